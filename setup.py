@@ -1,0 +1,104 @@
+"""Build the Cython extensions and the gRPC code.
+
+Metadata lives in pyproject.toml; this file only does what needs code:
+cythonize every ``.pyx`` under ``solver/`` and run ``grpc_tools.protoc`` on
+``proto/`` before the Python files are collected.
+"""
+import glob
+import os
+import platform
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
+from setuptools.command.develop import develop
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEBUG = os.environ.get("DDCARDS_DEBUG") == "1"
+# The search leans on popcount and pext; let the compiler use the build
+# machine's instructions unless a portable binary is asked for.
+PORTABLE = os.environ.get("DDCARDS_PORTABLE") == "1"
+
+
+def compile_args():
+    if DEBUG:
+        return ["-O0", "-g"]
+    args = ["-O3"]
+    if not PORTABLE and platform.machine().lower() in ("x86_64", "amd64"):
+        args.append("-march=native")
+    return args
+
+
+def extensions():
+    from Cython.Build import cythonize
+
+    exts = []
+    for pyx in sorted(glob.glob(os.path.join("solver", "**", "*.pyx"), recursive=True)):
+        module = os.path.splitext(pyx)[0].replace(os.sep, ".")
+        exts.append(
+            Extension(
+                module,
+                [pyx],
+                include_dirs=[os.path.join("solver", "_core")],
+                extra_compile_args=compile_args(),
+            )
+        )
+    return cythonize(
+        exts,
+        compiler_directives={
+            "language_level": 3,
+            "boundscheck": DEBUG,
+            "wraparound": DEBUG,
+            "initializedcheck": DEBUG,
+            "cdivision": True,
+            "embedsignature": True,
+        },
+        quiet=True,
+    )
+
+
+def compile_protos():
+    """Generate server/_proto/ddcards/v1/*_pb2*.py from proto/ddcards/v1/*.proto.
+
+    The include mapping ``server/_proto=proto`` makes the generated modules
+    import each other as ``server._proto.ddcards.v1.xxx_pb2``.
+    """
+    protos = sorted(glob.glob(os.path.join(HERE, "proto", "ddcards", "**", "*.proto"), recursive=True))
+    if not protos:
+        return
+    from grpc_tools import protoc
+    import grpc_tools
+
+    well_known = os.path.join(os.path.dirname(grpc_tools.__file__), "_proto")
+    virtual = [os.path.join("server", "_proto", os.path.relpath(p, os.path.join(HERE, "proto"))) for p in protos]
+    args = [
+        "grpc_tools.protoc",
+        f"-I{os.path.join('server', '_proto')}={os.path.join(HERE, 'proto')}",
+        f"-I{well_known}",
+        f"--python_out={HERE}",
+        f"--pyi_out={HERE}",
+        f"--grpc_python_out={HERE}",
+        *virtual,
+    ]
+    cwd = os.getcwd()
+    os.chdir(HERE)
+    try:
+        if protoc.main(args) != 0:
+            sys.exit("protoc failed on " + " ".join(virtual))
+    finally:
+        os.chdir(cwd)
+
+
+class BuildPy(build_py):
+    def run(self):
+        compile_protos()
+        super().run()
+
+
+class Develop(develop):
+    def run(self):
+        compile_protos()
+        super().run()
+
+
+setup(ext_modules=extensions(), cmdclass={"build_py": BuildPy, "develop": Develop})

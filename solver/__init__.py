@@ -1,0 +1,27 @@
+"""ddcards: double-dummy solver for Mariáš (and, on the same core, more games).
+
+>>> import solver
+>>> res = solver.solve(solver.example("marias-hra"))
+>>> res.value, res.optimal_moves[:1]
+(100, ['AH'])
+"""
+from solver.api import CancelToken, Mode, Solver, analyse, default_solver, solve
+from solver.errors import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError,
+                           InvalidOptionError, NotationError, SearchAborted, SearchCancelled,
+                           SearchTimeout)
+from solver.examples import example, example_names
+from solver.games import GameInfo, OptionInfo, find_game, list_games
+from solver.notation import Card, Rank, Suit, format_cards, format_hand, parse_cards, parse_hand
+from solver.position import Position
+from solver.result import Analysis, AnalysisStep, MoveValue, Result
+
+__all__ = [
+    "solve", "analyse", "Solver", "Mode", "CancelToken", "default_solver",
+    "Position", "Result", "MoveValue", "Analysis", "AnalysisStep",
+    "list_games", "find_game", "GameInfo", "OptionInfo",
+    "Card", "Suit", "Rank", "parse_cards", "format_cards", "parse_hand", "format_hand",
+    "example", "example_names",
+    "DdcardsError", "NotationError", "InvalidCardError", "InvalidDealError", "IllegalPlayError",
+    "InvalidOptionError", "SearchAborted", "SearchCancelled", "SearchTimeout",
+]
+__version__ = "0.1.0"

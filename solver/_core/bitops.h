@@ -1,0 +1,60 @@
+/* Bit tricks for card sets held as machine words.
+ *
+ * pext packs the bits of `x` selected by `mask` into the low bits of the
+ * result, in order.  The transposition-table keys use it to list who owns
+ * each remaining card in rank order, so positions that differ only in which
+ * of several interchangeable cards were played meet in the table.
+ */
+#ifndef DDCARDS_BITOPS_H
+#define DDCARDS_BITOPS_H
+#include <stdint.h>
+#if defined(__BMI2__)
+#include <immintrin.h>
+#endif
+
+static inline int dd_popcount32(uint32_t x) { return __builtin_popcount(x); }
+static inline int dd_popcount64(uint64_t x) { return __builtin_popcountll(x); }
+/* index of the lowest / highest set bit; undefined for 0 */
+static inline int dd_ctz32(uint32_t x) { return __builtin_ctz(x); }
+static inline int dd_ctz64(uint64_t x) { return __builtin_ctzll(x); }
+static inline int dd_msb32(uint32_t x) { return 31 - __builtin_clz(x); }
+static inline int dd_msb64(uint64_t x) { return 63 - __builtin_clzll(x); }
+
+static inline uint32_t dd_pext32(uint32_t x, uint32_t mask) {
+#if defined(__BMI2__)
+    return _pext_u32(x, mask);
+#else
+    uint32_t r = 0, bit = 1;
+    while (mask) {
+        uint32_t low = mask & (0u - mask);
+        if (x & low) r |= bit;
+        bit <<= 1;
+        mask ^= low;
+    }
+    return r;
+#endif
+}
+
+static inline uint64_t dd_pext64(uint64_t x, uint64_t mask) {
+#if defined(__BMI2__)
+    return _pext_u64(x, mask);
+#else
+    uint64_t r = 0, bit = 1;
+    while (mask) {
+        uint64_t low = mask & (0ull - mask);
+        if (x & low) r |= bit;
+        bit <<= 1;
+        mask ^= low;
+    }
+    return r;
+#endif
+}
+
+/* A strong 64-bit mixer (splitmix64 finaliser) for table indices. */
+static inline uint64_t dd_mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+#endif

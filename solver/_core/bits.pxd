@@ -1,0 +1,13 @@
+# Bit helpers shared by the core and the game modules (see bitops.h).
+from libc.stdint cimport uint32_t, uint64_t
+
+cdef extern from "bitops.h" nogil:
+    int dd_popcount32(uint32_t x)
+    int dd_popcount64(uint64_t x)
+    int dd_ctz32(uint32_t x)
+    int dd_ctz64(uint64_t x)
+    int dd_msb32(uint32_t x)
+    int dd_msb64(uint64_t x)
+    uint32_t dd_pext32(uint32_t x, uint32_t mask)
+    uint64_t dd_pext64(uint64_t x, uint64_t mask)
+    uint64_t dd_mix64(uint64_t z)

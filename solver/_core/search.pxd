@@ -1,0 +1,51 @@
+# The search core: alpha-beta with a transposition table, driven by
+# null-window (MTD-style) tests, over any game that fills in GameOps.
+#
+# The core knows no rules.  It asks the game, through GameOps, for the
+# legal moves (ordered, equivalent cards removed), to make and unmake a move,
+# whose side is to move, what kind of node this is, the value banked so far,
+# the table key and quick bounds on what is left.  Values are from the point
+# of view of the maximising side ("MAX"); the game decides who that is.
+from libc.stdint cimport uint64_t
+from solver._core.tt cimport TTable
+
+cdef enum:
+    MAX_MOVES = 64
+    MAX_PLY = 512
+    VALUE_INF = 30000
+
+cdef enum NodeKind:
+    NODE_INNER = 0       # mid-trick: no table probe
+    NODE_BOUNDARY = 1    # trick boundary: probe/store the table, try quick bounds
+    NODE_TERMINAL = 2    # nothing left to play (or the outcome is settled)
+
+ctypedef struct GameOps:
+    # Fill `moves` with the legal moves, best guess first; with `prune` set,
+    # keep one representative of each group of equivalent moves. Returns count.
+    int (*gen_moves)(void* pos, int* moves, int prune) noexcept nogil
+    void (*make)(void* pos, int move) noexcept nogil
+    void (*unmake)(void* pos) noexcept nogil
+    int (*max_to_move)(void* pos) noexcept nogil
+    int (*node_kind)(void* pos) noexcept nogil
+    # Value banked by the history so far (MAX's view).  total = banked + future.
+    int (*banked)(void* pos) noexcept nogil
+    # Future value at a terminal node.
+    int (*terminal_future)(void* pos) noexcept nogil
+    # Exact table key and depth (> 0) at a boundary node.
+    void (*tt_key)(void* pos, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil
+    # Quick bounds lo <= future <= hi at a boundary node.
+    void (*future_bounds)(void* pos, int* lo, int* hi) noexcept nogil
+
+
+cdef class Board:
+    """A game position the core can search: the game's C state plus its ops.
+
+    exact: the value is the measure itself (minimax of banked + future);
+    otherwise the game is won when the measure reaches `threshold`.
+    """
+    cdef const GameOps* ops
+    cdef void* pos
+    cdef public bint exact
+    cdef public int threshold
+    cdef public int value_lo
+    cdef public int value_hi

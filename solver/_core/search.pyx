@@ -1,0 +1,383 @@
+# cython: freethreading_compatible = False
+"""Alpha-beta search with a transposition table and MTD-style drivers.
+
+Reading guide
+- ``alphabeta`` is a fail-soft alpha-beta on the *total* value (banked +
+  future).  At trick boundaries it first tries the game's quick bounds, then
+  the table, and stores what it learnt as bounds on the future value.
+- ``mtd`` finds the exact value with a sequence of null-window searches; a
+  threshold game (won / lost) needs one.
+- ``Searcher`` is the Python face: value, per-move values by mode, the
+  principal variation, node counts.  It releases the GIL for all of it and
+  polls a cancel flag and a deadline every few thousand nodes.
+"""
+from libc.stdint cimport uint64_t
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+from solver._core.tt cimport (TTable, TTEntry, TT_NO_MOVE, tt_init, tt_free,
+                              tt_new_generation, tt_probe, tt_store)
+from solver.errors import SearchCancelled, SearchTimeout
+
+cdef extern from *:
+    ctypedef int volatile_int "volatile int"
+
+# Modes, as DDS names them: one best move / all optimal moves / every move.
+cdef enum:
+    C_MODE_BEST = 0
+    C_MODE_OPTIMAL = 1
+    C_MODE_ALL = 2
+
+MODE_BEST = C_MODE_BEST
+MODE_OPTIMAL = C_MODE_OPTIMAL
+MODE_ALL = C_MODE_ALL
+
+cdef enum:
+    POLL_MASK = 4095
+    ABORT_CANCELLED = 1
+    ABORT_TIMEOUT = 2
+
+
+cdef class Board:
+    pass
+
+
+cdef class CancelToken:
+    """A flag another thread sets to stop a running search (thread-safe)."""
+    cdef volatile_int flag
+
+    def __cinit__(self):
+        self.flag = 0
+
+    def cancel(self):
+        """Ask every search polling this token to stop."""
+        self.flag = 1
+
+    @property
+    def cancelled(self):
+        return self.flag != 0
+
+    def __repr__(self):
+        return f"CancelToken(cancelled={self.flag != 0})"
+
+
+ctypedef struct SearchCtx:
+    const GameOps* ops
+    void* pos
+    TTable* tt
+    uint64_t nodes
+    volatile_int* stop
+    double deadline      # CLOCK_MONOTONIC seconds; 0 = none
+    int aborted
+
+
+cdef inline double monotonic() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline int poll_stop(SearchCtx* c) noexcept nogil:
+    if c.stop != NULL and c.stop[0] != 0:
+        c.aborted = ABORT_CANCELLED
+    elif c.deadline > 0 and monotonic() > c.deadline:
+        c.aborted = ABORT_TIMEOUT
+    return c.aborted
+
+
+cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
+    cdef const GameOps* ops = c.ops
+    cdef void* pos = c.pos
+    cdef int moves[MAX_MOVES]
+    cdef int kind, banked, lo = -VALUE_INF, hi = VALUE_INF, depth = 0
+    cdef int n, i, j, v, best, bestmove = TT_NO_MOVE, ttmove = TT_NO_MOVE
+    cdef int alpha0 = alpha, beta0 = beta
+    cdef uint64_t k0 = 0, k1 = 0
+    cdef TTEntry* e
+
+    c.nodes += 1
+    if (c.nodes & POLL_MASK) == 0 and poll_stop(c):
+        return 0
+    kind = ops.node_kind(pos)
+    banked = ops.banked(pos)
+    if kind == NODE_TERMINAL:
+        return banked + ops.terminal_future(pos)
+
+    if kind == NODE_BOUNDARY:
+        ops.future_bounds(pos, &lo, &hi)
+        if banked + lo >= beta:
+            return banked + lo
+        if banked + hi <= alpha:
+            return banked + hi
+        ops.tt_key(pos, &k0, &k1, &depth)
+        e = tt_probe(c.tt, k0, k1)
+        if e != NULL:
+            if e.lo > lo:
+                lo = e.lo
+            if e.hi < hi:
+                hi = e.hi
+            if banked + lo >= beta:
+                return banked + lo
+            if banked + hi <= alpha:
+                return banked + hi
+            ttmove = e.move
+
+    n = ops.gen_moves(pos, moves, 1)
+    if ttmove != TT_NO_MOVE:
+        # The move that was best here before goes first.
+        for i in range(1, n):
+            if moves[i] == ttmove:
+                for j in range(i, 0, -1):
+                    moves[j] = moves[j - 1]
+                moves[0] = ttmove
+                break
+
+    if ops.max_to_move(pos):
+        best = -VALUE_INF
+        for i in range(n):
+            ops.make(pos, moves[i])
+            v = alphabeta(c, alpha, beta)
+            ops.unmake(pos)
+            if c.aborted:
+                return 0
+            if v > best:
+                best = v
+                bestmove = moves[i]
+                if best >= beta:
+                    break
+                if best > alpha:
+                    alpha = best
+    else:
+        best = VALUE_INF
+        for i in range(n):
+            ops.make(pos, moves[i])
+            v = alphabeta(c, alpha, beta)
+            ops.unmake(pos)
+            if c.aborted:
+                return 0
+            if v < best:
+                best = v
+                bestmove = moves[i]
+                if best <= alpha:
+                    break
+                if best < beta:
+                    beta = best
+
+    if kind == NODE_BOUNDARY:
+        # Fail-soft: a fail low bounds the value from above, a fail high from
+        # below; inside the window it is exact.  Keep the quick bounds too.
+        v = best - banked
+        if best <= alpha0:
+            tt_store(c.tt, k0, k1, depth, lo, v if v < hi else hi, TT_NO_MOVE)
+        elif best >= beta0:
+            tt_store(c.tt, k0, k1, depth, v if v > lo else lo, hi, bestmove)
+        else:
+            tt_store(c.tt, k0, k1, depth, v, v, bestmove)
+    return best
+
+
+cdef int mtd(SearchCtx* c, int guess) noexcept nogil:
+    """Exact value by null-window searches converging on it (MTD(f))."""
+    cdef int lower = -VALUE_INF, upper = VALUE_INF, g = guess, beta
+    while lower < upper:
+        beta = g if g > lower + 1 else lower + 1
+        g = alphabeta(c, beta - 1, beta)
+        if c.aborted:
+            return 0
+        if g < beta:
+            upper = g
+        else:
+            lower = g
+    return g
+
+
+cdef inline int at_least(SearchCtx* c, int target) noexcept nogil:
+    """Is the value >= target?"""
+    return alphabeta(c, target - 1, target) >= target
+
+
+cdef inline int at_most(SearchCtx* c, int target) noexcept nogil:
+    """Is the value <= target?"""
+    return alphabeta(c, target, target + 1) <= target
+
+
+cdef class Searcher:
+    """Owns a transposition table and answers questions about Boards.
+
+    Not thread-safe: use one Searcher per thread.  The table persists across
+    calls (its keys carry the game's parameters, so reuse is sound); call
+    ``clear()`` to start cold.
+    """
+    cdef TTable tt
+    cdef readonly size_t tt_mb
+    cdef readonly uint64_t nodes
+
+    def __cinit__(self, size_t tt_mb=64):
+        if tt_mb < 1:
+            raise ValueError("tt_mb must be at least 1")
+        if tt_init(&self.tt, tt_mb) != 0:
+            raise MemoryError(f"cannot allocate a {tt_mb} MiB transposition table")
+        self.tt_mb = tt_mb
+        self.nodes = 0
+
+    def __dealloc__(self):
+        tt_free(&self.tt)
+
+    def clear(self):
+        """Forget all stored positions (O(1))."""
+        tt_new_generation(&self.tt)
+
+    @property
+    def tt_entries(self):
+        return self.tt.nbuckets * 4
+
+    @property
+    def tt_stats(self):
+        return {"probes": self.tt.probes, "hits": self.tt.hits, "stores": self.tt.stores}
+
+    cdef int _prepare(self, SearchCtx* c, Board board, CancelToken cancel, object timeout) except -1:
+        c.ops = board.ops
+        c.pos = board.pos
+        c.tt = &self.tt
+        c.nodes = 0
+        c.aborted = 0
+        c.stop = &cancel.flag if cancel is not None else NULL
+        c.deadline = 0.0
+        if timeout is not None:
+            if timeout <= 0:
+                raise SearchTimeout("the deadline passed before the search started")
+            c.deadline = monotonic() + float(timeout)
+        if cancel is not None and cancel.flag:
+            raise SearchCancelled("the search was cancelled")
+        return 0
+
+    cdef int _finish(self, SearchCtx* c) except -1:
+        self.nodes = c.nodes
+        if c.aborted == ABORT_CANCELLED:
+            raise SearchCancelled(f"the search was cancelled after {c.nodes} nodes")
+        if c.aborted == ABORT_TIMEOUT:
+            raise SearchTimeout(f"the search ran out of time after {c.nodes} nodes")
+        return 0
+
+    def solve(self, Board board, int mode=C_MODE_ALL, CancelToken cancel=None,
+              timeout=None, int guess=0, bint want_pv=True):
+        """Search `board` and return (value, moves, pv, nodes).
+
+        value: the exact measure (exact games) or +1/-1 (threshold games).
+        moves: [(move, value or None)] by `mode`; pv: the principal variation.
+        The board is left as it was given.
+        """
+        cdef SearchCtx c
+        cdef int moves[MAX_MOVES]
+        cdef int values[MAX_MOVES]
+        cdef int flags[MAX_MOVES]
+        cdef int pv[MAX_PLY]
+        cdef int n = 0, i, value, ismax, npv = 0, won = 0
+        cdef int exact = board.exact, t = board.threshold
+        self._prepare(&c, board, cancel, timeout)
+        with nogil:
+            if exact:
+                value = mtd(&c, guess)
+            else:
+                won = at_least(&c, t)
+                value = 1 if won else -1
+            if not c.aborted:
+                n = root_moves(&c, moves, values, flags, mode, exact, t, value)
+            if want_pv and not c.aborted:
+                npv = principal_variation(&c, pv, exact, t, value)
+        self._finish(&c)
+        out = []
+        for i in range(n):
+            if flags[i]:
+                out.append((moves[i], values[i] if values[i] != VALUE_INF else None))
+        return value, out, [pv[i] for i in range(npv)], c.nodes
+
+    def value(self, Board board, CancelToken cancel=None, timeout=None, int guess=0):
+        """The value alone (exact measure or +1/-1)."""
+        cdef SearchCtx c
+        cdef int value
+        self._prepare(&c, board, cancel, timeout)
+        with nogil:
+            if board.exact:
+                value = mtd(&c, guess)
+            else:
+                value = 1 if at_least(&c, board.threshold) else -1
+        self._finish(&c)
+        return value
+
+
+cdef int child_outcome(SearchCtx* c, int exact, int t, int value, int ismax,
+                       int want_exact, int* out) noexcept nogil:
+    """Value of the current (child) node: exact, or whether it keeps `value`.
+
+    Writes the child's value to out[0] (VALUE_INF if only optimality was
+    asked and the move is not optimal); returns 1 if the move is optimal.
+    """
+    cdef int v, ok
+    if not exact:
+        v = 1 if at_least(c, t) else -1
+        out[0] = v
+        return v == value
+    if want_exact:
+        v = mtd(c, value)
+        out[0] = v
+        return v == value
+    ok = at_least(c, value) if ismax else at_most(c, value)
+    out[0] = value if ok else VALUE_INF
+    return ok
+
+
+cdef int root_moves(SearchCtx* c, int* moves, int* values, int* flags, int mode,
+                    int exact, int t, int value) noexcept nogil:
+    """Fill moves/values/flags (flag = report this move) for the root."""
+    cdef const GameOps* ops = c.ops
+    cdef int n, ismax, i, optimal
+    # A settled outcome still has legal moves (a lost Betl may be played
+    # out); they all keep the value.  A finished deal has none.
+    n = ops.gen_moves(c.pos, moves, 0)
+    ismax = ops.max_to_move(c.pos)
+    for i in range(n):
+        flags[i] = 0
+        values[i] = VALUE_INF
+    for i in range(n):
+        ops.make(c.pos, moves[i])
+        optimal = child_outcome(c, exact, t, value, ismax, mode == C_MODE_ALL, &values[i])
+        ops.unmake(c.pos)
+        if c.aborted:
+            return n
+        if mode == C_MODE_BEST:
+            if optimal:
+                flags[i] = 1
+                return n
+        else:
+            flags[i] = 1
+    return n
+
+
+cdef int principal_variation(SearchCtx* c, int* pv, int exact, int t, int value) noexcept nogil:
+    """Follow optimal moves to the end; return the number of moves."""
+    cdef const GameOps* ops = c.ops
+    cdef int moves[MAX_MOVES]
+    cdef int n, i, k, ismax, ok, npv = 0, dummy
+    while npv < MAX_PLY and ops.node_kind(c.pos) != NODE_TERMINAL:
+        n = ops.gen_moves(c.pos, moves, 1)
+        if n == 0:
+            break
+        ismax = ops.max_to_move(c.pos)
+        k = -1
+        for i in range(n):
+            ops.make(c.pos, moves[i])
+            ok = child_outcome(c, exact, t, value, ismax, 0, &dummy)
+            if c.aborted:
+                ops.unmake(c.pos)
+                break
+            if ok:
+                k = i
+                break
+            ops.unmake(c.pos)
+        if c.aborted or k < 0:
+            break
+        pv[npv] = moves[k]
+        npv += 1
+    for i in range(npv):
+        ops.unmake(c.pos)
+    return npv

@@ -1,0 +1,21 @@
+"""Bundled example positions (JSON position documents)."""
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+from solver.errors import InvalidOptionError
+
+
+def example_names() -> list[str]:
+    """Names of the bundled examples."""
+    return sorted(p.name[:-5] for p in resources.files(__package__).iterdir() if p.name.endswith(".json"))
+
+
+def example(name: str = "marias-hra") -> dict[str, Any]:
+    """The bundled example `name` as a position document."""
+    if name not in example_names():
+        raise InvalidOptionError(f"no example '{name}' (examples: {', '.join(example_names())})",
+                                 token=name, rule="bundled examples")
+    return json.loads(resources.files(__package__).joinpath(name + ".json").read_text(encoding="utf-8"))

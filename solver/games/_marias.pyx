@@ -1,0 +1,484 @@
+"""Mariáš card play in C for the search core (RULES.md §1).
+
+Cards are ints ``suit * 8 + power`` where power 0..7 is the card's strength
+in the contract's rank order (Hra: 7 8 9 U O K T A; Betl/Durch:
+7 8 9 T U O K A), so "beats" within a suit is ``>``.  Card sets are uint32
+masks with one 8-bit lane per suit.  The Python side (marias.py) maps
+notation cards to these ints.
+
+Seat 0 is the declarer (the maximising side); seats 1 and 2 defend together.
+"""
+from libc.stdint cimport uint32_t, uint64_t
+from libc.string cimport memcpy, memset
+
+from solver._core.bits cimport dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
+from solver._core.search cimport (Board, GameOps, NODE_INNER, NODE_BOUNDARY,
+                                  NODE_TERMINAL, MAX_MOVES)
+
+# Objectives: what the search measures.
+OBJ_HRA = 0      # declarer's points - defenders' points
+OBJ_SEDMA = 1    # declarer wins the last trick with the trump 7: +1 / -1
+OBJ_KILO = 2     # declarer's cards + last trick + trump marriage >= 100
+OBJ_BETL = 3     # declarer takes no trick
+OBJ_DURCH = 4    # declarer takes every trick
+
+cdef enum:
+    O_HRA = 0
+    O_SEDMA = 1
+    O_KILO = 2
+    O_BETL = 3
+    O_DURCH = 4
+    NSEATS = 3
+    MAXSTACK = 40
+    # Hra powers of the cards that matter
+    P_SEVEN = 0
+    P_OBER = 4
+    P_KING = 5
+    HRA_TENS_LANE = 0xC0     # T (6) and A (7)
+    KO_LANE = 0x30           # O (4) and K (5)
+
+ctypedef struct MState:
+    uint32_t hand[3]
+    uint32_t trickmask
+    int trick[3]
+    int nt            # cards in the current trick
+    int leader
+    int turn
+    int ntricks
+    int pts[2]        # side 0 declarer, side 1 defenders (cards, last trick, marriages, talon)
+    int kilo          # declarer's cards + last trick + trump marriage
+    int tricks[2]
+    int sedma         # declarer won the last trick with the trump 7
+    int marriage      # marriage points scored by the move that led here
+
+ctypedef struct MPos:
+    int trump         # -1: none (Betl, Durch)
+    int hra           # contract is Hra: points and marriages count
+    int objective
+    int mof           # marriage_on_follow
+    uint32_t tens     # A and T of every suit (Hra), for points
+    uint64_t salt0
+    uint64_t salt1
+    int sp
+    MState st[MAXSTACK]
+
+
+cdef inline uint32_t suit_mask(int s) noexcept nogil:
+    return (<uint32_t> 0xFF) << (8 * s)
+
+cdef inline int side_of(int seat) noexcept nogil:
+    return 0 if seat == 0 else 1
+
+cdef inline int card_points(MPos* p, int c) noexcept nogil:
+    return 10 if (p.tens >> c) & 1 else 0
+
+
+cdef uint32_t legal_mask(MPos* p, MState* s) noexcept nogil:
+    """The legal cards of the player to move (rules 1-4)."""
+    cdef uint32_t h = s.hand[s.turn]
+    cdef uint32_t ledm, inled, tr, higher, trumpm
+    cdef int led
+    if s.nt == 0:
+        return h
+    led = s.trick[0] >> 3
+    ledm = suit_mask(led)
+    inled = h & ledm
+    if inled:
+        if p.trump >= 0 and led != p.trump and (s.trickmask & suit_mask(p.trump)):
+            return inled                      # trick already trumped: any card of the suit
+        higher = inled & ~((<uint32_t> 2 << dd_msb32(s.trickmask & ledm)) - 1)
+        return higher if higher else inled    # must beat if you can
+    if p.trump >= 0:
+        trumpm = suit_mask(p.trump)
+        tr = h & trumpm
+        if tr:
+            if s.trickmask & trumpm:
+                higher = tr & ~((<uint32_t> 2 << dd_msb32(s.trickmask & trumpm)) - 1)
+                return higher if higher else tr   # must overtrump if you can
+            return tr                             # must trump
+    return h
+
+
+cdef inline int trick_winner_index(MPos* p, MState* s) noexcept nogil:
+    cdef int best = 0, i, c, b
+    for i in range(1, s.nt):
+        c = s.trick[i]
+        b = s.trick[best]
+        if (c >> 3) == (b >> 3):
+            if c > b:
+                best = i
+        elif (c >> 3) == p.trump:
+            best = i
+    return best
+
+
+cdef inline uint32_t live_marriages(MState* s, int seat, int trump_only, int trump) noexcept nogil:
+    """Lanes (as K|O bit pairs) where `seat` holds both the K and the O."""
+    cdef uint32_t h = s.hand[seat]
+    cdef uint32_t both = (h >> 1) & h & 0x10101010   # O bit (4) set where K (5) also held
+    if trump_only:
+        both &= (<uint32_t> 0x10) << (8 * trump) if trump >= 0 else 0
+    return both | (both << 1)
+
+
+cdef inline int marriage_value(MPos* p, uint32_t live) noexcept nogil:
+    """Points of the marriages marked in `live` (K|O pairs)."""
+    cdef int v = 20 * (dd_popcount32(live) >> 1)
+    if p.trump >= 0 and (live & suit_mask(p.trump)):
+        v += 20
+    return v
+
+
+# ---------------------------------------------------------------- ops
+
+cdef void m_make(void* vp, int c) noexcept nogil:
+    cdef MPos* p = <MPos*> vp
+    cdef MState* s = &p.st[p.sp + 1]
+    memcpy(s, &p.st[p.sp], sizeof(MState))
+    p.sp += 1
+    cdef int seat = s.turn
+    cdef uint32_t bit = (<uint32_t> 1) << c
+    cdef int r = c & 7, suit = c >> 3, w, wc, tp, i, side
+    cdef int mv = 0
+    s.hand[seat] &= ~bit
+    s.marriage = 0
+    if p.hra and (r == P_KING or r == P_OBER) and (s.nt == 0 or p.mof):
+        # Leading (or, with the option, playing) one of a pair you hold.
+        if s.hand[seat] & ((<uint32_t> 1) << (c ^ 1)):
+            mv = 40 if suit == p.trump else 20
+            s.pts[side_of(seat)] += mv
+            if seat == 0 and suit == p.trump:
+                s.kilo += 40
+            s.marriage = mv
+    s.trick[s.nt] = c
+    s.trickmask |= bit
+    s.nt += 1
+    if s.nt < NSEATS:
+        s.turn = seat + 1 if seat < NSEATS - 1 else 0
+        return
+    i = trick_winner_index(p, s)
+    w = (s.leader + i) % NSEATS
+    wc = s.trick[i]
+    side = side_of(w)
+    tp = 0
+    if p.hra:
+        tp = card_points(p, s.trick[0]) + card_points(p, s.trick[1]) + card_points(p, s.trick[2])
+    s.ntricks += 1
+    s.tricks[side] += 1
+    if (s.hand[0] | s.hand[1] | s.hand[2]) == 0:
+        if p.hra:
+            tp += 10                                   # last trick
+        if w == 0 and p.trump >= 0 and wc == p.trump * 8 + P_SEVEN:
+            s.sedma = 1
+    s.pts[side] += tp
+    if w == 0:
+        s.kilo += tp
+    s.leader = w
+    s.turn = w
+    s.nt = 0
+    s.trickmask = 0
+
+
+cdef void m_unmake(void* vp) noexcept nogil:
+    (<MPos*> vp).sp -= 1
+
+
+cdef int m_max_to_move(void* vp) noexcept nogil:
+    cdef MPos* p = <MPos*> vp
+    return p.st[p.sp].turn == 0
+
+
+cdef int m_node_kind(void* vp) noexcept nogil:
+    cdef MPos* p = <MPos*> vp
+    cdef MState* s = &p.st[p.sp]
+    if s.nt != 0:
+        return NODE_INNER
+    if (s.hand[0] | s.hand[1] | s.hand[2]) == 0:
+        return NODE_TERMINAL
+    if p.objective == O_BETL and s.tricks[0] > 0:
+        return NODE_TERMINAL
+    if p.objective == O_DURCH and s.tricks[1] > 0:
+        return NODE_TERMINAL
+    return NODE_BOUNDARY
+
+
+cdef int m_banked(void* vp) noexcept nogil:
+    cdef MPos* p = <MPos*> vp
+    cdef MState* s = &p.st[p.sp]
+    if p.objective == O_HRA:
+        return s.pts[0] - s.pts[1]
+    if p.objective == O_KILO:
+        return s.kilo
+    return 0
+
+
+cdef int m_terminal_future(void* vp) noexcept nogil:
+    cdef MPos* p = <MPos*> vp
+    cdef MState* s = &p.st[p.sp]
+    if p.objective == O_SEDMA:
+        return 1 if s.sedma else -1
+    if p.objective == O_BETL:
+        return -1 if s.tricks[0] > 0 else 1
+    if p.objective == O_DURCH:
+        return -1 if s.tricks[1] > 0 else 1
+    return 0
+
+
+cdef void m_future_bounds(void* vp, int* lo, int* hi) noexcept nogil:
+    cdef MPos* p = <MPos*> vp
+    cdef MState* s = &p.st[p.sp]
+    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2]
+    cdef int pts
+    if p.objective == O_HRA:
+        pts = 10 * dd_popcount32(rem & p.tens) + 10
+        hi[0] = pts + marriage_value(p, live_marriages(s, 0, 0, p.trump))
+        lo[0] = -pts - marriage_value(p, live_marriages(s, 1, 0, p.trump) | live_marriages(s, 2, 0, p.trump))
+    elif p.objective == O_KILO:
+        pts = 10 * dd_popcount32(rem & p.tens) + 10
+        lo[0] = 0
+        hi[0] = pts + (40 if live_marriages(s, 0, 1, p.trump) else 0)
+    elif p.objective == O_SEDMA:
+        lo[0] = -1
+        hi[0] = 1 if (s.hand[0] >> (p.trump * 8 + P_SEVEN)) & 1 else -1
+    else:
+        lo[0] = -1
+        hi[0] = 1
+
+
+cdef void m_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil:
+    """Relative-rank key: who holds each remaining card, in rank order, plus
+    the layout of the classes that matter (counts per suit of 10-pointers,
+    live marriages, the trump 7), and the leader."""
+    cdef MPos* p = <MPos*> vp
+    cdef MState* s = &p.st[p.sp]
+    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2]
+    cdef uint32_t lane, live = 0
+    cdef uint64_t layout = 0
+    cdef int su, n, ntens, nlive
+    if p.objective == O_HRA or p.objective == O_KILO:
+        live = live_marriages(s, 0, p.objective == O_KILO, p.trump) | \
+               live_marriages(s, 1, p.objective == O_KILO, p.trump) | \
+               live_marriages(s, 2, p.objective == O_KILO, p.trump)
+    for su in range(4):
+        lane = (rem >> (8 * su)) & 0xFF
+        n = dd_popcount32(lane)
+        if p.objective == O_HRA or p.objective == O_KILO:
+            ntens = dd_popcount32(lane & HRA_TENS_LANE)
+            nlive = 1 if (live >> (8 * su)) & KO_LANE else 0
+            layout |= (<uint64_t> (n | (ntens << 4) | (nlive << 6))) << (8 * su)
+        elif p.objective == O_SEDMA and su == p.trump:
+            layout |= (<uint64_t> (n | ((lane & 1) << 4))) << (8 * su)
+        else:
+            layout |= (<uint64_t> n) << (8 * su)
+    k0[0] = ((<uint64_t> dd_pext32(s.hand[0], rem)) | ((<uint64_t> dd_pext32(s.hand[1], rem)) << 32)) ^ p.salt0
+    k1[0] = (layout | ((<uint64_t> s.leader) << 32)) ^ p.salt1
+    depth[0] = dd_popcount32(rem) // 3 + 1
+
+
+cdef inline uint32_t equivalence_singletons(MPos* p, MState* s) noexcept nogil:
+    """Cards never merged with a neighbour (they carry their own effect)."""
+    cdef uint32_t single = 0
+    if p.objective == O_HRA:
+        single = live_marriages(s, s.turn, 0, p.trump)
+    elif p.objective == O_KILO:
+        single = live_marriages(s, s.turn, 1, p.trump)
+    elif p.objective == O_SEDMA:
+        single = (<uint32_t> 1) << (p.trump * 8 + P_SEVEN)
+    return single
+
+
+cdef int m_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
+    cdef MPos* p = <MPos*> vp
+    cdef MState* s = &p.st[p.sp]
+    cdef uint32_t legal = legal_mask(p, s)
+    cdef uint32_t others, single, classmask, between, L
+    cdef int n = 0, c, prev, su
+    cdef int scores[MAX_MOVES]
+    cdef int i, j, tmpm, tmps
+    if prune:
+        # Two cards of one hand are interchangeable when no other live card
+        # (another hand's or one in the trick) lies between them and they are
+        # of one class: both 10-pointers or both plain, neither special.
+        others = ((s.hand[0] | s.hand[1] | s.hand[2]) & ~s.hand[s.turn]) | s.trickmask
+        single = equivalence_singletons(p, s)
+        classmask = p.tens if (p.objective == O_HRA or p.objective == O_KILO) else 0
+        for su in range(4):
+            L = legal & suit_mask(su)
+            prev = -1
+            while L:
+                c = dd_msb32(L)
+                L &= ~((<uint32_t> 1) << c)
+                if prev >= 0:
+                    between = ((<uint32_t> 1) << prev) - ((<uint32_t> 2) << c)
+                    if (others & between) == 0 and not ((single >> c) & 1) and not ((single >> prev) & 1) \
+                            and ((classmask >> c) & 1) == ((classmask >> prev) & 1):
+                        prev = c
+                        continue
+                moves[n] = c
+                n += 1
+                prev = c
+    else:
+        L = legal
+        while L:
+            c = dd_msb32(L)
+            L &= ~((<uint32_t> 1) << c)
+            moves[n] = c
+            n += 1
+    # Order: best guess first (insertion sort on a heuristic score).
+    for i in range(n):
+        scores[i] = order_score(p, s, moves[i])
+    for i in range(1, n):
+        tmpm = moves[i]
+        tmps = scores[i]
+        j = i - 1
+        while j >= 0 and scores[j] < tmps:
+            moves[j + 1] = moves[j]
+            scores[j + 1] = scores[j]
+            j -= 1
+        moves[j + 1] = tmpm
+        scores[j + 1] = tmps
+    return n
+
+
+cdef int order_score(MPos* p, MState* s, int c) noexcept nogil:
+    """Heuristic worth of playing c now; only the order matters."""
+    cdef int seat = s.turn, me = side_of(seat)
+    cdef int rank = c & 7, suit = c >> 3, pts = card_points(p, c)
+    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2]
+    cdef uint32_t above
+    cdef int wi, wc, wseat, beats, last
+    if s.nt == 0:
+        above = rem & suit_mask(suit) & ~((<uint32_t> 2 << c) - 1) & ~s.hand[seat]
+        if p.objective == O_BETL:
+            return -rank if me == 0 else rank
+        if above == 0:                     # the top card of its suit
+            return 50 + pts + (20 if suit == p.trump and me == 0 else 0)
+        return -rank - pts - (10 if suit == p.trump else 0)
+    wi = trick_winner_index(p, s)
+    wc = s.trick[wi]
+    wseat = (s.leader + wi) % NSEATS
+    if (c >> 3) == (wc >> 3):
+        beats = c > wc
+    else:
+        beats = (c >> 3) == p.trump
+    last = s.nt == NSEATS - 1
+    if p.objective == O_BETL:
+        if me == 0:
+            return -100 - rank if beats else 100 + rank
+        if side_of(wseat) == 0:
+            return -rank if beats else 100 + rank
+        return -rank
+    if beats:
+        if last:
+            return 100 + pts - rank
+        return 60 - rank
+    if side_of(wseat) == me:
+        return 40 + pts - rank
+    return 20 - 2 * pts - rank
+
+
+cdef GameOps MARIAS_OPS
+MARIAS_OPS.gen_moves = m_gen_moves
+MARIAS_OPS.make = m_make
+MARIAS_OPS.unmake = m_unmake
+MARIAS_OPS.max_to_move = m_max_to_move
+MARIAS_OPS.node_kind = m_node_kind
+MARIAS_OPS.banked = m_banked
+MARIAS_OPS.terminal_future = m_terminal_future
+MARIAS_OPS.tt_key = m_tt_key
+MARIAS_OPS.future_bounds = m_future_bounds
+
+
+cdef class MariasBoard(Board):
+    """A Mariáš position in C form, searchable by solver._core.search.Searcher.
+
+    hands: three uint32 masks (seat 0 = declarer); trump: suit index or -1;
+    objective: OBJ_*; talon_points: points banked by the defenders up front.
+    """
+    cdef MPos* mp
+
+    def __cinit__(self, hands, int trump, int objective, bint marriage_on_follow=False,
+                  int talon_points=0, unsigned long long salt0=0, unsigned long long salt1=0):
+        import random
+        self.mp = <MPos*> PyMem_Calloc(1, sizeof(MPos))
+        if self.mp == NULL:
+            raise MemoryError()
+        p = self.mp
+        p.trump = trump
+        p.objective = objective
+        p.hra = objective in (O_HRA, O_SEDMA, O_KILO)
+        p.mof = marriage_on_follow
+        p.tens = 0xC0C0C0C0 if p.hra else 0
+        p.salt0 = salt0
+        p.salt1 = salt1
+        p.sp = 0
+        for i in range(3):
+            p.st[0].hand[i] = hands[i]
+        p.st[0].pts[1] = talon_points
+        self.ops = &MARIAS_OPS
+        self.pos = <void*> p
+        self.exact = objective == O_HRA
+        self.threshold = 100 if objective == O_KILO else 1
+
+    def __dealloc__(self):
+        if self.mp != NULL:
+            PyMem_Free(self.mp)
+
+    def legal_moves(self, bint prune=False):
+        """Legal cards of the player to move, in the search's order."""
+        cdef int moves[MAX_MOVES]
+        cdef int n = m_gen_moves(self.pos, moves, prune)
+        return [moves[i] for i in range(n)]
+
+    def legal_mask(self):
+        return legal_mask(self.mp, &self.mp.st[self.mp.sp])
+
+    def play(self, int card):
+        """Play `card` (must be legal); returns the marriage points it scored."""
+        if self.mp.sp >= MAXSTACK - 1:
+            raise ValueError("too many moves")
+        m_make(self.pos, card)
+        return self.mp.st[self.mp.sp].marriage
+
+    def undo(self):
+        if self.mp.sp == 0:
+            raise ValueError("nothing to undo")
+        m_unmake(self.pos)
+
+    @property
+    def ply(self):
+        return self.mp.sp
+
+    @property
+    def terminal(self):
+        """Nothing left to decide (all played, or Betl/Durch already settled)."""
+        return m_node_kind(self.pos) == NODE_TERMINAL
+
+    @property
+    def finished(self):
+        """All cards played."""
+        cdef MState* s = &self.mp.st[self.mp.sp]
+        return (s.hand[0] | s.hand[1] | s.hand[2]) == 0
+
+    @property
+    def state(self):
+        """The current state as a dict (for reporting)."""
+        cdef MState* s = &self.mp.st[self.mp.sp]
+        return {
+            "hands": [s.hand[0], s.hand[1], s.hand[2]],
+            "trick": [s.trick[i] for i in range(s.nt)],
+            "leader": s.leader,
+            "turn": s.turn,
+            "tricks_played": s.ntricks,
+            "points": [s.pts[0], s.pts[1]],
+            "tricks": [s.tricks[0], s.tricks[1]],
+            "kilo": s.kilo,
+            "sedma": bool(s.sedma),
+        }
+
+    @property
+    def to_move(self):
+        return self.mp.st[self.mp.sp].turn
+
+
+from cpython.mem cimport PyMem_Calloc, PyMem_Free

@@ -1,0 +1,394 @@
+"""Mariáš (Volený mariáš, 3 players) — RULES.md §1.
+
+Seat 0 is forehand and the declarer; seats 1 and 2 defend together.  Values
+are the declarer's: Hra — his final points minus the defenders'; Betl, Durch,
+and the Sedma and Kilo objectives — +1 if he makes it, -1 if not.
+The card play itself runs in C (``_marias.pyx``); this module validates the
+position document, names cards and explains illegal plays.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from solver.errors import IllegalPlayError, InvalidDealError, InvalidOptionError, NotationError
+from solver.games import _marias
+from solver.games.base import Game, GameInfo, LineSummary, OptionInfo, Session
+from solver.notation import Card, Rank, Suit, format_cards, format_hand, parse_cards, parse_hand
+
+DECK = tuple(Card(rank, suit) for suit in Suit for rank in Rank if rank != Rank.SIX)
+HAND_SIZE = 10
+TALON_SIZE = 2
+
+# Rank order (power 0 = lowest) per contract; the C module compares powers.
+HRA_ORDER = (Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.TEN, Rank.ACE)
+BETL_ORDER = (Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.TEN, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE)
+
+OBJECTIVES = {"hra": _marias.OBJ_HRA, "sedma": _marias.OBJ_SEDMA, "kilo": _marias.OBJ_KILO,
+              "betl": _marias.OBJ_BETL, "durch": _marias.OBJ_DURCH}
+BASE_VALUE = {"hra": 1, "betl": 5, "durch": 10}
+HRA_ONLY_OPTIONS = ("marriage_on_follow", "talon_points", "sedma_value", "kilo_value")
+FIELDS = ("game", "hands", "talon", "contract", "trump", "objective", "flek", "options", "played", "leader")
+
+INFO = GameInfo(
+    name="marias",
+    title="Mariáš (Volený mariáš)",
+    seats=(3,),
+    contracts=("hra", "betl", "durch"),
+    objectives={"hra": ("hra", "sedma", "kilo"), "betl": ("betl",), "durch": ("durch",)},
+    options=(
+        OptionInfo("marriage_on_follow", "bool", False,
+                   "a marriage also scores when its K or O is played as a follower"),
+        OptionInfo("talon_points", "str", "defenders",
+                   "who scores the card points in the talon", ("defenders", "nobody")),
+        OptionInfo("sedma_value", "int", 1, "stake of the Sedma objective (doubled in hearts)"),
+        OptionInfo("kilo_value", "int", 2, "stake of the Kilo objective (doubled in hearts)"),
+    ),
+    aliases=("mariáš", "mariash", "voleny", "volený mariáš", "voleny marias"),
+    sides=("declarer", "defenders"),
+    value_doc="hra: declarer's final points - defenders'; betl/durch/sedma/kilo: +1 made, -1 not",
+)
+
+
+@dataclass(frozen=True)
+class MariasSetup:
+    hands: tuple[tuple[Card, ...], ...]
+    talon: tuple[Card, ...]
+    contract: str
+    trump: Suit | None
+    objective: str
+    flek: int
+    options: Mapping[str, Any]
+    played: tuple[str, ...]
+
+
+def _cards_field(value: Any, what: str) -> tuple[Card, ...]:
+    if isinstance(value, str):
+        return parse_cards(value)
+    if isinstance(value, (list, tuple)):
+        return parse_cards([str(v) if not isinstance(v, Card) else v for v in value])
+    raise NotationError(f"{what} must be a string of cards such as '7S 8D' or a list of cards, "
+                        f"not {type(value).__name__}", token=repr(value), rule="card list")
+
+
+def _hand_field(value: Any, seat: int) -> tuple[Card, ...]:
+    if isinstance(value, str):
+        return parse_hand(value)
+    if isinstance(value, (list, tuple)):
+        cards = _cards_field(value, f"hand {seat}")
+        format_hand(cards)          # rejects a card given twice
+        return cards
+    raise NotationError(f"hand {seat} must be a string such as 'AKT.987..QJ', not {type(value).__name__}",
+                        token=repr(value), rule="hand notation")
+
+
+def _option_value(info: OptionInfo, value: Any) -> Any:
+    ok = {"bool": isinstance(value, bool), "int": isinstance(value, int) and not isinstance(value, bool),
+          "str": isinstance(value, str)}[info.type]
+    if not ok:
+        raise InvalidOptionError(f"option '{info.name}' takes a {info.type}, not {value!r}",
+                                 token=info.name, rule="option type")
+    if info.choices and value not in info.choices:
+        raise InvalidOptionError(f"option '{info.name}' is one of {', '.join(info.choices)}, not {value!r}",
+                                 token=str(value), rule="option choices")
+    if info.type == "int" and value < 0:
+        raise InvalidOptionError(f"option '{info.name}' must not be negative ({value})",
+                                 token=str(value), rule="option range")
+    return value
+
+
+def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
+    """Validate a Mariáš position document (everything but the history's legality)."""
+    for key in doc:
+        if key not in FIELDS:
+            raise InvalidOptionError(f"field '{key}' does not apply to marias (fields: {', '.join(FIELDS)})",
+                                     token=str(key), rule="fields of a marias position")
+
+    contract = doc.get("contract", "hra")
+    if not isinstance(contract, str) or contract.lower() not in INFO.contracts:
+        raise InvalidOptionError(f"unknown contract {contract!r}: Mariáš contracts are hra, betl, durch",
+                                 token=str(contract), rule="contract")
+    contract = contract.lower()
+
+    trump_text = doc.get("trump")
+    trump: Suit | None = None
+    if contract == "hra":
+        if trump_text in (None, ""):
+            raise InvalidOptionError("contract 'hra' needs a trump suit (field 'trump', e.g. \"H\")",
+                                     token="trump", rule="hra is played with trumps")
+        if not isinstance(trump_text, str):
+            raise InvalidOptionError(f"trump must be a suit such as \"H\", not {trump_text!r}",
+                                     token=repr(trump_text), rule="trump")
+        trump = Suit.parse(trump_text)
+    elif trump_text not in (None, ""):
+        raise InvalidOptionError(f"trump {trump_text!r} given for {contract}: betl and durch are played "
+                                 "without trumps", token=str(trump_text), rule="no trumps in betl/durch")
+
+    objective = doc.get("objective") or contract
+    if not isinstance(objective, str) or objective.lower() not in INFO.objectives[contract]:
+        raise InvalidOptionError(f"objective {objective!r} does not apply to {contract} (choose "
+                                 f"{', '.join(INFO.objectives[contract])})", token=str(objective),
+                                 rule="objective")
+    objective = objective.lower()
+
+    flek = doc.get("flek", 0)
+    if not isinstance(flek, int) or isinstance(flek, bool) or flek not in (0, 1, 2):
+        raise InvalidOptionError(f"flek must be 0 (none), 1 (flek) or 2 (re), not {flek!r}",
+                                 token=str(flek), rule="flek")
+
+    leader = doc.get("leader", 0)
+    if leader != 0:
+        raise InvalidOptionError(f"leader {leader!r}: in Mariáš forehand (seat 0) declares and leads "
+                                 "the first trick", token=str(leader), rule="forehand leads")
+
+    raw_options = doc.get("options") or {}
+    if not isinstance(raw_options, Mapping):
+        raise InvalidOptionError("options must be an object of variant names to values",
+                                 token=repr(raw_options), rule="options")
+    options = {opt.name: opt.default for opt in INFO.options}
+    for name, value in raw_options.items():
+        info = INFO.option(name)
+        if info is None:
+            raise InvalidOptionError(f"unknown option '{name}' for marias (options: "
+                                     f"{', '.join(o.name for o in INFO.options)})", token=str(name),
+                                     rule="options of marias")
+        if contract != "hra" and name in HRA_ONLY_OPTIONS:
+            raise InvalidOptionError(f"option '{name}' does not apply to {contract} (no points, "
+                                     "marriages or trumps)", token=str(name), rule="options of hra")
+        options[name] = _option_value(info, value)
+
+    hands_raw = doc.get("hands")
+    if not isinstance(hands_raw, (list, tuple)) or len(hands_raw) != 3:
+        n = len(hands_raw) if isinstance(hands_raw, (list, tuple)) else "no"
+        raise InvalidDealError(f"Mariáš needs 3 hands (field 'hands'), got {n}", token="hands",
+                               rule="three players")
+    hands = tuple(_hand_field(h, seat) for seat, h in enumerate(hands_raw))
+    if "talon" not in doc:
+        raise InvalidDealError("Mariáš needs the talon (field 'talon', the 2 discarded cards)",
+                               token="talon", rule="talon of 2 cards")
+    talon = _cards_field(doc["talon"], "talon")
+
+    seen: dict[Card, str] = {}
+    places = [(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("talon", talon)]
+    for where, cards in places:
+        for card in cards:
+            if card.rank == Rank.SIX:
+                raise InvalidDealError(f"card '{card}' in {where} is not in the Mariáš deck (32 cards, 7 to A)",
+                                       token=str(card), rule="32-card deck")
+            if card in seen:
+                raise InvalidDealError(f"card '{card}' is dealt twice ({seen[card]} and {where})",
+                                       token=str(card), rule="each card once")
+            seen[card] = where
+    for seat, hand in enumerate(hands):
+        if len(hand) != HAND_SIZE:
+            raise InvalidDealError(f"hand {seat} has {len(hand)} cards; Mariáš hands hold {HAND_SIZE} for "
+                                   "card play (forehand's 12 less the 2 discarded)", token=f"hand {seat}",
+                                   rule="10 cards a hand")
+    if len(talon) != TALON_SIZE:
+        raise InvalidDealError(f"the talon has {len(talon)} cards; it holds {TALON_SIZE}",
+                               token=format_cards(talon) or "talon", rule="talon of 2 cards")
+    if contract == "hra":
+        for card in talon:
+            if card.rank in (Rank.ACE, Rank.TEN):
+                raise InvalidDealError(f"talon card '{card}': aces and tens may not be discarded in Hra",
+                                       token=str(card), rule="no A or T in a Hra talon")
+
+    played_raw = doc.get("played", ())
+    if isinstance(played_raw, str):
+        played = tuple(played_raw.replace(",", " ").split())
+    elif isinstance(played_raw, (list, tuple)):
+        played = tuple(str(p) for p in played_raw)
+    else:
+        raise NotationError("played must be a list of cards", token=repr(played_raw), rule="history")
+    return MariasSetup(hands, talon, contract, trump, objective, flek, options, played)
+
+
+def _salt(setup: MariasSetup) -> tuple[int, int]:
+    """Table keys carry the parameters that change a position's future value."""
+    text = f"marias|{setup.objective}|{setup.trump}|{setup.options['marriage_on_follow']}"
+    digest = hashlib.blake2b(text.encode(), digest_size=16).digest()
+    return int.from_bytes(digest[:8], "little"), int.from_bytes(digest[8:], "little")
+
+
+class MariasSession(Session):
+    def __init__(self, setup: MariasSetup):
+        self.setup = setup
+        order = HRA_ORDER if setup.contract == "hra" else BETL_ORDER
+        power = {rank: i for i, rank in enumerate(order)}
+        self._code = {card: int(card.suit) * 8 + power[card.rank] for card in DECK}
+        self._card = {code: card for card, code in self._code.items()}
+        masks = [sum(1 << self._code[c] for c in hand) for hand in setup.hands]
+        talon_points = 0
+        if setup.contract == "hra" and setup.options["talon_points"] == "defenders":
+            talon_points = 10 * sum(1 for c in setup.talon if c.rank in (Rank.ACE, Rank.TEN))
+        salt0, salt1 = _salt(setup)
+        self.board = _marias.MariasBoard(
+            masks, -1 if setup.trump is None else int(setup.trump), OBJECTIVES[setup.objective],
+            setup.options["marriage_on_follow"], talon_points, salt0, salt1)
+        self.history: list[str] = []
+        self.marriages: list[tuple[int, str, int]] = []   # (ply, card, points)
+
+    # -- naming
+    def move_name(self, move: int) -> str:
+        return str(self._card[move])
+
+    def move_code(self, token: str) -> int:
+        card = Card.parse(token)
+        if card not in self._code:
+            raise IllegalPlayError(f"card '{card}' is not in the Mariáš deck (32 cards, 7 to A)",
+                                   token=token, rule="32-card deck")
+        return self._code[card]
+
+    def _cards(self, mask: int) -> list[Card]:
+        return sorted((self._card[i] for i in range(32) if mask >> i & 1),
+                      key=lambda c: (c.suit, -self._code[c]))
+
+    # -- state
+    @property
+    def to_move(self) -> int:
+        return self.board.to_move
+
+    @property
+    def over(self) -> bool:
+        return self.board.finished
+
+    def is_max(self, seat: int) -> bool:
+        return seat == 0
+
+    def legal_moves(self) -> list[str]:
+        return [self.move_name(m) for m in self.board.legal_moves()]
+
+    def hands(self) -> list[list[Card]]:
+        return [self._cards(m) for m in self.board.state["hands"]]
+
+    def trick(self) -> list[Card]:
+        return [self._card[c] for c in self.board.state["trick"]]
+
+    # -- play
+    def play(self, token: str) -> None:
+        ply = len(self.history)
+        try:
+            code = self.move_code(token)
+        except NotationError as exc:
+            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
+        card = self._card[code]
+        if not self.board.legal_mask() >> code & 1:
+            raise self._illegal(card, ply)
+        points = self.board.play(code)
+        if points:
+            self.marriages.append((ply, str(card), points))
+        self.history.append(str(card))
+
+    def _illegal(self, card: Card, ply: int) -> IllegalPlayError:
+        st = self.board.state
+        seat = st["turn"]
+        where = f"played[{ply}] '{card}' by seat {seat}"
+        hand_mask = st["hands"][seat]
+        if not hand_mask >> self._code[card] & 1:
+            if all(m == 0 for m in st["hands"]):
+                why = "the deal is over: all ten tricks have been played"
+            else:
+                owner = next((s for s in range(3) if st["hands"][s] >> self._code[card] & 1), None)
+                if owner is not None:
+                    why = f"that card is in seat {owner}'s hand, not seat {seat}'s"
+                elif card in self.setup.talon:
+                    why = "that card is in the talon"
+                else:
+                    why = "that card has already been played"
+            return IllegalPlayError(f"{where}: {why}", token=str(card), rule="play a card from your hand")
+        hand = self._cards(hand_mask)
+        trick = [self._card[c] for c in st["trick"]]
+        legal = format_cards(self._cards(self.board.legal_mask()))
+        led = trick[0].suit
+        trump = self.setup.trump
+        if card.suit != led and any(c.suit == led for c in hand):
+            return IllegalPlayError(
+                f"{where}: must follow suit {led} (rule 2: holding the led suit you must play it; "
+                f"legal: {legal})", token=str(card), rule="follow suit")
+        if card.suit == led:
+            best = max((c for c in trick if c.suit == led), key=lambda c: self._code[c])
+            return IllegalPlayError(
+                f"{where}: must beat {best} with a higher {led} (rule 2: follow suit and beat the best "
+                f"card of the led suit if you can; legal: {legal})", token=str(card), rule="must beat")
+        if trump is not None and card.suit != trump:
+            return IllegalPlayError(
+                f"{where}: void in {led}, must trump (rule 3: void in the led suit you must play a trump; "
+                f"legal: {legal})", token=str(card), rule="must trump")
+        best = max((c for c in trick if c.suit == trump), key=lambda c: self._code[c])
+        return IllegalPlayError(
+            f"{where}: must overtrump {best} (rule 3: beat the highest trump in the trick if you can; "
+            f"legal: {legal})", token=str(card), rule="must overtrump")
+
+    # -- results
+    def summary(self, line: Sequence[int], value: int) -> LineSummary:
+        for move in line:
+            self.board.play(move)
+        st = self.board.state
+        for _ in line:
+            self.board.undo()
+        setup = self.setup
+        if setup.contract == "hra":
+            scores = {"declarer": st["points"][0], "defenders": st["points"][1]}
+            outcomes = {"sedma": st["sedma"], "kilo": st["kilo"] >= 100}
+        else:
+            scores = {"declarer": st["tricks"][0], "defenders": st["tricks"][1]}
+            outcomes = {}
+        won = value > 0
+        return LineSummary(scores=scores, tricks={"declarer": st["tricks"][0], "defenders": st["tricks"][1]},
+                           won=won, settlement=settlement(setup, won), outcomes=outcomes)
+
+
+def stake(setup: MariasSetup) -> int:
+    """Money per defender for the game asked (RULES.md §1 Value)."""
+    hearts = setup.trump == Suit.H
+    if setup.objective == "sedma":
+        base = setup.options["sedma_value"] * (2 if hearts else 1)
+    elif setup.objective == "kilo":
+        base = setup.options["kilo_value"] * (2 if hearts else 1)
+    else:
+        base = BASE_VALUE[setup.contract] * (2 if hearts and setup.contract == "hra" else 1)
+    return base * (2 ** setup.flek)
+
+
+def settlement(setup: MariasSetup, won: bool) -> list[int]:
+    """Each defender pays the declarer the stake, or receives it if he loses."""
+    v = stake(setup) if won else -stake(setup)
+    return [2 * v, -v, -v]
+
+
+class Marias(Game):
+    info = INFO
+
+    def parse(self, doc: Mapping[str, Any]) -> MariasSetup:
+        return parse_setup(doc)
+
+    def replay(self, setup: MariasSetup) -> MariasSession:
+        session = MariasSession(setup)
+        for token in setup.played:
+            session.play(token)
+        return session
+
+    def normalise(self, doc: Mapping[str, Any]) -> dict[str, Any]:
+        s = parse_setup(doc)
+        out: dict[str, Any] = {
+            "game": "marias",
+            "hands": [format_hand(h) for h in s.hands],
+            "talon": format_cards(s.talon),
+            "contract": s.contract,
+        }
+        if s.trump is not None:
+            out["trump"] = str(s.trump)
+        if s.objective != s.contract:
+            out["objective"] = s.objective
+        if s.flek:
+            out["flek"] = s.flek
+        changed = {k: v for k, v in s.options.items() if v != INFO.option(k).default}
+        if changed:
+            out["options"] = changed
+        out["played"] = [str(Card.parse(p)) for p in s.played]
+        return out
+
+
+GAME = Marias()

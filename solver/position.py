@@ -1,0 +1,102 @@
+"""Position: a fully known deal and the actions played so far (RULES.md §0)."""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from solver.errors import NotationError
+from solver.games import get_game
+from solver.games.base import Game, Session
+
+
+class Position:
+    """An immutable, validated position.
+
+    >>> pos = Position.from_dict({"game": "marias", "contract": "betl",
+    ...     "hands": ["AKQJT987...", ".AKQJT987..", "..AKQJT987."], "talon": "AC KC"})
+    >>> pos.to_move, pos.legal_moves()[:3]
+    (0, ['AS', 'KS', 'QS'])
+    """
+
+    __slots__ = ("_game", "_setup", "_doc", "_to_move", "_legal", "_over")
+
+    def __init__(self, doc: Mapping[str, Any]):
+        if not isinstance(doc, Mapping):
+            raise NotationError(f"a position is a JSON object, not {type(doc).__name__}",
+                                token=repr(doc)[:40], rule="position document")
+        game: Game = get_game(doc.get("game"))
+        setup = game.parse(doc)
+        session = game.replay(setup)          # checks every action of the history
+        self._game = game
+        self._setup = setup
+        self._doc = game.normalise(doc)
+        self._to_move = None if session.over else session.to_move
+        self._legal = tuple(session.legal_moves()) if not session.over else ()
+        self._over = session.over
+
+    @classmethod
+    def from_dict(cls, doc: Mapping[str, Any]) -> Position:
+        return cls(doc)
+
+    @classmethod
+    def from_json(cls, text: str) -> Position:
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise NotationError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+                                token=text[max(0, exc.pos - 10):exc.pos + 10], rule="JSON") from None
+        return cls(doc)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The position document in canonical notation."""
+        return json.loads(json.dumps(self._doc))
+
+    def to_json(self) -> str:
+        return json.dumps(self._doc, ensure_ascii=False)
+
+    @property
+    def game(self) -> str:
+        return self._game.info.name
+
+    @property
+    def played(self) -> tuple[str, ...]:
+        return tuple(self._doc.get("played", ()))
+
+    @property
+    def to_move(self) -> int | None:
+        """The seat to move (None once the deal is over)."""
+        return self._to_move
+
+    @property
+    def over(self) -> bool:
+        """True when nothing is left to decide (all played, or the outcome is settled)."""
+        return self._over
+
+    def legal_moves(self) -> list[str]:
+        return list(self._legal)
+
+    def play(self, move: str) -> Position:
+        """The position after `move` (validated)."""
+        doc = dict(self._doc)
+        doc["played"] = list(self.played) + [move]
+        return Position(doc)
+
+    def start(self) -> Position:
+        """The same deal with nothing played."""
+        doc = dict(self._doc)
+        doc["played"] = []
+        return Position(doc)
+
+    def session(self) -> Session:
+        """A fresh mutable session at this position (for the solver)."""
+        return self._game.replay(self._setup)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Position) and other._doc == self._doc
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self._doc, sort_keys=True))
+
+    def __repr__(self) -> str:
+        return f"Position.from_json({self.to_json()!r})"

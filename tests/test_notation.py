@@ -1,0 +1,299 @@
+"""Tests for solver.notation (RULES.md §0)."""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import doctest
+import pickle
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import solver.notation
+from solver.errors import DdcardsError, InvalidCardError, NotationError
+from solver.notation import (
+    DECK, Card, Rank, Suit, format_cards, format_hand, parse_cards, parse_hand,
+)
+
+S, H, D, C = Suit
+
+
+def test_doctests_run() -> None:
+    result = doctest.testmod(solver.notation)
+    assert result.attempted > 10
+    assert result.failed == 0
+
+
+# --- suits ------------------------------------------------------------------
+
+def test_suit_values_str_and_symbol() -> None:
+    assert [int(s) for s in Suit] == [0, 1, 2, 3]
+    assert [str(s) for s in Suit] == ["S", "H", "D", "C"]
+    assert [s.symbol for s in Suit] == ["♠", "♥", "♦", "♣"]
+    assert f"{Suit.H}" == "H"
+    assert f"{Suit.H:>2}" == " H"
+
+
+@pytest.mark.parametrize("text, suit", [
+    ("S", S), ("s", S), ("H", H), ("h", H), ("D", D), ("d", D), ("C", C), ("c", C),
+    ("♠", S), ("♥", H), ("♦", D), ("♣", C),
+    ("♤", S), ("♡", H), ("♢", D), ("♧", C),
+    ("♥\ufe0f", H), (" H ", H),
+])
+def test_suit_letters_and_symbols(text: str, suit: Suit) -> None:
+    assert Suit.parse(text) is suit
+
+
+NATIVE_SUIT_NAMES = {
+    S: ["spades", "leaves", "Laub", "Grün", "Grun", "Blatt", "zelené", "zelený", "zelená",
+        "zelene", "zeleny", "zelena", "listy", "wino"],
+    H: ["hearts", "Herz", "Rot", "červené", "červený", "cervene", "cerveny", "srdce",
+        "czerwień", "czerwien"],
+    D: ["diamonds", "bells", "Schellen", "kule", "dzwonek", "dzwonki"],
+    C: ["clubs", "acorns", "Eichel", "žaludy", "zaludy", "żołądź", "zoladz", "żołędzie",
+        "zoledzie"],
+}
+
+
+@pytest.mark.parametrize("name, suit", [(n, s) for s, names in NATIVE_SUIT_NAMES.items() for n in names])
+def test_suit_native_names_any_case(name: str, suit: Suit) -> None:
+    assert Suit.parse(name) is suit
+    assert Suit.parse(name.upper()) is suit
+    assert Suit.parse(name.lower()) is suit
+    assert Suit.parse(name.title()) is suit
+
+
+# --- ranks ------------------------------------------------------------------
+
+def test_rank_values_and_str() -> None:
+    assert [int(r) for r in Rank] == list(range(6, 15))
+    assert [str(r) for r in Rank] == list("6789TJQKA")
+    assert Rank.SIX == 6 and Rank.TEN == 10 and Rank.ACE == 14
+    assert f"{Rank.TEN}" == "T"
+
+
+@pytest.mark.parametrize("text, rank", [
+    ("6", Rank.SIX), ("7", Rank.SEVEN), ("8", Rank.EIGHT), ("9", Rank.NINE),
+    ("T", Rank.TEN), ("t", Rank.TEN), ("10", Rank.TEN), ("X", Rank.TEN), ("x", Rank.TEN),
+    ("J", Rank.JACK), ("j", Rank.JACK), ("U", Rank.JACK), ("u", Rank.JACK),
+    ("Q", Rank.QUEEN), ("q", Rank.QUEEN), ("O", Rank.QUEEN), ("o", Rank.QUEEN),
+    ("K", Rank.KING), ("k", Rank.KING), ("A", Rank.ACE), ("a", Rank.ACE),
+])
+def test_rank_parse_and_aliases(text: str, rank: Rank) -> None:
+    assert Rank.parse(text) is rank
+
+
+# --- cards ------------------------------------------------------------------
+
+def test_deck_is_36_distinct_cards_in_suit_rank_order() -> None:
+    assert len(DECK) == len(set(DECK)) == 36
+    assert list(DECK) == sorted(DECK)
+    assert str(DECK[0]) == "6S" and str(DECK[-1]) == "AC"
+
+
+@pytest.mark.parametrize("card", DECK, ids=str)
+def test_every_card_round_trips(card: Card) -> None:
+    text = str(card)
+    assert len(text) == 2
+    assert Card.parse(text) == card
+    assert Card.parse(text.lower()) == card
+    assert Card.parse(f"{card.rank}{card.suit.symbol}") == card
+    assert eval(repr(card), {"Card": Card}) == card
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("TH", "TH"), ("th", "TH"), ("10H", "TH"), ("10h", "TH"), ("XH", "TH"), ("xh", "TH"),
+    ("T♥", "TH"), ("10♥", "TH"), ("10♥\ufe0f", "TH"), ("X♡", "TH"),
+    ("OH", "QH"), ("oh", "QH"), ("Q♥", "QH"), ("UH", "JH"), ("U♣", "JC"), ("u♧", "JC"),
+    ("A♠", "AS"), ("6♢", "6D"), (" 7d ", "7D"),
+])
+def test_card_aliases(text: str, expected: str) -> None:
+    assert str(Card.parse(text)) == expected
+
+
+def test_card_is_an_immutable_hashable_value() -> None:
+    card = Card.parse("TH")
+    assert card == Card(Rank.TEN, Suit.H) == Card(10, 1)
+    assert card.rank is Rank.TEN and card.suit is Suit.H
+    assert Card(10, 1).rank is Rank.TEN  # ints are coerced to the enums
+    assert hash(card) == hash(Card.parse("10h"))
+    assert len({card, Card.parse("XH"), Card.parse("TS")}) == 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        card.rank = Rank.ACE  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        card.extra = 1  # type: ignore[attr-defined]
+    assert not hasattr(card, "__dict__")
+    assert pickle.loads(pickle.dumps(card)) == card
+    assert copy.deepcopy(card) == card and copy.copy(card) == card
+
+
+def test_card_order_is_suit_then_rank() -> None:
+    assert sorted(parse_cards("AC 6C AS TH 7S 9D")) == list(parse_cards("7S AS TH 9D 6C AC"))
+    assert Card.parse("AS") < Card.parse("6H")
+    assert Card.parse("6H") > Card.parse("AS")
+    assert Card.parse("9H") <= Card.parse("9H") and Card.parse("TH") >= Card.parse("9H")
+    with pytest.raises(TypeError):
+        Card.parse("AS") < "AS"  # noqa: B015
+
+
+# --- card lists ---------------------------------------------------------------
+
+@pytest.mark.parametrize("value, expected", [
+    ("7S 8D", "7S 8D"),
+    ("7S,8D", "7S 8D"),
+    ("7S, 8D,TH", "7S 8D TH"),
+    ("  7s\t8d\n10h  ", "7S 8D TH"),
+    (["7S", "8d", "10♥"], "7S 8D TH"),
+    (("OH", Card.parse("UC")), "QH JC"),
+    (iter(["AS"]), "AS"),
+    ("AH 7S AH", "AH 7S AH"),  # order and duplicates are kept
+    ("", ""),
+    ("  ,  ", ""),
+    ([], ""),
+])
+def test_parse_and_format_cards(value: object, expected: str) -> None:
+    cards = parse_cards(value)  # type: ignore[arg-type]
+    assert isinstance(cards, tuple)
+    assert format_cards(cards) == expected
+
+
+def test_parse_cards_empty_is_empty_tuple() -> None:
+    assert parse_cards("") == ()
+    assert format_cards(()) == ""
+
+
+# --- hands --------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, cards, canonical", [
+    ("AKT.987..QJ", "AS KS TS 9H 8H 7H QC JC", "AKT.987..QJ"),
+    ("...", "", "..."),
+    ("-.-.-.-", "", "..."),
+    ("A10.-.ou.6", "AS TS QD JD 6C", "AT..QJ.6"),
+    ("10.10.10.10", "TS TH TD TC", "T.T.T.T"),
+    ("x9.J1087..", "TS 9S JH TH 8H 7H", "T9.JT87.."),
+    ("6789TJQKA...", "6S 7S 8S 9S TS JS QS KS AS", "AKQJT9876..."),
+    ("..akq.", "AD KD QD", "..AKQ."),
+    (" QJ.-..A ", "QS JS AC", "QJ...A"),
+])
+def test_parse_hand(text: str, cards: str, canonical: str) -> None:
+    hand = parse_hand(text)
+    assert format_cards(hand) == cards  # in the order written
+    assert format_hand(hand) == canonical
+    assert parse_hand(canonical) == tuple(sorted(hand, key=lambda c: (c.suit, -c.rank)))
+
+
+def test_format_hand_orders_suits_and_ranks() -> None:
+    assert format_hand(parse_cards("6C QC 9H AS JC 8H TS 7H KS")) == "AKT.987..QJ6"
+    assert format_hand(DECK) == ".".join(["AKQJT9876"] * 4)
+    assert format_hand(set(parse_cards("TD 9D"))) == "..T9."
+    assert format_hand([]) == "..."
+
+
+@given(st.sets(st.sampled_from(DECK)))
+def test_hand_round_trips_any_subset_of_the_deck(cards: set[Card]) -> None:
+    text = format_hand(cards)
+    assert text.count(".") == 3
+    parsed = parse_hand(text)
+    assert len(parsed) == len(cards)
+    assert set(parsed) == cards
+    assert format_hand(parsed) == text
+
+
+@given(st.lists(st.sampled_from(DECK)))
+def test_card_list_round_trips(cards: list[Card]) -> None:
+    assert parse_cards(format_cards(cards)) == tuple(cards)
+    assert parse_cards(", ".join(map(str, cards))) == tuple(cards)
+
+
+# --- errors -------------------------------------------------------------------
+
+@pytest.mark.parametrize("func, text, error, token, fragment", [
+    (Card.parse, "ZH", InvalidCardError, "ZH",
+     "unknown card 'ZH': 'Z' is not a rank (ranks 6 7 8 9 T J Q K A, aliases 10 X U O)"),
+    (Card.parse, "5H", InvalidCardError, "5H", "'5' is not a rank"),
+    (Card.parse, "1H", InvalidCardError, "1H", "'1' is not a rank"),
+    (Card.parse, "AZ", InvalidCardError, "AZ", "'Z' is not a suit (suits S H D C"),
+    (Card.parse, "AHH", InvalidCardError, "AHH", "'HH' is not a suit"),
+    (Card.parse, "Ahearts", InvalidCardError, "Ahearts", "'hearts' is not a suit"),
+    (Card.parse, "T H", InvalidCardError, "T H", "' H' is not a suit"),
+    (Card.parse, "A", InvalidCardError, "A", "no suit; a card is a rank then a suit"),
+    (Card.parse, "10", InvalidCardError, "10", "no suit"),
+    (Card.parse, "", InvalidCardError, "", "empty card"),
+    (Rank.parse, "5", InvalidCardError, "5", "unknown rank '5' (ranks 6 7 8 9 T J Q K A"),
+    (Rank.parse, "", InvalidCardError, "", "unknown rank ''"),
+    (Rank.parse, "TT", InvalidCardError, "TT", "unknown rank 'TT'"),
+    (Suit.parse, "Z", InvalidCardError, "Z", "unknown suit 'Z' (suits S H D C"),
+    (Suit.parse, "spadez", InvalidCardError, "spadez", "unknown suit 'spadez'"),
+    (Suit.parse, "", InvalidCardError, "", "unknown suit ''"),
+    (parse_cards, "7S ZH", InvalidCardError, "ZH", "unknown card 'ZH'"),
+    (parse_cards, ["7S", "8X"], InvalidCardError, "8X", "unknown card '8X': 'X' is not a suit"),
+    (parse_hand, "AK.Q", NotationError, "AK.Q",
+     "hand 'AK.Q' has 2 suits; a hand lists 4 suits S.H.D.C separated by 3 dots"),
+    (parse_hand, "AK", NotationError, "AK", "hand 'AK' has 1 suit;"),
+    (parse_hand, "", NotationError, "", "has 1 suit;"),
+    (parse_hand, "A.K.Q.J.T", NotationError, "A.K.Q.J.T", "has 5 suits;"),
+    (parse_hand, "AA...", NotationError, "AS", "card 'AS' appears twice in hand 'AA...'"),
+    (parse_hand, "T10...", NotationError, "TS", "card 'TS' appears twice in hand 'T10...'"),
+    (parse_hand, ".oQ..", NotationError, "QH", "card 'QH' appears twice"),
+    (parse_hand, "AZ...", InvalidCardError, "Z", "unknown rank 'Z' in suit S of hand 'AZ...'"),
+    (parse_hand, "..5.", InvalidCardError, "5", "unknown rank '5' in suit D"),
+    (parse_hand, "1...", InvalidCardError, "1", "unknown rank '1'"),
+    (parse_hand, "A-...", InvalidCardError, "-", "unknown rank '-'"),
+    (parse_hand, "--...", InvalidCardError, "-", "unknown rank '-'"),
+    (parse_hand, "A K...", InvalidCardError, " ", "unknown rank ' '"),
+    (parse_hand, "AS.KH..", InvalidCardError, "S", "unknown rank 'S'"),
+])
+def test_bad_text_is_rejected_naming_the_token(func, text, error, token, fragment) -> None:
+    with pytest.raises(error) as info:
+        func(text)
+    assert type(info.value) is error
+    assert fragment in str(info.value)
+    assert info.value.token == token
+    assert info.value.rule and info.value.rule in str(info.value)
+    if token:
+        assert f"'{token}'" in str(info.value)
+
+
+@pytest.mark.parametrize("func, value", [
+    (Card.parse, None), (Card.parse, 5), (Card.parse, b"TH"), (Card.parse, Card.parse("TH")),
+    (Rank.parse, 10), (Suit.parse, 1), (Suit.parse, ["H"]),
+    (parse_hand, None), (parse_hand, ["AKT", "987", "", "QJ"]), (parse_hand, b"AKT.987..QJ"),
+    (parse_cards, 5), (parse_cards, None), (parse_cards, [7]), (parse_cards, ["7S", None]),
+])
+def test_non_text_is_a_notation_error(func, value) -> None:
+    with pytest.raises(NotationError, match="must be text") as info:
+        func(value)
+    assert type(info.value) is NotationError
+    assert info.value.token
+
+
+@pytest.mark.parametrize("rank, suit", [(5, 0), (15, 0), (10, 4), (10, -1), ("T", "H"), (None, None)])
+def test_card_constructor_rejects_non_cards(rank, suit) -> None:
+    with pytest.raises(InvalidCardError, match="is no card"):
+        Card(rank, suit)
+
+
+def test_format_hand_rejects_a_card_twice() -> None:
+    with pytest.raises(NotationError, match="card 'AS' appears twice") as info:
+        format_hand(parse_cards("AS KS AS"))
+    assert info.value.token == "AS"
+
+
+def test_errors_are_value_errors() -> None:
+    # Callers may catch ValueError or DdcardsError; nothing else leaks for bad text.
+    for text in ["", "Z", "ZZZ", "..", "10", "♥", "H10", "1O", "♥T", "\x00", "AA...", "A.B.C.D"]:
+        for func in (Card.parse, Rank.parse, Suit.parse, parse_cards, parse_hand):
+            try:
+                func(text)
+            except DdcardsError as exc:
+                assert isinstance(exc, ValueError)
+
+
+@given(st.text(max_size=12))
+def test_arbitrary_text_never_crashes(text: str) -> None:
+    for func in (Card.parse, Rank.parse, Suit.parse, parse_cards, parse_hand):
+        try:
+            func(text)
+        except NotationError:
+            pass

@@ -1,0 +1,470 @@
+"""End-to-end tests of the gRPC service against a real server on an ephemeral loopback port.
+
+Every value is checked against ``solver.solve`` / ``solver.analyse`` on the same
+position. Timing assertions are only generous bounds for promptness.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import grpc
+import pytest
+
+solver = pytest.importorskip("solver")
+if not hasattr(solver, "solve"):
+    pytest.skip("solver API (solver.solve) not built yet", allow_module_level=True)
+pytest.importorskip("server._proto.ddcards.v1.ddcards_pb2", reason="generated code missing: run `python setup.py build_py`")
+
+from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc  # noqa: E402
+
+from _server_helpers import marias_deal, marias_position, running_server  # noqa: E402
+from server import convert  # noqa: E402
+from server._proto.ddcards.v1 import ddcards_pb2 as pb  # noqa: E402
+from server.client import Client  # noqa: E402
+from solver.errors import DdcardsError  # noqa: E402
+
+# A full deal: slow enough to still be searching when a tiny deadline or a cancel arrives.
+HARD = marias_deal(11)
+# Positions a few tricks into the play: quick, exact, varied.
+SEEDS = [(1, 5), (2, 6), (3, 4), (4, 7), (5, 5), (6, 6)]
+
+
+@pytest.fixture(scope="module")
+def server():
+    with running_server(workers=2, max_concurrent=32) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    with Client(f"127.0.0.1:{server.port}", timeout=60) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def positions():
+    return [marias_position(seed, tricks) for seed, tricks in SEEDS]
+
+
+def _direct(doc, mode="all"):
+    return solver.solve(solver.Position.from_dict(doc), mode=mode)
+
+
+def _quick_doc():
+    return marias_position(99, 8)
+
+
+def _wait_until(predicate, timeout=5.0, step=0.005):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
+
+
+# ---------------------------------------------------------------- Solve
+
+
+@pytest.mark.parametrize("mode", ["all", "optimal", "best"])
+def test_solve_matches_the_library(client, positions, mode):
+    for doc in positions:
+        got = client.solve(doc, mode=mode)
+        want = _direct(doc, mode)
+        assert got["value"] == want.value
+        assert got["scores"] == want.scores
+        assert got["won"] == want.won
+        assert got["settlement"] == list(want.settlement)
+        assert got["to_move"] == want.to_move
+        assert got["outcomes"] == dict(want.outcomes)
+        assert got["mode"] == mode
+        if mode == "best":
+            all_optimal = set(_direct(doc, "all").optimal_moves)
+            assert len(got["optimal_moves"]) == 1 and set(got["optimal_moves"]) <= all_optimal
+            assert len(got["moves"]) == 1 and got["moves"][0]["optimal"]
+        else:
+            assert set(got["optimal_moves"]) == set(want.optimal_moves)
+            assert {m["move"]: (m["value"], m["optimal"]) for m in got["moves"]} == {
+                m.move: (m.value, m.optimal) for m in want.moves}
+        # The principal variation is a legal line that starts with an optimal move.
+        assert got["pv"] and got["pv"][0] in set(_direct(doc, "all").optimal_moves)
+        position = solver.Position.from_dict(doc)
+        for move in got["pv"]:
+            position = position.play(move)
+
+
+def test_solve_all_values_every_legal_move(client, positions):
+    doc = positions[0]
+    got = client.solve(doc, mode="all", as_dict=False)
+    legal = set(map(str, solver.Position.from_dict(doc).legal_moves()))
+    assert {m.move.notation for m in got.moves} == legal
+    assert all(m.HasField("value") for m in got.moves)
+    best = max(m.value for m in got.moves) if got.to_move == 0 else min(m.value for m in got.moves)
+    assert got.value == best
+    assert {m.move.notation for m in got.moves if m.optimal} == {a.notation for a in got.optimal_moves}
+    # Cards come both as notation and structured.
+    card = got.optimal_moves[0].card
+    assert card.rank and card.suit and convert.RANK_LETTERS[card.rank] + convert.SUIT_LETTERS[card.suit] == card.notation
+    assert got.game == pb.GAME_MARIAS and got.game_name == "marias" and got.nodes > 0
+
+
+def test_position_forms_agree(client, positions):
+    """Notation, structured cards + enums, and the JSON document give the same answer."""
+    doc = positions[1]
+    by_doc = client.solve(doc)
+    by_json = client.solve(json.dumps(doc))
+    structured = pb.Position(game=pb.GAME_MARIAS, contract=pb.CONTRACT_HRA,
+                             trump=convert.name_to_enum(pb.Suit, {"S": "spades", "H": "hearts", "D": "diamonds",
+                                                                  "C": "clubs"}[doc["trump"]]))
+    for hand in doc["hands"]:
+        cards = [pb.Card(notation=r + s) for s, ranks in zip("SHDC", hand.split(".")) for r in ranks]
+        structured.hands.add(cards=cards)
+    structured.talon.cards.extend(convert.card_message(c) for c in doc["talon"].split())
+    for move in doc["played"]:
+        structured.played.add(card=convert.card_message(move))
+    by_struct = client.solve(structured)
+    for other in (by_json, by_struct):
+        assert other["value"] == by_doc["value"] and other["scores"] == by_doc["scores"]
+        assert set(other["optimal_moves"]) == set(by_doc["optimal_moves"])
+
+
+def test_solve_with_an_alias_and_the_enum(client, positions):
+    doc = positions[2]
+    message = convert.doc_to_position(doc)
+    message.game_name = "mariáš"
+    message.game = pb.GAME_MARIAS
+    got = client.solve(message)
+    assert got["value"] == _direct(doc).value and got["game"] == "marias"
+
+
+# ---------------------------------------------------------------- AnalysePlay
+
+
+def test_analyse_play_matches_the_library(client):
+    doc = marias_position(21, 10)  # a whole recorded deal
+    got = client.analyse(doc)
+    want = solver.analyse(solver.Position.from_dict(doc))
+    assert got["initial_value"] == want.initial_value and got["final_value"] == want.final_value
+    assert len(got["steps"]) == len(want.steps) == len(doc["played"])
+    for g, w in zip(got["steps"], want.steps):
+        assert (g["ply"], g["seat"], g["move"], g["value_before"], g["value_after"], g["cost"], g["mistake"]) == (
+            w.ply, w.seat, str(w.move), w.value_before, w.value_after, w.cost, w.mistake)
+        assert set(g["best_moves"]) == set(map(str, w.best_moves))
+    assert [m["ply"] for m in got["mistakes"]] == [m.ply for m in want.mistakes]
+    assert [m["ply"] for m in got["mistakes"]] == [s["ply"] for s in got["steps"] if s["mistake"]]
+
+
+# ---------------------------------------------------------------- SolveStream
+
+
+def test_solve_stream_returns_every_item(client, positions):
+    docs = list(positions) + [dict(positions[0], talon="ZZ 8D")]
+    ids = [f"item-{i}" for i in range(len(docs))]
+    outcomes = list(client.solve_many(docs, mode="all", ids=ids))
+    assert sorted(o["index"] for o in outcomes) == list(range(len(docs)))
+    for outcome in outcomes:
+        i = outcome["index"]
+        assert outcome["id"] == ids[i]
+        if i == len(docs) - 1:
+            assert outcome["error"]["code"] == "INVALID_ARGUMENT" and "ZZ" in outcome["error"]["message"]
+            continue
+        want = _direct(docs[i])
+        assert outcome["result"]["value"] == want.value
+        assert set(outcome["result"]["optimal_moves"]) == set(want.optimal_moves)
+
+
+def test_solve_stream_empty(client):
+    assert list(client.solve_many([])) == []
+
+
+# ---------------------------------------------------------------- ListGames
+
+
+def test_list_games(client):
+    games = {g["name"]: g for g in client.list_games()}
+    assert "marias" in games
+    assert {"hra", "betl", "durch"} <= set(games["marias"]["contracts"])
+    raw = client.list_games(as_dict=False)
+    marias = next(g for g in raw.games if g.name == "marias")
+    assert marias.game == pb.GAME_MARIAS
+    assert {c.contract for c in marias.contracts} >= {pb.CONTRACT_HRA, pb.CONTRACT_BETL, pb.CONTRACT_DURCH}
+    assert set(raw.modes) == {pb.SOLVE_MODE_BEST, pb.SOLVE_MODE_OPTIMAL, pb.SOLVE_MODE_ALL}
+    # Exactly what the library lists: games come from solver.list_games(), not from server code.
+    assert [g.name for g in raw.games] == [g.name for g in solver.list_games()]
+    for info in solver.list_games():
+        listed = next(g for g in raw.games if g.name == info.name)
+        assert [o.name for o in listed.options] == [o.name for o in info.options]
+
+
+# ---------------------------------------------------------------- concurrency
+
+
+def test_concurrent_clients(server, positions):
+    want = {i: _direct(doc) for i, doc in enumerate(positions)}
+
+    def work(k):
+        with Client(f"127.0.0.1:{server.port}", timeout=60) as own:
+            out = []
+            for j in range(len(positions)):
+                i = (j + k) % len(positions)
+                got = own.solve(positions[i])
+                out.append((i, got["value"], set(got["optimal_moves"])))
+            return out
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(work, range(8)))
+    for out in results:
+        for i, value, optimal in out:
+            assert value == want[i].value and optimal == set(want[i].optimal_moves)
+
+
+# ---------------------------------------------------------------- deadlines and cancellation
+
+
+def test_deadline_mid_search(client, server):
+    started = time.monotonic()
+    with pytest.raises(grpc.RpcError) as info:
+        client.solve(HARD, mode="all", timeout=0.05)
+    assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
+    # The search stops too: the workers are free again at once, and the server answers.
+    assert _wait_until(lambda: server.pool.busy == 0, timeout=2.0)
+    assert time.monotonic() - started < 3.0
+    doc = _quick_doc()
+    assert client.solve(doc, timeout=10)["value"] == _direct(doc).value
+
+
+def test_request_timeout_seconds(client):
+    request = Client.solve_request(HARD, "all", timeout_seconds=0.05)
+    with pytest.raises(grpc.RpcError) as info:
+        client.stub.Solve(request, timeout=30)
+    assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
+
+
+def test_cancel_frees_the_worker():
+    with running_server(workers=1, max_concurrent=4) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+        future = c.solve_future(HARD, mode="all")
+        assert _wait_until(lambda: srv.pool.busy == 1, timeout=5.0), "the search never started"
+        time.sleep(0.1)
+        assert not future.done(), "HARD solved too quickly to test cancellation"
+        future.cancel()
+        cancelled = time.monotonic()
+        assert _wait_until(lambda: srv.pool.busy == 0, timeout=1.0), "the worker kept searching after the cancel"
+        doc = _quick_doc()
+        assert c.solve(doc, timeout=10)["value"] == _direct(doc).value
+        assert time.monotonic() - cancelled < 1.0 + 2.0  # freed within ~1 s, plus the quick solve
+        assert future.cancelled()
+
+
+def test_cancel_stream_stops_its_searches():
+    with running_server(workers=1, max_concurrent=4) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+        stream = c.stub.SolveStream(iter([pb.SolveStreamRequest(solve=Client.solve_request(HARD))] * 3))
+        assert _wait_until(lambda: srv.pool.busy == 1, timeout=5.0)
+        stream.cancel()
+        assert _wait_until(lambda: srv.pool.busy == 0, timeout=1.0)
+        doc = _quick_doc()
+        assert c.solve(doc, timeout=10)["value"] == _direct(doc).value
+
+
+def test_stream_deadline_ends_the_stream(client):
+    with pytest.raises(grpc.RpcError) as info:
+        list(client.solve_many([HARD, HARD], timeout=0.1))
+    assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
+
+
+# ---------------------------------------------------------------- bad requests
+
+
+def _bad_requests():
+    base = marias_deal(5)
+    hand0 = base["hands"][0]
+    first_suit = next(i for i, part in enumerate(hand0.split(".")) if part)
+    a_card = hand0.split(".")[first_suit][0] + "SHDC"[first_suit]   # a card of seat 0
+    talon = base["talon"].split()
+    ace = next(c for c in (r + s for s in "SHDC" for r in "A") if c not in talon)
+    owner = next(i for i, h in enumerate(base["hands"]) if ace[0] in h.split(".")["SHDC".index(ace[1])])
+    # swap the ace into the talon and a talon card into its hand (a legal-size, ace-in-talon deal)
+    hands = list(base["hands"])
+    parts = hands[owner].split(".")
+    s = "SHDC".index(ace[1])
+    parts[s] = parts[s].replace("A", "")
+    cards = [r + suit for suit, p in zip("SHDC", parts) for r in p] + [talon[0]]
+    hands[owner] = ".".join("".join(sorted((c[0] for c in cards if c[1] == suit), key="AKQJT987".index))
+                            for suit in "SHDC")
+    ace_in_talon = dict(base, hands=hands, talon=f"{ace} {talon[1]}")
+    seat1_card = next(r + "SHDC"[i] for i, p in enumerate(base["hands"][1].split(".")) for r in p)
+    short = list(base["hands"])   # seat 1 gives a card to the talon: 9 cards in hand, 3 in the talon
+    parts = short[1].split(".")
+    s = "SHDC".index(seat1_card[1])
+    parts[s] = parts[s].replace(seat1_card[0], "", 1)
+    short[1] = ".".join(parts)
+    return [
+        ("unknown card", dict(base, talon="ZZ " + talon[1]), "ZZ"),
+        ("duplicate card", dict(base, talon=f"{a_card} {talon[1]}"), a_card),
+        ("wrong hand size", dict(base, hands=short, talon=f"{talon[0]} {talon[1]} {seat1_card}"), None),
+        ("ace in a hra talon", ace_in_talon, ace),
+        ("illegal history card", dict(base, played=[seat1_card]), seat1_card),
+        ("trump for betl", dict(marias_deal(5, "betl"), trump="H"), None),
+        ("unknown game", dict(base, game="skat"), "skat"),
+        ("unknown option", dict(base, options={"no_such_option": True}), "no_such_option"),
+    ]
+
+
+@pytest.mark.parametrize("case, doc, token", _bad_requests(), ids=[c[0] for c in _bad_requests()])
+def test_bad_request(client, case, doc, token):
+    with pytest.raises(DdcardsError) as direct:
+        solver.Position.from_dict(doc)
+    for send in (doc, json.dumps(doc)):
+        with pytest.raises(grpc.RpcError) as info:
+            client.solve(send)
+        assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT, case
+        details = info.value.details()
+        assert details == str(direct.value)
+        if token is not None:
+            assert token in details, (case, details)
+        if direct.value.token:
+            assert str(direct.value.token) in details
+            trailing = dict(info.value.trailing_metadata() or ())
+            assert "ddcards-token" in trailing
+    # The same bad position inside a stream is an in-band error.
+    (outcome,) = list(client.solve_many([doc]))
+    assert outcome["error"]["code"] == "INVALID_ARGUMENT" and outcome["error"]["message"] == str(direct.value)
+
+
+@pytest.mark.parametrize("message, token", [
+    (pb.Position(game_name="marias", hands=[pb.Cards(cards=[pb.Card(rank=pb.RANK_ACE)])]), "suit"),
+    (pb.Position(game_name="prsi", game=pb.GAME_MARIAS), "disagree"),
+    (pb.Position(), "game"),
+    (pb.Position(game_name="marias", options={"x": pb.OptionValue()}), "'x'"),
+])
+def test_bad_messages(client, message, token):
+    with pytest.raises(grpc.RpcError) as info:
+        client.stub.Solve(pb.SolveRequest(position=message), timeout=10)
+    assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert token in info.value.details()
+
+
+def test_bad_json_and_bad_mode(client):
+    with pytest.raises(grpc.RpcError) as info:
+        client.stub.Solve(pb.SolveRequest(document_json="{oops"), timeout=10)
+    assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "JSON" in info.value.details()
+    with pytest.raises(grpc.RpcError) as info:
+        client.stub.Solve(pb.SolveRequest(document_json=json.dumps(_quick_doc()), mode=17), timeout=10)
+    assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "17" in info.value.details()
+
+
+def test_internal_error_keeps_serving(client, monkeypatch):
+    def boom(*args, **kwargs):
+        raise RuntimeError("conversion exploded")
+
+    monkeypatch.setattr(convert, "result_to_response", boom)
+    with pytest.raises(grpc.RpcError) as info:
+        client.solve(_quick_doc())
+    assert info.value.code() is grpc.StatusCode.INTERNAL and "conversion exploded" in info.value.details()
+    monkeypatch.undo()
+    doc = _quick_doc()
+    assert client.solve(doc)["value"] == _direct(doc).value
+
+
+# ---------------------------------------------------------------- capacity
+
+
+def test_resource_exhausted_over_capacity():
+    with running_server(workers=1, max_concurrent=2) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+        futures = [c.solve_future(HARD, timeout=30) for _ in range(5)]
+        codes = []
+        try:
+            for future in futures:
+                try:
+                    error = future.exception(timeout=1)
+                    codes.append(error.code() if error is not None else None)
+                except grpc.FutureTimeoutError:
+                    codes.append("running")
+        finally:
+            for future in futures:
+                future.cancel()
+        assert codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED) >= 3, codes
+        # Capacity frees up once the admitted calls end.
+        assert _wait_until(lambda: srv.pool.busy == 0, timeout=2.0)
+        doc = _quick_doc()
+        assert c.solve(doc, timeout=10)["value"] == _direct(doc).value
+
+
+# ---------------------------------------------------------------- health, reflection, shutdown
+
+
+def test_health(server):
+    with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        for service in ("", "ddcards.v1.SolverService"):
+            reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
+            assert reply.status == health_pb2.HealthCheckResponse.SERVING
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Check(health_pb2.HealthCheckRequest(service="no.such.Service"), timeout=5)
+        assert info.value.code() is grpc.StatusCode.NOT_FOUND
+
+
+def test_reflection(server):
+    with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+        requests = [reflection_pb2.ServerReflectionRequest(list_services=""),
+                    reflection_pb2.ServerReflectionRequest(file_containing_symbol="ddcards.v1.SolverService")]
+        replies = list(stub.ServerReflectionInfo(iter(requests), timeout=5))
+        names = {s.name for s in replies[0].list_services_response.service}
+        assert {"ddcards.v1.SolverService", "grpc.health.v1.Health",
+                "grpc.reflection.v1alpha.ServerReflection"} <= names
+        from google.protobuf import descriptor_pb2
+
+        files = [descriptor_pb2.FileDescriptorProto.FromString(raw)
+                 for raw in replies[1].file_descriptor_response.file_descriptor_proto]
+        ddcards = next(f for f in files if f.package == "ddcards.v1")
+        methods = {m.name for s in ddcards.service for m in s.method}
+        assert methods == {"Solve", "AnalysePlay", "SolveStream", "ListGames"}
+
+
+def test_graceful_shutdown():
+    medium = marias_position(7, 3)
+    want = _direct(medium)
+    with running_server(workers=1, max_concurrent=4) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+        in_flight = c.solve_future(medium, timeout=60)
+        assert _wait_until(lambda: srv.pool.busy == 1 or in_flight.done(), timeout=5.0)
+        stopper = threading.Thread(target=srv.stop, args=(30,))
+        stopper.start()
+        try:
+            with grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+                health = health_pb2_grpc.HealthStub(channel)
+                try:
+                    status = health.Check(health_pb2.HealthCheckRequest(service=""), timeout=5).status
+                    assert status == health_pb2.HealthCheckResponse.NOT_SERVING
+                except grpc.RpcError as exc:  # already refusing new calls
+                    assert exc.code() is grpc.StatusCode.UNAVAILABLE
+            with pytest.raises(grpc.RpcError) as info:
+                c.solve(_quick_doc(), timeout=5)
+            assert info.value.code() is grpc.StatusCode.UNAVAILABLE
+            assert in_flight.result(timeout=60).value == want.value
+        finally:
+            stopper.join(60)
+        assert not stopper.is_alive()
+
+
+# ---------------------------------------------------------------- logging
+
+
+def test_one_log_line_per_request(client, caplog):
+    doc = _quick_doc()
+    with caplog.at_level(logging.INFO, logger="ddcards.server"):
+        client.solve(doc)
+        with pytest.raises(grpc.RpcError):
+            client.solve(dict(doc, game="skat"))
+        _wait_until(lambda: len([r for r in caplog.records if "rpc method=" in r.getMessage()]) >= 2, timeout=2)
+    lines = [r.getMessage() for r in caplog.records if "rpc method=" in r.getMessage()]
+    assert len(lines) == 2, lines
+    ok, bad = lines
+    assert "method=Solve" in ok and "game=marias" in ok and "status=OK" in ok and "duration_ms=" in ok
+    nodes = int(ok.split("nodes=")[1].split()[0])
+    assert nodes > 0
+    assert "status=INVALID_ARGUMENT" in bad and "game=skat" in bad

@@ -1,0 +1,355 @@
+"""Unit tests of server/convert.py: pure message <-> document conversions (no server, no search)."""
+from __future__ import annotations
+
+import json
+from concurrent.futures import CancelledError
+from types import SimpleNamespace
+
+import grpc
+import pytest
+
+pytest.importorskip("server._proto.ddcards.v1.ddcards_pb2", reason="generated code missing: run `python setup.py build_py`")
+
+from server import convert  # noqa: E402
+from server._proto.ddcards.v1 import ddcards_pb2 as pb  # noqa: E402
+from solver.errors import (  # noqa: E402
+    DdcardsError,
+    IllegalPlayError,
+    InvalidCardError,
+    SearchCancelled,
+    SearchTimeout,
+)
+
+DOC = {
+    "game": "marias",
+    "hands": ["AKT.987..QJ", "Q.AKQ.AKQ.A9", "J.JT.JT9.KT8"],
+    "talon": "7S 8D",
+    "contract": "hra",
+    "trump": "H",
+    "options": {"marriage_on_follow": False},
+    "played": ["TH", "AH", "8H"],
+}
+
+
+# ---------------------------------------------------------------- enums
+
+def test_enum_names_round_trip():
+    assert convert.enum_to_name(pb.Game, pb.GAME_MARIAS) == "marias"
+    assert convert.enum_to_name(pb.Game, pb.GAME_PRSI) == "prsi"
+    assert convert.enum_to_name(pb.Contract, pb.CONTRACT_BETL) == "betl"
+    assert convert.enum_to_name(pb.Game, pb.GAME_UNSPECIFIED) == ""
+    assert convert.enum_to_name(pb.Game, 99) == ""
+    assert convert.name_to_enum(pb.Game, "klaverjas") == pb.GAME_KLAVERJAS
+    assert convert.name_to_enum(pb.Game, "MARIASZ") == pb.GAME_MARIASZ
+    assert convert.name_to_enum(pb.Game, "skat") == pb.GAME_UNSPECIFIED
+    assert convert.name_to_enum(pb.Contract, "durch") == pb.CONTRACT_DURCH
+
+
+def test_every_game_and_contract_enum_maps_to_a_name_and_back():
+    for enum_type in (pb.Game, pb.Contract, pb.SolveMode):
+        for value in enum_type.values()[1:]:
+            name = convert.enum_to_name(enum_type, value)
+            assert name and name == name.lower()
+            assert convert.name_to_enum(enum_type, name) == value
+
+
+def test_modes():
+    assert convert.mode_to_name(pb.SOLVE_MODE_UNSPECIFIED) == "all"
+    assert convert.mode_to_name(pb.SOLVE_MODE_BEST) == "best"
+    assert convert.name_to_mode("optimal") == pb.SOLVE_MODE_OPTIMAL
+    assert convert.name_to_mode("SOLVE_MODE_ALL") == pb.SOLVE_MODE_ALL
+    assert convert.name_to_mode(SimpleNamespace(value="best")) == pb.SOLVE_MODE_BEST  # an Enum member
+    with pytest.raises(DdcardsError, match="bogus"):
+        convert.name_to_mode("bogus")
+    with pytest.raises(DdcardsError, match="42"):
+        convert.mode_to_name(42)
+
+
+# ---------------------------------------------------------------- cards and actions
+
+def test_card_notation_or_structure():
+    assert convert.card_to_str(pb.Card(notation="TH")) == "TH"
+    assert convert.card_to_str(pb.Card(notation=" 10h ")) == "10h"  # aliases go to the solver as typed
+    assert convert.card_to_str(pb.Card(rank=pb.RANK_TEN, suit=pb.SUIT_HEARTS)) == "TH"
+    assert convert.card_to_str(pb.Card(rank=pb.RANK_SIX, suit=pb.SUIT_CLUBS)) == "6C"
+    with pytest.raises(InvalidCardError, match="no valid suit"):
+        convert.card_to_str(pb.Card(rank=pb.RANK_ACE))
+    with pytest.raises(InvalidCardError, match="no valid rank"):
+        convert.card_to_str(pb.Card(suit=pb.SUIT_SPADES))
+    with pytest.raises(InvalidCardError, match="no valid rank"):
+        convert.card_to_str(pb.Card(rank=3, suit=pb.SUIT_SPADES))
+    with pytest.raises(DdcardsError, match="not both"):
+        convert.card_to_str(pb.Card(notation="TH", rank=pb.RANK_TEN))
+    with pytest.raises(InvalidCardError, match="empty"):
+        convert.card_to_str(pb.Card())
+
+
+def test_card_message_fills_structure():
+    msg = convert.card_message("QC")
+    assert (msg.notation, msg.rank, msg.suit) == ("QC", pb.RANK_QUEEN, pb.SUIT_CLUBS)
+    msg = convert.card_message("draw")
+    assert (msg.notation, msg.rank, msg.suit) == ("draw", 0, 0)
+
+
+def test_actions():
+    assert convert.action_to_str(pb.Action(notation="draw")) == "draw"
+    assert convert.action_to_str(pb.Action(card=pb.Card(rank=pb.RANK_ACE, suit=pb.SUIT_HEARTS))) == "AH"
+    named = pb.Action(card=pb.Card(notation="QH"), named_suit=pb.SUIT_SPADES)
+    assert convert.action_to_str(named) == "QH/S"
+    with pytest.raises(DdcardsError, match="not both"):
+        convert.action_to_str(pb.Action(notation="AH", card=pb.Card(notation="AH")))
+    with pytest.raises(DdcardsError, match="empty"):
+        convert.action_to_str(pb.Action())
+
+    msg = convert.action_message("QH/S")
+    assert msg.notation == "QH/S" and msg.card.notation == "QH" and msg.named_suit == pb.SUIT_SPADES
+    msg = convert.action_message("TH")
+    assert msg.card.rank == pb.RANK_TEN and msg.card.suit == pb.SUIT_HEARTS and not msg.named_suit
+    msg = convert.action_message("exchange")
+    assert msg.notation == "exchange" and not msg.HasField("card")
+
+
+def test_hand_from_structured_cards_is_pbn_in_suit_and_rank_order():
+    cards = [pb.Card(notation=t) for t in ["JC", "7H", "AS", "TS", "QC", "KS", "9H", "8H"]]
+    assert convert.cards_to_hand(pb.Cards(cards=cards)) == "AKT.987..QJ"
+    aliases = [pb.Card(notation=t) for t in ["10H", "OC", "U♣"]]
+    assert convert.cards_to_hand(pb.Cards(cards=aliases)) == ".T..QJ"
+    with pytest.raises(InvalidCardError, match="ZZ"):
+        convert.cards_to_hand(pb.Cards(cards=[pb.Card(notation="ZZ")]))
+    assert convert.cards_to_hand(pb.Cards(notation="AKT.987..QJ")) == "AKT.987..QJ"
+    structured = [pb.Card(rank=pb.RANK_SIX, suit=pb.SUIT_DIAMONDS), pb.Card(rank=pb.RANK_ACE, suit=pb.SUIT_DIAMONDS)]
+    assert convert.cards_to_hand(pb.Cards(cards=structured)) == "..A6."
+    with pytest.raises(DdcardsError, match="not both"):
+        convert.cards_to_hand(pb.Cards(notation="A...", cards=[pb.Card(notation="AS")]))
+    with pytest.raises(InvalidCardError, match="hand card 1"):
+        convert.cards_to_hand(pb.Cards(cards=[pb.Card(notation="AS"), pb.Card(rank=pb.RANK_ACE)]))
+
+
+def test_sequence_keeps_order():
+    cards = [pb.Card(notation="8D"), pb.Card(rank=pb.RANK_SEVEN, suit=pb.SUIT_SPADES)]
+    assert convert.cards_to_sequence(pb.Cards(cards=cards)) == "8D 7S"
+    assert convert.cards_to_sequence(pb.Cards(notation="7S 8D")) == "7S 8D"
+
+
+# ---------------------------------------------------------------- options
+
+@pytest.mark.parametrize("value", [True, False, 3, -7, 2.5, "amsterdam"])
+def test_option_values_round_trip(value):
+    msg = convert.python_to_option(value)
+    back = convert.option_to_python("x", msg)
+    assert back == value and type(back) is type(value)
+
+
+def test_option_without_value_is_rejected():
+    with pytest.raises(DdcardsError, match="'horizon' has no value") as info:
+        convert.option_to_python("horizon", pb.OptionValue())
+    assert info.value.token == "horizon"
+
+
+# ---------------------------------------------------------------- position -> document
+
+def _position_message() -> pb.Position:
+    msg = pb.Position(game=pb.GAME_MARIAS, contract=pb.CONTRACT_HRA, trump=pb.SUIT_HEARTS)
+    for hand in DOC["hands"]:
+        msg.hands.add(notation=hand)
+    msg.talon.CopyFrom(pb.Cards(cards=[pb.Card(notation="7S"), pb.Card(notation="8D")]))
+    msg.options["marriage_on_follow"].bool_value = False
+    for card in DOC["played"]:
+        msg.played.add(notation=card)
+    return msg
+
+
+def test_position_to_doc_mirrors_the_document():
+    assert convert.position_to_doc(_position_message()) == DOC
+
+
+def test_position_to_doc_writes_only_set_fields():
+    msg = pb.Position(game_name="prsi", hands=[pb.Cards(notation="A...")], upcard=pb.Card(notation="7H"),
+                      stock=pb.Cards(notation=""), leader=0, flek=0, first_deal=False, playing_team=1,
+                      rules="rotterdam", objective="race", start_scores=[100, 120])
+    msg.options["horizon"].int_value = 12
+    msg.played.add(card=pb.Card(notation="QH"), named_suit=pb.SUIT_CLUBS)
+    doc = convert.position_to_doc(msg)
+    assert doc == {
+        "game": "prsi", "hands": ["A..."], "upcard": "7H", "stock": "", "leader": 0, "flek": 0,
+        "first_deal": False, "playing_team": 1, "rules": "rotterdam", "objective": "race",
+        "start_scores": [100, 120], "options": {"horizon": 12}, "played": ["QH/C"],
+    }
+    bare = convert.position_to_doc(pb.Position(game_name="marias"))
+    assert bare == {"game": "marias"}
+
+
+def test_game_name_and_enum():
+    assert convert.position_to_doc(pb.Position(game_name="mariáš"))["game"] == "mariáš"
+    assert convert.position_to_doc(pb.Position(game=pb.GAME_KLAVERJAS))["game"] == "klaverjas"
+    # Both set: they must agree (the server checks aliases with solver.find_game).
+    same = convert.position_to_doc(pb.Position(game_name="Marias", game=pb.GAME_MARIAS))
+    assert same["game"] == "Marias"
+    with pytest.raises(DdcardsError, match="disagree"):
+        convert.position_to_doc(pb.Position(game_name="prsi", game=pb.GAME_MARIAS))
+    alias = {"mariáš": "marias", "marias": "marias"}
+    doc = convert.position_to_doc(pb.Position(game_name="mariáš", game=pb.GAME_MARIAS), canonical_game=alias.get)
+    assert doc["game"] == "mariáš"
+    with pytest.raises(DdcardsError, match="names no game"):
+        convert.position_to_doc(pb.Position())
+    with pytest.raises(DdcardsError, match="unknown game enum value 42"):
+        convert.position_to_doc(pb.Position(game=42))
+
+
+def test_contract_name_and_enum():
+    assert convert.position_to_doc(pb.Position(game_name="marias", contract=pb.CONTRACT_DURCH))["contract"] == "durch"
+    assert convert.position_to_doc(pb.Position(game_name="marias", contract_name="betl"))["contract"] == "betl"
+    with pytest.raises(DdcardsError, match="disagree"):
+        convert.position_to_doc(pb.Position(game_name="marias", contract_name="betl", contract=pb.CONTRACT_HRA))
+
+
+def test_request_to_doc_from_json():
+    request = pb.SolveRequest(document_json=json.dumps(DOC))
+    assert convert.request_to_doc(request) == DOC
+    with pytest.raises(DdcardsError, match="not valid JSON"):
+        convert.request_to_doc(pb.SolveRequest(document_json="{not json"))
+    with pytest.raises(DdcardsError, match="JSON object"):
+        convert.request_to_doc(pb.SolveRequest(document_json="[1, 2]"))
+    with pytest.raises(DdcardsError, match="no position"):
+        convert.request_to_doc(pb.SolveRequest())
+    assert convert.request_to_doc(pb.AnalysePlayRequest(position=_position_message())) == DOC
+
+
+def test_doc_to_position_round_trips():
+    msg = convert.doc_to_position(DOC)
+    assert msg is not None and msg.game == pb.GAME_MARIAS
+    assert convert.position_to_doc(msg) == DOC
+    other = {"game": "mariasz", "hands": ["", ""], "stock": ["AH", "6S"], "objective": "race",
+             "start_scores": [10, 20], "first_deal": True, "leader": 1, "flek": 2, "playing_team": 0,
+             "options": {"must_beat": True, "x": 1.5, "y": "z"}}
+    back = convert.position_to_doc(convert.doc_to_position(other))
+    assert back == {**other, "stock": "AH 6S"}
+
+
+@pytest.mark.parametrize("doc", [
+    {"game": "marias", "future_field": 1},   # a field the message lacks
+    {"game": "marias", "trump": "♥"},         # an alias the enum cannot carry
+    {"game": "marias", "hands": [["AS"]]},     # a hand as a list
+    {"game": "marias", "options": {"x": [1]}},
+    {"game": "marias", "leader": "0"},
+    {"hands": []},
+])
+def test_doc_to_position_declines_what_the_message_cannot_carry(doc):
+    assert convert.doc_to_position(doc) is None
+
+
+# ---------------------------------------------------------------- results -> messages
+
+def _result(**over):
+    base = dict(
+        game="marias", value=40, scores={"declarer": 60, "defenders": 20}, tricks={"declarer": 7, "defenders": 3},
+        won=True, settlement=[4, -2, -2], to_move=0, optimal_moves=["AS", "KS"],
+        moves=[SimpleNamespace(move="AS", value=40, optimal=True), SimpleNamespace(move="KS", value=40, optimal=True),
+               SimpleNamespace(move="7H", value=None, optimal=False)],
+        pv=["AS", "QS", "JS"], outcomes={"sedma": False, "kilo": False}, nodes=1234, elapsed=0.01,
+    )
+    base.update(over)
+    result = SimpleNamespace(**base)
+    result.to_dict = lambda: {**{k: v for k, v in base.items() if k != "moves"}, "moves": [], "nat": False,
+                              "roem": {"0": 20, "1": 0}}
+    return result
+
+
+def test_result_to_response():
+    msg = convert.result_to_response(_result(), mode="optimal")
+    assert msg.game == pb.GAME_MARIAS and msg.game_name == "marias" and msg.mode == pb.SOLVE_MODE_OPTIMAL
+    assert msg.value == 40 and dict(msg.scores) == {"declarer": 60, "defenders": 20}
+    assert dict(msg.tricks) == {"declarer": 7, "defenders": 3} and msg.won
+    assert list(msg.settlement) == [4, -2, -2] and msg.to_move == 0
+    assert [a.notation for a in msg.optimal_moves] == ["AS", "KS"]
+    assert msg.optimal_moves[0].card.rank == pb.RANK_ACE and msg.optimal_moves[0].card.suit == pb.SUIT_SPADES
+    assert [(m.move.notation, m.value if m.HasField("value") else None, m.optimal) for m in msg.moves] == [
+        ("AS", 40, True), ("KS", 40, True), ("7H", None, False)]
+    assert [a.notation for a in msg.principal_variation] == ["AS", "QS", "JS"]
+    assert dict(msg.outcomes) == {"sedma": False, "kilo": False}
+    assert msg.nodes == 1234 and msg.elapsed_seconds == pytest.approx(0.01)
+    # Fields of the result document without a typed field travel in `extra`.
+    assert dict(msg.extra) == {"nat": False, "roem": {"0": 20.0, "1": 0.0}}
+
+
+def test_response_to_dict_is_the_result_document_shape():
+    out = convert.response_to_dict(convert.result_to_response(_result(), mode="all"))
+    assert out["value"] == 40 and out["mode"] == "all" and out["pv"] == ["AS", "QS", "JS"]
+    assert out["moves"][2] == {"move": "7H", "value": None, "optimal": False}
+    assert out["nat"] is False and out["roem"] == {"0": 20.0, "1": 0.0}
+
+
+def test_result_without_to_dict_or_optional_fields():
+    minimal = SimpleNamespace(value=-1, optimal_moves=["7S"], moves=[], pv=["7S"], nodes=5)
+    msg = convert.result_to_response(minimal, mode="best", game="marias")
+    assert msg.value == -1 and not msg.HasField("extra") and msg.mode == pb.SOLVE_MODE_BEST
+    assert msg.game_name == "marias"
+
+
+def _step(ply, move, before, after, best, cost):
+    return SimpleNamespace(ply=ply, seat=ply % 3, move=move, value_before=before, value_after=after,
+                           best_moves=best, cost=cost, mistake=cost > 0)
+
+
+def test_analysis_to_response():
+    steps = [_step(0, "AS", 40, 40, ["AS"], 0), _step(1, "7S", 40, 60, ["QS"], 20)]
+    analysis = SimpleNamespace(game="marias", initial_value=40, final_value=60, steps=steps,
+                               mistakes=[steps[1]], nodes=99, elapsed=0.5)
+    msg = convert.analysis_to_response(analysis)
+    assert (msg.initial_value, msg.final_value, msg.nodes) == (40, 60, 99)
+    assert [(s.ply, s.move.notation, s.value_before, s.value_after, s.cost, s.mistake) for s in msg.steps] == [
+        (0, "AS", 40, 40, 0, False), (1, "7S", 40, 60, 20, True)]
+    assert [s.ply for s in msg.mistakes] == [1]
+    assert [a.notation for a in msg.steps[1].best_moves] == ["QS"]
+    out = convert.analysis_response_to_dict(msg)
+    assert out["mistakes"][0]["move"] == "7S" and out["mistakes"][0]["cost"] == 20
+    # mistakes derived from steps when the object has no list of its own
+    del analysis.mistakes
+    assert [s.ply for s in convert.analysis_to_response(analysis).mistakes] == [1]
+
+
+def test_game_info_to_message():
+    info = SimpleNamespace(
+        name="marias", title="Mariáš", seats=(3, 4), contracts=("hra", "betl", "durch"),
+        objectives={"hra": ("hra", "sedma", "kilo"), "betl": ("betl",), "durch": ("durch",)},
+        options=(SimpleNamespace(name="marriage_on_follow", type=bool, default=False, description="d"),
+                 SimpleNamespace(name="horizon", type="int", default=None, description="")),
+        aliases=("mariáš",))
+    msg = convert.game_info_to_message(info)
+    assert msg.game == pb.GAME_MARIAS and msg.title == "Mariáš" and list(msg.seats) == [3, 4]
+    assert [(c.name, c.contract, list(c.objectives)) for c in msg.contracts] == [
+        ("hra", pb.CONTRACT_HRA, ["hra", "sedma", "kilo"]), ("betl", pb.CONTRACT_BETL, ["betl"]),
+        ("durch", pb.CONTRACT_DURCH, ["durch"])]
+    assert msg.options[0].type == "bool" and msg.options[0].default_value.bool_value is False
+    assert msg.options[0].default_value.WhichOneof("kind") == "bool_value"
+    assert msg.options[1].default_value.WhichOneof("kind") is None
+    other = convert.game_info_to_message(SimpleNamespace(name="skat", contracts=("grand",), objectives={}))
+    assert other.game == pb.GAME_UNSPECIFIED and other.contracts[0].contract == pb.CONTRACT_UNSPECIFIED
+    listing = convert.games_response_to_list(convert.games_to_response([info], version="1"))
+    assert listing[0]["contracts"] == ["hra", "betl", "durch"]
+    assert listing[0]["options"][0] == {"name": "marriage_on_follow", "type": "bool", "default": False,
+                                        "description": "d"}
+
+
+# ---------------------------------------------------------------- errors
+
+@pytest.mark.parametrize("exc, code", [
+    (InvalidCardError("unknown card 'ZZ'", token="ZZ", rule="card"), grpc.StatusCode.INVALID_ARGUMENT),
+    (IllegalPlayError("x", token="AH"), grpc.StatusCode.INVALID_ARGUMENT),
+    (SearchTimeout("t"), grpc.StatusCode.DEADLINE_EXCEEDED),
+    (SearchCancelled(), grpc.StatusCode.CANCELLED),
+    (CancelledError(), grpc.StatusCode.CANCELLED),
+    (RuntimeError("boom"), grpc.StatusCode.INTERNAL),
+])
+def test_error_mapping(exc, code):
+    assert convert.error_to_status(exc) is code
+    err = convert.error_to_message(exc)
+    assert err.code == code.value[0] and err.code_name == code.name
+
+
+def test_error_messages_name_the_token():
+    exc = InvalidCardError("unknown card 'ZZ': a card is a rank then a suit", token="ZZ", rule="card")
+    assert convert.error_message(exc) == str(exc)
+    err = convert.error_to_message(exc)
+    assert (err.token, err.rule) == ("ZZ", "card")
+    assert "RuntimeError: boom" in convert.error_message(RuntimeError("boom"))
