@@ -175,19 +175,27 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
     return best
 
 
-cdef int mtd(SearchCtx* c, int guess) noexcept nogil:
-    """Exact value by null-window searches converging on it (MTD(f))."""
-    cdef int lower = -VALUE_INF, upper = VALUE_INF, g = guess, beta
-    while lower < upper:
-        beta = g if g > lower + 1 else lower + 1
-        g = alphabeta(c, beta - 1, beta)
+cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF) noexcept nogil:
+    """Exact value by null-window searches converging on it (MTD(f)).
+
+    lo <= value <= hi is what the caller already knows.
+    """
+    cdef int g = guess, beta, r
+    while lo < hi:
+        beta = g
+        if beta <= lo:
+            beta = lo + 1
+        if beta > hi:
+            beta = hi
+        r = alphabeta(c, beta - 1, beta)
         if c.aborted:
             return 0
-        if g < beta:
-            upper = g
+        if r >= beta:
+            lo = r
         else:
-            lower = g
-    return g
+            hi = r
+        g = r
+    return lo
 
 
 cdef inline int at_least(SearchCtx* c, int target) noexcept nogil:
@@ -318,7 +326,8 @@ cdef int child_outcome(SearchCtx* c, int exact, int t, int value, int ismax,
         out[0] = v
         return v == value
     if want_exact:
-        v = mtd(c, value)
+        # The parent's value bounds every child: none beats it for the mover.
+        v = mtd(c, value, -VALUE_INF, value) if ismax else mtd(c, value, value, VALUE_INF)
         out[0] = v
         return v == value
     ok = at_least(c, value) if ismax else at_most(c, value)

@@ -14,9 +14,9 @@
 #
 #   k0:64 | k1:64 | lo:16 | hi:16 | depth:8 | gen:8 | move:8 | pad:8
 from libc.stdint cimport uint8_t, int16_t, uint64_t
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport free
 from libc.string cimport memset
-from solver._core.bits cimport dd_mix64
+from solver._core.bits cimport dd_mix64, dd_table_alloc
 
 cdef enum:
     TT_WAYS = 4
@@ -51,7 +51,7 @@ cdef inline int tt_init(TTable* t, size_t megabytes) noexcept nogil:
         want = 1
     while n * 2 <= want:
         n *= 2
-    t.slots = <TTEntry*> calloc(n * TT_WAYS, sizeof(TTEntry))
+    t.slots = <TTEntry*> dd_table_alloc(n * TT_WAYS * sizeof(TTEntry))
     if t.slots == NULL:
         return -1
     t.nbuckets = n

@@ -224,11 +224,40 @@ cdef int m_terminal_future(void* vp) noexcept nogil:
     return 0
 
 
+cdef int last_trick_future(MPos* p, MState* s) noexcept nogil:
+    """The future value when one card is left in each hand: play is forced."""
+    cdef int c0 = dd_ctz32(s.hand[s.leader])
+    cdef int c1 = dd_ctz32(s.hand[(s.leader + 1) % NSEATS])
+    cdef int c2 = dd_ctz32(s.hand[(s.leader + 2) % NSEATS])
+    cdef int best = c0, bi = 0, w, pts
+    if ((c1 >> 3) == (best >> 3) and c1 > best) or ((c1 >> 3) == p.trump and (best >> 3) != p.trump):
+        best = c1
+        bi = 1
+    if ((c2 >> 3) == (best >> 3) and c2 > best) or ((c2 >> 3) == p.trump and (best >> 3) != p.trump):
+        best = c2
+        bi = 2
+    w = (s.leader + bi) % NSEATS
+    if p.objective == O_HRA:
+        pts = card_points(p, c0) + card_points(p, c1) + card_points(p, c2) + 10
+        return pts if w == 0 else -pts
+    if p.objective == O_KILO:
+        return card_points(p, c0) + card_points(p, c1) + card_points(p, c2) + 10 if w == 0 else 0
+    if p.objective == O_SEDMA:
+        return 1 if w == 0 and best == p.trump * 8 + P_SEVEN else -1
+    if p.objective == O_BETL:
+        return -1 if w == 0 else 1
+    return 1 if w == 0 else -1
+
+
 cdef void m_future_bounds(void* vp, int* lo, int* hi) noexcept nogil:
     cdef MPos* p = <MPos*> vp
     cdef MState* s = &p.st[p.sp]
     cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2]
     cdef int pts
+    if dd_popcount32(rem) == NSEATS:
+        lo[0] = last_trick_future(p, s)
+        hi[0] = lo[0]
+        return
     if p.objective == O_HRA:
         pts = 10 * dd_popcount32(rem & p.tens) + 10
         hi[0] = pts + marriage_value(p, live_marriages(s, 0, 0, p.trump))
@@ -351,6 +380,8 @@ cdef int order_score(MPos* p, MState* s, int c) noexcept nogil:
         above = rem & suit_mask(suit) & ~((<uint32_t> 2 << c) - 1) & ~s.hand[seat]
         if p.objective == O_BETL:
             return -rank if me == 0 else rank
+        if p.hra and (rank == P_KING or rank == P_OBER) and (s.hand[seat] >> (c ^ 1)) & 1:
+            return 80 + (40 if suit == p.trump else 20)     # a marriage scores at once
         if above == 0:                     # the top card of its suit
             return 50 + pts + (20 if suit == p.trump and me == 0 else 0)
         return -rank - pts - (10 if suit == p.trump else 0)

@@ -65,6 +65,15 @@ class Session(ABC):
 
     board: Any            # a solver._core.search.Board subclass
     history: list[str]
+    trick_size: int | None = None      # cards per trick (None: not a trick game)
+    side_names: tuple[str, ...] = ()
+
+    def describe(self) -> dict[str, Any]:
+        """What is left, for display: {"hands": [...], "trick": [...], ...}."""
+        return {}
+
+    def seat_role(self, seat: int) -> str:
+        return ""
 
     @property
     @abstractmethod

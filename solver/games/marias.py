@@ -213,6 +213,9 @@ def _salt(setup: MariasSetup) -> tuple[int, int]:
 
 
 class MariasSession(Session):
+    trick_size = 3
+    side_names = ("declarer", "defenders")
+
     def __init__(self, setup: MariasSetup):
         self.setup = setup
         order = HRA_ORDER if setup.contract == "hra" else BETL_ORDER
@@ -265,6 +268,21 @@ class MariasSession(Session):
 
     def trick(self) -> list[Card]:
         return [self._card[c] for c in self.board.state["trick"]]
+
+    def describe(self) -> dict[str, Any]:
+        s = self.setup
+        title = f"Mariáš {s.contract}"
+        if s.trump is not None:
+            title += f", trumps {s.trump}"
+        if s.objective != s.contract:
+            title += f", objective {s.objective}"
+        if s.flek:
+            title += ", " + ("flek", "re")[s.flek - 1]
+        return {"title": title, "hands": [format_hand(h) for h in self.hands()],
+                "talon": format_cards(s.talon), "trick": [str(c) for c in self.trick()]}
+
+    def seat_role(self, seat: int) -> str:
+        return "declarer" if seat == 0 else "defender"
 
     # -- play
     def play(self, token: str) -> None:

@@ -1,0 +1,108 @@
+"""Mariáš solver benchmark over the fixed corpora (prints a Markdown report).
+
+    python benchmarks/bench_marias.py [--deals N] [--reference-positions N]
+
+For each contract: the time of a full-deal solve as the CLI answers by default
+(the value and every legal first card's exact value, plus the principal
+variation), cold (table cleared per deal), one core.  "search" is the time in
+the C search; "call" adds parsing the document and building the result.
+Then the speed-up over the plain-Python reference (tests/reference) on
+endgames it can finish, measured side by side on the same positions.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import solver  # noqa: E402
+from tests.reference import marias as reference  # noqa: E402
+
+CORPUS = ROOT / "benchmarks" / "corpus"
+
+
+def load(contract: str, n: int) -> list[dict]:
+    lines = (CORPUS / f"marias-{contract}.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines[:n]]
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def full_deals(n: int) -> list[str]:
+    engine = solver.Solver()
+    rows = ["| contract | deals | made | search median | p90 | max | call median | nodes median | nodes/s |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for contract in ("hra", "betl", "durch"):
+        docs = load(contract, n)
+        search, call, nodes, made = [], [], [], 0
+        for doc in docs:
+            t = time.perf_counter()
+            res = engine.solve(doc, mode="all")
+            call.append(time.perf_counter() - t)
+            search.append(res.elapsed)
+            nodes.append(res.nodes)
+            made += res.won
+        rate = sum(nodes) / sum(search) / 1e6
+        rows.append(f"| {contract} | {len(docs)} | {made} | {statistics.median(search) * 1e3:.2f} ms | "
+                    f"{pct(search, 0.9) * 1e3:.2f} ms | {max(search) * 1e3:.1f} ms | "
+                    f"{statistics.median(call) * 1e3:.2f} ms | {statistics.median(nodes):,.0f} | {rate:.1f} M |")
+    return rows
+
+
+def endgames(n: int, tricks_left: int) -> list[str]:
+    """Reference vs fast solver on positions `tricks_left` tricks from the end of corpus deals."""
+    engine = solver.Solver()
+    ref_t, fast_t, search_t, positions = [], [], [], 0
+    for contract in ("hra", "betl", "durch"):
+        for doc in load(contract, n):
+            line = engine.solve(doc, mode="best").pv
+            cut = 30 - 3 * tricks_left
+            if len(line) < cut:
+                continue               # settled early (betl/durch): no such endgame on the line
+            pos = dict(doc, played=line[:cut])
+            t = time.perf_counter()
+            expected = reference.reference_solve(pos)
+            ref_t.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            res = engine.solve(pos, mode="all")
+            fast_t.append(time.perf_counter() - t)
+            search_t.append(res.elapsed)
+            assert res.value == expected["value"], pos
+            positions += 1
+    ratio = statistics.median(r / f for r, f in zip(ref_t, fast_t))
+    ratio_search = statistics.median(r / f for r, f in zip(ref_t, search_t))
+    return [f"| {tricks_left} tricks left | {positions} | {statistics.median(ref_t) * 1e3:.1f} ms | "
+            f"{statistics.median(fast_t) * 1e3:.3f} ms | {statistics.median(search_t) * 1e3:.3f} ms | "
+            f"{ratio:,.0f}x | {ratio_search:,.0f}x |"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=200)
+    ap.add_argument("--reference-positions", type=int, default=20,
+                    help="corpus deals per contract to cut into endgames for the reference comparison")
+    args = ap.parse_args()
+    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
+          f"2 cores; one search thread. Command: python benchmarks/bench_marias.py --deals {args.deals} "
+          f"--reference-positions {args.reference_positions}\n")
+    print("\n".join(full_deals(args.deals)))
+    print()
+    print("| endgame | positions | reference median | ddcards call median | ddcards search median "
+          "| speed-up (call) | speed-up (search) |")
+    print("|---|---|---|---|---|---|---|")
+    for k in (3, 4, 5):
+        print("\n".join(endgames(args.reference_positions, k)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""Write the fixed, seeded benchmark corpora (JSON Lines of position documents).
+
+    python benchmarks/make_corpus.py            # rewrites benchmarks/corpus/*.jsonl
+
+Deals are random, then the declarer bids as a player would: for Hra he takes
+the suit where his 12 cards are longest and strongest as trumps and discards
+his two weakest side cards (never an A or T); Betl and Durch deals are drawn
+with the declarer's cards weighted towards low (Betl) or high (Durch) ranks,
+and he discards his two highest (Betl) or lowest (Durch) cards.
+"""
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+RANKS = "789TJQKA"                  # natural order
+HRA_POWER = "789JQKTA"              # Hra order, low to high
+BETL_POWER = "789TJQKA"
+SUITS = "SHDC"
+DECK = [r + s for s in SUITS for r in RANKS]
+OUT = Path(__file__).parent / "corpus"
+
+
+def hand_string(cards: list[str], power: str) -> str:
+    return ".".join("".join(sorted((c[0] for c in cards if c[1] == s), key=power.index, reverse=True))
+                    for s in SUITS)
+
+
+def weighted_hand(rng: random.Random, deck: list[str], n: int, low: bool) -> list[str]:
+    pool, hand = list(deck), []
+    for _ in range(n):
+        weights = [(8 - BETL_POWER.index(c[0])) ** 2 if low else (1 + BETL_POWER.index(c[0])) ** 2 for c in pool]
+        card = rng.choices(pool, weights)[0]
+        pool.remove(card)
+        hand.append(card)
+    return hand
+
+
+def deal_rest(rng: random.Random, forehand12: list[str]) -> tuple[list[str], list[str]]:
+    rest = [c for c in DECK if c not in forehand12]
+    rng.shuffle(rest)
+    return rest[:10], rest[10:]
+
+
+def hra_deal(rng: random.Random) -> dict:
+    deck = list(DECK)
+    rng.shuffle(deck)
+    fh = deck[:12]
+    strength = {s: sum(1 + HRA_POWER.index(c[0]) for c in fh if c[1] == s) + 4 * sum(c[1] == s for c in fh)
+                for s in SUITS}
+    trump = max(SUITS, key=lambda s: strength[s])
+    side = [c for c in fh if c[1] != trump and c[0] not in "AT"]
+    side.sort(key=lambda c: (sum(x[1] == c[1] for x in fh), HRA_POWER.index(c[0])))
+    talon = side[:2] if len(side) >= 2 else side + [c for c in fh if c[1] == trump and c[0] not in "AT"][:2 - len(side)]
+    hand0 = [c for c in fh if c not in talon]
+    h1, h2 = deck[12:22], deck[22:32]
+    return {"game": "marias", "contract": "hra", "trump": trump,
+            "hands": [hand_string(h, HRA_POWER) for h in (hand0, h1, h2)], "talon": " ".join(talon)}
+
+
+def no_trump_deal(rng: random.Random, contract: str) -> dict:
+    low = contract == "betl"
+    fh = weighted_hand(rng, DECK, 12, low)
+    fh.sort(key=lambda c: BETL_POWER.index(c[0]), reverse=low)
+    talon, hand0 = fh[:2], fh[2:]
+    h1, h2 = deal_rest(rng, fh)
+    return {"game": "marias", "contract": contract,
+            "hands": [hand_string(h, BETL_POWER) for h in (hand0, h1, h2)], "talon": " ".join(talon)}
+
+
+def main(n: int = 200) -> None:
+    OUT.mkdir(exist_ok=True)
+    for contract, seed in (("hra", 20261129), ("betl", 20261130), ("durch", 20261131)):
+        rng = random.Random(seed)
+        docs = [hra_deal(rng) if contract == "hra" else no_trump_deal(rng, contract) for _ in range(n)]
+        path = OUT / f"marias-{contract}.jsonl"
+        path.write_text("".join(json.dumps(d) + "\n" for d in docs))
+        print(f"wrote {len(docs)} deals to {path}")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200)
