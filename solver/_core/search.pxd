@@ -18,6 +18,7 @@ cdef enum NodeKind:
     NODE_INNER = 0       # mid-trick: no table probe
     NODE_BOUNDARY = 1    # trick boundary: probe/store the table, try quick bounds
     NODE_TERMINAL = 2    # nothing left to play (or the outcome is settled)
+    NODE_SMALL = 3       # a boundary too close to the end for a table probe to pay: quick bounds only
 
 ctypedef struct GameOps:
     # Fill `moves` with the legal moves, best guess first; with `prune` set,
@@ -35,6 +36,9 @@ ctypedef struct GameOps:
     void (*tt_key)(void* pos, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil
     # Quick bounds lo <= future <= hi at a boundary node.
     void (*future_bounds)(void* pos, int* lo, int* hi) noexcept nogil
+    # Are legal moves a and b interchangeable here (same value, always)?
+    # Optional (NULL: never); lets the root search one move per group.
+    int (*equivalent)(void* pos, int a, int b) noexcept nogil
 
 
 cdef class Board:

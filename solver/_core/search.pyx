@@ -14,7 +14,7 @@ Reading guide
 from libc.stdint cimport uint64_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from solver._core.tt cimport (TTable, TTEntry, TT_NO_MOVE, tt_init, tt_free,
+from solver._core.tt cimport (TTable, TTEntry, TT_NO_MOVE, TT_WAYS, tt_init, tt_free,
                               tt_new_generation, tt_probe, tt_store)
 from solver.errors import SearchCancelled, SearchTimeout
 
@@ -102,12 +102,13 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
     if kind == NODE_TERMINAL:
         return banked + ops.terminal_future(pos)
 
-    if kind == NODE_BOUNDARY:
+    if kind == NODE_BOUNDARY or kind == NODE_SMALL:
         ops.future_bounds(pos, &lo, &hi)
         if banked + lo >= beta:
             return banked + lo
         if banked + hi <= alpha:
             return banked + hi
+    if kind == NODE_BOUNDARY:
         ops.tt_key(pos, &k0, &k1, &depth)
         e = tt_probe(c.tt, k0, k1)
         if e != NULL:
@@ -236,7 +237,7 @@ cdef class Searcher:
 
     @property
     def tt_entries(self):
-        return self.tt.nbuckets * 4
+        return self.tt.nbuckets * TT_WAYS
 
     @property
     def tt_stats(self):
@@ -337,9 +338,13 @@ cdef int child_outcome(SearchCtx* c, int exact, int t, int value, int ismax,
 
 cdef int root_moves(SearchCtx* c, int* moves, int* values, int* flags, int mode,
                     int exact, int t, int value) noexcept nogil:
-    """Fill moves/values/flags (flag = report this move) for the root."""
+    """Fill moves/values/flags (flag = report this move) for the root.
+
+    Moves the game declares equivalent share one search.
+    """
     cdef const GameOps* ops = c.ops
-    cdef int n, ismax, i, optimal
+    cdef int n, ismax, i, j, optimal, twin
+    cdef int opt[MAX_MOVES]
     # A settled outcome still has legal moves (a lost Betl may be played
     # out); they all keep the value.  A finished deal has none.
     n = ops.gen_moves(c.pos, moves, 0)
@@ -348,11 +353,22 @@ cdef int root_moves(SearchCtx* c, int* moves, int* values, int* flags, int mode,
         flags[i] = 0
         values[i] = VALUE_INF
     for i in range(n):
-        ops.make(c.pos, moves[i])
-        optimal = child_outcome(c, exact, t, value, ismax, mode == C_MODE_ALL, &values[i])
-        ops.unmake(c.pos)
-        if c.aborted:
-            return n
+        twin = -1
+        if ops.equivalent != NULL:
+            for j in range(i):
+                if flags[j] and ops.equivalent(c.pos, moves[i], moves[j]):
+                    twin = j
+                    break
+        if twin >= 0:
+            values[i] = values[twin]
+            optimal = opt[twin]
+        else:
+            ops.make(c.pos, moves[i])
+            optimal = child_outcome(c, exact, t, value, ismax, mode == C_MODE_ALL, &values[i])
+            ops.unmake(c.pos)
+            if c.aborted:
+                return n
+        opt[i] = optimal
         if mode == C_MODE_BEST:
             if optimal:
                 flags[i] = 1

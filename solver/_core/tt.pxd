@@ -9,17 +9,17 @@
 #   this position, not on the total, so they hold whatever the history banked.
 # - depth says how much play is left (larger = more valuable to keep).
 #
-# Layout: buckets of WAYS entries of 24 bytes; replacement prefers an empty or
+# Layout: buckets of TT_WAYS entries of 32 bytes (one 64-byte line); replacement prefers an empty or
 # stale (older generation) slot, then the shallowest one.
 #
-#   k0:64 | k1:64 | lo:16 | hi:16 | depth:8 | gen:8 | move:8 | pad:8
+#   k0:64 | k1:64 | lo:16 | hi:16 | depth:8 | gen:8 | move:8 | pad:72
 from libc.stdint cimport uint8_t, int16_t, uint64_t
 from libc.stdlib cimport free
 from libc.string cimport memset
 from solver._core.bits cimport dd_mix64, dd_table_alloc
 
 cdef enum:
-    TT_WAYS = 4
+    TT_WAYS = 2          # 2 x 32 bytes: a bucket is one cache line
     TT_NO_MOVE = 255
 
 ctypedef struct TTEntry:
@@ -30,7 +30,7 @@ ctypedef struct TTEntry:
     uint8_t depth     # 0 = empty
     uint8_t gen
     uint8_t move      # best move found here, TT_NO_MOVE if none
-    uint8_t pad
+    uint8_t pad[9]
 
 ctypedef struct TTable:
     TTEntry* slots

@@ -12,7 +12,7 @@ from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from solver._core.bits cimport dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
-from solver._core.search cimport (Board, GameOps, NODE_INNER, NODE_BOUNDARY,
+from solver._core.search cimport (Board, GameOps, NODE_INNER, NODE_BOUNDARY, NODE_SMALL,
                                   NODE_TERMINAL, MAX_MOVES)
 
 # Objectives: what the search measures.
@@ -191,14 +191,18 @@ cdef int m_max_to_move(void* vp) noexcept nogil:
 cdef int m_node_kind(void* vp) noexcept nogil:
     cdef MPos* p = <MPos*> vp
     cdef MState* s = &p.st[p.sp]
+    cdef uint32_t rem
     if s.nt != 0:
         return NODE_INNER
-    if (s.hand[0] | s.hand[1] | s.hand[2]) == 0:
+    rem = s.hand[0] | s.hand[1] | s.hand[2]
+    if rem == 0:
         return NODE_TERMINAL
     if p.objective == O_BETL and s.tricks[0] > 0:
         return NODE_TERMINAL
     if p.objective == O_DURCH and s.tricks[1] > 0:
         return NODE_TERMINAL
+    if dd_popcount32(rem) == NSEATS:          # the last trick: exact, no probe needed
+        return NODE_SMALL
     return NODE_BOUNDARY
 
 
@@ -249,23 +253,56 @@ cdef int last_trick_future(MPos* p, MState* s) noexcept nogil:
     return 1 if w == 0 else -1
 
 
+cdef inline int best_marriage(MPos* p, uint32_t live) noexcept nogil:
+    """The most valuable single marriage among `live` (K|O pairs)."""
+    if live == 0:
+        return 0
+    if p.trump >= 0 and (live & suit_mask(p.trump)):
+        return 40
+    return 20
+
+
 cdef void m_future_bounds(void* vp, int* lo, int* hi) noexcept nogil:
+    """Quick bounds on the future value at a trick boundary.
+
+    Hra: the declarer can at most take every remaining point, the last trick
+    and his marriages; at least lose all that to the defenders.  Two sure
+    things tighten it: the highest trump out always wins its trick, so if it
+    is a 10-pointer its points are its owner's; and the player on lead can
+    score a marriage now by leading it.
+    """
     cdef MPos* p = <MPos*> vp
     cdef MState* s = &p.st[p.sp]
-    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2]
-    cdef int pts
+    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2], tm, dt, ft
+    cdef int pts, sure_d = 0, sure_f = 0, lead_m
     if dd_popcount32(rem) == NSEATS:
         lo[0] = last_trick_future(p, s)
         hi[0] = lo[0]
         return
-    if p.objective == O_HRA:
+    if p.objective == O_HRA or p.objective == O_KILO:
         pts = 10 * dd_popcount32(rem & p.tens) + 10
-        hi[0] = pts + marriage_value(p, live_marriages(s, 0, 0, p.trump))
-        lo[0] = -pts - marriage_value(p, live_marriages(s, 1, 0, p.trump) | live_marriages(s, 2, 0, p.trump))
-    elif p.objective == O_KILO:
-        pts = 10 * dd_popcount32(rem & p.tens) + 10
-        lo[0] = 0
-        hi[0] = pts + (40 if live_marriages(s, 0, 1, p.trump) else 0)
+        if p.trump >= 0:
+            # A trump above every trump of the other side wins its trick for
+            # its own side (only its own side's trumps could beat it).
+            tm = suit_mask(p.trump)
+            dt = s.hand[0] & tm
+            ft = (s.hand[1] | s.hand[2]) & tm
+            if dt:
+                sure_d = 10 * dd_popcount32(dt & p.tens & ~(((<uint32_t> 2) << dd_msb32(ft)) - 1 if ft else 0))
+            if ft:
+                sure_f = 10 * dd_popcount32(ft & p.tens & ~(((<uint32_t> 2) << dd_msb32(dt)) - 1 if dt else 0))
+        if p.objective == O_HRA:
+            hi[0] = pts + marriage_value(p, live_marriages(s, 0, 0, p.trump)) - 2 * sure_f
+            lo[0] = -pts - marriage_value(p, live_marriages(s, 1, 0, p.trump) | live_marriages(s, 2, 0, p.trump)) \
+                + 2 * sure_d
+            lead_m = best_marriage(p, live_marriages(s, s.leader, 0, p.trump))
+            if s.leader == 0:
+                lo[0] += lead_m
+            else:
+                hi[0] -= lead_m
+        else:
+            hi[0] = pts + (40 if live_marriages(s, 0, 1, p.trump) else 0) - sure_f
+            lo[0] = sure_d
     elif p.objective == O_SEDMA:
         lo[0] = -1
         hi[0] = 1 if (s.hand[0] >> (p.trump * 8 + P_SEVEN)) & 1 else -1
@@ -275,13 +312,15 @@ cdef void m_future_bounds(void* vp, int* lo, int* hi) noexcept nogil:
 
 
 cdef void m_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil:
-    """Relative-rank key: who holds each remaining card, in rank order, plus
-    the layout of the classes that matter (counts per suit of 10-pointers,
-    live marriages, the trump 7), and the leader."""
+    """Relative-rank key: who holds each live card (in the hands or in the
+    current trick), in rank order, plus the layout of the classes that
+    matter (counts per suit of 10-pointers, live marriages, the trump 7), the
+    trick's cards by their place among the live ones, and the leader."""
     cdef MPos* p = <MPos*> vp
     cdef MState* s = &p.st[p.sp]
-    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2]
-    cdef uint32_t lane, live = 0
+    cdef uint32_t hands = s.hand[0] | s.hand[1] | s.hand[2]
+    cdef uint32_t rem = hands | s.trickmask
+    cdef uint32_t lane, live = 0, tk = 0
     cdef uint64_t layout = 0
     cdef int su, n, ntens, nlive
     if p.objective == O_HRA or p.objective == O_KILO:
@@ -299,9 +338,14 @@ cdef void m_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept no
             layout |= (<uint64_t> (n | ((lane & 1) << 4))) << (8 * su)
         else:
             layout |= (<uint64_t> n) << (8 * su)
+    if s.nt > 0:
+        # positions (1-based) of the led card and the second card among the live cards
+        tk = dd_popcount32(rem & (((<uint32_t> 1) << s.trick[0]) - 1)) + 1
+        if s.nt > 1:
+            tk |= (dd_popcount32(rem & (((<uint32_t> 1) << s.trick[1]) - 1)) + 1) << 6
     k0[0] = ((<uint64_t> dd_pext32(s.hand[0], rem)) | ((<uint64_t> dd_pext32(s.hand[1], rem)) << 32)) ^ p.salt0
-    k1[0] = (layout | ((<uint64_t> s.leader) << 32)) ^ p.salt1
-    depth[0] = dd_popcount32(rem) // 3 + 1
+    k1[0] = (layout | ((<uint64_t> s.leader) << 32) | ((<uint64_t> tk) << 34)) ^ p.salt1
+    depth[0] = dd_popcount32(hands) + 1
 
 
 cdef inline uint32_t equivalence_singletons(MPos* p, MState* s) noexcept nogil:
@@ -314,6 +358,25 @@ cdef inline uint32_t equivalence_singletons(MPos* p, MState* s) noexcept nogil:
     elif p.objective == O_SEDMA:
         single = (<uint32_t> 1) << (p.trump * 8 + P_SEVEN)
     return single
+
+
+cdef int m_equivalent(void* vp, int a, int b) noexcept nogil:
+    """Same test as the pruning in m_gen_moves, for two legal cards a and b."""
+    cdef MPos* p = <MPos*> vp
+    cdef MState* s = &p.st[p.sp]
+    cdef uint32_t legal = legal_mask(p, s), others, single, classmask, span
+    cdef int lo = a if a < b else b, hi = a if a > b else b
+    if (a >> 3) != (b >> 3) or not ((legal >> a) & 1) or not ((legal >> b) & 1):
+        return 0
+    others = ((s.hand[0] | s.hand[1] | s.hand[2]) & ~s.hand[s.turn]) | s.trickmask
+    single = equivalence_singletons(p, s)
+    classmask = p.tens if (p.objective == O_HRA or p.objective == O_KILO) else 0
+    span = ((<uint32_t> 2) << hi) - ((<uint32_t> 1) << lo)     # lo..hi inclusive
+    if others & span or single & span:
+        return 0
+    # every card of the span is ours and legal: one class throughout
+    span &= s.hand[s.turn]
+    return (classmask & span) == 0 or (classmask & span) == span
 
 
 cdef int m_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
@@ -354,8 +417,12 @@ cdef int m_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
             moves[n] = c
             n += 1
     # Order: best guess first (insertion sort on a heuristic score).
+    if n < 2:
+        return n
+    cdef OrderCtx o
+    order_context(p, s, &o)
     for i in range(n):
-        scores[i] = order_score(p, s, moves[i])
+        scores[i] = order_score(p, s, &o, moves[i])
     for i in range(1, n):
         tmpm = moves[i]
         tmps = scores[i]
@@ -369,41 +436,66 @@ cdef int m_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
     return n
 
 
-cdef int order_score(MPos* p, MState* s, int c) noexcept nogil:
-    """Heuristic worth of playing c now; only the order matters."""
-    cdef int seat = s.turn, me = side_of(seat)
-    cdef int rank = c & 7, suit = c >> 3, pts = card_points(p, c)
-    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2]
-    cdef uint32_t above
-    cdef int wi, wc, wseat, beats, last
+ctypedef struct OrderCtx:
+    uint32_t others      # live cards not in the mover's hand
+    int me               # mover's side
+    int wc               # card winning the trick so far (-1 when leading)
+    int wside            # its side
+    int last             # mover plays the trick's last card
+
+
+cdef inline void order_context(MPos* p, MState* s, OrderCtx* o) noexcept nogil:
+    cdef int wi
+    o.me = side_of(s.turn)
+    o.others = (s.hand[0] | s.hand[1] | s.hand[2]) & ~s.hand[s.turn]
+    o.last = s.nt == NSEATS - 1
     if s.nt == 0:
-        above = rem & suit_mask(suit) & ~((<uint32_t> 2 << c) - 1) & ~s.hand[seat]
-        if p.objective == O_BETL:
-            return -rank if me == 0 else rank
-        if p.hra and (rank == P_KING or rank == P_OBER) and (s.hand[seat] >> (c ^ 1)) & 1:
-            return 80 + (40 if suit == p.trump else 20)     # a marriage scores at once
-        if above == 0:                     # the top card of its suit
-            return 50 + pts + (20 if suit == p.trump and me == 0 else 0)
-        return -rank - pts - (10 if suit == p.trump else 0)
-    wi = trick_winner_index(p, s)
-    wc = s.trick[wi]
-    wseat = (s.leader + wi) % NSEATS
-    if (c >> 3) == (wc >> 3):
-        beats = c > wc
+        o.wc = -1
+        o.wside = -1
     else:
-        beats = (c >> 3) == p.trump
-    last = s.nt == NSEATS - 1
+        wi = trick_winner_index(p, s)
+        o.wc = s.trick[wi]
+        o.wside = side_of((s.leader + wi) % NSEATS)
+
+
+cdef inline int order_score(MPos* p, MState* s, OrderCtx* o, int c) noexcept nogil:
+    """Heuristic worth of playing c now; only the order matters."""
+    cdef int rank = c & 7, suit = c >> 3, pts = card_points(p, c), beats
+    cdef uint32_t sm, tm, opp_hands
+    cdef int seat, safe
+    if o.wc < 0:
+        if p.objective == O_BETL:
+            return -rank if o.me == 0 else rank
+        if p.hra and (rank == P_KING or rank == P_OBER) and (s.hand[s.turn] >> (c ^ 1)) & 1:
+            return 80 + (40 if suit == p.trump else 20)     # a marriage scores at once
+        sm = suit_mask(suit)
+        if (o.others & sm & ~((<uint32_t> 2 << c) - 1)) == 0:   # top of its suit
+            # ... and safe if no opponent can trump it
+            safe = 1
+            if p.trump >= 0 and suit != p.trump:
+                tm = suit_mask(p.trump)
+                for seat in range(NSEATS):
+                    if side_of(seat) != o.me and (s.hand[seat] & sm) == 0 and (s.hand[seat] & tm):
+                        safe = 0
+            if safe:
+                return 50 + pts + (20 if suit == p.trump and o.me == 0 else 0)
+            return pts - rank
+        return -rank - pts - (10 if suit == p.trump else 0)
+    if suit == (o.wc >> 3):
+        beats = c > o.wc
+    else:
+        beats = suit == p.trump
     if p.objective == O_BETL:
-        if me == 0:
+        if o.me == 0:
             return -100 - rank if beats else 100 + rank
-        if side_of(wseat) == 0:
+        if o.wside == 0:
             return -rank if beats else 100 + rank
         return -rank
     if beats:
-        if last:
+        if o.last:
             return 100 + pts - rank
         return 60 - rank
-    if side_of(wseat) == me:
+    if o.wside == o.me:
         return 40 + pts - rank
     return 20 - 2 * pts - rank
 
@@ -418,6 +510,7 @@ MARIAS_OPS.banked = m_banked
 MARIAS_OPS.terminal_future = m_terminal_future
 MARIAS_OPS.tt_key = m_tt_key
 MARIAS_OPS.future_bounds = m_future_bounds
+MARIAS_OPS.equivalent = m_equivalent
 
 
 cdef class MariasBoard(Board):
