@@ -2,8 +2,8 @@
 
 >>> import solver
 >>> res = solver.solve(solver.example("marias-hra"))
->>> res.value, res.optimal_moves[:1]
-(100, ['AH'])
+>>> res.value, res.scores
+(70, {'declarer': 100, 'defenders': 30})
 """
 from solver.api import CancelToken, Mode, Solver, analyse, default_solver, solve
 from solver.errors import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError,

@@ -46,6 +46,13 @@ def _mode(mode: Mode | str) -> Mode:
                                  rule="solve modes") from None
 
 
+def _check_limits(timeout: float | None, cancel: CancelToken | None) -> None:
+    if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool)):
+        raise TypeError(f"timeout must be a number of seconds or None, not {timeout!r}")
+    if cancel is not None and not isinstance(cancel, CancelToken):
+        raise TypeError(f"cancel must be a solver.CancelToken or None, not {cancel!r}")
+
+
 def _position(position: Position | Mapping[str, Any] | str) -> Position:
     if isinstance(position, Position):
         return position
@@ -62,6 +69,8 @@ class Solver:
     """
 
     def __init__(self, tt_mb: int = DEFAULT_TT_MB):
+        if not isinstance(tt_mb, int) or isinstance(tt_mb, bool) or tt_mb < 1:
+            raise ValueError(f"tt_mb must be a whole number of MiB, at least 1 (got {tt_mb!r})")
         self._searcher = Searcher(tt_mb)
 
     @property
@@ -80,6 +89,7 @@ class Solver:
         Raises SearchTimeout after `timeout` seconds and SearchCancelled when
         `cancel` is cancelled; DdcardsError subclasses for bad input.
         """
+        _check_limits(timeout, cancel)
         pos = _position(position)
         mode = _mode(mode)
         session = pos.session()
@@ -89,6 +99,7 @@ class Solver:
         start = time.perf_counter()
         value, raw_moves, raw_pv, nodes = self._searcher.solve(board, _MODE_CODE[mode], cancel, timeout)
         elapsed = time.perf_counter() - start
+        raw_moves.sort(key=lambda mv: session.move_order(mv[0]))
         moves = [MoveValue(session.move_name(m), v, v == value) for m, v in raw_moves]
         summary = session.summary(raw_pv, value)
         return Result(
@@ -106,6 +117,7 @@ class Solver:
     def analyse(self, position: Position | Mapping[str, Any] | str, *, timeout: float | None = None,
                 cancel: CancelToken | None = None) -> Analysis:
         """The value before and after every recorded action of `position`, from the deal's start."""
+        _check_limits(timeout, cancel)
         pos = _position(position)
         start = time.perf_counter()
         deadline = None if timeout is None else start + timeout
@@ -127,6 +139,7 @@ class Solver:
             value, raw, _, n = self._searcher.solve(board, MODE_OPTIMAL, cancel, remaining(),
                                                     want_pv=False)
             nodes += n
+            raw.sort(key=lambda mv: session.move_order(mv[0]))
             return value, [session.move_name(m) for m, v in raw if v == value]
 
         steps: list[AnalysisStep] = []

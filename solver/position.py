@@ -13,10 +13,11 @@ from solver.games.base import Game, Session
 class Position:
     """An immutable, validated position.
 
-    >>> pos = Position.from_dict({"game": "marias", "contract": "betl",
-    ...     "hands": ["AKQJT987...", ".AKQJT987..", "..AKQJT987."], "talon": "AC KC"})
-    >>> pos.to_move, pos.legal_moves()[:3]
-    (0, ['AS', 'KS', 'QS'])
+    >>> pos = Position.from_dict({"game": "marias", "contract": "hra", "trump": "H",
+    ...     "hands": ["AT.AKQ9.AT.87", "KQ.TJ87.KQ.AT", "J987..J987.QJ"], "talon": "9C KC",
+    ...     "played": ["QH"]})
+    >>> pos.to_move, pos.legal_moves()
+    (1, ['TH'])
     """
 
     __slots__ = ("_game", "_setup", "_doc", "_to_move", "_legal", "_over")
@@ -40,12 +41,24 @@ class Position:
         return cls(doc)
 
     @classmethod
-    def from_json(cls, text: str) -> Position:
+    def from_json(cls, text: str | bytes) -> Position:
+        if isinstance(text, (bytes, bytearray)):
+            try:
+                text = bytes(text).decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise NotationError(f"a position document is UTF-8 text; byte {exc.start} is not",
+                                    token=repr(bytes(text[exc.start:exc.start + 4])), rule="UTF-8") from None
+        if not isinstance(text, str):
+            raise NotationError(f"a position document is JSON text, not {type(text).__name__}",
+                                token=repr(text)[:40], rule="position document")
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
             raise NotationError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
                                 token=text[max(0, exc.pos - 10):exc.pos + 10], rule="JSON") from None
+        except RecursionError:
+            raise NotationError("the JSON nests too deeply to be a position document",
+                                token=text[:20], rule="position document") from None
         return cls(doc)
 
     def to_dict(self) -> dict[str, Any]:
@@ -70,7 +83,7 @@ class Position:
 
     @property
     def over(self) -> bool:
-        """True when nothing is left to decide (all played, or the outcome is settled)."""
+        """True when every card has been played."""
         return self._over
 
     def legal_moves(self) -> list[str]:

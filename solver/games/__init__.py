@@ -10,8 +10,8 @@ __all__ = ["Game", "GameInfo", "OptionInfo", "find_game", "list_games", "get_gam
 
 
 def _registry() -> dict[str, Game]:
-    from solver.games import marias
-    return {g.info.name: g for g in (marias.GAME,)}
+    from solver.games import klaverjas, marias
+    return {g.info.name: g for g in (marias.GAME, klaverjas.GAME)}
 
 
 _GAMES: dict[str, Game] | None = None

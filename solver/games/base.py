@@ -92,6 +92,10 @@ class Session(ABC):
     @abstractmethod
     def move_code(self, token: str) -> int: ...
 
+    def move_order(self, move: int) -> tuple[int, ...]:
+        """Sort key for listing moves to people (the game's natural order)."""
+        return (move,)
+
     @abstractmethod
     def is_max(self, seat: int) -> bool:
         """Does `seat` play for the side whose value is maximised?"""

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from solver.errors import IllegalPlayError, InvalidDealError, InvalidOptionError, NotationError
+from solver.errors import (IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
+                           NotationError)
 from solver.games import _marias
 from solver.games.base import Game, GameInfo, LineSummary, OptionInfo, Session
 from solver.notation import Card, Rank, Suit, format_cards, format_hand, parse_cards, parse_hand
@@ -70,7 +71,7 @@ def _cards_field(value: Any, what: str) -> tuple[Card, ...]:
     if isinstance(value, (list, tuple)):
         return parse_cards([str(v) if not isinstance(v, Card) else v for v in value])
     raise NotationError(f"{what} must be a string of cards such as '7S 8D' or a list of cards, "
-                        f"not {type(value).__name__}", token=repr(value), rule="card list")
+                        f"not {value!r:.40}", token=repr(value), rule="card list")
 
 
 def _hand_field(value: Any, seat: int) -> tuple[Card, ...]:
@@ -80,7 +81,7 @@ def _hand_field(value: Any, seat: int) -> tuple[Card, ...]:
         cards = _cards_field(value, f"hand {seat}")
         format_hand(cards)          # rejects a card given twice
         return cards
-    raise NotationError(f"hand {seat} must be a string such as 'AKT.987..QJ', not {type(value).__name__}",
+    raise NotationError(f"hand {seat} must be a string such as 'AKT.987..QJ', not {value!r:.40}",
                         token=repr(value), rule="hand notation")
 
 
@@ -126,7 +127,9 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
         raise InvalidOptionError(f"trump {trump_text!r} given for {contract}: betl and durch are played "
                                  "without trumps", token=str(trump_text), rule="no trumps in betl/durch")
 
-    objective = doc.get("objective") or contract
+    objective = doc.get("objective")
+    if objective is None:
+        objective = contract
     if not isinstance(objective, str) or objective.lower() not in INFO.objectives[contract]:
         raise InvalidOptionError(f"objective {objective!r} does not apply to {contract} (choose "
                                  f"{', '.join(INFO.objectives[contract])})", token=str(objective),
@@ -139,11 +142,13 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
                                  token=str(flek), rule="flek")
 
     leader = doc.get("leader", 0)
-    if leader != 0:
+    if not isinstance(leader, int) or isinstance(leader, bool) or leader != 0:
         raise InvalidOptionError(f"leader {leader!r}: in Mariáš forehand (seat 0) declares and leads "
                                  "the first trick", token=str(leader), rule="forehand leads")
 
-    raw_options = doc.get("options") or {}
+    raw_options = doc.get("options")
+    if raw_options is None:
+        raw_options = {}
     if not isinstance(raw_options, Mapping):
         raise InvalidOptionError("options must be an object of variant names to values",
                                  token=repr(raw_options), rule="options")
@@ -160,9 +165,11 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
         options[name] = _option_value(info, value)
 
     hands_raw = doc.get("hands")
-    if not isinstance(hands_raw, (list, tuple)) or len(hands_raw) != 3:
-        n = len(hands_raw) if isinstance(hands_raw, (list, tuple)) else "no"
-        raise InvalidDealError(f"Mariáš needs 3 hands (field 'hands'), got {n}", token="hands",
+    if not isinstance(hands_raw, (list, tuple)):
+        raise InvalidDealError(f"Mariáš needs a list of 3 hands (field 'hands'), got {hands_raw!r:.60}",
+                               token="hands", rule="three players")
+    if len(hands_raw) != 3:
+        raise InvalidDealError(f"Mariáš needs 3 hands (field 'hands'), got {len(hands_raw)}", token="hands",
                                rule="three players")
     hands = tuple(_hand_field(h, seat) for seat, h in enumerate(hands_raw))
     if "talon" not in doc:
@@ -175,7 +182,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     for where, cards in places:
         for card in cards:
             if card.rank == Rank.SIX:
-                raise InvalidDealError(f"card '{card}' in {where} is not in the Mariáš deck (32 cards, 7 to A)",
+                raise InvalidCardError(f"card '{card}' in {where} is not in the Mariáš deck (32 cards, 7 to A)",
                                        token=str(card), rule="32-card deck")
             if card in seen:
                 raise InvalidDealError(f"card '{card}' is dealt twice ({seen[card]} and {where})",
@@ -187,7 +194,8 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
                                    "card play (forehand's 12 less the 2 discarded)", token=f"hand {seat}",
                                    rule="10 cards a hand")
     if len(talon) != TALON_SIZE:
-        raise InvalidDealError(f"the talon has {len(talon)} cards; it holds {TALON_SIZE}",
+        shown = f" ({format_cards(talon)})" if talon else ""
+        raise InvalidDealError(f"the talon holds {TALON_SIZE} cards, not {len(talon)}{shown}",
                                token=format_cards(talon) or "talon", rule="talon of 2 cards")
     if contract == "hra":
         for card in talon:
@@ -237,11 +245,14 @@ class MariasSession(Session):
     def move_name(self, move: int) -> str:
         return str(self._card[move])
 
+    def move_order(self, move: int) -> tuple[int, ...]:
+        return (move >> 3, -(move & 7))            # suits S H D C, high to low
+
     def move_code(self, token: str) -> int:
         card = Card.parse(token)
         if card not in self._code:
-            raise IllegalPlayError(f"card '{card}' is not in the Mariáš deck (32 cards, 7 to A)",
-                                   token=token, rule="32-card deck")
+            raise InvalidCardError(f"card '{card}' is not in the Mariáš deck (32 cards, 7 to A)",
+                                   token=str(card), rule="32-card deck")
         return self._code[card]
 
     def _cards(self, mask: int) -> list[Card]:

@@ -1,0 +1,868 @@
+"""Klaverjas card play in C for the search core (RULES.md §2).
+
+Cards are ints ``suit * 8 + power`` where power 0..7 is the card's strength
+in its suit's rank order, so "beats" within a suit is ``>``:
+
+    power        0  1  2  3  4  5  6  7
+    plain suit   7  8  9  J  Q  K  T  A      points 0 0 0 2 3  4 10 11
+    trump suit   7  8  Q  K  T  A  9  J      points 0 0 3 4 10 11 14 20
+
+Card sets are uint32 masks with one 8-bit lane per suit, in that power
+layout.  Roem (sequences, four of a kind, stuk) is judged in the *natural*
+layout (lane bit = 7 8 9 T J Q K A -> 0..7); ``natbit`` maps a card to it.
+The Python side (klaverjas.py) maps notation cards to these ints.
+
+Teams are numbered from the playing team: team 0 = the playing team (seats
+``playing``, ``playing + 2``), team 1 = the other team.  The playing team is
+MAX; the measure is its final score minus the other team's (nat, pit and the
+last trick included).
+
+Nat and the table
+-----------------
+Nat makes the value non-additive: with P, O the two teams' points (cards,
+last trick, roem) at the end, the value is ``P - O (+100 pit)`` if P > O,
+else ``-(P + O) (-100 if the other team took every trick)``.  The table
+stores bounds on the *future* (value - banked), which must be a function of
+the key.  At each trick boundary we classify the position with sure bounds
+on what is left (card points ``U`` incl. the last trick, a roem bound ``R``):
+
+- MADE   (D - U - R > 0, D = P - O so far): the playing team cannot fail, so
+  value = D + (future margin) + pit; banked = D and the future depends on the
+  cards alone.
+- NAT    (D + U + R <= 0): it cannot succeed, so value = -(162 + roem so far)
+  - (future roem) - other's pit; banked = -(162 + roem so far).
+- OPEN   otherwise: the future depends on P and O, so both go into the key
+  (banked = 0, future = value).  Correct, and it only costs sharing in the
+  positions where the outcome really is open.
+
+The key is exact (no hashing): owner of every remaining card (2 bits each,
+packed by pext over the remaining cards), the remaining set, the leader, the
+"one team has taken every trick so far" flags, the class, P and O in the
+OPEN class, and the trump/rules/team parameters.
+"""
+from libc.stdint cimport uint32_t, uint64_t
+from libc.string cimport memcpy
+
+from solver._core.bits cimport dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
+from solver._core.search cimport (Board, GameOps, NODE_INNER, NODE_BOUNDARY,
+                                  NODE_TERMINAL, MAX_MOVES)
+
+# Debug switches (tests compare searches with features turned off).
+FLAG_NO_PRUNE = 1       # no equivalent-card pruning
+FLAG_NO_CLASSES = 2     # every boundary is OPEN (P and O always in the key)
+FLAG_NO_BOUNDS = 4      # no quick bounds (only the exact last trick)
+
+cdef enum:
+    F_NO_PRUNE = 1
+    F_NO_CLASSES = 2
+    F_NO_BOUNDS = 4
+    NSEATS = 4
+    MAXSTACK = 40
+    C_OPEN = 0
+    C_MADE = 1
+    C_NAT = 2
+    C_DONE = 3
+    ALL_CARD_POINTS = 162
+    PIT = 100
+    LAST_TRICK = 10
+
+# Power -> natural rank index (7 8 9 T J Q K A = 0..7), and points, by power.
+cdef int PLAIN_NAT[8]
+cdef int TRUMP_NAT[8]
+cdef int PLAIN_PTS[8]
+cdef int TRUMP_PTS[8]
+PLAIN_NAT[:] = [0, 1, 2, 4, 5, 6, 3, 7]
+TRUMP_NAT[:] = [0, 1, 5, 6, 3, 7, 2, 4]
+PLAIN_PTS[:] = [0, 0, 0, 2, 3, 4, 10, 11]
+TRUMP_PTS[:] = [0, 0, 3, 4, 10, 11, 14, 20]
+
+# Sequence roem of one natural lane holding a trick's cards of that suit.
+cdef int SEQ_ROEM[256]
+# Natural lane of a power lane: [0] plain suits, [1] the trump suit.
+cdef uint32_t NAT_LANE[2][256]
+
+
+cdef void _init_tables():
+    cdef int x, b, run, best
+    for x in range(256):
+        best = 0
+        run = 0
+        for b in range(8):
+            if (x >> b) & 1:
+                run += 1
+                if run > best:
+                    best = run
+            else:
+                run = 0
+        SEQ_ROEM[x] = 50 if best >= 4 else (20 if best == 3 else 0)
+        NAT_LANE[0][x] = 0
+        NAT_LANE[1][x] = 0
+        for b in range(8):
+            if (x >> b) & 1:
+                NAT_LANE[0][x] |= (<uint32_t> 1) << PLAIN_NAT[b]
+                NAT_LANE[1][x] |= (<uint32_t> 1) << TRUMP_NAT[b]
+
+_init_tables()
+
+# Four of a kind by natural rank: T 100, J 200, Q K A 100; 7 8 9 nothing.
+cdef int QUAD_ROEM[8]
+QUAD_ROEM[:] = [0, 0, 0, 100, 200, 100, 100, 100]
+
+cdef uint64_t KEY_SALT0 = 0x6b6c61766572a5a5ULL    # "klaver": keeps keys apart from other games
+cdef uint64_t KEY_SALT1 = 0x6a61737365e1c3d2ULL
+
+
+ctypedef struct KState:
+    uint32_t hand[4]
+    uint32_t trickmask     # power layout
+    uint32_t tricknat      # natural layout
+    int trick[4]
+    int nt                 # cards in the current trick
+    int leader
+    int turn
+    int win                # index in `trick` of the card winning so far
+    int ntricks
+    int pts[2]             # team 0 playing, 1 other: cards + last trick + roem (before nat)
+    int roem[2]
+    int tricks[2]
+    int crem               # card points still in the hands and the current trick
+    int last_roem          # roem of the last completed trick (reporting)
+    int last_winner        # seat that won the last completed trick (reporting)
+    # boundary caches (valid when nt == 0)
+    int cls
+    int banked
+    int flo
+    int fhi
+
+ctypedef struct KPos:
+    int trump
+    int playing            # seat parity of the playing team
+    int rotterdam
+    int flags
+    int midtt
+    int order
+    int exact_cards        # boundaries with at most this many cards left are solved on the spot
+    uint32_t trumpmask
+    int points[32]
+    uint32_t natbit[32]
+    int sp
+    KState st[MAXSTACK]
+
+
+cdef inline uint32_t suit_mask(int s) noexcept nogil:
+    return (<uint32_t> 0xFF) << (8 * s)
+
+cdef inline int team_of(KPos* p, int seat) noexcept nogil:
+    return (seat ^ p.playing) & 1
+
+cdef inline uint32_t above(uint32_t m, int c) noexcept nogil:
+    """Cards of m above power c (any lane; callers mask the lane)."""
+    return m & ~((<uint32_t> 2 << c) - 1)
+
+cdef inline uint32_t to_nat(KPos* p, uint32_t m) noexcept nogil:
+    cdef uint32_t out = 0
+    cdef int su
+    for su in range(4):
+        out |= NAT_LANE[1 if su == p.trump else 0][(m >> (8 * su)) & 0xFF] << (8 * su)
+    return out
+
+cdef inline int beats(KPos* p, int c, int w) noexcept nogil:
+    """Does card c beat card w (w played earlier in the trick)?"""
+    if (c >> 3) == (w >> 3):
+        return c > w
+    return (c >> 3) == p.trump
+
+cdef inline int trick_roem(KPos* p, uint32_t nat) noexcept nogil:
+    """Roem of a complete trick given its cards in the natural layout."""
+    cdef int r = SEQ_ROEM[nat & 0xFF] + SEQ_ROEM[(nat >> 8) & 0xFF] + \
+        SEQ_ROEM[(nat >> 16) & 0xFF] + SEQ_ROEM[nat >> 24]
+    cdef uint32_t q = nat & (nat >> 8) & (nat >> 16) & (nat >> 24) & 0xFF
+    if q:
+        r += QUAD_ROEM[dd_ctz32(q)]
+    if ((nat >> (8 * p.trump + 5)) & 3) == 3:      # trump Q and K: stuk
+        r += 20
+    return r
+
+
+# ---------------------------------------------------------------- legality
+
+cdef uint32_t legal_mask(KPos* p, KState* s) noexcept nogil:
+    """The legal cards of the player to move (RULES.md §2, Amsterdam or Rotterdam)."""
+    cdef uint32_t h = s.hand[s.turn]
+    cdef uint32_t T = p.trumpmask
+    cdef uint32_t inled, tr, ttr, higher, rest
+    cdef int led
+    if s.nt == 0:
+        return h
+    led = s.trick[0] >> 3
+    inled = h & suit_mask(led)
+    if led == p.trump:
+        if inled:                                   # 1. trumps led: overtrump every trump if you can
+            higher = above(inled, dd_msb32(s.trickmask & T))
+            return higher if higher else inled
+        return h                                    # no trump: any card
+    if inled:
+        return inled                                # 1. follow suit, any card of it
+    tr = h & T
+    if tr == 0:
+        return h                                    # void and no trumps: any card
+    ttr = s.trickmask & T
+    if p.rotterdam:                                 # always trump; overtrump if you can
+        if ttr:
+            higher = above(tr, dd_msb32(ttr))
+            return higher if higher else tr
+        return tr
+    if ((s.leader + s.win) & 3) == (s.turn ^ 2):    # 2. partner winning
+        if ttr:
+            rest = h & ~(tr & ((<uint32_t> 1 << dd_msb32(ttr)) - 1))   # no undertrumping ...
+            return rest if rest else h                                 # ... unless nothing else
+        return h
+    if ttr == 0:                                    # 3. opponent winning: must trump
+        return tr
+    higher = above(tr, dd_msb32(ttr))
+    if higher:
+        return higher                               # ... overtrump if you can
+    rest = h & ~T
+    return rest if rest else tr                     # ... else another suit, else undertrump
+
+
+# ---------------------------------------------------------------- boundary bookkeeping
+
+cdef int roem_bound(KPos* p, KState* s, int* quads) noexcept nogil:
+    """An upper bound on the roem still to come (from a trick boundary).
+
+    A sequence card lies in a window of 3 consecutive cards of its suit, all
+    still out and in 3 different hands; tricks use disjoint cards, so k such
+    cards in a suit give at most 50 per 4 and 20 for a remaining 3.  Four of a
+    kind and stuk need their cards in different hands.  `quads` gets the
+    four-of-a-kind part.
+    """
+    cdef uint32_t hn[4]
+    cdef uint32_t rem = 0, bad = 0, w, alive, q, rb
+    cdef int i, su, k, r = 0, qr = 0, one
+    for i in range(4):
+        hn[i] = to_nat(p, s.hand[i])
+        rem |= hn[i]
+        bad |= (hn[i] & (hn[i] >> 1)) | ((hn[i] >> 1) & (hn[i] >> 2)) | (hn[i] & (hn[i] >> 2))
+    w = rem & (rem >> 1) & (rem >> 2) & 0x3F3F3F3F & ~bad       # window starts
+    alive = w | (w << 1) | (w << 2)
+    for su in range(4):
+        k = dd_popcount32(alive & suit_mask(su))
+        r += 50 * (k >> 2) + (20 if (k & 3) == 3 else 0)
+    q = rem & (rem >> 8) & (rem >> 16) & (rem >> 24) & 0xF8     # T..A all out
+    while q:
+        k = dd_ctz32(q)
+        q &= q - 1
+        rb = (<uint32_t> 0x01010101) << k
+        one = 1
+        for i in range(4):
+            if dd_popcount32(hn[i] & rb) != 1:
+                one = 0
+        if one:
+            qr += QUAD_ROEM[k]
+    rb = (<uint32_t> 3) << (8 * p.trump + 5)
+    if (rem & rb) == rb:
+        one = 1
+        for i in range(4):
+            if (hn[i] & rb) == rb:
+                one = 0
+        if one:
+            r += 20
+    quads[0] = qr
+    return r + qr
+
+
+cdef inline int final_value(KState* s) noexcept nogil:
+    """The measure of a finished deal (RULES.md §2 Result)."""
+    if s.pts[0] > s.pts[1]:
+        return s.pts[0] - s.pts[1] + (PIT if s.tricks[1] == 0 else 0)
+    return -(s.pts[0] + s.pts[1]) - (PIT if s.tricks[0] == 0 else 0)
+
+
+cdef void last_trick_play(KPos* p, KState* s, int* winner_team, int* pts) noexcept nogil:
+    """Play out the forced last trick: its winner's team and its worth (cards, last, roem)."""
+    cdef int c[4]
+    cdef int i, wi = 0, seat
+    cdef uint32_t nat = 0
+    for i in range(4):
+        seat = (s.leader + i) & 3
+        c[i] = dd_ctz32(s.hand[seat])
+        nat |= p.natbit[c[i]]
+    for i in range(1, 4):
+        if beats(p, c[i], c[wi]):
+            wi = i
+    winner_team[0] = team_of(p, (s.leader + wi) & 3)
+    pts[0] = p.points[c[0]] + p.points[c[1]] + p.points[c[2]] + p.points[c[3]] + LAST_TRICK + \
+        trick_roem(p, nat)
+
+
+# k_make, defined below (exact_value and k_make call each other).
+cdef void (*make_fn)(void* vp, int c) noexcept nogil
+
+
+cdef int exact_value(KPos* p, int alpha, int beta) noexcept nogil:
+    """Exact total value of the position on top of the stack (small endgames)."""
+    cdef KState* s = &p.st[p.sp]
+    cdef uint32_t L
+    cdef int c, v, best, ismax
+    if s.nt == 0:
+        if s.cls == C_DONE:
+            return s.banked
+        if s.flo == s.fhi:
+            return s.banked + s.flo
+    L = legal_mask(p, s)
+    ismax = team_of(p, s.turn) == 0
+    best = -30000 if ismax else 30000
+    while L:
+        c = dd_msb32(L)
+        L &= ~((<uint32_t> 1) << c)
+        make_fn(<void*> p, c)
+        v = exact_value(p, alpha, beta)
+        p.sp -= 1
+        if ismax:
+            if v > best:
+                best = v
+                if best > alpha:
+                    alpha = best
+        else:
+            if v < best:
+                best = v
+                if best < beta:
+                    beta = best
+        if alpha >= beta:
+            break
+    return best
+
+
+cdef void boundary(KPos* p, KState* s) noexcept nogil:
+    """Classify a trick boundary and cache banked value and quick bounds."""
+    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
+    cdef int U, R, D, allP, allO, quads, wt, tp, v
+    cdef KState fin
+    if rem == 0:
+        s.cls = C_DONE
+        s.banked = final_value(s)
+        s.flo = 0
+        s.fhi = 0
+        return
+    allP = s.tricks[1] == 0
+    allO = s.tricks[0] == 0
+    D = s.pts[0] - s.pts[1]
+    if dd_popcount32(rem) == NSEATS:
+        # One trick left: play is forced, the future is exact.
+        last_trick_play(p, s, &wt, &tp)
+        fin.pts[0] = s.pts[0]
+        fin.pts[1] = s.pts[1]
+        fin.tricks[0] = s.tricks[0]
+        fin.tricks[1] = s.tricks[1]
+        fin.pts[wt] += tp
+        fin.tricks[wt] += 1
+        v = final_value(&fin)
+        if p.flags & F_NO_CLASSES:
+            s.cls = C_OPEN
+            s.banked = 0
+        elif fin.pts[0] > fin.pts[1]:
+            s.cls = C_MADE
+            s.banked = D
+        else:
+            s.cls = C_NAT
+            s.banked = -(ALL_CARD_POINTS + s.roem[0] + s.roem[1])
+        s.flo = v - s.banked
+        s.fhi = s.flo
+        return
+    U = s.crem + LAST_TRICK
+    R = roem_bound(p, s, &quads)
+    if dd_popcount32(rem) <= p.exact_cards and not (p.flags & F_NO_BOUNDS):
+        # Few tricks left: solve them on the spot (cheaper than the core's
+        # nodes).  The class stays the conservative one below: the table
+        # key must not depend on how the exact value came about.
+        v = exact_value(p, -30000, 30000)
+        s.cls = C_MADE if D - U - R > 0 else (C_NAT if D + U + R <= 0 else C_OPEN)
+        if p.flags & F_NO_CLASSES:
+            s.cls = C_OPEN
+        if s.cls == C_MADE:
+            s.banked = D
+        elif s.cls == C_NAT:
+            s.banked = -(ALL_CARD_POINTS + s.roem[0] + s.roem[1])
+        else:
+            s.banked = 0
+        s.flo = v - s.banked
+        s.fhi = s.flo
+        return
+    if p.flags & F_NO_CLASSES:
+        s.cls = C_OPEN
+    elif D - U - R > 0:
+        s.cls = C_MADE
+    elif D + U + R <= 0:
+        s.cls = C_NAT
+    else:
+        s.cls = C_OPEN
+    if s.cls == C_MADE:
+        s.banked = D
+        s.flo = -(U + R)
+        s.fhi = U + R + (PIT if allP else 0)
+    elif s.cls == C_NAT:
+        s.banked = -(ALL_CARD_POINTS + s.roem[0] + s.roem[1])
+        s.flo = -R - (PIT if allO else 0)
+        s.fhi = 0
+    else:
+        s.banked = 0
+        s.flo = -(ALL_CARD_POINTS + s.roem[0] + s.roem[1] + R) - (PIT if allO else 0)
+        s.fhi = D + U + R + (PIT if allP else 0)
+        if s.fhi <= 0:          # cannot be made (only with the classes off)
+            s.fhi = -ALL_CARD_POINTS - s.roem[0] - s.roem[1]
+    if p.flags & F_NO_BOUNDS:
+        s.flo = -30000 + 1
+        s.fhi = 30000 - 1
+
+
+# ---------------------------------------------------------------- ops
+
+cdef long DBG_COUNT[40]
+
+def dbg_counts(reset=False):
+    out = [DBG_COUNT[i] for i in range(33)]
+    if reset:
+        for i in range(40):
+            DBG_COUNT[i] = 0
+    return out
+
+cdef void k_make(void* vp, int c) noexcept nogil:
+    cdef KPos* p = <KPos*> vp
+    if p.sp < 0: DBG_COUNT[p.st[p.sp].ntricks * 4 + p.st[p.sp].nt] += 1
+    cdef KState* s = &p.st[p.sp + 1]
+    memcpy(s, &p.st[p.sp], sizeof(KState))
+    p.sp += 1
+    cdef int seat = s.turn, w, team, tp, r
+    cdef uint32_t bit = (<uint32_t> 1) << c
+    s.hand[seat] &= ~bit
+    s.trick[s.nt] = c
+    s.trickmask |= bit
+    s.tricknat |= p.natbit[c]
+    if s.nt == 0:
+        s.win = 0
+    elif beats(p, c, s.trick[s.win]):
+        s.win = s.nt
+    s.nt += 1
+    if s.nt < NSEATS:
+        s.turn = (seat + 1) & 3
+        return
+    w = (s.leader + s.win) & 3
+    team = team_of(p, w)
+    tp = p.points[s.trick[0]] + p.points[s.trick[1]] + p.points[s.trick[2]] + p.points[s.trick[3]]
+    s.crem -= tp
+    r = trick_roem(p, s.tricknat)
+    if (s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) == 0:
+        tp += LAST_TRICK
+    s.pts[team] += tp + r
+    s.roem[team] += r
+    s.tricks[team] += 1
+    s.ntricks += 1
+    s.last_roem = r
+    s.last_winner = w
+    s.leader = w
+    s.turn = w
+    s.nt = 0
+    s.trickmask = 0
+    s.tricknat = 0
+    boundary(p, s)
+
+
+cdef void k_unmake(void* vp) noexcept nogil:
+    (<KPos*> vp).sp -= 1
+
+
+cdef int k_max_to_move(void* vp) noexcept nogil:
+    cdef KPos* p = <KPos*> vp
+    return team_of(p, p.st[p.sp].turn) == 0
+
+
+cdef int k_node_kind(void* vp) noexcept nogil:
+    cdef KPos* p = <KPos*> vp
+    cdef KState* s = &p.st[p.sp]
+    if s.nt != 0:
+        if p.midtt and (s.cls == C_MADE or s.cls == C_NAT):
+            return NODE_BOUNDARY
+        return NODE_INNER
+    if s.cls == C_DONE:
+        return NODE_TERMINAL
+    return NODE_BOUNDARY
+
+
+cdef int k_banked(void* vp) noexcept nogil:
+    cdef KPos* p = <KPos*> vp
+    return p.st[p.sp].banked
+
+
+cdef int k_terminal_future(void* vp) noexcept nogil:
+    return 0
+
+
+cdef void k_future_bounds(void* vp, int* lo, int* hi) noexcept nogil:
+    cdef KPos* p = <KPos*> vp
+    cdef KState* s = &p.st[p.sp]
+    lo[0] = s.flo
+    hi[0] = s.fhi
+
+
+cdef void k_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil:
+    """Exact key (see the module docstring): 2 owner bits per remaining card
+    in k0; the remaining set, leader, pit flags, class, P/O (OPEN only) and
+    the game's parameters in k1."""
+    cdef KPos* p = <KPos*> vp
+    cdef KState* s = &p.st[p.sp]
+    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
+    cdef uint64_t tk = 0
+    cdef int i
+    if s.nt:
+        for i in range(s.nt):
+            tk |= (<uint64_t> s.trick[i]) << (5 * i)
+        tk = (tk << 38) | ((<uint64_t> s.nt) << 53)
+    cdef uint64_t lo = dd_pext32(s.hand[1] | s.hand[3], rem)
+    cdef uint64_t hi = dd_pext32(s.hand[2] | s.hand[3], rem)
+    cdef uint64_t allP = s.tricks[1] == 0
+    cdef uint64_t allO = s.tricks[0] == 0
+    cdef uint64_t extra = 0
+    if s.cls == C_MADE:
+        allO = 0                      # the other team cannot take every trick
+    elif s.cls == C_NAT:
+        allP = 0                      # the playing team cannot take every trick
+    else:
+        extra = ((<uint64_t> s.pts[0]) << 38) | ((<uint64_t> s.pts[1]) << 48)
+    k0[0] = (lo | (hi << 32)) ^ KEY_SALT0
+    k1[0] = ((<uint64_t> rem) | ((<uint64_t> s.leader) << 32) | (allP << 34) | (allO << 35) |
+             ((<uint64_t> s.cls) << 36) | extra | tk | ((<uint64_t> p.trump) << 58) |
+             ((<uint64_t> p.rotterdam) << 60) | ((<uint64_t> p.playing) << 61)) ^ KEY_SALT1
+    depth[0] = dd_popcount32(rem) // NSEATS + 1
+
+
+cdef inline uint32_t seq_alive(uint32_t lo) noexcept nogil:
+    """Natural positions that would complete a 3-window with two cards of `lo`."""
+    cdef uint32_t l1 = (lo << 1) & 0xFEFEFEFEU
+    cdef uint32_t l2 = (lo << 2) & 0xFCFCFCFCU
+    cdef uint32_t r1 = (lo >> 1) & 0x7F7F7F7F
+    cdef uint32_t r2 = (lo >> 2) & 0x3F3F3F3F
+    return (l1 & l2) | (l1 & r1) | (r1 & r2)
+
+
+cdef int k_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
+    cdef KPos* p = <KPos*> vp
+    cdef KState* s = &p.st[p.sp]
+    cdef uint32_t legal = legal_mask(p, s)
+    cdef uint32_t others, alive, between, L
+    cdef int n = 0, c, prev, su
+    cdef int scores[MAX_MOVES]
+    cdef int i, j, tmpm, tmps
+    if prune and not (p.flags & F_NO_PRUNE):
+        # Two cards of one hand are interchangeable when no other live card
+        # (another hand's or one in the trick) lies between them in power,
+        # both are worth 0 points, and neither can ever be part of a sequence
+        # (no 3-window of its suit with the two other cards live in other
+        # hands or the trick).  Only 0-point cards (plain 7 8 9, trump 7 8)
+        # share a point value with a neighbour, and four 7s/8s/9s and stuk do
+        # not score, so that is all roem asks.
+        others = ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & ~s.hand[s.turn]) | s.trickmask
+        alive = seq_alive(to_nat(p, others))
+        for su in range(4):
+            L = legal & suit_mask(su)
+            prev = -1
+            while L:
+                c = dd_msb32(L)
+                L &= ~((<uint32_t> 1) << c)
+                if prev >= 0:
+                    between = ((<uint32_t> 1) << prev) - ((<uint32_t> 2) << c)
+                    if (others & between) == 0 and p.points[c] == 0 and p.points[prev] == 0 \
+                            and (p.natbit[c] & alive) == 0 and (p.natbit[prev] & alive) == 0:
+                        prev = c
+                        continue
+                moves[n] = c
+                n += 1
+                prev = c
+    else:
+        L = legal
+        while L:
+            c = dd_msb32(L)
+            L &= ~((<uint32_t> 1) << c)
+            moves[n] = c
+            n += 1
+    if n <= 1:
+        return n
+    for i in range(n):
+        scores[i] = order_score(p, s, moves[i])
+    for i in range(1, n):
+        tmpm = moves[i]
+        tmps = scores[i]
+        j = i - 1
+        while j >= 0 and scores[j] < tmps:
+            moves[j + 1] = moves[j]
+            scores[j + 1] = scores[j]
+            j -= 1
+        moves[j + 1] = tmpm
+        scores[j + 1] = tmps
+    return n
+
+
+cdef inline int can_beat(KPos* p, KState* s, int seat, int led, int w) noexcept nogil:
+    """Does `seat` hold a card that would beat card w in a trick led in suit `led`?"""
+    cdef uint32_t h = s.hand[seat]
+    cdef uint32_t inled = h & suit_mask(led)
+    if inled:
+        return (w >> 3) == led and above(inled, w) != 0
+    if (w >> 3) == p.trump:
+        return above(h & p.trumpmask, w) != 0
+    return (h & p.trumpmask) != 0
+
+
+cdef int order_score2(KPos* p, KState* s, int c) noexcept nogil:
+    """Heuristic worth of playing c now; only the order matters."""
+    cdef int seat = s.turn, me = team_of(p, seat)
+    cdef int power = c & 7, suit = c >> 3, pts = p.points[c]
+    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
+    cdef uint32_t opp, higher
+    cdef int wc, wseat, wi, v, tp, i, led, k, safe, later
+    if s.nt == 0:
+        higher = above(rem & suit_mask(suit) & ~s.hand[seat], c) & suit_mask(suit)
+        if suit == p.trump:
+            opp = (s.hand[(seat + 1) & 3] | s.hand[(seat + 3) & 3]) & p.trumpmask
+            if higher == 0 and opp:
+                return 70 + pts                 # the top trump draws trumps
+            if me == 0 and opp:
+                return 30 - power
+            return -20 - pts - power
+        if higher == 0:
+            if can_beat(p, s, (seat + 1) & 3, suit, c) or can_beat(p, s, (seat + 3) & 3, suit, c):
+                return 10 - pts                 # top card, but an opponent can ruff
+            return 60 + pts                     # a sure winner
+        return -pts - power
+    led = s.trick[0] >> 3
+    wc = s.trick[s.win]
+    wseat = (s.leader + s.win) & 3
+    if s.nt == NSEATS - 1:
+        # Last to play: the exact worth of the trick for my team.
+        wi = s.win
+        if beats(p, c, wc):
+            wi = 3
+        tp = pts + trick_roem(p, s.tricknat | p.natbit[c])
+        for i in range(3):
+            tp += p.points[s.trick[i]]
+        v = tp if team_of(p, (s.leader + wi) & 3) == me else -tp
+        return 8 * v - (power if suit == p.trump else 0)
+    if beats(p, c, wc):
+        wc = c
+        wseat = seat
+    # Can a later player of the other team than the winner's take the trick?
+    safe = 1
+    for k in range(s.nt + 1, NSEATS):
+        later = (s.leader + k) & 3
+        if team_of(p, later) != team_of(p, wseat) and can_beat(p, s, later, led, wc):
+            safe = 0
+    if team_of(p, wseat) == me:
+        if safe:
+            return 100 + pts - (power if wc == c and suit == p.trump else 0)
+        if wc == c:
+            return 40 - pts - power             # winning for now with my card
+        return 30 + pts                         # partner ahead for now
+    if safe:
+        return -2 * pts - power                 # lost trick: cheapest card
+    return 20 - pts - power
+
+
+cdef int order_score(KPos* p, KState* s, int c) noexcept nogil:
+    """Heuristic worth of playing c now; only the order matters."""
+    if p.order == 1:
+        return order_score2(p, s, c)
+    cdef int seat = s.turn, me = team_of(p, seat)
+    cdef int power = c & 7, suit = c >> 3, pts = p.points[c]
+    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
+    cdef uint32_t opp, higher
+    cdef int wc, wseat, wi, r, v, tp, i
+    if s.nt == 0:
+        higher = above(rem & suit_mask(suit) & ~s.hand[seat], c) & suit_mask(suit)
+        if suit == p.trump:
+            opp = (s.hand[(seat + 1) & 3] | s.hand[(seat + 3) & 3]) & p.trumpmask
+            if higher == 0 and opp:
+                return 70 + pts                 # the top trump draws trumps
+            if me == 0 and opp:
+                return 30 - power
+            return -20 - pts - power
+        if higher == 0:
+            return 50 + pts                     # the top card of its suit
+        return -pts - power
+    wc = s.trick[s.win]
+    wseat = (s.leader + s.win) & 3
+    if s.nt == NSEATS - 1:
+        # Last to play: the exact worth of the trick for my team.
+        wi = s.win
+        if beats(p, c, wc):
+            wi = 3
+        tp = pts + trick_roem(p, s.tricknat | p.natbit[c])
+        for i in range(3):
+            tp += p.points[s.trick[i]]
+        v = tp if team_of(p, (s.leader + wi) & 3) == me else -tp
+        return 8 * v - (power if suit == p.trump else 0)
+    if beats(p, c, wc):
+        if team_of(p, wseat) == me:
+            return -10 - pts - power            # overtaking partner
+        return 60 - power + (pts if suit != p.trump else 0)
+    if team_of(p, wseat) == me:
+        return 40 + pts - power                 # partner winning: add points
+    return 20 - 2 * pts - power
+
+
+make_fn = k_make
+
+cdef GameOps KLAVERJAS_OPS
+KLAVERJAS_OPS.gen_moves = k_gen_moves
+KLAVERJAS_OPS.make = k_make
+KLAVERJAS_OPS.unmake = k_unmake
+KLAVERJAS_OPS.max_to_move = k_max_to_move
+KLAVERJAS_OPS.node_kind = k_node_kind
+KLAVERJAS_OPS.banked = k_banked
+KLAVERJAS_OPS.terminal_future = k_terminal_future
+KLAVERJAS_OPS.tt_key = k_tt_key
+KLAVERJAS_OPS.future_bounds = k_future_bounds
+
+
+cdef class KlaverjasBoard(Board):
+    """A Klaverjas deal in C form, searchable by solver._core.search.Searcher.
+
+    hands: four uint32 masks (card = suit * 8 + power, see the module doc);
+    trump: suit index; playing: the playing team (0: seats 0 and 2, 1: seats
+    1 and 3); rotterdam: Rotterdam rules; leader: the seat leading trick 1.
+    """
+    cdef KPos* kp
+
+    def __cinit__(self, hands, int trump, int playing, bint rotterdam=False, int leader=0,
+                  int flags=0):
+        if not 0 <= trump <= 3 or playing not in (0, 1) or not 0 <= leader <= 3:
+            raise ValueError("trump 0..3, playing 0/1, leader 0..3")
+        self.kp = <KPos*> PyMem_Calloc(1, sizeof(KPos))
+        if self.kp == NULL:
+            raise MemoryError()
+        p = self.kp
+        p.trump = trump
+        p.playing = playing
+        p.rotterdam = rotterdam
+        p.flags = flags
+        p.exact_cards = 4
+        p.trumpmask = suit_mask(trump)
+        for c in range(32):
+            if c >> 3 == trump:
+                p.points[c] = TRUMP_PTS[c & 7]
+                p.natbit[c] = (<uint32_t> 1) << ((c & ~7) + TRUMP_NAT[c & 7])
+            else:
+                p.points[c] = PLAIN_PTS[c & 7]
+                p.natbit[c] = (<uint32_t> 1) << ((c & ~7) + PLAIN_NAT[c & 7])
+        p.sp = 0
+        s = &p.st[0]
+        crem = 0
+        for i in range(4):
+            s.hand[i] = hands[i]
+            for c in range(32):
+                if (hands[i] >> c) & 1:
+                    crem += p.points[c]
+        s.crem = crem
+        s.leader = leader
+        s.turn = leader
+        s.last_winner = -1
+        boundary(p, s)
+        self.ops = &KLAVERJAS_OPS
+        self.pos = <void*> p
+        self.exact = True
+        self.threshold = 0
+
+    def __dealloc__(self):
+        if self.kp != NULL:
+            PyMem_Free(self.kp)
+
+    def legal_moves(self, bint prune=False):
+        """Legal cards of the player to move, in the search's order."""
+        cdef int moves[MAX_MOVES]
+        cdef int n = k_gen_moves(self.pos, moves, prune)
+        return [moves[i] for i in range(n)]
+
+    def legal_mask(self):
+        return legal_mask(self.kp, &self.kp.st[self.kp.sp])
+
+    def play(self, int card):
+        """Play `card` (must be legal)."""
+        if self.kp.sp >= MAXSTACK - 1:
+            raise ValueError("too many moves")
+        if not (legal_mask(self.kp, &self.kp.st[self.kp.sp]) >> card) & 1:
+            raise ValueError(f"card {card} is not legal here")
+        k_make(self.pos, card)
+
+    def undo(self):
+        if self.kp.sp == 0:
+            raise ValueError("nothing to undo")
+        k_unmake(self.pos)
+
+    @property
+    def ply(self):
+        return self.kp.sp
+
+    @property
+    def finished(self):
+        cdef KState* s = &self.kp.st[self.kp.sp]
+        return (s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) == 0
+
+    @property
+    def to_move(self):
+        return self.kp.st[self.kp.sp].turn
+
+    @property
+    def state(self):
+        """The current state as a dict (teams: 0 = playing, 1 = other)."""
+        cdef KState* s = &self.kp.st[self.kp.sp]
+        return {
+            "hands": [s.hand[i] for i in range(4)],
+            "trick": [s.trick[i] for i in range(s.nt)],
+            "leader": s.leader,
+            "turn": s.turn,
+            "winning": (s.leader + s.win) & 3 if s.nt else None,
+            "tricks_played": s.ntricks,
+            "points": [s.pts[0], s.pts[1]],
+            "roem": [s.roem[0], s.roem[1]],
+            "tricks": [s.tricks[0], s.tricks[1]],
+            "last_roem": s.last_roem,
+            "last_winner": s.last_winner,
+        }
+
+    def final_value(self):
+        """The measure of the finished deal."""
+        if not self.finished:
+            raise ValueError("the deal is not finished")
+        return final_value(&self.kp.st[self.kp.sp])
+
+    def set_exact_cards(self, int n):
+        self.kp.exact_cards = n
+
+    def set_midtt(self, int n):
+        self.kp.midtt = n
+
+    def set_order(self, int n):
+        self.kp.order = n
+
+    def boundary_info(self):
+        """Class, banked value and quick bounds at a trick boundary (tests)."""
+        cdef KState* s = &self.kp.st[self.kp.sp]
+        if s.nt != 0:
+            return None
+        return {"class": ("open", "made", "nat", "done")[s.cls], "banked": s.banked,
+                "lo": s.flo, "hi": s.fhi}
+
+
+def roem_of(cards, int trump):
+    """Roem of the trick `cards` (ints, see the module doc) with `trump` (tests)."""
+    cdef KPos p
+    cdef uint32_t nat = 0
+    p.trump = trump
+    for c in cards:
+        if c >> 3 == trump:
+            nat |= (<uint32_t> 1) << ((c & ~7) + TRUMP_NAT[c & 7])
+        else:
+            nat |= (<uint32_t> 1) << ((c & ~7) + PLAIN_NAT[c & 7])
+    return trick_roem(&p, nat)
+
+
+from cpython.mem cimport PyMem_Calloc, PyMem_Free

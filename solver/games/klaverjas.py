@@ -1,0 +1,406 @@
+"""Klaverjas (4 players in 2 teams, Amsterdam or Rotterdam rules) — RULES.md §2.
+
+Teams are seats {0, 2} and {1, 3}; the document names the *playing team*
+(``playing_team``: 0 for seats 0 and 2, 1 for seats 1 and 3), the team that
+chose trumps.  There is a single contract, ``"play"``: the deal is played
+out with the given trump suit.  Values are the playing team's: its final
+score minus the other team's, exactly, with roem, the last trick, pit and
+nat applied (RULES.md §2 Result):
+
+- made (the playing team's cards + roem strictly more than the other's):
+  each team scores its own cards + roem, + 100 for a team taking all 8
+  tricks (pit);
+- nat: the playing team scores 0, the other team 162 + the roem of both
+  teams, + 100 if it took all 8 tricks (pit counts for whichever team takes
+  every trick; the playing team taking them all can never be nat).
+
+Results report ``scores`` {"playing", "other"} (final), {"playing_roem",
+"other_roem"} (roem each team won in its tricks, before a nat hands it
+over), ``tricks`` {"playing", "other"}, ``outcomes`` {"nat", "pit",
+"pit_other"}, ``won`` (not nat) and a ``settlement`` per seat: each member
+of a team gets his team's final score minus the other team's (sums to 0).
+
+The card play runs in C (``_klaverjas.pyx``); this module validates the
+position document, names cards and explains illegal plays.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from solver.errors import IllegalPlayError, InvalidDealError, InvalidOptionError, NotationError
+from solver.games import _klaverjas
+from solver.games.base import Game, GameInfo, LineSummary, Session
+from solver.notation import Card, Rank, Suit, format_cards, format_hand, parse_cards, parse_hand
+
+DECK = tuple(Card(rank, suit) for suit in Suit for rank in Rank if rank != Rank.SIX)
+HAND_SIZE = 8
+RULESETS = ("amsterdam", "rotterdam")
+CONTRACT = "play"
+FIELDS = ("game", "hands", "trump", "playing_team", "rules", "contract", "options", "played", "leader")
+
+# Rank order (power 0 = lowest) in a plain suit and in the trump suit; the C
+# module compares powers.
+PLAIN_ORDER = (Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.TEN, Rank.ACE)
+TRUMP_ORDER = (Rank.SEVEN, Rank.EIGHT, Rank.QUEEN, Rank.KING, Rank.TEN, Rank.ACE, Rank.NINE, Rank.JACK)
+
+INFO = GameInfo(
+    name="klaverjas",
+    title="Klaverjas",
+    seats=(4,),
+    contracts=(CONTRACT,),
+    objectives={CONTRACT: ("points",)},
+    options=(),
+    aliases=("klaverjassen", "klaverjas amsterdam", "klaverjas rotterdam", "jassen"),
+    sides=("playing", "other"),
+    value_doc="playing team's final score - other team's (roem, last trick, pit and nat included)",
+)
+
+
+@dataclass(frozen=True)
+class KlaverjasSetup:
+    hands: tuple[tuple[Card, ...], ...]
+    trump: Suit
+    playing_team: int
+    rules: str
+    leader: int
+    played: tuple[str, ...]
+
+
+def _hand_field(value: Any, seat: int) -> tuple[Card, ...]:
+    if isinstance(value, str):
+        return parse_hand(value)
+    if isinstance(value, (list, tuple)):
+        cards = parse_cards([v if isinstance(v, Card) else str(v) for v in value])
+        format_hand(cards)          # rejects a card given twice
+        return cards
+    raise NotationError(f"hand {seat} must be a string such as 'AKT.987..QJ', not {type(value).__name__}",
+                        token=repr(value), rule="hand notation")
+
+
+def _int_field(doc: Mapping[str, Any], name: str, choices: tuple[int, ...], rule: str,
+               default: int | None = None) -> int:
+    value = doc.get(name, default)
+    if value is None:
+        raise InvalidOptionError(f"Klaverjas needs field '{name}' ({rule})", token=name, rule=rule)
+    if isinstance(value, bool) or not isinstance(value, int) or value not in choices:
+        raise InvalidOptionError(f"{name} must be one of {', '.join(map(str, choices))}, not {value!r} ({rule})",
+                                 token=str(value), rule=rule)
+    return value
+
+
+def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
+    """Validate a Klaverjas position document (everything but the history's legality)."""
+    for key in doc:
+        if key not in FIELDS:
+            raise InvalidOptionError(f"field '{key}' does not apply to klaverjas (fields: {', '.join(FIELDS)})",
+                                     token=str(key), rule="fields of a klaverjas position")
+
+    contract = doc.get("contract", CONTRACT)
+    if not isinstance(contract, str) or contract.strip().lower() != CONTRACT:
+        raise InvalidOptionError(f"unknown contract {contract!r}: Klaverjas has the single contract "
+                                 f"'{CONTRACT}' (the trump suit and the playing team say the rest)",
+                                 token=str(contract), rule="contract")
+
+    trump_text = doc.get("trump")
+    if trump_text in (None, ""):
+        raise InvalidOptionError("Klaverjas needs a trump suit (field 'trump', e.g. \"H\")",
+                                 token="trump", rule="klaverjas is played with trumps")
+    if not isinstance(trump_text, str):
+        raise InvalidOptionError(f"trump must be a suit such as \"H\", not {trump_text!r}",
+                                 token=repr(trump_text), rule="trump")
+    trump = Suit.parse(trump_text)
+
+    playing_team = _int_field(doc, "playing_team", (0, 1),
+                              "the team that chose trumps: 0 = seats 0 and 2, 1 = seats 1 and 3")
+    leader = _int_field(doc, "leader", (0, 1, 2, 3), "the seat that leads the first trick", default=0)
+
+    rules = doc.get("rules", "amsterdam")
+    if not isinstance(rules, str) or rules.strip().lower() not in RULESETS:
+        raise InvalidOptionError(f"unknown rules {rules!r}: Klaverjas rules are amsterdam (default) or rotterdam",
+                                 token=str(rules), rule="rules")
+    rules = rules.strip().lower()
+
+    raw_options = doc.get("options") or {}
+    if not isinstance(raw_options, Mapping):
+        raise InvalidOptionError("options must be an object of variant names to values",
+                                 token=repr(raw_options), rule="options")
+    for name in raw_options:
+        raise InvalidOptionError(f"unknown option '{name}' for klaverjas (it has no options; the rule set "
+                                 "is the field 'rules': amsterdam or rotterdam)", token=str(name),
+                                 rule="options of klaverjas")
+
+    hands_raw = doc.get("hands")
+    if not isinstance(hands_raw, (list, tuple)) or len(hands_raw) != 4:
+        n = len(hands_raw) if isinstance(hands_raw, (list, tuple)) else "no"
+        raise InvalidDealError(f"Klaverjas needs 4 hands (field 'hands'), got {n}", token="hands",
+                               rule="four players")
+    hands = tuple(_hand_field(h, seat) for seat, h in enumerate(hands_raw))
+    seen: dict[Card, int] = {}
+    for seat, hand in enumerate(hands):
+        for card in hand:
+            if card.rank == Rank.SIX:
+                raise InvalidDealError(f"card '{card}' in hand {seat} is not in the Klaverjas deck "
+                                       "(32 cards, 7 to A)", token=str(card), rule="32-card deck")
+            if card in seen:
+                raise InvalidDealError(f"card '{card}' is dealt twice (hands {seen[card]} and {seat})",
+                                       token=str(card), rule="each card once")
+            seen[card] = seat
+    for seat, hand in enumerate(hands):
+        if len(hand) != HAND_SIZE:
+            raise InvalidDealError(f"hand {seat} has {len(hand)} cards; Klaverjas hands hold {HAND_SIZE}",
+                                   token=f"hand {seat}", rule="8 cards a hand")
+
+    played_raw = doc.get("played", ())
+    if isinstance(played_raw, str):
+        played = tuple(played_raw.replace(",", " ").split())
+    elif isinstance(played_raw, (list, tuple)):
+        played = tuple(str(p) for p in played_raw)
+    else:
+        raise NotationError("played must be a list of cards", token=repr(played_raw), rule="history")
+    return KlaverjasSetup(hands, trump, playing_team, rules, leader, played)
+
+
+def card_codes(trump: Suit) -> dict[Card, int]:
+    """Card -> C code (suit * 8 + power in its suit's order) for this trump suit."""
+    codes = {}
+    for card in DECK:
+        order = TRUMP_ORDER if card.suit == trump else PLAIN_ORDER
+        codes[card] = int(card.suit) * 8 + order.index(card.rank)
+    return codes
+
+
+def team_name(team: int) -> str:
+    return "playing" if team == 0 else "other"
+
+
+class KlaverjasSession(Session):
+    trick_size = 4
+    side_names = ("playing", "other")
+
+    def __init__(self, setup: KlaverjasSetup, flags: int = 0):
+        self.setup = setup
+        self._code = card_codes(setup.trump)
+        self._card = {code: card for card, code in self._code.items()}
+        masks = [sum(1 << self._code[c] for c in hand) for hand in setup.hands]
+        self.board = _klaverjas.KlaverjasBoard(masks, int(setup.trump), setup.playing_team,
+                                               setup.rules == "rotterdam", setup.leader, flags)
+        self.history: list[str] = []
+        self.roem: list[tuple[int, int, int]] = []     # (trick number, winning seat, roem)
+
+    # -- naming
+    def move_name(self, move: int) -> str:
+        return str(self._card[move])
+
+    def move_code(self, token: str) -> int:
+        card = Card.parse(token)
+        if card not in self._code:
+            raise IllegalPlayError(f"card '{card}' is not in the Klaverjas deck (32 cards, 7 to A)",
+                                   token=token, rule="32-card deck")
+        return self._code[card]
+
+    def _cards(self, mask: int) -> list[Card]:
+        return sorted((self._card[i] for i in range(32) if mask >> i & 1),
+                      key=lambda c: (c.suit, -self._code[c]))
+
+    def team(self, seat: int) -> int:
+        """0 for the playing team, 1 for the other team."""
+        return (seat ^ self.setup.playing_team) & 1
+
+    # -- state
+    @property
+    def to_move(self) -> int:
+        return self.board.to_move
+
+    @property
+    def over(self) -> bool:
+        return self.board.finished
+
+    def is_max(self, seat: int) -> bool:
+        return self.team(seat) == 0
+
+    def legal_moves(self) -> list[str]:
+        return [self.move_name(m) for m in self.board.legal_moves()]
+
+    def hands(self) -> list[list[Card]]:
+        return [self._cards(m) for m in self.board.state["hands"]]
+
+    def trick(self) -> list[Card]:
+        return [self._card[c] for c in self.board.state["trick"]]
+
+    def describe(self) -> dict[str, Any]:
+        s = self.setup
+        seats = "seats 0 and 2" if s.playing_team == 0 else "seats 1 and 3"
+        title = f"Klaverjas ({s.rules.capitalize()}), trumps {s.trump}, playing team {s.playing_team} ({seats})"
+        st = self.board.state
+        return {"title": title, "hands": [format_hand(h) for h in self.hands()],
+                "trick": [str(c) for c in self.trick()],
+                "points": {"playing": st["points"][0], "other": st["points"][1]},
+                "roem": {"playing": st["roem"][0], "other": st["roem"][1]}}
+
+    def seat_role(self, seat: int) -> str:
+        return "playing team" if self.team(seat) == 0 else "other team"
+
+    # -- play
+    def play(self, token: str) -> None:
+        ply = len(self.history)
+        try:
+            code = self.move_code(token)
+        except NotationError as exc:
+            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
+        except IllegalPlayError as exc:
+            raise IllegalPlayError(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
+        card = self._card[code]
+        if not self.board.legal_mask() >> code & 1:
+            raise self._illegal(card, ply)
+        self.board.play(code)
+        st = self.board.state
+        if not st["trick"] and st["last_roem"]:
+            self.roem.append((st["tricks_played"], st["last_winner"], st["last_roem"]))
+        self.history.append(str(card))
+
+    def _illegal(self, card: Card, ply: int) -> IllegalPlayError:
+        st = self.board.state
+        seat = st["turn"]
+        where = f"played[{ply}] '{card}' by seat {seat}"
+        hand_mask = st["hands"][seat]
+        if not hand_mask >> self._code[card] & 1:
+            if all(m == 0 for m in st["hands"]):
+                why = "the deal is over: all eight tricks have been played"
+            else:
+                owner = next((s for s in range(4) if st["hands"][s] >> self._code[card] & 1), None)
+                why = (f"that card is in seat {owner}'s hand, not seat {seat}'s" if owner is not None
+                       else "that card has already been played")
+            return IllegalPlayError(f"{where}: {why}", token=str(card), rule="play a card from your hand")
+        return IllegalPlayError(f"{where}: {self.explain(card)}", token=str(card),
+                                rule=self.broken_rule(card))
+
+    def _rule_check(self, card: Card) -> tuple[str, str]:
+        """(rule, explanation) for an illegal `card` of the player to move (it is in his hand)."""
+        st = self.board.state
+        seat = st["turn"]
+        hand = self._cards(st["hands"][seat])
+        trick = [self._card[c] for c in st["trick"]]
+        legal = format_cards(self._cards(self.board.legal_mask()))
+        trump = self.setup.trump
+        power = self._code
+        led = trick[0].suit
+        trumps_in_trick = [c for c in trick if c.suit == trump]
+        top = max(trumps_in_trick, key=lambda c: power[c]) if trumps_in_trick else None
+        tail = f"; legal: {legal}"
+        if led == trump:
+            if card.suit != trump:
+                return ("rule 1: follow suit",
+                        f"trumps were led and you hold trumps: you must play one (rule 1){tail}")
+            return ("rule 1: overtrump when trumps are led",
+                    f"trumps were led: you must play a trump higher than {top} if you can, even over "
+                    f"your partner (rule 1){tail}")
+        if any(c.suit == led for c in hand):
+            return ("rule 1: follow suit",
+                    f"you hold {led}: you must follow suit (rule 1, any card of the led suit){tail}")
+        winner = (st["leader"] + self._winning_index(trick)) % 4
+        partner = winner == (seat + 2) % 4
+        if self.setup.rules == "rotterdam":
+            if card.suit != trump:
+                return ("rotterdam: must trump",
+                        f"void in {led}: Rotterdam rules oblige you to trump if you can, even when your "
+                        f"partner is winning the trick{tail}")
+            return ("rotterdam: must overtrump",
+                    f"void in {led}: you must overtrump {top} if you can (Rotterdam rules){tail}")
+        if partner:
+            return ("rule 2: partner winning, no undertrump",
+                    f"your partner is winning: you may play any card but no trump lower than {top} "
+                    f"while you hold something else (rule 2){tail}")
+        if top is None:
+            return ("rule 3: opponent winning, must trump",
+                    f"void in {led} with an opponent winning: you must trump (rule 3){tail}")
+        if card.suit == trump and any(c.suit == trump and power[c] > power[top] for c in hand):
+            return ("rule 3: opponent winning, must overtrump",
+                    f"an opponent is winning with {top}: you must overtrump it if you can (rule 3){tail}")
+        if card.suit != trump:
+            return ("rule 3: opponent winning, must overtrump",
+                    f"an opponent is winning with {top}: you must overtrump it if you can (rule 3){tail}")
+        return ("rule 3: opponent winning, no undertrump",
+                f"you cannot overtrump {top}: play another suit rather than undertrump (rule 3){tail}")
+
+    def _winning_index(self, trick: list[Card]) -> int:
+        best = 0
+        for i in range(1, len(trick)):
+            c, b = trick[i], trick[best]
+            if (c.suit == b.suit and self._code[c] > self._code[b]) or \
+                    (c.suit == self.setup.trump and b.suit != self.setup.trump):
+                best = i
+        return best
+
+    def explain(self, card: Card) -> str:
+        return self._rule_check(card)[1]
+
+    def broken_rule(self, card: Card) -> str:
+        rule = self._rule_check(card)[0]
+        return f"{self.setup.rules} {rule}"
+
+    # -- results
+    def summary(self, line: Sequence[int], value: int) -> LineSummary:
+        for move in line:
+            self.board.play(move)
+        st = self.board.state
+        finished = self.board.finished
+        for _ in line:
+            self.board.undo()
+        pts, roem, tricks = st["points"], st["roem"], st["tricks"]
+        if finished:
+            scores = final_scores(pts, tricks)
+        else:                                   # a line cut short: the points so far
+            scores = {"playing": pts[0], "other": pts[1]}
+        nat = finished and pts[0] <= pts[1]
+        out_scores = dict(scores, playing_roem=roem[0], other_roem=roem[1])
+        outcomes = {"nat": nat, "pit": finished and tricks[1] == 0, "pit_other": finished and tricks[0] == 0}
+        return LineSummary(scores=out_scores, tricks={"playing": tricks[0], "other": tricks[1]},
+                           won=pts[0] > pts[1] if finished else value > 0,
+                           settlement=self.settlement(value), outcomes=outcomes)
+
+    def settlement(self, value: int) -> list[int]:
+        """Each member of a team gets his team's final score minus the other's."""
+        return [value if self.team(seat) == 0 else -value for seat in range(4)]
+
+
+def final_scores(points: Sequence[int], tricks: Sequence[int]) -> dict[str, int]:
+    """Final scores of a finished deal from the raw points (cards + last trick + roem) and tricks."""
+    p, o = points
+    if p > o:
+        return {"playing": p + (100 if tricks[1] == 0 else 0), "other": o}
+    return {"playing": 0, "other": p + o + (100 if tricks[0] == 0 else 0)}
+
+
+class Klaverjas(Game):
+    info = INFO
+
+    def parse(self, doc: Mapping[str, Any]) -> KlaverjasSetup:
+        return parse_setup(doc)
+
+    def replay(self, setup: KlaverjasSetup, flags: int = 0) -> KlaverjasSession:
+        session = KlaverjasSession(setup, flags)
+        if len(setup.played) > 32:
+            raise IllegalPlayError(f"played has {len(setup.played)} cards; a deal has 32",
+                                   token=setup.played[32], rule="32 cards a deal")
+        for token in setup.played:
+            session.play(token)
+        return session
+
+    def normalise(self, doc: Mapping[str, Any]) -> dict[str, Any]:
+        s = parse_setup(doc)
+        out: dict[str, Any] = {
+            "game": "klaverjas",
+            "hands": [format_hand(h) for h in s.hands],
+            "trump": str(s.trump),
+            "playing_team": s.playing_team,
+            "rules": s.rules,
+        }
+        if s.leader:
+            out["leader"] = s.leader
+        out["played"] = [str(Card.parse(p)) for p in s.played]
+        return out
+
+
+GAME = Klaverjas()

@@ -1,0 +1,488 @@
+"""The Python API (solver.solve / analyse / Solver / CancelToken / results).
+
+Properties that tie the answers together: the three modes agree, the principal
+variation is legal and reaches the solved value, solving after a PV move keeps the
+value, equivalent cards get equal values, play analysis chains its values; plus
+cancellation, timeouts, threads and the JSON form of the results.
+"""
+from __future__ import annotations
+
+import doctest
+import importlib
+import json
+import random
+import threading
+import time
+
+import pytest
+
+import solver
+from solver.notation import format_hand, parse_cards
+
+SEED = solver.example("marias-seed")
+START = solver.example("marias-hra")
+DECK = [r + s for s in "SHDC" for r in "AKQJT987"]
+HRA_ORDER = "789JQKTA"          # lowest first
+BETL_ORDER = "789TJQKA"
+
+
+# --------------------------------------------------------------------------- positions
+
+def random_deal(seed: int, contract: str = "hra") -> dict:
+    """A random deal (Hra: no ace or ten in the talon; a random trump)."""
+    rng = random.Random(seed)
+    while True:
+        cards = DECK[:]
+        rng.shuffle(cards)
+        talon = cards[30:]
+        if contract != "hra" or not any(c[0] in "AT" for c in talon):
+            break
+    doc = {"game": "marias", "contract": contract,
+           "hands": [format_hand(parse_cards(cards[i:i + 10])) for i in (0, 10, 20)],
+           "talon": " ".join(talon)}
+    if contract == "hra":
+        doc["trump"] = "SHDC"[rng.randrange(4)]
+    return doc
+
+
+def random_position(seed: int, contract: str, plies: int) -> solver.Position:
+    """A random deal with `plies` random legal cards played."""
+    rng = random.Random(seed * 7919 + plies)
+    p = solver.Position.from_dict(random_deal(seed, contract))
+    for _ in range(plies):
+        if p.to_move is None:
+            break
+        p = p.play(rng.choice(sorted(p.legal_moves())))
+    return p
+
+
+# Full deals that solve in a few milliseconds, and endgames of every contract, mid-trick too.
+FULL_DEALS = [START, random_deal(1), random_deal(4), random_deal(16), random_deal(3, "betl"),
+              random_deal(5, "durch")]
+ENDGAMES = [random_position(s, c, n) for s, c, n in [
+    (11, "hra", 21), (12, "hra", 22), (13, "hra", 23), (14, "hra", 24), (15, "hra", 26),
+    (16, "hra", 18), (17, "hra", 19), (21, "betl", 21), (22, "betl", 22), (23, "betl", 25),
+    (31, "durch", 21), (32, "durch", 23), (33, "durch", 24),
+]] + [solver.Position.from_dict(dict(SEED, played=SEED["played"][:n])) for n in (12, 19, 24, 25, 27)]
+POSITIONS = [solver.Position.from_dict(d) for d in FULL_DEALS] + ENDGAMES
+
+
+def pid(p: solver.Position) -> str:
+    d = p.to_dict()
+    return f"{d['contract']}{d.get('trump', '')}-{len(d['played'])}"
+
+
+def is_max(seat: int) -> bool:
+    return seat == 0          # Mariáš: the declarer maximises
+
+
+# --------------------------------------------------------------------------- modes
+
+@pytest.mark.parametrize("p", POSITIONS, ids=pid)
+def test_modes_agree(p):
+    all_ = solver.solve(p, mode="all")
+    opt = solver.solve(p, mode=solver.Mode.OPTIMAL)
+    best = solver.solve(p, mode="best")
+    legal = set(p.legal_moves())
+    assert all_.mode == "all" and opt.mode == "optimal" and best.mode == "best"
+    assert all_.value == opt.value == best.value
+    assert all_.to_move == opt.to_move == best.to_move == p.to_move
+
+    # all: every legal move with its exact value; the value is the mover's best
+    assert {m.move for m in all_.moves} == legal
+    assert len(all_.moves) == len(legal)
+    values = {m.move: m.value for m in all_.moves}
+    assert all(isinstance(v, int) for v in values.values())
+    pick = max if is_max(p.to_move) else min
+    assert all_.value == pick(values.values())
+    optimal = {m for m, v in values.items() if v == all_.value}
+    assert {m.move for m in all_.moves if m.optimal} == optimal
+    assert set(all_.optimal_moves) == optimal
+    assert all_.best_move in optimal
+
+    # optimal: every legal move, a value only for the optimal ones
+    assert {m.move for m in opt.moves} == legal
+    assert set(opt.optimal_moves) == optimal
+    for m in opt.moves:
+        if m.optimal:
+            assert m.value == opt.value
+        else:
+            assert m.value is None
+
+    # best: one optimal move
+    assert len(best.moves) == 1 and best.moves[0].optimal and best.moves[0].value == best.value
+    assert best.optimal_moves == [best.moves[0].move]
+    assert best.optimal_moves[0] in optimal
+
+
+@pytest.mark.parametrize("p", POSITIONS, ids=pid)
+def test_principal_variation_is_legal_and_reaches_the_value(p):
+    res = solver.solve(p)
+    contract = p.to_dict()["contract"]
+    if contract == "hra":
+        assert res.pv, "a position with moves left has a principal variation"
+    if res.pv:
+        assert res.pv[0] in res.optimal_moves
+    q = p
+    for move in res.pv:
+        assert move in q.legal_moves()
+        q = q.play(move)
+    end = solver.solve(q)
+    assert end.value == res.value
+    assert end.scores == res.scores and end.tricks == res.tricks
+    assert end.won == res.won and end.settlement == res.settlement
+    if contract == "hra":
+        # to the end of the deal; the value is the final score difference
+        assert q.to_move is None and end.pv == []
+        assert res.value == res.scores["declarer"] - res.scores["defenders"]
+        assert res.tricks["declarer"] + res.tricks["defenders"] == 10
+    else:
+        # Betl/Durch: the PV stops once the outcome is settled
+        assert res.value in (1, -1)
+        assert res.scores == res.tricks
+        settled = (res.tricks["declarer"] > 0) if contract == "betl" else (res.tricks["defenders"] > 0)
+        assert settled or res.tricks["declarer"] + res.tricks["defenders"] == 10
+        assert (res.value == 1) == (not settled)
+        if not res.pv:
+            # nothing to decide: the outcome was settled before this position (a lost
+            # contract), but the remaining cards are still legal moves, all worth -1
+            assert res.value == -1 and p.to_move is not None
+            assert {m.move for m in res.moves} == set(p.legal_moves())
+            assert all(m.value == -1 and m.optimal for m in res.moves)
+
+
+@pytest.mark.parametrize("p", POSITIONS, ids=pid)
+def test_solving_after_an_optimal_move_keeps_the_value(p):
+    res = solver.solve(p)
+    for move in {*res.pv[:1], *res.optimal_moves[:2]}:
+        assert solver.solve(p.play(move)).value == res.value
+    # and after any move its reported value
+    for m in res.moves[:4]:
+        assert solver.solve(p.play(m.move), mode="best").value == m.value
+
+
+def _live_between(p: solver.Position, a: str, b: str, order: str) -> bool:
+    """Is some card of the suit ranked strictly between a and b still in a hand or in the trick?"""
+    d = p.to_dict()
+    played = d["played"]
+    complete = played[:len(played) - len(played) % 3]
+    out = set(complete) | set(d["talon"].split())
+    lo, hi = sorted((order.index(a[0]), order.index(b[0])))
+    return any(r + a[1] not in out for r in order[lo + 1:hi])
+
+
+def _check_equivalent_cards(p: solver.Position) -> int:
+    """Assert equal values for touching cards of one hand; return how many pairs were checked."""
+    d = p.to_dict()
+    hra = d["contract"] == "hra"
+    order = HRA_ORDER if hra else BETL_ORDER
+    values = solver.solve(p).move_values
+    moves = sorted(values)
+    checked = 0
+    for i, a in enumerate(moves):
+        for b in moves[i + 1:]:
+            if a[1] != b[1]:
+                continue
+            if hra:
+                # same card points, and no marriage card
+                if (a[0] in "AT") != (b[0] in "AT") or {a[0], b[0]} & {"K", "Q"}:
+                    continue
+            if _live_between(p, a, b, order):
+                continue
+            assert values[a] == values[b], (pid(p), a, b, values)
+            checked += 1
+    return checked
+
+
+def test_equivalent_cards_get_equal_values():
+    # Two legal cards of one suit with no live card ranked between them (played cards
+    # of finished tricks and the talon do not count; cards of the current trick do) are
+    # interchangeable — in Hra when they also carry the same points and neither is a
+    # marriage card.
+    checked = sum(_check_equivalent_cards(p) for p in POSITIONS)
+    assert checked >= 10
+
+
+def test_equivalent_cards_example():
+    # Seed deal, after QH TH: seat 2 (J987..J987.QJ, no trumps) may discard anything.
+    # 9S 8S 7S are touching, as are 9D 8D 7D: each group must share one value.
+    res = solver.solve(dict(START, played=["QH", "TH"]))
+    v = res.move_values
+    assert v["9S"] == v["8S"] == v["7S"]
+    assert v["9D"] == v["8D"] == v["7D"]
+
+
+# --------------------------------------------------------------------------- analysis
+
+@pytest.fixture(scope="module")
+def seed_analysis():
+    return solver.analyse(SEED)
+
+
+def test_analyse_chains_values(seed_analysis):
+    an = seed_analysis
+    assert an.game == "marias" and an.value_kind == "points"
+    assert len(an.steps) == 30
+    assert an.initial_value == solver.solve(START).value
+    assert an.final_value == solver.solve(SEED).value == 50
+    assert an.steps[0].value_before == an.initial_value
+    assert an.steps[-1].value_after == an.final_value
+    for prev, nxt in zip(an.steps, an.steps[1:]):
+        assert prev.value_after == nxt.value_before
+    for i, step in enumerate(an.steps):
+        assert step.ply == i
+        assert step.move == SEED["played"][i]
+
+
+@pytest.mark.parametrize("ply", [0, 1, 9, 13, 24, 29])
+def test_analyse_matches_solve(seed_analysis, ply):
+    step = seed_analysis.steps[ply]
+    before = solver.Position.from_dict(dict(SEED, played=SEED["played"][:ply]))
+    after = before.play(step.move)
+    res = solver.solve(before)
+    assert step.seat == before.to_move
+    assert step.value_before == res.value
+    assert sorted(step.best_moves) == sorted(res.optimal_moves)
+    assert step.value_after == solver.solve(after).value
+    assert step.value_after == res.move_values[step.move]
+
+
+def test_analyse_costs_and_mistakes(seed_analysis):
+    for step in seed_analysis.steps:
+        if step.seat == 0:
+            assert step.cost == step.value_before - step.value_after
+        else:
+            assert step.cost == step.value_after - step.value_before
+        assert step.cost >= 0                  # nobody can do better than optimal
+        assert step.mistake == (step.cost > 0)
+        assert step.mistake == (step.move not in step.best_moves)
+    assert seed_analysis.mistakes == [s for s in seed_analysis.steps if s.cost > 0]
+
+
+def test_analyse_hand_checked_mistake(seed_analysis):
+    # After 8 tricks (ply 24) seat 0 holds AH 9H, seat 1 JH 8H, seat 2 JD 9D.
+    # 9H: seat 1 must beat it with JH (no points), leads 8H, AH takes the last trick:
+    #     declarer +10 (AH) +10 (last trick).
+    # AH (played): seat 1 keeps JH by playing 8H, and JH beats 9H in the last trick:
+    #     declarer +10, defenders +10 (last trick).  A swing of 20 points.
+    step = seed_analysis.steps[24]
+    assert step.move == "AH" and step.seat == 0
+    assert step.best_moves == ["9H"]
+    assert step.value_before - step.value_after == 20
+    assert step.cost == 20 and step.mistake
+    assert step in seed_analysis.mistakes
+
+
+def test_analyse_of_a_position_without_history():
+    an = solver.analyse(START)
+    assert an.steps == [] and an.mistakes == []
+    assert an.initial_value == an.final_value == solver.solve(START).value
+
+
+def test_analyse_betl():
+    p = random_position(41, "betl", 12)
+    an = solver.analyse(p)
+    assert an.value_kind == "outcome"
+    assert an.final_value == solver.solve(p).value
+    for prev, nxt in zip(an.steps, an.steps[1:]):
+        assert prev.value_after == nxt.value_before
+    for s in an.steps:
+        assert s.value_before in (1, -1) and s.value_after in (1, -1)
+        assert s.mistake == (s.cost > 0)
+
+
+# --------------------------------------------------------------------------- cancel, timeout, threads
+
+CANDIDATE_SLOW = [1035, 1219, 449, 354, 1465, 769]
+
+
+@pytest.fixture(scope="module")
+def slow_deal():
+    """A full Hra deal whose solve takes > 50 ms with a fresh, small-table Solver."""
+    seeds = CANDIDATE_SLOW + list(range(2000, 2400))
+    for seed in seeds:
+        doc = random_deal(seed)
+        start = time.perf_counter()
+        solver.Solver(tt_mb=1).solve(doc, mode="all")
+        if time.perf_counter() - start > 0.05:
+            return doc
+    pytest.skip("no slow deal found")
+
+
+def test_cancel_from_another_thread(slow_deal):
+    s = solver.Solver(tt_mb=1)
+    token = solver.CancelToken()
+    assert token.cancelled is False
+    timer = threading.Timer(0.005, token.cancel)
+    timer.start()
+    start = time.perf_counter()
+    with pytest.raises(solver.SearchCancelled):
+        s.solve(slow_deal, mode="all", cancel=token)
+    timer.join()
+    assert token.cancelled is True
+    assert time.perf_counter() - start < 5
+    # the solver still works, and gives the right answers
+    assert s.solve(START).value == solver.Solver().solve(START).value
+    assert s.solve(SEED).value == 50
+
+
+def test_cancelled_before_start():
+    token = solver.CancelToken()
+    token.cancel()
+    with pytest.raises(solver.SearchCancelled):
+        solver.solve(START, cancel=token)
+    with pytest.raises(solver.SearchCancelled):
+        solver.analyse(SEED, cancel=token)
+    # the thread's default solver is fine afterwards
+    assert solver.solve(SEED).value == 50
+
+
+def test_cancel_is_not_a_bad_input_error():
+    assert not issubclass(solver.SearchCancelled, solver.DdcardsError)
+    assert not issubclass(solver.SearchTimeout, solver.DdcardsError)
+
+
+def test_timeout(slow_deal):
+    s = solver.Solver(tt_mb=1)
+    start = time.perf_counter()
+    with pytest.raises(solver.SearchTimeout):
+        s.solve(slow_deal, mode="all", timeout=0.001)
+    assert time.perf_counter() - start < 5
+    with pytest.raises(solver.SearchTimeout):
+        s.analyse(dict(slow_deal, played=[]), timeout=0.001)
+    # still works; a generous timeout does not get in the way
+    assert s.solve(SEED, timeout=30).value == 50
+
+
+def _solve_all(positions, results, key):
+    s = solver.Solver(tt_mb=8)
+    results[key] = [(r.value, r.move_values, r.pv) for r in (s.solve(p) for p in positions)]
+
+
+def test_two_solvers_in_two_threads_agree_with_sequential():
+    positions = POSITIONS[:3] + ENDGAMES[:6]
+    sequential = {}
+    _solve_all(positions, sequential, "a")
+    results = {}
+    threads = [threading.Thread(target=_solve_all, args=(positions, results, k)) for k in ("a", "b")]
+    threads += [threading.Thread(target=_solve_all, args=(positions[::-1], results, "c"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results["a"] == sequential["a"]
+    assert results["b"] == sequential["a"]
+    assert results["c"][::-1] == sequential["a"]
+
+
+def test_module_level_solve_from_threads():
+    positions = ENDGAMES[:8]
+    expected = [solver.solve(p).value for p in positions]
+    out = {}
+
+    def work(k):
+        out[k] = [solver.solve(p).value for p in positions]
+        out[k + "_solver"] = solver.default_solver()
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in ("x", "y")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert out["x"] == out["y"] == expected
+    assert out["x_solver"] is not out["y_solver"]          # one Solver per thread
+
+
+def test_keep_tt_gives_the_same_answers():
+    s = solver.Solver()
+    first = [s.solve(p).value for p in ENDGAMES]
+    again = [s.solve(p, keep_tt=True).value for p in ENDGAMES]
+    assert first == again
+
+
+# --------------------------------------------------------------------------- result documents
+
+RESULT_KEYS = {"game", "mode", "value", "value_kind", "to_move", "optimal_moves", "moves", "pv", "scores",
+               "tricks", "won", "settlement", "outcomes", "nodes", "elapsed_ms"}
+ANALYSIS_KEYS = {"game", "value_kind", "initial_value", "final_value", "steps", "mistakes", "nodes",
+                 "elapsed_ms"}
+STEP_KEYS = {"ply", "seat", "move", "value_before", "value_after", "best_moves", "cost", "mistake"}
+
+
+@pytest.mark.parametrize("mode", ["all", "optimal", "best"])
+def test_result_to_dict(mode):
+    res = solver.solve(dict(SEED, played=SEED["played"][:21]), mode=mode)
+    d = json.loads(json.dumps(res.to_dict()))
+    assert set(d) == RESULT_KEYS
+    assert d["game"] == "marias" and d["mode"] == mode and d["value_kind"] == "points"
+    assert d["value"] == res.value and d["pv"] == res.pv and d["to_move"] == res.to_move
+    assert d["optimal_moves"] == res.optimal_moves
+    assert d["moves"] == [{"move": m.move, "value": m.value, "optimal": m.optimal} for m in res.moves]
+    assert set(d["scores"]) == {"declarer", "defenders"} == set(d["tricks"])
+    assert set(d["outcomes"]) == {"sedma", "kilo"}
+    assert len(d["settlement"]) == 3 and sum(d["settlement"]) == 0
+    assert isinstance(d["nodes"], int) and isinstance(d["elapsed_ms"], (int, float))
+
+
+def test_result_to_dict_betl_and_finished():
+    res = solver.solve(random_position(22, "betl", 22))
+    d = json.loads(json.dumps(res.to_dict()))
+    assert set(d) == RESULT_KEYS and d["value_kind"] == "outcome" and d["outcomes"] == {}
+    res = solver.solve(SEED)
+    d = json.loads(json.dumps(res.to_dict()))
+    assert d["to_move"] is None and d["moves"] == [] and d["pv"] == [] and d["value"] == 50
+
+
+def test_analysis_to_dict(seed_analysis):
+    d = json.loads(json.dumps(seed_analysis.to_dict()))
+    assert set(d) == ANALYSIS_KEYS
+    assert d["initial_value"] == seed_analysis.initial_value
+    assert d["final_value"] == seed_analysis.final_value == 50
+    assert len(d["steps"]) == 30 and all(set(s) == STEP_KEYS for s in d["steps"])
+    assert d["mistakes"] == [s.ply for s in seed_analysis.mistakes]
+
+
+def test_result_position_and_inputs():
+    # solve accepts a Position, a dict or JSON text, all alike
+    p = solver.Position.from_dict(SEED)
+    a = solver.solve(p).to_dict()
+    b = solver.solve(SEED).to_dict()
+    c = solver.solve(json.dumps(SEED)).to_dict()
+    for d in (a, b, c):
+        d.pop("elapsed_ms")
+        d.pop("nodes")
+    assert a == b == c
+
+
+def test_position_round_trip():
+    p = solver.Position.from_dict(dict(START, played=["QH", "TH", "7S"]))
+    assert solver.Position.from_json(p.to_json()) == p
+    assert solver.Position.from_dict(p.to_dict()) == p
+    assert p.start() == solver.Position.from_dict(START)
+    assert p.played == ("QH", "TH", "7S")
+    assert p.game == "marias"
+    assert hash(p) == hash(solver.Position.from_json(p.to_json()))
+
+
+# --------------------------------------------------------------------------- games registry, docs
+
+def test_games_registry():
+    games = solver.list_games()
+    assert "marias" in [g.name for g in games]
+    info = solver.find_game("Mariáš")
+    assert info is solver.find_game("marias") is solver.find_game("MARIAS")
+    assert info.seats == (3,)
+    assert set(info.contracts) == {"hra", "betl", "durch"}
+    assert set(info.objectives["hra"]) == {"hra", "sedma", "kilo"}
+    assert tuple(info.objectives["betl"]) == ("betl",) and tuple(info.objectives["durch"]) == ("durch",)
+    assert {o.name for o in info.options} == {"marriage_on_follow", "talon_points", "sedma_value", "kilo_value"}
+    assert info.option("marriage_on_follow").default is False
+
+
+@pytest.mark.parametrize("module", ["solver", "solver.api", "solver.position", "solver.notation",
+                                    "solver.games.marias", "solver.result"])
+def test_docstring_examples_run(module):
+    # The documented examples must run as written.
+    mod = importlib.import_module(module)
+    failures, _ = doctest.testmod(mod, verbose=False, report=True)
+    assert failures == 0

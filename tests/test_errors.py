@@ -1,0 +1,334 @@
+"""Bad input is rejected with a DdcardsError that names the offending token (RULES.md §0).
+
+A matrix of bad position documents through ``solver.Position.from_dict`` /
+``from_json``: each case states the exception class and a piece of text the message
+must contain (the offending token).  A hypothesis test then mutates a valid document
+at random and checks that nothing but a DdcardsError (or success) ever comes out —
+never a KeyError, TypeError, AttributeError or IndexError.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import solver
+from solver import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError,
+                    InvalidOptionError, NotationError)
+
+START = solver.example("marias-hra")     # hearts Hra, seat 0: AT.AKQ9.AT.87, talon 9C KC
+SEED = solver.example("marias-seed")     # the same deal with the seed's 30 cards played
+H0, H1, H2 = START["hands"]              # H1 = KQ.TJ87.KQ.AT, H2 = J987..J987.QJ
+BETL = dict(START, contract="betl")
+del BETL["trump"]
+
+
+def doc(base=START, drop=(), **changes):
+    d = dict(base, **changes)
+    for key in drop:
+        d.pop(key, None)
+    return d
+
+
+# seat 0 discards AS instead of 9C: a Hra talon with an ace
+ACE_TALON = dict(hands=["T.AKQ9.AT.987", H1, H2], talon="AS KC")
+TEN_TALON = dict(hands=["A.AKQ9.AT.987", H1, H2], talon="TS KC")
+
+# (id, document, exception class, text the message must contain)
+CASES = [
+    # --- notation: cards, ranks, suits
+    ("unknown card in talon", doc(talon="9C ZZ"), InvalidCardError, "ZZ"),
+    ("unknown rank in card", doc(talon="9C 1C"), InvalidCardError, "1C"),
+    ("unknown suit in card", doc(talon="9C 9Z"), InvalidCardError, "9Z"),
+    ("unknown rank in hand", doc(hands=["AT.AKQ9.AT.8Z", H1, H2]), InvalidCardError, "Z"),
+    ("unknown rank in hand (1)", doc(hands=["AT.AKQ9.AT.81", H1, H2]), InvalidCardError, "1"),
+    ("unknown suit in hand list", doc(hands=[["AS", "TS", "AH", "KH", "QH", "9H", "AD", "TD", "8C", "7Z"],
+                                             H1, H2]), InvalidCardError, "7Z"),
+    ("hand with 3 suits", doc(hands=["AT.AKQ9.AT87", H1, H2]), NotationError, "AT.AKQ9.AT87"),
+    ("hand with 5 suits", doc(hands=["AT.AKQ9.AT.87.", H1, H2]), NotationError, "AT.AKQ9.AT.87."),
+    ("empty hand", doc(hands=["", H1, H2]), NotationError, "hand"),
+    # --- the deal
+    ("card in two hands", doc(hands=[H0, H1, "J987..J987.QA"]), InvalidDealError, "AC"),
+    ("card in hand and talon", doc(talon="9C AC"), InvalidDealError, "AC"),
+    ("card in seat 0 and talon", doc(talon="9C 7C"), InvalidDealError, "7C"),
+    ("card twice in one hand", doc(hands=["AAT.AKQ9.AT.87", H1, H2]), NotationError, "AS"),
+    ("card twice in a hand list", doc(hands=[["AS", "AS"], H1, H2]), NotationError, "AS"),
+    ("hand of 9", doc(hands=["AT.AKQ9.AT.8", H1, H2], talon="9C KC 7C"), InvalidDealError, "hand 0"),
+    ("hand of 11", doc(hands=[H0, H1, "J987..J987.QJK"], talon="9C"), InvalidDealError, "hand 2"),
+    ("talon of 1", doc(talon="9C"), InvalidDealError, "talon"),
+    ("talon of 0", doc(talon=""), InvalidDealError, "talon"),
+    ("talon missing", doc(drop=["talon"]), InvalidDealError, "talon"),
+    ("hands missing", doc(drop=["hands"]), InvalidDealError, "hands"),
+    ("two hands", doc(hands=[H0, H1]), InvalidDealError, "hands"),
+    ("four hands", doc(hands=[H0, H1, H2, ""]), InvalidDealError, "hands"),
+    ("a six in a hand", doc(hands=["AT.AKQ9.AT.86", H1, H2]), (InvalidDealError, InvalidCardError), "6C"),
+    ("a six in the talon", doc(talon="9C 6C", hands=["AT.AKQ9.AT.87", H1, "J987..J987.QJ"]),
+     (InvalidDealError, InvalidCardError), "6C"),
+    ("ace in a Hra talon", doc(**ACE_TALON), InvalidDealError, "AS"),
+    ("ten in a Hra talon", doc(**TEN_TALON), InvalidDealError, "TS"),
+    # --- contract, trump, objective
+    ("hra without trump", doc(drop=["trump"]), InvalidOptionError, "trump"),
+    ("hra with trump null", doc(trump=None), InvalidOptionError, "trump"),
+    ("hra with unknown trump", doc(trump="X"), InvalidCardError, "X"),
+    ("hra with trump 3", doc(trump=3), InvalidOptionError, "3"),
+    ("trump for betl", doc(BETL, trump="H"), InvalidOptionError, "H"),
+    ("trump for durch", doc(BETL, contract="durch", trump="S"), InvalidOptionError, "S"),
+    ("unknown contract", doc(contract="slam"), InvalidOptionError, "slam"),
+    ("contract not a string", doc(contract=5), InvalidOptionError, "5"),
+    ("unknown objective", doc(objective="sedmaa"), InvalidOptionError, "sedmaa"),
+    ("objective of another contract", doc(objective="durch"), InvalidOptionError, "durch"),
+    ("sedma objective for betl", doc(BETL, objective="sedma"), InvalidOptionError, "sedma"),
+    ("objective not a string", doc(objective=7), InvalidOptionError, "7"),
+    # --- game, fields, options
+    ("unknown game", doc(game="bridge"), InvalidOptionError, "bridge"),
+    ("game missing", doc(drop=["game"]), InvalidOptionError, "game"),
+    ("game not a string", doc(game=7), InvalidOptionError, "game"),
+    ("unknown field", doc(stock="7S 8S"), InvalidOptionError, "stock"),
+    ("field of another game", doc(playing_team=0), InvalidOptionError, "playing_team"),
+    ("unknown option", doc(options={"marriage_on_folow": True}), InvalidOptionError, "marriage_on_folow"),
+    ("option of wrong type", doc(options={"marriage_on_follow": "yes"}), InvalidOptionError,
+     "marriage_on_follow"),
+    ("option value not a choice", doc(options={"talon_points": "declarer"}), InvalidOptionError, "declarer"),
+    ("negative stake", doc(options={"sedma_value": -1}), InvalidOptionError, "-1"),
+    ("float stake", doc(options={"kilo_value": 1.5}), InvalidOptionError, "kilo_value"),
+    ("options not an object", doc(options=[1]), InvalidOptionError, "options"),
+    ("options a string", doc(options="marriage_on_follow"), InvalidOptionError, "options"),
+    ("marriage_on_follow for betl", doc(BETL, options={"marriage_on_follow": True}), InvalidOptionError,
+     "marriage_on_follow"),
+    ("talon_points for durch", doc(BETL, contract="durch", options={"talon_points": "nobody"}),
+     InvalidOptionError, "talon_points"),
+    ("sedma_value for betl", doc(BETL, options={"sedma_value": 2}), InvalidOptionError, "sedma_value"),
+    ("flek 3", doc(flek=3), InvalidOptionError, "3"),
+    ("flek -1", doc(flek=-1), InvalidOptionError, "-1"),
+    ("flek as string", doc(flek="1"), InvalidOptionError, "1"),
+    ("flek true", doc(flek=True), InvalidOptionError, "True"),
+    ("flek 1.0", doc(flek=1.5), InvalidOptionError, "1.5"),
+    ("leader 1", doc(leader=1), InvalidOptionError, "1"),
+    ("leader 2", doc(leader=2), InvalidOptionError, "2"),
+    # --- the history
+    ("history: not in hand", doc(played=["TH"]), IllegalPlayError, "TH"),
+    ("history: seat 1 plays seat 0's card", doc(played=["QH", "AS"]), IllegalPlayError, "AS"),
+    ("history: not following", doc(played=["QH", "KS"]), IllegalPlayError, "must follow suit"),
+    ("history: not beating", doc(played=["QH", "JH"]), IllegalPlayError, "must beat"),
+    ("history: not beating (2)", doc(played=["QH", "7H"]), IllegalPlayError, "7H"),
+    ("history: wrong leader", doc(played=["QH", "TH", "7S", "AH"]), IllegalPlayError, "AH"),
+    ("history: talon card", doc(played=["9C"]), IllegalPlayError, "talon"),
+    ("history: card played twice", doc(played=["QH", "TH", "7S", "AC", "JC", "7C", "QH"]),
+     IllegalPlayError, "QH"),
+    ("history: unknown card", doc(played=["QH", "XX"]), InvalidCardError, "XX"),
+    ("history: a six", doc(played=["QH", "6H"]), (InvalidCardError, IllegalPlayError), "6H"),
+    ("history: number", doc(played=[5]), InvalidCardError, "5"),
+    ("history: past the end", doc(played=SEED["played"] + ["AS"]), IllegalPlayError, "AS"),
+    ("history: not a list", doc(played={"a": 1}), NotationError, "played"),
+    ("history: null", doc(played=None), NotationError, "played"),
+    ("history: a number", doc(played=7), NotationError, "played"),
+    # --- wrong types
+    ("hands a string", doc(hands=H0), InvalidDealError, "hands"),
+    ("hands an object", doc(hands={"0": H0}), InvalidDealError, "hands"),
+    ("hands a number", doc(hands=3), InvalidDealError, "hands"),
+    ("hand a number", doc(hands=[5, H1, H2]), NotationError, "hand 0"),
+    ("hand null", doc(hands=[None, H1, H2]), NotationError, "None"),
+    ("hand an object", doc(hands=[{"S": "AT"}, H1, H2]), NotationError, "hand 0"),
+    ("hand list of numbers", doc(hands=[[1, 2], H1, H2]), InvalidCardError, "1"),
+    ("talon a number", doc(talon=5), NotationError, "talon"),
+    ("talon null", doc(talon=None), NotationError, "talon"),
+    ("talon an object", doc(talon={"a": "9C"}), NotationError, "talon"),
+]
+
+
+@pytest.mark.parametrize("label,document,exc,needle", CASES, ids=[c[0] for c in CASES])
+def test_bad_document(label, document, exc, needle):
+    with pytest.raises(DdcardsError) as info:
+        solver.Position.from_dict(document)
+    err = info.value
+    assert isinstance(err, exc), f"{label}: got {type(err).__name__}: {err}"
+    assert isinstance(err, ValueError)
+    assert needle in str(err), f"{label}: {needle!r} not in {str(err)!r}"
+    assert err.token is not None and err.rule, f"{label}: token={err.token!r} rule={err.rule!r}"
+    # the same document as JSON text fails the same way
+    with pytest.raises(type(err)):
+        solver.Position.from_json(json.dumps(document))
+
+
+def test_error_hierarchy():
+    for cls in (NotationError, InvalidCardError, InvalidDealError, IllegalPlayError, InvalidOptionError):
+        assert issubclass(cls, DdcardsError) and issubclass(cls, ValueError)
+    assert issubclass(InvalidCardError, NotationError)
+    assert issubclass(solver.SearchCancelled, solver.SearchAborted)
+    assert issubclass(solver.SearchTimeout, solver.SearchAborted)
+    assert not issubclass(solver.SearchAborted, ValueError)
+
+
+def test_history_error_names_the_ply_and_seat():
+    with pytest.raises(IllegalPlayError) as info:
+        solver.Position.from_dict(doc(played=["QH", "JH"]))
+    msg = str(info.value)
+    assert info.value.token == "JH"
+    assert "played[1]" in msg and "seat 1" in msg and "QH" in msg
+    assert "TH" in msg                      # the legal alternative is listed
+
+
+def test_valid_variants_are_accepted():
+    # Aces and tens may be discarded in Betl and Durch.
+    betl = doc(BETL, **ACE_TALON)
+    assert solver.Position.from_dict(betl).to_move == 0
+    assert solver.Position.from_dict(dict(betl, contract="durch")).to_move == 0
+    assert solver.Position.from_dict(doc(BETL, **TEN_TALON)).to_move == 0
+    # Aliases and canonical forms
+    p = solver.Position.from_dict(doc(game="Mariáš", contract="HRA", trump="♥",
+                                      talon=["9C", "KC"], played="QH TH"))
+    assert p.to_dict()["trump"] == "H" and p.to_dict()["played"] == ["QH", "TH"]
+    assert solver.Position.from_dict(doc(trump="hearts")).to_dict()["trump"] == "H"
+    assert solver.Position.from_dict(doc(leader=0, flek=2)).to_dict()["flek"] == 2
+
+
+@pytest.mark.parametrize("text", ["{not json", "", "{\"game\": \"marias\",}", "[1, 2", "nul"])
+def test_json_that_does_not_parse(text):
+    with pytest.raises(NotationError) as info:
+        solver.Position.from_json(text)
+    assert "JSON" in str(info.value)
+    assert info.value.token is not None
+
+
+@pytest.mark.parametrize("value,typename", [([1, 2], "list"), ("marias", "str"), (None, "NoneType"),
+                                            (5, "int"), (3.5, "float")])
+def test_non_object_input(value, typename):
+    with pytest.raises(NotationError) as info:
+        solver.Position.from_dict(value)
+    assert typename in str(info.value)
+    with pytest.raises(NotationError) as info:
+        solver.Position.from_json(json.dumps(value))
+    assert typename in str(info.value)
+
+
+# The next three are bugs: from_json lets non-DdcardsError exceptions escape.
+
+@pytest.mark.parametrize("value", [5, None])
+def test_from_json_of_a_non_string_is_a_notation_error(value):
+    # got: TypeError("the JSON object must be str, bytes or bytearray, not int")
+    with pytest.raises(NotationError):
+        solver.Position.from_json(value)
+
+
+def test_from_json_of_deeply_nested_json_is_a_notation_error():
+    # got: RecursionError from json.loads
+    with pytest.raises(DdcardsError):
+        solver.Position.from_json("[" * 100_000 + "]" * 100_000)
+
+
+def test_from_json_of_undecodable_bytes_is_a_notation_error():
+    # got: UnicodeDecodeError (a ValueError, but not a DdcardsError)
+    with pytest.raises(NotationError):
+        solver.Position.from_json(b"\xff\xfe{")
+
+
+# Bug: wrong-typed falsy values are silently replaced by the default ("never a silent fix").
+
+@pytest.mark.parametrize("changes", [
+    {"objective": 0}, {"objective": []}, {"options": []}, {"options": False},
+], ids=lambda c: json.dumps(c))
+def test_wrong_typed_falsy_fields_are_rejected(changes):
+    with pytest.raises(InvalidOptionError):
+        solver.Position.from_dict(doc(**changes))
+
+
+def test_solve_with_unknown_mode():
+    with pytest.raises(InvalidOptionError) as info:
+        solver.solve(START, mode="bogus")
+    assert "bogus" in str(info.value) and info.value.token == "bogus"
+    with pytest.raises(InvalidOptionError):
+        solver.Solver().solve(SEED, mode="everything")
+    with pytest.raises(InvalidOptionError):
+        solver.solve(START, mode=None)
+
+
+def test_solve_and_analyse_validate_their_input():
+    with pytest.raises(NotationError):
+        solver.solve("{")
+    with pytest.raises(InvalidDealError):
+        solver.solve(doc(talon="9C"))
+    with pytest.raises(IllegalPlayError):
+        solver.analyse(doc(played=["QH", "JH"]))
+    with pytest.raises(InvalidOptionError):
+        solver.find_game("bridge")
+    with pytest.raises(InvalidOptionError):
+        solver.example("no-such-example")
+
+
+def test_play_validates_its_move():
+    p = solver.Position.from_dict(START)
+    with pytest.raises(InvalidCardError) as info:
+        p.play("QQ")
+    assert "QQ" in str(info.value)
+    with pytest.raises(IllegalPlayError):
+        p.play("TH")
+    finished = solver.Position.from_dict(SEED)
+    with pytest.raises(IllegalPlayError) as info:
+        finished.play("AS")
+    assert "over" in str(info.value)
+
+
+# --------------------------------------------------------------------------- fuzz
+
+CARD_TOKENS = [r + s for s in "SHDC" for r in "AKQJT9876"] + ["10H", "OH", "UH", "XS", "T♥", "a♠", "", " "]
+KEYS = ["game", "hands", "talon", "contract", "trump", "objective", "flek", "options", "played", "leader",
+        "stock", "upcard", "rules"]
+json_leaf = (st.none() | st.booleans() | st.integers(-3, 40) | st.floats(allow_nan=True)
+             | st.text(max_size=10)
+             | st.sampled_from(CARD_TOKENS + ["hra", "betl", "durch", "sedma", "kilo", "H", "S", "marias"]))
+json_value = st.recursive(json_leaf, lambda inner: st.lists(inner, max_size=4)
+                          | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=8)
+hand_text = st.text(alphabet="AKQJT98761024XUO.SHDC♠♥ ,", max_size=20)
+option_names = st.sampled_from(["marriage_on_follow", "talon_points", "sedma_value", "kilo_value", "x"])
+
+
+@st.composite
+def mutated_documents(draw):
+    d = json.loads(json.dumps(draw(st.sampled_from([START, SEED, BETL]))))
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.integers(0, 6))
+        key = draw(st.sampled_from(KEYS))
+        if kind == 0:
+            d.pop(key, None)
+        elif kind == 1:
+            d[key] = draw(json_value)
+        elif kind == 2:
+            d["hands"] = [draw(hand_text | json_value) for _ in range(draw(st.integers(0, 4)))]
+        elif kind == 3:
+            d["played"] = draw(st.lists(st.sampled_from(CARD_TOKENS) | st.text(max_size=4) | json_leaf,
+                                        max_size=8))
+        elif kind == 4:
+            d["played"] = (SEED["played"][:draw(st.integers(0, 30))]
+                           + draw(st.lists(st.sampled_from(CARD_TOKENS), max_size=3)))
+        elif kind == 5:
+            d["options"] = draw(st.dictionaries(option_names, json_leaf, max_size=3))
+        else:
+            d["talon"] = draw(st.lists(st.sampled_from(CARD_TOKENS), max_size=3) | hand_text)
+    return d
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(mutated_documents())
+def test_mutated_documents_raise_only_ddcards_errors(document):
+    try:
+        p = solver.Position.from_dict(document)
+    except DdcardsError as err:
+        assert isinstance(err, ValueError)
+        assert str(err)
+        return
+    # accepted: the position must be usable
+    p.to_dict()
+    p.legal_moves()
+    again = solver.Position.from_json(p.to_json())
+    assert again == p
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.text(max_size=60) | json_value.map(json.dumps))
+def test_random_json_text_raises_only_ddcards_errors(text):
+    try:
+        solver.Position.from_json(text)
+    except DdcardsError:
+        pass
