@@ -21,7 +21,7 @@ from solver.result import Analysis, AnalysisStep, MoveValue, Result
 
 __all__ = ["Mode", "Solver", "solve", "analyse", "CancelToken", "DEFAULT_TT_MB"]
 
-DEFAULT_TT_MB = 16
+DEFAULT_TT_MB = 2
 
 
 class Mode(str, Enum):
