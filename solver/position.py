@@ -31,7 +31,7 @@ class Position:
         session = game.replay(setup)          # checks every action of the history
         self._game = game
         self._setup = setup
-        self._doc = game.normalise(doc)
+        self._doc = game.normalise(setup)
         self._to_move = None if session.over else session.to_move
         self._legal = tuple(session.legal_moves()) if not session.over else ()
         self._over = session.over

@@ -272,6 +272,30 @@ cdef int roem_bound(KPos* p, KState* s, int* quads) noexcept nogil:
     return r + qr
 
 
+cdef inline void sure_trumps(KPos* p, KState* s, int* sP, int* sO, int* hasP, int* hasO) noexcept nogil:
+    """Points of each team's trumps that are higher than all the other team's."""
+    cdef uint32_t tP = (s.hand[p.playing] | s.hand[p.playing + 2]) & p.trumpmask
+    cdef uint32_t tO = (s.hand[p.playing ^ 1] | s.hand[(p.playing ^ 1) + 2]) & p.trumpmask
+    cdef uint32_t hiP = tP, hiO = tO
+    cdef int c
+    if tO:
+        hiP = above(tP, dd_msb32(tO))
+    if tP:
+        hiO = above(tO, dd_msb32(tP))
+    hasP[0] = hiP != 0
+    hasO[0] = hiO != 0
+    sP[0] = 0
+    sO[0] = 0
+    while hiP:
+        c = dd_ctz32(hiP)
+        hiP &= hiP - 1
+        sP[0] += p.points[c]
+    while hiO:
+        c = dd_ctz32(hiO)
+        hiO &= hiO - 1
+        sO[0] += p.points[c]
+
+
 cdef inline int final_value(KState* s) noexcept nogil:
     """The measure of a finished deal (RULES.md §2 Result)."""
     if s.pts[0] > s.pts[1]:
@@ -337,7 +361,7 @@ cdef int exact_value(KPos* p, int alpha, int beta) noexcept nogil:
 cdef void boundary(KPos* p, KState* s) noexcept nogil:
     """Classify a trick boundary and cache banked value and quick bounds."""
     cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
-    cdef int U, R, D, allP, allO, quads, wt, tp, v
+    cdef int U, R, D, allP, allO, quads, wt, tp, v, sP, sO, hasP, hasO, dlo, dhi
     cdef KState fin
     if rem == 0:
         s.cls = C_DONE
@@ -389,18 +413,27 @@ cdef void boundary(KPos* p, KState* s) noexcept nogil:
         s.flo = v - s.banked
         s.fhi = s.flo
         return
+    # Trumps above every trump of the other team win whatever trick they fall
+    # in: their points surely go to their team, and that team takes a trick.
+    sure_trumps(p, s, &sP, &sO, &hasP, &hasO)
+    if hasO:
+        allP = 0
+    if hasP:
+        allO = 0
+    dlo = -(U + R) + 2 * sP              # bounds on the future margin P - O
+    dhi = U + R - 2 * sO
     if p.flags & F_NO_CLASSES:
         s.cls = C_OPEN
-    elif D - U - R > 0:
+    elif D + dlo > 0:
         s.cls = C_MADE
-    elif D + U + R <= 0:
+    elif D + dhi <= 0:
         s.cls = C_NAT
     else:
         s.cls = C_OPEN
     if s.cls == C_MADE:
         s.banked = D
-        s.flo = -(U + R)
-        s.fhi = U + R + (PIT if allP else 0)
+        s.flo = dlo
+        s.fhi = dhi + (PIT if allP else 0)
     elif s.cls == C_NAT:
         s.banked = -(ALL_CARD_POINTS + s.roem[0] + s.roem[1])
         s.flo = -R - (PIT if allO else 0)
@@ -408,8 +441,9 @@ cdef void boundary(KPos* p, KState* s) noexcept nogil:
     else:
         s.banked = 0
         s.flo = -(ALL_CARD_POINTS + s.roem[0] + s.roem[1] + R) - (PIT if allO else 0)
-        s.fhi = D + U + R + (PIT if allP else 0)
-        if s.fhi <= 0:          # cannot be made (only with the classes off)
+        if D + dhi > 0:
+            s.fhi = D + dhi + (PIT if allP else 0)
+        else:                   # cannot be made
             s.fhi = -ALL_CARD_POINTS - s.roem[0] - s.roem[1]
     if p.flags & F_NO_BOUNDS:
         s.flo = -30000 + 1

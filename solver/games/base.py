@@ -124,5 +124,5 @@ class Game(ABC):
         return self.replay(self.parse(doc))
 
     @abstractmethod
-    def normalise(self, doc: Mapping[str, Any]) -> dict[str, Any]:
-        """The document in canonical notation (after validation)."""
+    def normalise(self, setup: Any) -> dict[str, Any]:
+        """The setup as a position document in canonical notation."""

@@ -205,11 +205,18 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
 
     played_raw = doc.get("played", ())
     if isinstance(played_raw, str):
-        played = tuple(played_raw.replace(",", " ").split())
+        tokens = played_raw.replace(",", " ").split()
     elif isinstance(played_raw, (list, tuple)):
-        played = tuple(str(p) for p in played_raw)
+        tokens = [str(p) for p in played_raw]
     else:
         raise NotationError("played must be a list of cards", token=repr(played_raw), rule="history")
+    played = []
+    for ply, token in enumerate(tokens):
+        try:
+            played.append(str(Card.parse(token)))
+        except NotationError as exc:
+            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
+    played = tuple(played)
     return MariasSetup(hands, talon, contract, trump, objective, flek, options, played)
 
 
@@ -220,16 +227,23 @@ def _salt(setup: MariasSetup) -> tuple[int, int]:
     return int.from_bytes(digest[:8], "little"), int.from_bytes(digest[8:], "little")
 
 
+def _card_tables(order: tuple[Rank, ...]) -> tuple[dict[Card, int], dict[int, Card], dict[int, str]]:
+    """card -> code, code -> card, code -> name for one rank order (built once)."""
+    power = {rank: i for i, rank in enumerate(order)}
+    code = {card: int(card.suit) * 8 + power[card.rank] for card in DECK}
+    return code, {c: card for card, c in code.items()}, {c: str(card) for card, c in code.items()}
+
+
+_TABLES = {"hra": _card_tables(HRA_ORDER), "betl": _card_tables(BETL_ORDER)}
+
+
 class MariasSession(Session):
     trick_size = 3
     side_names = ("declarer", "defenders")
 
     def __init__(self, setup: MariasSetup):
         self.setup = setup
-        order = HRA_ORDER if setup.contract == "hra" else BETL_ORDER
-        power = {rank: i for i, rank in enumerate(order)}
-        self._code = {card: int(card.suit) * 8 + power[card.rank] for card in DECK}
-        self._card = {code: card for card, code in self._code.items()}
+        self._code, self._card, self._name = _TABLES["hra" if setup.contract == "hra" else "betl"]
         masks = [sum(1 << self._code[c] for c in hand) for hand in setup.hands]
         talon_points = 0
         if setup.contract == "hra" and setup.options["talon_points"] == "defenders":
@@ -243,7 +257,7 @@ class MariasSession(Session):
 
     # -- naming
     def move_name(self, move: int) -> str:
-        return str(self._card[move])
+        return self._name[move]
 
     def move_order(self, move: int) -> tuple[int, ...]:
         return (move >> 3, -(move & 7))            # suits S H D C, high to low
@@ -399,8 +413,7 @@ class Marias(Game):
             session.play(token)
         return session
 
-    def normalise(self, doc: Mapping[str, Any]) -> dict[str, Any]:
-        s = parse_setup(doc)
+    def normalise(self, s: MariasSetup) -> dict[str, Any]:
         out: dict[str, Any] = {
             "game": "marias",
             "hands": [format_hand(h) for h in s.hands],
@@ -416,7 +429,7 @@ class Marias(Game):
         changed = {k: v for k, v in s.options.items() if v != INFO.option(k).default}
         if changed:
             out["options"] = changed
-        out["played"] = [str(Card.parse(p)) for p in s.played]
+        out["played"] = list(s.played)
         return out
 
 
