@@ -1,0 +1,75 @@
+"""The fast search agrees with itself: table sizes, table reuse across deals, modes.
+
+The transposition table keys carry the game's parameters (contract, trump,
+objective, options), so a table shared by many different deals must never
+change an answer; neither may a table too small to hold the search.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import solver
+
+CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus"
+
+
+def corpus(contract: str, n: int) -> list[dict]:
+    lines = (CORPUS / f"marias-{contract}.jsonl").read_text().splitlines()[:n]
+    return [json.loads(line) for line in lines]
+
+
+def answers(engine: solver.Solver, docs: list[dict], **kw) -> list[tuple]:
+    out = []
+    for doc in docs:
+        res = engine.solve(doc, mode="all", **kw)
+        out.append((res.value, tuple((m.move, m.value) for m in res.moves), tuple(res.pv)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def mixed() -> list[dict]:
+    docs = corpus("hra", 12) + corpus("betl", 6) + corpus("durch", 4)
+    # the same deals under other objectives and options, interleaved
+    extra = []
+    for doc in corpus("hra", 6):
+        extra.append(dict(doc, objective="sedma"))
+        extra.append(dict(doc, objective="kilo"))
+        extra.append(dict(doc, options={"marriage_on_follow": True}))
+    return [d for pair in zip(docs, extra + docs) for d in pair]
+
+
+def test_tiny_table_gives_the_same_answers(mixed):
+    assert answers(solver.Solver(tt_mb=1), mixed) == answers(solver.Solver(tt_mb=32), mixed)
+
+
+def test_table_shared_across_deals_gives_the_same_answers(mixed):
+    fresh = answers(solver.Solver(), mixed)
+    shared = answers(solver.Solver(), mixed, keep_tt=True)
+    assert shared == fresh
+
+
+def test_value_modes_agree_on_full_deals():
+    engine = solver.Solver()
+    for doc in corpus("hra", 10) + corpus("betl", 5):
+        every = engine.solve(doc, mode="all")
+        optimal = engine.solve(doc, mode="optimal")
+        best = engine.solve(doc, mode="best")
+        assert every.value == optimal.value == best.value
+        assert optimal.optimal_moves == every.optimal_moves
+        assert best.optimal_moves[0] in every.optimal_moves
+        assert max(m.value for m in every.moves) == every.value       # the declarer leads: max
+
+
+def test_pv_reaches_the_value_on_full_deals():
+    engine = solver.Solver()
+    for doc in corpus("hra", 10):
+        res = engine.solve(doc)
+        assert len(res.pv) == 30
+        assert res.scores["declarer"] - res.scores["defenders"] == res.value
+        pos = solver.Position.from_dict(doc)
+        for move in res.pv:                       # every card of the line is legal
+            pos = pos.play(move)
+        assert pos.over and engine.solve(pos).value == res.value
