@@ -21,26 +21,37 @@ Nat and the table
 -----------------
 Nat makes the value non-additive: with P, O the two teams' points (cards,
 last trick, roem) at the end, the value is ``P - O (+100 pit)`` if P > O,
-else ``-(P + O) (-100 if the other team took every trick)``.  The table
-stores bounds on the *future* (value - banked), which must be a function of
-the key.  At each trick boundary we classify the position with sure bounds
-on what is left (card points ``U`` incl. the last trick, a roem bound ``R``):
+else ``-(P + O) (-100 if the other team took every trick)``.  The core's
+table stores bounds on the *future* (value - banked), which must be a
+function of the key.  At each trick boundary the position is classified
+with sure bounds on the margin still to come, ``dlo <= P_f - O_f <= dhi``
+(from the card points left ``U`` incl. the last trick, a roem bound ``R``,
+and the points of trumps that are higher than all the other team's: those
+win whatever trick they fall in):
 
-- MADE   (D - U - R > 0, D = P - O so far): the playing team cannot fail, so
-  value = D + (future margin) + pit; banked = D and the future depends on the
-  cards alone.
-- NAT    (D + U + R <= 0): it cannot succeed, so value = -(162 + roem so far)
-  - (future roem) - other's pit; banked = -(162 + roem so far).
+- MADE   (D + dlo > 0, D = P - O so far): the playing team cannot fail, so
+  value = D + future margin (+ pit); banked = D and the future depends on
+  the cards (and who may still take every trick) alone.
+- NAT    (D + dhi <= 0): it cannot succeed, so value = -(162 + roem so far)
+  - future roem (- the other team's pit); banked = -(162 + roem so far), and
+  again the future depends on the cards alone.
 - OPEN   otherwise: the future depends on P and O, so both go into the key
-  (banked = 0, future = value).  Correct, and it only costs sharing in the
-  positions where the outcome really is open.
+  (banked = 0, future = value).  Correct, and it only costs sharing where the
+  outcome really is open.  (Keying OPEN positions without P and O, which
+  would be unsound, saves only 30-45% of the nodes: measured.)
 
-The key is exact (no hashing): owner of every remaining card (2 bits each,
-packed by pext over the remaining cards), the remaining set, the leader, the
-"one team has taken every trick so far" flags, the class, P and O in the
-OPEN class, and the trump/rules/team parameters.
+With one trick left play is forced: the class follows the actual outcome and
+the bounds are the exact future.  The key is exact (no hashing): the owner
+of every remaining card (2 bits each, packed by pext over the remaining
+cards), the remaining set, the leader, the "a team has taken every trick so
+far" flags, the class, P and O in the OPEN class, and the trump, rules and
+playing team.
+
+Move pruning (``pruned_moves``) merges cards only when provably redundant
+(rank-adjacent for trick taking, never part of roem; see there), and the
+root equivalence (``k_equivalent``) is the same test with equal points.
 """
-from libc.stdint cimport uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
 from solver._core.bits cimport dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
@@ -113,35 +124,33 @@ cdef uint64_t KEY_SALT1 = 0x6a61737365e1c3d2ULL
 
 
 ctypedef struct KState:
+    # 56 bytes: make() copies the whole state, so keep it small.
     uint32_t hand[4]
     uint32_t trickmask     # power layout
     uint32_t tricknat      # natural layout
-    int trick[4]
-    int nt                 # cards in the current trick
-    int leader
-    int turn
-    int win                # index in `trick` of the card winning so far
-    int ntricks
-    int pts[2]             # team 0 playing, 1 other: cards + last trick + roem (before nat)
-    int roem[2]
-    int tricks[2]
-    int crem               # card points still in the hands and the current trick
-    int last_roem          # roem of the last completed trick (reporting)
-    int last_winner        # seat that won the last completed trick (reporting)
+    int16_t pts[2]         # team 0 playing, 1 other: cards + last trick + roem (before nat)
+    int16_t roem[2]
+    int16_t crem           # card points still in the hands and the current trick
+    int16_t last_roem      # roem of the last completed trick (reporting)
     # boundary caches (valid when nt == 0)
-    int cls
-    int banked
-    int flo
-    int fhi
+    int16_t banked
+    int16_t flo
+    int16_t fhi
+    uint8_t trick[4]
+    uint8_t nt             # cards in the current trick
+    uint8_t leader
+    uint8_t turn
+    uint8_t win            # index in `trick` of the card winning so far
+    uint8_t ntricks
+    uint8_t cls
+    uint8_t tricks[2]
+    int8_t last_winner     # seat that won the last completed trick (reporting), -1 none
 
 ctypedef struct KPos:
     int trump
     int playing            # seat parity of the playing team
     int rotterdam
     int flags
-    int midtt
-    int order
-    int exact_cards        # boundaries with at most this many cards left are solved on the spot
     uint32_t trumpmask
     int points[32]
     uint32_t natbit[32]
@@ -320,44 +329,6 @@ cdef void last_trick_play(KPos* p, KState* s, int* winner_team, int* pts) noexce
         trick_roem(p, nat)
 
 
-# k_make, defined below (exact_value and k_make call each other).
-cdef void (*make_fn)(void* vp, int c) noexcept nogil
-
-
-cdef int exact_value(KPos* p, int alpha, int beta) noexcept nogil:
-    """Exact total value of the position on top of the stack (small endgames)."""
-    cdef KState* s = &p.st[p.sp]
-    cdef uint32_t L
-    cdef int c, v, best, ismax
-    if s.nt == 0:
-        if s.cls == C_DONE:
-            return s.banked
-        if s.flo == s.fhi:
-            return s.banked + s.flo
-    L = legal_mask(p, s)
-    ismax = team_of(p, s.turn) == 0
-    best = -30000 if ismax else 30000
-    while L:
-        c = dd_msb32(L)
-        L &= ~((<uint32_t> 1) << c)
-        make_fn(<void*> p, c)
-        v = exact_value(p, alpha, beta)
-        p.sp -= 1
-        if ismax:
-            if v > best:
-                best = v
-                if best > alpha:
-                    alpha = best
-        else:
-            if v < best:
-                best = v
-                if best < beta:
-                    beta = best
-        if alpha >= beta:
-            break
-    return best
-
-
 cdef void boundary(KPos* p, KState* s) noexcept nogil:
     """Classify a trick boundary and cache banked value and quick bounds."""
     cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
@@ -396,23 +367,6 @@ cdef void boundary(KPos* p, KState* s) noexcept nogil:
         return
     U = s.crem + LAST_TRICK
     R = roem_bound(p, s, &quads)
-    if dd_popcount32(rem) <= p.exact_cards and not (p.flags & F_NO_BOUNDS):
-        # Few tricks left: solve them on the spot (cheaper than the core's
-        # nodes).  The class stays the conservative one below: the table
-        # key must not depend on how the exact value came about.
-        v = exact_value(p, -30000, 30000)
-        s.cls = C_MADE if D - U - R > 0 else (C_NAT if D + U + R <= 0 else C_OPEN)
-        if p.flags & F_NO_CLASSES:
-            s.cls = C_OPEN
-        if s.cls == C_MADE:
-            s.banked = D
-        elif s.cls == C_NAT:
-            s.banked = -(ALL_CARD_POINTS + s.roem[0] + s.roem[1])
-        else:
-            s.banked = 0
-        s.flo = v - s.banked
-        s.fhi = s.flo
-        return
     # Trumps above every trump of the other team win whatever trick they fall
     # in: their points surely go to their team, and that team takes a trick.
     sure_trumps(p, s, &sP, &sO, &hasP, &hasO)
@@ -452,18 +406,8 @@ cdef void boundary(KPos* p, KState* s) noexcept nogil:
 
 # ---------------------------------------------------------------- ops
 
-cdef long DBG_COUNT[40]
-
-def dbg_counts(reset=False):
-    out = [DBG_COUNT[i] for i in range(33)]
-    if reset:
-        for i in range(40):
-            DBG_COUNT[i] = 0
-    return out
-
 cdef void k_make(void* vp, int c) noexcept nogil:
     cdef KPos* p = <KPos*> vp
-    if p.sp < 0: DBG_COUNT[p.st[p.sp].ntricks * 4 + p.st[p.sp].nt] += 1
     cdef KState* s = &p.st[p.sp + 1]
     memcpy(s, &p.st[p.sp], sizeof(KState))
     p.sp += 1
@@ -515,8 +459,6 @@ cdef int k_node_kind(void* vp) noexcept nogil:
     cdef KPos* p = <KPos*> vp
     cdef KState* s = &p.st[p.sp]
     if s.nt != 0:
-        if p.midtt and (s.cls == C_MADE or s.cls == C_NAT):
-            return NODE_BOUNDARY
         return NODE_INNER
     if s.cls == C_DONE:
         return NODE_TERMINAL
@@ -546,12 +488,6 @@ cdef void k_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept no
     cdef KPos* p = <KPos*> vp
     cdef KState* s = &p.st[p.sp]
     cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
-    cdef uint64_t tk = 0
-    cdef int i
-    if s.nt:
-        for i in range(s.nt):
-            tk |= (<uint64_t> s.trick[i]) << (5 * i)
-        tk = (tk << 38) | ((<uint64_t> s.nt) << 53)
     cdef uint64_t lo = dd_pext32(s.hand[1] | s.hand[3], rem)
     cdef uint64_t hi = dd_pext32(s.hand[2] | s.hand[3], rem)
     cdef uint64_t allP = s.tricks[1] == 0
@@ -565,7 +501,7 @@ cdef void k_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept no
         extra = ((<uint64_t> s.pts[0]) << 38) | ((<uint64_t> s.pts[1]) << 48)
     k0[0] = (lo | (hi << 32)) ^ KEY_SALT0
     k1[0] = ((<uint64_t> rem) | ((<uint64_t> s.leader) << 32) | (allP << 34) | (allO << 35) |
-             ((<uint64_t> s.cls) << 36) | extra | tk | ((<uint64_t> p.trump) << 58) |
+             ((<uint64_t> s.cls) << 36) | extra | ((<uint64_t> p.trump) << 58) |
              ((<uint64_t> p.rotterdam) << 60) | ((<uint64_t> p.playing) << 61)) ^ KEY_SALT1
     depth[0] = dd_popcount32(rem) // NSEATS + 1
 
@@ -579,39 +515,171 @@ cdef inline uint32_t seq_alive(uint32_t lo) noexcept nogil:
     return (l1 & l2) | (l1 & r1) | (r1 & r2)
 
 
+cdef inline int trick_certain(KPos* p, KState* s, int c) noexcept nogil:
+    """+1 if the mover's team surely wins the current trick when he plays c,
+    -1 if it surely loses it, 0 if later players may decide."""
+    cdef int w = c, wseat = s.turn, led = c >> 3, k, later
+    if s.nt:
+        led = s.trick[0] >> 3
+        if not beats(p, c, s.trick[s.win]):
+            w = s.trick[s.win]
+            wseat = (s.leader + s.win) & 3
+    for k in range(s.nt + 1, NSEATS):
+        later = (s.leader + k) & 3
+        if team_of(p, later) != team_of(p, wseat) and can_beat(p, s, later, led, w):
+            return 0
+    return 1 if team_of(p, wseat) == team_of(p, s.turn) else -1
+
+
+cdef inline int roem_neutral(KPos* p, int x, uint32_t onat, uint32_t alive) noexcept nogil:
+    """Can card x never be part of roem?  onat: the other live cards (other
+    hands and the trick) in the natural layout; alive: seq_alive(onat)."""
+    cdef uint32_t nb = p.natbit[x]
+    cdef int k = dd_ctz32(nb) & 7
+    if nb & alive:
+        return 0                                    # a sequence may form
+    if (x >> 3) == p.trump and (k == 5 or k == 6) and \
+            (onat & (nb ^ ((<uint32_t> 3) << (8 * p.trump + 5)))):
+        return 0                                    # stuk may form
+    if k >= 3 and dd_popcount32(onat & ((<uint32_t> 0x01010101) << k)) == 3:
+        return 0                                    # four of a kind may form
+    return 1
+
+
+cdef int k_equivalent(void* vp, int a, int b) noexcept nogil:
+    """Are a and b (legal cards of the mover) interchangeable: same suit, no
+    other live card between them, roem-neutral, worth the same (or nat
+    settled)?  Then they have the same value (see pruned_moves)."""
+    cdef KPos* p = <KPos*> vp
+    cdef KState* s = &p.st[p.sp]
+    cdef uint32_t others, onat, lo, hi
+    if (a >> 3) != (b >> 3) or a == b:
+        return a == b
+    if p.points[a] != p.points[b] and s.cls != C_NAT:
+        return 0
+    others = ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & ~s.hand[s.turn]) | s.trickmask
+    lo = a if a < b else b
+    hi = b if a < b else a
+    if others & (((<uint32_t> 1) << hi) - ((<uint32_t> 2) << lo)):
+        return 0
+    onat = to_nat(p, others)
+    return roem_neutral(p, a, onat, seq_alive(onat)) and roem_neutral(p, b, onat, seq_alive(onat))
+
+
+cdef int pruned_moves(KPos* p, KState* s, uint32_t legal, int* moves) noexcept nogil:
+    """The legal moves less those another one makes redundant.
+
+    Cards of the mover's hand form a *group* when no other live card (in
+    another hand or in the trick) lies between them in power: they take
+    tricks alike, now and later.  A card is *roem-neutral* when it can never
+    be part of roem: no 3-window of its suit whose two other cards are live
+    in other hands or the trick, not the trump K or Q while the other one is
+    live elsewhere, and not a T/J/Q/K/A whose three mates are all live
+    elsewhere.  Swapping two roem-neutral cards of a group changes nothing
+    but where their points land, so within a group's roem-neutral cards:
+    - when the current trick surely goes to the other team, only the one
+      worth least needs trying (the other keeps its points for a trick the
+      mover's team may yet win: never worse), when it surely goes to the
+      mover's team only the one worth most (the value is monotone in the
+      playing team's share of a fixed total, nat included);
+    - otherwise cards worth the same are interchangeable: keep one;
+    - once nat is settled (class NAT) points do not count at all: keep one.
+    Cards that are not roem-neutral are always kept.
+    """
+    cdef uint32_t others = ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & ~s.hand[s.turn]) | s.trickmask
+    cdef uint32_t onat = 0, alive = 0
+    cdef uint32_t L, group, between, neutral, g
+    cdef int n = 0, su, c, prev, status, best, bc, k, x, ready = 0
+    cdef uint32_t nb
+    for su in range(4):
+        L = legal & suit_mask(su)
+        while L:
+            # The next group: from the highest remaining legal card down.
+            c = dd_msb32(L)
+            group = (<uint32_t> 1) << c
+            prev = c
+            L &= ~group
+            while L:
+                c = dd_msb32(L)
+                between = ((<uint32_t> 1) << prev) - ((<uint32_t> 2) << c)
+                if others & between:
+                    break
+                group |= (<uint32_t> 1) << c
+                L &= ~((<uint32_t> 1) << c)
+                prev = c
+            if (group & (group - 1)) == 0:
+                moves[n] = prev                 # a group of one
+                n += 1
+                continue
+            if not ready:
+                onat = to_nat(p, others)
+                alive = seq_alive(onat)
+                ready = 1
+            # Split off the cards that are not roem-neutral.
+            neutral = 0
+            g = group
+            while g:
+                x = dd_ctz32(g)
+                g &= g - 1
+                if not roem_neutral(p, x, onat, alive):
+                    moves[n] = x
+                    n += 1
+                else:
+                    neutral |= (<uint32_t> 1) << x
+            if neutral == 0:
+                continue
+            if s.cls == C_NAT:
+                # Nat is settled: card points no longer count, only tricks
+                # and roem, so the group's roem-neutral cards are all alike.
+                moves[n] = dd_msb32(neutral)
+                n += 1
+                continue
+            status = trick_certain(p, s, dd_msb32(neutral))
+            if status != 0:
+                # The cheapest (sure loss) or dearest (sure win) card.
+                best = -1
+                bc = -1
+                g = neutral
+                while g:
+                    x = dd_ctz32(g)
+                    g &= g - 1
+                    k = p.points[x] if status > 0 else -p.points[x]
+                    if bc < 0 or k > best:
+                        best = k
+                        bc = x
+                moves[n] = bc
+                n += 1
+            else:
+                # One card per point value.
+                g = neutral
+                while g:
+                    x = dd_msb32(g)
+                    g &= ~((<uint32_t> 1) << x)
+                    moves[n] = x
+                    n += 1
+                    k = p.points[x]
+                    nb = g
+                    while nb:
+                        c = dd_ctz32(nb)
+                        nb &= nb - 1
+                        if p.points[c] == k:
+                            g &= ~((<uint32_t> 1) << c)
+    return n
+
+
 cdef int k_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
     cdef KPos* p = <KPos*> vp
     cdef KState* s = &p.st[p.sp]
     cdef uint32_t legal = legal_mask(p, s)
-    cdef uint32_t others, alive, between, L
-    cdef int n = 0, c, prev, su
+    cdef uint32_t L
+    cdef int n = 0, c
     cdef int scores[MAX_MOVES]
     cdef int i, j, tmpm, tmps
+    if (legal & (legal - 1)) == 0:
+        moves[0] = dd_ctz32(legal)              # forced (or nothing left)
+        return 1 if legal else 0
     if prune and not (p.flags & F_NO_PRUNE):
-        # Two cards of one hand are interchangeable when no other live card
-        # (another hand's or one in the trick) lies between them in power,
-        # both are worth 0 points, and neither can ever be part of a sequence
-        # (no 3-window of its suit with the two other cards live in other
-        # hands or the trick).  Only 0-point cards (plain 7 8 9, trump 7 8)
-        # share a point value with a neighbour, and four 7s/8s/9s and stuk do
-        # not score, so that is all roem asks.
-        others = ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & ~s.hand[s.turn]) | s.trickmask
-        alive = seq_alive(to_nat(p, others))
-        for su in range(4):
-            L = legal & suit_mask(su)
-            prev = -1
-            while L:
-                c = dd_msb32(L)
-                L &= ~((<uint32_t> 1) << c)
-                if prev >= 0:
-                    between = ((<uint32_t> 1) << prev) - ((<uint32_t> 2) << c)
-                    if (others & between) == 0 and p.points[c] == 0 and p.points[prev] == 0 \
-                            and (p.natbit[c] & alive) == 0 and (p.natbit[prev] & alive) == 0:
-                        prev = c
-                        continue
-                moves[n] = c
-                n += 1
-                prev = c
+        n = pruned_moves(p, s, legal, moves)
     else:
         L = legal
         while L:
@@ -647,27 +715,13 @@ cdef inline int can_beat(KPos* p, KState* s, int seat, int led, int w) noexcept 
     return (h & p.trumpmask) != 0
 
 
-cdef int order_score2(KPos* p, KState* s, int c) noexcept nogil:
-    """Heuristic worth of playing c now; only the order matters."""
+cdef int follow_score(KPos* p, KState* s, int c) noexcept nogil:
+    """Order of a follower's cards: win a trick your team keeps with the most
+    points, add points to a trick your partner surely wins, throw the least
+    on a trick surely lost; the last player sees the trick's exact worth."""
     cdef int seat = s.turn, me = team_of(p, seat)
     cdef int power = c & 7, suit = c >> 3, pts = p.points[c]
-    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
-    cdef uint32_t opp, higher
     cdef int wc, wseat, wi, v, tp, i, led, k, safe, later
-    if s.nt == 0:
-        higher = above(rem & suit_mask(suit) & ~s.hand[seat], c) & suit_mask(suit)
-        if suit == p.trump:
-            opp = (s.hand[(seat + 1) & 3] | s.hand[(seat + 3) & 3]) & p.trumpmask
-            if higher == 0 and opp:
-                return 70 + pts                 # the top trump draws trumps
-            if me == 0 and opp:
-                return 30 - power
-            return -20 - pts - power
-        if higher == 0:
-            if can_beat(p, s, (seat + 1) & 3, suit, c) or can_beat(p, s, (seat + 3) & 3, suit, c):
-                return 10 - pts                 # top card, but an opponent can ruff
-            return 60 + pts                     # a sure winner
-        return -pts - power
     led = s.trick[0] >> 3
     wc = s.trick[s.win]
     wseat = (s.leader + s.win) & 3
@@ -701,49 +755,40 @@ cdef int order_score2(KPos* p, KState* s, int c) noexcept nogil:
     return 20 - pts - power
 
 
-cdef int order_score(KPos* p, KState* s, int c) noexcept nogil:
-    """Heuristic worth of playing c now; only the order matters."""
-    if p.order == 1:
-        return order_score2(p, s, c)
+cdef int lead_score(KPos* p, KState* s, int c) noexcept nogil:
+    """Order of leads: the top trump while opponents hold trumps, sure
+    winners with points, low cards to partner's winner, then the cheapest."""
     cdef int seat = s.turn, me = team_of(p, seat)
     cdef int power = c & 7, suit = c >> 3, pts = p.points[c]
+    cdef uint32_t lane = suit_mask(suit)
     cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
+    cdef uint32_t others = rem & lane & ~s.hand[seat]
     cdef uint32_t opp, higher
-    cdef int wc, wseat, wi, r, v, tp, i
+    cdef int ruff, top
+    higher = above(others, c) & lane
+    if suit == p.trump:
+        opp = (s.hand[(seat + 1) & 3] | s.hand[(seat + 3) & 3]) & p.trumpmask
+        if higher == 0 and opp:
+            return 70 + pts                 # the top trump draws trumps
+        if me == 0 and opp:
+            return 30 - power
+        return -20 - pts - power
+    ruff = ((s.hand[(seat + 1) & 3] & lane) == 0 and (s.hand[(seat + 1) & 3] & p.trumpmask) != 0) or \
+           ((s.hand[(seat + 3) & 3] & lane) == 0 and (s.hand[(seat + 3) & 3] & p.trumpmask) != 0)
+    if higher == 0:
+        return (5 - pts) if ruff else (60 + pts)
+    top = dd_msb32(others)
+    if not ruff and (s.hand[(seat + 2) & 3] >> top) & 1:
+        return 40 - pts - power             # low to partner's winner
+    return -pts - power
+
+
+cdef inline int order_score(KPos* p, KState* s, int c) noexcept nogil:
+    """Heuristic worth of playing c now; only the order matters."""
     if s.nt == 0:
-        higher = above(rem & suit_mask(suit) & ~s.hand[seat], c) & suit_mask(suit)
-        if suit == p.trump:
-            opp = (s.hand[(seat + 1) & 3] | s.hand[(seat + 3) & 3]) & p.trumpmask
-            if higher == 0 and opp:
-                return 70 + pts                 # the top trump draws trumps
-            if me == 0 and opp:
-                return 30 - power
-            return -20 - pts - power
-        if higher == 0:
-            return 50 + pts                     # the top card of its suit
-        return -pts - power
-    wc = s.trick[s.win]
-    wseat = (s.leader + s.win) & 3
-    if s.nt == NSEATS - 1:
-        # Last to play: the exact worth of the trick for my team.
-        wi = s.win
-        if beats(p, c, wc):
-            wi = 3
-        tp = pts + trick_roem(p, s.tricknat | p.natbit[c])
-        for i in range(3):
-            tp += p.points[s.trick[i]]
-        v = tp if team_of(p, (s.leader + wi) & 3) == me else -tp
-        return 8 * v - (power if suit == p.trump else 0)
-    if beats(p, c, wc):
-        if team_of(p, wseat) == me:
-            return -10 - pts - power            # overtaking partner
-        return 60 - power + (pts if suit != p.trump else 0)
-    if team_of(p, wseat) == me:
-        return 40 + pts - power                 # partner winning: add points
-    return 20 - 2 * pts - power
+        return lead_score(p, s, c)
+    return follow_score(p, s, c)
 
-
-make_fn = k_make
 
 cdef GameOps KLAVERJAS_OPS
 KLAVERJAS_OPS.gen_moves = k_gen_moves
@@ -755,6 +800,7 @@ KLAVERJAS_OPS.banked = k_banked
 KLAVERJAS_OPS.terminal_future = k_terminal_future
 KLAVERJAS_OPS.tt_key = k_tt_key
 KLAVERJAS_OPS.future_bounds = k_future_bounds
+KLAVERJAS_OPS.equivalent = k_equivalent
 
 
 cdef class KlaverjasBoard(Board):
@@ -778,7 +824,6 @@ cdef class KlaverjasBoard(Board):
         p.playing = playing
         p.rotterdam = rotterdam
         p.flags = flags
-        p.exact_cards = 4
         p.trumpmask = suit_mask(trump)
         for c in range(32):
             if c >> 3 == trump:
@@ -867,15 +912,6 @@ cdef class KlaverjasBoard(Board):
         if not self.finished:
             raise ValueError("the deal is not finished")
         return final_value(&self.kp.st[self.kp.sp])
-
-    def set_exact_cards(self, int n):
-        self.kp.exact_cards = n
-
-    def set_midtt(self, int n):
-        self.kp.midtt = n
-
-    def set_order(self, int n):
-        self.kp.order = n
 
     def boundary_info(self):
         """Class, banked value and quick bounds at a trick boundary (tests)."""

@@ -29,7 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from solver.errors import IllegalPlayError, InvalidDealError, InvalidOptionError, NotationError
+from solver.errors import (IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
+                           NotationError)
 from solver.games import _klaverjas
 from solver.games.base import Game, GameInfo, LineSummary, Session
 from solver.notation import Card, Rank, Suit, format_cards, format_hand, parse_cards, parse_hand
@@ -154,12 +155,18 @@ def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
 
     played_raw = doc.get("played", ())
     if isinstance(played_raw, str):
-        played = tuple(played_raw.replace(",", " ").split())
+        tokens = played_raw.replace(",", " ").split()
     elif isinstance(played_raw, (list, tuple)):
-        played = tuple(str(p) for p in played_raw)
+        tokens = [str(p) for p in played_raw]
     else:
         raise NotationError("played must be a list of cards", token=repr(played_raw), rule="history")
-    return KlaverjasSetup(hands, trump, playing_team, rules, leader, played)
+    played = []
+    for ply, token in enumerate(tokens):
+        try:
+            played.append(str(Card.parse(token)))
+        except NotationError as exc:
+            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
+    return KlaverjasSetup(hands, trump, playing_team, rules, leader, tuple(played))
 
 
 def card_codes(trump: Suit) -> dict[Card, int]:
@@ -171,8 +178,13 @@ def card_codes(trump: Suit) -> dict[Card, int]:
     return codes
 
 
-def team_name(team: int) -> str:
-    return "playing" if team == 0 else "other"
+def _card_tables(trump: Suit) -> tuple[dict[Card, int], dict[int, Card], dict[int, str]]:
+    """card -> code, code -> card, code -> name for one trump suit (built once)."""
+    code = card_codes(trump)
+    return code, {c: card for card, c in code.items()}, {c: str(card) for card, c in code.items()}
+
+
+_TABLES = {suit: _card_tables(suit) for suit in Suit}
 
 
 class KlaverjasSession(Session):
@@ -181,23 +193,25 @@ class KlaverjasSession(Session):
 
     def __init__(self, setup: KlaverjasSetup, flags: int = 0):
         self.setup = setup
-        self._code = card_codes(setup.trump)
-        self._card = {code: card for card, code in self._code.items()}
+        self._code, self._card, self._name = _TABLES[setup.trump]
         masks = [sum(1 << self._code[c] for c in hand) for hand in setup.hands]
         self.board = _klaverjas.KlaverjasBoard(masks, int(setup.trump), setup.playing_team,
                                                setup.rules == "rotterdam", setup.leader, flags)
         self.history: list[str] = []
-        self.roem: list[tuple[int, int, int]] = []     # (trick number, winning seat, roem)
+        self.roem: list[tuple[int, int, int]] = []     # roem in the history: (trick, winning seat, roem)
 
     # -- naming
     def move_name(self, move: int) -> str:
-        return str(self._card[move])
+        return self._name[move]
+
+    def move_order(self, move: int) -> tuple[int, ...]:
+        return (move >> 3, -(move & 7))            # suits S H D C, strongest first
 
     def move_code(self, token: str) -> int:
         card = Card.parse(token)
         if card not in self._code:
-            raise IllegalPlayError(f"card '{card}' is not in the Klaverjas deck (32 cards, 7 to A)",
-                                   token=token, rule="32-card deck")
+            raise InvalidCardError(f"card '{card}' is not in the Klaverjas deck (32 cards, 7 to A)",
+                                   token=str(card), rule="32-card deck")
         return self._code[card]
 
     def _cards(self, mask: int) -> list[Card]:
@@ -249,8 +263,6 @@ class KlaverjasSession(Session):
             code = self.move_code(token)
         except NotationError as exc:
             raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
-        except IllegalPlayError as exc:
-            raise IllegalPlayError(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
         card = self._card[code]
         if not self.board.legal_mask() >> code & 1:
             raise self._illegal(card, ply)
@@ -303,10 +315,10 @@ class KlaverjasSession(Session):
         partner = winner == (seat + 2) % 4
         if self.setup.rules == "rotterdam":
             if card.suit != trump:
-                return ("rotterdam: must trump",
+                return ("void: must trump",
                         f"void in {led}: Rotterdam rules oblige you to trump if you can, even when your "
                         f"partner is winning the trick{tail}")
-            return ("rotterdam: must overtrump",
+            return ("void: must overtrump",
                     f"void in {led}: you must overtrump {top} if you can (Rotterdam rules){tail}")
         if partner:
             return ("rule 2: partner winning, no undertrump",
@@ -337,8 +349,8 @@ class KlaverjasSession(Session):
         return self._rule_check(card)[1]
 
     def broken_rule(self, card: Card) -> str:
-        rule = self._rule_check(card)[0]
-        return f"{self.setup.rules} {rule}"
+        """The clause `card` breaks, e.g. 'amsterdam rule 3: opponent winning, must overtrump'."""
+        return f"{self.setup.rules} {self._rule_check(card)[0]}"
 
     # -- results
     def summary(self, line: Sequence[int], value: int) -> LineSummary:
@@ -382,14 +394,14 @@ class Klaverjas(Game):
     def replay(self, setup: KlaverjasSetup, flags: int = 0) -> KlaverjasSession:
         session = KlaverjasSession(setup, flags)
         if len(setup.played) > 32:
-            raise IllegalPlayError(f"played has {len(setup.played)} cards; a deal has 32",
-                                   token=setup.played[32], rule="32 cards a deal")
+            raise IllegalPlayError(f"played[32] '{setup.played[32]}': the deal is over after 32 cards "
+                                   f"(played has {len(setup.played)})", token=setup.played[32],
+                                   rule="play a card from your hand")
         for token in setup.played:
             session.play(token)
         return session
 
-    def normalise(self, doc: Mapping[str, Any]) -> dict[str, Any]:
-        s = parse_setup(doc)
+    def normalise(self, s: KlaverjasSetup) -> dict[str, Any]:
         out: dict[str, Any] = {
             "game": "klaverjas",
             "hands": [format_hand(h) for h in s.hands],
@@ -399,7 +411,7 @@ class Klaverjas(Game):
         }
         if s.leader:
             out["leader"] = s.leader
-        out["played"] = [str(Card.parse(p)) for p in s.played]
+        out["played"] = list(s.played)
         return out
 
 

@@ -1,0 +1,100 @@
+"""Klaverjas solver benchmark over the fixed corpora (prints a Markdown report).
+
+    python benchmarks/bench_klaverjas.py [--deals N] [--tables N] [--tt-mb MIB]
+
+For each rule set: the time of a full-deal solve, cold (table cleared per deal), one core,
+in mode ``optimal`` (the value and every optimal first card: the performance target) and in
+mode ``all`` (the exact value of every legal first card, as the CLI answers by default).
+"search" is the time in the C search (value, moves and principal variation); "call" adds
+parsing the document and building the result.  Then the DD table (solver.ddtable.dd_table:
+8 value searches, every trump suit for each playing team) on the first deals.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import solver  # noqa: E402
+from solver.ddtable import dd_table  # noqa: E402
+
+CORPUS = ROOT / "benchmarks" / "corpus"
+RULESETS = ("amsterdam", "rotterdam")
+
+
+def load(rules: str, n: int) -> list[dict]:
+    lines = (CORPUS / f"klaverjas-{rules}.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines[:n]]
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def full_deals(n: int, mode: str, tt_mb: int) -> list[str]:
+    engine = solver.Solver(tt_mb=tt_mb)
+    rows = []
+    for rules in RULESETS:
+        docs = load(rules, n)
+        search, call, nodes, made = [], [], [], 0
+        for doc in docs:
+            engine.clear()
+            t = time.perf_counter()
+            res = engine.solve(doc, mode=mode)
+            call.append(time.perf_counter() - t)
+            search.append(res.elapsed)
+            nodes.append(res.nodes)
+            made += res.won
+        rate = sum(nodes) / sum(search) / 1e6
+        rows.append(f"| {rules} | {mode} | {len(docs)} | {made} | {statistics.median(search) * 1e3:.1f} ms | "
+                    f"{pct(search, 0.9) * 1e3:.1f} ms | {max(search) * 1e3:.0f} ms | "
+                    f"{statistics.median(call) * 1e3:.1f} ms | {statistics.median(nodes):,.0f} | {rate:.1f} M |")
+    return rows
+
+
+def tables(n: int, tt_mb: int) -> list[str]:
+    engine = solver.Solver(tt_mb=tt_mb)
+    rows = []
+    for rules in RULESETS:
+        times, nodes = [], []
+        for doc in load(rules, n):
+            t = time.perf_counter()
+            table = dd_table(doc, solver=engine)
+            times.append(time.perf_counter() - t)
+            nodes.append(table["nodes"])
+        rows.append(f"| {rules} | {len(times)} | {statistics.median(times) * 1e3:.0f} ms | "
+                    f"{pct(times, 0.9) * 1e3:.0f} ms | {max(times) * 1e3:.0f} ms | "
+                    f"{statistics.median(nodes):,.0f} |")
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=200)
+    ap.add_argument("--tables", type=int, default=40, help="deals per rule set for the DD table")
+    ap.add_argument("--tt-mb", type=int, default=solver.api.DEFAULT_TT_MB,
+                    help="transposition table per Solver (default: the library's, %(default)s MiB)")
+    args = ap.parse_args()
+    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
+          f"2 cores; one search thread; table {args.tt_mb} MiB. Command: python benchmarks/bench_klaverjas.py "
+          f"--deals {args.deals} --tables {args.tables} --tt-mb {args.tt_mb}\n")
+    print("| rules | mode | deals | made | search median | p90 | max | call median | nodes median | nodes/s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for mode in ("optimal", "all"):
+        print("\n".join(full_deals(args.deals, mode, args.tt_mb)))
+    print()
+    print("| DD table (8 value searches) | deals | median | p90 | max | nodes median |")
+    print("|---|---|---|---|---|---|")
+    print("\n".join(tables(args.tables, args.tt_mb)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""Write the fixed, seeded Klaverjas benchmark corpora (JSON Lines of position documents).
+
+    python benchmarks/make_corpus_klaverjas.py [N]   # rewrites benchmarks/corpus/klaverjas-*.jsonl
+
+Deals are random; trumps are bid as the seed's advice says a player should: starting with
+seat 0 (left of the dealer), the first player holding the jack, or the nine and the ace, of a
+suit with at least three cards of it names that suit (his strongest such suit); if nobody
+does, seat 0 must choose and takes his strongest suit.  The bidder's team is the playing
+team; seat 0 leads the first trick.
+"""
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+RANKS = "789TJQKA"
+SUITS = "SHDC"
+DECK = [r + s for s in SUITS for r in RANKS]
+TRUMP_POINTS = {"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3, "8": 0, "7": 0}
+FORMAT_ORDER = "AKQJT987"
+OUT = Path(__file__).parent / "corpus"
+
+
+def hand_string(cards: list[str]) -> str:
+    return ".".join("".join(r for r in FORMAT_ORDER if r + s in cards) for s in SUITS)
+
+
+def strength(hand: list[str], suit: str) -> int:
+    trumps = [c for c in hand if c[1] == suit]
+    side_aces = sum(1 for c in hand if c[0] == "A" and c[1] != suit)
+    return sum(TRUMP_POINTS[c[0]] for c in trumps) + 8 * len(trumps) + 5 * side_aces
+
+
+def qualifies(hand: list[str], suit: str) -> bool:
+    ranks = {c[0] for c in hand if c[1] == suit}
+    return sum(c[1] == suit for c in hand) >= 3 and ("J" in ranks or {"9", "A"} <= ranks)
+
+
+def bid(hands: list[list[str]]) -> tuple[int, str]:
+    """(bidding seat, trump suit)."""
+    for seat in range(4):
+        suits = [s for s in SUITS if qualifies(hands[seat], s)]
+        if suits:
+            return seat, max(suits, key=lambda s: strength(hands[seat], s))
+    return 0, max(SUITS, key=lambda s: strength(hands[0], s))
+
+
+def deal(rng: random.Random, rules: str) -> dict:
+    deck = list(DECK)
+    rng.shuffle(deck)
+    hands = [deck[8 * i: 8 * i + 8] for i in range(4)]
+    seat, trump = bid(hands)
+    return {"game": "klaverjas", "rules": rules, "trump": trump, "playing_team": seat % 2,
+            "hands": [hand_string(h) for h in hands]}
+
+
+def main(n: int = 200) -> None:
+    OUT.mkdir(exist_ok=True)
+    for rules, seed in (("amsterdam", 20261201), ("rotterdam", 20261202)):
+        rng = random.Random(seed)
+        docs = [deal(rng, rules) for _ in range(n)]
+        path = OUT / f"klaverjas-{rules}.jsonl"
+        path.write_text("".join(json.dumps(d) + "\n" for d in docs))
+        print(f"wrote {len(docs)} deals to {path}")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200)

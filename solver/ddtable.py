@@ -1,0 +1,130 @@
+"""Double-dummy tables: the value of a deal for every trump suit and playing team.
+
+Klaverjas (RULES.md §2) is the game with a table: the same 32 cards are worth something
+different for each of the 4 trump suits and for each of the 2 teams choosing them, so the
+table holds 8 exact values, each from the view of that playing team (its final score minus
+the other team's, roem, last trick, pit and nat included):
+
+>>> import solver
+>>> from solver.ddtable import dd_table
+>>> table = dd_table({"game": "klaverjas",
+...     "hands": ["AKQJT987...", ".AKQJT987..", "..AKQJT987.", "...AKQJT987"]})
+>>> table["values"]["S"]     # spades trumps: seat 0 takes all 8 tricks (162 + pit 100)
+[262, -262]
+>>> table["values"]["H"]     # hearts trumps: seat 1 ruffs the first lead and takes them all
+[-262, 262]
+
+One Solver (its transposition table) serves all 8 solves; the table keys carry the trump
+suit and the playing team, so the searches never mix.
+"""
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from solver.errors import InvalidOptionError, NotationError, SearchTimeout
+from solver.games import get_game
+from solver.position import Position
+
+__all__ = ["dd_table", "TABLE_SUITS"]
+
+TABLE_SUITS = ("S", "H", "D", "C")
+_DEAL_FIELDS = ("game", "hands", "rules", "leader")
+
+
+def _deal_document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[str, Any]:
+    if isinstance(position_or_doc, Position):
+        doc = position_or_doc.to_dict()
+    elif isinstance(position_or_doc, str):
+        try:
+            doc = json.loads(position_or_doc)
+        except json.JSONDecodeError as exc:
+            raise NotationError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+                                token=position_or_doc[max(0, exc.pos - 10):exc.pos + 10], rule="JSON") from None
+        if not isinstance(doc, Mapping):
+            raise NotationError(f"a position is a JSON object, not {type(doc).__name__}",
+                                token=position_or_doc[:40], rule="position document")
+    elif isinstance(position_or_doc, Mapping):
+        doc = dict(position_or_doc)
+    else:
+        raise InvalidOptionError(f"dd_table takes a Position or a position document, not "
+                                 f"{type(position_or_doc).__name__}", token=repr(position_or_doc)[:40],
+                                 rule="position document")
+    game = get_game(doc.get("game"))
+    if game.info.name != "klaverjas":
+        raise InvalidOptionError(f"dd_table covers Klaverjas deals (every trump suit and playing team); "
+                                 f"'{game.info.name}' has no such table", token=str(doc.get("game")),
+                                 rule="dd_table: klaverjas")
+    played = doc.get("played") or []
+    if played:
+        raise InvalidOptionError(f"dd_table solves whole deals, but {len(played)} card(s) are already played "
+                                 "(a history may be illegal under another trump suit)",
+                                 token=str(played[0]), rule="dd_table: no history")
+    deal = {k: doc[k] for k in _DEAL_FIELDS if k in doc}
+    deal["game"] = "klaverjas"
+    return deal
+
+
+def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any = None,
+             timeout: float | None = None, cancel: Any = None) -> dict[str, Any]:
+    """The exact value of a Klaverjas deal for each trump suit and each playing team.
+
+    ``position_or_doc``: a Position or a position document (its ``trump`` and
+    ``playing_team``, if any, are ignored; ``hands``, ``rules`` and ``leader`` are used;
+    nothing may be played yet).  ``solver``: a :class:`solver.Solver` to reuse (default:
+    this thread's); ``timeout`` (seconds) bounds the whole table (SearchTimeout);
+    ``cancel``: a CancelToken (SearchCancelled).
+
+    Returns ``{"game", "hands", "rules", "leader", "values", "nodes", "elapsed_ms"}`` where
+    ``values[suit] == [v0, v1]`` for suit in S H D C: ``v0`` with seats 0 and 2 as the
+    playing team, ``v1`` with seats 1 and 3 (each from its playing team's view; positive
+    means the contract is made, negative means nat).
+    """
+    from solver.api import default_solver
+
+    deal = _deal_document(position_or_doc)
+    engine = solver if solver is not None else default_solver()
+    start = time.perf_counter()
+    deadline = None if timeout is None else start + timeout
+    values: dict[str, list[int]] = {}
+    nodes = 0
+    first: Position | None = None
+    for suit in TABLE_SUITS:
+        row = []
+        for team in (0, 1):
+            pos = Position.from_dict(dict(deal, trump=suit, playing_team=team))
+            if first is None:
+                first = pos
+            left = None
+            if deadline is not None:
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    raise SearchTimeout("the DD table ran out of time")
+            value, n = _value(engine, pos, left, cancel)
+            row.append(value)
+            nodes += n
+        values[suit] = row
+    doc = first.to_dict() if first is not None else deal
+    return {
+        "game": "klaverjas",
+        "hands": doc["hands"],
+        "rules": doc.get("rules", "amsterdam"),
+        "leader": doc.get("leader", 0),
+        "values": values,
+        "nodes": nodes,
+        "elapsed_ms": round((time.perf_counter() - start) * 1000, 3),
+    }
+
+
+def _value(engine: Any, pos: Position, timeout: float | None, cancel: Any) -> tuple[int, int]:
+    """The value alone: the searcher's value search when the Solver exposes it (no
+    per-move values, no principal variation), else a best-move solve."""
+    searcher = getattr(engine, "_searcher", None)
+    if searcher is not None and hasattr(searcher, "value"):
+        searcher.clear()
+        value = searcher.value(pos.session().board, cancel, timeout)
+        return value, searcher.nodes
+    res = engine.solve(pos, mode="best", timeout=timeout, cancel=cancel)
+    return res.value, res.nodes

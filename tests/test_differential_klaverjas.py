@@ -1,0 +1,119 @@
+"""Differential test: the fast Klaverjas solver against the plain-Python reference.
+
+Random legal endgames (1-3 tricks left, also mid-trick, both rule sets, any trump, playing
+team and leader) are solved by both; the side to move, the legal moves, the value, the exact
+value of every legal move and the optimal moves must agree.  Some histories are picked for a
+margin near zero so that nat is still open (the solver's hardest table case).  A failure
+prints the position document: replay it with ``solver.solve(solver.Position.from_dict(doc))``
+and ``reference_solve(doc)``.
+
+The solver's own switches (no pruning, no nat classes in the table key, no quick bounds) must
+not change any value on longer endgames the reference is too slow for.
+"""
+import json
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import solver
+from solver._core.search import MODE_ALL, Searcher
+from solver.games import _klaverjas
+from solver.games import klaverjas as kj
+
+try:
+    from tests.reference import klaverjas as k
+except ImportError:  # pytest put tests/ itself on sys.path
+    from reference import klaverjas as k
+
+seeds = st.integers(0, 2**32 - 1)
+short = st.integers(1, 3)                 # tricks left
+in_trick = st.integers(0, 3)              # cards of the current trick already played
+rulesets = st.sampled_from(k.RULESETS)
+
+
+def check(doc):
+    expected = k.reference_solve(doc)
+    text = json.dumps(doc)
+    pos = solver.Position.from_dict(doc)
+    assert pos.to_move == expected["to_move"], text
+    assert sorted(pos.legal_moves()) == sorted(expected["moves"]), text
+    res = solver.solve(pos, mode="all")
+    assert res.to_move == expected["to_move"], text
+    assert res.value == expected["value"], text
+    assert {mv.move: mv.value for mv in res.moves} == expected["moves"], text
+    optimal = {c for c, v in expected["moves"].items() if v == expected["value"]}
+    assert set(res.optimal_moves) == optimal, text
+    # the line reaches the end of the deal and its scores give the value
+    assert len(res.pv) == 32 - len(doc["played"]), text
+    assert res.scores["playing"] - res.scores["other"] == res.value, text
+
+
+def endgame(seed, tricks_left, cards, rules, close=1):
+    return k.random_endgame(random.Random(seed), tricks_left, cards_in_trick=cards, rules=rules,
+                            close=close)
+
+
+@settings(deadline=None, max_examples=1200)
+@given(seeds, short, in_trick)
+def test_amsterdam(seed, tricks_left, cards):
+    check(endgame(seed, tricks_left, cards, "amsterdam"))
+
+
+@settings(deadline=None, max_examples=1200)
+@given(seeds, short, in_trick)
+def test_rotterdam(seed, tricks_left, cards):
+    check(endgame(seed, tricks_left, cards, "rotterdam"))
+
+
+@settings(deadline=None, max_examples=800)
+@given(seeds, short, in_trick, rulesets)
+def test_close_margins(seed, tricks_left, cards, rules):
+    # the history with the margin nearest 0 out of 25: whether it is nat is still open
+    check(endgame(seed, tricks_left, cards, rules, close=25))
+
+
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(seeds, in_trick, rulesets)
+def test_four_tricks_left(seed, cards, rules):
+    check(endgame(seed, 4, cards, rules, close=25))
+
+
+# ----------------------------------------------------------------------- self-consistency
+
+_SEARCHER = Searcher(8)
+FLAGS = (_klaverjas.FLAG_NO_PRUNE, _klaverjas.FLAG_NO_CLASSES, _klaverjas.FLAG_NO_BOUNDS,
+         _klaverjas.FLAG_NO_PRUNE | _klaverjas.FLAG_NO_CLASSES | _klaverjas.FLAG_NO_BOUNDS)
+
+
+def search(doc, flags):
+    session = kj.GAME.replay(kj.parse_setup(doc), flags)
+    _SEARCHER.clear()
+    value, moves, _, _ = _SEARCHER.solve(session.board, MODE_ALL, want_pv=False)
+    return value, sorted(moves)
+
+
+@settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(seeds, st.integers(5, 7), in_trick, rulesets)
+def test_switches_do_not_change_values(seed, tricks_left, cards, rules):
+    doc = endgame(seed, tricks_left, cards, rules, close=25)
+    base = search(doc, 0)
+    for flags in FLAGS:
+        assert search(doc, flags) == base, (flags, json.dumps(doc))
+
+
+FULL_DEALS = [   # whole deals (benchmarks/corpus), both rule sets
+    {"game": "klaverjas", "rules": "amsterdam", "trump": "S", "playing_team": 1,
+     "hands": ["A.KT.987.AK", "KJ9..KQJ.T7", "T8.AJ9.T.98", "Q7.Q87.A.QJ"]},
+    {"game": "klaverjas", "rules": "rotterdam", "trump": "H", "playing_team": 0,
+     "hands": ["K9.AJ9.QT.A", "J7.Q8.AK.K8", "AT.KT.97.JT", "Q8.7.J8.Q97"]},
+    {"game": "klaverjas", "rules": "amsterdam", "trump": "C", "playing_team": 0, "leader": 2,
+     "hands": ["J7.AQ.AQ.AK", "Q.JT.K.JT98", "KT9..JT97.7", "A8.K987.8.Q"]},
+]
+
+
+def test_switches_do_not_change_whole_deals():
+    for doc in FULL_DEALS:
+        base = search(doc, 0)
+        for flags in (_klaverjas.FLAG_NO_PRUNE, _klaverjas.FLAG_NO_CLASSES):
+            assert search(doc, flags) == base, (flags, json.dumps(doc))

@@ -1,0 +1,279 @@
+"""Product-level tests of Klaverjas through the public API (solver.Position, solve, dd_table)."""
+import json
+
+import pytest
+
+import solver
+from solver.ddtable import dd_table
+from solver.errors import IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
+
+# Seat 0 holds all spades, seat 1 all hearts, seat 2 all diamonds, seat 3 all clubs.
+SUITED = ["AKQJT987...", ".AKQJT987..", "..AKQJT987.", "...AKQJT987"]
+DEAL = {"game": "klaverjas", "rules": "amsterdam", "trump": "S", "playing_team": 1,
+        "hands": ["A.KT.987.AK", "KJ9..KQJ.T7", "T8.AJ9.T.98", "Q7.Q87.A.QJ"]}
+
+
+def doc(**changes):
+    out = dict(DEAL, **changes)
+    return {k: v for k, v in out.items() if v is not None}
+
+
+# --------------------------------------------------------------------------- registry
+
+def test_registered_with_aliases():
+    info = solver.find_game("klaverjassen")
+    assert info.name == "klaverjas" and solver.find_game("Klaverjas") is info
+    assert info.seats == (4,) and info.contracts == ("play",) and info.options == ()
+    assert "klaverjas" in [g.name for g in solver.list_games()]
+
+
+# --------------------------------------------------------------------------- the position document
+
+def test_position_round_trip_and_defaults():
+    pos = solver.Position.from_dict(doc(rules=None, played=["ac"]))
+    assert pos.game == "klaverjas" and pos.to_move == 1
+    d = pos.to_dict()
+    assert d["rules"] == "amsterdam" and d["played"] == ["AC"] and "leader" not in d
+    assert solver.Position.from_json(json.dumps(d)) == pos
+    assert solver.Position.from_dict(doc(leader=3)).to_move == 3
+
+
+@pytest.mark.parametrize("change,error,token", [
+    ({"hands": DEAL["hands"][:3]}, InvalidDealError, "hands"),
+    ({"hands": ["A.KT.987.AKQ", "KJ9..KQJ.T7", "T8.AJ9.T.98", "Q7.Q87.A.J"]}, InvalidDealError, "hand 0"),
+    ({"hands": ["A.KT.987.AK", "KJ9..KQJ.T7", "T8.AJ9.T.98", "Q7.Q87.A.QQ"]}, NotationError, "QC"),
+    ({"hands": ["A.KT.987.AK", "KJ9..KQJ.T7", "T8.AJ9.T.98", "A7.Q87.A.QJ"]}, InvalidDealError, "AS"),
+    ({"hands": ["A.KT.987.AK", "KJ9..KQJ.T7", "T8.AJ9.T.98", "Q6.Q87.A.QJ"]}, InvalidDealError, "6S"),
+    ({"trump": None}, InvalidOptionError, "trump"),
+    ({"trump": "X"}, InvalidCardError, "X"),
+    ({"playing_team": None}, InvalidOptionError, "playing_team"),
+    ({"playing_team": 2}, InvalidOptionError, "2"),
+    ({"playing_team": True}, InvalidOptionError, "True"),
+    ({"rules": "utrecht"}, InvalidOptionError, "utrecht"),
+    ({"options": {"pit": False}}, InvalidOptionError, "pit"),
+    ({"contract": "hra"}, InvalidOptionError, "hra"),
+    ({"talon": "7S 8S"}, InvalidOptionError, "talon"),
+    ({"leader": 4}, InvalidOptionError, "4"),
+    ({"played": ["AC", "ZZ"]}, InvalidCardError, "ZZ"),
+])
+def test_bad_documents(change, error, token):
+    with pytest.raises(error) as info:
+        solver.Position.from_dict(doc(**change))
+    assert info.value.token == token, str(info.value)
+    assert info.value.rule
+
+
+@pytest.mark.parametrize("played,rule,words", [
+    # seat 0 leads AC; seat 1 holds clubs (TC 7C) and plays a spade
+    (["AC", "KS"], "amsterdam rule 1: follow suit", "must follow suit"),
+    # seat 0 leads 9D (trumps are spades); seat 1 follows KD... seat 2 void in diamonds? no:
+    # seat 2 holds TD.  Trumps led: seat 0 leads AS; seat 1 holds KS JS 9S, must beat AS: 9S, JS
+    (["AS", "KS"], "amsterdam rule 1: overtrump when trumps are led", "higher than AS"),
+    # seat 0 leads KH; seat 1 has no hearts and an opponent (seat 0) wins: he must trump
+    (["KH", "KD"], "amsterdam rule 3: opponent winning, must trump", "must trump"),
+    # seat 0 leads KH, seat 1 trumps with 9S; seat 2 follows AH; seat 3 (void in hearts? no:
+    # QH 8H 7H) must follow suit
+    (["KH", "9S", "AH", "QC"], "amsterdam rule 1: follow suit", "must follow suit"),
+])
+def test_illegal_play_names_the_clause(played, rule, words):
+    with pytest.raises(IllegalPlayError) as info:
+        solver.Position.from_dict(doc(played=played))
+    err = info.value
+    assert err.rule == rule, str(err)
+    assert words in str(err) and f"played[{len(played) - 1}]" in str(err)
+    assert err.token == played[-1]
+
+
+def test_illegal_play_partner_winning_and_rotterdam():
+    # Hearts trumps, seat 1 leads KS, seat 2 (void) ruffs with AH, seat 3 follows 7S: seat 0,
+    # void in spades with his partner winning, may not undertrump with 7H while he holds
+    # diamonds and clubs (Amsterdam rule 2) ...
+    d = {"game": "klaverjas", "trump": "H", "playing_team": 0, "leader": 1,
+         "hands": [".87.AKQJ.AK", "KQJ9.Q.T98.", ".AKT.7.JT98", "AT87.J9..Q7"]}
+    pos = solver.Position.from_dict(dict(d, played=["KS", "AH", "7S"]))
+    assert sorted(pos.legal_moves()) == ["AC", "AD", "JD", "KC", "KD", "QD"]
+    with pytest.raises(IllegalPlayError) as info:
+        solver.Position.from_dict(dict(d, played=["KS", "AH", "7S", "7H"]))
+    assert info.value.rule == "amsterdam rule 2: partner winning, no undertrump"
+    assert "lower than AH" in str(info.value)
+    # ... which Rotterdam obliges him to do: he must trump and cannot overtrump AH
+    pos = solver.Position.from_dict(dict(d, rules="rotterdam", played=["KS", "AH", "7S"]))
+    assert sorted(pos.legal_moves()) == ["7H", "8H"]
+    with pytest.raises(IllegalPlayError) as info:
+        solver.Position.from_dict(dict(d, rules="rotterdam", played=["KS", "AH", "7S", "AD"]))
+    assert info.value.rule == "rotterdam void: must trump"
+    assert "even when your partner is winning" in str(info.value)
+    # Amsterdam, opponent winning with a trump: overtrump, else another suit
+    pos = solver.Position.from_dict(dict(d, played=["KS", "AH"]))       # seat 3 follows
+    assert sorted(pos.legal_moves()) == ["7S", "8S", "AS", "TS"]
+
+
+def test_card_from_another_hand_or_after_the_end():
+    with pytest.raises(IllegalPlayError, match="seat 1's hand"):
+        solver.Position.from_dict(doc(played=["KS"]))
+    full = solver.solve(doc(), mode="best")
+    with pytest.raises(IllegalPlayError, match="over"):
+        solver.Position.from_dict(doc(played=full.pv + ["AS"]))
+
+
+# --------------------------------------------------------------------------- solving
+
+def test_solve_reports_scores_and_line():
+    res = solver.solve(doc(), mode="all")
+    assert res.game == "klaverjas" and res.value_kind == "points" and res.to_move == 0
+    assert len(res.pv) == 32 and res.optimal_moves
+    assert set(res.scores) == {"playing", "other", "playing_roem", "other_roem"}
+    assert res.scores["playing"] - res.scores["other"] == res.value
+    assert set(res.outcomes) == {"nat", "pit", "pit_other"}
+    assert res.won == (not res.outcomes["nat"]) == (res.value > 0)
+    assert sum(res.tricks.values()) == 8
+    assert res.settlement == [-res.value, res.value, -res.value, res.value]   # playing team 1
+    assert {m.move for m in res.moves} == set(solver.Position.from_dict(doc()).legal_moves())
+    best = max(m.value for m in res.moves if m.value is not None)   # seat 0 is the other team
+    worst = min(m.value for m in res.moves if m.value is not None)
+    assert res.value == worst and best >= worst
+    # replaying the principal variation reaches the value
+    end = solver.solve(doc(played=res.pv), mode="all")
+    assert end.value == res.value and end.to_move is None and end.pv == []
+
+
+def test_values_along_the_line_and_mid_trick():
+    res = solver.solve(doc(), mode="optimal")
+    for n in (1, 2, 3, 5, 13, 30):
+        mid = solver.solve(doc(played=res.pv[:n]), mode="optimal")
+        assert mid.value == res.value
+        assert res.pv[n] in mid.optimal_moves
+
+
+def test_nat_and_pit_on_the_suited_deal():
+    # spades trumps, seats 1+3 playing: seat 0 takes every trick -> nat with pit for the others
+    res = solver.solve({"game": "klaverjas", "hands": SUITED, "trump": "S", "playing_team": 1})
+    assert res.value == -262 and res.outcomes == {"nat": True, "pit": False, "pit_other": True}
+    assert res.scores["playing"] == 0 and res.scores["other"] == 262 and not res.won
+    res = solver.solve({"game": "klaverjas", "hands": SUITED, "trump": "S", "playing_team": 0})
+    assert res.value == 262 and res.outcomes["pit"] and res.tricks == {"playing": 8, "other": 0}
+
+
+def test_analyse():
+    res = solver.solve(doc(), mode="best")
+    an = solver.analyse(doc(played=res.pv[:8]))
+    assert an.initial_value == res.value == an.final_value and not an.mistakes
+
+
+def test_session_describes_seats():
+    session = solver.Position.from_dict(doc(played=["AC"])).session()
+    info = session.describe()
+    assert "Klaverjas" in info["title"] and "trumps S" in info["title"]
+    assert info["trick"] == ["AC"] and len(info["hands"]) == 4
+    assert [session.seat_role(s) for s in range(4)] == ["other team", "playing team"] * 2
+
+
+# --------------------------------------------------------------------------- DD table
+
+def test_dd_table_equals_single_solves():
+    engine = solver.Solver()
+    table = dd_table(doc(trump=None, playing_team=None), solver=engine)
+    assert set(table["values"]) == {"S", "H", "D", "C"}
+    for suit, row in table["values"].items():
+        for team, value in enumerate(row):
+            single = solver.Solver().solve(doc(trump=suit, playing_team=team), mode="best")
+            assert single.value == value, (suit, team)
+    assert table["hands"] == solver.Position.from_dict(doc()).to_dict()["hands"]
+
+
+def test_dd_table_inputs():
+    pos = solver.Position.from_dict(doc())
+    assert dd_table(pos)["values"] == dd_table(json.dumps(doc()))["values"]
+    with pytest.raises(InvalidOptionError):
+        dd_table(doc(played=["AC"]))
+    with pytest.raises(InvalidOptionError):
+        dd_table({"game": "marias", "hands": ["", "", ""]})
+    with pytest.raises(solver.SearchTimeout):
+        dd_table(doc(), timeout=1e-9)
+    token = solver.CancelToken()
+    token.cancel()
+    with pytest.raises(solver.SearchCancelled):
+        dd_table(doc(), cancel=token)
+
+
+# Found by playing random legal histories on corpus deals and trying every illegal card.
+D_TRUMPS = {"game": "klaverjas", "trump": "D", "playing_team": 1,
+            "hands": ["7.QT.KQT7.9", ".AJ7.AJ98.A", "T8.K9..KT87", "AKQJ9.8..QJ"]}
+C_TRUMPS = {"game": "klaverjas", "trump": "C", "playing_team": 1,
+            "hands": ["J7.AQ.AQ.AK", "Q.JT.K.JT98", "KT9..JT97.7", "A8.K987.8.Q"]}
+S_TRUMPS = {"game": "klaverjas", "trump": "S", "playing_team": 0,
+            "hands": ["J97.8.AQJ.J", "QT.JT97.9.T", "AK.AQ.7.AK8", "8.K.KT8.Q97"]}
+C_TRUMPS_2 = {"game": "klaverjas", "trump": "C", "playing_team": 0,
+              "hands": ["QT8.A7..J87", "J.J.Q9.AQT9", "9.KQ.JT87.K", "AK7.T98.AK."]}
+
+
+@pytest.mark.parametrize("deal,rules,played,rule,legal", [
+    (D_TRUMPS, "amsterdam", ["QD", "AH"], "amsterdam rule 1: follow suit", ["AD", "9D", "JD"]),
+    (D_TRUMPS, "amsterdam", ["QD", "8D"], "amsterdam rule 1: overtrump when trumps are led",
+     ["AD", "9D", "JD"]),
+    (C_TRUMPS, "amsterdam", ["QD", "KD", "TD", "8D", "9D", "QC", "AD", "8C"],
+     "amsterdam rule 2: partner winning, no undertrump", ["9C", "JC", "JH", "QS", "TC", "TH"]),
+    (S_TRUMPS, "amsterdam", ["AD", "9D", "7D", "TD", "JD", "QS", "AH"],
+     "amsterdam rule 3: opponent winning, must overtrump", ["AS", "KS"]),
+    (D_TRUMPS, "amsterdam", ["7S", "AH"], "amsterdam rule 3: opponent winning, must trump",
+     ["8D", "9D", "AD", "JD"]),
+    (C_TRUMPS_2, "amsterdam", ["QS", "JS", "9S", "7S", "TS", "9C", "KC"],
+     "amsterdam rule 3: opponent winning, no undertrump", ["7D", "8D", "JD", "KH", "QH", "TD"]),
+    (D_TRUMPS, "rotterdam", ["QH", "JD"], "rotterdam rule 1: follow suit", ["7H", "AH", "JH"]),
+    (C_TRUMPS, "rotterdam", ["QD", "KD", "TD", "8D", "JD", "QC", "AD", "8C"],
+     "rotterdam void: must overtrump", ["9C", "JC", "TC"]),
+    (D_TRUMPS, "rotterdam", ["7S", "AH"], "rotterdam void: must trump", ["8D", "9D", "AD", "JD"]),
+])
+def test_every_clause_is_named(deal, rules, played, rule, legal):
+    d = dict(deal, rules=rules)
+    before = solver.Position.from_dict(dict(d, played=played[:-1]))
+    assert sorted(before.legal_moves()) == sorted(legal)
+    with pytest.raises(IllegalPlayError) as info:
+        solver.Position.from_dict(dict(d, played=played))
+    assert info.value.rule == rule and info.value.token == played[-1]
+    assert "legal: " in str(info.value)
+
+
+# --------------------------------------------------------------------------- C-level hooks
+
+def test_c_roem_matches_the_reference():
+    import random
+
+    from solver.games import _klaverjas
+    from solver.games.klaverjas import card_codes
+    from solver.notation import Card, Suit
+    try:
+        from tests.reference import klaverjas as ref
+    except ImportError:
+        from reference import klaverjas as ref
+    rng = random.Random(7)
+    deck = list(ref.DECK)
+    for trump in "SHDC":
+        codes = card_codes(Suit.parse(trump))
+        tricks = [rng.sample(deck, 4) for _ in range(3000)]
+        tricks += [[r + s for s in "SHDC"] for r in ref.RANKS]           # every four of a kind
+        tricks += [[r + trump for r in run] for run in ("QKA7", "JQK8", "TJQK", "789A")]
+        for trick in tricks:
+            c_codes = [codes[Card.parse(c)] for c in trick]
+            assert _klaverjas.roem_of(c_codes, int(Suit.parse(trump))) == ref.roem(trick, trump), trick
+
+
+def test_boundary_bounds_are_sound():
+    # Along the optimal line of a few deals, at every trick boundary: the quick bounds hold
+    # the true future value, and a settled class agrees with the outcome.
+    engine = solver.Solver()
+    classes = set()
+    for d in (DEAL, D_TRUMPS, C_TRUMPS, S_TRUMPS, dict(C_TRUMPS_2, rules="rotterdam")):
+        res = engine.solve(d, mode="best")
+        for n in range(0, 32, 4):
+            pos = solver.Position.from_dict(dict(d, played=res.pv[:n]))
+            info = pos.session().board.boundary_info()
+            future = res.value - info["banked"]
+            assert info["lo"] <= future <= info["hi"], (d, n, info, res.value)
+            classes.add(info["class"])
+            if info["class"] == "made":
+                assert res.value > 0
+            if info["class"] == "nat":
+                assert res.value < 0
+    assert {"open", "made", "nat"} <= classes
+    assert solver.Position.from_dict(doc(played=["AC"])).session().board.boundary_info() is None
