@@ -81,6 +81,20 @@ class Solver:
         """Forget the table's contents (O(1))."""
         self._searcher.clear()
 
+    @property
+    def last_nodes(self) -> int:
+        """Nodes searched by the last call."""
+        return self._searcher.nodes
+
+    def value(self, position: Position | Mapping[str, Any] | str, *, timeout: float | None = None,
+              cancel: CancelToken | None = None, keep_tt: bool = False) -> int:
+        """The value of `position` alone: no move values, no principal variation (the fastest ask)."""
+        _check_limits(timeout, cancel)
+        pos = _position(position)
+        if not keep_tt:
+            self._searcher.clear()
+        return self._searcher.value(pos.session().board, cancel, timeout)
+
     def solve(self, position: Position | Mapping[str, Any] | str, *, mode: Mode | str = Mode.ALL,
               timeout: float | None = None, cancel: CancelToken | None = None,
               keep_tt: bool = False) -> Result:

@@ -3,6 +3,7 @@
     ddcards solve FILE|-          solve a position document (or JSON Lines, one per line)
     ddcards solve --example       solve a bundled example
     ddcards analyse FILE|-        value before/after every recorded card, mistakes
+    ddcards table FILE|-          Klaverjas: the value for every trump suit and playing team
     ddcards games                 games, contracts, objectives, options
     ddcards examples              list (or print) the bundled examples
     ddcards serve                 run the gRPC service
@@ -77,12 +78,11 @@ def signed(v: int | None) -> str:
     return "?" if v is None else f"{v:+d}"
 
 
-def describe_value(res: solver.Result) -> str:
+def describe_value(res: solver.Result, session: Any) -> str:
+    verdict = session.verdict(res.value, res.won, res.value_kind)
     if res.value_kind == "points":
-        verdict = "declarer wins" if res.won else "declarer loses"
         scores = ", ".join(f"{k} {v}" for k, v in res.scores.items())
         return f"{signed(res.value)}  {verdict} ({scores})"
-    verdict = "made" if res.value > 0 else "defeated"
     detail = ", ".join(f"{k} {v}" for k, v in res.tricks.items())
     return f"{signed(res.value)}  {verdict} (tricks: {detail})"
 
@@ -110,16 +110,18 @@ def print_result(res: solver.Result, pos: solver.Position, out: TextIO) -> None:
     else:
         head += " - all cards played"
     print(head, file=out)
-    for i, hand in enumerate(info.get("hands", [])):
+    hands = info.get("hands", [])
+    width = max([len(session.seat_role(i)) for i in range(len(hands))] + [5])
+    for i, hand in enumerate(hands):
         suits = hand.split(".")
         shown = "  ".join(f"{s}: {h or '-'}" for s, h in zip("SHDC", suits))
-        print(f"  seat {i}  {session.seat_role(i):<9} {shown}", file=out)
-    if info.get("talon"):
-        print(f"  talon             {info['talon']}", file=out)
-    if info.get("trick"):
-        print(f"  trick             {' '.join(info['trick'])}", file=out)
+        print(f"  seat {i}  {session.seat_role(i):<{width}} {shown}", file=out)
+    for label in ("talon", "trick"):
+        if info.get(label):
+            shown = info[label] if isinstance(info[label], str) else " ".join(info[label])
+            print(f"  {label:<{width + 8}} {shown}", file=out)
     print(file=out)
-    print(f"Value       {describe_value(res)}", file=out)
+    print(f"Value       {describe_value(res, session)}", file=out)
     if res.optimal_moves:
         label = "Best move" if res.mode == "best" else "Best moves"
         print(f"{label:<11} {' '.join(res.optimal_moves)}", file=out)
@@ -131,7 +133,8 @@ def print_result(res: solver.Result, pos: solver.Position, out: TextIO) -> None:
         print(f"Line        {format_line(res.pv, session.trick_size, offset)}", file=out)
     achieved = [k for k, v in res.outcomes.items() if v]
     if res.outcomes:
-        print(f"On the line {', '.join(achieved) if achieved else 'no sedma, no kilo'}", file=out)
+        missed = ", ".join(f"no {k}" for k, v in res.outcomes.items() if not v)
+        print(f"On the line {', '.join(achieved) if achieved else missed}", file=out)
     print("Settlement  " + ", ".join(f"seat {i} {v:+d}" for i, v in enumerate(res.settlement)), file=out)
     rate = res.nodes / res.elapsed / 1e6 if res.elapsed > 0 else 0.0
     print(f"Searched    {res.nodes:,} nodes in {res.elapsed * 1000:.1f} ms ({rate:.1f} M nodes/s)", file=out)
@@ -139,7 +142,8 @@ def print_result(res: solver.Result, pos: solver.Position, out: TextIO) -> None:
 
 def print_analysis(an: solver.Analysis, pos: solver.Position, out: TextIO) -> None:
     info = pos.start().session().describe()
-    view = "declarer's view" if an.value_kind == "points" else "declarer's view: +1 made, -1 defeated"
+    side = (pos.session().side_names or ("maximising side",))[0]
+    view = f"{side}'s view" if an.value_kind == "points" else f"{side}'s view: +1 made, -1 defeated"
     print(f"{info.get('title', pos.game)} - value at the start {signed(an.initial_value)} ({view})", file=out)
     print(f"{'ply':>4} {'seat':>4}  {'card':<5}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
     for s in an.steps:
@@ -250,6 +254,39 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     return status
 
 
+def cmd_table(args: argparse.Namespace) -> int:
+    from solver.ddtable import dd_table
+
+    text, source = load_input(args)
+    engine = solver.Solver(tt_mb=args.tt_mb)
+    status = EXIT_OK
+    for lineno, doc in read_documents(text, source):
+        try:
+            if isinstance(doc, Exception):
+                raise doc
+            table = dd_table(doc, solver=engine, timeout=args.timeout)
+        except (DdcardsError, SearchAborted) as exc:
+            status = max(status, EXIT_BAD_INPUT if isinstance(exc, DdcardsError) else EXIT_ABORTED)
+            if args.json:
+                print(json.dumps(error_document(lineno, exc), ensure_ascii=False))
+            else:
+                print(f"ddcards: error: {exc}", file=sys.stderr)
+            continue
+        if args.json:
+            print(json.dumps(table, ensure_ascii=False))
+            continue
+        print(f"Klaverjas DD table - rules {table['rules']}, seat {table['leader']} leads; "
+              "values for the team that chooses trumps")
+        for seat, hand in enumerate(table["hands"]):
+            shown = "  ".join(f"{s}: {h or '-'}" for s, h in zip("SHDC", hand.split(".")))
+            print(f"  seat {seat}  {shown}")
+        print(f"\n{'trump':<7}{'seats 0+2':>10}{'seats 1+3':>11}")
+        for suit, (v0, v1) in table["values"].items():
+            print(f"{suit:<7}{signed(v0):>10}{signed(v1):>11}")
+        print(f"Searched    {table['nodes']:,} nodes in {table['elapsed_ms']:.1f} ms")
+    return status
+
+
 def cmd_games(args: argparse.Namespace) -> int:
     games = solver.list_games()
     if args.json:
@@ -313,6 +350,10 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.set_defaults(func=cmd_analyse)
 
+    p = sub.add_parser("table", help="Klaverjas: the value for every trump suit and playing team")
+    common(p)
+    p.set_defaults(func=cmd_table)
+
     p = sub.add_parser("games", help="list games, contracts, objectives and options")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_games)
@@ -343,6 +384,11 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ABORTED
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # the reader went away (e.g. `| head`): stop quietly
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 if __name__ == "__main__":

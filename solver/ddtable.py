@@ -119,12 +119,6 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
 
 
 def _value(engine: Any, pos: Position, timeout: float | None, cancel: Any) -> tuple[int, int]:
-    """The value alone: the searcher's value search when the Solver exposes it (no
-    per-move values, no principal variation), else a best-move solve."""
-    searcher = getattr(engine, "_searcher", None)
-    if searcher is not None and hasattr(searcher, "value"):
-        searcher.clear()
-        value = searcher.value(pos.session().board, cancel, timeout)
-        return value, searcher.nodes
-    res = engine.solve(pos, mode="best", timeout=timeout, cancel=cancel)
-    return res.value, res.nodes
+    """The value alone (no per-move values, no principal variation)."""
+    value = engine.value(pos, timeout=timeout, cancel=cancel)
+    return value, engine.last_nodes

@@ -46,10 +46,15 @@ cdef class Board:
 
     exact: the value is the measure itself (minimax of banked + future);
     otherwise the game is won when the measure reaches `threshold`.
+    granularity: every value is a multiple of it (Mariáš Hra: 10).
+    guess: where the value search starts when the caller has no better idea.
+    history_leads: order moves at boundaries by the history of cutoffs
+    (a large gain where the game's own lead order is weak).
     """
     cdef const GameOps* ops
     cdef void* pos
     cdef public bint exact
     cdef public int threshold
-    cdef public int value_lo
-    cdef public int value_hi
+    cdef public int granularity
+    cdef public int guess
+    cdef public bint history_leads

@@ -39,7 +39,12 @@ cdef enum:
 
 
 cdef class Board:
-    pass
+    def __cinit__(self, *args, **kwargs):
+        self.exact = True
+        self.threshold = 1
+        self.granularity = 1
+        self.guess = 0
+        self.history_leads = True
 
 
 cdef class CancelToken:
@@ -69,6 +74,8 @@ ctypedef struct SearchCtx:
     volatile_int* stop
     double deadline      # CLOCK_MONOTONIC seconds; 0 = none
     int aborted
+    int granularity      # values are multiples of it
+    int history_leads    # order boundary moves by history
     int ply
     # History of cutoffs by moves at boundaries (leads), per side: [is_max][move]
     uint64_t history[2][256]
@@ -142,7 +149,7 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
 
     n = ops.gen_moves(pos, moves, 1)
     ismax = ops.max_to_move(pos)
-    if kind == NODE_BOUNDARY and n > 1:
+    if kind == NODE_BOUNDARY and n > 1 and c.history_leads:
         # Leads that cut off elsewhere in this search go first: the game's
         # static guess is weakest on leads (measured: -40% nodes).
         order_by_history(c.history[ismax], moves, n)
@@ -204,13 +211,17 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
 
 
 cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF) noexcept nogil:
-    """Exact value by null-window searches converging on it (MTD(f)).
+    """Exact value by null-window tests "value >= beta?" (MTD-style).
 
-    lo <= value <= hi is what the caller already knows.
+    lo <= value <= hi is what the caller already knows.  While one side is
+    open, the next test is at the bound just returned (MTD(f)), stepping
+    further each time the bound creeps; once both sides are known, it
+    bisects.  Tests only fall on multiples of the game's granularity.
     """
-    cdef int g = guess, beta, r
+    cdef int g = c.granularity, beta = guess, r, up = 0, down = 0
     while lo < hi:
-        beta = g
+        if lo > -VALUE_INF and hi < VALUE_INF:
+            beta = lo + g * (((hi - lo) // g + 1) // 2)
         if beta <= lo:
             beta = lo + 1
         if beta > hi:
@@ -220,9 +231,12 @@ cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF) noexc
             return 0
         if r >= beta:
             lo = r
+            beta = r + up
+            up = up * 2 if up else g
         else:
             hi = r
-        g = r
+            beta = r - down
+            down = down * 2 if down else g
     return lo
 
 
@@ -278,6 +292,8 @@ cdef class Searcher:
         c.aborted = 0
         memset(c.history, 0, sizeof(c.history))
         c.stop = &cancel.flag if cancel is not None else NULL
+        c.granularity = board.granularity if board.granularity > 0 else 1
+        c.history_leads = board.history_leads
         c.deadline = 0.0
         if timeout is not None:
             if timeout <= 0:
@@ -296,7 +312,7 @@ cdef class Searcher:
         return 0
 
     def solve(self, Board board, int mode=C_MODE_ALL, CancelToken cancel=None,
-              timeout=None, int guess=0, bint want_pv=True):
+              timeout=None, guess=None, bint want_pv=True):
         """Search `board` and return (value, moves, pv, nodes).
 
         value: the exact measure (exact games) or +1/-1 (threshold games).
@@ -310,10 +326,11 @@ cdef class Searcher:
         cdef int pv[MAX_PLY]
         cdef int n = 0, i, value, ismax, npv = 0, won = 0
         cdef int exact = board.exact, t = board.threshold
+        cdef int g0 = board.guess if guess is None else guess
         self._prepare(&c, board, cancel, timeout)
         with nogil:
             if exact:
-                value = mtd(&c, guess)
+                value = mtd(&c, g0)
             else:
                 won = at_least(&c, t)
                 value = 1 if won else -1
@@ -328,14 +345,15 @@ cdef class Searcher:
                 out.append((moves[i], values[i] if values[i] != VALUE_INF else None))
         return value, out, [pv[i] for i in range(npv)], c.nodes
 
-    def value(self, Board board, CancelToken cancel=None, timeout=None, int guess=0):
+    def value(self, Board board, CancelToken cancel=None, timeout=None, guess=None):
         """The value alone (exact measure or +1/-1)."""
         cdef SearchCtx c
         cdef int value
+        cdef int g0 = board.guess if guess is None else guess
         self._prepare(&c, board, cancel, timeout)
         with nogil:
             if board.exact:
-                value = mtd(&c, guess)
+                value = mtd(&c, g0)
             else:
                 value = 1 if at_least(&c, board.threshold) else -1
         self._finish(&c)

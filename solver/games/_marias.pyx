@@ -543,6 +543,7 @@ cdef class MariasBoard(Board):
         self.pos = <void*> p
         self.exact = objective == O_HRA
         self.threshold = 100 if objective == O_KILO else 1
+        self.granularity = 10 if objective == O_HRA else 1
 
     def __dealloc__(self):
         if self.mp != NULL:

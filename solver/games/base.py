@@ -75,6 +75,13 @@ class Session(ABC):
     def seat_role(self, seat: int) -> str:
         return ""
 
+    def verdict(self, value: int, won: bool, value_kind: str) -> str:
+        """A few words on the outcome for people, e.g. "declarer wins"."""
+        side = self.side_names[0] if self.side_names else "the maximising side"
+        if value_kind == "outcome":
+            return "made" if won else "defeated"
+        return f"{side} wins" if won else f"{side} loses"
+
     @property
     @abstractmethod
     def to_move(self) -> int: ...
