@@ -131,3 +131,24 @@ def test_usage_errors(capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["solve", "--tt-mb", "0", "--example"])
     assert exc.value.code == 2
+
+
+def test_klaverjas_table_matches_single_solves():
+    out = run("table", "--example", "klaverjas", "--json")
+    assert out.returncode == 0, out.stderr
+    table = json.loads(out.stdout)
+    assert set(table["values"]) == {"S", "H", "D", "C"}
+    deal = solver.example("klaverjas")
+    for suit in ("S", "D"):
+        for team in (0, 1):
+            assert table["values"][suit][team] == solver.solve(dict(deal, trump=suit, playing_team=team),
+                                                               mode="best").value
+    out = run("table", "--example", "marias-hra")
+    assert out.returncode == 2 and "dd_table covers Klaverjas deals" in out.stderr
+
+
+def test_klaverjas_readable_solve():
+    out = run("solve", "--example", "klaverjas", "--mode", "optimal")
+    assert out.returncode == 0, out.stderr
+    assert "Klaverjas (Amsterdam), trumps S" in out.stdout
+    assert "Line" in out.stdout and out.stdout.count("|") >= 7
