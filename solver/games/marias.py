@@ -253,7 +253,6 @@ class MariasSession(Session):
             masks, -1 if setup.trump is None else int(setup.trump), OBJECTIVES[setup.objective],
             setup.options["marriage_on_follow"], talon_points, salt0, salt1)
         self.history: list[str] = []
-        self.marriages: list[tuple[int, str, int]] = []   # (ply, card, points)
 
     # -- naming
     def move_name(self, move: int) -> str:
@@ -319,9 +318,7 @@ class MariasSession(Session):
         card = self._card[code]
         if not self.board.legal_mask() >> code & 1:
             raise self._illegal(card, ply)
-        points = self.board.play(code)
-        if points:
-            self.marriages.append((ply, str(card), points))
+        self.board.play(code)
         self.history.append(str(card))
 
     def _illegal(self, card: Card, ply: int) -> IllegalPlayError:
