@@ -8,7 +8,6 @@ from types import SimpleNamespace
 import grpc
 import pytest
 
-pytest.importorskip("server._proto.ddcards.v1.ddcards_pb2", reason="generated code missing: run `python setup.py build_py`")
 
 from server import convert  # noqa: E402
 from server._proto.ddcards.v1 import ddcards_pb2 as pb  # noqa: E402
@@ -78,8 +77,13 @@ def test_card_notation_or_structure():
         convert.card_to_str(pb.Card(suit=pb.SUIT_SPADES))
     with pytest.raises(InvalidCardError, match="no valid rank"):
         convert.card_to_str(pb.Card(rank=3, suit=pb.SUIT_SPADES))
-    with pytest.raises(DdcardsError, match="not both"):
+    # Both forms (a card echoed from a response) must agree.
+    assert convert.card_to_str(convert.card_message("TH")) == "TH"
+    assert convert.card_to_str(pb.Card(notation="10h", rank=pb.RANK_TEN, suit=pb.SUIT_HEARTS)) == "10h"
+    with pytest.raises(DdcardsError, match="disagree"):
         convert.card_to_str(pb.Card(notation="TH", rank=pb.RANK_TEN))
+    with pytest.raises(DdcardsError, match="disagree"):
+        convert.card_to_str(pb.Card(notation="TH", rank=pb.RANK_ACE, suit=pb.SUIT_HEARTS))
     with pytest.raises(InvalidCardError, match="empty"):
         convert.card_to_str(pb.Card())
 
@@ -96,8 +100,12 @@ def test_actions():
     assert convert.action_to_str(pb.Action(card=pb.Card(rank=pb.RANK_ACE, suit=pb.SUIT_HEARTS))) == "AH"
     named = pb.Action(card=pb.Card(notation="QH"), named_suit=pb.SUIT_SPADES)
     assert convert.action_to_str(named) == "QH/S"
-    with pytest.raises(DdcardsError, match="not both"):
-        convert.action_to_str(pb.Action(notation="AH", card=pb.Card(notation="AH")))
+    assert convert.action_to_str(convert.action_message("QH/S")) == "QH/S"
+    assert convert.action_to_str(pb.Action(notation="AH", card=pb.Card(notation="AH"))) == "AH"
+    with pytest.raises(DdcardsError, match="disagree"):
+        convert.action_to_str(pb.Action(notation="AH", card=pb.Card(notation="KH")))
+    with pytest.raises(DdcardsError, match="disagree"):
+        convert.action_to_str(pb.Action(notation="QH/S", card=pb.Card(notation="QH"), named_suit=pb.SUIT_CLUBS))
     with pytest.raises(DdcardsError, match="empty"):
         convert.action_to_str(pb.Action())
 
@@ -277,6 +285,14 @@ def test_response_to_dict_is_the_result_document_shape():
     assert out["value"] == 40 and out["mode"] == "all" and out["pv"] == ["AS", "QS", "JS"]
     assert out["moves"][2] == {"move": "7H", "value": None, "optimal": False}
     assert out["nat"] is False and out["roem"] == {"0": 20.0, "1": 0.0}
+
+
+def test_result_at_the_end_of_the_deal_has_no_seat_to_move():
+    msg = convert.result_to_response(_result(to_move=None, value_kind="points"), mode="all")
+    assert not msg.HasField("to_move") and msg.value_kind == "points"
+    assert convert.response_to_dict(msg)["to_move"] is None
+    msg = convert.result_to_response(_result(to_move=2), mode="all")
+    assert msg.HasField("to_move") and msg.to_move == 2
 
 
 def test_result_without_to_dict_or_optional_fields():

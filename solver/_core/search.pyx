@@ -324,7 +324,7 @@ cdef class Searcher:
         cdef int values[MAX_MOVES]
         cdef int flags[MAX_MOVES]
         cdef int pv[MAX_PLY]
-        cdef int n = 0, i, value, ismax, npv = 0, won = 0
+        cdef int n = 0, i, value, ismax, npv = 0, won = 0, first
         cdef int exact = board.exact, t = board.threshold
         cdef int g0 = board.guess if guess is None else guess
         self._prepare(&c, board, cancel, timeout)
@@ -337,7 +337,13 @@ cdef class Searcher:
             if not c.aborted:
                 n = root_moves(&c, moves, values, flags, mode, exact, t, value)
             if want_pv and not c.aborted:
-                npv = principal_variation(&c, pv, exact, t, value)
+                # In "best" mode the line starts with the move reported.
+                first = -1
+                if mode == C_MODE_BEST:
+                    for i in range(n):
+                        if flags[i]:
+                            first = moves[i]
+                npv = principal_variation(&c, pv, exact, t, value, first)
         self._finish(&c)
         out = []
         for i in range(n):
@@ -424,11 +430,16 @@ cdef int root_moves(SearchCtx* c, int* moves, int* values, int* flags, int mode,
     return n
 
 
-cdef int principal_variation(SearchCtx* c, int* pv, int exact, int t, int value) noexcept nogil:
-    """Follow optimal moves to the end; return the number of moves."""
+cdef int principal_variation(SearchCtx* c, int* pv, int exact, int t, int value,
+                             int first) noexcept nogil:
+    """Follow optimal moves to the end (starting with `first` if >= 0); return the number of moves."""
     cdef const GameOps* ops = c.ops
     cdef int moves[MAX_MOVES]
     cdef int n, i, k, ismax, ok, npv = 0, dummy
+    if first >= 0 and ops.node_kind(c.pos) != NODE_TERMINAL:
+        ops.make(c.pos, first)
+        pv[0] = first
+        npv = 1
     while npv < MAX_PLY and ops.node_kind(c.pos) != NODE_TERMINAL:
         n = ops.gen_moves(c.pos, moves, 1)
         if n == 0:

@@ -1,0 +1,76 @@
+"""Call a running ddcards gRPC server from another program.
+
+Start a server first (``python -m server`` or ``ddcards serve``), then:
+
+    python examples/client_example.py [--target 127.0.0.1:50051]
+
+It lists the games, solves a Mariáš hand three ways (best / optimal / all),
+analyses a short recorded play, solves a few positions over one stream and
+shows how a bad request is reported.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import grpc
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout
+
+from server.client import Client  # noqa: E402
+
+# A Mariáš hra position (RULES.md §0): seat 0 declares hearts and leads.
+POSITION = {
+    "game": "marias",
+    "hands": ["AKT.AKT9..A97", "QJ98.Q8.KQ.KQ", "7.J7.AJT7.JT8"],
+    "talon": "8D 9D",
+    "contract": "hra",
+    "trump": "H",
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--target", default="127.0.0.1:50051", help="host:port of the server")
+    parser.add_argument("--timeout", type=float, default=60.0, help="deadline of each call in seconds")
+    args = parser.parse_args(argv)
+
+    with Client(args.target, timeout=args.timeout) as client:
+        for game in client.list_games():
+            print(f"game {game['name']}: contracts {', '.join(game['contracts']) or '-'}; "
+                  f"options {', '.join(o['name'] for o in game['options']) or '-'}")
+
+        # Play three cards first: solving from the fourth card on keeps the example quick.
+        position = dict(POSITION, played=["AS", "8S", "7S"])
+        for mode in ("best", "optimal", "all"):
+            result = client.solve(position, mode=mode)
+            moves = ", ".join(f"{m['move']}={m['value']}" if m["value"] is not None else m["move"]
+                              for m in result["moves"])
+            print(f"[{mode}] value {result['value']} scores {result['scores']} "
+                  f"optimal {result['optimal_moves']} moves {moves}")
+        print("principal variation:", " ".join(result["pv"]))
+
+        analysis = client.analyse(dict(POSITION, played=["AS", "8S", "7S", "KS", "9S", "7H"]))
+        for step in analysis["steps"]:
+            flag = f"  mistake, costs {step['cost']} (best {', '.join(step['best_moves'])})" if step["mistake"] else ""
+            print(f"ply {step['ply']} seat {step['seat']} {step['move']}: "
+                  f"{step['value_before']} -> {step['value_after']}{flag}")
+
+        positions = [dict(POSITION, played=["AS", "8S", "7S"]), dict(POSITION, played=["AS", "9S", "7S"]),
+                     dict(POSITION, hands=["ZZ" + POSITION["hands"][0]] + POSITION["hands"][1:])]
+        for item in client.solve_many(positions, mode="best"):
+            if "result" in item:
+                print(f"stream item {item['index']}: value {item['result']['value']}")
+            else:
+                print(f"stream item {item['index']}: {item['error']['code']}: {item['error']['message']}")
+
+        try:
+            client.solve(dict(POSITION, talon="AD 9D"))
+        except grpc.RpcError as exc:
+            print(f"bad request -> {exc.code().name}: {exc.details()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""A small Python client for the ddcards gRPC service.
+
+    from server.client import Client
+
+    with Client("127.0.0.1:50051") as client:
+        result = client.solve({"game": "marias", "hands": [...], "talon": "7S 8D",
+                               "contract": "hra", "trump": "H"}, mode="all")
+        print(result["value"], result["optimal_moves"])
+
+A position is given as a position document (dict, RULES.md §0), its JSON
+text, a ``ddcards.v1.Position`` message or a ``solver.Position``. Results are
+plain dicts shaped like the solver's result documents (``as_dict=False``
+returns the response messages). Errors are raised as ``grpc.RpcError``
+(``.code()``, ``.details()``; INVALID_ARGUMENT details name the bad token).
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import grpc
+
+from server import convert
+from server._proto.ddcards.v1 import ddcards_pb2 as pb
+from server._proto.ddcards.v1 import ddcards_pb2_grpc as pb_grpc
+
+__all__ = ["Client", "pb"]
+
+
+def _source(position: Any) -> dict[str, Any]:
+    """The ``source`` oneof of a request (position or document_json) for any accepted input."""
+    if isinstance(position, pb.Position):
+        return {"position": position}
+    if isinstance(position, str):
+        return {"document_json": position}
+    if not isinstance(position, Mapping) and hasattr(position, "to_dict"):
+        position = position.to_dict()  # solver.Position
+    if isinstance(position, Mapping):
+        message = convert.doc_to_position(position)
+        if message is not None:
+            return {"position": message}
+        return {"document_json": json.dumps(dict(position), ensure_ascii=False)}
+    raise TypeError(f"cannot send {type(position).__name__} as a position: "
+                    "use a position document (dict), its JSON text, or a Position message")
+
+
+class Client:
+    """Wraps a ``SolverService`` stub. ``timeout`` (seconds) is the default deadline of every call."""
+
+    def __init__(self, target: str = "127.0.0.1:50051", *, channel: grpc.Channel | None = None,
+                 timeout: float | None = None, options: list[tuple[str, Any]] | None = None):
+        self._own_channel = channel is None
+        self.channel = channel if channel is not None else grpc.insecure_channel(target, options=options or [])
+        self.stub = pb_grpc.SolverServiceStub(self.channel)
+        self.timeout = timeout
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._own_channel:
+            self.channel.close()
+
+    def _timeout(self, timeout: float | None) -> float | None:
+        return self.timeout if timeout is None else timeout
+
+    @staticmethod
+    def solve_request(position: Any, mode: str | int = "all", *, timeout_seconds: float = 0.0) -> pb.SolveRequest:
+        return pb.SolveRequest(mode=convert.name_to_mode(mode), timeout_seconds=timeout_seconds, **_source(position))
+
+    def solve(self, position: Any, mode: str | int = "all", *, timeout: float | None = None,
+              as_dict: bool = True) -> dict[str, Any] | pb.SolveResponse:
+        """Solve a position. ``mode``: "best" | "optimal" | "all" (default)."""
+        response = self.stub.Solve(self.solve_request(position, mode), timeout=self._timeout(timeout))
+        return convert.response_to_dict(response) if as_dict else response
+
+    def solve_future(self, position: Any, mode: str | int = "all", *, timeout: float | None = None) -> grpc.Future:
+        """Start a Solve and return its future (``.result()``, ``.cancel()``); the result is the message."""
+        return self.stub.Solve.future(self.solve_request(position, mode), timeout=self._timeout(timeout))
+
+    def analyse(self, position: Any, *, timeout: float | None = None,
+                as_dict: bool = True) -> dict[str, Any] | pb.AnalysePlayResponse:
+        """Analyse the recorded play ``position["played"]`` from the start of the deal."""
+        response = self.stub.AnalysePlay(pb.AnalysePlayRequest(**_source(position)), timeout=self._timeout(timeout))
+        return convert.analysis_response_to_dict(response) if as_dict else response
+
+    def solve_many(self, positions: Iterable[Any], mode: str | int = "all", *, timeout: float | None = None,
+                   as_dict: bool = True, ids: Iterable[str] | None = None) -> Iterator[Any]:
+        """Solve many positions over one SolveStream; yields each outcome as it finishes.
+
+        As dicts: ``{"index": i, "id": ..., "result": {...}}`` or
+        ``{"index": i, "id": ..., "error": {"code": "INVALID_ARGUMENT", "message": ..., "token": ..., "rule": ...}}``.
+        """
+        id_list = list(ids) if ids is not None else None
+
+        def requests() -> Iterator[pb.SolveStreamRequest]:
+            for i, position in enumerate(positions):
+                item_id = id_list[i] if id_list is not None else str(i)
+                yield pb.SolveStreamRequest(id=item_id, solve=self.solve_request(position, mode))
+
+        for response in self.stub.SolveStream(requests(), timeout=self._timeout(timeout)):
+            if not as_dict:
+                yield response
+                continue
+            out: dict[str, Any] = {"index": response.index, "id": response.id}
+            if response.WhichOneof("outcome") == "result":
+                out["result"] = convert.response_to_dict(response.result)
+            else:
+                err = response.error
+                out["error"] = {"code": err.code_name, "message": err.message, "token": err.token, "rule": err.rule}
+            yield out
+
+    def list_games(self, *, timeout: float | None = None, as_dict: bool = True) -> list[dict[str, Any]] | pb.ListGamesResponse:
+        """The games the server supports, with contracts, objectives and options."""
+        response = self.stub.ListGames(pb.ListGamesRequest(), timeout=self._timeout(timeout))
+        return convert.games_response_to_list(response) if as_dict else response

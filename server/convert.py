@@ -1,0 +1,725 @@
+"""Pure conversions between ddcards.v1 messages and the solver's Python values.
+
+Nothing here talks to a network or runs a search, so every function can be
+tested on its own. The request side builds the *position document* of
+RULES.md §0 (a plain dict) from a ``Position`` message; the solver validates
+it (``solver.Position.from_dict``), so this module only rejects what it cannot
+express as a document (a structured card without a suit, an option without a
+value, ...). The response side reads the documented attributes of
+``solver.Result``, ``solver.Analysis`` and ``solver.GameInfo``.
+
+No function knows a game's rules: games, contracts and enums are converted by
+name (``GAME_MARIAS`` <-> ``"marias"``), options are passed through by name,
+so a game the solver adds appears here without code changes.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import grpc
+from google.protobuf import json_format
+from google.protobuf.struct_pb2 import Struct
+
+from server._proto.ddcards.v1 import ddcards_pb2 as pb
+from solver.errors import DdcardsError, InvalidCardError, InvalidOptionError
+from solver.notation import Card
+
+__all__ = [
+    "ConversionError",
+    "SUIT_LETTERS",
+    "RANK_LETTERS",
+    "MODE_NAMES",
+    "enum_to_name",
+    "name_to_enum",
+    "card_to_str",
+    "card_message",
+    "action_to_str",
+    "action_message",
+    "cards_to_hand",
+    "cards_to_sequence",
+    "option_to_python",
+    "python_to_option",
+    "position_to_doc",
+    "request_to_doc",
+    "doc_to_position",
+    "mode_to_name",
+    "name_to_mode",
+    "result_to_response",
+    "analysis_to_response",
+    "game_info_to_message",
+    "games_to_response",
+    "error_to_status",
+    "error_message",
+    "response_to_dict",
+    "analysis_response_to_dict",
+    "games_response_to_list",
+]
+
+
+class ConversionError(InvalidOptionError):
+    """A request message that cannot be turned into a position document."""
+
+
+# ---------------------------------------------------------------- enums <-> names
+
+SUIT_LETTERS: dict[int, str] = {
+    pb.SUIT_SPADES: "S",
+    pb.SUIT_HEARTS: "H",
+    pb.SUIT_DIAMONDS: "D",
+    pb.SUIT_CLUBS: "C",
+}
+_SUIT_BY_LETTER = {v: k for k, v in SUIT_LETTERS.items()}
+
+RANK_LETTERS: dict[int, str] = {
+    pb.RANK_SIX: "6",
+    pb.RANK_SEVEN: "7",
+    pb.RANK_EIGHT: "8",
+    pb.RANK_NINE: "9",
+    pb.RANK_TEN: "T",
+    pb.RANK_JACK: "J",
+    pb.RANK_QUEEN: "Q",
+    pb.RANK_KING: "K",
+    pb.RANK_ACE: "A",
+}
+_RANK_BY_LETTER = {v: k for k, v in RANK_LETTERS.items()}
+# Order of ranks inside a PBN hand ("AKT.987..QJ"), highest first.
+_HAND_RANK_ORDER = "AKQJT9876"
+_HAND_SUIT_ORDER = "SHDC"
+
+MODE_NAMES: dict[int, str] = {
+    pb.SOLVE_MODE_UNSPECIFIED: "all",
+    pb.SOLVE_MODE_BEST: "best",
+    pb.SOLVE_MODE_OPTIMAL: "optimal",
+    pb.SOLVE_MODE_ALL: "all",
+}
+_MODE_BY_NAME = {"best": pb.SOLVE_MODE_BEST, "optimal": pb.SOLVE_MODE_OPTIMAL, "all": pb.SOLVE_MODE_ALL}
+
+
+def enum_to_name(enum_type: Any, value: int) -> str:
+    """``(pb.Game, GAME_MARIAS)`` -> ``"marias"``; ``""`` for the UNSPECIFIED value or an unknown number."""
+    if value == 0:
+        return ""
+    try:
+        full = enum_type.Name(value)
+    except ValueError:
+        return ""
+    prefix = _enum_prefix(enum_type)
+    return full[len(prefix):].lower() if full.startswith(prefix) else full.lower()
+
+
+def name_to_enum(enum_type: Any, name: str) -> int:
+    """``(pb.Game, "marias")`` -> ``GAME_MARIAS``; 0 (UNSPECIFIED) for a name the enum lacks."""
+    if not name:
+        return 0
+    key = _enum_prefix(enum_type) + name.upper()
+    try:
+        return enum_type.Value(key)
+    except ValueError:
+        return 0
+
+
+def _enum_prefix(enum_type: Any) -> str:
+    # Every enum's zero value is <PREFIX>UNSPECIFIED (buf's style rule).
+    zero = enum_type.Name(0)
+    return zero[: -len("UNSPECIFIED")]
+
+
+def mode_to_name(mode: int) -> str:
+    try:
+        return MODE_NAMES[mode]
+    except KeyError:
+        raise ConversionError(f"unknown solve mode {mode}: use BEST, OPTIMAL or ALL", token=str(mode), rule="mode") from None
+
+
+def name_to_mode(name: str | int) -> int:
+    if isinstance(name, int):
+        return name
+    key = str(getattr(name, "value", name)).strip().lower()
+    if key.startswith("solve_mode_"):
+        key = key[len("solve_mode_"):]
+    try:
+        return _MODE_BY_NAME[key]
+    except KeyError:
+        raise ConversionError(f"unknown solve mode {name!r}: use best, optimal or all", token=str(name), rule="mode") from None
+
+
+# ---------------------------------------------------------------- cards and actions
+
+def card_to_str(card: pb.Card, where: str = "card") -> str:
+    """The notation of a Card message: its ``notation`` if set, else rank + suit letters."""
+    if card.notation:
+        if card.rank or card.suit:  # both forms (e.g. a card echoed from a response): they must agree
+            parsed = Card.parse(card.notation)
+            if (int(parsed.rank), SUIT_LETTERS.get(card.suit)) != (card.rank, str(parsed.suit)):
+                raise ConversionError(
+                    f"{where}: notation {card.notation!r} and rank/suit "
+                    f"{pb.Rank.Name(card.rank) if card.rank in RANK_LETTERS else card.rank}/"
+                    f"{pb.Suit.Name(card.suit) if card.suit in SUIT_LETTERS else card.suit} disagree",
+                    token=card.notation, rule="card: notation or rank+suit")
+        return card.notation.strip()
+    if not card.rank and not card.suit:
+        raise InvalidCardError(f"{where} is empty: set notation or rank and suit", token="", rule="card: notation or rank+suit")
+    rank = RANK_LETTERS.get(card.rank)
+    suit = SUIT_LETTERS.get(card.suit)
+    if rank is None:
+        raise InvalidCardError(f"{where} has no valid rank ({card.rank})", token=str(card.rank), rule="card rank 6 7 8 9 T J Q K A")
+    if suit is None:
+        raise InvalidCardError(f"{where} has no valid suit ({card.suit})", token=str(card.suit), rule="card suit S H D C")
+    return rank + suit
+
+
+def card_message(text: str) -> pb.Card:
+    """A Card message for a canonical card token ("TH"); rank/suit left unset if it is not one."""
+    msg = pb.Card(notation=text)
+    if len(text) == 2 and text[0] in _RANK_BY_LETTER and text[1] in _SUIT_BY_LETTER:
+        msg.rank = _RANK_BY_LETTER[text[0]]
+        msg.suit = _SUIT_BY_LETTER[text[1]]
+    return msg
+
+
+def action_to_str(action: pb.Action, where: str = "action") -> str:
+    """The notation of an Action message: ``notation``, or the card (+ "/" named suit)."""
+    if action.notation:
+        if action.HasField("card") or action.named_suit:  # both forms: they must agree
+            structured = action_to_str(pb.Action(card=action.card, named_suit=action.named_suit), where)
+            if _canonical_action(structured) != _canonical_action(action.notation):
+                raise ConversionError(
+                    f"{where}: notation {action.notation!r} and card {structured!r} disagree",
+                    token=action.notation, rule="action: notation or card")
+        return action.notation.strip()
+    if not action.HasField("card"):
+        raise ConversionError(f"{where} is empty: set notation or card", token="", rule="action: notation or card")
+    text = card_to_str(action.card, where)
+    if action.named_suit:
+        suit = SUIT_LETTERS.get(action.named_suit)
+        if suit is None:
+            raise InvalidCardError(f"{where} names no valid suit ({action.named_suit})",
+                                   token=str(action.named_suit), rule="suit S H D C")
+        text += "/" + suit
+    return text
+
+
+def _canonical_action(text: str) -> str:
+    card, sep, named = text.strip().partition("/")
+    try:
+        card = str(Card.parse(card))
+    except DdcardsError:
+        return text.strip()
+    return card + sep + named.strip().upper()
+
+
+def action_message(text: str) -> pb.Action:
+    """An Action message for an action's notation ("TH", "QH/S", "draw")."""
+    return _action_template(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _action_template(text: str) -> pb.Action:
+    # Results repeat a few dozen distinct actions; building each message once
+    # makes a response 4x cheaper. Callers must not mutate the cached message:
+    # repeated fields' extend() and CopyFrom() copy it.
+    msg = pb.Action(notation=text)
+    card, _, named = text.partition("/")
+    card_msg = card_message(card)
+    if card_msg.rank:
+        msg.card.CopyFrom(card_msg)
+        if named in _SUIT_BY_LETTER:
+            msg.named_suit = _SUIT_BY_LETTER[named]
+    return msg
+
+
+def cards_to_hand(cards: pb.Cards, where: str = "hand") -> str:
+    """A hand in PBN-like notation: ``notation`` as given, or the structured cards grouped S.H.D.C."""
+    if cards.notation and len(cards.cards):
+        raise ConversionError(f"{where}: set either notation or cards, not both",
+                              token=cards.notation, rule="cards: notation or list")
+    if not len(cards.cards):
+        return cards.notation.strip()
+    by_suit: dict[str, list[str]] = {s: [] for s in _HAND_SUIT_ORDER}
+    for i, card in enumerate(cards.cards):
+        text = str(Card.parse(card_to_str(card, f"{where} card {i}")))  # aliases ("10H") -> "TH"
+        by_suit[text[1]].append(text[0])
+    return ".".join(
+        "".join(sorted(ranks, key=_HAND_RANK_ORDER.index)) for ranks in by_suit.values()
+    )
+
+
+def cards_to_sequence(cards: pb.Cards, where: str = "cards") -> str:
+    """An ordered card sequence ("7S 8D"): ``notation`` as given, or the structured cards in order."""
+    if cards.notation and len(cards.cards):
+        raise ConversionError(f"{where}: set either notation or cards, not both",
+                              token=cards.notation, rule="cards: notation or list")
+    if not len(cards.cards):
+        return cards.notation.strip()
+    return " ".join(card_to_str(c, f"{where} card {i}") for i, c in enumerate(cards.cards))
+
+
+# ---------------------------------------------------------------- options
+
+def option_to_python(name: str, value: pb.OptionValue) -> bool | int | float | str:
+    kind = value.WhichOneof("kind")
+    if kind is None:
+        raise ConversionError(f"option {name!r} has no value", token=name, rule="option value")
+    return getattr(value, kind)
+
+
+def python_to_option(value: Any) -> pb.OptionValue:
+    if value is None:
+        return pb.OptionValue()
+    if isinstance(value, bool):
+        return pb.OptionValue(bool_value=value)
+    if isinstance(value, int):
+        return pb.OptionValue(int_value=value)
+    if isinstance(value, float):
+        return pb.OptionValue(double_value=value)
+    return pb.OptionValue(string_value=str(value))
+
+
+# ---------------------------------------------------------------- request -> document
+
+def _pick_name(name: str, enum_type: Any, enum_value: int, field: str,
+               canonical: Callable[[str], str]) -> str:
+    from_enum = enum_to_name(enum_type, enum_value)
+    if enum_value and not from_enum:
+        raise ConversionError(f"unknown {field} enum value {enum_value}", token=str(enum_value), rule=field)
+    if name and from_enum and canonical(name.strip()) != canonical(from_enum):
+        raise ConversionError(
+            f"{field}_name {name!r} and {field} {enum_type.Name(enum_value)} disagree",
+            token=name, rule=f"{field}: one name")
+    return name.strip() or from_enum
+
+
+def _identity(name: str) -> str:
+    return name.lower()
+
+
+def position_to_doc(msg: pb.Position, *, canonical_game: Callable[[str], str] = _identity) -> dict[str, Any]:
+    """The position document (RULES.md §0) for a Position message.
+
+    Only fields the message sets are written, so the game's defaults apply to
+    the rest. ``canonical_game`` maps a game name or alias to the game's name;
+    it is used only to check that ``game_name`` and ``game`` agree when both
+    are set (the server passes ``solver.find_game``).
+    """
+    doc: dict[str, Any] = {}
+    game = _pick_name(msg.game_name, pb.Game, msg.game, "game", canonical_game)
+    if not game:
+        raise ConversionError("position names no game: set game_name or game", token="", rule="game")
+    doc["game"] = game
+    if len(msg.hands):
+        doc["hands"] = [cards_to_hand(h, f"hand {i}") for i, h in enumerate(msg.hands)]
+    if msg.HasField("talon"):
+        doc["talon"] = cards_to_sequence(msg.talon, "talon")
+    if msg.HasField("stock"):
+        doc["stock"] = cards_to_sequence(msg.stock, "stock")
+    if msg.HasField("upcard"):
+        doc["upcard"] = card_to_str(msg.upcard, "upcard")
+    contract = _pick_name(msg.contract_name, pb.Contract, msg.contract, "contract", _identity)
+    if contract:
+        doc["contract"] = contract
+    if msg.trump:
+        if msg.trump not in SUIT_LETTERS:
+            raise InvalidCardError(f"trump names no valid suit ({msg.trump})", token=str(msg.trump), rule="suit S H D C")
+        doc["trump"] = SUIT_LETTERS[msg.trump]
+    if msg.HasField("playing_team"):
+        doc["playing_team"] = msg.playing_team
+    if msg.rules:
+        doc["rules"] = msg.rules
+    if msg.objective:
+        doc["objective"] = msg.objective
+    if len(msg.start_scores):
+        doc["start_scores"] = list(msg.start_scores)
+    if msg.HasField("first_deal"):
+        doc["first_deal"] = msg.first_deal
+    if msg.HasField("flek"):
+        doc["flek"] = msg.flek
+    if len(msg.options):
+        doc["options"] = {name: option_to_python(name, value) for name, value in sorted(msg.options.items())}
+    if len(msg.played):
+        doc["played"] = [action_to_str(a, f"played action {i}") for i, a in enumerate(msg.played)]
+    if msg.HasField("leader"):
+        doc["leader"] = msg.leader
+    return doc
+
+
+def request_to_doc(request: Any, *, canonical_game: Callable[[str], str] = _identity) -> dict[str, Any]:
+    """The position document of a SolveRequest / AnalysePlayRequest (``position`` or ``document_json``)."""
+    source = request.WhichOneof("source")
+    if source == "position":
+        return position_to_doc(request.position, canonical_game=canonical_game)
+    if source == "document_json":
+        try:
+            doc = json.loads(request.document_json)
+        except json.JSONDecodeError as exc:
+            raise ConversionError(f"document_json is not valid JSON: {exc}",
+                                  token=request.document_json[max(0, exc.pos - 10): exc.pos + 10],
+                                  rule="JSON position document") from None
+        if not isinstance(doc, dict):
+            raise ConversionError("document_json must be a JSON object (the position document)",
+                                  token=type(doc).__name__, rule="JSON position document")
+        return doc
+    raise ConversionError("request carries no position: set position or document_json", token="", rule="position")
+
+
+_DOC_SCALARS = ("rules", "objective")
+
+
+def doc_to_position(doc: Mapping[str, Any]) -> pb.Position | None:
+    """A Position message for a position document, or None if the document has
+    fields the message cannot carry (send it as ``document_json`` then)."""
+    known = {"game", "hands", "talon", "stock", "upcard", "contract", "trump", "playing_team", "rules",
+             "objective", "start_scores", "first_deal", "flek", "options", "played", "leader"}
+    if not isinstance(doc, Mapping) or set(doc) - known:
+        return None
+    try:
+        msg = pb.Position(game_name=str(doc["game"]))
+        msg.game = name_to_enum(pb.Game, msg.game_name)
+        for hand in doc.get("hands", ()):
+            if not isinstance(hand, str):
+                return None
+            msg.hands.add(notation=hand)
+        for field in ("talon", "stock"):
+            if field in doc:
+                value = doc[field]
+                text = value if isinstance(value, str) else " ".join(value)
+                getattr(msg, field).CopyFrom(pb.Cards(notation=text))
+        if "upcard" in doc:
+            msg.upcard.CopyFrom(pb.Card(notation=str(doc["upcard"])))
+        if "contract" in doc:
+            msg.contract_name = str(doc["contract"])
+        if doc.get("trump") is not None:
+            trump = str(doc["trump"]).strip().upper()
+            if trump not in _SUIT_BY_LETTER:
+                return None  # an alias ("♥", "hearts"): let the server's parser see it
+            msg.trump = _SUIT_BY_LETTER[trump]
+        for field in _DOC_SCALARS:
+            if field in doc:
+                setattr(msg, field, str(doc[field]))
+        for field in ("playing_team", "flek", "leader", "first_deal"):
+            if field in doc:
+                value = doc[field]
+                if field == "first_deal" and not isinstance(value, bool):
+                    return None
+                if field != "first_deal" and (isinstance(value, bool) or not isinstance(value, int)):
+                    return None
+                setattr(msg, field, value)
+        if "start_scores" in doc:
+            msg.start_scores.extend(int(x) for x in doc["start_scores"])
+        for name, value in dict(doc.get("options") or {}).items():
+            if not isinstance(value, (bool, int, float, str)):
+                return None
+            msg.options[str(name)].CopyFrom(python_to_option(value))
+        for action in doc.get("played", ()):
+            msg.played.add(notation=str(action))
+    except (TypeError, ValueError, KeyError):
+        return None
+    return msg
+
+
+# ---------------------------------------------------------------- results -> messages
+
+def _int_map(values: Mapping[str, Any] | None) -> dict[str, int]:
+    return {str(k): int(v) for k, v in (values or {}).items()}
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=_json_default))
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return str(value)
+
+
+def _extra_struct(obj: Any, known: Iterable[str]) -> Struct | None:
+    """Fields of ``obj.to_dict()`` that the typed message has no field for."""
+    to_dict = getattr(obj, "to_dict", None)
+    if to_dict is None:
+        return None
+    try:
+        full = to_dict()
+    except Exception:  # the typed fields are what matters; extras are best effort
+        return None
+    if not isinstance(full, Mapping):
+        return None
+    skip = set(known)
+    extra = {k: v for k, v in full.items() if k not in skip}
+    if not extra:
+        return None
+    struct = Struct()
+    struct.update(_finite(_jsonable(extra)))
+    return struct
+
+
+def _finite(value: Any) -> Any:
+    # Struct numbers are doubles; JSON has no NaN/inf.
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+# Keys of Result.to_dict() that SolveResponse carries in typed fields (or that
+# repeat the request); everything else goes to `extra`.
+_RESULT_KNOWN = {
+    "game", "mode", "value", "scores", "tricks", "won", "settlement", "to_move", "optimal_moves",
+    "moves", "pv", "principal_variation", "outcomes", "nodes", "elapsed", "elapsed_seconds", "elapsed_ms",
+    "position", "contract", "value_kind",
+}
+_ANALYSIS_KNOWN = {
+    "game", "initial_value", "final_value", "steps", "mistakes", "nodes", "elapsed", "elapsed_seconds",
+    "elapsed_ms", "position", "contract", "played", "value_kind",
+}
+
+
+def result_to_response(result: Any, *, mode: str | int = "all", game: str = "") -> pb.SolveResponse:
+    """A SolveResponse for a ``solver.Result``."""
+    game = game or str(getattr(result, "game", "") or "")
+    msg = pb.SolveResponse(
+        game_name=game,
+        game=name_to_enum(pb.Game, game),
+        mode=name_to_mode(mode),
+        value=int(result.value),
+        scores=_int_map(getattr(result, "scores", None)),
+        tricks=_int_map(getattr(result, "tricks", None)),
+        won=bool(getattr(result, "won", False)),
+        settlement=[int(x) for x in (getattr(result, "settlement", None) or ())],
+        optimal_moves=[action_message(str(m)) for m in getattr(result, "optimal_moves", ())],
+        principal_variation=[action_message(str(m)) for m in getattr(result, "pv", ())],
+        outcomes={str(k): bool(v) for k, v in (getattr(result, "outcomes", None) or {}).items()},
+        nodes=int(getattr(result, "nodes", 0) or 0),
+        elapsed_seconds=float(getattr(result, "elapsed", 0.0) or 0.0),
+        value_kind=str(getattr(result, "value_kind", "") or ""),
+    )
+    to_move = getattr(result, "to_move", None)
+    if to_move is not None:
+        msg.to_move = int(to_move)
+    add_move = msg.moves.add
+    for mv in getattr(result, "moves", ()):
+        if mv.value is None:
+            add_move(move=action_message(str(mv.move)), optimal=bool(mv.optimal))
+        else:
+            add_move(move=action_message(str(mv.move)), value=int(mv.value), optimal=bool(mv.optimal))
+    extra = _extra_struct(result, _RESULT_KNOWN)
+    if extra is not None:
+        msg.extra.CopyFrom(extra)
+    return msg
+
+
+def _step_message(step: Any) -> pb.AnalysisStep:
+    msg = pb.AnalysisStep(
+        ply=int(step.ply),
+        seat=int(step.seat),
+        value_before=int(step.value_before),
+        value_after=int(step.value_after),
+        best_moves=[action_message(str(m)) for m in step.best_moves],
+        cost=int(step.cost),
+        mistake=bool(step.mistake),
+    )
+    msg.move.CopyFrom(action_message(str(step.move)))
+    return msg
+
+
+def analysis_to_response(analysis: Any, *, game: str = "") -> pb.AnalysePlayResponse:
+    """An AnalysePlayResponse for a ``solver.Analysis``."""
+    game = game or str(getattr(analysis, "game", "") or "")
+    steps = list(getattr(analysis, "steps", ()))
+    mistakes = getattr(analysis, "mistakes", None)
+    if mistakes is None:
+        mistakes = [s for s in steps if s.mistake]
+    msg = pb.AnalysePlayResponse(
+        game_name=game,
+        game=name_to_enum(pb.Game, game),
+        initial_value=int(analysis.initial_value),
+        final_value=int(analysis.final_value),
+        steps=[_step_message(s) for s in steps],
+        mistakes=[_step_message(s) for s in mistakes],
+        nodes=int(getattr(analysis, "nodes", 0) or 0),
+        elapsed_seconds=float(getattr(analysis, "elapsed", 0.0) or 0.0),
+        value_kind=str(getattr(analysis, "value_kind", "") or ""),
+    )
+    extra = _extra_struct(analysis, _ANALYSIS_KNOWN)
+    if extra is not None:
+        msg.extra.CopyFrom(extra)
+    return msg
+
+
+def game_info_to_message(info: Any) -> pb.GameInfo:
+    """A GameInfo message for a ``solver.GameInfo``."""
+    objectives = dict(getattr(info, "objectives", None) or {})
+    msg = pb.GameInfo(
+        name=info.name,
+        game=name_to_enum(pb.Game, info.name),
+        title=str(getattr(info, "title", "") or ""),
+        seats=[int(s) for s in (getattr(info, "seats", None) or ())],
+        aliases=[str(a) for a in (getattr(info, "aliases", None) or ())],
+    )
+    for contract in getattr(info, "contracts", None) or ():
+        msg.contracts.add(
+            name=str(contract),
+            contract=name_to_enum(pb.Contract, str(contract)),
+            objectives=[str(o) for o in objectives.get(contract, ())],
+        )
+    for key, names in objectives.items():
+        msg.objectives[str(key)].names.extend(str(n) for n in names)
+    for opt in getattr(info, "options", None) or ():
+        entry = msg.options.add(
+            name=str(opt.name),
+            type=_type_name(getattr(opt, "type", "")),
+            description=str(getattr(opt, "description", "") or ""),
+        )
+        default = getattr(opt, "default", None)
+        if default is not None:
+            entry.default_value.CopyFrom(python_to_option(default))
+    return msg
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, type):
+        return value.__name__
+    return str(value or "")
+
+
+def games_to_response(games: Iterable[Any], *, version: str = "") -> pb.ListGamesResponse:
+    return pb.ListGamesResponse(
+        games=[game_info_to_message(g) for g in games],
+        modes=[pb.SOLVE_MODE_BEST, pb.SOLVE_MODE_OPTIMAL, pb.SOLVE_MODE_ALL],
+        server_version=version,
+    )
+
+
+# ---------------------------------------------------------------- errors
+
+def error_to_status(exc: BaseException) -> grpc.StatusCode:
+    """The gRPC status code for an exception raised while serving a request."""
+    from concurrent.futures import CancelledError
+
+    from solver.errors import SearchCancelled, SearchTimeout
+
+    if isinstance(exc, DdcardsError):
+        return grpc.StatusCode.INVALID_ARGUMENT
+    if isinstance(exc, SearchTimeout):
+        return grpc.StatusCode.DEADLINE_EXCEEDED
+    if isinstance(exc, (SearchCancelled, CancelledError)):
+        return grpc.StatusCode.CANCELLED
+    return grpc.StatusCode.INTERNAL
+
+
+def error_message(exc: BaseException) -> str:
+    """The status details for an exception: the DdcardsError message as is."""
+    code = error_to_status(exc)
+    text = str(exc)
+    if code is grpc.StatusCode.INVALID_ARGUMENT:
+        return text or type(exc).__name__
+    if code is grpc.StatusCode.DEADLINE_EXCEEDED:
+        return "search stopped at the deadline" + (f": {text}" if text else "")
+    if code is grpc.StatusCode.CANCELLED:
+        return "search cancelled" + (f": {text}" if text else "")
+    return f"internal error: {type(exc).__name__}: {text}"
+
+
+def error_to_message(exc: BaseException) -> pb.Error:
+    """An in-band Error message (SolveStream) for an exception."""
+    code = error_to_status(exc)
+    return pb.Error(
+        code=code.value[0],
+        code_name=code.name,
+        message=error_message(exc),
+        token=str(getattr(exc, "token", None) or ""),
+        rule=str(getattr(exc, "rule", None) or ""),
+    )
+
+
+# ---------------------------------------------------------------- messages -> plain dicts (client side)
+
+def _action_text(action: pb.Action) -> str:
+    return action.notation
+
+
+def response_to_dict(msg: pb.SolveResponse) -> dict[str, Any]:
+    """A SolveResponse as a plain dict shaped like the solver's result document."""
+    out: dict[str, Any] = {
+        "game": msg.game_name,
+        "mode": MODE_NAMES.get(msg.mode, "all"),
+        "value": msg.value,
+        "value_kind": msg.value_kind,
+        "scores": dict(sorted(msg.scores.items())),   # map order is unspecified in protobuf
+        "tricks": dict(sorted(msg.tricks.items())),
+        "won": msg.won,
+        "settlement": list(msg.settlement),
+        "to_move": msg.to_move if msg.HasField("to_move") else None,
+        "optimal_moves": [_action_text(a) for a in msg.optimal_moves],
+        "moves": [
+            {"move": m.move.notation, "value": m.value if m.HasField("value") else None, "optimal": m.optimal}
+            for m in msg.moves
+        ],
+        "pv": [_action_text(a) for a in msg.principal_variation],
+        "outcomes": dict(sorted(msg.outcomes.items())),
+        "nodes": msg.nodes,
+        "elapsed": msg.elapsed_seconds,
+    }
+    if msg.HasField("extra"):
+        out.update(json_format.MessageToDict(msg.extra))
+    return out
+
+
+def _step_dict(step: pb.AnalysisStep) -> dict[str, Any]:
+    return {
+        "ply": step.ply,
+        "seat": step.seat,
+        "move": step.move.notation,
+        "value_before": step.value_before,
+        "value_after": step.value_after,
+        "best_moves": [_action_text(a) for a in step.best_moves],
+        "cost": step.cost,
+        "mistake": step.mistake,
+    }
+
+
+def analysis_response_to_dict(msg: pb.AnalysePlayResponse) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "game": msg.game_name,
+        "value_kind": msg.value_kind,
+        "initial_value": msg.initial_value,
+        "final_value": msg.final_value,
+        "steps": [_step_dict(s) for s in msg.steps],
+        "mistakes": [_step_dict(s) for s in msg.mistakes],
+        "nodes": msg.nodes,
+        "elapsed": msg.elapsed_seconds,
+    }
+    if msg.HasField("extra"):
+        out.update(json_format.MessageToDict(msg.extra))
+    return out
+
+
+def _option_dict(value: pb.OptionValue) -> Any:
+    kind = value.WhichOneof("kind")
+    return None if kind is None else getattr(value, kind)
+
+
+def games_response_to_list(msg: pb.ListGamesResponse) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": g.name,
+            "title": g.title,
+            "seats": list(g.seats),
+            "contracts": [c.name for c in g.contracts],
+            "objectives": {k: list(v.names) for k, v in g.objectives.items()},
+            "options": [
+                {"name": o.name, "type": o.type, "default": _option_dict(o.default_value), "description": o.description}
+                for o in g.options
+            ],
+            "aliases": list(g.aliases),
+        }
+        for g in msg.games
+    ]

@@ -1,0 +1,373 @@
+"""The ddcards.v1 SolverService: a thin layer over the solver's Python API.
+
+Each handler converts the message to a position document
+(:mod:`server.convert`), builds a ``solver.Position`` (which validates it),
+runs the search with a solver of the :class:`SolverPool` and converts the
+result back. Errors propagate as exceptions; :mod:`server.interceptors` turns
+them into status codes and writes the log line.
+
+Concurrency: the pool owns ``workers`` ``solver.Solver`` instances (each with
+its own transposition table; a Solver is not thread-safe) and lends each to
+one thread at a time, so at most ``workers`` searches run at once. A unary
+call searches in its own gRPC thread (no thread hop on the latency path);
+stream items search on the pool's executor. The search releases the GIL, so
+the searches use all cores. Every search gets a ``solver.CancelToken`` that
+gRPC's termination callback sets (client cancelled, deadline passed, server
+stopping) and the time left before the deadline as its timeout, so no search
+outlives its call; a call waiting for a free solver gives up the same way.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+from typing import Any
+
+import grpc
+
+import solver
+from server import calllog, convert
+from server._proto.ddcards.v1 import ddcards_pb2 as pb
+from server._proto.ddcards.v1 import ddcards_pb2_grpc as pb_grpc
+from solver.errors import SearchCancelled, SearchTimeout
+
+log = logging.getLogger("ddcards.server")
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["SolverService"].full_name
+
+# grpc reports "no deadline" as a huge time_remaining().
+_NO_DEADLINE = 1e8
+
+
+class _Waiter:
+    __slots__ = ("event", "solver")
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.solver: Any = None
+
+
+class SolverPool:
+    """At most ``workers`` searches at once, each with its own ``solver.Solver(tt_mb=...)``.
+
+    The pool owns ``workers`` solvers (made on first use), and lends each to
+    one thread at a time: a unary call searches in its own gRPC thread, so no
+    thread hop is added to its latency; stream items search on a small
+    executor of ``workers`` threads. Callers waiting for a solver are served
+    first come, first served, and give up when their call is cancelled or its
+    deadline passes. The transposition tables take at most ``workers x tt_mb``
+    MB. The queue of waiting calls is bounded by the server's
+    ``maximum_concurrent_rpcs``.
+    """
+
+    def __init__(self, workers: int, tt_mb: int, *, solver_factory: Callable[[], Any] | None = None):
+        if workers < 1:
+            raise ValueError("workers must be >= 1")
+        self.workers = workers
+        self.tt_mb = tt_mb
+        self._factory = solver_factory or (lambda: solver.Solver(tt_mb=tt_mb))
+        self._lock = threading.Lock()
+        self._free: list[Any] = []
+        self._created = 0
+        self._busy = 0
+        self._waiters: deque[_Waiter] = deque()
+        self._executor: ThreadPoolExecutor | None = None
+
+    @contextmanager
+    def lend(self, token: Any = None, deadline: _Deadline | None = None) -> Iterator[Any]:
+        """A solver for the duration of the ``with`` block (waits for one if all are busy)."""
+        instance = self._acquire(token, deadline)
+        try:
+            yield instance
+        finally:
+            self._release(instance)
+
+    def _acquire(self, token: Any, deadline: _Deadline | None) -> Any:
+        make = False
+        with self._lock:
+            if self._free and not self._waiters:
+                instance = self._free.pop()
+            elif self._created < self.workers and not self._waiters:
+                self._created += 1
+                instance, make = None, True
+            else:
+                waiter = _Waiter()
+                self._waiters.append(waiter)
+                instance = None
+            self._busy += 1
+        if make:
+            try:
+                return self._factory()
+            except BaseException:
+                with self._lock:
+                    self._created -= 1
+                    self._busy -= 1
+                raise
+        if instance is not None:
+            return instance
+        # Wait for a solver handed over by _release, checking the call's state.
+        try:
+            while not waiter.event.wait(0.02):
+                if token is not None and token.cancelled:
+                    raise SearchCancelled("the call ended while waiting for a free worker")
+                if deadline is not None and deadline.at is not None and time.monotonic() >= deadline.at:
+                    raise SearchTimeout("the deadline passed while waiting for a free worker")
+        except BaseException:
+            with self._lock:
+                if waiter.solver is None:
+                    self._waiters.remove(waiter)
+                    self._busy -= 1
+                    raise
+            self._release(waiter.solver)  # handed over just now: pass it on
+            raise
+        return waiter.solver
+
+    def _release(self, instance: Any) -> None:
+        with self._lock:
+            self._busy -= 1
+            if self._waiters:
+                waiter = self._waiters.popleft()
+                waiter.solver = instance  # the waiter was counted in _busy when it queued
+                waiter.event.set()
+            else:
+                self._free.append(instance)
+
+    def submit(self, fn: Callable[[], Any]) -> Future:
+        """Run ``fn()`` on the pool's executor (used for stream items; ``fn`` borrows a solver itself)."""
+        with self._lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="ddcards-stream")
+            executor = self._executor
+        return executor.submit(fn)
+
+    @property
+    def busy(self) -> int:
+        """Searches running or about to run (solvers lent out)."""
+        with self._lock:
+            return self._busy - len(self._waiters)
+
+    @property
+    def waiting(self) -> int:
+        """Calls waiting for a free solver."""
+        with self._lock:
+            return len(self._waiters)
+
+    def shutdown(self, wait: bool = True) -> None:
+        with self._lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=wait, cancel_futures=True)
+
+
+class _Deadline:
+    """When a call must end: its gRPC deadline (``at`` on the monotonic clock, None for none)."""
+
+    def __init__(self, context: grpc.ServicerContext | None):
+        self.at: float | None = None
+        if context is not None:
+            remaining = context.time_remaining()
+            if remaining is not None and remaining < _NO_DEADLINE:
+                self.at = time.monotonic() + remaining
+
+    def search_timeout(self, limit_seconds: float = 0.0) -> float | None:
+        """The timeout for a search starting now: the time left before the deadline, or the
+        request's own limit if that is smaller; None for no limit. Raises SearchTimeout if
+        the deadline has passed already."""
+        limits = []
+        if self.at is not None:
+            left = self.at - time.monotonic()
+            if left <= 0:
+                raise SearchTimeout("the deadline passed before the search started")
+            limits.append(left)
+        if limit_seconds and limit_seconds > 0 and math.isfinite(limit_seconds):
+            limits.append(limit_seconds)
+        return min(limits) if limits else None
+
+
+class SolverServicer(pb_grpc.SolverServiceServicer):
+    """Solve, AnalysePlay, SolveStream and ListGames over a :class:`SolverPool`."""
+
+    def __init__(self, pool: SolverPool, *, stream_window: int | None = None, version: str = ""):
+        self._pool = pool
+        self._window = max(1, stream_window or pool.workers)
+        self._version = version
+
+    # ------------------------------------------------------------ helpers
+
+    def _position(self, request: Any) -> Any:
+        doc = convert.request_to_doc(request, canonical_game=_canonical_game)
+        try:
+            position = solver.Position.from_dict(doc)
+        except Exception:
+            calllog.note(game=str(doc.get("game", "")))  # as requested, for the log line
+            raise
+        calllog.note(game=position.game)
+        return position
+
+    def _run(self, job: Callable[[Any, float | None, Any], Any], limit_seconds: float,
+             context: grpc.ServicerContext) -> Any:
+        """Run ``job(solver, timeout, token)`` in this thread with a solver of the pool.
+
+        The call's termination (client cancel, deadline, server stop) cancels
+        the token, which stops the search (or the wait for a free solver).
+        """
+        token = solver.CancelToken()
+        if not context.add_callback(token.cancel):  # the call already ended
+            token.cancel()
+        if token.cancelled:
+            raise SearchCancelled("the call ended before the search started")
+        deadline = _Deadline(context)
+        with self._pool.lend(token, deadline) as instance:
+            return job(instance, deadline.search_timeout(limit_seconds), token)
+
+    # ------------------------------------------------------------ RPCs
+
+    def Solve(self, request: pb.SolveRequest, context: grpc.ServicerContext) -> pb.SolveResponse:
+        mode = convert.mode_to_name(request.mode)
+        position = self._position(request)
+        result = self._run(
+            lambda s, timeout, cancel: s.solve(position, mode=mode, timeout=timeout, cancel=cancel),
+            request.timeout_seconds, context)
+        calllog.note(nodes=result.nodes)
+        return convert.result_to_response(result, mode=mode, game=position.game)
+
+    def AnalysePlay(self, request: pb.AnalysePlayRequest, context: grpc.ServicerContext) -> pb.AnalysePlayResponse:
+        position = self._position(request)
+        analysis = self._run(
+            lambda s, timeout, cancel: s.analyse(position, timeout=timeout, cancel=cancel),
+            request.timeout_seconds, context)
+        calllog.note(nodes=getattr(analysis, "nodes", 0))
+        return convert.analysis_to_response(analysis, game=position.game)
+
+    def ListGames(self, request: pb.ListGamesRequest, context: grpc.ServicerContext) -> pb.ListGamesResponse:
+        return convert.games_to_response(solver.list_games(), version=self._version)
+
+    def SolveStream(self, request_iterator: Iterator[pb.SolveStreamRequest],
+                    context: grpc.ServicerContext) -> Iterator[pb.SolveStreamResponse]:
+        """Results in completion order; at most ``stream_window`` searches of one stream at a time.
+
+        A reader thread takes requests, validates them and queues searches;
+        this generator yields each outcome as it arrives. A bad item yields an
+        in-band Error and the stream goes on; the call's cancellation or
+        deadline stops every search of the stream and ends it with that status.
+        """
+        token = solver.CancelToken()               # shared by every search of this stream
+        stream_deadline = _Deadline(context)
+        outbox: queue.Queue = queue.Queue()
+        slots = threading.Semaphore(self._window)
+        futures: set[Future] = set()
+        lock = threading.Lock()
+        stop = threading.Event()
+        _END = object()
+
+        def finish(index: int, item_id: str, game: str, mode: str, future: Future) -> None:
+            # Queue the outcome *before* the future leaves `futures`: the
+            # generator ends once nothing is in flight and the outbox is empty.
+            try:
+                result = future.result()
+            except BaseException as exc:  # noqa: BLE001 - reported in band or ends the stream
+                outbox.put((index, item_id, game, None, exc))
+            else:
+                outbox.put((index, item_id, game, (result, mode), None))
+            with lock:
+                futures.discard(future)
+            slots.release()
+
+        def read() -> None:
+            index = 0
+            try:
+                for item in request_iterator:
+                    if stop.is_set():
+                        break
+                    item_id = item.id
+                    try:
+                        mode = convert.mode_to_name(item.solve.mode)
+                        doc = convert.request_to_doc(item.solve, canonical_game=_canonical_game)
+                        position = solver.Position.from_dict(doc)
+                    except Exception as exc:  # noqa: BLE001 - bad item: in-band error
+                        outbox.put((index, item_id, "", None, exc))
+                        index += 1
+                        continue
+                    limit = item.solve.timeout_seconds
+                    while not slots.acquire(timeout=0.1):
+                        if stop.is_set():
+                            return
+                    if stop.is_set():
+                        slots.release()
+                        return
+
+                    def job(position=position, mode=mode, limit=limit) -> Any:
+                        if token.cancelled:
+                            raise SearchCancelled("the stream ended before the search started")
+                        with self._pool.lend(token, stream_deadline) as instance:
+                            timeout = stream_deadline.search_timeout(limit)
+                            return instance.solve(position, mode=mode, timeout=timeout, cancel=token)
+
+                    future = self._pool.submit(job)
+                    with lock:
+                        futures.add(future)
+                    future.add_done_callback(
+                        lambda f, i=index, d=item_id, g=position.game, m=mode: finish(i, d, g, m, f))
+                    index += 1
+            except Exception as exc:  # noqa: BLE001 - the request stream broke (client cancelled)
+                if not stop.is_set():
+                    log.debug("SolveStream request iterator ended: %r", exc)
+            finally:
+                outbox.put(_END)
+
+        def cancel_all() -> None:
+            stop.set()
+            token.cancel()
+            with lock:
+                pending = list(futures)
+            for future in pending:
+                future.cancel()
+
+        if not context.add_callback(cancel_all):
+            cancel_all()
+        reader = threading.Thread(target=read, name="ddcards-stream-reader", daemon=True)
+        reader.start()
+        reading = True
+        try:
+            while True:
+                with lock:
+                    in_flight = len(futures)
+                if not reading and in_flight == 0 and outbox.empty():
+                    return
+                try:
+                    entry = outbox.get(timeout=0.25)
+                except queue.Empty:
+                    continue
+                if entry is _END:
+                    reading = False
+                    continue
+                index, item_id, game, payload, exc = entry
+                if exc is not None:
+                    if isinstance(exc, (SearchCancelled, SearchTimeout, CancelledError)) and (
+                            stop.is_set() or _expired(stream_deadline)):
+                        raise exc  # the stream itself ended: its status is the answer
+                    if convert.error_to_status(exc) is grpc.StatusCode.INTERNAL:
+                        log.exception("SolveStream item %d failed", index, exc_info=exc)
+                    calllog.note(items=1)
+                    yield pb.SolveStreamResponse(id=item_id, index=index, error=convert.error_to_message(exc))
+                    continue
+                result, mode = payload
+                calllog.note(game=game, nodes=result.nodes, items=1)
+                yield pb.SolveStreamResponse(
+                    id=item_id, index=index, result=convert.result_to_response(result, mode=mode, game=game))
+        finally:
+            cancel_all()
+
+
+def _expired(deadline: _Deadline) -> bool:
+    return deadline.at is not None and time.monotonic() >= deadline.at
+
+
+def _canonical_game(name: str) -> str:
+    return solver.find_game(name).name

@@ -1,0 +1,93 @@
+"""`python -m server` as a process: flags, reflection-ready startup, SIGTERM/SIGINT drain and exit."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+import solver  # noqa: E402
+if not hasattr(solver, "solve"):
+    pytest.skip("solver API (solver.solve) not built yet", allow_module_level=True)
+
+from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
+
+from _server_helpers import marias_deal, marias_position  # noqa: E402
+from server.client import Client  # noqa: E402
+from server.main import build_parser, default_workers  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def _start(tmp_path, *args):
+    log = open(tmp_path / "server.log", "w+")
+    proc = subprocess.Popen([sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", *args],
+                            cwd=ROOT, env=_env(), stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        text = (tmp_path / "server.log").read_text()
+        match = re.search(r"listening on 127\.0\.0\.1:(\d+)", text)
+        if match:
+            return proc, int(match.group(1)), tmp_path / "server.log"
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    proc.kill()
+    raise AssertionError("server did not start:\n" + (tmp_path / "server.log").read_text())
+
+
+def test_parser_defaults():
+    args = build_parser().parse_args([])
+    assert (args.host, args.port, args.workers, args.tt_mb, args.max_concurrent) == ("127.0.0.1", 50051, None, solver.api.DEFAULT_TT_MB, None)
+    args = build_parser().parse_args(["--port", "6000", "--host", "::", "--workers", "3", "--tt-mb", "8",
+                                      "--max-concurrent", "5", "--grace", "2"])
+    assert (args.host, args.port, args.workers, args.tt_mb, args.max_concurrent, args.grace) == ("::", 6000, 3, 8, 5, 2.0)
+    assert default_workers() >= 1
+
+
+@pytest.mark.parametrize("flag", ["--workers", "--max-concurrent", "--tt-mb"])
+def test_bad_flags_exit_2(flag):
+    proc = subprocess.run([sys.executable, "-m", "server", "--port", "0", flag, "0"], cwd=ROOT, env=_env(),
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and flag in proc.stderr
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_signal_drains_and_exits(tmp_path, signum):
+    proc, port, log = _start(tmp_path, "--workers", "1", "--tt-mb", "8", "--grace", "30")
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10).status
+            assert status == health_pb2.HealthCheckResponse.SERVING
+        docs = [marias_deal(seed, trump="H") for seed in (95, 79, 180)] * 6
+        want = [solver.solve(doc).value for doc in docs[:3]]
+        with Client(f"127.0.0.1:{port}", timeout=120) as client:
+            quick = marias_position(3, 6)
+            assert client.solve(quick)["value"] == solver.solve(quick).value
+            stream = client.solve_many(docs)
+            outcomes = [next(stream)]          # a call is in flight
+            proc.send_signal(signum)
+            outcomes += list(stream)           # ... and runs to its end
+        assert sorted(o["index"] for o in outcomes) == list(range(len(docs)))
+        assert all(o["result"]["value"] == want[o["index"] % 3] for o in outcomes)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = log.read_text()
+    assert "draining" in text and "stopped" in text
+    assert re.search(r"rpc method=Solve game=marias status=OK duration_ms=[\d.]+ nodes=\d+", text)
+    assert re.search(r"rpc method=SolveStream game=marias status=OK .* items=18", text)

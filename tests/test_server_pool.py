@@ -1,0 +1,167 @@
+"""Unit tests of server.service.SolverPool: bounded lending of solvers, FIFO waits, cancel and deadline."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+import solver  # noqa: E402
+if not hasattr(solver, "CancelToken"):
+    pytest.skip("solver API not built yet", allow_module_level=True)
+
+from server.service import SolverPool, _Deadline  # noqa: E402
+from solver.errors import SearchCancelled, SearchTimeout  # noqa: E402
+
+
+class FakeSolver:
+    made = 0
+
+    def __init__(self):
+        FakeSolver.made += 1
+        self.id = FakeSolver.made
+        self.users = 0
+
+
+def _pool(workers):
+    FakeSolver.made = 0
+    return SolverPool(workers, 1, solver_factory=FakeSolver)
+
+
+def _deadline(seconds):
+    d = _Deadline(None)
+    d.at = time.monotonic() + seconds
+    return d
+
+
+def test_search_timeout_is_the_smaller_of_deadline_and_limit():
+    assert _Deadline(None).search_timeout() is None
+    assert _Deadline(None).search_timeout(2.5) == 2.5
+    assert _Deadline(None).search_timeout(float("inf")) is None
+    assert 0.9 < _deadline(1.0).search_timeout() <= 1.0
+    assert _deadline(10.0).search_timeout(0.5) == 0.5
+    assert _deadline(0.2).search_timeout(5.0) <= 0.2
+    with pytest.raises(SearchTimeout):
+        _deadline(-0.1).search_timeout(5.0)
+
+
+def test_lends_at_most_workers_solvers_each_to_one_thread():
+    pool = _pool(2)
+    active = []
+    peak = [0]
+    lock = threading.Lock()
+
+    def work():
+        for _ in range(50):
+            with pool.lend() as s:
+                with lock:
+                    s.users += 1
+                    assert s.users == 1, "a solver lent to two threads at once"
+                    active.append(s)
+                    peak[0] = max(peak[0], len(active))
+                time.sleep(0.0005)
+                with lock:
+                    s.users -= 1
+                    active.remove(s)
+
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert FakeSolver.made == 2 and peak[0] == 2
+    assert pool.busy == 0 and pool.waiting == 0
+
+
+def test_solvers_are_made_lazily_and_reused():
+    pool = _pool(4)
+    for _ in range(10):
+        with pool.lend() as s:
+            assert s.id == 1
+    assert FakeSolver.made == 1
+
+
+def test_waiters_are_served_first_come_first_served():
+    pool = _pool(1)
+    order = []
+    held = pool._acquire(None, None)
+    threads = []
+    for i in range(5):
+        def wait(i=i):
+            with pool.lend():
+                order.append(i)
+        t = threading.Thread(target=wait)
+        t.start()
+        threads.append(t)
+        assert _wait_for(lambda: pool.waiting == i + 1)
+    pool._release(held)
+    for t in threads:
+        t.join(5)
+    assert order == [0, 1, 2, 3, 4]
+
+
+def test_cancelled_waiter_gives_up_promptly():
+    pool = _pool(1)
+    held = pool._acquire(None, None)
+    token = solver.CancelToken()
+    errors = []
+
+    def wait():
+        try:
+            with pool.lend(token):
+                pass
+        except SearchCancelled as exc:
+            errors.append(exc)
+
+    t = threading.Thread(target=wait)
+    t.start()
+    assert _wait_for(lambda: pool.waiting == 1)
+    started = time.monotonic()
+    token.cancel()
+    t.join(2)
+    assert errors and time.monotonic() - started < 0.5
+    assert pool.waiting == 0 and pool.busy == 1
+    pool._release(held)
+    assert pool.busy == 0
+    with pool.lend() as s:  # the solver went back to the pool, not to the gone waiter
+        assert s is held
+
+
+def test_waiter_times_out_at_the_deadline():
+    pool = _pool(1)
+    held = pool._acquire(None, None)
+    started = time.monotonic()
+    with pytest.raises(SearchTimeout):
+        with pool.lend(None, _deadline(0.1)):
+            pass
+    assert 0.05 < time.monotonic() - started < 1.0
+    assert pool.waiting == 0
+    pool._release(held)
+    assert pool.busy == 0
+
+
+def test_factory_failure_frees_the_slot():
+    calls = []
+
+    def failing():
+        calls.append(1)
+        if len(calls) == 1:
+            raise MemoryError("no table")
+        return FakeSolver()
+
+    pool = SolverPool(1, 1, solver_factory=failing)
+    with pytest.raises(MemoryError):
+        with pool.lend():
+            pass
+    assert pool.busy == 0
+    with pool.lend() as s:
+        assert isinstance(s, FakeSolver)
+
+
+def _wait_for(predicate, timeout=2.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.002)
+    return predicate()
