@@ -562,7 +562,7 @@ def main(argv: list[str] | None = None) -> int:
         f"* Server CPU idle after a cancel: within **{max(cancel['stream_idle_after_ms'], max(unary)):.1f} ms** "
         f"(target ≤ 100 ms: {'met' if max(cancel['stream_idle_after_ms'], max(unary)) <= 100 else 'missed'}).",
         "",
-        "Server: `python -m server` in its own process on 127.0.0.1 (request logging on, tt 64 MB per worker). "
+        "Server: `python -m server` in its own process on 127.0.0.1 (request logging on, the default transposition table per worker). "
         "Overhead and cancel: the client in the benchmark process. Throughput: each client a process of its own "
         "(`server.client.Client`, one channel each) taking the next position from a shared counter.",
         "",
@@ -587,7 +587,7 @@ def main(argv: list[str] | None = None) -> int:
         "Target: overhead ≤ 1 ms p50.",
         "",
         f"The search itself took {statistics.median(ov['search_ratio']):.2f}x as long in the server as in the "
-        "benchmark process (median over positions; each side has its own Solver, and how fast a Solver's 64 MB "
+        "benchmark process (median over positions; each side has its own Solver, and how fast a Solver's "
         "table is depends on how many huge pages it got, which varies from instance to instance here).",
         "",
         f"Of the overhead, the service's own code (request parsing, conversions both ways, interceptors, "

@@ -56,7 +56,8 @@ class _Waiter:
 class SolverPool:
     """At most ``workers`` searches at once, each with its own ``solver.Solver(tt_mb=...)``.
 
-    The pool owns ``workers`` solvers (made on first use), and lends each to
+    The pool owns ``workers`` solvers (made up front, so the first calls do not
+    pay for allocating their tables), and lends each to
     one thread at a time: a unary call searches in its own gRPC thread, so no
     thread hop is added to its latency; stream items search on a small
     executor of ``workers`` threads. Callers waiting for a solver are served
@@ -73,8 +74,8 @@ class SolverPool:
         self.tt_mb = tt_mb
         self._factory = solver_factory or (lambda: solver.Solver(tt_mb=tt_mb))
         self._lock = threading.Lock()
-        self._free: list[Any] = []
-        self._created = 0
+        self._free: list[Any] = [self._factory() for _ in range(workers)] if solver_factory is None else []
+        self._created = len(self._free)
         self._busy = 0
         self._waiters: deque[_Waiter] = deque()
         self._executor: ThreadPoolExecutor | None = None
