@@ -142,8 +142,8 @@ def print_result(res: solver.Result, pos: solver.Position, out: TextIO) -> None:
 
 def print_analysis(an: solver.Analysis, pos: solver.Position, out: TextIO) -> None:
     info = pos.start().session().describe()
-    side = (pos.session().side_names or ("maximising side",))[0]
-    view = f"{side}'s view" if an.value_kind == "points" else f"{side}'s view: +1 made, -1 defeated"
+    owner = pos.session().value_owner
+    view = f"{owner}'s view" if an.value_kind == "points" else f"{owner}'s view: +1 made, -1 defeated"
     print(f"{info.get('title', pos.game)} - value at the start {signed(an.initial_value)} ({view})", file=out)
     print(f"{'ply':>4} {'seat':>4}  {'card':<5}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
     for s in an.steps:

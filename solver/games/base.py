@@ -67,6 +67,7 @@ class Session(ABC):
     history: list[str]
     trick_size: int | None = None      # cards per trick (None: not a trick game)
     side_names: tuple[str, ...] = ()
+    value_owner: str = "the maximising side"   # whose view values are from, for people
 
     def describe(self) -> dict[str, Any]:
         """What is left, for display: {"hands": [...], "trick": [...], ...}."""
@@ -77,10 +78,9 @@ class Session(ABC):
 
     def verdict(self, value: int, won: bool, value_kind: str) -> str:
         """A few words on the outcome for people, e.g. "declarer wins"."""
-        side = self.side_names[0] if self.side_names else "the maximising side"
         if value_kind == "outcome":
             return "made" if won else "defeated"
-        return f"{side} wins" if won else f"{side} loses"
+        return f"{self.value_owner} wins" if won else f"{self.value_owner} loses"
 
     @property
     @abstractmethod

@@ -240,6 +240,7 @@ _TABLES = {"hra": _card_tables(HRA_ORDER), "betl": _card_tables(BETL_ORDER)}
 class MariasSession(Session):
     trick_size = 3
     side_names = ("declarer", "defenders")
+    value_owner = "declarer"
 
     def __init__(self, setup: MariasSetup):
         self.setup = setup
