@@ -114,6 +114,15 @@ class Client:
                 out["error"] = {"code": err.code_name, "message": err.message, "token": err.token, "rule": err.rule}
             yield out
 
+    def solve_table(self, position: Any, *, timeout: float | None = None,
+                    as_dict: bool = True) -> dict[str, Any] | pb.SolveTableResponse:
+        """The value of a whole deal for every trump suit and playing team (Klaverjas).
+
+        As a dict: ``{"game", "rules", "leader", "values": {"S": [team 0, team 1], ...}, "nodes", "elapsed_ms"}``.
+        """
+        response = self.stub.SolveTable(pb.SolveTableRequest(**_source(position)), timeout=self._timeout(timeout))
+        return convert.table_response_to_dict(response) if as_dict else response
+
     def list_games(self, *, timeout: float | None = None, as_dict: bool = True) -> list[dict[str, Any]] | pb.ListGamesResponse:
         """The games the server supports, with contracts, objectives and options."""
         response = self.stub.ListGames(pb.ListGamesRequest(), timeout=self._timeout(timeout))

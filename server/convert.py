@@ -516,6 +516,28 @@ def result_to_response(result: Any, *, mode: str | int = "all", game: str = "") 
     return msg
 
 
+def table_to_response(table: Mapping[str, Any]) -> pb.SolveTableResponse:
+    """A SolveTableResponse for solver.ddtable.dd_table's result."""
+    msg = pb.SolveTableResponse(game_name=table["game"], game=name_to_enum(pb.Game, table["game"]),
+                                rules=str(table.get("rules", "")), leader=int(table.get("leader", 0)),
+                                nodes=int(table.get("nodes", 0)),
+                                elapsed_seconds=float(table.get("elapsed_ms", 0.0)) / 1000.0)
+    for suit, values in table["values"].items():
+        for team, value in enumerate(values):
+            msg.entries.add(trump=_SUIT_BY_LETTER[suit], playing_team=team, value=int(value))
+    return msg
+
+
+def table_response_to_dict(msg: pb.SolveTableResponse) -> dict[str, Any]:
+    """The dd_table-shaped dict of a SolveTableResponse."""
+    values: dict[str, list[int]] = {}
+    for entry in msg.entries:
+        row = values.setdefault(SUIT_LETTERS[entry.trump], [0, 0])
+        row[entry.playing_team] = entry.value
+    return {"game": msg.game_name, "rules": msg.rules, "leader": msg.leader, "values": values,
+            "nodes": msg.nodes, "elapsed_ms": round(msg.elapsed_seconds * 1000, 3)}
+
+
 def _step_message(step: Any) -> pb.AnalysisStep:
     msg = pb.AnalysisStep(
         ply=int(step.ply),

@@ -32,6 +32,7 @@ from typing import Any
 import grpc
 
 import solver
+from solver.ddtable import dd_table
 from server import calllog, convert
 from server._proto.ddcards.v1 import ddcards_pb2 as pb
 from server._proto.ddcards.v1 import ddcards_pb2_grpc as pb_grpc
@@ -192,7 +193,7 @@ class _Deadline:
 
 
 class SolverServicer(pb_grpc.SolverServiceServicer):
-    """Solve, AnalysePlay, SolveStream and ListGames over a :class:`SolverPool`."""
+    """Solve, AnalysePlay, SolveStream, SolveTable and ListGames over a :class:`SolverPool`."""
 
     def __init__(self, pool: SolverPool, *, stream_window: int | None = None, version: str = ""):
         self._pool = pool
@@ -245,6 +246,15 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
             request.timeout_seconds, context)
         calllog.note(nodes=getattr(analysis, "nodes", 0))
         return convert.analysis_to_response(analysis, game=position.game)
+
+    def SolveTable(self, request: pb.SolveTableRequest, context: grpc.ServicerContext) -> pb.SolveTableResponse:
+        doc = convert.request_to_doc(request, canonical_game=_canonical_game)
+        calllog.note(game=str(doc.get("game", "")))
+        table = self._run(
+            lambda s, timeout, cancel: dd_table(doc, solver=s, timeout=timeout, cancel=cancel),
+            request.timeout_seconds, context)
+        calllog.note(nodes=table["nodes"])
+        return convert.table_to_response(table)
 
     def ListGames(self, request: pb.ListGamesRequest, context: grpc.ServicerContext) -> pb.ListGamesResponse:
         return convert.games_to_response(solver.list_games(), version=self._version)

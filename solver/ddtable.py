@@ -59,9 +59,9 @@ def _deal_document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[
                                  rule="dd_table: klaverjas")
     played = doc.get("played") or []
     if played:
-        raise InvalidOptionError(f"dd_table solves whole deals, but {len(played)} card(s) are already played "
-                                 "(a history may be illegal under another trump suit)",
-                                 token=str(played[0]), rule="dd_table: no history")
+        raise InvalidOptionError(f"dd_table solves whole deals, but {len(played)} card(s) are already played, "
+                                 f"from played[0] '{played[0]}' (a history may be illegal under another trump "
+                                 "suit)", token=str(played[0]), rule="dd_table: no history")
     deal = {k: doc[k] for k in _DEAL_FIELDS if k in doc}
     deal["game"] = "klaverjas"
     return deal

@@ -200,6 +200,32 @@ def test_solve_stream_empty(client):
     assert list(client.solve_many([])) == []
 
 
+# ---------------------------------------------------------------- SolveTable
+
+def test_solve_table_klaverjas(client):
+    from solver.ddtable import dd_table
+
+    deal = solver.example("klaverjas")
+    table = client.solve_table(deal)
+    assert table["game"] == "klaverjas" and table["rules"] == "amsterdam"
+    assert table["values"] == dd_table(deal)["values"]
+    # each entry is the value of that contract solved on its own
+    assert table["values"]["S"][1] == _direct(dict(deal, trump="S", playing_team=1)).value
+    message = client.solve_table(json.dumps(deal), as_dict=False)
+    assert len(message.entries) == 8
+    assert [(e.trump, e.playing_team) for e in message.entries[:2]] == [(pb.SUIT_SPADES, 0), (pb.SUIT_SPADES, 1)]
+
+
+def test_solve_table_bad_requests(client):
+    with pytest.raises(grpc.RpcError) as info:
+        client.solve_table(solver.example("marias-hra"))
+    assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert "dd_table covers Klaverjas deals" in info.value.details()
+    with pytest.raises(grpc.RpcError) as info:
+        client.solve_table(dict(solver.example("klaverjas"), played=["AS"]))
+    assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "AS" in info.value.details()
+
+
 # ---------------------------------------------------------------- ListGames
 
 
@@ -460,7 +486,7 @@ def test_reflection(server):
                  for raw in replies[1].file_descriptor_response.file_descriptor_proto]
         ddcards = next(f for f in files if f.package == "ddcards.v1")
         methods = {m.name for s in ddcards.service for m in s.method}
-        assert methods == {"Solve", "AnalysePlay", "SolveStream", "ListGames"}
+        assert methods == {"Solve", "AnalysePlay", "SolveStream", "ListGames", "SolveTable"}
 
 
 # A call arriving while the server drains is refused: UNAVAILABLE once the client has seen the
