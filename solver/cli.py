@@ -17,7 +17,7 @@ import json
 import statistics
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
 import solver
@@ -188,21 +188,22 @@ class Progress:
             print(file=sys.stderr)
 
 
-def cmd_solve(args: argparse.Namespace) -> int:
+def for_each_document(args: argparse.Namespace, work: Callable[[Any], Any],
+                      show: Callable[[Any, int, str, bool], None]) -> int:
+    """Run `work` on every document of the input and `show` each answer.
+
+    A bad document is reported (as a JSON error line with --json, else on
+    stderr) and the rest go on; the exit status is the worst seen.
+    """
     text, source = load_input(args)
-    engine = solver.Solver(tt_mb=args.tt_mb)
-    status = EXIT_OK
-    times: list[float] = []
-    count = 0
     docs = list(read_documents(text, source))
     batch = len(docs) > 1
-    progress = Progress(args.progress if args.progress is not None else (batch and sys.stderr.isatty()))
+    status = EXIT_OK
     for lineno, doc in docs:
         try:
             if isinstance(doc, Exception):
                 raise doc
-            pos = solver.Position.from_dict(doc) if isinstance(doc, dict) else solver.Position(doc)
-            res = engine.solve(pos, mode=args.mode, timeout=args.timeout)
+            answer = work(doc)
         except (DdcardsError, SearchAborted) as exc:
             status = max(status, EXIT_BAD_INPUT if isinstance(exc, DdcardsError) else EXIT_ABORTED)
             if args.json:
@@ -211,8 +212,26 @@ def cmd_solve(args: argparse.Namespace) -> int:
                 where = f"{source}, line {lineno}: " if batch else ""
                 print(f"ddcards: error: {where}{exc}", file=sys.stderr)
             continue
+        show(answer, lineno, source, batch)
+    return status
+
+
+def as_position(doc: Any) -> solver.Position:
+    return solver.Position.from_dict(doc) if isinstance(doc, dict) else solver.Position(doc)
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    engine = solver.Solver(tt_mb=args.tt_mb)
+    times: list[float] = []
+    progress = Progress(bool(args.progress))
+
+    def work(doc: Any) -> tuple[solver.Result, solver.Position]:
+        pos = as_position(doc)
+        return engine.solve(pos, mode=args.mode, timeout=args.timeout), pos
+
+    def show(answer: tuple[solver.Result, solver.Position], lineno: int, source: str, batch: bool) -> None:
+        res, pos = answer
         times.append(res.elapsed)
-        count += 1
         if args.json:
             print(json.dumps(res.to_dict(), ensure_ascii=False), flush=batch)
         else:
@@ -221,60 +240,44 @@ def cmd_solve(args: argparse.Namespace) -> int:
             print_result(res, pos, sys.stdout)
             if batch:
                 print()
-        progress.update(count)
+        if args.progress is None and batch and sys.stderr.isatty():
+            progress.enabled = True
+        progress.update(len(times))
+
+    status = for_each_document(args, work, show)
     progress.close()
-    if batch and times:
-        print(f"ddcards: solved {count} positions in {sum(times):.3f} s of search; per position median "
+    if len(times) > 1:
+        print(f"ddcards: solved {len(times)} positions in {sum(times):.3f} s of search; per position median "
               f"{statistics.median(times) * 1000:.2f} ms, max {max(times) * 1000:.2f} ms", file=sys.stderr)
     return status
 
 
 def cmd_analyse(args: argparse.Namespace) -> int:
-    text, source = load_input(args)
     engine = solver.Solver(tt_mb=args.tt_mb)
-    status = EXIT_OK
-    docs = list(read_documents(text, source))
-    for lineno, doc in docs:
-        try:
-            if isinstance(doc, Exception):
-                raise doc
-            pos = solver.Position.from_dict(doc) if isinstance(doc, dict) else solver.Position(doc)
-            an = engine.analyse(pos, timeout=args.timeout)
-        except (DdcardsError, SearchAborted) as exc:
-            status = max(status, EXIT_BAD_INPUT if isinstance(exc, DdcardsError) else EXIT_ABORTED)
-            if args.json:
-                print(json.dumps(error_document(lineno, exc), ensure_ascii=False))
-            else:
-                print(f"ddcards: error: {exc}", file=sys.stderr)
-            continue
+
+    def work(doc: Any) -> tuple[solver.Analysis, solver.Position]:
+        pos = as_position(doc)
+        return engine.analyse(pos, timeout=args.timeout), pos
+
+    def show(answer: tuple[solver.Analysis, solver.Position], lineno: int, source: str, batch: bool) -> None:
+        an, pos = answer
         if args.json:
             print(json.dumps(an.to_dict(), ensure_ascii=False))
         else:
             print_analysis(an, pos, sys.stdout)
-    return status
+
+    return for_each_document(args, work, show)
 
 
 def cmd_table(args: argparse.Namespace) -> int:
     from solver.ddtable import dd_table
 
-    text, source = load_input(args)
     engine = solver.Solver(tt_mb=args.tt_mb)
-    status = EXIT_OK
-    for lineno, doc in read_documents(text, source):
-        try:
-            if isinstance(doc, Exception):
-                raise doc
-            table = dd_table(doc, solver=engine, timeout=args.timeout)
-        except (DdcardsError, SearchAborted) as exc:
-            status = max(status, EXIT_BAD_INPUT if isinstance(exc, DdcardsError) else EXIT_ABORTED)
-            if args.json:
-                print(json.dumps(error_document(lineno, exc), ensure_ascii=False))
-            else:
-                print(f"ddcards: error: {exc}", file=sys.stderr)
-            continue
+
+    def show(table: dict[str, Any], lineno: int, source: str, batch: bool) -> None:
         if args.json:
             print(json.dumps(table, ensure_ascii=False))
-            continue
+            return
         print(f"Klaverjas DD table - rules {table['rules']}, seat {table['leader']} leads; "
               "values for the team that chooses trumps")
         for seat, hand in enumerate(table["hands"]):
@@ -284,7 +287,8 @@ def cmd_table(args: argparse.Namespace) -> int:
         for suit, (v0, v1) in table["values"].items():
             print(f"{suit:<7}{signed(v0):>10}{signed(v1):>11}")
         print(f"Searched    {table['nodes']:,} nodes in {table['elapsed_ms']:.1f} ms")
-    return status
+
+    return for_each_document(args, lambda doc: dd_table(doc, solver=engine, timeout=args.timeout), show)
 
 
 def cmd_games(args: argparse.Namespace) -> int:
