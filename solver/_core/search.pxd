@@ -58,3 +58,5 @@ cdef class Board:
     cdef public int granularity
     cdef public int guess
     cdef public bint history_leads
+    cdef public int max_ply       # how many moves the game's state stack holds
+    cdef readonly int ply         # moves played through play() and not undone

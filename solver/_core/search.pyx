@@ -45,6 +45,33 @@ cdef class Board:
         self.granularity = 1
         self.guess = 0
         self.history_leads = True
+        self.max_ply = 0
+        self.ply = 0
+
+    def legal_moves(self, bint prune=False):
+        """Legal moves of the player to move, in the search's order (prune: one per equivalent group)."""
+        cdef int moves[MAX_MOVES]
+        cdef int n = self.ops.gen_moves(self.pos, moves, prune)
+        return [moves[i] for i in range(n)]
+
+    def play(self, int move):
+        """Play `move`, which must be legal (the game checks before it calls this)."""
+        if self.ply >= self.max_ply:
+            raise ValueError(f"the board holds at most {self.max_ply} moves")
+        self.ops.make(self.pos, move)
+        self.ply += 1
+
+    def undo(self):
+        """Take back the last move played."""
+        if self.ply == 0:
+            raise ValueError("nothing to undo")
+        self.ops.unmake(self.pos)
+        self.ply -= 1
+
+    @property
+    def terminal(self):
+        """Nothing is left to decide (all played, or the outcome is settled)."""
+        return self.ops.node_kind(self.pos) == NODE_TERMINAL
 
 
 cdef class CancelToken:

@@ -523,7 +523,6 @@ cdef class MariasBoard(Board):
 
     def __cinit__(self, hands, int trump, int objective, bint marriage_on_follow=False,
                   int talon_points=0, unsigned long long salt0=0, unsigned long long salt1=0):
-        import random
         self.mp = <MPos*> PyMem_Calloc(1, sizeof(MPos))
         if self.mp == NULL:
             raise MemoryError()
@@ -544,40 +543,14 @@ cdef class MariasBoard(Board):
         self.exact = objective == O_HRA
         self.threshold = 100 if objective == O_KILO else 1
         self.granularity = 10 if objective == O_HRA else 1
+        self.max_ply = MAXSTACK - 1
 
     def __dealloc__(self):
         if self.mp != NULL:
             PyMem_Free(self.mp)
 
-    def legal_moves(self, bint prune=False):
-        """Legal cards of the player to move, in the search's order."""
-        cdef int moves[MAX_MOVES]
-        cdef int n = m_gen_moves(self.pos, moves, prune)
-        return [moves[i] for i in range(n)]
-
     def legal_mask(self):
         return legal_mask(self.mp, &self.mp.st[self.mp.sp])
-
-    def play(self, int card):
-        """Play `card` (must be legal); returns the marriage points it scored."""
-        if self.mp.sp >= MAXSTACK - 1:
-            raise ValueError("too many moves")
-        m_make(self.pos, card)
-        return self.mp.st[self.mp.sp].marriage
-
-    def undo(self):
-        if self.mp.sp == 0:
-            raise ValueError("nothing to undo")
-        m_unmake(self.pos)
-
-    @property
-    def ply(self):
-        return self.mp.sp
-
-    @property
-    def terminal(self):
-        """Nothing left to decide (all played, or Betl/Durch already settled)."""
-        return m_node_kind(self.pos) == NODE_TERMINAL
 
     @property
     def finished(self):
