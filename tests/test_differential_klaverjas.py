@@ -117,3 +117,43 @@ def test_switches_do_not_change_whole_deals():
         base = search(doc, 0)
         for flags in (_klaverjas.FLAG_NO_PRUNE, _klaverjas.FLAG_NO_CLASSES):
             assert search(doc, flags) == base, (flags, json.dumps(doc))
+
+
+# ----------------------------------------------------------------------- the margin mode
+
+def reference_margin(st):
+    """Minimax of the margin D' = P - O (+100 if the playing team takes every trick), no nat."""
+    if st.over:
+        return st.points[0] - st.points[1] + (100 if st.tricks[1] == 0 else 0)
+    values = [reference_margin(st.play(card)) for card in st.legal_moves()]
+    return max(values) if st.team(st.to_move) == 0 else min(values)
+
+
+_MARGIN_SEARCHER = Searcher(1)
+
+
+def margin_mode(board, on):
+    if hasattr(board, "upper_from"):
+        # A core that sets the mode per null-window test: margin for every test, or as usual.
+        board.upper_from = -29999 if on else 1
+    board.set_margin(on)
+
+
+@settings(deadline=None, max_examples=300)
+@given(seeds, short, in_trick, rulesets)
+def test_margin_mode(seed, tricks_left, cards, rules):
+    # The margin mode (for a core that switches it per null-window test, see _klaverjas's
+    # module doc) searches D'; D' >= value always, equal when the deal is made.  One table
+    # serves both modes, in any order.
+    doc = endgame(seed, tricks_left, cards, rules, close=25)
+    st = k.from_doc(doc)
+    margin, value = reference_margin(st), k.minimax(st)
+    assert margin >= value and (value <= -162 or margin == value), json.dumps(doc)
+    board = kj.GAME.replay(kj.parse_setup(doc)).board
+    order = (True, False) if seed & 1 else (False, True)
+    if seed & 2:
+        _MARGIN_SEARCHER.clear()
+    for on in order:
+        margin_mode(board, on)
+        assert _MARGIN_SEARCHER.value(board) == (margin if on else value), (on, json.dumps(doc))
+    margin_mode(board, False)

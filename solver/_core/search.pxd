@@ -39,6 +39,9 @@ ctypedef struct GameOps:
     # Are legal moves a and b interchangeable here (same value, always)?
     # Optional (NULL: never); lets the root search one move per group.
     int (*equivalent)(void* pos, int a, int b) noexcept nogil
+    # Optional (NULL: none): the driver is about to test "value >= beta";
+    # mode 1 when beta >= Board.upper_from, else 0 (see Board.upper_from).
+    void (*set_mode)(void* pos, int mode) noexcept nogil
 
 
 cdef class Board:
@@ -50,6 +53,10 @@ cdef class Board:
     guess: where the value search starts when the caller has no better idea.
     history_leads: order moves at boundaries by the history of cutoffs
     (a large gain where the game's own lead order is weak).
+    upper_from: tests "value >= beta" with beta >= upper_from run in the
+    game's mode 1 (GameOps.set_mode), where it may search an upper measure
+    U >= value with U >= beta <=> value >= beta for such beta (fail-soft
+    results stay bounds on the value); VALUE_INF: never.
     """
     cdef const GameOps* ops
     cdef void* pos
@@ -58,5 +65,6 @@ cdef class Board:
     cdef public int granularity
     cdef public int guess
     cdef public bint history_leads
+    cdef public int upper_from
     cdef public int max_ply       # how many moves the game's state stack holds
     cdef readonly int ply         # moves played through play() and not undone

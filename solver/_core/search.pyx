@@ -45,6 +45,7 @@ cdef class Board:
         self.granularity = 1
         self.guess = 0
         self.history_leads = True
+        self.upper_from = VALUE_INF
         self.max_ply = 0
         self.ply = 0
 
@@ -103,6 +104,7 @@ ctypedef struct SearchCtx:
     int aborted
     int granularity      # values are multiples of it
     int history_leads    # order boundary moves by history
+    int upper_from       # tests at beta >= this run in the game's mode 1
     int ply
     # History of cutoffs by moves at boundaries (leads), per side: [is_max][move]
     uint64_t history[2][256]
@@ -237,6 +239,13 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
     return best
 
 
+cdef inline int test(SearchCtx* c, int beta) noexcept nogil:
+    """Null-window search at beta (fail-soft), the game told the mode first."""
+    if c.ops.set_mode != NULL:
+        c.ops.set_mode(c.pos, 1 if beta >= c.upper_from else 0)
+    return alphabeta(c, beta - 1, beta)
+
+
 cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF) noexcept nogil:
     """Exact value by null-window tests "value >= beta?" (MTD-style).
 
@@ -253,7 +262,7 @@ cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF) noexc
             beta = lo + 1
         if beta > hi:
             beta = hi
-        r = alphabeta(c, beta - 1, beta)
+        r = test(c, beta)
         if c.aborted:
             return 0
         if r >= beta:
@@ -269,12 +278,12 @@ cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF) noexc
 
 cdef inline int at_least(SearchCtx* c, int target) noexcept nogil:
     """Is the value >= target?"""
-    return alphabeta(c, target - 1, target) >= target
+    return test(c, target) >= target
 
 
 cdef inline int at_most(SearchCtx* c, int target) noexcept nogil:
     """Is the value <= target?"""
-    return alphabeta(c, target, target + 1) <= target
+    return test(c, target + 1) <= target
 
 
 cdef class Searcher:
@@ -321,6 +330,7 @@ cdef class Searcher:
         c.stop = &cancel.flag if cancel is not None else NULL
         c.granularity = board.granularity if board.granularity > 0 else 1
         c.history_leads = board.history_leads
+        c.upper_from = board.upper_from
         c.deadline = 0.0
         if timeout is not None:
             if timeout <= 0:

@@ -47,8 +47,36 @@ cards), the remaining set, the leader, the "a team has taken every trick so
 far" flags, the class, P and O in the OPEN class, and the trump, rules and
 playing team.
 
+Quick bounds: the card points left, sure trumps (above all of the other
+team's: their points are their team's), and a roem bound per team
+(``roem_bound``: disjoint runs per suit by dynamic programming, at most one
+run per trick, a 4-run and four of a kind only for the team holding their
+strongest card).
+
+Every value is even: the card points of the two teams add up to 162, so
+P - O = 2 P_cards - 162 + (roem difference, a multiple of 10) (+ pit), and
+a nat value is -(162 + roem) (- pit).  So ``granularity`` is 2 and the
+bounds are rounded inward to even totals.
+
+The margin (for a core that names each test's threshold)
+--------------------------------------------------------
+Let D' = P - O + (100 if the playing team took every trick), at the end.
+Then value <= D' at every finished deal (made: equal; nat: -(P + O) <= P - O
+as P >= 0, and with the other team's pit P = 0), and for every t >= 1,
+value >= t <=> D' >= t (made and D' >= t, or nat and then D' <= 0 < t).  The
+minimax of a function of the finished deal keeps both facts: so a
+null-window test "value >= t" with t >= 1 may search the additive D'
+instead, and its fail-soft result r is still a bound on the value (r >= t:
+D' >= r >= 1 and the deal is made, value = D' >= r; r < t: value <= D' <= r).
+``k_set_mode(1)`` does that: every boundary is then classed MADE (banked D,
+future bounds on D'), whose table entries mean the same in both modes (for a
+position surely made, value - D = D' - D).  The searched nodes drop by
+~20-30% (no OPEN positions keyed by P and O when the deal is made).  The
+core names each test's threshold through ``GameOps.set_mode`` (mode 1 for
+beta >= ``Board.upper_from`` = 1); ``set_margin`` switches it by hand (tests).
+
 Move pruning (``pruned_moves``) merges cards only when provably redundant
-(rank-adjacent for trick taking, never part of roem; see there), and the
+(rank-adjacent for trick taking, never part of roem: ``roem_live``), and the
 root equivalence (``k_equivalent``) is the same test with equal points.
 """
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
@@ -115,6 +143,63 @@ cdef void _init_tables():
 
 _init_tables()
 
+# SEQ_MAX[w3 | w4 << 6]: the most sequence roem one suit can still give, from
+# the starts of its possible 3-runs (w3, 6 bits) and 4-runs (w4, 5 bits):
+# the best set of disjoint runs.
+cdef int SEQ_MAX[2048]
+# RUN4_TOP[trump?][start]: natural position of the strongest card of the
+# 4-run starting at `start` (plain suits: the T, or the A in J-Q-K-A;
+# trumps: the 9 in 7-8-9-T, else the J).
+cdef int RUN4_TOP[2][5]
+# The strongest card of a 3-run starting at natural position i of a plain
+# suit is at i + 0 for i = 3 (T J Q), i + 1 for i = 2 (9 T J), i + 2 else;
+# in trumps (masks 0x10, 0x0A, 0x25 of the lane) at i + 0 for J Q K, i + 1
+# for 8 9 T and T J Q, i + 2 else.  Bits: starts, in every lane.
+cdef uint32_t RUN3_OFF0 = 0x08080808U
+cdef uint32_t RUN3_OFF1 = 0x04040404U
+cdef uint32_t RUN3_OFF2 = 0x33333333U
+
+
+cdef void _init_run_tops():
+    cdef int t, st, i, best
+    cdef int power_of[2][8]
+    for i in range(8):
+        power_of[0][PLAIN_NAT[i]] = i
+        power_of[1][TRUMP_NAT[i]] = i
+    for t in range(2):
+        for st in range(5):
+            best = st
+            for i in range(st, st + 4):
+                if power_of[t][i] > power_of[t][best]:
+                    best = i
+            RUN4_TOP[t][st] = best
+
+_init_run_tops()
+
+
+cdef void _init_seq_max():
+    cdef int x, i, w3, w4, a, b, c
+    cdef int best[12]
+    for x in range(2048):
+        w3 = x & 0x3F
+        w4 = x >> 6
+        for i in range(12):
+            best[i] = 0
+        for i in range(7, -1, -1):
+            a = best[i + 1]
+            if (w3 >> i) & 1:
+                b = 20 + best[i + 3]
+                if b > a:
+                    a = b
+            if (w4 >> i) & 1:
+                c = 50 + best[i + 4]
+                if c > a:
+                    a = c
+            best[i] = a
+        SEQ_MAX[x] = best[0]
+
+_init_seq_max()
+
 # Four of a kind by natural rank: T 100, J 200, Q K A 100; 7 8 9 nothing.
 cdef int QUAD_ROEM[8]
 QUAD_ROEM[:] = [0, 0, 0, 100, 200, 100, 100, 100]
@@ -124,8 +209,9 @@ cdef uint64_t KEY_SALT1 = 0x6a61737365e1c3d2ULL
 
 
 ctypedef struct KState:
-    # 56 bytes: make() copies the whole state, so keep it small.
+    # 72 bytes: make() copies the whole state, so keep it small.
     uint32_t hand[4]
+    uint32_t bnat[4]       # the hands at the last trick boundary, natural layout
     uint32_t trickmask     # power layout
     uint32_t tricknat      # natural layout
     int16_t pts[2]         # team 0 playing, 1 other: cards + last trick + roem (before nat)
@@ -151,6 +237,7 @@ ctypedef struct KPos:
     int playing            # seat parity of the playing team
     int rotterdam
     int flags
+    int margin             # search the margin D' instead of the value (see k_set_mode)
     uint32_t trumpmask
     int points[32]
     uint32_t natbit[32]
@@ -237,27 +324,59 @@ cdef uint32_t legal_mask(KPos* p, KState* s) noexcept nogil:
 
 # ---------------------------------------------------------------- boundary bookkeeping
 
-cdef int roem_bound(KPos* p, KState* s, int* quads) noexcept nogil:
-    """An upper bound on the roem still to come (from a trick boundary).
+cdef int roem_bound(KPos* p, KState* s, int* rP, int* rO) noexcept nogil:
+    """Upper bounds on the roem still to come (from a trick boundary): in
+    all (returned) and in the tricks each team takes (rP, rO).
 
-    A sequence card lies in a window of 3 consecutive cards of its suit, all
-    still out and in 3 different hands; tricks use disjoint cards, so k such
-    cards in a suit give at most 50 per 4 and 20 for a remaining 3.  Four of a
-    kind and stuk need their cards in different hands.  `quads` gets the
-    four-of-a-kind part.
+    Sequences: a trick's cards of one suit hold at most one run, a 3-run (20)
+    of 3 consecutive cards from 3 different hands or a 4-run (50) from all 4;
+    runs of one suit use disjoint cards, so SEQ_MAX (the best set of disjoint
+    runs that can exist, by dynamic programming over the suit) bounds a
+    suit's sequences; a trick has 4 cards, so at most one run per trick:
+    at most 50 per trick left.  A 4-run trick is all of one suit, so the
+    holder of its strongest card takes it: only that card's team can score
+    it.  Four of a kind needs its cards in 4 different hands, and the trump
+    among them takes the trick: only that card's team scores it.  Stuk needs
+    the trump K and Q in different hands.
     """
     cdef uint32_t hn[4]
-    cdef uint32_t rem = 0, bad = 0, w, alive, q, rb
-    cdef int i, su, k, r = 0, qr = 0, one
+    cdef uint32_t rem = 0, bad = 0, bad4 = 0, w, w4, w4P, w3P, w3O, maj, topP, q, rb, mP
+    cdef int i, t, su, k, r = 0, a = 0, b = 0, qP = 0, qO = 0, one, stuk = 0, cap
     for i in range(4):
-        hn[i] = to_nat(p, s.hand[i])
+        hn[i] = s.bnat[i]
         rem |= hn[i]
         bad |= (hn[i] & (hn[i] >> 1)) | ((hn[i] >> 1) & (hn[i] >> 2)) | (hn[i] & (hn[i] >> 2))
-    w = rem & (rem >> 1) & (rem >> 2) & 0x3F3F3F3F & ~bad       # window starts
-    alive = w | (w << 1) | (w << 2)
+        bad4 |= (hn[i] & (hn[i] >> 3)) | ((hn[i] >> 1) & (hn[i] >> 3)) | ((hn[i] >> 2) & (hn[i] >> 3))
+    mP = hn[p.playing] | hn[p.playing + 2]
+    w = rem & (rem >> 1) & (rem >> 2) & 0x3F3F3F3F & ~bad       # 3-run starts
+    w4 = w & (rem >> 3) & 0x1F1F1F1F & ~bad4 & ~(bad >> 1)      # 4-run starts
+    w4P = 0                                                     # ... the playing team's top card
     for su in range(4):
-        k = dd_popcount32(alive & suit_mask(su))
-        r += 50 * (k >> 2) + (20 if (k & 3) == 3 else 0)
+        t = 1 if su == p.trump else 0
+        k = (w4 >> (8 * su)) & 0x1F
+        while k:
+            i = dd_ctz32(k)
+            k &= k - 1
+            if (mP >> (8 * su + RUN4_TOP[t][i])) & 1:
+                w4P |= (<uint32_t> 1) << (8 * su + i)
+    # A 3-run's trick goes to its strongest card or to the fourth player (who
+    # holds none of it, the partner of the run's lone card of one team): if
+    # the strongest card is that lone card, only its team can score the run.
+    maj = (mP & (mP >> 1)) | (mP & (mP >> 2)) | ((mP >> 1) & (mP >> 2))   # P holds 2 of 3
+    t = 8 * p.trump
+    topP = (mP & ((RUN3_OFF0 & ~(<uint32_t> 0xFF << t)) | ((<uint32_t> 0x10) << t))) | \
+        ((mP >> 1) & ((RUN3_OFF1 & ~(<uint32_t> 0xFF << t)) | ((<uint32_t> 0x0A) << t))) | \
+        ((mP >> 2) & ((RUN3_OFF2 & ~(<uint32_t> 0xFF << t)) | ((<uint32_t> 0x25) << t)))
+    w3P = w & ~(maj & ~topP)
+    w3O = w & ~(~maj & topP)
+    for su in range(4):
+        r += SEQ_MAX[((w >> (8 * su)) & 0x3F) | (((w4 >> (8 * su)) & 0x1F) << 6)]
+        a += SEQ_MAX[((w3P >> (8 * su)) & 0x3F) | (((w4P >> (8 * su)) & 0x1F) << 6)]
+        b += SEQ_MAX[((w3O >> (8 * su)) & 0x3F) | ((((w4 & ~w4P) >> (8 * su)) & 0x1F) << 6)]
+    cap = 50 * (dd_popcount32(rem) // NSEATS)
+    r = r if r < cap else cap
+    a = a if a < cap else cap
+    b = b if b < cap else cap
     q = rem & (rem >> 8) & (rem >> 16) & (rem >> 24) & 0xF8     # T..A all out
     while q:
         k = dd_ctz32(q)
@@ -268,7 +387,10 @@ cdef int roem_bound(KPos* p, KState* s, int* quads) noexcept nogil:
             if dd_popcount32(hn[i] & rb) != 1:
                 one = 0
         if one:
-            qr += QUAD_ROEM[k]
+            if (mP >> (8 * p.trump + k)) & 1:
+                qP += QUAD_ROEM[k]
+            else:
+                qO += QUAD_ROEM[k]
     rb = (<uint32_t> 3) << (8 * p.trump + 5)
     if (rem & rb) == rb:
         one = 1
@@ -276,9 +398,10 @@ cdef int roem_bound(KPos* p, KState* s, int* quads) noexcept nogil:
             if (hn[i] & rb) == rb:
                 one = 0
         if one:
-            r += 20
-    quads[0] = qr
-    return r + qr
+            stuk = 20
+    rP[0] = a + qP + stuk
+    rO[0] = b + qO + stuk
+    return r + qP + qO + stuk
 
 
 cdef inline void sure_trumps(KPos* p, KState* s, int* sP, int* sO, int* hasP, int* hasO) noexcept nogil:
@@ -312,6 +435,11 @@ cdef inline int final_value(KState* s) noexcept nogil:
     return -(s.pts[0] + s.pts[1]) - (PIT if s.tricks[0] == 0 else 0)
 
 
+cdef inline int final_margin(KState* s) noexcept nogil:
+    """The margin D' of a finished deal: P - O, + 100 if the playing team took every trick."""
+    return s.pts[0] - s.pts[1] + (PIT if s.tricks[1] == 0 else 0)
+
+
 cdef void last_trick_play(KPos* p, KState* s, int* winner_team, int* pts) noexcept nogil:
     """Play out the forced last trick: its winner's team and its worth (cards, last, roem)."""
     cdef int c[4]
@@ -332,17 +460,25 @@ cdef void last_trick_play(KPos* p, KState* s, int* winner_team, int* pts) noexce
 cdef void boundary(KPos* p, KState* s) noexcept nogil:
     """Classify a trick boundary and cache banked value and quick bounds."""
     cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
-    cdef int U, R, D, allP, allO, quads, wt, tp, v, sP, sO, hasP, hasO, dlo, dhi
+    cdef int U, R, RP, RO, D, allP, allO, wt, tp, v, sP, sO, hasP, hasO, dlo, dhi
     cdef KState fin
     if rem == 0:
         s.cls = C_DONE
-        s.banked = final_value(s)
+        s.banked = final_margin(s) if p.margin else final_value(s)
         s.flo = 0
         s.fhi = 0
         return
     allP = s.tricks[1] == 0
     allO = s.tricks[0] == 0
     D = s.pts[0] - s.pts[1]
+    if p.margin and dd_popcount32(rem) == NSEATS:
+        # The margin: its future is additive, the class is always MADE.
+        last_trick_play(p, s, &wt, &tp)
+        s.cls = C_MADE
+        s.banked = D
+        s.flo = tp + (PIT if allP else 0) if wt == 0 else -tp
+        s.fhi = s.flo
+        return
     if dd_popcount32(rem) == NSEATS:
         # One trick left: play is forced, the future is exact.
         last_trick_play(p, s, &wt, &tp)
@@ -366,7 +502,7 @@ cdef void boundary(KPos* p, KState* s) noexcept nogil:
         s.fhi = s.flo
         return
     U = s.crem + LAST_TRICK
-    R = roem_bound(p, s, &quads)
+    R = roem_bound(p, s, &RP, &RO)
     # Trumps above every trump of the other team win whatever trick they fall
     # in: their points surely go to their team, and that team takes a trick.
     sure_trumps(p, s, &sP, &sO, &hasP, &hasO)
@@ -374,9 +510,11 @@ cdef void boundary(KPos* p, KState* s) noexcept nogil:
         allP = 0
     if hasP:
         allO = 0
-    dlo = -(U + R) + 2 * sP              # bounds on the future margin P - O
-    dhi = U + R - 2 * sO
-    if p.flags & F_NO_CLASSES:
+    dlo = -(U + RO) + 2 * sP             # bounds on the future margin P - O
+    dhi = U + RP - 2 * sO
+    if p.margin:
+        s.cls = C_MADE
+    elif p.flags & F_NO_CLASSES:
         s.cls = C_OPEN
     elif D + dlo > 0:
         s.cls = C_MADE
@@ -399,6 +537,10 @@ cdef void boundary(KPos* p, KState* s) noexcept nogil:
             s.fhi = D + dhi + (PIT if allP else 0)
         else:                   # cannot be made
             s.fhi = -ALL_CARD_POINTS - s.roem[0] - s.roem[1]
+    # Every final value is even (see the module doc): round the bounds on the
+    # total inward to even numbers.
+    s.flo += (s.banked + s.flo) & 1
+    s.fhi -= (s.banked + s.fhi) & 1
     if p.flags & F_NO_BOUNDS:
         s.flo = -30000 + 1
         s.fhi = 30000 - 1
@@ -441,9 +583,34 @@ cdef void k_make(void* vp, int c) noexcept nogil:
     s.leader = w
     s.turn = w
     s.nt = 0
+    s.bnat[0] &= ~s.tricknat
+    s.bnat[1] &= ~s.tricknat
+    s.bnat[2] &= ~s.tricknat
+    s.bnat[3] &= ~s.tricknat
     s.trickmask = 0
     s.tricknat = 0
     boundary(p, s)
+
+
+cdef void k_set_mode(void* vp, int mode) noexcept nogil:
+    """Search the value (mode 0) or the margin D' (mode 1) from here on.
+
+    For a core that tells the game the threshold of each null-window test
+    (mode 1 when the test is "value >= t" with t >= 1): see the module doc,
+    "The margin".  The current trick's class and caches follow the mode.
+    """
+    cdef KPos* p = <KPos*> vp
+    cdef int b = p.sp - p.st[p.sp].nt, i
+    if mode != p.margin:
+        p.margin = mode
+        # Reclassify from the current trick's start (the stack holds it):
+        # a mid-trick position carries its trick's class (move pruning).
+        boundary(p, &p.st[b])
+        for i in range(b + 1, p.sp + 1):
+            p.st[i].cls = p.st[b].cls
+            p.st[i].banked = p.st[b].banked
+            p.st[i].flo = p.st[b].flo
+            p.st[i].fhi = p.st[b].fhi
 
 
 cdef void k_unmake(void* vp) noexcept nogil:
@@ -506,15 +673,6 @@ cdef void k_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept no
     depth[0] = dd_popcount32(rem) // NSEATS + 1
 
 
-cdef inline uint32_t seq_alive(uint32_t lo) noexcept nogil:
-    """Natural positions that would complete a 3-window with two cards of `lo`."""
-    cdef uint32_t l1 = (lo << 1) & 0xFEFEFEFEU
-    cdef uint32_t l2 = (lo << 2) & 0xFCFCFCFCU
-    cdef uint32_t r1 = (lo >> 1) & 0x7F7F7F7F
-    cdef uint32_t r2 = (lo >> 2) & 0x3F3F3F3F
-    return (l1 & l2) | (l1 & r1) | (r1 & r2)
-
-
 cdef inline int trick_certain(KPos* p, KState* s, int c) noexcept nogil:
     """+1 if the mover's team surely wins the current trick when he plays c,
     -1 if it surely loses it, 0 if later players may decide."""
@@ -531,19 +689,90 @@ cdef inline int trick_certain(KPos* p, KState* s, int c) noexcept nogil:
     return 1 if team_of(p, wseat) == team_of(p, s.turn) else -1
 
 
-cdef inline int roem_neutral(KPos* p, int x, uint32_t onat, uint32_t alive) noexcept nogil:
-    """Can card x never be part of roem?  onat: the other live cards (other
-    hands and the trick) in the natural layout; alive: seq_alive(onat)."""
-    cdef uint32_t nb = p.natbit[x]
-    cdef int k = dd_ctz32(nb) & 7
-    if nb & alive:
-        return 0                                    # a sequence may form
-    if (x >> 3) == p.trump and (k == 5 or k == 6) and \
-            (onat & (nb ^ ((<uint32_t> 3) << (8 * p.trump + 5)))):
-        return 0                                    # stuk may form
-    if k >= 3 and dd_popcount32(onat & ((<uint32_t> 0x01010101) << k)) == 3:
-        return 0                                    # four of a kind may form
-    return 1
+cdef inline uint32_t seq_live(uint32_t U, uint32_t* H, int nh) noexcept nogil:
+    """Natural positions p such that some 3-window of p's suit containing p
+    has its two other cards in U and not both in one of the sets H[0..nh)
+    (cards of U outside every H are fixed cards, each of its own player)."""
+    cdef uint32_t r1 = (U >> 1) & 0x7F7F7F7F, r2 = (U >> 2) & 0x3F3F3F3F
+    cdef uint32_t l1 = (U << 1) & 0xFEFEFEFEU, l2 = (U << 2) & 0xFCFCFCFCU
+    cdef uint32_t sr = 0, sm = 0, sl = 0, a1, a2, b1, b2
+    cdef int i
+    for i in range(nh):
+        a1 = (H[i] >> 1) & 0x7F7F7F7F
+        a2 = (H[i] >> 2) & 0x3F3F3F3F
+        b1 = (H[i] << 1) & 0xFEFEFEFEU
+        b2 = (H[i] << 2) & 0xFCFCFCFCU
+        sr |= a1 & a2
+        sm |= b1 & a1
+        sl |= b1 & b2
+    return (r1 & r2 & ~sr) | (l1 & r1 & ~sm) | (l1 & l2 & ~sl)
+
+
+cdef inline uint32_t quad_stuk_live(KPos* p, uint32_t U, uint32_t* H, int nh) noexcept nogil:
+    """Natural positions whose card could make four of a kind (its three
+    mates all in U, no two in one set H[i]) or stuk (its mate in U)."""
+    cdef uint32_t out = 0, rb, q, kb, qb
+    cdef int k, i, ok
+    q = U & (U >> 8) & (U >> 16) & 0xF8
+    q |= U & (U >> 8) & (U >> 24) & 0xF8
+    q |= U & (U >> 16) & (U >> 24) & 0xF8
+    q |= (U >> 8) & (U >> 16) & (U >> 24) & 0xF8     # ranks T..A with 3 cards in U
+    while q:
+        k = dd_ctz32(q)
+        q &= q - 1
+        rb = (<uint32_t> 0x01010101) << k
+        if dd_popcount32(U & rb) != 3:
+            continue
+        ok = 1
+        for i in range(nh):
+            if dd_popcount32(H[i] & rb) > 1:
+                ok = 0
+        if ok:
+            out |= rb & ~U
+    qb = (<uint32_t> 1) << (8 * p.trump + 5)
+    kb = qb << 1
+    if U & qb:
+        out |= kb
+    if U & kb:
+        out |= qb
+    return out
+
+
+cdef uint32_t roem_live(KPos* p, KState* s) noexcept nogil:
+    """Natural positions where a card of the player to move could be part of
+    roem, in the current trick or in a later one.
+
+    A card x of the mover is part of roem in a trick only with cards of the
+    three other players, one each: a sequence needs a 3-window of x's suit
+    around x whose two other cards come from two different players; four of
+    a kind needs x's three mates from the three others; stuk needs the trump
+    K/Q mate.  In the current trick the others are the cards already in it
+    (each its own player's) and the hands of the players still to play; in a
+    later trick the three other hands (as they are now: later hands are
+    subsets).  Positions outside the returned mask never take part in roem.
+    """
+    cdef uint32_t H[3]
+    cdef uint32_t U = 0, out, h, ledm
+    cdef int i, seat, nh = 0
+    for i in range(1, 4):
+        H[i - 1] = s.bnat[(s.turn + i) & 3] & ~s.tricknat
+        U |= H[i - 1]
+    out = seq_live(U, H, 3) | quad_stuk_live(p, U, H, 3)
+    if s.nt:
+        # The current trick: the cards in it and the players after the mover.
+        # A player holding the led suit must play one of it.
+        U = s.tricknat
+        ledm = suit_mask(s.trick[0] >> 3)
+        for i in range(s.nt + 1, NSEATS):
+            seat = (s.leader + i) & 3
+            h = s.bnat[seat] & ~s.tricknat
+            if h & ledm:
+                h &= ledm
+            H[nh] = h
+            U |= H[nh]
+            nh += 1
+        out |= seq_live(U, H, nh) | quad_stuk_live(p, U, H, nh)
+    return out
 
 
 cdef int k_equivalent(void* vp, int a, int b) noexcept nogil:
@@ -552,7 +781,7 @@ cdef int k_equivalent(void* vp, int a, int b) noexcept nogil:
     settled)?  Then they have the same value (see pruned_moves)."""
     cdef KPos* p = <KPos*> vp
     cdef KState* s = &p.st[p.sp]
-    cdef uint32_t others, onat, lo, hi
+    cdef uint32_t others, lo, hi
     if (a >> 3) != (b >> 3) or a == b:
         return a == b
     if p.points[a] != p.points[b] and s.cls != C_NAT:
@@ -562,8 +791,7 @@ cdef int k_equivalent(void* vp, int a, int b) noexcept nogil:
     hi = b if a < b else a
     if others & (((<uint32_t> 1) << hi) - ((<uint32_t> 2) << lo)):
         return 0
-    onat = to_nat(p, others)
-    return roem_neutral(p, a, onat, seq_alive(onat)) and roem_neutral(p, b, onat, seq_alive(onat))
+    return ((p.natbit[a] | p.natbit[b]) & roem_live(p, s)) == 0
 
 
 cdef int pruned_moves(KPos* p, KState* s, uint32_t legal, int* moves) noexcept nogil:
@@ -572,11 +800,9 @@ cdef int pruned_moves(KPos* p, KState* s, uint32_t legal, int* moves) noexcept n
     Cards of the mover's hand form a *group* when no other live card (in
     another hand or in the trick) lies between them in power: they take
     tricks alike, now and later.  A card is *roem-neutral* when it can never
-    be part of roem: no 3-window of its suit whose two other cards are live
-    in other hands or the trick, not the trump K or Q while the other one is
-    live elsewhere, and not a T/J/Q/K/A whose three mates are all live
-    elsewhere.  Swapping two roem-neutral cards of a group changes nothing
-    but where their points land, so within a group's roem-neutral cards:
+    be part of roem, in this trick or a later one (outside ``roem_live``).
+    Swapping two roem-neutral cards of a group changes nothing but where
+    their points land, so within a group's roem-neutral cards:
     - when the current trick surely goes to the other team, only the one
       worth least needs trying (the other keeps its points for a trick the
       mover's team may yet win: never worse), when it surely goes to the
@@ -587,7 +813,7 @@ cdef int pruned_moves(KPos* p, KState* s, uint32_t legal, int* moves) noexcept n
     Cards that are not roem-neutral are always kept.
     """
     cdef uint32_t others = ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & ~s.hand[s.turn]) | s.trickmask
-    cdef uint32_t onat = 0, alive = 0
+    cdef uint32_t live = 0
     cdef uint32_t L, group, between, neutral, g
     cdef int n = 0, su, c, prev, status, best, bc, k, x, ready = 0
     cdef uint32_t nb
@@ -612,8 +838,7 @@ cdef int pruned_moves(KPos* p, KState* s, uint32_t legal, int* moves) noexcept n
                 n += 1
                 continue
             if not ready:
-                onat = to_nat(p, others)
-                alive = seq_alive(onat)
+                live = roem_live(p, s)
                 ready = 1
             # Split off the cards that are not roem-neutral.
             neutral = 0
@@ -621,7 +846,7 @@ cdef int pruned_moves(KPos* p, KState* s, uint32_t legal, int* moves) noexcept n
             while g:
                 x = dd_ctz32(g)
                 g &= g - 1
-                if not roem_neutral(p, x, onat, alive):
+                if p.natbit[x] & live:
                     moves[n] = x
                     n += 1
                 else:
@@ -749,7 +974,7 @@ cdef int follow_score(KPos* p, KState* s, int c) noexcept nogil:
             return 100 + pts - (power if wc == c and suit == p.trump else 0)
         if wc == c:
             return 40 - pts - power             # winning for now with my card
-        return 30 + pts                         # partner ahead for now
+        return 30 - pts - power                 # partner ahead for now
     if safe:
         return -2 * pts - power                 # lost trick: cheapest card
     return 20 - pts - power
@@ -801,6 +1026,7 @@ KLAVERJAS_OPS.terminal_future = k_terminal_future
 KLAVERJAS_OPS.tt_key = k_tt_key
 KLAVERJAS_OPS.future_bounds = k_future_bounds
 KLAVERJAS_OPS.equivalent = k_equivalent
+KLAVERJAS_OPS.set_mode = k_set_mode
 
 
 cdef class KlaverjasBoard(Board):
@@ -841,6 +1067,8 @@ cdef class KlaverjasBoard(Board):
                 if (hands[i] >> c) & 1:
                     crem += p.points[c]
         s.crem = crem
+        for i in range(4):
+            s.bnat[i] = to_nat(p, s.hand[i])
         s.leader = leader
         s.turn = leader
         s.last_winner = -1
@@ -849,36 +1077,28 @@ cdef class KlaverjasBoard(Board):
         self.pos = <void*> p
         self.exact = True
         self.threshold = 0
+        self.history_leads = False     # the game orders its leads better (measured)
+        self.max_ply = MAXSTACK - 1
+        self.upper_from = 1              # value >= t for t >= 1: search the margin (module doc)
+        self.granularity = 2           # every value is even (see the module doc)
+        # Where the value search starts: a typical result for the playing
+        # team's trump length (measured over the corpora's DD tables: 3 or
+        # fewer trumps are mostly nat, 5 or more mostly made by ~100, 4 either).
+        ntrumps = dd_popcount32((hands[playing] | hands[playing + 2]) & p.trumpmask)
+        self.guess = -182 if ntrumps <= 3 else 100
 
     def __dealloc__(self):
         if self.kp != NULL:
             PyMem_Free(self.kp)
 
-    def legal_moves(self, bint prune=False):
-        """Legal cards of the player to move, in the search's order."""
-        cdef int moves[MAX_MOVES]
-        cdef int n = k_gen_moves(self.pos, moves, prune)
-        return [moves[i] for i in range(n)]
-
     def legal_mask(self):
         return legal_mask(self.kp, &self.kp.st[self.kp.sp])
 
     def play(self, int card):
-        """Play `card` (must be legal)."""
-        if self.kp.sp >= MAXSTACK - 1:
-            raise ValueError("too many moves")
+        """Play `card`, which must be legal."""
         if not (legal_mask(self.kp, &self.kp.st[self.kp.sp]) >> card) & 1:
             raise ValueError(f"card {card} is not legal here")
-        k_make(self.pos, card)
-
-    def undo(self):
-        if self.kp.sp == 0:
-            raise ValueError("nothing to undo")
-        k_unmake(self.pos)
-
-    @property
-    def ply(self):
-        return self.kp.sp
+        Board.play(self, card)
 
     @property
     def finished(self):
@@ -912,6 +1132,10 @@ cdef class KlaverjasBoard(Board):
         if not self.finished:
             raise ValueError("the deal is not finished")
         return final_value(&self.kp.st[self.kp.sp])
+
+    def set_margin(self, bint on):
+        """Search the margin D' instead of the value (module doc, "The margin"; tests)."""
+        k_set_mode(self.pos, 1 if on else 0)
 
     def boundary_info(self):
         """Class, banked value and quick bounds at a trick boundary (tests)."""
