@@ -6,6 +6,7 @@ position. Timing assertions are only generous bounds for promptness.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import logging
 import threading
 import time
@@ -32,7 +33,10 @@ from solver.errors import DdcardsError  # noqa: E402
 # stream of many of them keeps a worker busy for seconds.
 HARD_SET = [marias_deal(95, trump="H"), marias_deal(79, trump="H"), marias_deal(142, trump="S"),
             marias_deal(180, trump="H"), marias_deal(147, trump="S"), marias_deal(168, trump="S")]
-HARD = HARD_SET[0]
+# One search long enough (~0.1 s here) that a cancel or a tiny deadline surely lands inside it:
+# a Klaverjas full deal, every first card's exact value.
+HARD = json.loads((Path(__file__).resolve().parent.parent / "benchmarks" / "corpus" /
+                   "klaverjas-amsterdam.jsonl").read_text().splitlines()[0])
 LONG_STREAM = HARD_SET * 8
 # Positions a few tricks into the play: quick, exact, varied.
 SEEDS = [(1, 5), (2, 6), (3, 4), (4, 7), (5, 5), (6, 6)]

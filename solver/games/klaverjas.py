@@ -190,6 +190,10 @@ _TABLES = {suit: _card_tables(suit) for suit in Suit}
 class KlaverjasSession(Session):
     trick_size = 4
     side_names = ("playing", "other")
+    value_owner = "playing team"
+
+    def verdict(self, value: int, won: bool, value_kind: str) -> str:
+        return "the playing team makes it" if won else "nat: the playing team scores nothing"
 
     def __init__(self, setup: KlaverjasSetup, flags: int = 0):
         self.setup = setup
