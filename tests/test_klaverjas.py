@@ -43,7 +43,7 @@ def test_position_round_trip_and_defaults():
     ({"hands": ["A.KT.987.AKQ", "KJ9..KQJ.T7", "T8.AJ9.T.98", "Q7.Q87.A.J"]}, InvalidDealError, "hand 0"),
     ({"hands": ["A.KT.987.AK", "KJ9..KQJ.T7", "T8.AJ9.T.98", "Q7.Q87.A.QQ"]}, NotationError, "QC"),
     ({"hands": ["A.KT.987.AK", "KJ9..KQJ.T7", "T8.AJ9.T.98", "A7.Q87.A.QJ"]}, InvalidDealError, "AS"),
-    ({"hands": ["A.KT.987.AK", "KJ9..KQJ.T7", "T8.AJ9.T.98", "Q6.Q87.A.QJ"]}, InvalidDealError, "6S"),
+    ({"hands": ["A.KT.987.AK", "KJ9..KQJ.T7", "T8.AJ9.T.98", "Q6.Q87.A.QJ"]}, InvalidCardError, "6S"),
     ({"trump": None}, InvalidOptionError, "trump"),
     ({"trump": "X"}, InvalidCardError, "X"),
     ({"playing_team": None}, InvalidOptionError, "playing_team"),

@@ -29,11 +29,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from solver.errors import (IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
-                           NotationError)
+from solver.errors import IllegalPlayError, InvalidCardError, InvalidOptionError, NotationError
 from solver.games import _klaverjas
+from solver.games._document import (check_deal, check_fields, check_hand_sizes, hands_field, options_field,
+                                    played_field)
 from solver.games.base import Game, GameInfo, LineSummary, Session
-from solver.notation import Card, Rank, Suit, format_cards, format_hand, parse_cards, parse_hand
+from solver.notation import Card, Rank, Suit, format_cards, format_hand
 
 DECK = tuple(Card(rank, suit) for suit in Suit for rank in Rank if rank != Rank.SIX)
 HAND_SIZE = 8
@@ -69,17 +70,6 @@ class KlaverjasSetup:
     played: tuple[str, ...]
 
 
-def _hand_field(value: Any, seat: int) -> tuple[Card, ...]:
-    if isinstance(value, str):
-        return parse_hand(value)
-    if isinstance(value, (list, tuple)):
-        cards = parse_cards([v if isinstance(v, Card) else str(v) for v in value])
-        format_hand(cards)          # rejects a card given twice
-        return cards
-    raise NotationError(f"hand {seat} must be a string such as 'AKT.987..QJ', not {type(value).__name__}",
-                        token=repr(value), rule="hand notation")
-
-
 def _int_field(doc: Mapping[str, Any], name: str, choices: tuple[int, ...], rule: str,
                default: int | None = None) -> int:
     value = doc.get(name, default)
@@ -93,10 +83,7 @@ def _int_field(doc: Mapping[str, Any], name: str, choices: tuple[int, ...], rule
 
 def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
     """Validate a Klaverjas position document (everything but the history's legality)."""
-    for key in doc:
-        if key not in FIELDS:
-            raise InvalidOptionError(f"field '{key}' does not apply to klaverjas (fields: {', '.join(FIELDS)})",
-                                     token=str(key), rule="fields of a klaverjas position")
+    check_fields(doc, FIELDS, "klaverjas")
 
     contract = doc.get("contract", CONTRACT)
     if not isinstance(contract, str) or contract.strip().lower() != CONTRACT:
@@ -123,50 +110,12 @@ def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
                                  token=str(rules), rule="rules")
     rules = rules.strip().lower()
 
-    raw_options = doc.get("options") or {}
-    if not isinstance(raw_options, Mapping):
-        raise InvalidOptionError("options must be an object of variant names to values",
-                                 token=repr(raw_options), rule="options")
-    for name in raw_options:
-        raise InvalidOptionError(f"unknown option '{name}' for klaverjas (it has no options; the rule set "
-                                 "is the field 'rules': amsterdam or rotterdam)", token=str(name),
-                                 rule="options of klaverjas")
-
-    hands_raw = doc.get("hands")
-    if not isinstance(hands_raw, (list, tuple)) or len(hands_raw) != 4:
-        n = len(hands_raw) if isinstance(hands_raw, (list, tuple)) else "no"
-        raise InvalidDealError(f"Klaverjas needs 4 hands (field 'hands'), got {n}", token="hands",
-                               rule="four players")
-    hands = tuple(_hand_field(h, seat) for seat, h in enumerate(hands_raw))
-    seen: dict[Card, int] = {}
-    for seat, hand in enumerate(hands):
-        for card in hand:
-            if card.rank == Rank.SIX:
-                raise InvalidDealError(f"card '{card}' in hand {seat} is not in the Klaverjas deck "
-                                       "(32 cards, 7 to A)", token=str(card), rule="32-card deck")
-            if card in seen:
-                raise InvalidDealError(f"card '{card}' is dealt twice (hands {seen[card]} and {seat})",
-                                       token=str(card), rule="each card once")
-            seen[card] = seat
-    for seat, hand in enumerate(hands):
-        if len(hand) != HAND_SIZE:
-            raise InvalidDealError(f"hand {seat} has {len(hand)} cards; Klaverjas hands hold {HAND_SIZE}",
-                                   token=f"hand {seat}", rule="8 cards a hand")
-
-    played_raw = doc.get("played", ())
-    if isinstance(played_raw, str):
-        tokens = played_raw.replace(",", " ").split()
-    elif isinstance(played_raw, (list, tuple)):
-        tokens = [str(p) for p in played_raw]
-    else:
-        raise NotationError("played must be a list of cards", token=repr(played_raw), rule="history")
-    played = []
-    for ply, token in enumerate(tokens):
-        try:
-            played.append(str(Card.parse(token)))
-        except NotationError as exc:
-            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
-    return KlaverjasSetup(hands, trump, playing_team, rules, leader, tuple(played))
+    options_field(doc, INFO)          # it has none: any option is an error
+    hands = hands_field(doc, 4, HAND_SIZE, "Klaverjas")
+    check_deal([(f"hand {seat}", hand) for seat, hand in enumerate(hands)], "Klaverjas")
+    check_hand_sizes(hands, HAND_SIZE, "Klaverjas")
+    played = played_field(doc)
+    return KlaverjasSetup(hands, trump, playing_team, rules, leader, played)
 
 
 def card_codes(trump: Suit) -> dict[Card, int]:

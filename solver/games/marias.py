@@ -16,8 +16,10 @@ from typing import Any
 from solver.errors import (IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
                            NotationError)
 from solver.games import _marias
+from solver.games._document import (cards_field, check_deal, check_fields, check_hand_sizes, hands_field,
+                                    options_field, played_field)
 from solver.games.base import Game, GameInfo, LineSummary, OptionInfo, Session
-from solver.notation import Card, Rank, Suit, format_cards, format_hand, parse_cards, parse_hand
+from solver.notation import Card, Rank, Suit, format_cards, format_hand
 
 DECK = tuple(Card(rank, suit) for suit in Suit for rank in Rank if rank != Rank.SIX)
 HAND_SIZE = 10
@@ -65,47 +67,9 @@ class MariasSetup:
     played: tuple[str, ...]
 
 
-def _cards_field(value: Any, what: str) -> tuple[Card, ...]:
-    if isinstance(value, str):
-        return parse_cards(value)
-    if isinstance(value, (list, tuple)):
-        return parse_cards([str(v) if not isinstance(v, Card) else v for v in value])
-    raise NotationError(f"{what} must be a string of cards such as '7S 8D' or a list of cards, "
-                        f"not {value!r:.40}", token=repr(value), rule="card list")
-
-
-def _hand_field(value: Any, seat: int) -> tuple[Card, ...]:
-    if isinstance(value, str):
-        return parse_hand(value)
-    if isinstance(value, (list, tuple)):
-        cards = _cards_field(value, f"hand {seat}")
-        format_hand(cards)          # rejects a card given twice
-        return cards
-    raise NotationError(f"hand {seat} must be a string such as 'AKT.987..QJ', not {value!r:.40}",
-                        token=repr(value), rule="hand notation")
-
-
-def _option_value(info: OptionInfo, value: Any) -> Any:
-    ok = {"bool": isinstance(value, bool), "int": isinstance(value, int) and not isinstance(value, bool),
-          "str": isinstance(value, str)}[info.type]
-    if not ok:
-        raise InvalidOptionError(f"option '{info.name}' takes a {info.type}, not {value!r}",
-                                 token=info.name, rule="option type")
-    if info.choices and value not in info.choices:
-        raise InvalidOptionError(f"option '{info.name}' is one of {', '.join(info.choices)}, not {value!r}",
-                                 token=str(value), rule="option choices")
-    if info.type == "int" and value < 0:
-        raise InvalidOptionError(f"option '{info.name}' must not be negative ({value})",
-                                 token=str(value), rule="option range")
-    return value
-
-
 def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     """Validate a Mariáš position document (everything but the history's legality)."""
-    for key in doc:
-        if key not in FIELDS:
-            raise InvalidOptionError(f"field '{key}' does not apply to marias (fields: {', '.join(FIELDS)})",
-                                     token=str(key), rule="fields of a marias position")
+    check_fields(doc, FIELDS, "marias")
 
     contract = doc.get("contract", "hra")
     if not isinstance(contract, str) or contract.lower() not in INFO.contracts:
@@ -146,53 +110,17 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
         raise InvalidOptionError(f"leader {leader!r}: in Mariáš forehand (seat 0) declares and leads "
                                  "the first trick", token=str(leader), rule="forehand leads")
 
-    raw_options = doc.get("options")
-    if raw_options is None:
-        raw_options = {}
-    if not isinstance(raw_options, Mapping):
-        raise InvalidOptionError("options must be an object of variant names to values",
-                                 token=repr(raw_options), rule="options")
-    options = {opt.name: opt.default for opt in INFO.options}
-    for name, value in raw_options.items():
-        info = INFO.option(name)
-        if info is None:
-            raise InvalidOptionError(f"unknown option '{name}' for marias (options: "
-                                     f"{', '.join(o.name for o in INFO.options)})", token=str(name),
-                                     rule="options of marias")
-        if contract != "hra" and name in HRA_ONLY_OPTIONS:
-            raise InvalidOptionError(f"option '{name}' does not apply to {contract} (no points, "
-                                     "marriages or trumps)", token=str(name), rule="options of hra")
-        options[name] = _option_value(info, value)
-
-    hands_raw = doc.get("hands")
-    if not isinstance(hands_raw, (list, tuple)):
-        raise InvalidDealError(f"Mariáš needs a list of 3 hands (field 'hands'), got {hands_raw!r:.60}",
-                               token="hands", rule="three players")
-    if len(hands_raw) != 3:
-        raise InvalidDealError(f"Mariáš needs 3 hands (field 'hands'), got {len(hands_raw)}", token="hands",
-                               rule="three players")
-    hands = tuple(_hand_field(h, seat) for seat, h in enumerate(hands_raw))
+    why = f"{contract} has no points, marriages or trumps"
+    options = options_field(doc, INFO, not_here={name: why for name in HRA_ONLY_OPTIONS} if contract != "hra"
+                            else None)
+    hands = hands_field(doc, 3, HAND_SIZE, "Mariáš")
     if "talon" not in doc:
         raise InvalidDealError("Mariáš needs the talon (field 'talon', the 2 discarded cards)",
                                token="talon", rule="talon of 2 cards")
-    talon = _cards_field(doc["talon"], "talon")
+    talon = cards_field(doc["talon"], "talon")
 
-    seen: dict[Card, str] = {}
-    places = [(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("talon", talon)]
-    for where, cards in places:
-        for card in cards:
-            if card.rank == Rank.SIX:
-                raise InvalidCardError(f"card '{card}' in {where} is not in the Mariáš deck (32 cards, 7 to A)",
-                                       token=str(card), rule="32-card deck")
-            if card in seen:
-                raise InvalidDealError(f"card '{card}' is dealt twice ({seen[card]} and {where})",
-                                       token=str(card), rule="each card once")
-            seen[card] = where
-    for seat, hand in enumerate(hands):
-        if len(hand) != HAND_SIZE:
-            raise InvalidDealError(f"hand {seat} has {len(hand)} cards; Mariáš hands hold {HAND_SIZE} for "
-                                   "card play (forehand's 12 less the 2 discarded)", token=f"hand {seat}",
-                                   rule="10 cards a hand")
+    check_deal([(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("talon", talon)], "Mariáš")
+    check_hand_sizes(hands, HAND_SIZE, "Mariáš", " for card play (forehand's 12 less the 2 discarded)")
     if len(talon) != TALON_SIZE:
         shown = f" ({format_cards(talon)})" if talon else ""
         raise InvalidDealError(f"the talon holds {TALON_SIZE} cards, not {len(talon)}{shown}",
@@ -203,20 +131,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
                 raise InvalidDealError(f"talon card '{card}': aces and tens may not be discarded in Hra",
                                        token=str(card), rule="no A or T in a Hra talon")
 
-    played_raw = doc.get("played", ())
-    if isinstance(played_raw, str):
-        tokens = played_raw.replace(",", " ").split()
-    elif isinstance(played_raw, (list, tuple)):
-        tokens = [str(p) for p in played_raw]
-    else:
-        raise NotationError("played must be a list of cards", token=repr(played_raw), rule="history")
-    played = []
-    for ply, token in enumerate(tokens):
-        try:
-            played.append(str(Card.parse(token)))
-        except NotationError as exc:
-            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
-    played = tuple(played)
+    played = played_field(doc)
     return MariasSetup(hands, talon, contract, trump, objective, flek, options, played)
 
 
