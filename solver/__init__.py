@@ -1,4 +1,4 @@
-"""ddcards: double-dummy solver for Mariáš (and, on the same core, more games).
+"""ddcards: double-dummy solver for Mariáš and Klaverjas, on one game-agnostic search core.
 
 >>> import solver
 >>> res = solver.solve(solver.example("marias-hra"))

@@ -328,7 +328,7 @@ def cmd_serve(argv: list[str]) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ddcards", description="Double-dummy solver for Mariáš and friends.")
+    parser = argparse.ArgumentParser(prog="ddcards", description="Double-dummy solver for Mariáš and Klaverjas (Central-European card games).")
     parser.add_argument("--version", action="version", version=f"ddcards {solver.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
