@@ -172,7 +172,10 @@ class Card:
                                        token=token, rule=CARD_RULE)
             raise InvalidCardError(f"unknown card {token!r}: {suit_text!r} is not a suit ({CARD_SUIT_RULE})",
                                    token=token, rule=CARD_SUIT_RULE)
-        return cls(rank, suit)
+        return _CANONICAL[suit * 16 + rank]
+
+    def __hash__(self) -> int:
+        return self.suit * 16 + self.rank
 
     def __str__(self) -> str:
         return f"{self.rank}{self.suit}"
@@ -191,6 +194,9 @@ class Card:
 
 #: The 36 cards 6S 7S … AS 6H … AC, in (suit, rank) order.
 DECK: tuple[Card, ...] = tuple(Card(rank, suit) for suit in Suit for rank in Rank)
+# Parsing hands out these very objects, so set and dict look-ups of parsed
+# cards match by identity, without calling the dataclass's __eq__.
+_CANONICAL: dict[int, Card] = {card.suit * 16 + card.rank: card for card in DECK}
 
 
 def parse_cards(cards: str | Iterable[str | Card]) -> tuple[Card, ...]:
@@ -251,7 +257,7 @@ def parse_hand(text: str) -> tuple[Card, ...]:
                 raise InvalidCardError(
                     f"unknown rank {token!r} in suit {suit} of hand {hand!r} ({RANK_RULE})",
                     token=token, rule=RANK_RULE)
-            card = Card(rank, suit)
+            card = _CANONICAL[suit * 16 + rank]
             if card in cards:
                 raise NotationError(f"card '{card}' appears twice in hand {hand!r}; {DUPLICATE_RULE}",
                                     token=str(card), rule=DUPLICATE_RULE)
