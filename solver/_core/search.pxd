@@ -21,6 +21,8 @@ cdef enum NodeKind:
     NODE_SMALL = 3       # a boundary too close to the end for a table probe to pay: quick bounds only
 
 ctypedef struct GameOps:
+    # Moves are ints 0..254 (the table keeps one in a byte; 255 means none):
+    # cards, then a game's non-card actions above them.
     # Fill `moves` with the legal moves, best guess first; with `prune` set,
     # keep one representative of each group of equivalent moves. Returns count.
     int (*gen_moves)(void* pos, int* moves, int prune) noexcept nogil
