@@ -29,11 +29,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from solver.errors import IllegalPlayError, InvalidCardError, InvalidOptionError, NotationError
+from solver.errors import IllegalPlayError, InvalidOptionError
 from solver.games import _klaverjas
 from solver.games._document import (check_deal, check_fields, check_hand_sizes, hands_field, options_field,
                                     played_field)
-from solver.games.base import Game, GameInfo, LineSummary, Session
+from solver.games._cards import CardSession
+from solver.games.base import Game, GameInfo, LineSummary
 from solver.notation import Card, Rank, Suit, format_cards, format_hand
 
 DECK = tuple(Card(rank, suit) for suit in Suit for rank in Rank if rank != Rank.SIX)
@@ -136,7 +137,9 @@ def _card_tables(trump: Suit) -> tuple[dict[Card, int], dict[int, Card], dict[in
 _TABLES = {suit: _card_tables(suit) for suit in Suit}
 
 
-class KlaverjasSession(Session):
+class KlaverjasSession(CardSession):
+    deck_title = "Klaverjas"
+    all_tricks = "all eight tricks"
     trick_size = 4
     side_names = ("playing", "other")
     value_owner = "playing team"
@@ -151,50 +154,13 @@ class KlaverjasSession(Session):
         self.board = _klaverjas.KlaverjasBoard(masks, int(setup.trump), setup.playing_team,
                                                setup.rules == "rotterdam", setup.leader, flags)
         self.history: list[str] = []
-        self.roem: list[tuple[int, int, int]] = []     # roem in the history: (trick, winning seat, roem)
-
-    # -- naming
-    def move_name(self, move: int) -> str:
-        return self._name[move]
-
-    def move_order(self, move: int) -> tuple[int, ...]:
-        return (move >> 3, -(move & 7))            # suits S H D C, strongest first
-
-    def move_code(self, token: str) -> int:
-        card = Card.parse(token)
-        if card not in self._code:
-            raise InvalidCardError(f"card '{card}' is not in the Klaverjas deck (32 cards, 7 to A)",
-                                   token=str(card), rule="32-card deck")
-        return self._code[card]
-
-    def _cards(self, mask: int) -> list[Card]:
-        return sorted((self._card[i] for i in range(32) if mask >> i & 1),
-                      key=lambda c: (c.suit, -self._code[c]))
 
     def team(self, seat: int) -> int:
         """0 for the playing team, 1 for the other team."""
         return (seat ^ self.setup.playing_team) & 1
 
-    # -- state
-    @property
-    def to_move(self) -> int:
-        return self.board.to_move
-
-    @property
-    def over(self) -> bool:
-        return self.board.finished
-
     def is_max(self, seat: int) -> bool:
         return self.team(seat) == 0
-
-    def legal_moves(self) -> list[str]:
-        return [self.move_name(m) for m in self.board.legal_moves()]
-
-    def hands(self) -> list[list[Card]]:
-        return [self._cards(m) for m in self.board.state["hands"]]
-
-    def trick(self) -> list[Card]:
-        return [self._card[c] for c in self.board.state["trick"]]
 
     def describe(self) -> dict[str, Any]:
         s = self.setup
@@ -210,36 +176,8 @@ class KlaverjasSession(Session):
         return "playing team" if self.team(seat) == 0 else "other team"
 
     # -- play
-    def play(self, token: str) -> None:
-        ply = len(self.history)
-        try:
-            code = self.move_code(token)
-        except NotationError as exc:
-            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
-        card = self._card[code]
-        if not self.board.legal_mask() >> code & 1:
-            raise self._illegal(card, ply)
-        self.board.play(code)
-        st = self.board.state
-        if not st["trick"] and st["last_roem"]:
-            self.roem.append((st["tricks_played"], st["last_winner"], st["last_roem"]))
-        self.history.append(str(card))
-
-    def _illegal(self, card: Card, ply: int) -> IllegalPlayError:
-        st = self.board.state
-        seat = st["turn"]
-        where = f"played[{ply}] '{card}' by seat {seat}"
-        hand_mask = st["hands"][seat]
-        if not hand_mask >> self._code[card] & 1:
-            if all(m == 0 for m in st["hands"]):
-                why = "the deal is over: all eight tricks have been played"
-            else:
-                owner = next((s for s in range(4) if st["hands"][s] >> self._code[card] & 1), None)
-                why = (f"that card is in seat {owner}'s hand, not seat {seat}'s" if owner is not None
-                       else "that card has already been played")
-            return IllegalPlayError(f"{where}: {why}", token=str(card), rule="play a card from your hand")
-        return IllegalPlayError(f"{where}: {self.explain(card)}", token=str(card),
-                                rule=self.broken_rule(card))
+    def _illegal_in_hand(self, card: Card, where: str) -> IllegalPlayError:
+        return IllegalPlayError(f"{where}: {self.explain(card)}", token=str(card), rule=self.broken_rule(card))
 
     def _rule_check(self, card: Card) -> tuple[str, str]:
         """(rule, explanation) for an illegal `card` of the player to move (it is in his hand)."""

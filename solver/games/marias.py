@@ -13,12 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from solver.errors import (IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
-                           NotationError)
+from solver.errors import IllegalPlayError, InvalidDealError, InvalidOptionError
 from solver.games import _marias
 from solver.games._document import (cards_field, check_deal, check_fields, check_hand_sizes, hands_field,
                                     options_field, played_field)
-from solver.games.base import Game, GameInfo, LineSummary, OptionInfo, Session
+from solver.games._cards import CardSession
+from solver.games.base import Game, GameInfo, LineSummary, OptionInfo
 from solver.notation import Card, Rank, Suit, format_cards, format_hand
 
 DECK = tuple(Card(rank, suit) for suit in Suit for rank in Rank if rank != Rank.SIX)
@@ -152,7 +152,9 @@ def _card_tables(order: tuple[Rank, ...]) -> tuple[dict[Card, int], dict[int, Ca
 _TABLES = {"hra": _card_tables(HRA_ORDER), "betl": _card_tables(BETL_ORDER)}
 
 
-class MariasSession(Session):
+class MariasSession(CardSession):
+    deck_title = "Mariáš"
+    all_tricks = "all ten tricks"
     trick_size = 3
     side_names = ("declarer", "defenders")
     value_owner = "declarer"
@@ -170,44 +172,8 @@ class MariasSession(Session):
             setup.options["marriage_on_follow"], talon_points, salt0, salt1)
         self.history: list[str] = []
 
-    # -- naming
-    def move_name(self, move: int) -> str:
-        return self._name[move]
-
-    def move_order(self, move: int) -> tuple[int, ...]:
-        return (move >> 3, -(move & 7))            # suits S H D C, high to low
-
-    def move_code(self, token: str) -> int:
-        card = Card.parse(token)
-        if card not in self._code:
-            raise InvalidCardError(f"card '{card}' is not in the Mariáš deck (32 cards, 7 to A)",
-                                   token=str(card), rule="32-card deck")
-        return self._code[card]
-
-    def _cards(self, mask: int) -> list[Card]:
-        return sorted((self._card[i] for i in range(32) if mask >> i & 1),
-                      key=lambda c: (c.suit, -self._code[c]))
-
-    # -- state
-    @property
-    def to_move(self) -> int:
-        return self.board.to_move
-
-    @property
-    def over(self) -> bool:
-        return self.board.finished
-
     def is_max(self, seat: int) -> bool:
         return seat == 0
-
-    def legal_moves(self) -> list[str]:
-        return [self.move_name(m) for m in self.board.legal_moves()]
-
-    def hands(self) -> list[list[Card]]:
-        return [self._cards(m) for m in self.board.state["hands"]]
-
-    def trick(self) -> list[Card]:
-        return [self._card[c] for c in self.board.state["trick"]]
 
     def describe(self) -> dict[str, Any]:
         s = self.setup
@@ -224,37 +190,13 @@ class MariasSession(Session):
     def seat_role(self, seat: int) -> str:
         return "declarer" if seat == 0 else "defender"
 
-    # -- play
-    def play(self, token: str) -> None:
-        ply = len(self.history)
-        try:
-            code = self.move_code(token)
-        except NotationError as exc:
-            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
-        card = self._card[code]
-        if not self.board.legal_mask() >> code & 1:
-            raise self._illegal(card, ply)
-        self.board.play(code)
-        self.history.append(str(card))
+    # -- illegal plays
+    def _where_else(self, card: Card) -> str | None:
+        return "that card is in the talon" if card in self.setup.talon else None
 
-    def _illegal(self, card: Card, ply: int) -> IllegalPlayError:
+    def _illegal_in_hand(self, card: Card, where: str) -> IllegalPlayError:
         st = self.board.state
-        seat = st["turn"]
-        where = f"played[{ply}] '{card}' by seat {seat}"
-        hand_mask = st["hands"][seat]
-        if not hand_mask >> self._code[card] & 1:
-            if all(m == 0 for m in st["hands"]):
-                why = "the deal is over: all ten tricks have been played"
-            else:
-                owner = next((s for s in range(3) if st["hands"][s] >> self._code[card] & 1), None)
-                if owner is not None:
-                    why = f"that card is in seat {owner}'s hand, not seat {seat}'s"
-                elif card in self.setup.talon:
-                    why = "that card is in the talon"
-                else:
-                    why = "that card has already been played"
-            return IllegalPlayError(f"{where}: {why}", token=str(card), rule="play a card from your hand")
-        hand = self._cards(hand_mask)
+        hand = self._cards(st["hands"][st["turn"]])
         trick = [self._card[c] for c in st["trick"]]
         legal = format_cards(self._cards(self.board.legal_mask()))
         led = trick[0].suit
