@@ -46,6 +46,21 @@ ctypedef struct GameOps:
     void (*set_mode)(void* pos, int mode) noexcept nogil
 
 
+cdef inline void sort_moves(int* moves, int* scores, int n) noexcept nogil:
+    """Order moves by score, highest first; stable (ties keep the game's order)."""
+    cdef int i, j, m, sc
+    for i in range(1, n):
+        m = moves[i]
+        sc = scores[i]
+        j = i - 1
+        while j >= 0 and scores[j] < sc:
+            moves[j + 1] = moves[j]
+            scores[j + 1] = scores[j]
+            j -= 1
+        moves[j + 1] = m
+        scores[j + 1] = sc
+
+
 cdef class Board:
     """A game position the core can search: the game's C state plus its ops.
 

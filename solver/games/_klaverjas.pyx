@@ -83,7 +83,7 @@ from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
 from solver._core.bits cimport dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
-from solver._core.search cimport (Board, GameOps, NODE_INNER, NODE_BOUNDARY,
+from solver._core.search cimport (Board, GameOps, sort_moves, NODE_INNER, NODE_BOUNDARY,
                                   NODE_TERMINAL, MAX_MOVES)
 
 # Debug switches (tests compare searches with features turned off).
@@ -899,7 +899,7 @@ cdef int k_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
     cdef uint32_t L
     cdef int n = 0, c
     cdef int scores[MAX_MOVES]
-    cdef int i, j, tmpm, tmps
+    cdef int i
     if (legal & (legal - 1)) == 0:
         moves[0] = dd_ctz32(legal)              # forced (or nothing left)
         return 1 if legal else 0
@@ -916,16 +916,7 @@ cdef int k_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
         return n
     for i in range(n):
         scores[i] = order_score(p, s, moves[i])
-    for i in range(1, n):
-        tmpm = moves[i]
-        tmps = scores[i]
-        j = i - 1
-        while j >= 0 and scores[j] < tmps:
-            moves[j + 1] = moves[j]
-            scores[j + 1] = scores[j]
-            j -= 1
-        moves[j + 1] = tmpm
-        scores[j + 1] = tmps
+    sort_moves(moves, scores, n)
     return n
 
 

@@ -12,7 +12,7 @@ from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from solver._core.bits cimport dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
-from solver._core.search cimport (Board, GameOps, NODE_INNER, NODE_BOUNDARY, NODE_SMALL,
+from solver._core.search cimport (Board, GameOps, sort_moves, NODE_INNER, NODE_BOUNDARY, NODE_SMALL,
                                   NODE_TERMINAL, MAX_MOVES)
 
 # Objectives: what the search measures.
@@ -386,7 +386,7 @@ cdef int m_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
     cdef uint32_t others, single, classmask, between, L
     cdef int n = 0, c, prev, su
     cdef int scores[MAX_MOVES]
-    cdef int i, j, tmpm, tmps
+    cdef int i
     if prune:
         # Two cards of one hand are interchangeable when no other live card
         # (another hand's or one in the trick) lies between them and they are
@@ -423,16 +423,7 @@ cdef int m_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
     order_context(p, s, &o)
     for i in range(n):
         scores[i] = order_score(p, s, &o, moves[i])
-    for i in range(1, n):
-        tmpm = moves[i]
-        tmps = scores[i]
-        j = i - 1
-        while j >= 0 and scores[j] < tmps:
-            moves[j + 1] = moves[j]
-            scores[j + 1] = scores[j]
-            j -= 1
-        moves[j + 1] = tmpm
-        scores[j + 1] = tmps
+    sort_moves(moves, scores, n)
     return n
 
 
