@@ -12,3 +12,14 @@ cdef extern from "bitops.h" nogil:
     uint64_t dd_pext64(uint64_t x, uint64_t mask)
     uint64_t dd_mix64(uint64_t z)
     void* dd_table_alloc(size_t bytes)
+
+
+cdef inline int cards_high_to_low(uint32_t mask, int* out) noexcept nogil:
+    """Write the set bits of `mask` to `out`, highest first; return how many."""
+    cdef int n = 0, c
+    while mask:
+        c = dd_msb32(mask)
+        mask &= ~((<uint32_t> 1) << c)
+        out[n] = c
+        n += 1
+    return n

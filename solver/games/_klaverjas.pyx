@@ -82,7 +82,7 @@ root equivalence (``k_equivalent``) is the same test with equal points.
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
-from solver._core.bits cimport dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
+from solver._core.bits cimport cards_high_to_low, dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
 from solver._core.search cimport (Board, GameOps, sort_moves, NODE_INNER, NODE_BOUNDARY,
                                   NODE_TERMINAL, MAX_MOVES)
 
@@ -896,8 +896,7 @@ cdef int k_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
     cdef KPos* p = <KPos*> vp
     cdef KState* s = &p.st[p.sp]
     cdef uint32_t legal = legal_mask(p, s)
-    cdef uint32_t L
-    cdef int n = 0, c
+    cdef int n = 0
     cdef int scores[MAX_MOVES]
     cdef int i
     if (legal & (legal - 1)) == 0:
@@ -906,12 +905,7 @@ cdef int k_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
     if prune and not (p.flags & F_NO_PRUNE):
         n = pruned_moves(p, s, legal, moves)
     else:
-        L = legal
-        while L:
-            c = dd_msb32(L)
-            L &= ~((<uint32_t> 1) << c)
-            moves[n] = c
-            n += 1
+        n = cards_high_to_low(legal, moves)
     if n <= 1:
         return n
     for i in range(n):

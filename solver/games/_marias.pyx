@@ -11,7 +11,7 @@ Seat 0 is the declarer (the maximising side); seats 1 and 2 defend together.
 from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from solver._core.bits cimport dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
+from solver._core.bits cimport cards_high_to_low, dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
 from solver._core.search cimport (Board, GameOps, sort_moves, NODE_INNER, NODE_BOUNDARY, NODE_SMALL,
                                   NODE_TERMINAL, MAX_MOVES)
 
@@ -410,12 +410,7 @@ cdef int m_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
                 n += 1
                 prev = c
     else:
-        L = legal
-        while L:
-            c = dd_msb32(L)
-            L &= ~((<uint32_t> 1) << c)
-            moves[n] = c
-            n += 1
+        n = cards_high_to_low(legal, moves)
     # Order: best guess first (insertion sort on a heuristic score).
     if n < 2:
         return n
@@ -452,7 +447,7 @@ cdef inline void order_context(MPos* p, MState* s, OrderCtx* o) noexcept nogil:
 cdef inline int order_score(MPos* p, MState* s, OrderCtx* o, int c) noexcept nogil:
     """Heuristic worth of playing c now; only the order matters."""
     cdef int rank = c & 7, suit = c >> 3, pts = card_points(p, c), beats
-    cdef uint32_t sm, tm, opp_hands
+    cdef uint32_t sm, tm
     cdef int seat, safe
     if o.wc < 0:
         if p.objective == O_BETL:
