@@ -277,3 +277,18 @@ def test_boundary_bounds_are_sound():
                 assert res.value < 0
     assert {"open", "made", "nat"} <= classes
     assert solver.Position.from_dict(doc(played=["AC"])).session().board.boundary_info() is None
+
+
+def test_snap_keeps_exactly_the_values_a_deal_can_have():
+    # Made: P - O (+ pit) is even and >= 2; nat: -(162 + roem) (- pit), roem a multiple of
+    # 10.  The value search only tests and bounds such values (search core: GameOps.snap).
+    from solver.games import _klaverjas
+    possible = sorted(set(range(2, 500, 2)) | set(range(-162, -800, -10)))
+    for v in range(-700, 480):
+        assert _klaverjas.snap_value(v, True) == min(x for x in possible if x >= v), v
+        assert _klaverjas.snap_value(v, False) == max(x for x in possible if x <= v), v
+    # Every value the corpus deals reach is on that lattice.
+    engine = solver.Solver()
+    for d in (DEAL, D_TRUMPS, C_TRUMPS, S_TRUMPS):
+        value = engine.solve(d, mode="best").value
+        assert value in possible and _klaverjas.snap_value(value, True) == value

@@ -44,6 +44,10 @@ ctypedef struct GameOps:
     # Optional (NULL: none): the driver is about to test "value >= beta";
     # mode 1 when beta >= Board.upper_from, else 0 (see Board.upper_from).
     void (*set_mode)(void* pos, int mode) noexcept nogil
+    # Optional (NULL: every multiple of Board.granularity may occur): the
+    # nearest value a finished game can have, >= v (up = 1) or <= v (up = 0).
+    # The driver tests and keeps bounds only on such values.
+    int (*snap)(void* pos, int v, int up) noexcept nogil
 
 
 cdef inline void sort_moves(int* moves, int* scores, int n) noexcept nogil:

@@ -252,7 +252,9 @@ cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF) noexc
     lo <= value <= hi is what the caller already knows.  While one side is
     open, the next test is at the bound just returned (MTD(f)), stepping
     further each time the bound creeps; once both sides are known, it
-    bisects.  Tests only fall on multiples of the game's granularity.
+    bisects.  Tests and bounds fall only on values the game can have (the
+    multiples of its granularity, or what its ``snap`` allows): a test
+    between two such values asks the same as one at the upper of them.
     """
     cdef int g = c.granularity, beta = guess, r, up = 0, down = 0
     while lo < hi:
@@ -260,18 +262,20 @@ cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF) noexc
             beta = lo + g * (((hi - lo) // g + 1) // 2)
         if beta <= lo:
             beta = lo + 1
+        if c.ops.snap != NULL:
+            beta = c.ops.snap(c.pos, beta, 1)
         if beta > hi:
             beta = hi
         r = test(c, beta)
         if c.aborted:
             return 0
         if r >= beta:
-            lo = r
-            beta = r + up
+            lo = c.ops.snap(c.pos, r, 1) if c.ops.snap != NULL else r
+            beta = lo + up
             up = up * 2 if up else g
         else:
-            hi = r
-            beta = r - down
+            hi = c.ops.snap(c.pos, r, 0) if c.ops.snap != NULL else r
+            beta = hi - down
             down = down * 2 if down else g
     return lo
 

@@ -238,6 +238,7 @@ ctypedef struct KPos:
     int rotterdam
     int flags
     int margin             # search the margin D' instead of the value (see k_set_mode)
+    int margin_only        # set_margin(True): the margin in every test (tests)
     uint32_t trumpmask
     int points[32]
     uint32_t natbit[32]
@@ -611,6 +612,35 @@ cdef void k_set_mode(void* vp, int mode) noexcept nogil:
             p.st[i].banked = p.st[b].banked
             p.st[i].flo = p.st[b].flo
             p.st[i].fhi = p.st[b].fhi
+
+
+cdef int nearest_value(int v, int up) noexcept nogil:
+    """The nearest value a finished deal can have, >= v (up) or <= v.
+
+    Made: P - O (+ pit), even and >= 2.  Nat: -(P + O) (- pit) where
+    P + O = 162 + roem and roem is a multiple of 10, so <= -162 and
+    = -162 mod 10.  Nothing lies in between: "value >= t" for any t in
+    -161..2 is the question "made?", which the margin answers (t = 2).
+    """
+    cdef int k
+    if up:
+        if v > -ALL_CARD_POINTS:
+            return 2 if v < 2 else v + (v & 1)
+        k = (-ALL_CARD_POINTS - v) // 10
+        return -ALL_CARD_POINTS - 10 * k
+    if v >= 2:
+        return v - (v & 1)
+    if v > -ALL_CARD_POINTS:
+        return -ALL_CARD_POINTS
+    k = (-ALL_CARD_POINTS - v + 9) // 10
+    return -ALL_CARD_POINTS - 10 * k
+
+
+cdef int k_snap(void* vp, int v, int up) noexcept nogil:
+    cdef KPos* p = <KPos*> vp
+    if p.margin_only:               # every test searches D' (tests): any even number
+        return v + (v & 1) if up else v - (v & 1)
+    return nearest_value(v, up)
 
 
 cdef void k_unmake(void* vp) noexcept nogil:
@@ -1012,6 +1042,7 @@ KLAVERJAS_OPS.tt_key = k_tt_key
 KLAVERJAS_OPS.future_bounds = k_future_bounds
 KLAVERJAS_OPS.equivalent = k_equivalent
 KLAVERJAS_OPS.set_mode = k_set_mode
+KLAVERJAS_OPS.snap = k_snap
 
 
 cdef class KlaverjasBoard(Board):
@@ -1120,6 +1151,7 @@ cdef class KlaverjasBoard(Board):
 
     def set_margin(self, bint on):
         """Search the margin D' instead of the value (module doc, "The margin"; tests)."""
+        self.kp.margin_only = on
         k_set_mode(self.pos, 1 if on else 0)
 
     def boundary_info(self):
@@ -1129,6 +1161,11 @@ cdef class KlaverjasBoard(Board):
             return None
         return {"class": ("open", "made", "nat", "done")[s.cls], "banked": s.banked,
                 "lo": s.flo, "hi": s.fhi}
+
+
+def snap_value(int v, bint up):
+    """The nearest value a finished deal can have, >= v (up) or <= v (tests)."""
+    return nearest_value(v, up)
 
 
 def roem_of(cards, int trump):
