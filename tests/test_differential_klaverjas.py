@@ -157,3 +157,36 @@ def test_margin_mode(seed, tricks_left, cards, rules):
         margin_mode(board, on)
         assert _MARGIN_SEARCHER.value(board) == (margin if on else value), (on, json.dumps(doc))
     margin_mode(board, False)
+
+
+# ----------------------------------------------------------------------- as if nat (mode 2)
+
+def reference_asnat(st):
+    """Minimax of L = -(P + O) (-100 if the other team takes every trick): the value as if nat."""
+    if st.over:
+        return -(st.points[0] + st.points[1]) - (100 if st.tricks[0] == 0 else 0)
+    values = [reference_asnat(st.play(card)) for card in st.legal_moves()]
+    return max(values) if st.team(st.to_move) == 0 else min(values)
+
+
+@settings(deadline=None, max_examples=300)
+@given(seeds, short, in_trick, rulesets)
+def test_lower_measure(seed, tricks_left, cards, rules):
+    # The core's lower measure (mode 2, _klaverjas's module doc "As if nat"): L <= value,
+    # searched alone it is the reference's minimax of L; the value is the same whether the
+    # core bounds it by L first or not, and one table serves every mode in any order.
+    doc = endgame(seed, tricks_left, cards, rules, close=25)
+    st = k.from_doc(doc)
+    lower, value = reference_asnat(st), k.minimax(st)
+    assert lower <= value, json.dumps(doc)
+    board = kj.GAME.replay(kj.parse_setup(doc)).board
+    if seed & 2:
+        _MARGIN_SEARCHER.clear()
+    steps = [("asnat", lower), (None, value)]
+    for measure, expected in (steps if seed & 1 else steps[::-1]):
+        board.fix_measure(measure)
+        assert _MARGIN_SEARCHER.value(board) == expected, (measure, json.dumps(doc))
+    board.fix_measure(None)
+    board.lower_below = -29999            # no lower measure: the same value
+    assert _MARGIN_SEARCHER.value(board) == value, json.dumps(doc)
+    board.lower_below = 0

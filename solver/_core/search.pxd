@@ -42,7 +42,8 @@ ctypedef struct GameOps:
     # Optional (NULL: never); lets the root search one move per group.
     int (*equivalent)(void* pos, int a, int b) noexcept nogil
     # Optional (NULL: none): the driver is about to test "value >= beta";
-    # mode 1 when beta >= Board.upper_from, else 0 (see Board.upper_from).
+    # mode 1 when beta >= Board.upper_from, else 0 (see Board.upper_from);
+    # mode 2 to search the game's lower measure (see Board.lower_below).
     void (*set_mode)(void* pos, int mode) noexcept nogil
     # Optional (NULL: every multiple of Board.granularity may occur): the
     # nearest value a finished game can have, >= v (up = 1) or <= v (up = 0).
@@ -78,6 +79,10 @@ cdef class Board:
     game's mode 1 (GameOps.set_mode), where it may search an upper measure
     U >= value with U >= beta <=> value >= beta for such beta (fail-soft
     results stay bounds on the value); VALUE_INF: never.
+    lower_below: once the value is known to be <= lower_below, the driver
+    first finds the exact minimax of the game's lower measure L <= value
+    (mode 2, GameOps.set_mode): a lower bound, often the value itself, from
+    a search that is cheaper than the value's; -VALUE_INF: never.
     """
     cdef const GameOps* ops
     cdef void* pos
@@ -87,5 +92,6 @@ cdef class Board:
     cdef public int guess
     cdef public bint history_leads
     cdef public int upper_from
+    cdef public int lower_below
     cdef public int max_ply       # how many moves the game's state stack holds
     cdef readonly int ply         # moves played through play() and not undone

@@ -46,6 +46,7 @@ cdef class Board:
         self.guess = 0
         self.history_leads = True
         self.upper_from = VALUE_INF
+        self.lower_below = -VALUE_INF
         self.max_ply = 0
         self.ply = 0
 
@@ -105,6 +106,7 @@ ctypedef struct SearchCtx:
     int granularity      # values are multiples of it
     int history_leads    # order boundary moves by history
     int upper_from       # tests at beta >= this run in the game's mode 1
+    int lower_below      # a value known <= this: bound it by the lower measure (mode 2)
     int ply
     # History of cutoffs by moves at boundaries (leads), per side: [is_max][move]
     uint64_t history[2][256]
@@ -246,6 +248,36 @@ cdef inline int test(SearchCtx* c, int beta) noexcept nogil:
     return alphabeta(c, beta - 1, beta)
 
 
+cdef inline int snap(SearchCtx* c, int v, int up) noexcept nogil:
+    return c.ops.snap(c.pos, v, up) if c.ops.snap != NULL else v
+
+
+cdef int lower_measure(SearchCtx* c, int hi) noexcept nogil:
+    """The exact minimax of the game's lower measure L (mode 2), given L <= hi.
+
+    L <= value in every finished game, so its minimax bounds the value from
+    below; the first test, at hi, settles the value when they meet.
+    """
+    cdef int lo = -VALUE_INF, beta = hi, r, down = 0
+    while lo < hi:
+        if lo > -VALUE_INF:
+            beta = lo + c.granularity * (((hi - lo) // c.granularity + 1) // 2)
+        beta = snap(c, beta if beta > lo else lo + 1, 1)
+        if beta > hi:
+            beta = hi
+        c.ops.set_mode(c.pos, 2)
+        r = alphabeta(c, beta - 1, beta)
+        if c.aborted:
+            return 0
+        if r >= beta:
+            lo = snap(c, r, 1)
+        else:
+            hi = snap(c, r, 0)
+            beta = hi - down
+            down = down * 2 if down else c.granularity
+    return lo
+
+
 cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF) noexcept nogil:
     """Exact value by null-window tests "value >= beta?" (MTD-style).
 
@@ -255,26 +287,36 @@ cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF) noexc
     bisects.  Tests and bounds fall only on values the game can have (the
     multiples of its granularity, or what its ``snap`` allows): a test
     between two such values asks the same as one at the upper of them.
+    Once the value is known <= Board.lower_below, the game's lower measure
+    bounds it from below first (``lower_measure``).
     """
-    cdef int g = c.granularity, beta = guess, r, up = 0, down = 0
+    cdef int g = c.granularity, beta = guess, r, up = 0, down = 0, lower_done = 0
     while lo < hi:
+        if not lower_done and hi <= c.lower_below:
+            lower_done = 1
+            r = lower_measure(c, hi)
+            if c.aborted:
+                return 0
+            if r > lo:
+                lo = r
+            beta = hi
+            continue
         if lo > -VALUE_INF and hi < VALUE_INF:
             beta = lo + g * (((hi - lo) // g + 1) // 2)
         if beta <= lo:
             beta = lo + 1
-        if c.ops.snap != NULL:
-            beta = c.ops.snap(c.pos, beta, 1)
+        beta = snap(c, beta, 1)
         if beta > hi:
             beta = hi
         r = test(c, beta)
         if c.aborted:
             return 0
         if r >= beta:
-            lo = c.ops.snap(c.pos, r, 1) if c.ops.snap != NULL else r
+            lo = snap(c, r, 1)
             beta = lo + up
             up = up * 2 if up else g
         else:
-            hi = c.ops.snap(c.pos, r, 0) if c.ops.snap != NULL else r
+            hi = snap(c, r, 0)
             beta = hi - down
             down = down * 2 if down else g
     return lo
@@ -282,6 +324,11 @@ cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF) noexc
 
 cdef inline int at_least(SearchCtx* c, int target) noexcept nogil:
     """Is the value >= target?"""
+    if target <= c.lower_below:
+        # The lower measure (cheaper to search) may already reach it.
+        c.ops.set_mode(c.pos, 2)
+        if alphabeta(c, target - 1, target) >= target or c.aborted:
+            return 1
     return test(c, target) >= target
 
 
@@ -335,6 +382,7 @@ cdef class Searcher:
         c.granularity = board.granularity if board.granularity > 0 else 1
         c.history_leads = board.history_leads
         c.upper_from = board.upper_from
+        c.lower_below = board.lower_below
         c.deadline = 0.0
         if timeout is not None:
             if timeout <= 0:
@@ -429,6 +477,15 @@ cdef int child_outcome(SearchCtx* c, int exact, int t, int value, int ismax,
     return ok
 
 
+cdef inline void value_mode(SearchCtx* c) noexcept nogil:
+    """Back to the game's mode 0 (the value itself) before listing pruned
+    moves or asking for equivalent moves outside a search: both must hold
+    for the value, whatever measure the last test searched (a game may
+    merge moves in its other modes that differ in value)."""
+    if c.ops.set_mode != NULL:
+        c.ops.set_mode(c.pos, 0)
+
+
 cdef int root_moves(SearchCtx* c, int* moves, int* values, int* flags, int mode,
                     int exact, int t, int value) noexcept nogil:
     """Fill moves/values/flags (flag = report this move) for the root.
@@ -448,6 +505,7 @@ cdef int root_moves(SearchCtx* c, int* moves, int* values, int* flags, int mode,
     for i in range(n):
         twin = -1
         if ops.equivalent != NULL:
+            value_mode(c)
             for j in range(i):
                 if flags[j] and ops.equivalent(c.pos, moves[i], moves[j]):
                     twin = j
@@ -482,6 +540,7 @@ cdef int principal_variation(SearchCtx* c, int* pv, int exact, int t, int value,
         pv[0] = first
         npv = 1
     while npv < MAX_PLY and ops.node_kind(c.pos) != NODE_TERMINAL:
+        value_mode(c)
         n = ops.gen_moves(c.pos, moves, 1)
         if n == 0:
             break

@@ -75,6 +75,18 @@ position surely made, value - D = D' - D).  The searched nodes drop by
 core names each test's threshold through ``GameOps.set_mode`` (mode 1 for
 beta >= ``Board.upper_from`` = 1); ``set_margin`` switches it by hand (tests).
 
+As if nat (the core's lower measure, mode 2)
+--------------------------------------------
+Let L = -(P + O) (-100 if the other team took every trick): the value as
+if the deal were nat, whoever makes it.  L <= value always (a made deal is
+worth >= 2 > L), so the minimax of L bounds the value from below; a deal
+known nat (value <= 0: one margin test) is usually worth exactly that.  L is
+additive in the roem still to come, so mode 2 classes every boundary NAT
+(keyed without P and O, its table entries mean the same as in mode 0) and
+merges the roem-neutral cards of a group: its search is a fraction of the
+value's.  Values are on a lattice (``k_snap``): made >= 2 and even, nat
+<= -162 and = -162 mod 10; the core tests only those.
+
 Move pruning (``pruned_moves``) merges cards only when provably redundant
 (rank-adjacent for trick taking, never part of roem: ``roem_live``), and the
 root equivalence (``k_equivalent``) is the same test with equal points.
@@ -101,6 +113,9 @@ cdef enum:
     C_MADE = 1
     C_NAT = 2
     C_DONE = 3
+    M_VALUE = 0            # modes (k_set_mode): the value
+    M_MARGIN = 1           # the margin D'
+    M_ASNAT = 2            # the value as if the deal were nat
     ALL_CARD_POINTS = 162
     PIT = 100
     LAST_TRICK = 10
@@ -237,8 +252,8 @@ ctypedef struct KPos:
     int playing            # seat parity of the playing team
     int rotterdam
     int flags
-    int margin             # search the margin D' instead of the value (see k_set_mode)
-    int margin_only        # set_margin(True): the margin in every test (tests)
+    int mode               # M_VALUE, M_MARGIN or M_ASNAT: what the search measures (k_set_mode)
+    int fixed              # a mode every test searches (fix_measure, tests), else -1
     uint32_t trumpmask
     int points[32]
     uint32_t natbit[32]
@@ -436,6 +451,11 @@ cdef inline int final_value(KState* s) noexcept nogil:
     return -(s.pts[0] + s.pts[1]) - (PIT if s.tricks[0] == 0 else 0)
 
 
+cdef inline int final_asnat(KState* s) noexcept nogil:
+    """The lower measure L of a finished deal: its value as if it were nat."""
+    return -(s.pts[0] + s.pts[1]) - (PIT if s.tricks[0] == 0 else 0)
+
+
 cdef inline int final_margin(KState* s) noexcept nogil:
     """The margin D' of a finished deal: P - O, + 100 if the playing team took every trick."""
     return s.pts[0] - s.pts[1] + (PIT if s.tricks[1] == 0 else 0)
@@ -465,14 +485,19 @@ cdef void boundary(KPos* p, KState* s) noexcept nogil:
     cdef KState fin
     if rem == 0:
         s.cls = C_DONE
-        s.banked = final_margin(s) if p.margin else final_value(s)
+        if p.mode == M_MARGIN:
+            s.banked = final_margin(s)
+        elif p.mode == M_ASNAT:
+            s.banked = final_asnat(s)
+        else:
+            s.banked = final_value(s)
         s.flo = 0
         s.fhi = 0
         return
     allP = s.tricks[1] == 0
     allO = s.tricks[0] == 0
     D = s.pts[0] - s.pts[1]
-    if p.margin and dd_popcount32(rem) == NSEATS:
+    if p.mode == M_MARGIN and dd_popcount32(rem) == NSEATS:
         # The margin: its future is additive, the class is always MADE.
         last_trick_play(p, s, &wt, &tp)
         s.cls = C_MADE
@@ -489,11 +514,11 @@ cdef void boundary(KPos* p, KState* s) noexcept nogil:
         fin.tricks[1] = s.tricks[1]
         fin.pts[wt] += tp
         fin.tricks[wt] += 1
-        v = final_value(&fin)
-        if p.flags & F_NO_CLASSES:
+        v = final_asnat(&fin) if p.mode == M_ASNAT else final_value(&fin)
+        if p.flags & F_NO_CLASSES and p.mode != M_ASNAT:
             s.cls = C_OPEN
             s.banked = 0
-        elif fin.pts[0] > fin.pts[1]:
+        elif fin.pts[0] > fin.pts[1] and p.mode != M_ASNAT:
             s.cls = C_MADE
             s.banked = D
         else:
@@ -513,8 +538,10 @@ cdef void boundary(KPos* p, KState* s) noexcept nogil:
         allO = 0
     dlo = -(U + RO) + 2 * sP             # bounds on the future margin P - O
     dhi = U + RP - 2 * sO
-    if p.margin:
+    if p.mode == M_MARGIN:
         s.cls = C_MADE
+    elif p.mode == M_ASNAT:
+        s.cls = C_NAT
     elif p.flags & F_NO_CLASSES:
         s.cls = C_OPEN
     elif D + dlo > 0:
@@ -594,16 +621,20 @@ cdef void k_make(void* vp, int c) noexcept nogil:
 
 
 cdef void k_set_mode(void* vp, int mode) noexcept nogil:
-    """Search the value (mode 0) or the margin D' (mode 1) from here on.
+    """Search the value (mode 0), the margin D' (mode 1) or the value as if
+    the deal were nat (mode 2) from here on.
 
-    For a core that tells the game the threshold of each null-window test
-    (mode 1 when the test is "value >= t" with t >= 1): see the module doc,
-    "The margin".  The current trick's class and caches follow the mode.
+    The core names the mode of each null-window test: mode 1 when the test
+    is "value >= t" with t >= 1, mode 2 for its lower measure.  See the
+    module doc, "The margin" and "As if nat".  The current trick's class and
+    caches follow the mode.
     """
     cdef KPos* p = <KPos*> vp
     cdef int b = p.sp - p.st[p.sp].nt, i
-    if mode != p.margin:
-        p.margin = mode
+    if p.fixed >= 0:
+        mode = p.fixed
+    if mode != p.mode:
+        p.mode = mode
         # Reclassify from the current trick's start (the stack holds it):
         # a mid-trick position carries its trick's class (move pruning).
         boundary(p, &p.st[b])
@@ -638,7 +669,7 @@ cdef int nearest_value(int v, int up) noexcept nogil:
 
 cdef int k_snap(void* vp, int v, int up) noexcept nogil:
     cdef KPos* p = <KPos*> vp
-    if p.margin_only:               # every test searches D' (tests): any even number
+    if p.fixed == M_MARGIN:         # every test searches D' (tests): any even number
         return v + (v & 1) if up else v - (v & 1)
     return nearest_value(v, up)
 
@@ -1066,6 +1097,7 @@ cdef class KlaverjasBoard(Board):
         p.playing = playing
         p.rotterdam = rotterdam
         p.flags = flags
+        p.fixed = -1
         p.trumpmask = suit_mask(trump)
         for c in range(32):
             if c >> 3 == trump:
@@ -1096,12 +1128,13 @@ cdef class KlaverjasBoard(Board):
         self.history_leads = False     # the game orders its leads better (measured)
         self.max_ply = MAXSTACK - 1
         self.upper_from = 1              # value >= t for t >= 1: search the margin (module doc)
+        self.lower_below = 0             # a deal known nat: first its value as if nat (module doc)
         self.granularity = 2           # every value is even (see the module doc)
         # Where the value search starts: a typical result for the playing
         # team's trump length (measured over the corpora's DD tables: 3 or
         # fewer trumps are mostly nat, 5 or more mostly made by ~100, 4 either).
         ntrumps = dd_popcount32((hands[playing] | hands[playing + 2]) & p.trumpmask)
-        self.guess = -182 if ntrumps <= 3 else 100
+        self.guess = 2 if ntrumps <= 3 else 100
 
     def __dealloc__(self):
         if self.kp != NULL:
@@ -1151,8 +1184,15 @@ cdef class KlaverjasBoard(Board):
 
     def set_margin(self, bint on):
         """Search the margin D' instead of the value (module doc, "The margin"; tests)."""
-        self.kp.margin_only = on
-        k_set_mode(self.pos, 1 if on else 0)
+        self.fix_measure("margin" if on else None)
+
+    def fix_measure(self, measure):
+        """Search one measure in every test, whatever the core asks (tests):
+        "value", "margin" (D'), "asnat" (the value as if nat), or None (as usual)."""
+        cdef int m = -1 if measure is None else ("value", "margin", "asnat").index(measure)
+        self.kp.fixed = -1
+        k_set_mode(self.pos, 0 if m < 0 else m)
+        self.kp.fixed = m
 
     def boundary_info(self):
         """Class, banked value and quick bounds at a trick boundary (tests)."""
