@@ -270,9 +270,10 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    from solver.ddtable import dd_table
+    from solver.ddtable import available_threads, dd_table
 
     engine = solver.Solver(tt_mb=args.tt_mb)
+    threads = min(8, available_threads()) if args.threads is None else args.threads
 
     def show(table: dict[str, Any], lineno: int, source: str, batch: bool) -> None:
         if args.json:
@@ -286,9 +287,11 @@ def cmd_table(args: argparse.Namespace) -> int:
         print(f"\n{'trump':<7}{'seats 0+2':>10}{'seats 1+3':>11}")
         for suit, (v0, v1) in table["values"].items():
             print(f"{suit:<7}{signed(v0):>10}{signed(v1):>11}")
-        print(f"Searched    {table['nodes']:,} nodes in {table['elapsed_ms']:.1f} ms")
+        print(f"Searched    {table['nodes']:,} nodes in {table['elapsed_ms']:.1f} ms "
+              f"({threads} thread{'s' if threads > 1 else ''})")
 
-    return for_each_document(args, lambda doc: dd_table(doc, solver=engine, timeout=args.timeout), show)
+    return for_each_document(args, lambda doc: dd_table(doc, solver=engine, timeout=args.timeout,
+                                                          threads=threads), show)
 
 
 def cmd_games(args: argparse.Namespace) -> int:
@@ -356,6 +359,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("table", help="Klaverjas: the value for every trump suit and playing team")
     common(p)
+    p.add_argument("--threads", type=int, default=None, metavar="N",
+                   help="searches run at once (default: the CPUs available, at most 8)")
     p.set_defaults(func=cmd_table)
 
     p = sub.add_parser("games", help="list games, contracts, objectives and options")

@@ -20,7 +20,10 @@ suit and the playing team, so the searches never mix.
 from __future__ import annotations
 
 import json
+import os
+import queue
 import time
+from concurrent.futures import ThreadPoolExecutor, wait
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,7 +31,7 @@ from solver.errors import InvalidOptionError, NotationError, SearchTimeout
 from solver.games import get_game
 from solver.position import Position
 
-__all__ = ["dd_table", "TABLE_SUITS"]
+__all__ = ["dd_table", "available_threads", "TABLE_SUITS"]
 
 TABLE_SUITS = ("S", "H", "D", "C")
 _DEAL_FIELDS = ("game", "hands", "rules", "leader")
@@ -68,54 +71,92 @@ def _deal_document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[
 
 
 def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any = None,
-             timeout: float | None = None, cancel: Any = None) -> dict[str, Any]:
+             timeout: float | None = None, cancel: Any = None, threads: int = 1) -> dict[str, Any]:
     """The exact value of a Klaverjas deal for each trump suit and each playing team.
 
     ``position_or_doc``: a Position or a position document (its ``trump`` and
     ``playing_team``, if any, are ignored; ``hands``, ``rules`` and ``leader`` are used;
     nothing may be played yet).  ``solver``: a :class:`solver.Solver` to reuse (default:
     this thread's); ``timeout`` (seconds) bounds the whole table (SearchTimeout);
-    ``cancel``: a CancelToken (SearchCancelled).
+    ``cancel``: a CancelToken (SearchCancelled).  ``threads``: how many of the 8 searches
+    run at once (each further thread has a Solver of its own, of the same table size;
+    the searches release the GIL).  ``available_threads()`` is what this machine offers.
 
     Returns ``{"game", "hands", "rules", "leader", "values", "nodes", "elapsed_ms"}`` where
     ``values[suit] == [v0, v1]`` for suit in S H D C: ``v0`` with seats 0 and 2 as the
     playing team, ``v1`` with seats 1 and 3 (each from its playing team's view; positive
     means the contract is made, negative means nat).
     """
-    from solver.api import default_solver
+    from solver.api import Solver, default_solver
 
+    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+        raise InvalidOptionError(f"threads is a whole number, at least 1 (got {threads!r})",
+                                 token=repr(threads), rule="dd_table: threads")
     deal = _deal_document(position_or_doc)
     engine = solver if solver is not None else default_solver()
     start = time.perf_counter()
     deadline = None if timeout is None else start + timeout
-    values: dict[str, list[int]] = {}
-    nodes = 0
-    first: Position | None = None
-    for suit in TABLE_SUITS:
-        row = []
-        for team in (0, 1):
-            pos = Position.from_dict(dict(deal, trump=suit, playing_team=team))
-            if first is None:
-                first = pos
-            left = None
-            if deadline is not None:
-                left = deadline - time.perf_counter()
-                if left <= 0:
-                    raise SearchTimeout("the DD table ran out of time")
-            value, n = _value(engine, pos, left, cancel)
-            row.append(value)
-            nodes += n
-        values[suit] = row
-    doc = first.to_dict() if first is not None else deal
+    # Validate all 8 positions before searching any.
+    jobs = [(suit, team, Position.from_dict(dict(deal, trump=suit, playing_team=team)))
+            for suit in TABLE_SUITS for team in (0, 1)]
+
+    def run(engine: Any, pos: Position) -> tuple[int, int]:
+        left = None
+        if deadline is not None:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise SearchTimeout("the DD table ran out of time")
+        return _value(engine, pos, left, cancel)
+
+    if threads == 1:
+        answers = [run(engine, pos) for _, _, pos in jobs]
+    else:
+        answers = _run_threaded(jobs, run, engine, min(threads, len(jobs)), Solver)
+    values: dict[str, list[int]] = {suit: [0, 0] for suit in TABLE_SUITS}
+    for (suit, team, _), (value, _) in zip(jobs, answers):
+        values[suit][team] = value
+    doc = jobs[0][2].to_dict()
     return {
         "game": "klaverjas",
         "hands": doc["hands"],
         "rules": doc.get("rules", "amsterdam"),
         "leader": doc.get("leader", 0),
         "values": values,
-        "nodes": nodes,
+        "nodes": sum(n for _, n in answers),
         "elapsed_ms": round((time.perf_counter() - start) * 1000, 3),
     }
+
+
+def available_threads() -> int:
+    """The CPUs this process may run on (a default for ``dd_table(threads=...)``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _run_threaded(jobs: list, run: Any, engine: Any, threads: int, solver_class: Any) -> list[tuple[int, int]]:
+    """Run the jobs on `threads` threads, the caller's Solver serving the first one.
+
+    Every search has the same deadline and cancel token, so when one stops the others
+    stop with it; the first error is raised once all have returned.
+    """
+    engines = [engine] + [solver_class(tt_mb=engine.tt_mb) for _ in range(threads - 1)]
+    free: queue.SimpleQueue = queue.SimpleQueue()
+    for e in engines:
+        free.put(e)
+
+    def one(pos: Position) -> tuple[int, int]:
+        e = free.get()
+        try:
+            return run(e, pos)
+        finally:
+            free.put(e)
+
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ddtable") as pool:
+        futures = [pool.submit(one, pos) for _, _, pos in jobs]
+        wait(futures)
+    return [f.result() for f in futures]
 
 
 def _value(engine: Any, pos: Position, timeout: float | None, cancel: Any) -> tuple[int, int]:

@@ -20,7 +20,7 @@ class Position:
     (1, ['TH'])
     """
 
-    __slots__ = ("_game", "_setup", "_doc", "_to_move", "_legal", "_over")
+    __slots__ = ("_game", "_setup", "_doc", "_to_move", "_legal", "_over", "_spare")
 
     def __init__(self, doc: Mapping[str, Any]):
         if not isinstance(doc, Mapping):
@@ -35,6 +35,9 @@ class Position:
         self._to_move = None if session.over else session.to_move
         self._legal = tuple(session.legal_moves()) if not session.over else ()
         self._over = session.over
+        # The first session() hands out the one validation built (a replay
+        # less per solve); list.pop() makes that safe across threads.
+        self._spare = [session]
 
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> Position:
@@ -103,7 +106,10 @@ class Position:
 
     def session(self) -> Session:
         """A fresh mutable session at this position (for the solver)."""
-        return self._game.replay(self._setup)
+        try:
+            return self._spare.pop()
+        except IndexError:
+            return self._game.replay(self._setup)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Position) and other._doc == self._doc

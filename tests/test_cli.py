@@ -145,6 +145,10 @@ def test_klaverjas_table_matches_single_solves():
                                                                mode="best").value
     out = run("table", "--example", "marias-hra")
     assert out.returncode == 2 and "dd_table covers Klaverjas deals" in out.stderr
+    out = run("table", "--example", "klaverjas", "--threads", "1")
+    assert out.returncode == 0 and "(1 thread)" in out.stdout and "+132" in out.stdout, out.stdout
+    out = run("table", "--example", "klaverjas", "--threads", "0")
+    assert out.returncode == 2 and "threads is a whole number, at least 1" in out.stderr
 
 
 def test_klaverjas_readable_solve():

@@ -194,6 +194,24 @@ def test_dd_table_inputs():
     token.cancel()
     with pytest.raises(solver.SearchCancelled):
         dd_table(doc(), cancel=token)
+    for bad in (0, -1, 2.0, True):
+        with pytest.raises(InvalidOptionError, match="threads"):
+            dd_table(doc(), threads=bad)
+
+
+def test_dd_table_threads():
+    # Every thread count gives the same table; the caller's Solver serves one thread.
+    engine = solver.Solver(tt_mb=1)
+    one = dd_table(doc(), solver=engine)
+    for threads in (2, 3, 8, 20):
+        table = dd_table(doc(), solver=engine, threads=threads)
+        assert table["values"] == one["values"] and table["nodes"] > 0, threads
+    with pytest.raises(solver.SearchTimeout):
+        dd_table(doc(), threads=4, timeout=1e-9)
+    token = solver.CancelToken()
+    token.cancel()
+    with pytest.raises(solver.SearchCancelled):
+        dd_table(doc(), threads=2, cancel=token)
 
 
 # Found by playing random legal histories on corpus deals and trying every illegal card.
