@@ -7,8 +7,8 @@ margin near zero so that nat is still open (the solver's hardest table case).  A
 prints the position document: replay it with ``solver.solve(solver.Position.from_dict(doc))``
 and ``reference_solve(doc)``.
 
-The solver's own switches (no pruning, no nat classes in the table key, no quick bounds) must
-not change any value on longer endgames the reference is too slow for.
+The solver's own switches (no pruning, no nat classes in the table key, no quick bounds, no
+endgame leaf) must not change any value on longer endgames the reference is too slow for.
 """
 import json
 import random
@@ -83,6 +83,7 @@ def test_four_tricks_left(seed, cards, rules):
 
 _SEARCHER = Searcher(8)
 FLAGS = (_klaverjas.FLAG_NO_PRUNE, _klaverjas.FLAG_NO_CLASSES, _klaverjas.FLAG_NO_BOUNDS,
+         _klaverjas.FLAG_NO_LEAF,
          _klaverjas.FLAG_NO_PRUNE | _klaverjas.FLAG_NO_CLASSES | _klaverjas.FLAG_NO_BOUNDS)
 
 
@@ -115,7 +116,7 @@ FULL_DEALS = [   # whole deals (benchmarks/corpus), both rule sets
 def test_switches_do_not_change_whole_deals():
     for doc in FULL_DEALS:
         base = search(doc, 0)
-        for flags in (_klaverjas.FLAG_NO_PRUNE, _klaverjas.FLAG_NO_CLASSES):
+        for flags in (_klaverjas.FLAG_NO_PRUNE, _klaverjas.FLAG_NO_CLASSES, _klaverjas.FLAG_NO_LEAF):
             assert search(doc, flags) == base, (flags, json.dumps(doc))
 
 

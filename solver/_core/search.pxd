@@ -49,6 +49,13 @@ ctypedef struct GameOps:
     # nearest value a finished game can have, >= v (up = 1) or <= v (up = 0).
     # The driver tests and keeps bounds only on such values.
     int (*snap)(void* pos, int v, int up) noexcept nogil
+    # Optional (NULL: none): at a boundary (or small) node that neither the
+    # quick bounds nor the table settled, the game may search the subtree
+    # itself (e.g. a small endgame solved on its own data): return 1 with
+    # value[0] the fail-soft total value for the window (alpha, beta), as
+    # alphabeta would return it (a boundary stores it in the table); 0 to
+    # let the core search the node.
+    int (*leaf)(void* pos, int alpha, int beta, int* value) noexcept nogil
 
 
 cdef inline void sort_moves(int* moves, int* scores, int n) noexcept nogil:

@@ -4,7 +4,8 @@
 Reading guide
 - ``alphabeta`` is a fail-soft alpha-beta on the *total* value (banked +
   future).  At trick boundaries it first tries the game's quick bounds, then
-  the table, and stores what it learnt as bounds on the future value.
+  the table, then the game's own endgame solver if it has one (``leaf``),
+  and stores what it learnt as bounds on the future value.
 - ``mtd`` finds the exact value with a sequence of null-window searches; a
   threshold game (won / lost) needs one.
 - ``Searcher`` is the Python face: value, per-move values by mode, the
@@ -140,6 +141,22 @@ cdef inline void order_by_history(uint64_t* history, int* moves, int n) noexcept
         moves[j + 1] = m
 
 
+cdef inline void store_bounds(SearchCtx* c, uint64_t k0, uint64_t k1, int depth, int lo, int hi,
+                              int best, int banked, int alpha0, int beta0, int bestmove) noexcept nogil:
+    """Store what a search of a boundary node learnt about its future (best - banked).
+
+    Fail-soft: a fail low bounds the value from above, a fail high from
+    below; inside the window it is exact.  Keep the quick bounds too.
+    """
+    cdef int v = best - banked
+    if best <= alpha0:
+        tt_store(c.tt, k0, k1, depth, lo, v if v < hi else hi, TT_NO_MOVE)
+    elif best >= beta0:
+        tt_store(c.tt, k0, k1, depth, v if v > lo else lo, hi, bestmove)
+    else:
+        tt_store(c.tt, k0, k1, depth, v, v, bestmove)
+
+
 cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
     cdef const GameOps* ops = c.ops
     cdef void* pos = c.pos
@@ -177,6 +194,11 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
             if banked + hi <= alpha:
                 return banked + hi
             ttmove = e.move
+
+    if kind != NODE_INNER and ops.leaf != NULL and ops.leaf(pos, alpha, beta, &best):
+        if kind == NODE_BOUNDARY:
+            store_bounds(c, k0, k1, depth, lo, hi, best, banked, alpha0, beta0, TT_NO_MOVE)
+        return best
 
     n = ops.gen_moves(pos, moves, 1)
     ismax = ops.max_to_move(pos)
@@ -229,15 +251,7 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
                     beta = best
 
     if kind == NODE_BOUNDARY:
-        # Fail-soft: a fail low bounds the value from above, a fail high from
-        # below; inside the window it is exact.  Keep the quick bounds too.
-        v = best - banked
-        if best <= alpha0:
-            tt_store(c.tt, k0, k1, depth, lo, v if v < hi else hi, TT_NO_MOVE)
-        elif best >= beta0:
-            tt_store(c.tt, k0, k1, depth, v if v > lo else lo, hi, bestmove)
-        else:
-            tt_store(c.tt, k0, k1, depth, v, v, bestmove)
+        store_bounds(c, k0, k1, depth, lo, hi, best, banked, alpha0, beta0, bestmove)
     return best
 
 

@@ -87,6 +87,22 @@ merges the roem-neutral cards of a group: its search is a fraction of the
 value's.  Values are on a lattice (``k_snap``): made >= 2 and even, nat
 <= -162 and = -162 mod 10; the core tests only those.
 
+The endgame leaf
+---------------
+With two or three tricks left a boundary that neither the quick bounds nor
+the table settles is solved in one go through the core's ``GameOps.leaf``
+hook (``k_leaf``) instead of node by node: ``two_left`` is a fail-soft
+alpha-beta over the at most 16 lines of the next trick (two leads, at most
+two legal cards per follower) with the last trick forced, computed on the
+masks (no make/unmake, no move generation or ordering); ``three_left`` does
+the same over the next trick and calls ``two_left`` for each line.  Both
+give the final measure of the current mode (the value, D' in the margin
+mode, or L as if nat), so the core stores their result as it would a
+searched node's.  The class, key and quick bounds of these boundaries are
+unchanged, and the principal variation still walks them move by move.
+(Measured: a leaf four tricks from the end is slower: it loses the table
+and the card merging.)
+
 Move pruning (``pruned_moves``) merges cards only when provably redundant
 (rank-adjacent for trick taking, never part of roem: ``roem_live``), and the
 root equivalence (``k_equivalent``) is the same test with equal points.
@@ -101,12 +117,14 @@ from solver._core.search cimport (Board, GameOps, sort_moves, NODE_INNER, NODE_B
 # Debug switches (tests compare searches with features turned off).
 FLAG_NO_PRUNE = 1       # no equivalent-card pruning
 FLAG_NO_CLASSES = 2     # every boundary is OPEN (P and O always in the key)
-FLAG_NO_BOUNDS = 4      # no quick bounds (only the exact last trick)
+FLAG_NO_BOUNDS = 4      # no quick bounds (only the exact last trick), no endgame leaf
+FLAG_NO_LEAF = 8        # no endgame leaf (k_leaf): the core searches the last three tricks
 
 cdef enum:
     F_NO_PRUNE = 1
     F_NO_CLASSES = 2
     F_NO_BOUNDS = 4
+    F_NO_LEAF = 8
     NSEATS = 4
     MAXSTACK = 40
     C_OPEN = 0
@@ -246,6 +264,7 @@ ctypedef struct KState:
     uint8_t cls
     uint8_t tricks[2]
     int8_t last_winner     # seat that won the last completed trick (reporting), -1 none
+    uint8_t leaf           # 2 or 3: a boundary that many tricks from the end (k_leaf solves it)
 
 ctypedef struct KPos:
     int trump
@@ -298,19 +317,16 @@ cdef inline int trick_roem(KPos* p, uint32_t nat) noexcept nogil:
 
 # ---------------------------------------------------------------- legality
 
-cdef uint32_t legal_mask(KPos* p, KState* s) noexcept nogil:
-    """The legal cards of the player to move (RULES.md §2, Amsterdam or Rotterdam)."""
-    cdef uint32_t h = s.hand[s.turn]
+cdef inline uint32_t follow_mask(KPos* p, uint32_t h, int led, uint32_t trickmask,
+                                 int partner_wins) noexcept nogil:
+    """The legal cards of hand h in a trick led in suit `led` holding the cards
+    `trickmask`, the mover's partner winning it so far or not (RULES.md §2)."""
     cdef uint32_t T = p.trumpmask
     cdef uint32_t inled, tr, ttr, higher, rest
-    cdef int led
-    if s.nt == 0:
-        return h
-    led = s.trick[0] >> 3
     inled = h & suit_mask(led)
     if led == p.trump:
         if inled:                                   # 1. trumps led: overtrump every trump if you can
-            higher = above(inled, dd_msb32(s.trickmask & T))
+            higher = above(inled, dd_msb32(trickmask & T))
             return higher if higher else inled
         return h                                    # no trump: any card
     if inled:
@@ -318,13 +334,13 @@ cdef uint32_t legal_mask(KPos* p, KState* s) noexcept nogil:
     tr = h & T
     if tr == 0:
         return h                                    # void and no trumps: any card
-    ttr = s.trickmask & T
+    ttr = trickmask & T
     if p.rotterdam:                                 # always trump; overtrump if you can
         if ttr:
             higher = above(tr, dd_msb32(ttr))
             return higher if higher else tr
         return tr
-    if ((s.leader + s.win) & 3) == (s.turn ^ 2):    # 2. partner winning
+    if partner_wins:                                # 2. partner winning
         if ttr:
             rest = h & ~(tr & ((<uint32_t> 1 << dd_msb32(ttr)) - 1))   # no undertrumping ...
             return rest if rest else h                                 # ... unless nothing else
@@ -336,6 +352,14 @@ cdef uint32_t legal_mask(KPos* p, KState* s) noexcept nogil:
         return higher                               # ... overtrump if you can
     rest = h & ~T
     return rest if rest else tr                     # ... else another suit, else undertrump
+
+
+cdef inline uint32_t legal_mask(KPos* p, KState* s) noexcept nogil:
+    """The legal cards of the player to move (RULES.md §2, Amsterdam or Rotterdam)."""
+    if s.nt == 0:
+        return s.hand[s.turn]
+    return follow_mask(p, s.hand[s.turn], s.trick[0] >> 3, s.trickmask,
+                       ((s.leader + s.win) & 3) == (s.turn ^ 2))
 
 
 # ---------------------------------------------------------------- boundary bookkeeping
@@ -478,11 +502,286 @@ cdef void last_trick_play(KPos* p, KState* s, int* winner_team, int* pts) noexce
         trick_roem(p, nat)
 
 
+cdef inline int line_end(KPos* p, KState* s, uint32_t* h, int c0, int c1, int c2, int c3,
+                         int w, int t0, int roem) noexcept nogil:
+    """The final measure of the mode (value, margin D' or L) when the trick
+    after a two-left boundary is c0..c3 (by seat from the leader, index w
+    wins it) and the last trick is forced; roem: can the cards make any."""
+    cdef int d[4]
+    cdef int pts7, tp7, tp8, team7, team8, i, k, wi, P, O, tP, tO
+    pts7 = p.points[c0] + p.points[c1] + p.points[c2] + p.points[c3]
+    tp7 = pts7
+    if roem:
+        tp7 += trick_roem(p, p.natbit[c0] | p.natbit[c1] | p.natbit[c2] | p.natbit[c3])
+    team7 = t0 ^ (w & 1)
+    d[0] = dd_ctz32(h[0] & ~((<uint32_t> 1) << c0))
+    d[1] = dd_ctz32(h[1] & ~((<uint32_t> 1) << c1))
+    d[2] = dd_ctz32(h[2] & ~((<uint32_t> 1) << c2))
+    d[3] = dd_ctz32(h[3] & ~((<uint32_t> 1) << c3))
+    wi = w                                      # the last trick, led by w
+    for k in range(1, 4):
+        i = (w + k) & 3
+        if beats(p, d[i], d[wi]):
+            wi = i
+    team8 = t0 ^ (wi & 1)
+    tp8 = s.crem - pts7 + LAST_TRICK
+    if roem:
+        tp8 += trick_roem(p, p.natbit[d[0]] | p.natbit[d[1]] | p.natbit[d[2]] | p.natbit[d[3]])
+    P = s.pts[0]
+    O = s.pts[1]
+    tP = s.tricks[0]
+    tO = s.tricks[1]
+    if team7 == 0:
+        P += tp7
+        tP += 1
+    else:
+        O += tp7
+        tO += 1
+    if team8 == 0:
+        P += tp8
+        tP += 1
+    else:
+        O += tp8
+        tO += 1
+    if p.mode == M_MARGIN or (p.mode == M_VALUE and P > O):
+        return P - O + (PIT if tO == 0 else 0)
+    return -(P + O) - (PIT if tP == 0 else 0)           # nat, or as if nat
+
+
+cdef int two_left(KPos* p, KState* s, int alpha, int beta) noexcept nogil:
+    """Minimax of the final measure of the mode (the value, D' or L)
+    from a trick boundary with two tricks left, fail-soft in (alpha, beta).
+
+    At most 16 lines: two leads, at most two legal cards per follower (legal
+    as in legal_mask), then the last trick is forced (line_end).  Negamax
+    over the four seats of the trick, from the leader's team's view
+    (seats alternate teams), with alpha-beta cutoffs.
+    """
+    cdef uint32_t h[4]
+    cdef uint32_t m0, m1, m2, m3, b0, b1, b2
+    cdef int L = s.leader, x, t0, sg, led, roem, U, D
+    cdef uint32_t nat = s.bnat[0] | s.bnat[1] | s.bnat[2] | s.bnat[3]
+    cdef int c0, c1, c2, c3, w1, w2, w3, v
+    cdef int a0, be0, a1, be1, a2, be2, a3, be3, best0, best1, best2, best3
+    h[0] = s.hand[L]                # one by one: a vector gather here is slower
+    h[1] = s.hand[(L + 1) & 3]
+    h[2] = s.hand[(L + 2) & 3]
+    h[3] = s.hand[(L + 3) & 3]
+    t0 = team_of(p, L)
+    sg = 1 if t0 == 0 else -1
+    # Most endgames can make no roem at all (no 3 of a suit in a row, no
+    # four of a rank, no trump Q and K): then skip trick_roem.
+    roem = (nat & (nat >> 1) & (nat >> 2) & 0x3F3F3F3F) != 0 or \
+        (nat & (nat >> 8) & (nat >> 16) & (nat >> 24) & 0xF8) != 0 or \
+        ((nat >> (8 * p.trump + 5)) & 3) == 3
+    # Quick bounds first: the points still to come, U (the cards, the last
+    # trick, at most 200 roem a trick), may go either way.
+    U = s.crem + LAST_TRICK + (400 if roem else 0)
+    D = s.pts[0] - s.pts[1]
+    v = D + U + (PIT if s.tricks[1] == 0 else 0)          # >= D' >= value >= L
+    if v <= alpha:
+        return v
+    if p.mode == M_MARGIN or (p.mode == M_VALUE and D - U > 0):
+        v = D - U                                         # surely made (mode 0)
+    else:
+        v = -(s.pts[0] + s.pts[1] + U) - (PIT if s.tricks[0] == 0 else 0)
+    if v >= beta:
+        return v
+    if sg > 0:
+        a0 = alpha
+        be0 = beta
+    else:
+        a0 = -beta
+        be0 = -alpha
+    best0 = -30000
+    m0 = h[0]
+    while m0:
+        c0 = dd_ctz32(m0)
+        m0 &= m0 - 1
+        led = c0 >> 3
+        b0 = (<uint32_t> 1) << c0
+        a1 = -be0
+        be1 = -a0
+        best1 = -30000
+        m1 = follow_mask(p, h[1], led, b0, 0)
+        while m1:
+            c1 = dd_ctz32(m1)
+            m1 &= m1 - 1
+            w1 = 1 if beats(p, c1, c0) else 0
+            b1 = b0 | ((<uint32_t> 1) << c1)
+            a2 = -be1
+            be2 = -a1
+            best2 = -30000
+            m2 = follow_mask(p, h[2], led, b1, w1 == 0)
+            while m2:
+                c2 = dd_ctz32(m2)
+                m2 &= m2 - 1
+                w2 = 2 if beats(p, c2, c1 if w1 else c0) else w1
+                b2 = b1 | ((<uint32_t> 1) << c2)
+                a3 = -be2
+                be3 = -a2
+                best3 = -30000
+                m3 = follow_mask(p, h[3], led, b2, w2 == 1)
+                while m3:
+                    c3 = dd_ctz32(m3)
+                    m3 &= m3 - 1
+                    w3 = 3 if beats(p, c3, c2 if w2 == 2 else (c1 if w2 == 1 else c0)) else w2
+                    v = -sg * line_end(p, s, h, c0, c1, c2, c3, w3, t0, roem)
+                    if v > best3:
+                        best3 = v
+                        if best3 >= be3:
+                            break
+                        if best3 > a3:
+                            a3 = best3
+                v = -best3
+                if v > best2:
+                    best2 = v
+                    if best2 >= be2:
+                        break
+                    if best2 > a2:
+                        a2 = best2
+            v = -best2
+            if v > best1:
+                best1 = v
+                if best1 >= be1:
+                    break
+                if best1 > a1:
+                    a1 = best1
+        v = -best1
+        if v > best0:
+            best0 = v
+            if best0 >= be0:
+                break
+            if best0 > a0:
+                a0 = best0
+    return sg * best0
+
+
+cdef inline int after_trick(KPos* p, KState* s, KState* ns, uint32_t* h, int c0, int c1, int c2,
+                            int c3, int w) noexcept nogil:
+    """Fill ns (the fields two_left reads) with the boundary after the trick
+    c0..c3 (by seat from s's leader, index w winning it) from s."""
+    cdef int x, pts, team, r
+    cdef uint32_t tn = p.natbit[c0] | p.natbit[c1] | p.natbit[c2] | p.natbit[c3]
+    cdef uint32_t tm = ((<uint32_t> 1) << c0) | ((<uint32_t> 1) << c1) | ((<uint32_t> 1) << c2) | \
+        ((<uint32_t> 1) << c3)
+    pts = p.points[c0] + p.points[c1] + p.points[c2] + p.points[c3]
+    r = trick_roem(p, tn)
+    team = team_of(p, s.leader + w)
+    for x in range(4):
+        ns.hand[x] = s.hand[x] & ~tm
+        ns.bnat[x] = s.bnat[x] & ~tn
+    ns.pts[0] = s.pts[0]
+    ns.pts[1] = s.pts[1]
+    ns.tricks[0] = s.tricks[0]
+    ns.tricks[1] = s.tricks[1]
+    ns.pts[team] += pts + r
+    ns.tricks[team] += 1
+    ns.crem = s.crem - pts
+    ns.leader = (s.leader + w) & 3
+    return 0
+
+
+cdef int three_left(KPos* p, KState* s, int alpha, int beta) noexcept nogil:
+    """Minimax of the final measure from a trick boundary with three tricks
+    left, fail-soft in (alpha, beta): negamax over the next trick as in
+    two_left, each line's remaining two tricks by two_left."""
+    cdef uint32_t h[4]
+    cdef uint32_t m0, m1, m2, m3, b0, b1, b2
+    cdef int L = s.leader, x, t0, sg, led
+    cdef int c0, c1, c2, c3, w1, w2, w3, v
+    cdef int a0, be0, a1, be1, a2, be2, a3, be3, best0, best1, best2, best3
+    cdef KState ns
+    h[0] = s.hand[L]                # one by one: a vector gather here is slower
+    h[1] = s.hand[(L + 1) & 3]
+    h[2] = s.hand[(L + 2) & 3]
+    h[3] = s.hand[(L + 3) & 3]
+    t0 = team_of(p, L)
+    sg = 1 if t0 == 0 else -1
+    if sg > 0:
+        a0 = alpha
+        be0 = beta
+    else:
+        a0 = -beta
+        be0 = -alpha
+    best0 = -30000
+    m0 = h[0]
+    while m0:
+        c0 = dd_msb32(m0)
+        m0 &= ~((<uint32_t> 1) << c0)
+        led = c0 >> 3
+        b0 = (<uint32_t> 1) << c0
+        a1 = -be0
+        be1 = -a0
+        best1 = -30000
+        m1 = follow_mask(p, h[1], led, b0, 0)
+        while m1:
+            c1 = dd_msb32(m1)
+            m1 &= ~((<uint32_t> 1) << c1)
+            w1 = 1 if beats(p, c1, c0) else 0
+            b1 = b0 | ((<uint32_t> 1) << c1)
+            a2 = -be1
+            be2 = -a1
+            best2 = -30000
+            m2 = follow_mask(p, h[2], led, b1, w1 == 0)
+            while m2:
+                c2 = dd_msb32(m2)
+                m2 &= ~((<uint32_t> 1) << c2)
+                w2 = 2 if beats(p, c2, c1 if w1 else c0) else w1
+                b2 = b1 | ((<uint32_t> 1) << c2)
+                a3 = -be2
+                be3 = -a2
+                best3 = -30000
+                m3 = follow_mask(p, h[3], led, b2, w2 == 1)
+                while m3:
+                    c3 = dd_msb32(m3)
+                    m3 &= ~((<uint32_t> 1) << c3)
+                    w3 = 3 if beats(p, c3, c2 if w2 == 2 else (c1 if w2 == 1 else c0)) else w2
+                    after_trick(p, s, &ns, h, c0, c1, c2, c3, w3)
+                    # level 3 is the other team's: its view is -sg * measure
+                    if sg > 0:
+                        v = -two_left(p, &ns, -be3, -a3)
+                    else:
+                        v = two_left(p, &ns, a3, be3)
+                    if v > best3:
+                        best3 = v
+                        if best3 >= be3:
+                            break
+                        if best3 > a3:
+                            a3 = best3
+                v = -best3
+                if v > best2:
+                    best2 = v
+                    if best2 >= be2:
+                        break
+                    if best2 > a2:
+                        a2 = best2
+            v = -best2
+            if v > best1:
+                best1 = v
+                if best1 >= be1:
+                    break
+                if best1 > a1:
+                    a1 = best1
+        v = -best1
+        if v > best0:
+            best0 = v
+            if best0 >= be0:
+                break
+            if best0 > a0:
+                a0 = best0
+    return sg * best0
+
+
 cdef void boundary(KPos* p, KState* s) noexcept nogil:
     """Classify a trick boundary and cache banked value and quick bounds."""
     cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
     cdef int U, R, RP, RO, D, allP, allO, wt, tp, v, sP, sO, hasP, hasO, dlo, dhi
     cdef KState fin
+    s.leaf = 0                  # which endgame leaf solves this boundary (k_leaf)
+    if not (p.flags & (F_NO_BOUNDS | F_NO_LEAF)) and \
+            (dd_popcount32(rem) == 2 * NSEATS or dd_popcount32(rem) == 3 * NSEATS):
+        s.leaf = dd_popcount32(rem) // NSEATS
     if rem == 0:
         s.cls = C_DONE
         if p.mode == M_MARGIN:
@@ -676,6 +975,21 @@ cdef int k_snap(void* vp, int v, int up) noexcept nogil:
 
 cdef void k_unmake(void* vp) noexcept nogil:
     (<KPos*> vp).sp -= 1
+
+
+cdef int k_leaf(void* vp, int alpha, int beta, int* value) noexcept nogil:
+    """GameOps.leaf: a boundary with two or three tricks left, which the
+    quick bounds and the table did not settle, is solved on the masks by
+    two_left / three_left (module doc, "The endgame leaf")."""
+    cdef KPos* p = <KPos*> vp
+    cdef KState* s = &p.st[p.sp]
+    if not s.leaf or s.nt:
+        return 0
+    if s.leaf == 3:
+        value[0] = three_left(p, s, alpha, beta)
+    else:
+        value[0] = two_left(p, s, alpha, beta)
+    return 1
 
 
 cdef int k_max_to_move(void* vp) noexcept nogil:
@@ -1074,6 +1388,7 @@ KLAVERJAS_OPS.future_bounds = k_future_bounds
 KLAVERJAS_OPS.equivalent = k_equivalent
 KLAVERJAS_OPS.set_mode = k_set_mode
 KLAVERJAS_OPS.snap = k_snap
+KLAVERJAS_OPS.leaf = k_leaf
 
 
 cdef class KlaverjasBoard(Board):
