@@ -7,7 +7,8 @@ in mode ``optimal`` (the value and every optimal first card: the performance tar
 mode ``all`` (the exact value of every legal first card, as the CLI answers by default).
 "search" is the time in the C search (value, moves and principal variation); "call" adds
 parsing the document and building the result.  Then the DD table (solver.ddtable.dd_table:
-8 value searches, every trump suit for each playing team) on the first deals.
+8 value searches, every trump suit for each playing team) on the first deals, on one
+thread and on every CPU available (``--table-threads``).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import solver  # noqa: E402
-from solver.ddtable import dd_table  # noqa: E402
+from solver.ddtable import available_threads, dd_table  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
 RULESETS = ("amsterdam", "rotterdam")
@@ -60,17 +61,17 @@ def full_deals(n: int, mode: str, tt_mb: int) -> list[str]:
     return rows
 
 
-def tables(n: int, tt_mb: int) -> list[str]:
+def tables(n: int, tt_mb: int, threads: int) -> list[str]:
     engine = solver.Solver(tt_mb=tt_mb)
     rows = []
     for rules in RULESETS:
         times, nodes = [], []
         for doc in load(rules, n):
             t = time.perf_counter()
-            table = dd_table(doc, solver=engine)
+            table = dd_table(doc, solver=engine, threads=threads)
             times.append(time.perf_counter() - t)
             nodes.append(table["nodes"])
-        rows.append(f"| {rules} | {len(times)} | {statistics.median(times) * 1e3:.0f} ms | "
+        rows.append(f"| {rules} | {threads} | {len(times)} | {statistics.median(times) * 1e3:.0f} ms | "
                     f"{pct(times, 0.9) * 1e3:.0f} ms | {max(times) * 1e3:.0f} ms | "
                     f"{statistics.median(nodes):,.0f} |")
     return rows
@@ -82,18 +83,23 @@ def main() -> None:
     ap.add_argument("--tables", type=int, default=40, help="deals per rule set for the DD table")
     ap.add_argument("--tt-mb", type=int, default=solver.api.DEFAULT_TT_MB,
                     help="transposition table per Solver (default: the library's, %(default)s MiB)")
+    ap.add_argument("--table-threads", type=int, nargs="+", default=None, metavar="N",
+                    help="threads for the DD tables (default: 1 and every CPU available)")
     args = ap.parse_args()
+    table_threads = args.table_threads or sorted({1, available_threads()})
     print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
-          f"2 cores; one search thread; table {args.tt_mb} MiB. Command: python benchmarks/bench_klaverjas.py "
-          f"--deals {args.deals} --tables {args.tables} --tt-mb {args.tt_mb}\n")
+          f"2 cores; full deals on one search thread; table {args.tt_mb} MiB per Solver. Command: python benchmarks/bench_klaverjas.py "
+          f"--deals {args.deals} --tables {args.tables} --tt-mb {args.tt_mb} "
+          f"--table-threads {' '.join(map(str, table_threads))}\n")
     print("| rules | mode | deals | made | search median | p90 | max | call median | nodes median | nodes/s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for mode in ("optimal", "all"):
         print("\n".join(full_deals(args.deals, mode, args.tt_mb)))
     print()
-    print("| DD table (8 value searches) | deals | median | p90 | max | nodes median |")
-    print("|---|---|---|---|---|---|")
-    print("\n".join(tables(args.tables, args.tt_mb)))
+    print("| DD table (8 value searches) | threads | deals | median | p90 | max | nodes median |")
+    print("|---|---|---|---|---|---|---|")
+    for threads in table_threads:
+        print("\n".join(tables(args.tables, args.tt_mb, threads)))
 
 
 if __name__ == "__main__":
