@@ -56,6 +56,11 @@ ctypedef struct GameOps:
     # alphabeta would return it (a boundary stores it in the table); 0 to
     # let the core search the node.
     int (*leaf)(void* pos, int alpha, int beta, int* value) noexcept nogil
+    # Optional (NULL: the separate calls): what the search asks at every
+    # node in one call (calls are a good part of a node's cost).  Returns
+    # node_kind; sets banked, max_to_move and, at a boundary or small node,
+    # the quick bounds (future_bounds).
+    int (*node_info)(void* pos, int* banked, int* ismax, int* lo, int* hi) noexcept nogil
 
 
 cdef inline void sort_moves(int* moves, int* scores, int n) noexcept nogil:

@@ -148,6 +148,8 @@ TRUMP_NAT[:] = [0, 1, 5, 6, 3, 7, 2, 4]
 PLAIN_PTS[:] = [0, 0, 0, 2, 3, 4, 10, 11]
 TRUMP_PTS[:] = [0, 0, 3, 4, 10, 11, 14, 20]
 
+# Card points of a trump lane (power layout).
+cdef int TRUMP_LANE_PTS[256]
 # Sequence roem of one natural lane holding a trick's cards of that suit.
 cdef int SEQ_ROEM[256]
 # Natural lane of a power lane: [0] plain suits, [1] the trump suit.
@@ -167,6 +169,10 @@ cdef void _init_tables():
             else:
                 run = 0
         SEQ_ROEM[x] = 50 if best >= 4 else (20 if best == 3 else 0)
+        TRUMP_LANE_PTS[x] = 0
+        for b in range(8):
+            if (x >> b) & 1:
+                TRUMP_LANE_PTS[x] += TRUMP_PTS[b]
         NAT_LANE[0][x] = 0
         NAT_LANE[1][x] = 0
         for b in range(8):
@@ -242,7 +248,7 @@ cdef uint64_t KEY_SALT1 = 0x6a61737365e1c3d2ULL
 
 
 ctypedef struct KState:
-    # 72 bytes: make() copies the whole state, so keep it small.
+    # 72 bytes: make() copies the whole state at each trick's end, so keep it small.
     uint32_t hand[4]
     uint32_t bnat[4]       # the hands at the last trick boundary, natural layout
     uint32_t trickmask     # power layout
@@ -260,6 +266,7 @@ ctypedef struct KState:
     uint8_t leader
     uint8_t turn
     uint8_t win            # index in `trick` of the card winning so far
+    uint8_t winhist        # `win` before each card of the trick, 2 bits each (unmake)
     uint8_t ntricks
     uint8_t cls
     uint8_t tricks[2]
@@ -276,7 +283,7 @@ ctypedef struct KPos:
     uint32_t trumpmask
     int points[32]
     uint32_t natbit[32]
-    int sp
+    KState* cur            # the current state: st[0] at the deal's start, one more per trick
     KState st[MAXSTACK]
 
 
@@ -386,37 +393,40 @@ cdef int roem_bound(KPos* p, KState* s, int* rP, int* rO) noexcept nogil:
         hn[i] = s.bnat[i]
         rem |= hn[i]
         bad |= (hn[i] & (hn[i] >> 1)) | ((hn[i] >> 1) & (hn[i] >> 2)) | (hn[i] & (hn[i] >> 2))
-        bad4 |= (hn[i] & (hn[i] >> 3)) | ((hn[i] >> 1) & (hn[i] >> 3)) | ((hn[i] >> 2) & (hn[i] >> 3))
     mP = hn[p.playing] | hn[p.playing + 2]
     w = rem & (rem >> 1) & (rem >> 2) & 0x3F3F3F3F & ~bad       # 3-run starts
-    w4 = w & (rem >> 3) & 0x1F1F1F1F & ~bad4 & ~(bad >> 1)      # 4-run starts
-    w4P = 0                                                     # ... the playing team's top card
-    for su in range(4):
-        t = 1 if su == p.trump else 0
-        k = (w4 >> (8 * su)) & 0x1F
-        while k:
-            i = dd_ctz32(k)
-            k &= k - 1
-            if (mP >> (8 * su + RUN4_TOP[t][i])) & 1:
-                w4P |= (<uint32_t> 1) << (8 * su + i)
-    # A 3-run's trick goes to its strongest card or to the fourth player (who
-    # holds none of it, the partner of the run's lone card of one team): if
-    # the strongest card is that lone card, only its team can score the run.
-    maj = (mP & (mP >> 1)) | (mP & (mP >> 2)) | ((mP >> 1) & (mP >> 2))   # P holds 2 of 3
-    t = 8 * p.trump
-    topP = (mP & ((RUN3_OFF0 & ~(<uint32_t> 0xFF << t)) | ((<uint32_t> 0x10) << t))) | \
-        ((mP >> 1) & ((RUN3_OFF1 & ~(<uint32_t> 0xFF << t)) | ((<uint32_t> 0x0A) << t))) | \
-        ((mP >> 2) & ((RUN3_OFF2 & ~(<uint32_t> 0xFF << t)) | ((<uint32_t> 0x25) << t)))
-    w3P = w & ~(maj & ~topP)
-    w3O = w & ~(~maj & topP)
-    for su in range(4):
-        r += SEQ_MAX[((w >> (8 * su)) & 0x3F) | (((w4 >> (8 * su)) & 0x1F) << 6)]
-        a += SEQ_MAX[((w3P >> (8 * su)) & 0x3F) | (((w4P >> (8 * su)) & 0x1F) << 6)]
-        b += SEQ_MAX[((w3O >> (8 * su)) & 0x3F) | ((((w4 & ~w4P) >> (8 * su)) & 0x1F) << 6)]
-    cap = 50 * (dd_popcount32(rem) // NSEATS)
-    r = r if r < cap else cap
-    a = a if a < cap else cap
-    b = b if b < cap else cap
+    if w:           # (late in a deal mostly none: skip the sequence bounds)
+        for i in range(4):
+            bad4 |= (hn[i] & (hn[i] >> 3)) | ((hn[i] >> 1) & (hn[i] >> 3)) | ((hn[i] >> 2) & (hn[i] >> 3))
+        w4 = w & (rem >> 3) & 0x1F1F1F1F & ~bad4 & ~(bad >> 1)      # 4-run starts
+        w4P = 0                                                     # ... the playing team's top card
+        for su in range(4):
+            t = 1 if su == p.trump else 0
+            k = (w4 >> (8 * su)) & 0x1F
+            while k:
+                i = dd_ctz32(k)
+                k &= k - 1
+                if (mP >> (8 * su + RUN4_TOP[t][i])) & 1:
+                    w4P |= (<uint32_t> 1) << (8 * su + i)
+        # A 3-run's trick goes to its strongest card or to the fourth player (who
+        # holds none of it, the partner of the run's lone card of one team): if
+        # the strongest card is that lone card, only its team can score the run.
+        maj = (mP & (mP >> 1)) | (mP & (mP >> 2)) | ((mP >> 1) & (mP >> 2))   # P holds 2 of 3
+        t = 8 * p.trump
+        topP = (mP & ((RUN3_OFF0 & ~(<uint32_t> 0xFF << t)) | ((<uint32_t> 0x10) << t))) | \
+            ((mP >> 1) & ((RUN3_OFF1 & ~(<uint32_t> 0xFF << t)) | ((<uint32_t> 0x0A) << t))) | \
+            ((mP >> 2) & ((RUN3_OFF2 & ~(<uint32_t> 0xFF << t)) | ((<uint32_t> 0x25) << t)))
+        w3P = w & ~(maj & ~topP)
+        w3O = w & ~(~maj & topP)
+        for su in range(4):
+            if (w >> (8 * su)) & 0x3F:      # w3P, w3O, w4, w4P are all within w
+                r += SEQ_MAX[((w >> (8 * su)) & 0x3F) | (((w4 >> (8 * su)) & 0x1F) << 6)]
+                a += SEQ_MAX[((w3P >> (8 * su)) & 0x3F) | (((w4P >> (8 * su)) & 0x1F) << 6)]
+                b += SEQ_MAX[((w3O >> (8 * su)) & 0x3F) | ((((w4 & ~w4P) >> (8 * su)) & 0x1F) << 6)]
+        cap = 50 * (dd_popcount32(rem) // NSEATS)
+        r = r if r < cap else cap
+        a = a if a < cap else cap
+        b = b if b < cap else cap
     q = rem & (rem >> 8) & (rem >> 16) & (rem >> 24) & 0xF8     # T..A all out
     while q:
         k = dd_ctz32(q)
@@ -449,23 +459,14 @@ cdef inline void sure_trumps(KPos* p, KState* s, int* sP, int* sO, int* hasP, in
     cdef uint32_t tP = (s.hand[p.playing] | s.hand[p.playing + 2]) & p.trumpmask
     cdef uint32_t tO = (s.hand[p.playing ^ 1] | s.hand[(p.playing ^ 1) + 2]) & p.trumpmask
     cdef uint32_t hiP = tP, hiO = tO
-    cdef int c
     if tO:
         hiP = above(tP, dd_msb32(tO))
     if tP:
         hiO = above(tO, dd_msb32(tP))
     hasP[0] = hiP != 0
     hasO[0] = hiO != 0
-    sP[0] = 0
-    sO[0] = 0
-    while hiP:
-        c = dd_ctz32(hiP)
-        hiP &= hiP - 1
-        sP[0] += p.points[c]
-    while hiO:
-        c = dd_ctz32(hiO)
-        hiO &= hiO - 1
-        sO[0] += p.points[c]
+    sP[0] = TRUMP_LANE_PTS[(hiP >> (8 * p.trump)) & 0xFF]
+    sO[0] = TRUMP_LANE_PTS[(hiO >> (8 * p.trump)) & 0xFF]
 
 
 cdef inline int final_value(KState* s) noexcept nogil:
@@ -876,29 +877,53 @@ cdef void boundary(KPos* p, KState* s) noexcept nogil:
 # ---------------------------------------------------------------- ops
 
 cdef void k_make(void* vp, int c) noexcept nogil:
+    # Mid-trick moves change the state in place (k_unmake takes them back
+    # from the trick itself); only a trick's last card pushes a copy, so the
+    # stack holds one state per trick.  The trick's end is a separate
+    # function: this common path stays a cheap leaf.
     cdef KPos* p = <KPos*> vp
-    cdef KState* s = &p.st[p.sp + 1]
-    memcpy(s, &p.st[p.sp], sizeof(KState))
-    p.sp += 1
-    cdef int seat = s.turn, w, team, tp, r
+    cdef KState* s = p.cur
+    cdef int seat = s.turn
     cdef uint32_t bit = (<uint32_t> 1) << c
+    if s.nt == NSEATS - 1:
+        END_TRICK(p, c)
+        return
     s.hand[seat] &= ~bit
     s.trick[s.nt] = c
     s.trickmask |= bit
     s.tricknat |= p.natbit[c]
+    s.winhist = (s.winhist << 2) | s.win
     if s.nt == 0:
         s.win = 0
     elif beats(p, c, s.trick[s.win]):
         s.win = s.nt
     s.nt += 1
-    if s.nt < NSEATS:
-        s.turn = (seat + 1) & 3
-        return
+    s.turn = (seat + 1) & 3
+
+
+# Called through a pointer so that the compiler cannot inline it into k_make,
+# whose common path then saves no registers (measured: fewer instructions).
+cdef void (*END_TRICK)(KPos* p, int c) noexcept nogil
+
+
+cdef void end_trick(KPos* p, int c) noexcept nogil:
+    """Play the trick's last card c on a copy of the state and settle the trick."""
+    cdef KState* s = p.cur + 1
+    cdef int seat, w, team, tp, r
+    cdef uint32_t bit = (<uint32_t> 1) << c
+    memcpy(s, p.cur, sizeof(KState))
+    p.cur += 1
+    seat = s.turn
+    s.hand[seat] &= ~bit
+    s.trick[3] = c
+    s.winhist = (s.winhist << 2) | s.win
+    if beats(p, c, s.trick[s.win]):
+        s.win = 3
     w = (s.leader + s.win) & 3
     team = team_of(p, w)
-    tp = p.points[s.trick[0]] + p.points[s.trick[1]] + p.points[s.trick[2]] + p.points[s.trick[3]]
+    tp = p.points[s.trick[0]] + p.points[s.trick[1]] + p.points[s.trick[2]] + p.points[c]
     s.crem -= tp
-    r = trick_roem(p, s.tricknat)
+    r = trick_roem(p, s.tricknat | p.natbit[c])
     if (s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) == 0:
         tp += LAST_TRICK
     s.pts[team] += tp + r
@@ -910,10 +935,10 @@ cdef void k_make(void* vp, int c) noexcept nogil:
     s.leader = w
     s.turn = w
     s.nt = 0
-    s.bnat[0] &= ~s.tricknat
-    s.bnat[1] &= ~s.tricknat
-    s.bnat[2] &= ~s.tricknat
-    s.bnat[3] &= ~s.tricknat
+    s.bnat[0] &= ~(s.tricknat | p.natbit[c])
+    s.bnat[1] &= ~(s.tricknat | p.natbit[c])
+    s.bnat[2] &= ~(s.tricknat | p.natbit[c])
+    s.bnat[3] &= ~(s.tricknat | p.natbit[c])
     s.trickmask = 0
     s.tricknat = 0
     boundary(p, s)
@@ -929,19 +954,27 @@ cdef void k_set_mode(void* vp, int mode) noexcept nogil:
     caches follow the mode.
     """
     cdef KPos* p = <KPos*> vp
-    cdef int b = p.sp - p.st[p.sp].nt, i
+    cdef KState* s = p.cur
+    cdef KState t
+    cdef int i
     if p.fixed >= 0:
         mode = p.fixed
-    if mode != p.mode:
-        p.mode = mode
-        # Reclassify from the current trick's start (the stack holds it):
-        # a mid-trick position carries its trick's class (move pruning).
-        boundary(p, &p.st[b])
-        for i in range(b + 1, p.sp + 1):
-            p.st[i].cls = p.st[b].cls
-            p.st[i].banked = p.st[b].banked
-            p.st[i].flo = p.st[b].flo
-            p.st[i].fhi = p.st[b].fhi
+    # Always reclassify, even in the same mode: after a search below a
+    # trick's last card the trick may carry a class from another mode.
+    p.mode = mode
+    if s.nt == 0:
+        boundary(p, s)
+        return
+    # Reclassify from the current trick's start (its cards back in the
+    # hands): a mid-trick position carries its trick's class (pruning).
+    memcpy(&t, s, sizeof(KState))
+    for i in range(s.nt):
+        t.hand[(s.leader + i) & 3] |= (<uint32_t> 1) << s.trick[i]
+    boundary(p, &t)
+    s.cls = t.cls
+    s.banked = t.banked
+    s.flo = t.flo
+    s.fhi = t.fhi
 
 
 cdef int nearest_value(int v, int up) noexcept nogil:
@@ -974,7 +1007,21 @@ cdef int k_snap(void* vp, int v, int up) noexcept nogil:
 
 
 cdef void k_unmake(void* vp) noexcept nogil:
-    (<KPos*> vp).sp -= 1
+    cdef KPos* p = <KPos*> vp
+    cdef KState* s = p.cur
+    cdef int c, seat
+    if s.nt == 0:
+        p.cur -= 1               # a completed trick: its copy goes
+        return
+    s.nt -= 1
+    c = s.trick[s.nt]
+    seat = (s.leader + s.nt) & 3
+    s.hand[seat] |= (<uint32_t> 1) << c
+    s.trickmask &= ~((<uint32_t> 1) << c)
+    s.tricknat &= ~p.natbit[c]
+    s.win = s.winhist & 3
+    s.winhist >>= 2
+    s.turn = seat
 
 
 cdef int k_leaf(void* vp, int alpha, int beta, int* value) noexcept nogil:
@@ -982,7 +1029,7 @@ cdef int k_leaf(void* vp, int alpha, int beta, int* value) noexcept nogil:
     quick bounds and the table did not settle, is solved on the masks by
     two_left / three_left (module doc, "The endgame leaf")."""
     cdef KPos* p = <KPos*> vp
-    cdef KState* s = &p.st[p.sp]
+    cdef KState* s = p.cur
     if not s.leaf or s.nt:
         return 0
     if s.leaf == 3:
@@ -994,12 +1041,12 @@ cdef int k_leaf(void* vp, int alpha, int beta, int* value) noexcept nogil:
 
 cdef int k_max_to_move(void* vp) noexcept nogil:
     cdef KPos* p = <KPos*> vp
-    return team_of(p, p.st[p.sp].turn) == 0
+    return team_of(p, p.cur.turn) == 0
 
 
 cdef int k_node_kind(void* vp) noexcept nogil:
     cdef KPos* p = <KPos*> vp
-    cdef KState* s = &p.st[p.sp]
+    cdef KState* s = p.cur
     if s.nt != 0:
         return NODE_INNER
     if s.cls == C_DONE:
@@ -1007,9 +1054,24 @@ cdef int k_node_kind(void* vp) noexcept nogil:
     return NODE_BOUNDARY
 
 
+cdef int k_node_info(void* vp, int* banked, int* ismax, int* lo, int* hi) noexcept nogil:
+    """k_node_kind, k_banked, k_max_to_move and k_future_bounds in one call."""
+    cdef KPos* p = <KPos*> vp
+    cdef KState* s = p.cur
+    banked[0] = s.banked
+    ismax[0] = team_of(p, s.turn) == 0
+    if s.nt != 0:
+        return NODE_INNER
+    if s.cls == C_DONE:
+        return NODE_TERMINAL
+    lo[0] = s.flo
+    hi[0] = s.fhi
+    return NODE_BOUNDARY
+
+
 cdef int k_banked(void* vp) noexcept nogil:
     cdef KPos* p = <KPos*> vp
-    return p.st[p.sp].banked
+    return p.cur.banked
 
 
 cdef int k_terminal_future(void* vp) noexcept nogil:
@@ -1018,7 +1080,7 @@ cdef int k_terminal_future(void* vp) noexcept nogil:
 
 cdef void k_future_bounds(void* vp, int* lo, int* hi) noexcept nogil:
     cdef KPos* p = <KPos*> vp
-    cdef KState* s = &p.st[p.sp]
+    cdef KState* s = p.cur
     lo[0] = s.flo
     hi[0] = s.fhi
 
@@ -1028,7 +1090,7 @@ cdef void k_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept no
     in k0; the remaining set, leader, pit flags, class, P/O (OPEN only) and
     the game's parameters in k1."""
     cdef KPos* p = <KPos*> vp
-    cdef KState* s = &p.st[p.sp]
+    cdef KState* s = p.cur
     cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
     cdef uint64_t lo = dd_pext32(s.hand[1] | s.hand[3], rem)
     cdef uint64_t hi = dd_pext32(s.hand[2] | s.hand[3], rem)
@@ -1070,17 +1132,16 @@ cdef inline uint32_t seq_live(uint32_t U, uint32_t* H, int nh) noexcept nogil:
     (cards of U outside every H are fixed cards, each of its own player)."""
     cdef uint32_t r1 = (U >> 1) & 0x7F7F7F7F, r2 = (U >> 2) & 0x3F3F3F3F
     cdef uint32_t l1 = (U << 1) & 0xFEFEFEFEU, l2 = (U << 2) & 0xFCFCFCFCU
-    cdef uint32_t sr = 0, sm = 0, sl = 0, a1, a2, b1, b2
+    cdef uint32_t d1 = 0, d2 = 0
     cdef int i
+    # d1: cards whose next one up is in the same set H[i]; d2: the same two
+    # up.  A window p, p+1, p+2 has two of its cards in one set when p+1 is
+    # in d1 (right), p-1 in d2 (middle) or p-2 in d1 (left).
     for i in range(nh):
-        a1 = (H[i] >> 1) & 0x7F7F7F7F
-        a2 = (H[i] >> 2) & 0x3F3F3F3F
-        b1 = (H[i] << 1) & 0xFEFEFEFEU
-        b2 = (H[i] << 2) & 0xFCFCFCFCU
-        sr |= a1 & a2
-        sm |= b1 & a1
-        sl |= b1 & b2
-    return (r1 & r2 & ~sr) | (l1 & r1 & ~sm) | (l1 & l2 & ~sl)
+        d1 |= H[i] & (H[i] >> 1) & 0x7F7F7F7F
+        d2 |= H[i] & (H[i] >> 2) & 0x3F3F3F3F
+    return (r1 & r2 & ~(d1 >> 1)) | (l1 & r1 & ~((d2 << 1) & 0xFEFEFEFEU)) | \
+        (l1 & l2 & ~((d1 << 2) & 0xFCFCFCFCU))
 
 
 cdef inline uint32_t quad_stuk_live(KPos* p, uint32_t U, uint32_t* H, int nh) noexcept nogil:
@@ -1155,7 +1216,7 @@ cdef int k_equivalent(void* vp, int a, int b) noexcept nogil:
     other live card between them, roem-neutral, worth the same (or nat
     settled)?  Then they have the same value (see pruned_moves)."""
     cdef KPos* p = <KPos*> vp
-    cdef KState* s = &p.st[p.sp]
+    cdef KState* s = p.cur
     cdef uint32_t others, lo, hi
     if (a >> 3) != (b >> 3) or a == b:
         return a == b
@@ -1191,9 +1252,27 @@ cdef int pruned_moves(KPos* p, KState* s, uint32_t legal, int* moves) noexcept n
     cdef uint32_t live = 0
     cdef uint32_t L, group, between, neutral, g
     cdef int n = 0, su, c, prev, status, best, bc, k, x, ready = 0
-    cdef uint32_t nb
-    for su in range(4):
-        L = legal & suit_mask(su)
+    cdef uint32_t nb, rest
+    # Mostly every group is a single card: no two legal cards are next to
+    # each other among the live cards (legal or others, packed in order).
+    # Then the moves are the legal cards, suit by suit, high to low.
+    nb = dd_pext32(legal, legal | others)
+    rest = legal
+    if (nb & (nb >> 1)) == 0:
+        while rest:
+            su = dd_ctz32(rest) >> 3
+            g = rest & suit_mask(su)
+            rest &= ~g
+            while g:
+                x = dd_msb32(g)
+                g &= ~((<uint32_t> 1) << x)
+                moves[n] = x
+                n += 1
+        return n
+    while rest:         # suit by suit, lowest first
+        su = dd_ctz32(rest) >> 3
+        L = rest & suit_mask(su)
+        rest &= ~L
         while L:
             # The next group: from the highest remaining legal card down.
             c = dd_msb32(L)
@@ -1269,22 +1348,34 @@ cdef int pruned_moves(KPos* p, KState* s, uint32_t legal, int* moves) noexcept n
 
 cdef int k_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
     cdef KPos* p = <KPos*> vp
-    cdef KState* s = &p.st[p.sp]
+    cdef KState* s = p.cur
     cdef uint32_t legal = legal_mask(p, s)
-    cdef int n = 0
-    cdef int scores[MAX_MOVES]
-    cdef int i
     if (legal & (legal - 1)) == 0:
         moves[0] = dd_ctz32(legal)              # forced (or nothing left)
         return 1 if legal else 0
+    return GEN_CHOICES(p, s, legal, moves, prune)
+
+
+# A pointer, like END_TRICK: forced moves (a quarter of the nodes) skip the
+# register saves and stack frame of the full generator.
+cdef int (*GEN_CHOICES)(KPos* p, KState* s, uint32_t legal, int* moves, int prune) noexcept nogil
+
+
+cdef int gen_choices(KPos* p, KState* s, uint32_t legal, int* moves, int prune) noexcept nogil:
+    """The moves when there is a choice: pruned (prune set) and ordered."""
+    cdef int n = 0
+    cdef int scores[MAX_MOVES]
     if prune and not (p.flags & F_NO_PRUNE):
         n = pruned_moves(p, s, legal, moves)
     else:
         n = cards_high_to_low(legal, moves)
     if n <= 1:
         return n
-    for i in range(n):
-        scores[i] = order_score(p, s, moves[i])
+    # Heuristic worth of each move; only the order matters.
+    if s.nt == 0:
+        lead_scores(p, s, moves, scores, n)
+    else:
+        follow_scores(p, s, moves, scores, n)
     sort_moves(moves, scores, n)
     return n
 
@@ -1300,80 +1391,104 @@ cdef inline int can_beat(KPos* p, KState* s, int seat, int led, int w) noexcept 
     return (h & p.trumpmask) != 0
 
 
-cdef int follow_score(KPos* p, KState* s, int c) noexcept nogil:
-    """Order of a follower's cards: win a trick your team keeps with the most
-    points, add points to a trick your partner surely wins, throw the least
-    on a trick surely lost; the last player sees the trick's exact worth."""
-    cdef int seat = s.turn, me = team_of(p, seat)
-    cdef int power = c & 7, suit = c >> 3, pts = p.points[c]
-    cdef int wc, wseat, wi, v, tp, i, led, k, safe, later
-    led = s.trick[0] >> 3
-    wc = s.trick[s.win]
-    wseat = (s.leader + s.win) & 3
-    if s.nt == NSEATS - 1:
-        # Last to play: the exact worth of the trick for my team.
-        wi = s.win
-        if beats(p, c, wc):
-            wi = 3
-        tp = pts + trick_roem(p, s.tricknat | p.natbit[c])
-        for i in range(3):
-            tp += p.points[s.trick[i]]
-        v = tp if team_of(p, (s.leader + wi) & 3) == me else -tp
-        return 8 * v - (power if suit == p.trump else 0)
-    if beats(p, c, wc):
-        wc = c
-        wseat = seat
-    # Can a later player of the other team than the winner's take the trick?
-    safe = 1
+cdef inline int later_can_beat(KPos* p, KState* s, int wseat, int led, int wc) noexcept nogil:
+    """Can a player after the mover, of the other team than wseat's, beat card wc?"""
+    cdef int k, later
     for k in range(s.nt + 1, NSEATS):
         later = (s.leader + k) & 3
         if team_of(p, later) != team_of(p, wseat) and can_beat(p, s, later, led, wc):
-            safe = 0
-    if team_of(p, wseat) == me:
-        if safe:
-            return 100 + pts - (power if wc == c and suit == p.trump else 0)
-        if wc == c:
-            return 40 - pts - power             # winning for now with my card
-        return 30 - pts - power                 # partner ahead for now
-    if safe:
-        return -2 * pts - power                 # lost trick: cheapest card
-    return 20 - pts - power
+            return 1
+    return 0
 
 
-cdef int lead_score(KPos* p, KState* s, int c) noexcept nogil:
+cdef void follow_scores(KPos* p, KState* s, int* moves, int* scores, int n) noexcept nogil:
+    """Order of a follower's cards: win a trick your team keeps with the most
+    points, add points to a trick your partner surely wins, throw the least
+    on a trick surely lost; the last player sees the trick's exact worth.
+    (All of a node's moves at once: what does not depend on the card is
+    worked out once.)"""
+    cdef int seat = s.turn, me = team_of(p, seat)
+    cdef int c, power, suit, pts, wc, wseat, tp, i, led, safe, safe0 = -1, base, wt0, mine
+    cdef int wc0 = s.trick[s.win], wseat0 = (s.leader + s.win) & 3
+    led = s.trick[0] >> 3
+    if s.nt == NSEATS - 1:
+        # Last to play: the exact worth of the trick for my team.
+        base = p.points[s.trick[0]] + p.points[s.trick[1]] + p.points[s.trick[2]]
+        wt0 = team_of(p, wseat0) == me
+        for i in range(n):
+            c = moves[i]
+            tp = base + p.points[c] + trick_roem(p, s.tricknat | p.natbit[c])
+            mine = 1 if beats(p, c, wc0) else wt0
+            scores[i] = 8 * (tp if mine else -tp) - ((c & 7) if (c >> 3) == p.trump else 0)
+        return
+    for i in range(n):
+        c = moves[i]
+        power = c & 7
+        suit = c >> 3
+        pts = p.points[c]
+        # Can a later player of the other team than the winner's take the trick?
+        if beats(p, c, wc0):
+            wc = c
+            wseat = seat
+            safe = not later_can_beat(p, s, seat, led, c)
+        else:
+            wc = wc0
+            wseat = wseat0
+            if safe0 < 0:
+                safe0 = not later_can_beat(p, s, wseat0, led, wc0)
+            safe = safe0
+        if team_of(p, wseat) == me:
+            if safe:
+                scores[i] = 100 + pts - (power if wc == c and suit == p.trump else 0)
+            elif wc == c:
+                scores[i] = 40 - pts - power        # winning for now with my card
+            else:
+                scores[i] = 30 - pts - power        # partner ahead for now
+        elif safe:
+            scores[i] = -2 * pts - power            # lost trick: cheapest card
+        else:
+            scores[i] = 20 - pts - power
+
+
+cdef void lead_scores(KPos* p, KState* s, int* moves, int* scores, int n) noexcept nogil:
     """Order of leads: the top trump while opponents hold trumps, sure
     winners with points, low cards to partner's winner, then the cheapest."""
     cdef int seat = s.turn, me = team_of(p, seat)
-    cdef int power = c & 7, suit = c >> 3, pts = p.points[c]
-    cdef uint32_t lane = suit_mask(suit)
-    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
-    cdef uint32_t others = rem & lane & ~s.hand[seat]
-    cdef uint32_t opp, higher
-    cdef int ruff, top
-    higher = above(others, c) & lane
-    if suit == p.trump:
-        opp = (s.hand[(seat + 1) & 3] | s.hand[(seat + 3) & 3]) & p.trumpmask
-        if higher == 0 and opp:
-            return 70 + pts                 # the top trump draws trumps
-        if me == 0 and opp:
-            return 30 - power
-        return -20 - pts - power
-    ruff = ((s.hand[(seat + 1) & 3] & lane) == 0 and (s.hand[(seat + 1) & 3] & p.trumpmask) != 0) or \
-           ((s.hand[(seat + 3) & 3] & lane) == 0 and (s.hand[(seat + 3) & 3] & p.trumpmask) != 0)
-    if higher == 0:
-        return (5 - pts) if ruff else (60 + pts)
-    top = dd_msb32(others)
-    if not ruff and (s.hand[(seat + 2) & 3] >> top) & 1:
-        return 40 - pts - power             # low to partner's winner
-    return -pts - power
+    cdef int c, power, suit, pts, ruff, top, i
+    cdef uint32_t lhs = s.hand[(seat + 1) & 3], rhs = s.hand[(seat + 3) & 3]
+    cdef uint32_t notmine = (s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & ~s.hand[seat]
+    cdef uint32_t opp = (lhs | rhs) & p.trumpmask
+    cdef uint32_t lane, others, higher
+    for i in range(n):
+        c = moves[i]
+        power = c & 7
+        suit = c >> 3
+        pts = p.points[c]
+        lane = suit_mask(suit)
+        others = notmine & lane
+        higher = above(others, c) & lane
+        if suit == p.trump:
+            if higher == 0 and opp:
+                scores[i] = 70 + pts                # the top trump draws trumps
+            elif me == 0 and opp:
+                scores[i] = 30 - power
+            else:
+                scores[i] = -20 - pts - power
+            continue
+        ruff = ((lhs & lane) == 0 and (lhs & p.trumpmask) != 0) or \
+               ((rhs & lane) == 0 and (rhs & p.trumpmask) != 0)
+        if higher == 0:
+            scores[i] = (5 - pts) if ruff else (60 + pts)
+            continue
+        top = dd_msb32(others)
+        if not ruff and (s.hand[(seat + 2) & 3] >> top) & 1:
+            scores[i] = 40 - pts - power            # low to partner's winner
+        else:
+            scores[i] = -pts - power
 
 
-cdef inline int order_score(KPos* p, KState* s, int c) noexcept nogil:
-    """Heuristic worth of playing c now; only the order matters."""
-    if s.nt == 0:
-        return lead_score(p, s, c)
-    return follow_score(p, s, c)
-
+END_TRICK = end_trick
+GEN_CHOICES = gen_choices
 
 cdef GameOps KLAVERJAS_OPS
 KLAVERJAS_OPS.gen_moves = k_gen_moves
@@ -1389,6 +1504,7 @@ KLAVERJAS_OPS.equivalent = k_equivalent
 KLAVERJAS_OPS.set_mode = k_set_mode
 KLAVERJAS_OPS.snap = k_snap
 KLAVERJAS_OPS.leaf = k_leaf
+KLAVERJAS_OPS.node_info = k_node_info
 
 
 cdef class KlaverjasBoard(Board):
@@ -1421,7 +1537,7 @@ cdef class KlaverjasBoard(Board):
             else:
                 p.points[c] = PLAIN_PTS[c & 7]
                 p.natbit[c] = (<uint32_t> 1) << ((c & ~7) + PLAIN_NAT[c & 7])
-        p.sp = 0
+        p.cur = &p.st[0]
         s = &p.st[0]
         crem = 0
         for i in range(4):
@@ -1456,27 +1572,27 @@ cdef class KlaverjasBoard(Board):
             PyMem_Free(self.kp)
 
     def legal_mask(self):
-        return legal_mask(self.kp, &self.kp.st[self.kp.sp])
+        return legal_mask(self.kp, self.kp.cur)
 
     def play(self, int card):
         """Play `card`, which must be legal."""
-        if not (legal_mask(self.kp, &self.kp.st[self.kp.sp]) >> card) & 1:
+        if not (legal_mask(self.kp, self.kp.cur) >> card) & 1:
             raise ValueError(f"card {card} is not legal here")
         Board.play(self, card)
 
     @property
     def finished(self):
-        cdef KState* s = &self.kp.st[self.kp.sp]
+        cdef KState* s = self.kp.cur
         return (s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) == 0
 
     @property
     def to_move(self):
-        return self.kp.st[self.kp.sp].turn
+        return self.kp.cur.turn
 
     @property
     def state(self):
         """The current state as a dict (teams: 0 = playing, 1 = other)."""
-        cdef KState* s = &self.kp.st[self.kp.sp]
+        cdef KState* s = self.kp.cur
         return {
             "hands": [s.hand[i] for i in range(4)],
             "trick": [s.trick[i] for i in range(s.nt)],
@@ -1495,7 +1611,7 @@ cdef class KlaverjasBoard(Board):
         """The measure of the finished deal."""
         if not self.finished:
             raise ValueError("the deal is not finished")
-        return final_value(&self.kp.st[self.kp.sp])
+        return final_value(self.kp.cur)
 
     def set_margin(self, bint on):
         """Search the margin D' instead of the value (module doc, "The margin"; tests)."""
@@ -1511,7 +1627,7 @@ cdef class KlaverjasBoard(Board):
 
     def boundary_info(self):
         """Class, banked value and quick bounds at a trick boundary (tests)."""
-        cdef KState* s = &self.kp.st[self.kp.sp]
+        cdef KState* s = self.kp.cur
         if s.nt != 0:
             return None
         return {"class": ("open", "made", "nat", "done")[s.cls], "banked": s.banked,

@@ -216,6 +216,16 @@ cdef int m_banked(void* vp) noexcept nogil:
     return 0
 
 
+cdef int m_node_info(void* vp, int* banked, int* ismax, int* lo, int* hi) noexcept nogil:
+    """m_node_kind, m_banked, m_max_to_move and m_future_bounds in one call."""
+    cdef int kind = m_node_kind(vp)
+    banked[0] = m_banked(vp)
+    ismax[0] = m_max_to_move(vp)
+    if kind == NODE_BOUNDARY or kind == NODE_SMALL:
+        m_future_bounds(vp, lo, hi)
+    return kind
+
+
 cdef int m_terminal_future(void* vp) noexcept nogil:
     cdef MPos* p = <MPos*> vp
     cdef MState* s = &p.st[p.sp]
@@ -497,6 +507,7 @@ MARIAS_OPS.terminal_future = m_terminal_future
 MARIAS_OPS.tt_key = m_tt_key
 MARIAS_OPS.future_bounds = m_future_bounds
 MARIAS_OPS.equivalent = m_equivalent
+MARIAS_OPS.node_info = m_node_info
 
 
 cdef class MariasBoard(Board):
