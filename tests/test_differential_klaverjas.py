@@ -20,6 +20,7 @@ import solver
 from solver._core.search import MODE_ALL, Searcher
 from solver.games import _klaverjas
 from solver.games import klaverjas as kj
+from solver.notation import Card, Suit
 
 try:
     from tests.reference import klaverjas as k
@@ -191,3 +192,73 @@ def test_lower_measure(seed, tricks_left, cards, rules):
     board.lower_below = -29999            # no lower measure: the same value
     assert _MARGIN_SEARCHER.value(board) == value, json.dumps(doc)
     board.lower_below = 0
+
+
+# ----------------------------------------------------------------------- the table key
+
+NATURAL = "789TJQKA"                      # natural order (sequences)
+PLAIN_POWER = "789JQKTA"                  # strength order, plain suits
+TRUMP_POWER = "78QKTA9J"                  # strength order, trumps
+
+
+def relabel_worthless(hands, trump):
+    """The hands with, in every suit that can make no sequence, the worthless cards
+    (7 8 9; trumps 7 8) replaced in order by the lowest ones: the same game."""
+    out = [list(h) for h in hands]
+    for suit in "SHDC":
+        owner = {c[0]: seat for seat, h in enumerate(hands) for c in h if c[1] == suit}
+        runs = any(all(r in owner for r in NATURAL[i:i + 3])
+                   and len({owner[r] for r in NATURAL[i:i + 3]}) == 3 for i in range(6))
+        if runs:
+            continue
+        worthless = "78" if suit == trump else "789"
+        present = [r for r in worthless if r in owner]
+        for old, new in zip(present, worthless):
+            seat = owner[old]
+            out[seat][out[seat].index(old + suit)] = new + suit
+    return out
+
+
+def small_board(hands, trump, playing, rules, leader):
+    codes = kj.card_codes(Suit.parse(trump))
+    masks = [sum(1 << codes[Card.parse(c)] for c in h) for h in hands]
+    return _klaverjas.KlaverjasBoard(masks, "SHDC".index(trump), playing, rules == "rotterdam", leader)
+
+
+@settings(deadline=None, max_examples=300)
+@given(seeds, st.integers(2, 4), rulesets)
+def test_worthless_cards_share_a_table_key(seed, per_hand, rules):
+    # Endgames that differ only in which worthless cards are left, in suits that can make
+    # no sequence, are the same game: one table key and one value.  Others keep apart.
+    rng = random.Random(seed)
+    deck = [r + s for s in "SHDC" for r in NATURAL]
+    cards = rng.sample(deck, 4 * per_hand)
+    hands = [cards[i::4] for i in range(4)]
+    trump, playing, leader = rng.choice("SHDC"), rng.randrange(2), rng.randrange(4)
+    other = relabel_worthless(hands, trump)
+    a = small_board(hands, trump, playing, rules, leader)
+    b = small_board(other, trump, playing, rules, leader)
+    assert a.table_key() == b.table_key(), (hands, other)
+    s = Searcher(1)
+    assert s.value(a) == s.value(b), (hands, other, trump)
+    # A point card swapped for a worthless one changes the key.
+    points = [c for h in hands for c in h if c[0] in "JQKA" and c[1] != trump]
+    if points:
+        seat = next(i for i, h in enumerate(hands) if points[0] in h)
+        spare = [c for c in deck if c not in cards and c[1] == points[0][1] and c[0] in "789"]
+        if spare:
+            changed = [list(h) for h in hands]
+            changed[seat][changed[seat].index(points[0])] = spare[0]
+            assert small_board(changed, trump, playing, rules, leader).table_key() != a.table_key()
+
+
+def test_worthless_cards_relabelled_example():
+    # Clubs 9 and 8 left (7 gone), no club sequence possible: keyed as 7 and 8.
+    hands = [["9C", "AS"], ["8C", "TS"], ["JC", "7H"], ["AH", "KS"]]
+    other = relabel_worthless(hands, "H")
+    assert other == [["8C", "AS"], ["7C", "TS"], ["JC", "7H"], ["AH", "KS"]]
+    a, b = (small_board(h, "H", 0, "amsterdam", 0) for h in (hands, other))
+    assert a.table_key() == b.table_key() and Searcher(1).value(a) == Searcher(1).value(b)
+    # With 7 8 9 of clubs in three hands a sequence is possible: the cards keep their names.
+    runs = [["9C", "AS"], ["8C", "TS"], ["7C", "7H"], ["AH", "KS"]]
+    assert relabel_worthless(runs, "H") == runs

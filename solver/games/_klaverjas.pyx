@@ -45,7 +45,9 @@ the bounds are the exact future.  The key is exact (no hashing): the owner
 of every remaining card (2 bits each, packed by pext over the remaining
 cards), the remaining set, the leader, the "a team has taken every trick so
 far" flags, the class, P and O in the OPEN class, and the trump, rules and
-playing team.
+playing team.  In a suit that can make no sequence any more, the worthless
+cards left (7 8 9, trumps 7 8) are keyed by number and order only
+(``canonical_rem``): positions that differ only there are the same game.
 
 Quick bounds: the card points left, sure trumps (above all of the other
 team's: their points are their team's), and a roem bound per team
@@ -1085,6 +1087,33 @@ cdef void k_future_bounds(void* vp, int* lo, int* hi) noexcept nogil:
     hi[0] = s.fhi
 
 
+cdef inline uint32_t canonical_rem(KPos* p, KState* s, uint32_t rem) noexcept nogil:
+    """The remaining set as the table key sees it: in a suit that can make no
+    sequence any more, its worthless cards (7 8 9, trumps 7 8) count only by
+    number and order, so any of them left are keyed as the lowest ones.
+
+    Such positions are the same game: the cards keep their order (who beats
+    whom) and their points (none); they can be part of no roem (sequences
+    are impossible in the suit, four 7s, 8s or 9s score nothing, stuk is
+    the trump Q and K).  The owners (k0) are listed in card order, so they
+    line up.  A suit with a possible run keeps its exact cards.
+    """
+    cdef uint32_t n = s.bnat[0] | s.bnat[1] | s.bnat[2] | s.bnat[3]
+    cdef uint32_t bad = 0, h, w, low, out = rem
+    cdef int i, su, k
+    for i in range(4):
+        h = s.bnat[i]
+        bad |= (h & (h >> 1)) | ((h >> 1) & (h >> 2)) | (h & (h >> 2))
+    w = n & (n >> 1) & (n >> 2) & 0x3F3F3F3F & ~bad         # possible 3-run starts
+    for su in range(4):
+        if (w >> (8 * su)) & 0x3F:
+            continue
+        low = (rem >> (8 * su)) & (0x03 if su == p.trump else 0x07)
+        k = dd_popcount32(low)
+        out = (out & ~(low << (8 * su))) | ((((<uint32_t> 1) << k) - 1) << (8 * su))
+    return out
+
+
 cdef void k_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil:
     """Exact key (see the module docstring): 2 owner bits per remaining card
     in k0; the remaining set, leader, pit flags, class, P/O (OPEN only) and
@@ -1094,6 +1123,7 @@ cdef void k_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept no
     cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
     cdef uint64_t lo = dd_pext32(s.hand[1] | s.hand[3], rem)
     cdef uint64_t hi = dd_pext32(s.hand[2] | s.hand[3], rem)
+    cdef uint32_t keyrem = canonical_rem(p, s, rem)
     cdef uint64_t allP = s.tricks[1] == 0
     cdef uint64_t allO = s.tricks[0] == 0
     cdef uint64_t extra = 0
@@ -1104,7 +1134,7 @@ cdef void k_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept no
     else:
         extra = ((<uint64_t> s.pts[0]) << 38) | ((<uint64_t> s.pts[1]) << 48)
     k0[0] = (lo | (hi << 32)) ^ KEY_SALT0
-    k1[0] = ((<uint64_t> rem) | ((<uint64_t> s.leader) << 32) | (allP << 34) | (allO << 35) |
+    k1[0] = ((<uint64_t> keyrem) | ((<uint64_t> s.leader) << 32) | (allP << 34) | (allO << 35) |
              ((<uint64_t> s.cls) << 36) | extra | ((<uint64_t> p.trump) << 58) |
              ((<uint64_t> p.rotterdam) << 60) | ((<uint64_t> p.playing) << 61)) ^ KEY_SALT1
     depth[0] = dd_popcount32(rem) // NSEATS + 1
@@ -1632,6 +1662,15 @@ cdef class KlaverjasBoard(Board):
             return None
         return {"class": ("open", "made", "nat", "done")[s.cls], "banked": s.banked,
                 "lo": s.flo, "hi": s.fhi}
+
+    def table_key(self):
+        """The transposition-table key (k0, k1) at a trick boundary, else None (tests)."""
+        cdef uint64_t k0, k1
+        cdef int depth
+        if self.kp.cur.nt != 0:
+            return None
+        k_tt_key(self.pos, &k0, &k1, &depth)
+        return k0, k1
 
 
 def snap_value(int v, bint up):
