@@ -202,16 +202,17 @@ TRUMP_POWER = "78QKTA9J"                  # strength order, trumps
 
 
 def relabel_worthless(hands, trump):
-    """The hands with, in every suit that can make no sequence, the worthless cards
-    (7 8 9; trumps 7 8) replaced in order by the lowest ones: the same game."""
+    """The hands with, in every suit where no possible sequence holds a worthless card
+    (7 8 9; trumps 7 8), those replaced in order by the lowest ones: the same game."""
     out = [list(h) for h in hands]
     for suit in "SHDC":
         owner = {c[0]: seat for seat, h in enumerate(hands) for c in h if c[1] == suit}
+        worthless = "78" if suit == trump else "789"
         runs = any(all(r in owner for r in NATURAL[i:i + 3])
-                   and len({owner[r] for r in NATURAL[i:i + 3]}) == 3 for i in range(6))
+                   and len({owner[r] for r in NATURAL[i:i + 3]}) == 3
+                   for i in range(6) if set(NATURAL[i:i + 3]) & set(worthless))
         if runs:
             continue
-        worthless = "78" if suit == trump else "789"
         present = [r for r in worthless if r in owner]
         for old, new in zip(present, worthless):
             seat = owner[old]
@@ -225,8 +226,23 @@ def small_board(hands, trump, playing, rules, leader):
     return _klaverjas.KlaverjasBoard(masks, "SHDC".index(trump), playing, rules == "rotterdam", leader)
 
 
+def played_out(board, playing):
+    """Plain minimax of the margin P - O (+100 pit) over every line (the search itself
+    assumes whole deals of 162 card points; these boards hold a few cards per hand)."""
+    if board.finished:
+        st = board.state
+        return st["points"][0] - st["points"][1] + (100 if st["tricks"][1] == 0 else 0)
+    values = []
+    for card in board.legal_moves():
+        board.play(card)
+        values.append(played_out(board, playing))
+        board.undo()
+    mine = (board.to_move - playing) % 2 == 0
+    return max(values) if mine else min(values)
+
+
 @settings(deadline=None, max_examples=300)
-@given(seeds, st.integers(2, 4), rulesets)
+@given(seeds, st.integers(2, 3), rulesets)
 def test_worthless_cards_share_a_table_key(seed, per_hand, rules):
     # Endgames that differ only in which worthless cards are left, in suits that can make
     # no sequence, are the same game: one table key and one value.  Others keep apart.
@@ -239,8 +255,7 @@ def test_worthless_cards_share_a_table_key(seed, per_hand, rules):
     a = small_board(hands, trump, playing, rules, leader)
     b = small_board(other, trump, playing, rules, leader)
     assert a.table_key() == b.table_key(), (hands, other)
-    s = Searcher(1)
-    assert s.value(a) == s.value(b), (hands, other, trump)
+    assert played_out(a, playing) == played_out(b, playing), (hands, other, trump)
     # A point card swapped for a worthless one changes the key.
     points = [c for h in hands for c in h if c[0] in "JQKA" and c[1] != trump]
     if points:
@@ -258,7 +273,10 @@ def test_worthless_cards_relabelled_example():
     other = relabel_worthless(hands, "H")
     assert other == [["8C", "AS"], ["7C", "TS"], ["JC", "7H"], ["AH", "KS"]]
     a, b = (small_board(h, "H", 0, "amsterdam", 0) for h in (hands, other))
-    assert a.table_key() == b.table_key() and Searcher(1).value(a) == Searcher(1).value(b)
+    assert a.table_key() == b.table_key() and played_out(a, 0) == played_out(b, 0)
     # With 7 8 9 of clubs in three hands a sequence is possible: the cards keep their names.
     runs = [["9C", "AS"], ["8C", "TS"], ["7C", "7H"], ["AH", "KS"]]
     assert relabel_worthless(runs, "H") == runs
+    # A sequence of the high spades only (Q K A) leaves the 8 free: keyed as the 7.
+    high = [["8S", "QS"], ["KS", "9D"], ["AS", "TD"], ["JH", "7C"]]
+    assert relabel_worthless(high, "H")[0] == ["7S", "QS"]

@@ -45,8 +45,8 @@ the bounds are the exact future.  The key is exact (no hashing): the owner
 of every remaining card (2 bits each, packed by pext over the remaining
 cards), the remaining set, the leader, the "a team has taken every trick so
 far" flags, the class, P and O in the OPEN class, and the trump, rules and
-playing team.  In a suit that can make no sequence any more, the worthless
-cards left (7 8 9, trumps 7 8) are keyed by number and order only
+playing team.  In a suit where no possible sequence holds a worthless card
+(7 8 9, trumps 7 8), those left are keyed by number and order only
 (``canonical_rem``): positions that differ only there are the same game.
 
 Quick bounds: the card points left, sure trumps (above all of the other
@@ -1088,15 +1088,18 @@ cdef void k_future_bounds(void* vp, int* lo, int* hi) noexcept nogil:
 
 
 cdef inline uint32_t canonical_rem(KPos* p, KState* s, uint32_t rem) noexcept nogil:
-    """The remaining set as the table key sees it: in a suit that can make no
-    sequence any more, its worthless cards (7 8 9, trumps 7 8) count only by
-    number and order, so any of them left are keyed as the lowest ones.
+    """The remaining set as the table key sees it: in a suit where no possible
+    sequence holds a worthless card (7 8 9, trumps 7 8), those left count
+    only by number and order, so they are keyed as the lowest ones.
 
     Such positions are the same game: the cards keep their order (who beats
-    whom) and their points (none); they can be part of no roem (sequences
-    are impossible in the suit, four 7s, 8s or 9s score nothing, stuk is
-    the trump Q and K).  The owners (k0) are listed in card order, so they
-    line up.  A suit with a possible run keeps its exact cards.
+    whom) and their points (none); they can be part of no roem (no sequence,
+    four 7s, 8s or 9s score nothing, stuk is the trump Q and K), and the
+    sequences among the other cards are the same.  The owners (k0) are
+    listed in card order, so they line up.  No other position has the
+    canonical cards: the lowest 1 or 2 make no window, and 7 8 9 (or trump
+    7 8) left are the canonical set themselves.  Otherwise the suit keeps its
+    exact cards.
     """
     cdef uint32_t n = s.bnat[0] | s.bnat[1] | s.bnat[2] | s.bnat[3]
     cdef uint32_t bad = 0, h, w, low, out = rem
@@ -1106,7 +1109,8 @@ cdef inline uint32_t canonical_rem(KPos* p, KState* s, uint32_t rem) noexcept no
         bad |= (h & (h >> 1)) | ((h >> 1) & (h >> 2)) | (h & (h >> 2))
     w = n & (n >> 1) & (n >> 2) & 0x3F3F3F3F & ~bad         # possible 3-run starts
     for su in range(4):
-        if (w >> (8 * su)) & 0x3F:
+        # Windows starting at 7, 8 or 9 (trumps: 7, 8) hold a worthless card.
+        if (w >> (8 * su)) & (0x03 if su == p.trump else 0x07):
             continue
         low = (rem >> (8 * su)) & (0x03 if su == p.trump else 0x07)
         k = dd_popcount32(low)
@@ -1543,6 +1547,9 @@ cdef class KlaverjasBoard(Board):
     hands: four uint32 masks (card = suit * 8 + power, see the module doc);
     trump: suit index; playing: the playing team (0: seats 0 and 2, 1: seats
     1 and 3); rotterdam: Rotterdam rules; leader: the seat leading trick 1.
+    The search assumes a whole deal of 32 cards (the nat class and the
+    lattice of values count on 162 card points); a board of fewer cards is
+    for playing out and its table key only (tests).
     """
     cdef KPos* kp
 
@@ -1591,6 +1598,7 @@ cdef class KlaverjasBoard(Board):
         self.upper_from = 1              # value >= t for t >= 1: search the margin (module doc)
         self.lower_below = 0             # a deal known nat: first its value as if nat (module doc)
         self.granularity = 2           # every value is even (see the module doc)
+
         # Where the value search starts: a typical result for the playing
         # team's trump length (measured over the corpora's DD tables: 3 or
         # fewer trumps are mostly nat, 5 or more mostly made by ~100, 4 either).
