@@ -1,0 +1,51 @@
+"""A representative workload for a profile-guided build.
+
+setup.py compiles the extensions with profiling, runs ``python -m
+solver._profile_workload``, and compiles them again with what it recorded, so
+that the compiler lays out the search's branches as real solves take them.
+Both games, every search mode, nat deals, DD tables and analyses; a few
+seconds in all.  Deterministic (fixed seeds).
+"""
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from typing import Any
+
+RANKS = "AKQJT987"
+
+
+def klaverjas_deals(n: int, seed: int) -> Iterator[dict[str, Any]]:
+    rng = random.Random(seed)
+    deck = [r + s for s in "SHDC" for r in RANKS]
+    for i in range(n):
+        rng.shuffle(deck)
+        hands = []
+        for seat in range(4):
+            held = set(deck[8 * seat:8 * seat + 8])
+            hands.append(".".join("".join(r for r in RANKS if r + s in held) for s in "SHDC"))
+        yield {"game": "klaverjas", "hands": hands, "trump": rng.choice("SHDC"),
+               "playing_team": rng.randrange(2), "rules": ("amsterdam", "rotterdam")[i % 2],
+               "leader": rng.randrange(4)}
+
+
+def main() -> None:
+    from solver import Solver, example
+    from solver.ddtable import dd_table
+
+    start = time.perf_counter()
+    engine = Solver()
+    for doc in klaverjas_deals(60, 1):
+        engine.solve(doc, mode="optimal")
+    for doc in klaverjas_deals(4, 2):
+        engine.solve(doc, mode="all")
+    for doc in klaverjas_deals(2, 3):
+        dd_table(doc, solver=engine)
+    for name in ("marias-hra", "marias-seed", "marias-betl", "marias-durch", "klaverjas"):
+        engine.analyse(example(name))
+    print(f"profile workload: {time.perf_counter() - start:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
