@@ -150,7 +150,7 @@ cdef inline void store_bounds(SearchCtx* c, uint64_t k0, uint64_t k1, int depth,
     """
     cdef int v = best - banked
     if best <= alpha0:
-        tt_store(c.tt, k0, k1, depth, lo, v if v < hi else hi, TT_NO_MOVE)
+        tt_store(c.tt, k0, k1, depth, lo, v if v < hi else hi, bestmove)
     elif best >= beta0:
         tt_store(c.tt, k0, k1, depth, v if v > lo else lo, hi, bestmove)
     else:
@@ -256,7 +256,10 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
                     beta = best
 
     if kind == NODE_BOUNDARY:
-        store_bounds(c, k0, k1, depth, lo, hi, best, banked, alpha0, beta0, bestmove)
+        # A fail low keeps the move only where it refuted (MIN's cutoff): at
+        # MAX every move failed, and none is a better guess than another.
+        store_bounds(c, k0, k1, depth, lo, hi, best, banked, alpha0, beta0,
+                     bestmove if (best > alpha0 or not ismax) else TT_NO_MOVE)
     return best
 
 
