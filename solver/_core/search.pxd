@@ -87,6 +87,8 @@ cdef class Board:
     guess: where the value search starts when the caller has no better idea.
     history_leads: order moves at boundaries by the history of cutoffs
     (a large gain where the game's own lead order is weak).
+    killer_leads: try the lead that last cut off at the same depth second,
+    after the table's move (where the game's own lead order is good).
     upper_from: tests "value >= beta" with beta >= upper_from run in the
     game's mode 1 (GameOps.set_mode), where it may search an upper measure
     U >= value with U >= beta <=> value >= beta for such beta (fail-soft
@@ -103,6 +105,7 @@ cdef class Board:
     cdef public int granularity
     cdef public int guess
     cdef public bint history_leads
+    cdef public bint killer_leads
     cdef public int upper_from
     cdef public int lower_below
     cdef public int max_ply       # how many moves the game's state stack holds

@@ -46,6 +46,7 @@ cdef class Board:
         self.granularity = 1
         self.guess = 0
         self.history_leads = True
+        self.killer_leads = False
         self.upper_from = VALUE_INF
         self.lower_below = -VALUE_INF
         self.max_ply = 0
@@ -106,11 +107,14 @@ ctypedef struct SearchCtx:
     int aborted
     int granularity      # values are multiples of it
     int history_leads    # order boundary moves by history
+    int killer_leads     # try the last lead that cut off at the same depth early
     int upper_from       # tests at beta >= this run in the game's mode 1
     int lower_below      # a value known <= this: bound it by the lower measure (mode 2)
     int ply
     # History of cutoffs by moves at boundaries (leads), per side: [is_max][move]
     uint64_t history[2][256]
+    # The last lead that cut off, per depth (mod 64) and side ("killer"), -1 none
+    int killer[64][2]
 
 
 cdef inline double monotonic() noexcept nogil:
@@ -155,6 +159,17 @@ cdef inline void store_bounds(SearchCtx* c, uint64_t k0, uint64_t k1, int depth,
         tt_store(c.tt, k0, k1, depth, v if v > lo else lo, hi, bestmove)
     else:
         tt_store(c.tt, k0, k1, depth, v, v, bestmove)
+
+
+cdef inline void raise_move(int* moves, int n, int m) noexcept nogil:
+    """Move m (if listed) to the front, the others keeping their order."""
+    cdef int i, j
+    for i in range(1, n):
+        if moves[i] == m:
+            for j in range(i, 0, -1):
+                moves[j] = moves[j - 1]
+            moves[0] = m
+            return
 
 
 cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
@@ -211,14 +226,13 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
         # Leads that cut off elsewhere in this search go first: the game's
         # static guess is weakest on leads (measured: -40% nodes).
         order_by_history(c.history[ismax], moves, n)
+    if kind == NODE_BOUNDARY and n > 1 and c.killer_leads and c.killer[depth & 63][ismax] >= 0:
+        # The lead that last cut off at this depth goes first (after the
+        # table's move, below): sibling positions share their refutations.
+        raise_move(moves, n, c.killer[depth & 63][ismax])
     if ttmove != TT_NO_MOVE:
         # The move that was best here before goes first.
-        for i in range(1, n):
-            if moves[i] == ttmove:
-                for j in range(i, 0, -1):
-                    moves[j] = moves[j - 1]
-                moves[0] = ttmove
-                break
+        raise_move(moves, n, ttmove)
 
     if ismax:
         best = -VALUE_INF
@@ -233,6 +247,7 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
                 bestmove = moves[i]
                 if best >= beta:
                     if kind == NODE_BOUNDARY:
+                        c.killer[depth & 63][1] = moves[i]
                         c.history[1][moves[i]] += depth * depth
                     break
                 if best > alpha:
@@ -250,6 +265,7 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
                 bestmove = moves[i]
                 if best <= alpha:
                     if kind == NODE_BOUNDARY:
+                        c.killer[depth & 63][0] = moves[i]
                         c.history[0][moves[i]] += depth * depth
                     break
                 if best < beta:
@@ -400,9 +416,11 @@ cdef class Searcher:
         c.nodes = 0
         c.aborted = 0
         memset(c.history, 0, sizeof(c.history))
+        memset(c.killer, 0xFF, sizeof(c.killer))
         c.stop = &cancel.flag if cancel is not None else NULL
         c.granularity = board.granularity if board.granularity > 0 else 1
         c.history_leads = board.history_leads
+        c.killer_leads = board.killer_leads
         c.upper_from = board.upper_from
         c.lower_below = board.lower_below
         c.deadline = 0.0

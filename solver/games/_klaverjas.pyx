@@ -1594,6 +1594,7 @@ cdef class KlaverjasBoard(Board):
         self.exact = True
         self.threshold = 0
         self.history_leads = False     # the game orders its leads better (measured)
+        self.killer_leads = True       # ... and a sibling's cutoff lead helps it (-5% nodes)
         self.max_ply = MAXSTACK - 1
         self.upper_from = 1              # value >= t for t >= 1: search the margin (module doc)
         self.lower_below = 0             # a deal known nat: first its value as if nat (module doc)
