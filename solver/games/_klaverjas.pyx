@@ -551,45 +551,25 @@ cdef inline int line_end(KPos* p, KState* s, uint32_t* h, int c0, int c1, int c2
     return -(P + O) - (PIT if tP == 0 else 0)           # nat, or as if nat
 
 
-cdef int two_left(KPos* p, KState* s, int alpha, int beta) noexcept nogil:
-    """Minimax of the final measure of the mode (the value, D' or L)
-    from a trick boundary with two tricks left, fail-soft in (alpha, beta).
-
-    At most 16 lines: two leads, at most two legal cards per follower (legal
-    as in legal_mask), then the last trick is forced (line_end).  Negamax
-    over the four seats of the trick, from the leader's team's view
-    (seats alternate teams), with alpha-beta cutoffs.
+cdef inline int next_trick(KPos* p, KState* s, int alpha, int beta, int two, int roem) noexcept nogil:
+    """Negamax over the next trick's lines from a trick boundary, fail-soft in
+    (alpha, beta), from the leader's team's view (seats alternate teams):
+    each line ends the deal (two tricks left: the last one is forced,
+    line_end) or is valued by two_left (three tricks left).  Inlined into
+    both with `two` constant, so each gets its own loop.
     """
     cdef uint32_t h[4]
     cdef uint32_t m0, m1, m2, m3, b0, b1, b2
-    cdef int L = s.leader, x, t0, sg, led, roem, U, D
-    cdef uint32_t nat = s.bnat[0] | s.bnat[1] | s.bnat[2] | s.bnat[3]
+    cdef int L = s.leader, t0, sg, led
     cdef int c0, c1, c2, c3, w1, w2, w3, v
     cdef int a0, be0, a1, be1, a2, be2, a3, be3, best0, best1, best2, best3
+    cdef KState ns
     h[0] = s.hand[L]                # one by one: a vector gather here is slower
     h[1] = s.hand[(L + 1) & 3]
     h[2] = s.hand[(L + 2) & 3]
     h[3] = s.hand[(L + 3) & 3]
     t0 = team_of(p, L)
     sg = 1 if t0 == 0 else -1
-    # Most endgames can make no roem at all (no 3 of a suit in a row, no
-    # four of a rank, no trump Q and K): then skip trick_roem.
-    roem = (nat & (nat >> 1) & (nat >> 2) & 0x3F3F3F3F) != 0 or \
-        (nat & (nat >> 8) & (nat >> 16) & (nat >> 24) & 0xF8) != 0 or \
-        ((nat >> (8 * p.trump + 5)) & 3) == 3
-    # Quick bounds first: the points still to come, U (the cards, the last
-    # trick, at most 200 roem a trick), may go either way.
-    U = s.crem + LAST_TRICK + (400 if roem else 0)
-    D = s.pts[0] - s.pts[1]
-    v = D + U + (PIT if s.tricks[1] == 0 else 0)          # >= D' >= value >= L
-    if v <= alpha:
-        return v
-    if p.mode == M_MARGIN or (p.mode == M_VALUE and D - U > 0):
-        v = D - U                                         # surely made (mode 0)
-    else:
-        v = -(s.pts[0] + s.pts[1] + U) - (PIT if s.tricks[0] == 0 else 0)
-    if v >= beta:
-        return v
     if sg > 0:
         a0 = alpha
         be0 = beta
@@ -599,8 +579,8 @@ cdef int two_left(KPos* p, KState* s, int alpha, int beta) noexcept nogil:
     best0 = -30000
     m0 = h[0]
     while m0:
-        c0 = dd_ctz32(m0)
-        m0 &= m0 - 1
+        c0 = next_card(m0, two)
+        m0 &= ~((<uint32_t> 1) << c0)
         led = c0 >> 3
         b0 = (<uint32_t> 1) << c0
         a1 = -be0
@@ -608,8 +588,8 @@ cdef int two_left(KPos* p, KState* s, int alpha, int beta) noexcept nogil:
         best1 = -30000
         m1 = follow_mask(p, h[1], led, b0, 0)
         while m1:
-            c1 = dd_ctz32(m1)
-            m1 &= m1 - 1
+            c1 = next_card(m1, two)
+            m1 &= ~((<uint32_t> 1) << c1)
             w1 = 1 if beats(p, c1, c0) else 0
             b1 = b0 | ((<uint32_t> 1) << c1)
             a2 = -be1
@@ -617,8 +597,8 @@ cdef int two_left(KPos* p, KState* s, int alpha, int beta) noexcept nogil:
             best2 = -30000
             m2 = follow_mask(p, h[2], led, b1, w1 == 0)
             while m2:
-                c2 = dd_ctz32(m2)
-                m2 &= m2 - 1
+                c2 = next_card(m2, two)
+                m2 &= ~((<uint32_t> 1) << c2)
                 w2 = 2 if beats(p, c2, c1 if w1 else c0) else w1
                 b2 = b1 | ((<uint32_t> 1) << c2)
                 a3 = -be2
@@ -626,10 +606,18 @@ cdef int two_left(KPos* p, KState* s, int alpha, int beta) noexcept nogil:
                 best3 = -30000
                 m3 = follow_mask(p, h[3], led, b2, w2 == 1)
                 while m3:
-                    c3 = dd_ctz32(m3)
-                    m3 &= m3 - 1
+                    c3 = next_card(m3, two)
+                    m3 &= ~((<uint32_t> 1) << c3)
                     w3 = 3 if beats(p, c3, c2 if w2 == 2 else (c1 if w2 == 1 else c0)) else w2
-                    v = -sg * line_end(p, s, h, c0, c1, c2, c3, w3, t0, roem)
+                    # Seat 3 is the other team's: its view is -sg * measure.
+                    if two:
+                        v = -sg * line_end(p, s, h, c0, c1, c2, c3, w3, t0, roem)
+                    else:
+                        after_trick(p, s, &ns, h, c0, c1, c2, c3, w3)
+                        if sg > 0:
+                            v = -two_left(p, &ns, -be3, -a3)
+                        else:
+                            v = two_left(p, &ns, a3, be3)
                     if v > best3:
                         best3 = v
                         if best3 >= be3:
@@ -658,6 +646,42 @@ cdef int two_left(KPos* p, KState* s, int alpha, int beta) noexcept nogil:
             if best0 > a0:
                 a0 = best0
     return sg * best0
+
+
+cdef inline int next_card(uint32_t m, int low_first) noexcept nogil:
+    """The card of m tried next: the leaf's two-trick loop goes low to high,
+    its three-trick loop high to low (measured best for each)."""
+    return dd_ctz32(m) if low_first else dd_msb32(m)
+
+
+cdef int two_left(KPos* p, KState* s, int alpha, int beta) noexcept nogil:
+    """Minimax of the final measure of the mode (the value, D' or L)
+    from a trick boundary with two tricks left, fail-soft in (alpha, beta).
+
+    At most 16 lines: two leads, at most two legal cards per follower (legal
+    as in legal_mask), then the last trick is forced (line_end).
+    """
+    cdef uint32_t nat = s.bnat[0] | s.bnat[1] | s.bnat[2] | s.bnat[3]
+    cdef int roem, U, D, v
+    # Most endgames can make no roem at all (no 3 of a suit in a row, no
+    # four of a rank, no trump Q and K): then skip trick_roem.
+    roem = (nat & (nat >> 1) & (nat >> 2) & 0x3F3F3F3F) != 0 or \
+        (nat & (nat >> 8) & (nat >> 16) & (nat >> 24) & 0xF8) != 0 or \
+        ((nat >> (8 * p.trump + 5)) & 3) == 3
+    # Quick bounds first: the points still to come, U (the cards, the last
+    # trick, at most 200 roem a trick), may go either way.
+    U = s.crem + LAST_TRICK + (400 if roem else 0)
+    D = s.pts[0] - s.pts[1]
+    v = D + U + (PIT if s.tricks[1] == 0 else 0)          # >= D' >= value >= L
+    if v <= alpha:
+        return v
+    if p.mode == M_MARGIN or (p.mode == M_VALUE and D - U > 0):
+        v = D - U                                         # surely made (mode 0)
+    else:
+        v = -(s.pts[0] + s.pts[1] + U) - (PIT if s.tricks[0] == 0 else 0)
+    if v >= beta:
+        return v
+    return next_trick(p, s, alpha, beta, 1, roem)
 
 
 cdef inline int after_trick(KPos* p, KState* s, KState* ns, uint32_t* h, int c0, int c1, int c2,
@@ -687,93 +711,9 @@ cdef inline int after_trick(KPos* p, KState* s, KState* ns, uint32_t* h, int c0,
 
 cdef int three_left(KPos* p, KState* s, int alpha, int beta) noexcept nogil:
     """Minimax of the final measure from a trick boundary with three tricks
-    left, fail-soft in (alpha, beta): negamax over the next trick as in
-    two_left, each line's remaining two tricks by two_left."""
-    cdef uint32_t h[4]
-    cdef uint32_t m0, m1, m2, m3, b0, b1, b2
-    cdef int L = s.leader, x, t0, sg, led
-    cdef int c0, c1, c2, c3, w1, w2, w3, v
-    cdef int a0, be0, a1, be1, a2, be2, a3, be3, best0, best1, best2, best3
-    cdef KState ns
-    h[0] = s.hand[L]                # one by one: a vector gather here is slower
-    h[1] = s.hand[(L + 1) & 3]
-    h[2] = s.hand[(L + 2) & 3]
-    h[3] = s.hand[(L + 3) & 3]
-    t0 = team_of(p, L)
-    sg = 1 if t0 == 0 else -1
-    if sg > 0:
-        a0 = alpha
-        be0 = beta
-    else:
-        a0 = -beta
-        be0 = -alpha
-    best0 = -30000
-    m0 = h[0]
-    while m0:
-        c0 = dd_msb32(m0)
-        m0 &= ~((<uint32_t> 1) << c0)
-        led = c0 >> 3
-        b0 = (<uint32_t> 1) << c0
-        a1 = -be0
-        be1 = -a0
-        best1 = -30000
-        m1 = follow_mask(p, h[1], led, b0, 0)
-        while m1:
-            c1 = dd_msb32(m1)
-            m1 &= ~((<uint32_t> 1) << c1)
-            w1 = 1 if beats(p, c1, c0) else 0
-            b1 = b0 | ((<uint32_t> 1) << c1)
-            a2 = -be1
-            be2 = -a1
-            best2 = -30000
-            m2 = follow_mask(p, h[2], led, b1, w1 == 0)
-            while m2:
-                c2 = dd_msb32(m2)
-                m2 &= ~((<uint32_t> 1) << c2)
-                w2 = 2 if beats(p, c2, c1 if w1 else c0) else w1
-                b2 = b1 | ((<uint32_t> 1) << c2)
-                a3 = -be2
-                be3 = -a2
-                best3 = -30000
-                m3 = follow_mask(p, h[3], led, b2, w2 == 1)
-                while m3:
-                    c3 = dd_msb32(m3)
-                    m3 &= ~((<uint32_t> 1) << c3)
-                    w3 = 3 if beats(p, c3, c2 if w2 == 2 else (c1 if w2 == 1 else c0)) else w2
-                    after_trick(p, s, &ns, h, c0, c1, c2, c3, w3)
-                    # level 3 is the other team's: its view is -sg * measure
-                    if sg > 0:
-                        v = -two_left(p, &ns, -be3, -a3)
-                    else:
-                        v = two_left(p, &ns, a3, be3)
-                    if v > best3:
-                        best3 = v
-                        if best3 >= be3:
-                            break
-                        if best3 > a3:
-                            a3 = best3
-                v = -best3
-                if v > best2:
-                    best2 = v
-                    if best2 >= be2:
-                        break
-                    if best2 > a2:
-                        a2 = best2
-            v = -best2
-            if v > best1:
-                best1 = v
-                if best1 >= be1:
-                    break
-                if best1 > a1:
-                    a1 = best1
-        v = -best1
-        if v > best0:
-            best0 = v
-            if best0 >= be0:
-                break
-            if best0 > a0:
-                a0 = best0
-    return sg * best0
+    left, fail-soft in (alpha, beta): the next trick's lines, each line's
+    remaining two tricks by two_left."""
+    return next_trick(p, s, alpha, beta, 0, 0)
 
 
 cdef void boundary(KPos* p, KState* s) noexcept nogil:
