@@ -125,10 +125,8 @@ def test_switches_do_not_change_whole_deals():
 
 def reference_margin(st):
     """Minimax of the margin D' = P - O (+100 if the playing team takes every trick), no nat."""
-    if st.over:
-        return st.points[0] - st.points[1] + (100 if st.tricks[1] == 0 else 0)
-    values = [reference_margin(st.play(card)) for card in st.legal_moves()]
-    return max(values) if st.team(st.to_move) == 0 else min(values)
+    return k.minimax(st, measure=lambda end: (end.points[0] - end.points[1]
+                                              + (100 if end.tricks[1] == 0 else 0)))
 
 
 _MARGIN_SEARCHER = Searcher(1)
@@ -165,10 +163,8 @@ def test_margin_mode(seed, tricks_left, cards, rules):
 
 def reference_asnat(st):
     """Minimax of L = -(P + O) (-100 if the other team takes every trick): the value as if nat."""
-    if st.over:
-        return -(st.points[0] + st.points[1]) - (100 if st.tricks[0] == 0 else 0)
-    values = [reference_asnat(st.play(card)) for card in st.legal_moves()]
-    return max(values) if st.team(st.to_move) == 0 else min(values)
+    return k.minimax(st, measure=lambda end: (-(end.points[0] + end.points[1])
+                                              - (100 if end.tricks[0] == 0 else 0)))
 
 
 @settings(deadline=None, max_examples=300)

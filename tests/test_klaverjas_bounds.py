@@ -33,20 +33,16 @@ rulesets = st.sampled_from(k.RULESETS)
 closeness = st.sampled_from((1, 25))
 
 
-def reference_margin(s):
+def reference_margin(st):
     """Minimax of the margin D' = P - O (+100 if the playing team takes every trick), no nat."""
-    if s.over:
-        return s.points[0] - s.points[1] + (100 if s.tricks[1] == 0 else 0)
-    values = [reference_margin(s.play(card)) for card in s.legal_moves()]
-    return max(values) if s.team(s.to_move) == 0 else min(values)
+    return k.minimax(st, measure=lambda end: (end.points[0] - end.points[1]
+                                              + (100 if end.tricks[1] == 0 else 0)))
 
 
-def reference_asnat(s):
+def reference_asnat(st):
     """Minimax of L = -(P + O) (-100 if the other team takes every trick): the value as if nat."""
-    if s.over:
-        return -(s.points[0] + s.points[1]) - (100 if s.tricks[0] == 0 else 0)
-    values = [reference_asnat(s.play(card)) for card in s.legal_moves()]
-    return max(values) if s.team(s.to_move) == 0 else min(values)
+    return k.minimax(st, measure=lambda end: (-(end.points[0] + end.points[1])
+                                              - (100 if end.tricks[0] == 0 else 0)))
 
 
 def margin_range(s):

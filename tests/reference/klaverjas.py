@@ -16,6 +16,7 @@ Value of a finished deal (RULES.md §2 Result), from the playing team's side:
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 SUITS = "SHDC"
@@ -256,14 +257,16 @@ def from_doc(doc: dict) -> State:
 
 # ----------------------------------------------------------------------------- minimax
 
-def minimax(st: State, alpha: float = float("-inf"), beta: float = float("inf")) -> int:
-    """Exact value (playing team maximises, other team minimises), plain fail-soft alpha-beta."""
+def minimax(st: State, alpha: float = float("-inf"), beta: float = float("inf"),
+            measure: Callable[[State], int] = State.value) -> int:
+    """Exact value (playing team maximises, other team minimises), plain fail-soft alpha-beta;
+    `measure` scores a finished deal (default: the value, RULES.md §2 Result)."""
     if st.over:
-        return st.value()
+        return measure(st)
     maximise = st.team(st.to_move) == 0
     best = float("-inf") if maximise else float("inf")
     for card in st.legal_moves():
-        v = minimax(st.play(card), alpha, beta)
+        v = minimax(st.play(card), alpha, beta, measure)
         if maximise:
             best, alpha = max(best, v), max(alpha, v)
         else:
