@@ -5,9 +5,15 @@ Reading guide
 - ``alphabeta`` is a fail-soft alpha-beta on the *total* value (banked +
   future).  At trick boundaries it first tries the game's quick bounds, then
   the table, then the game's own endgame solver if it has one (``leaf``),
-  and stores what it learnt as bounds on the future value.
+  and stores what it learnt as bounds on the future value.  Move order: the
+  game's, then the table's move first; at boundaries the lead that last cut
+  off at that depth (killer leads, for games that ask) or the history of
+  cutoffs; mid-trick the last cutoff move at that ply second (reply killers).
 - ``mtd`` finds the exact value with a sequence of null-window searches; a
-  threshold game (won / lost) needs one.
+  threshold game (won / lost) needs one.  Tests fall only on values the game
+  can have (``snap``), each in the measure the game names for it
+  (``set_mode``: Klaverjas searches an additive margin where that is exact,
+  and first bounds a lost deal by its value as if lost: ``lower_measure``).
 - ``Searcher`` is the Python face: value, per-move values by mode, the
   principal variation, node counts.  It releases the GIL for all of it and
   polls a cancel flag and a deadline every few thousand nodes.
