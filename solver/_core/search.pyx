@@ -352,7 +352,7 @@ cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF) noexc
     """
     cdef int g = c.granularity, beta = guess, r, up = 0, down = 0, lower_done = 0
     while lo < hi:
-        if not lower_done and hi <= c.lower_below:
+        if not lower_done and hi <= c.lower_below and c.ops.set_mode != NULL:
             lower_done = 1
             r = lower_measure(c, hi)
             if c.aborted:
@@ -384,7 +384,7 @@ cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF) noexc
 
 cdef inline int at_least(SearchCtx* c, int target) noexcept nogil:
     """Is the value >= target?"""
-    if target <= c.lower_below:
+    if target <= c.lower_below and c.ops.set_mode != NULL:
         # The lower measure (cheaper to search) may already reach it.
         c.ops.set_mode(c.pos, 2)
         if alphabeta(c, target - 1, target) >= target or c.aborted:
