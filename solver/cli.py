@@ -335,10 +335,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ddcards {solver.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def common(p: argparse.ArgumentParser) -> None:
+    def common(p: argparse.ArgumentParser, example: str = "marias-hra") -> None:
         p.add_argument("file", nargs="?", help="position document (JSON), JSON Lines, or - for stdin")
-        p.add_argument("--example", nargs="?", const="marias-hra", metavar="NAME",
-                       help="use a bundled example (default marias-hra; see `ddcards examples`)")
+        p.add_argument("--example", nargs="?", const=example, metavar="NAME",
+                       help=f"use a bundled example (default {example}; see `ddcards examples`)")
         p.add_argument("--json", action="store_true", help="print result documents (one JSON per line)")
         p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                        help="stop a search after this long (exit status 1)")
@@ -358,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_analyse)
 
     p = sub.add_parser("table", help="Klaverjas: the value for every trump suit and playing team")
-    common(p)
+    common(p, example="klaverjas")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="searches run at once (default: the CPUs available, at most 8)")
     p.set_defaults(func=cmd_table)

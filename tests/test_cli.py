@@ -147,6 +147,8 @@ def test_klaverjas_table_matches_single_solves():
     assert out.returncode == 2 and "dd_table covers Klaverjas deals" in out.stderr
     out = run("table", "--example", "klaverjas", "--threads", "1")
     assert out.returncode == 0 and "(1 thread)" in out.stdout and "+132" in out.stdout, out.stdout
+    out = run("table", "--example", "--threads", "1")          # the table's default example
+    assert out.returncode == 0 and "Klaverjas DD table" in out.stdout, out.stderr
     out = run("table", "--example", "klaverjas", "--threads", "0")
     assert out.returncode == 2 and "threads is a whole number, at least 1" in out.stderr
 
