@@ -276,3 +276,38 @@ def test_worthless_cards_relabelled_example():
     # A sequence of the high spades only (Q K A) leaves the 8 free: keyed as the 7.
     high = [["8S", "QS"], ["KS", "9D"], ["AS", "TD"], ["JH", "7C"]]
     assert relabel_worthless(high, "H")[0] == ["7S", "QS"]
+
+
+def _roem_edge_endgames(rules, want=40):
+    """Endgames one card before a two-tricks-left boundary (the endgame leaf
+    solves it inside the search) where three seats hold Q, K, A of a suit, one
+    each, and the fourth none of it but a 7 of another suit: a trick of those
+    four has a 3-run next to a card of the next lane of the natural layout,
+    which must not count as a 4-run."""
+    out = []
+    for seed in range(200000):
+        doc = endgame(seed, 3, 3, rules)
+        hands = []
+        for h in doc["hands"]:                  # the deal's hands, in S.H.D.C order
+            cards = {r + suit for suit, part in zip("SHDC", h.split(".")) for r in part}
+            hands.append(cards - set(doc["played"]))
+        for s in "SHDC":
+            holders = [i for i in range(4) if hands[i] & {"Q" + s, "K" + s, "A" + s}]
+            rest = [i for i in range(4) if i not in holders]
+            if len(holders) == 3 and not any(c[1] == s for c in hands[rest[0]]) and \
+                    any(c[0] == "7" for c in hands[rest[0]]) and \
+                    all(len(hands[i] & {"Q" + s, "K" + s, "A" + s}) == 1 for i in holders):
+                out.append(doc)
+                break
+        if len(out) == want:
+            break
+    return out
+
+
+def test_two_left_roem_lanes():
+    # the two-trick leaf computes each line's roem lane-wise on the natural layout
+    for rules in k.RULESETS:
+        docs = _roem_edge_endgames(rules)
+        assert len(docs) >= 20
+        for doc in docs:
+            check(doc)
