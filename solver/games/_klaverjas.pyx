@@ -690,6 +690,42 @@ cdef int reduce_legal(KPos* p, int16_t* val, uint32_t h1, uint32_t h2, uint32_t 
     return best0
 
 
+ctypedef struct SeatPair:
+    # One seat's two cards in two_exact, card 0 the lower, card 1 the higher
+    int c0, c1
+    int16_t su0, su1               # suits
+    int16_t kb0, kb1               # trick-winning keys (power, +32 trump) * 4 + seat
+    int16_t dp, dk, ds             # card 0 minus card 1 (dp: card 1 minus card 0)
+    uint32_t n0, dn                # card 0's natural bit; both cards' bits xor-ed
+
+
+cdef inline void seat_pair(KPos* p, uint32_t h, int seat, SeatPair* q) noexcept nogil:
+    """Describe a hand of two cards for two_exact (a local struct: the
+    compiler keeps its fields in registers)."""
+    q.c0 = dd_ctz32(h)
+    q.c1 = dd_msb32(h)
+    q.su0 = q.c0 >> 3
+    q.su1 = q.c1 >> 3
+    q.kb0 = ((q.c0 & 7) + (32 if q.su0 == p.trump else 0)) * 4 + seat
+    q.kb1 = ((q.c1 & 7) + (32 if q.su1 == p.trump else 0)) * 4 + seat
+    q.dp = p.points[q.c1] - p.points[q.c0]
+    q.dk = q.kb0 - q.kb1
+    q.ds = q.su0 - q.su1
+    q.n0 = p.natbit[q.c0]
+    q.dn = q.n0 ^ p.natbit[q.c1]
+
+
+cdef inline void led_key_terms(SeatPair* q, int led0, int led1, int16_t* A, int16_t* B,
+                               int16_t* C, int16_t* D) noexcept nogil:
+    """A follower's trick-7 key as A + (b0 ? B) + (bk ? C) + (b0 and bk ? D):
+    b0 = the leader plays his higher card (suit led1, else led0), bk = the
+    follower plays his; +64 for a card of the led suit."""
+    A[0] = q.kb0 + (64 if q.su0 == led0 else 0)
+    B[0] = q.kb0 + (64 if q.su0 == led1 else 0) - A[0]
+    C[0] = q.kb1 + (64 if q.su1 == led0 else 0) - A[0]
+    D[0] = q.kb1 + (64 if q.su1 == led1 else 0) - A[0] - B[0] - C[0]
+
+
 cdef int two_exact(KPos* p, KState* s, int roem) noexcept nogil:
     """The exact minimax of the final measure with two tricks left: all 16
     combinations of the next trick (bit k of the index: seat k from the leader
@@ -715,87 +751,38 @@ cdef int two_exact(KPos* p, KState* s, int roem) noexcept nogil:
     cdef int mode = p.mode
     cdef int16_t la, lb, ma, mb
     cdef int sg, pre1a, pre1b, pre2a, pre2b, pre3a, pre3b
-    cdef int c00, c01
-    cdef int16_t su00, su01, kb00, kb01, dp0, dk0, ds0
-    cdef uint32_t n00, dn0
-    cdef int c10, c11
-    cdef int16_t su10, su11, kb10, kb11, dp1, dk1, ds1, A1, B1, C1, D1
-    cdef uint32_t n10, dn1
-    cdef int c20, c21
-    cdef int16_t su20, su21, kb20, kb21, dp2, dk2, ds2, A2, B2, C2, D2
-    cdef uint32_t n20, dn2
-    cdef int c30, c31
-    cdef int16_t su30, su31, kb30, kb31, dp3, dk3, ds3, A3, B3, C3, D3
-    cdef uint32_t n30, dn3
+    cdef SeatPair q0, q1, q2, q3
     t0 = team_of(p, L)
     sg = 1 - 2 * t0
     neg = -t0
     t16 = t0
     h0 = s.hand[L]
-    c00 = dd_ctz32(h0)
-    c01 = dd_msb32(h0)
-    su00 = c00 >> 3
-    kb00 = ((c00 & 7) + (32 if su00 == tr else 0)) * 4
-    su01 = c01 >> 3
-    kb01 = ((c01 & 7) + (32 if su01 == tr else 0)) * 4
-    dp0 = p.points[c01] - p.points[c00]
-    dk0 = kb00 - kb01
-    ds0 = su00 - su01
-    n00 = p.natbit[c00]
-    dn0 = n00 ^ p.natbit[c01]
     h1 = s.hand[(L + 1) & 3]
-    c10 = dd_ctz32(h1)
-    c11 = dd_msb32(h1)
-    su10 = c10 >> 3
-    kb10 = ((c10 & 7) + (32 if su10 == tr else 0)) * 4 + 1
-    su11 = c11 >> 3
-    kb11 = ((c11 & 7) + (32 if su11 == tr else 0)) * 4 + 1
-    dp1 = p.points[c11] - p.points[c10]
-    dk1 = kb10 - kb11
-    ds1 = su10 - su11
-    n10 = p.natbit[c10]
-    dn1 = n10 ^ p.natbit[c11]
     h2 = s.hand[(L + 2) & 3]
-    c20 = dd_ctz32(h2)
-    c21 = dd_msb32(h2)
-    su20 = c20 >> 3
-    kb20 = ((c20 & 7) + (32 if su20 == tr else 0)) * 4 + 2
-    su21 = c21 >> 3
-    kb21 = ((c21 & 7) + (32 if su21 == tr else 0)) * 4 + 2
-    dp2 = p.points[c21] - p.points[c20]
-    dk2 = kb20 - kb21
-    ds2 = su20 - su21
-    n20 = p.natbit[c20]
-    dn2 = n20 ^ p.natbit[c21]
     h3 = s.hand[(L + 3) & 3]
-    c30 = dd_ctz32(h3)
-    c31 = dd_msb32(h3)
-    su30 = c30 >> 3
-    kb30 = ((c30 & 7) + (32 if su30 == tr else 0)) * 4 + 3
-    su31 = c31 >> 3
-    kb31 = ((c31 & 7) + (32 if su31 == tr else 0)) * 4 + 3
-    dp3 = p.points[c31] - p.points[c30]
-    dk3 = kb30 - kb31
-    ds3 = su30 - su31
-    n30 = p.natbit[c30]
-    dn3 = n30 ^ p.natbit[c31]
+    seat_pair(p, h0, 0, &q0)
+    seat_pair(p, h1, 1, &q1)
+    seat_pair(p, h2, 2, &q2)
+    seat_pair(p, h3, 3, &q3)
+    # Plain names for the loops below (scalars: see the docstring).
+    cdef int c00 = q0.c0, c01 = q0.c1, c10 = q1.c0, c11 = q1.c1
+    cdef int c20 = q2.c0, c21 = q2.c1, c30 = q3.c0, c31 = q3.c1
+    cdef int16_t su00 = q0.su0, su01 = q0.su1, su11 = q1.su1, su21 = q2.su1, su31 = q3.su1
+    cdef int16_t kb00 = q0.kb0, kb01 = q0.kb1, kb11 = q1.kb1, kb21 = q2.kb1, kb31 = q3.kb1
+    cdef int16_t dp0 = q0.dp, dp1 = q1.dp, dp2 = q2.dp, dp3 = q3.dp
+    cdef int16_t dk0 = q0.dk, dk1 = q1.dk, dk2 = q2.dk, dk3 = q3.dk
+    cdef int16_t ds0 = q0.ds, ds1 = q1.ds, ds2 = q2.ds, ds3 = q3.ds
+    cdef uint32_t n00 = q0.n0, n10 = q1.n0, n20 = q2.n0, n30 = q3.n0
+    cdef uint32_t dn0 = q0.dn, dn1 = q1.dn, dn2 = q2.dn, dn3 = q3.dn
+    cdef int16_t A1, B1, C1, D1, A2, B2, C2, D2, A3, B3, C3, D3
     ptsbase = p.points[c00] + p.points[c10] + p.points[c20] + p.points[c30]
     natall = n00 | n10 | n20 | n30 | dn0 ^ n00 | dn1 ^ n10 | dn2 ^ n20 | dn3 ^ n30
     sh = 8 * tr + 5
     # Trick 7 key of seat k by (b0, bk), + 64 in the led suit (seat 0's card's):
     # A + (b0 ? B) + (bk ? C) + (b0 and bk ? D).
-    A1 = kb10 + (64 if su10 == su00 else 0)
-    B1 = kb10 + (64 if su10 == su01 else 0) - A1
-    C1 = kb11 + (64 if su11 == su00 else 0) - A1
-    D1 = kb11 + (64 if su11 == su01 else 0) - A1 - B1 - C1
-    A2 = kb20 + (64 if su20 == su00 else 0)
-    B2 = kb20 + (64 if su20 == su01 else 0) - A2
-    C2 = kb21 + (64 if su21 == su00 else 0) - A2
-    D2 = kb21 + (64 if su21 == su01 else 0) - A2 - B2 - C2
-    A3 = kb30 + (64 if su30 == su00 else 0)
-    B3 = kb30 + (64 if su30 == su01 else 0) - A3
-    C3 = kb31 + (64 if su31 == su00 else 0) - A3
-    D3 = kb31 + (64 if su31 == su01 else 0) - A3 - B3 - C3
+    led_key_terms(&q1, su00, su01, &A1, &B1, &C1, &D1)
+    led_key_terms(&q2, su00, su01, &A2, &B2, &C2, &D2)
+    led_key_terms(&q3, su00, su01, &A3, &B3, &C3, &D3)
     keyb0 = kb01 - kb00
     madeall = -1 if mode == M_MARGIN else 0
     isval = -1 if mode == M_VALUE else 0
