@@ -30,14 +30,15 @@ ctypedef struct GameOps:
     void (*unmake)(void* pos) noexcept nogil
     int (*max_to_move)(void* pos) noexcept nogil
     int (*node_kind)(void* pos) noexcept nogil
-    # Value banked by the history so far (MAX's view).  total = banked + future.
-    int (*banked)(void* pos) noexcept nogil
+    # What the search asks at every node, in one call (calls are a good part
+    # of a node's cost): returns node_kind; sets banked, the value banked by
+    # the history so far (MAX's view; total = banked + future), max_to_move
+    # and, at a boundary or small node, quick bounds lo <= future <= hi.
+    int (*node_info)(void* pos, int* banked, int* ismax, int* lo, int* hi) noexcept nogil
     # Future value at a terminal node.
     int (*terminal_future)(void* pos) noexcept nogil
     # Exact table key and depth (> 0) at a boundary node.
     void (*tt_key)(void* pos, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil
-    # Quick bounds lo <= future <= hi at a boundary node.
-    void (*future_bounds)(void* pos, int* lo, int* hi) noexcept nogil
     # Are legal moves a and b interchangeable here (same value, always)?
     # Optional (NULL: never); lets the root search one move per group.
     int (*equivalent)(void* pos, int a, int b) noexcept nogil
@@ -56,11 +57,6 @@ ctypedef struct GameOps:
     # alphabeta would return it (a boundary stores it in the table); 0 to
     # let the core search the node.
     int (*leaf)(void* pos, int alpha, int beta, int* value) noexcept nogil
-    # Optional (NULL: the separate calls): what the search asks at every
-    # node in one call (calls are a good part of a node's cost).  Returns
-    # node_kind; sets banked, max_to_move and, at a boundary or small node,
-    # the quick bounds (future_bounds).
-    int (*node_info)(void* pos, int* banked, int* ismax, int* lo, int* hi) noexcept nogil
 
 
 cdef inline void sort_moves(int* moves, int* scores, int n) noexcept nogil:

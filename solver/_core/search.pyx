@@ -194,13 +194,7 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
     c.nodes += 1
     if (c.nodes & POLL_MASK) == 0 and poll_stop(c):
         return 0
-    if ops.node_info != NULL:
-        kind = ops.node_info(pos, &banked, &ismax, &lo, &hi)
-    else:
-        kind = ops.node_kind(pos)
-        banked = ops.banked(pos)
-        if kind == NODE_BOUNDARY or kind == NODE_SMALL:
-            ops.future_bounds(pos, &lo, &hi)
+    kind = ops.node_info(pos, &banked, &ismax, &lo, &hi)
     if kind == NODE_TERMINAL:
         return banked + ops.terminal_future(pos)
 
@@ -229,8 +223,6 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
         return best
 
     n = ops.gen_moves(pos, moves, 1)
-    if ops.node_info == NULL:
-        ismax = ops.max_to_move(pos)
     if kind == NODE_BOUNDARY and n > 1 and c.history_leads:
         # Leads that cut off elsewhere in this search go first: the game's
         # static guess is weakest on leads (measured: -40% nodes).

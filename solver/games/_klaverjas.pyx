@@ -1229,34 +1229,19 @@ cdef int k_node_kind(void* vp) noexcept nogil:
 
 
 cdef int k_node_info(void* vp, int* banked, int* ismax, int* lo, int* hi) noexcept nogil:
-    """k_node_kind, k_banked, k_max_to_move and k_future_bounds in one call."""
-    cdef KPos* p = <KPos*> vp
-    cdef KState* s = p.cur
+    """GameOps.node_info: the node's kind, banked value, side and quick bounds."""
+    cdef KState* s = (<KPos*> vp).cur
+    cdef int kind = k_node_kind(vp)
     banked[0] = s.banked
-    ismax[0] = team_of(p, s.turn) == 0
-    if s.nt != 0:
-        return NODE_INNER
-    if s.cls == C_DONE:
-        return NODE_TERMINAL
-    lo[0] = s.flo
-    hi[0] = s.fhi
-    return NODE_BOUNDARY
-
-
-cdef int k_banked(void* vp) noexcept nogil:
-    cdef KPos* p = <KPos*> vp
-    return p.cur.banked
+    ismax[0] = k_max_to_move(vp)
+    if kind == NODE_BOUNDARY:
+        lo[0] = s.flo
+        hi[0] = s.fhi
+    return kind
 
 
 cdef int k_terminal_future(void* vp) noexcept nogil:
     return 0
-
-
-cdef void k_future_bounds(void* vp, int* lo, int* hi) noexcept nogil:
-    cdef KPos* p = <KPos*> vp
-    cdef KState* s = p.cur
-    lo[0] = s.flo
-    hi[0] = s.fhi
 
 
 cdef inline uint32_t canonical_rem(KPos* p, KState* s, uint32_t rem) noexcept nogil:
@@ -1702,10 +1687,8 @@ KLAVERJAS_OPS.make = k_make
 KLAVERJAS_OPS.unmake = k_unmake
 KLAVERJAS_OPS.max_to_move = k_max_to_move
 KLAVERJAS_OPS.node_kind = k_node_kind
-KLAVERJAS_OPS.banked = k_banked
 KLAVERJAS_OPS.terminal_future = k_terminal_future
 KLAVERJAS_OPS.tt_key = k_tt_key
-KLAVERJAS_OPS.future_bounds = k_future_bounds
 KLAVERJAS_OPS.equivalent = k_equivalent
 KLAVERJAS_OPS.set_mode = k_set_mode
 KLAVERJAS_OPS.snap = k_snap

@@ -217,7 +217,7 @@ cdef int m_banked(void* vp) noexcept nogil:
 
 
 cdef int m_node_info(void* vp, int* banked, int* ismax, int* lo, int* hi) noexcept nogil:
-    """m_node_kind, m_banked, m_max_to_move and m_future_bounds in one call."""
+    """GameOps.node_info: m_node_kind, m_banked, m_max_to_move, m_future_bounds."""
     cdef int kind = m_node_kind(vp)
     banked[0] = m_banked(vp)
     ismax[0] = m_max_to_move(vp)
@@ -502,10 +502,8 @@ MARIAS_OPS.make = m_make
 MARIAS_OPS.unmake = m_unmake
 MARIAS_OPS.max_to_move = m_max_to_move
 MARIAS_OPS.node_kind = m_node_kind
-MARIAS_OPS.banked = m_banked
 MARIAS_OPS.terminal_future = m_terminal_future
 MARIAS_OPS.tt_key = m_tt_key
-MARIAS_OPS.future_bounds = m_future_bounds
 MARIAS_OPS.equivalent = m_equivalent
 MARIAS_OPS.node_info = m_node_info
 
