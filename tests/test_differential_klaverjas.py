@@ -132,13 +132,6 @@ def reference_margin(st):
 _MARGIN_SEARCHER = Searcher(1)
 
 
-def margin_mode(board, on):
-    if hasattr(board, "upper_from"):
-        # A core that sets the mode per null-window test: margin for every test, or as usual.
-        board.upper_from = -29999 if on else 1
-    board.set_margin(on)
-
-
 @settings(deadline=None, max_examples=300)
 @given(seeds, short, in_trick, rulesets)
 def test_margin_mode(seed, tricks_left, cards, rules):
@@ -154,9 +147,9 @@ def test_margin_mode(seed, tricks_left, cards, rules):
     if seed & 2:
         _MARGIN_SEARCHER.clear()
     for on in order:
-        margin_mode(board, on)
+        board.fix_measure("margin" if on else None)
         assert _MARGIN_SEARCHER.value(board) == (margin if on else value), (on, json.dumps(doc))
-    margin_mode(board, False)
+    board.fix_measure(None)
 
 
 # ----------------------------------------------------------------------- as if nat (mode 2)

@@ -57,11 +57,6 @@ def margin_range(s):
     return lo, hi
 
 
-def margin_mode(board, on):
-    board.upper_from = -29999 if on else 1
-    board.set_margin(on)
-
-
 def check_bounds(doc, value, margin, lines=None, asnat=None):
     text = json.dumps(doc)
     board = kj.GAME.replay(kj.parse_setup(doc)).board
@@ -77,12 +72,12 @@ def check_bounds(doc, value, margin, lines=None, asnat=None):
         assert value < 0, (info, value, text)
         if lines is not None:
             assert lines[1] <= 0, (info, lines, text)
-    margin_mode(board, True)
+    board.fix_measure("margin")
     info = board.boundary_info()
     future = margin - info["banked"]
     assert info["class"] in ("made", "done"), text
     assert info["lo"] <= future <= info["hi"], ("margin", info, margin, text)
-    margin_mode(board, False)
+    board.fix_measure(None)
     if asnat is not None:
         board.fix_measure("asnat")
         info = board.boundary_info()

@@ -75,7 +75,7 @@ future bounds on D'), whose table entries mean the same in both modes (for a
 position surely made, value - D = D' - D).  The searched nodes drop by
 ~20-30% (no OPEN positions keyed by P and O when the deal is made).  The
 core names each test's threshold through ``GameOps.set_mode`` (mode 1 for
-beta >= ``Board.upper_from`` = 1); ``set_margin`` switches it by hand (tests).
+beta >= ``Board.upper_from`` = 1); ``fix_measure`` fixes one by hand (tests).
 
 As if nat (the core's lower measure, mode 2)
 --------------------------------------------
@@ -1805,10 +1805,6 @@ cdef class KlaverjasBoard(Board):
         if not self.finished:
             raise ValueError("the deal is not finished")
         return final_value(self.kp.cur)
-
-    def set_margin(self, bint on):
-        """Search the margin D' instead of the value (module doc, "The margin"; tests)."""
-        self.fix_measure("margin" if on else None)
 
     def fix_measure(self, measure):
         """Search one measure in every test, whatever the core asks (tests):
