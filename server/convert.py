@@ -232,13 +232,20 @@ def _action_template(text: str) -> pb.Action:
     return msg
 
 
-def cards_to_hand(cards: pb.Cards, where: str = "hand") -> str:
-    """A hand in PBN-like notation: ``notation`` as given, or the structured cards grouped S.H.D.C."""
+def _given_notation(cards: pb.Cards, where: str) -> str | None:
+    """The ``notation`` of a Cards message when it carries no structured cards, else None;
+    both set is an error."""
     if cards.notation and len(cards.cards):
         raise ConversionError(f"{where}: set either notation or cards, not both",
                               token=cards.notation, rule="cards: notation or list")
-    if not len(cards.cards):
-        return cards.notation.strip()
+    return None if len(cards.cards) else cards.notation.strip()
+
+
+def cards_to_hand(cards: pb.Cards, where: str = "hand") -> str:
+    """A hand in PBN-like notation: ``notation`` as given, or the structured cards grouped S.H.D.C."""
+    notation = _given_notation(cards, where)
+    if notation is not None:
+        return notation
     by_suit: dict[str, list[str]] = {s: [] for s in _HAND_SUIT_ORDER}
     for i, card in enumerate(cards.cards):
         text = str(Card.parse(card_to_str(card, f"{where} card {i}")))  # aliases ("10H") -> "TH"
@@ -250,11 +257,9 @@ def cards_to_hand(cards: pb.Cards, where: str = "hand") -> str:
 
 def cards_to_sequence(cards: pb.Cards, where: str = "cards") -> str:
     """An ordered card sequence ("7S 8D"): ``notation`` as given, or the structured cards in order."""
-    if cards.notation and len(cards.cards):
-        raise ConversionError(f"{where}: set either notation or cards, not both",
-                              token=cards.notation, rule="cards: notation or list")
-    if not len(cards.cards):
-        return cards.notation.strip()
+    notation = _given_notation(cards, where)
+    if notation is not None:
+        return notation
     return " ".join(card_to_str(c, f"{where} card {i}") for i, c in enumerate(cards.cards))
 
 
