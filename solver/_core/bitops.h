@@ -20,6 +20,8 @@ static inline int dd_ctz64(uint64_t x) { return __builtin_ctzll(x); }
 static inline int dd_msb32(uint32_t x) { return 31 - __builtin_clz(x); }
 static inline int dd_msb64(uint64_t x) { return 63 - __builtin_clzll(x); }
 
+static inline void dd_prefetch(const void* p) { __builtin_prefetch(p); }
+
 static inline uint32_t dd_pext32(uint32_t x, uint32_t mask) {
 #if defined(__BMI2__)
     return _pext_u32(x, mask);

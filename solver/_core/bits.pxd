@@ -11,6 +11,7 @@ cdef extern from "bitops.h" nogil:
     uint32_t dd_pext32(uint32_t x, uint32_t mask)
     uint64_t dd_pext64(uint64_t x, uint64_t mask)
     uint64_t dd_mix64(uint64_t z)
+    void dd_prefetch(const void* p)
     void* dd_table_alloc(size_t bytes)
 
 

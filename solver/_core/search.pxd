@@ -57,6 +57,9 @@ ctypedef struct GameOps:
     # alphabeta would return it (a boundary stores it in the table); 0 to
     # let the core search the node.
     int (*leaf)(void* pos, int alpha, int beta, int* value) noexcept nogil
+    # Optional (NULL: none): the table the coming search uses (NULL after it),
+    # so that the game can prefetch a boundary's bucket as soon as it knows its key.
+    void (*use_table)(void* pos, TTable* t) noexcept nogil
 
 
 cdef inline void sort_moves(int* moves, int* scores, int n) noexcept nogil:

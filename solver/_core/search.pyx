@@ -446,10 +446,14 @@ cdef class Searcher:
             c.deadline = monotonic() + float(timeout)
         if cancel is not None and cancel.flag:
             raise SearchCancelled("the search was cancelled")
+        if c.ops.use_table != NULL:
+            c.ops.use_table(c.pos, c.tt)
         return 0
 
     cdef int _finish(self, SearchCtx* c) except -1:
         self.nodes = c.nodes
+        if c.ops.use_table != NULL:
+            c.ops.use_table(c.pos, NULL)
         if c.aborted == ABORT_CANCELLED:
             raise SearchCancelled(f"the search was cancelled after {c.nodes} nodes")
         if c.aborted == ABORT_TIMEOUT:

@@ -113,7 +113,8 @@ root equivalence (``k_equivalent``) is the same test with equal points.
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from solver._core.bits cimport cards_high_to_low, dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
+from solver._core.tt cimport TTable, tt_bucket
+from solver._core.bits cimport dd_prefetch, cards_high_to_low, dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
 from solver._core.search cimport (Board, GameOps, sort_moves, NODE_INNER, NODE_BOUNDARY,
                                   NODE_TERMINAL, MAX_MOVES)
 
@@ -273,6 +274,8 @@ ctypedef struct KState:
     int16_t banked
     int16_t flo
     int16_t fhi
+    uint64_t key0          # the table key (k_tt_key), set by boundary()
+    uint64_t key1
     uint8_t trick[4]
     uint8_t nt             # cards in the current trick
     uint8_t leader
@@ -301,6 +304,7 @@ ctypedef struct KPos:
     uint32_t trumpmask
     int points[32]
     uint32_t natbit[32]
+    TTable* tt             # the table of the search under way (prefetch), else NULL
     KState* cur            # the current state: st[0] at the deal's start, one more per trick
     KState st[MAXSTACK]
     TwoEntry two[1 << TWO_CACHE_BITS]
@@ -1088,6 +1092,12 @@ cdef void boundary(KPos* p, KState* s) noexcept nogil:
     if p.flags & F_NO_BOUNDS:
         s.flo = -30000 + 1
         s.fhi = 30000 - 1
+    # The table is probed next unless the quick bounds settle the node
+    # (3 boundaries in 4): start loading its bucket now, so that the load
+    # overlaps the way back to the core (measured: -2 to -4% CPU).
+    boundary_key(p, s)
+    if p.tt != NULL:
+        dd_prefetch(tt_bucket(p.tt, s.key0, s.key1))
 
 
 # ---------------------------------------------------------------- ops
@@ -1317,12 +1327,10 @@ cdef inline uint32_t canonical_rem(KPos* p, KState* s, uint32_t rem) noexcept no
     return out
 
 
-cdef void k_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil:
-    """Exact key (see the module docstring): 2 owner bits per remaining card
-    in k0; the remaining set, leader, pit flags, class, P/O (OPEN only) and
-    the game's parameters in k1."""
-    cdef KPos* p = <KPos*> vp
-    cdef KState* s = p.cur
+cdef void boundary_key(KPos* p, KState* s) noexcept nogil:
+    """The exact table key of boundary s (see the module docstring): 2 owner
+    bits per remaining card in key0; the remaining set, leader, pit flags,
+    class, P/O (OPEN only) and the game's parameters in key1."""
     cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
     cdef uint64_t lo = dd_pext32(s.hand[1] | s.hand[3], rem)
     cdef uint64_t hi = dd_pext32(s.hand[2] | s.hand[3], rem)
@@ -1336,11 +1344,22 @@ cdef void k_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept no
         allP = 0                      # the playing team cannot take every trick
     else:
         extra = ((<uint64_t> s.pts[0]) << 38) | ((<uint64_t> s.pts[1]) << 48)
-    k0[0] = (lo | (hi << 32)) ^ KEY_SALT0
-    k1[0] = ((<uint64_t> keyrem) | ((<uint64_t> s.leader) << 32) | (allP << 34) | (allO << 35) |
-             ((<uint64_t> s.cls) << 36) | extra | ((<uint64_t> p.trump) << 58) |
-             ((<uint64_t> p.rotterdam) << 60) | ((<uint64_t> p.playing) << 61)) ^ KEY_SALT1
-    depth[0] = dd_popcount32(rem) // NSEATS + 1
+    s.key0 = (lo | (hi << 32)) ^ KEY_SALT0
+    s.key1 = ((<uint64_t> keyrem) | ((<uint64_t> s.leader) << 32) | (allP << 34) | (allO << 35) |
+              ((<uint64_t> s.cls) << 36) | extra | ((<uint64_t> p.trump) << 58) |
+              ((<uint64_t> p.rotterdam) << 60) | ((<uint64_t> p.playing) << 61)) ^ KEY_SALT1
+
+
+cdef void k_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil:
+    """GameOps.tt_key: the key boundary() worked out."""
+    cdef KState* s = (<KPos*> vp).cur
+    k0[0] = s.key0
+    k1[0] = s.key1
+    depth[0] = dd_popcount32(s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) // NSEATS + 1
+
+
+cdef void k_use_table(void* vp, TTable* t) noexcept nogil:
+    (<KPos*> vp).tt = t
 
 
 cdef inline int trick_certain(KPos* p, KState* s, int c) noexcept nogil:
@@ -1736,6 +1755,7 @@ KLAVERJAS_OPS.set_mode = k_set_mode
 KLAVERJAS_OPS.snap = k_snap
 KLAVERJAS_OPS.leaf = k_leaf
 KLAVERJAS_OPS.node_info = k_node_info
+KLAVERJAS_OPS.use_table = k_use_table
 
 
 cdef class KlaverjasBoard(Board):
