@@ -291,7 +291,7 @@ ctypedef struct KState:
 ctypedef struct TwoEntry:
     # A two-trick endgame solved by two_exact: see two_left.
     uint64_t key          # 0: empty (a real key holds the remaining cards)
-    uint32_t pts          # P | O << 16 in the value mode (not additive), else 0
+    uint32_t pts          # P * 1024 + O in the value mode (not additive), else 0
     int16_t future        # the result less what the key leaves out (two_left)
 
 ctypedef struct KPos:
@@ -950,7 +950,7 @@ cdef inline int two_cached(KPos* p, KState* s, int roem) noexcept nogil:
         key |= (<uint64_t> (s.tricks[0] == 0)) << 53
     else:
         base = 0
-        pts = (<uint32_t> <uint16_t> s.pts[0]) | ((<uint32_t> <uint16_t> s.pts[1]) << 16)
+        pts = <uint32_t> (s.pts[0] * 1024 + s.pts[1])    # (not one 32-bit load: store forwarding)
         key |= ((<uint64_t> (s.tricks[1] == 0)) << 52) | ((<uint64_t> (s.tricks[0] == 0)) << 53)
     e = &p.two[((key ^ (<uint64_t> pts << 7)) * 0x9E3779B97F4A7C15ULL) >> (64 - TWO_CACHE_BITS)]
     if e.key == key and e.pts == pts:
