@@ -104,7 +104,15 @@ mode, or L as if nat), so the core stores their result as it would a
 searched node's.  The class, key and quick bounds of these boundaries are
 unchanged, and the principal variation still walks them move by move.
 (Measured: a leaf four tricks from the end is slower: it loses the table
-and the card merging.)
+and the card merging.)  The same two-trick endgames come back often (other
+lines of ``three_left``, later tests), so ``two_exact`` goes through a
+cache on the board (``two_cached``, 16 K entries): the margin and the value
+as if nat are a banked part plus a future of the cards alone, which the
+cache keeps, so that endgames reached with other points meet.
+
+The table key is computed by ``boundary()`` as soon as the trick ends, and
+the bucket prefetched (the core lends the game its table: ``use_table``):
+the load overlaps the way back to the core's probe.
 
 Move pruning (``pruned_moves``) merges cards only when provably redundant
 (rank-adjacent for trick taking, never part of roem: ``roem_live``), and the
