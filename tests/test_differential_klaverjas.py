@@ -183,6 +183,29 @@ def test_lower_measure(seed, tricks_left, cards, rules):
     board.lower_below = 0
 
 
+@settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(seeds, st.integers(4, 5), in_trick, rulesets)
+def test_two_trick_cache_across_measures(seed, tricks_left, cards, rules):
+    # The board caches its exact two-trick endgames (two_cached): the margin and the value
+    # as if nat keyed without the points, the value with them.  One board searched in every
+    # measure, in a seeded order and with the table cleared between, answers as fresh boards.
+    doc = endgame(seed, tricks_left, cards, rules, close=25)
+    measures = ["value", "margin", "asnat"]
+    random.Random(seed).shuffle(measures)
+    fresh = {}
+    for measure in measures:
+        board = kj.GAME.replay(kj.parse_setup(doc)).board
+        board.fix_measure(measure)
+        _MARGIN_SEARCHER.clear()
+        fresh[measure] = _MARGIN_SEARCHER.value(board)
+    board = kj.GAME.replay(kj.parse_setup(doc)).board
+    for measure in measures + measures[::-1]:
+        board.fix_measure(measure)
+        _MARGIN_SEARCHER.clear()
+        assert _MARGIN_SEARCHER.value(board) == fresh[measure], (measure, json.dumps(doc))
+    assert fresh["asnat"] <= fresh["value"] <= fresh["margin"], json.dumps(doc)
+
+
 # ----------------------------------------------------------------------- the table key
 
 NATURAL = "789TJQKA"                      # natural order (sequences)
