@@ -100,6 +100,8 @@ def main() -> None:
           f"2 cores; one search thread. Command: python benchmarks/bench_marias.py --deals {args.deals} "
           f"--reference-positions {args.reference_positions}\n")
     print("\n".join(full_deals(args.deals)))
+    if args.reference_positions <= 0:
+        return                      # no endgames for the reference comparison
     print()
     print("| endgame | positions | reference median | ddcards call median | ddcards search median "
           "| speed-up (call) | speed-up (search) |")
