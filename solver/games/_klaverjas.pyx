@@ -679,31 +679,42 @@ cdef inline int legal_pre(KPos* p, uint32_t h, int lo, int led) noexcept nogil:
 
 
 cdef int reduce_legal(KPos* p, int16_t* val, uint32_t h1, uint32_t h2, uint32_t h3, int c00, int c01,
-                      int c10, int c11, int c20, int c21, int c30, int c31) noexcept nogil:
+                      int c10, int c11, int c20, int c21, int c30, int c31,
+                      int pre1a, int pre1b, int pre2a, int pre2b, int pre3a, int pre3b) noexcept nogil:
     """two_exact's reduction (leader's team's view) when some seat's legal
-    cards depend on the trick so far: legal2 for every prefix."""
-    cdef int b, j, x, c, cj, cx, led, w1, w2, best0 = -30000, best1, best2, v
+    cards depend on the trick so far: legal2 for every prefix of such a
+    seat (once per prefix), legal_pre's answer (preXa/preXb: seat 0 plays
+    its lower/higher card) for the others."""
+    cdef int b, j, x, c, cj, cx, led, w1, w2, best0 = -30000, best1, best2, v, l1, l2, l3
     cdef uint32_t b0, b1, b2
     for b in range(2):
         c = c01 if b else c00
         led = c >> 3
         b0 = (<uint32_t> 1) << c
         best1 = 30000
+        l1 = pre1b if b else pre1a
+        if l1 < 0:
+            l1 = legal2(p, h1, c10, c11, led, b0, 0)
         for j in range(2):
             cj = c11 if j else c10
-            if not (legal2(p, h1, c10, c11, led, b0, 0) >> j) & 1:
+            if not (l1 >> j) & 1:
                 continue
             w1 = 1 if beats(p, cj, c) else 0
             b1 = b0 | ((<uint32_t> 1) << cj)
             best2 = -30000
+            l2 = pre2b if b else pre2a
+            if l2 < 0:
+                l2 = legal2(p, h2, c20, c21, led, b1, w1 == 0)
             for x in range(2):
                 cx = c21 if x else c20
-                if not (legal2(p, h2, c20, c21, led, b1, w1 == 0) >> x) & 1:
+                if not (l2 >> x) & 1:
                     continue
                 w2 = 2 if beats(p, cx, cj if w1 else c) else w1
                 b2 = b1 | ((<uint32_t> 1) << cx)
-                v = pick_min(val[b | (j << 1) | (x << 2)], val[b | (j << 1) | (x << 2) | 8],
-                             legal2(p, h3, c30, c31, led, b2, w2 == 1))
+                l3 = pre3b if b else pre3a
+                if l3 < 0:
+                    l3 = legal2(p, h3, c30, c31, led, b2, w2 == 1)
+                v = pick_min(val[b | (j << 1) | (x << 2)], val[b | (j << 1) | (x << 2) | 8], l3)
                 best2 = v if v > best2 else best2
             best1 = best2 if best2 < best1 else best1
         best0 = best1 if best1 > best0 else best0
@@ -876,7 +887,8 @@ cdef int two_exact(KPos* p, KState* s, int roem) noexcept nogil:
     pre3a = legal_pre(p, h3, c30, su00)
     pre3b = legal_pre(p, h3, c30, su01)
     if (pre1a | pre1b | pre2a | pre2b | pre3a | pre3b) < 0:
-        return sg * reduce_legal(p, val, h1, h2, h3, c00, c01, c10, c11, c20, c21, c30, c31)
+        return sg * reduce_legal(p, val, h1, h2, h3, c00, c01, c10, c11, c20, c21, c30, c31,
+                                 pre1a, pre1b, pre2a, pre2b, pre3a, pre3b)
     # Leader's team's view (sg): seats 0, 2 maximise, seats 1, 3 minimise.
     # Seat 3 (R7[j], j = seats 0-2's cards), then seat 2 (R8[j]); which cards
     # are legal depends on seat 0's card (bit 0 of j) alone here.
