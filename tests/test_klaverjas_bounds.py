@@ -113,3 +113,68 @@ def exact(doc, measure):
 def test_bounds_hold_the_exact_value_of_longer_endgames(seed, tricks_left, rules, close):
     doc = k.random_endgame(random.Random(seed), tricks_left, rules=rules, close=close)
     check_bounds(doc, exact(doc, None), exact(doc, "margin"), asnat=exact(doc, "asnat"))
+
+
+
+@settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(seeds, st.integers(1, 3), rulesets, closeness, st.integers(-40, 40))
+def test_bounds_during_a_test_settle_what_the_full_bounds_settle(seed, tricks_left, rules, close, shift):
+    # During a null-window test "value >= beta" the margin and as-if-nat modes skip the roem
+    # bound where no bound could settle the node (a bound of 200 a trick stands in): the
+    # bounds must still hold the exact future, and settle the test exactly when the full
+    # bounds do.
+    doc = k.random_endgame(random.Random(seed), tricks_left, rules=rules, close=close)
+    s = k.from_doc(doc)
+    exact_of = {"margin": reference_margin(s), "asnat": reference_asnat(s)}
+    board = kj.GAME.replay(kj.parse_setup(doc)).board
+    for measure, exact_value in exact_of.items():
+        board.fix_measure(measure)
+        full, full_key = board.boundary_info(), board.table_key()
+        if full["class"] == "done":
+            continue
+        for beta in (exact_value + shift, full["banked"] + full["lo"] + shift,
+                     full["banked"] + full["hi"] + shift):
+            board.fix_measure(measure, beta)
+            fast = board.boundary_info()
+            text = (measure, beta, full, fast, json.dumps(doc))
+            assert fast["lo"] <= exact_value - fast["banked"] <= fast["hi"], text
+            assert (fast["banked"] + fast["lo"] >= beta) == (full["banked"] + full["lo"] >= beta), text
+            assert (fast["banked"] + fast["hi"] <= beta - 1) == (full["banked"] + full["hi"] <= beta - 1), text
+            assert fast["class"] == full["class"] and fast["banked"] == full["banked"], text
+            assert board.table_key() == full_key, text
+    board.fix_measure(None)
+
+
+def boundary_facts(board, measure):
+    board.fix_measure(measure)
+    info = board.boundary_info(), board.table_key()
+    board.fix_measure(None)
+    return info
+
+
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(seeds, st.integers(3, 5), rulesets, closeness)
+def test_a_searched_board_keeps_the_bounds_and_key_of_a_fresh_one(seed, tricks_left, rules, close):
+    # During a null-window test the game skips work the test's threshold makes needless
+    # (the roem bound where no bound could settle the node, the table key where the quick
+    # bounds do): a board searched at any threshold, then played on, must answer every
+    # boundary's class, bounds and table key exactly as a fresh board does.
+    doc = k.random_endgame(random.Random(seed), tricks_left, rules=rules, close=close)
+    board = kj.GAME.replay(kj.parse_setup(doc)).board
+    _SEARCHER.clear()
+    _SEARCHER.value(board)
+    rng = random.Random(seed)
+    played = []
+    while not board.terminal:
+        if board.boundary_info() is not None:
+            fresh = kj.GAME.replay(kj.parse_setup(doc)).board
+            for card in played:
+                fresh.play(card)
+            for measure in ("value", "margin", "asnat"):
+                assert boundary_facts(board, measure) == boundary_facts(fresh, measure), \
+                    (measure, played, json.dumps(doc))
+        card = rng.choice(board.legal_moves())
+        board.play(card)
+        played.append(card)
+        if rng.random() < 0.3:
+            _SEARCHER.value(board)        # a search in the middle of the line, too

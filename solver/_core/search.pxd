@@ -42,10 +42,12 @@ ctypedef struct GameOps:
     # Are legal moves a and b interchangeable here (same value, always)?
     # Optional (NULL: never); lets the root search one move per group.
     int (*equivalent)(void* pos, int a, int b) noexcept nogil
-    # Optional (NULL: none): the driver is about to test "value >= beta";
+    # Optional (NULL: none): the driver is about to test "value >= beta"
+    # (every search is a null-window one: (beta - 1, beta) throughout);
     # mode 1 when beta >= Board.upper_from, else 0 (see Board.upper_from);
     # mode 2 to search the game's lower measure (see Board.lower_below).
-    void (*set_mode)(void* pos, int mode) noexcept nogil
+    # beta = VALUE_INF: no search follows (the game only lists moves).
+    void (*set_mode)(void* pos, int mode, int beta) noexcept nogil
     # Optional (NULL: every multiple of Board.granularity may occur): the
     # nearest value a finished game can have, >= v (up = 1) or <= v (up = 0).
     # The driver tests and keeps bounds only on such values.

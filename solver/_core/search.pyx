@@ -296,7 +296,7 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
 cdef inline int test(SearchCtx* c, int beta) noexcept nogil:
     """Null-window search at beta (fail-soft), the game told the mode first."""
     if c.ops.set_mode != NULL:
-        c.ops.set_mode(c.pos, 1 if beta >= c.upper_from else 0)
+        c.ops.set_mode(c.pos, 1 if beta >= c.upper_from else 0, beta)
     return alphabeta(c, beta - 1, beta)
 
 
@@ -317,7 +317,7 @@ cdef int lower_measure(SearchCtx* c, int hi) noexcept nogil:
         beta = snap(c, beta if beta > lo else lo + 1, 1)
         if beta > hi:
             beta = hi
-        c.ops.set_mode(c.pos, 2)
+        c.ops.set_mode(c.pos, 2, beta)
         r = alphabeta(c, beta - 1, beta)
         if c.aborted:
             return 0
@@ -378,7 +378,7 @@ cdef inline int at_least(SearchCtx* c, int target) noexcept nogil:
     """Is the value >= target?"""
     if target <= c.lower_below and c.ops.set_mode != NULL:
         # The lower measure (cheaper to search) may already reach it.
-        c.ops.set_mode(c.pos, 2)
+        c.ops.set_mode(c.pos, 2, target)
         if alphabeta(c, target - 1, target) >= target or c.aborted:
             return 1
     return test(c, target) >= target
@@ -543,7 +543,7 @@ cdef inline void value_mode(SearchCtx* c) noexcept nogil:
     for the value, whatever measure the last test searched (a game may
     merge moves in its other modes that differ in value)."""
     if c.ops.set_mode != NULL:
-        c.ops.set_mode(c.pos, 0)
+        c.ops.set_mode(c.pos, 0, VALUE_INF)
 
 
 cdef int root_moves(SearchCtx* c, int* moves, int* values, int* flags, int mode,

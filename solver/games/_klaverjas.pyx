@@ -123,7 +123,7 @@ from libc.string cimport memcpy, memset
 
 from solver._core.tt cimport TTable, tt_bucket
 from solver._core.bits cimport dd_prefetch, cards_high_to_low, dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
-from solver._core.search cimport (Board, GameOps, sort_moves, NODE_INNER, NODE_BOUNDARY,
+from solver._core.search cimport (Board, GameOps, sort_moves, VALUE_INF, NODE_INNER, NODE_BOUNDARY,
                                   NODE_TERMINAL, MAX_MOVES)
 
 # Debug switches (tests compare searches with features turned off).
@@ -295,6 +295,7 @@ ctypedef struct KState:
     uint8_t tricks[2]
     int8_t last_winner     # seat that won the last completed trick (reporting), -1 none
     uint8_t leaf           # 2 or 3: a boundary that many tricks from the end (k_leaf solves it)
+    uint8_t keyed          # key0/key1 hold this boundary's table key (else k_tt_key works it out)
 
 ctypedef struct TwoEntry:
     # A two-trick endgame solved by two_exact: see two_left.
@@ -309,6 +310,7 @@ ctypedef struct KPos:
     int flags
     int mode               # M_VALUE, M_MARGIN or M_ASNAT: what the search measures (k_set_mode)
     int fixed              # a mode every test searches (fix_measure, tests), else -1
+    int beta               # the search under way tests "value >= beta" (VALUE_INF: none)
     uint32_t trumpmask
     int points[32]
     uint32_t natbit[32]
@@ -1014,12 +1016,32 @@ cdef int three_left(KPos* p, KState* s, int alpha, int beta) noexcept nogil:
     return next_trick(p, s, alpha, beta)
 
 
+cdef inline int roem_cannot_decide(KPos* p, KState* s, int D, int U, int sP, int sO, int allP,
+                                   int allO) noexcept nogil:
+    """In the margin or the as-if-nat mode, would the quick bounds fail to
+    settle "value >= p.beta" at this boundary even if no roem were to come?
+    Then no roem bound can make them settle it (roem only widens them)."""
+    cdef int lo, hi
+    if p.mode == M_MARGIN:
+        lo = D - U + 2 * sP
+        hi = D + U - 2 * sO + (PIT if allP else 0)
+    elif p.mode == M_ASNAT:
+        lo = -(ALL_CARD_POINTS + s.roem[0] + s.roem[1]) - (PIT if allO else 0)
+        hi = -(ALL_CARD_POINTS + s.roem[0] + s.roem[1])
+    else:
+        return 0
+    lo += lo & 1                        # rounded inward to even, as the bounds are
+    hi -= hi & 1
+    return lo < p.beta and hi > p.beta - 1
+
+
 cdef void boundary(KPos* p, KState* s) noexcept nogil:
     """Classify a trick boundary and cache banked value and quick bounds."""
     cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
     cdef int U, R, RP, RO, D, allP, allO, wt, tp, v, sP, sO, hasP, hasO, dlo, dhi
     cdef KState fin
     s.leaf = 0                  # which endgame leaf solves this boundary (k_leaf)
+    s.keyed = 0
     if not (p.flags & (F_NO_BOUNDS | F_NO_LEAF)) and \
             (dd_popcount32(rem) == 2 * NSEATS or dd_popcount32(rem) == 3 * NSEATS):
         s.leaf = dd_popcount32(rem) // NSEATS
@@ -1068,7 +1090,6 @@ cdef void boundary(KPos* p, KState* s) noexcept nogil:
         s.fhi = s.flo
         return
     U = s.crem + LAST_TRICK
-    R = roem_bound(p, s, &RP, &RO)
     # Trumps above every trump of the other team win whatever trick they fall
     # in: their points surely go to their team, and that team takes a trick.
     sure_trumps(p, s, &sP, &sO, &hasP, &hasO)
@@ -1076,6 +1097,16 @@ cdef void boundary(KPos* p, KState* s) noexcept nogil:
         allP = 0
     if hasP:
         allO = 0
+    if roem_cannot_decide(p, s, D, U, sP, sO, allP, allO):
+        # The quick bounds cannot settle this node for the test under way
+        # even with no roem to come: a bound of 200 a trick (four jacks;
+        # a run and stuk make 70) serves, and the roem bound's work is
+        # saved.  (The value mode needs it for the class: always worked out.)
+        R = 200 * (dd_popcount32(rem) // NSEATS)
+        RP = R
+        RO = R
+    else:
+        R = roem_bound(p, s, &RP, &RO)
     dlo = -(U + RO) + 2 * sP             # bounds on the future margin P - O
     dhi = U + RP - 2 * sO
     if p.mode == M_MARGIN:
@@ -1112,10 +1143,14 @@ cdef void boundary(KPos* p, KState* s) noexcept nogil:
     if p.flags & F_NO_BOUNDS:
         s.flo = -30000 + 1
         s.fhi = 30000 - 1
-    # The table is probed next unless the quick bounds settle the node
-    # (3 boundaries in 4): start loading its bucket now, so that the load
+    # The table is probed next unless the quick bounds settle the node for
+    # the test under way (they do at a quarter of the boundaries; then no
+    # key is needed): start loading its bucket now, so that the load
     # overlaps the way back to the core (measured: -2 to -4% CPU).
+    if s.banked + s.flo >= p.beta or s.banked + s.fhi <= p.beta - 1:
+        return
     boundary_key(p, s)
+    s.keyed = 1
     if p.tt != NULL:
         dd_prefetch(tt_bucket(p.tt, s.key0, s.key1))
 
@@ -1190,7 +1225,7 @@ cdef void end_trick(KPos* p, int c) noexcept nogil:
     boundary(p, s)
 
 
-cdef void k_set_mode(void* vp, int mode) noexcept nogil:
+cdef void k_set_mode(void* vp, int mode, int beta) noexcept nogil:
     """Search the value (mode 0), the margin D' (mode 1) or the value as if
     the deal were nat (mode 2) from here on.
 
@@ -1205,6 +1240,7 @@ cdef void k_set_mode(void* vp, int mode) noexcept nogil:
     cdef int i
     if p.fixed >= 0:
         mode = p.fixed
+    p.beta = beta
     # Always reclassify, even in the same mode: after a search below a
     # trick's last card the trick may carry a class from another mode.
     p.mode = mode
@@ -1371,15 +1407,22 @@ cdef void boundary_key(KPos* p, KState* s) noexcept nogil:
 
 
 cdef void k_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil:
-    """GameOps.tt_key: the key boundary() worked out."""
+    """GameOps.tt_key: the key boundary() worked out (or works it out now)."""
     cdef KState* s = (<KPos*> vp).cur
+    if not s.keyed:
+        boundary_key(<KPos*> vp, s)
+        s.keyed = 1
     k0[0] = s.key0
     k1[0] = s.key1
     depth[0] = dd_popcount32(s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) // NSEATS + 1
 
 
 cdef void k_use_table(void* vp, TTable* t) noexcept nogil:
+    """GameOps.use_table: the search's table (prefetch); NULL when it ends,
+    and then no test is under way either (boundary() works everything out)."""
     (<KPos*> vp).tt = t
+    if t == NULL:
+        (<KPos*> vp).beta = VALUE_INF
 
 
 cdef inline int trick_certain(KPos* p, KState* s, int c) noexcept nogil:
@@ -1803,6 +1846,7 @@ cdef class KlaverjasBoard(Board):
         p.rotterdam = rotterdam
         p.flags = flags
         p.fixed = -1
+        p.beta = VALUE_INF
         p.trumpmask = suit_mask(trump)
         for c in range(32):
             if c >> 3 == trump:
@@ -1888,12 +1932,14 @@ cdef class KlaverjasBoard(Board):
             raise ValueError("the deal is not finished")
         return final_value(self.kp.cur)
 
-    def fix_measure(self, measure):
+    def fix_measure(self, measure, beta=None):
         """Search one measure in every test, whatever the core asks (tests):
-        "value", "margin" (D'), "asnat" (the value as if nat), or None (as usual)."""
+        "value", "margin" (D'), "asnat" (the value as if nat), or None (as usual).
+        beta: classify the current boundary as during a test "value >= beta"
+        (the game skips work such a test does not need); None: no test."""
         cdef int m = -1 if measure is None else ("value", "margin", "asnat").index(measure)
         self.kp.fixed = -1
-        k_set_mode(self.pos, 0 if m < 0 else m)
+        k_set_mode(self.pos, 0 if m < 0 else m, VALUE_INF if beta is None else beta)
         self.kp.fixed = m
 
     def boundary_info(self):
