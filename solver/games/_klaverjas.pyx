@@ -110,15 +110,20 @@ cache on the board (``two_cached``, 16 K entries): the margin and the value
 as if nat are a banked part plus a future of the cards alone, which the
 cache keeps, so that endgames reached with other points meet.
 
-The table key is computed by ``boundary()`` as soon as the trick ends, and
-the bucket prefetched (the core lends the game its table: ``use_table``):
-the load overlaps the way back to the core's probe.
+The core names the threshold of each test (``k_set_mode``: every search is
+a null-window one), so ``boundary()`` does only what the test can use: it
+skips the roem bound where the quick bounds could not settle the test even
+with no roem to come (a bound of 200 a trick stands in, sound), and the
+table key where they do settle it (``k_tt_key`` works it out if asked).
+Otherwise it works the key out as soon as the trick ends and prefetches the
+bucket (the core lends the game its table: ``use_table``), so that the load
+overlaps the way back to the core's probe.
 
 Move pruning (``pruned_moves``) merges cards only when provably redundant
 (rank-adjacent for trick taking, never part of roem: ``roem_live``), and the
 root equivalence (``k_equivalent``) is the same test with equal points.
 """
-from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from solver._core.tt cimport TTable, tt_bucket
