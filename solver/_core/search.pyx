@@ -14,6 +14,8 @@ Reading guide
   can have (``snap``), each in the measure the game names for it
   (``set_mode``: Klaverjas searches an additive margin where that is exact,
   and first bounds a lost deal by its value as if lost: ``lower_measure``).
+  ``set_mode`` also names the test's threshold: every search is a
+  null-window one, so a game may skip work no node of that test can use.
 - ``Searcher`` is the Python face: value, per-move values by mode, the
   principal variation, node counts.  It releases the GIL for all of it and
   polls a cancel flag and a deadline every few thousand nodes.
