@@ -327,3 +327,19 @@ def test_two_left_roem_lanes():
         assert len(docs) >= 20
         for doc in docs:
             check(doc)
+
+
+def test_two_trick_cache_shared_across_deals_and_parameters():
+    # The two-trick cache lives in the search table's side area (one per Searcher), keyed
+    # with the deal's parameters: one Searcher that never clears, valuing every trump suit
+    # and playing team of the same hands under both rule sets (the DD table's work, where
+    # the same endgames come back), answers as fresh Searchers do.
+    shared = Searcher(2)
+    for doc in FULL_DEALS[:2]:
+        for rules in ("amsterdam", "rotterdam"):
+            for trump in "SHDC":
+                for team in (0, 1):
+                    variant = dict(doc, rules=rules, trump=trump, playing_team=team)
+                    board = kj.GAME.replay(kj.parse_setup(variant)).board
+                    fresh = Searcher(2).value(kj.GAME.replay(kj.parse_setup(variant)).board)
+                    assert shared.value(board) == fresh, json.dumps(variant)

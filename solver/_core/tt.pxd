@@ -12,6 +12,12 @@
 # Layout: buckets of TT_WAYS entries of 32 bytes (one 64-byte line); replacement prefers an empty or
 # stale (older generation) slot, then the shallowest one.
 #
+# Beside the buckets the table holds a side area (`aux`, TT_AUX_BYTES) that
+# the game may use for its own memo of exact sub-results during a search
+# (GameOps.use_table lends it the table).  Its entries are the game's, keyed
+# with everything they depend on and stamped with `gen`, so that clearing the
+# table (a new generation) forgets them too.
+#
 #   k0:64 | k1:64 | lo:16 | hi:16 | depth:8 | gen:8 | move:8 | pad:72
 from libc.stdint cimport uint8_t, int16_t, uint64_t
 from libc.stdlib cimport free
@@ -21,6 +27,7 @@ from solver._core.bits cimport dd_mix64, dd_table_alloc
 cdef enum:
     TT_WAYS = 2          # 2 x 32 bytes: a bucket is one cache line
     TT_NO_MOVE = 255
+    TT_AUX_BYTES = 262144
 
 ctypedef struct TTEntry:
     uint64_t k0
@@ -34,6 +41,7 @@ ctypedef struct TTEntry:
 
 ctypedef struct TTable:
     TTEntry* slots
+    void* aux            # the game's side area (TT_AUX_BYTES, zeroed at first)
     uint64_t nbuckets_mask
     uint64_t nbuckets
     uint8_t gen
@@ -54,6 +62,11 @@ cdef inline int tt_init(TTable* t, size_t megabytes) noexcept nogil:
     t.slots = <TTEntry*> dd_table_alloc(n * TT_WAYS * sizeof(TTEntry))
     if t.slots == NULL:
         return -1
+    t.aux = dd_table_alloc(TT_AUX_BYTES)
+    if t.aux == NULL:
+        free(t.slots)
+        t.slots = NULL
+        return -1
     t.nbuckets = n
     t.nbuckets_mask = n - 1
     t.gen = 1
@@ -67,6 +80,9 @@ cdef inline void tt_free(TTable* t) noexcept nogil:
     if t.slots != NULL:
         free(t.slots)
         t.slots = NULL
+    if t.aux != NULL:
+        free(t.aux)
+        t.aux = NULL
 
 
 cdef inline void tt_new_generation(TTable* t) noexcept nogil:
@@ -74,6 +90,7 @@ cdef inline void tt_new_generation(TTable* t) noexcept nogil:
     t.gen += 1
     if t.gen == 0:     # wrapped: old entries could come back to life, so wipe
         memset(t.slots, 0, t.nbuckets * TT_WAYS * sizeof(TTEntry))
+        memset(t.aux, 0, TT_AUX_BYTES)
         t.gen = 1
 
 

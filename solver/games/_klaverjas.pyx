@@ -106,7 +106,7 @@ unchanged, and the principal variation still walks them move by move.
 (Measured: a leaf four tricks from the end is slower: it loses the table
 and the card merging.)  The same two-trick endgames come back often (other
 lines of ``three_left``, later tests), so ``two_exact`` goes through a
-cache on the board (``two_cached``, 16 K entries): the margin and the value
+cache (``two_cached``, 16 K entries in the search table's side area): the margin and the value
 as if nat are a banked part plus a future of the cards alone, which the
 cache keeps, so that endgames reached with other points meet.
 
@@ -126,7 +126,7 @@ root equivalence (``k_equivalent``) is the same test with equal points.
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from solver._core.tt cimport TTable, tt_bucket
+from solver._core.tt cimport TTable, TT_AUX_BYTES, tt_bucket
 from solver._core.bits cimport dd_prefetch, cards_high_to_low, dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
 from solver._core.search cimport (Board, GameOps, sort_moves, VALUE_INF, NODE_INNER, NODE_BOUNDARY,
                                   NODE_TERMINAL, MAX_MOVES)
@@ -154,7 +154,7 @@ cdef enum:
     ALL_CARD_POINTS = 162
     PIT = 100
     LAST_TRICK = 10
-    TWO_CACHE_BITS = 14    # two_left's cache: 16 K entries of 16 bytes
+    TWO_CACHE_BITS = 14    # two_left's cache: 16 K entries of 16 bytes (the table's side area)
 
 # Power -> natural rank index (7 8 9 T J Q K A = 0..7), and points, by power.
 cdef int PLAIN_NAT[8]
@@ -303,10 +303,11 @@ ctypedef struct KState:
     uint8_t keyed          # key0/key1 hold this boundary's table key (else k_tt_key works it out)
 
 ctypedef struct TwoEntry:
-    # A two-trick endgame solved by two_exact: see two_left.
-    uint64_t key          # 0: empty (a real key holds the remaining cards)
+    # A two-trick endgame solved by two_exact: see two_cached.
+    uint64_t key          # the cards, owners, leader, mode, pit flags and the deal's parameters
     uint32_t pts          # P * 1024 + O in the value mode (not additive), else 0
-    int16_t future        # the result less what the key leaves out (two_left)
+    int16_t future        # the result less what the key leaves out (two_cached)
+    uint8_t gen           # the table's generation when stored (else: empty)
 
 ctypedef struct KPos:
     int trump
@@ -320,9 +321,14 @@ ctypedef struct KPos:
     int points[32]
     uint32_t natbit[32]
     TTable* tt             # the table of the search under way (prefetch), else NULL
+    TwoEntry* two          # ... its side area: two_cached's entries (else NULL)
+    uint8_t two_gen        # ... its generation (entries of another one are empty)
     KState* cur            # the current state: st[0] at the deal's start, one more per trick
     KState st[MAXSTACK]
-    TwoEntry two[1 << TWO_CACHE_BITS]
+
+
+if sizeof(TwoEntry) << TWO_CACHE_BITS > TT_AUX_BYTES:
+    raise ImportError("two_cached's entries do not fit the table's side area")
 
 
 cdef inline uint32_t suit_mask(int s) noexcept nogil:
@@ -961,14 +967,20 @@ cdef inline int two_cached(KPos* p, KState* s, int roem) noexcept nogil:
     is D + a future of the cards (and of who may take every trick), as if
     nat is -(P + O) + a future: those two are keyed without the points and
     store the future; the value itself (not additive) keys P and O too.
-    (Measured: ~60% of the calls hit.)"""
+    The cache lives in the search table's side area (TTable.aux: one per
+    Searcher, not per board, so that a board stays small), keyed with the
+    deal's parameters and cleared with the table.  (Measured: ~60% of the
+    calls hit.)"""
     cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
     cdef uint64_t key = (<uint64_t> rem) | ((<uint64_t> dd_pext32(s.hand[1] | s.hand[3], rem)) << 32) | \
         ((<uint64_t> dd_pext32(s.hand[2] | s.hand[3], rem)) << 40) | ((<uint64_t> s.leader) << 48) | \
-        ((<uint64_t> p.mode) << 50)
+        ((<uint64_t> p.mode) << 50) | ((<uint64_t> p.trump) << 54) | ((<uint64_t> p.rotterdam) << 56) | \
+        ((<uint64_t> p.playing) << 57)
     cdef uint32_t pts = 0
     cdef int base, v
     cdef TwoEntry* e
+    if p.two == NULL:
+        return two_exact(p, s, roem)          # no search under way: no cache
     if p.mode == M_MARGIN:
         base = s.pts[0] - s.pts[1]
         key |= (<uint64_t> (s.tricks[1] == 0)) << 52
@@ -979,13 +991,14 @@ cdef inline int two_cached(KPos* p, KState* s, int roem) noexcept nogil:
         base = 0
         pts = <uint32_t> (s.pts[0] * 1024 + s.pts[1])    # (not one 32-bit load: store forwarding)
         key |= ((<uint64_t> (s.tricks[1] == 0)) << 52) | ((<uint64_t> (s.tricks[0] == 0)) << 53)
-    e = &p.two[((key ^ (<uint64_t> pts << 7)) * 0x9E3779B97F4A7C15ULL) >> (64 - TWO_CACHE_BITS)]
-    if e.key == key and e.pts == pts:
+    e = p.two + (((key ^ (<uint64_t> pts << 7)) * 0x9E3779B97F4A7C15ULL) >> (64 - TWO_CACHE_BITS))
+    if e.key == key and e.pts == pts and e.gen == p.two_gen:
         return base + e.future
     v = two_exact(p, s, roem)
     e.key = key
     e.pts = pts
     e.future = <int16_t> (v - base)
+    e.gen = p.two_gen
     return v
 
 
@@ -1425,9 +1438,14 @@ cdef void k_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept no
 cdef void k_use_table(void* vp, TTable* t) noexcept nogil:
     """GameOps.use_table: the search's table (prefetch); NULL when it ends,
     and then no test is under way either (boundary() works everything out)."""
-    (<KPos*> vp).tt = t
+    cdef KPos* p = <KPos*> vp
+    p.tt = t
     if t == NULL:
-        (<KPos*> vp).beta = VALUE_INF
+        p.two = NULL
+        p.beta = VALUE_INF
+    else:
+        p.two = <TwoEntry*> t.aux
+        p.two_gen = t.gen
 
 
 cdef inline int trick_certain(KPos* p, KState* s, int c) noexcept nogil:
