@@ -62,7 +62,9 @@ def _position(position: Position | Mapping[str, Any] | str) -> Position:
 
 
 class Solver:
-    """A solver with its own transposition table (at most `tt_mb` MiB).
+    """A solver with its own transposition table (at most `tt_mb` MiB, plus a
+    256 KiB side area where a game keeps exact sub-results, e.g. Klaverjas's
+    two-trick endgames).
 
     Not thread-safe: give each thread its own.  Searches release the GIL, so
     threads with their own Solver run in parallel.
