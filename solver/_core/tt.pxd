@@ -15,8 +15,9 @@
 # Beside the buckets the table holds a side area (`aux`, TT_AUX_BYTES) that
 # the game may use for its own memo of exact sub-results during a search
 # (GameOps.use_table lends it the table).  Its entries are the game's, keyed
-# with everything they depend on and stamped with `gen`, so that clearing the
-# table (a new generation) forgets them too.
+# with everything they depend on (the game itself included: one Searcher may
+# serve several games) and stamped with `gen`, so that clearing the table (a
+# new generation) forgets them too.
 #
 #   k0:64 | k1:64 | lo:16 | hi:16 | depth:8 | gen:8 | move:8 | pad:72
 from libc.stdint cimport uint8_t, int16_t, uint64_t

@@ -156,6 +156,9 @@ cdef enum:
     LAST_TRICK = 10
     TWO_CACHE_BITS = 14    # two_left's cache: 16 K entries of 16 bytes (the table's side area)
 
+# Marks two_cached's keys as Klaverjas's (the side area is the Searcher's, for any game).
+cdef uint64_t TWO_KEY_TAG = (<uint64_t> 0x2B) << 58
+
 # Power -> natural rank index (7 8 9 T J Q K A = 0..7), and points, by power.
 cdef int PLAIN_NAT[8]
 cdef int TRUMP_NAT[8]
@@ -304,7 +307,7 @@ ctypedef struct KState:
 
 ctypedef struct TwoEntry:
     # A two-trick endgame solved by two_exact: see two_cached.
-    uint64_t key          # the cards, owners, leader, mode, pit flags and the deal's parameters
+    uint64_t key          # the cards, owners, leader, mode, pit flags, the deal's parameters, TWO_KEY_TAG
     uint32_t pts          # P * 1024 + O in the value mode (not additive), else 0
     int16_t future        # the result less what the key leaves out (two_cached)
     uint8_t gen           # the table's generation when stored (else: empty)
@@ -975,7 +978,7 @@ cdef inline int two_cached(KPos* p, KState* s, int roem) noexcept nogil:
     cdef uint64_t key = (<uint64_t> rem) | ((<uint64_t> dd_pext32(s.hand[1] | s.hand[3], rem)) << 32) | \
         ((<uint64_t> dd_pext32(s.hand[2] | s.hand[3], rem)) << 40) | ((<uint64_t> s.leader) << 48) | \
         ((<uint64_t> p.mode) << 50) | ((<uint64_t> p.trump) << 54) | ((<uint64_t> p.rotterdam) << 56) | \
-        ((<uint64_t> p.playing) << 57)
+        ((<uint64_t> p.playing) << 57) | TWO_KEY_TAG
     cdef uint32_t pts = 0
     cdef int base, v
     cdef TwoEntry* e
