@@ -186,9 +186,10 @@ def test_lower_measure(seed, tricks_left, cards, rules):
 @settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
 @given(seeds, st.integers(4, 5), in_trick, rulesets)
 def test_two_trick_cache_across_measures(seed, tricks_left, cards, rules):
-    # The board caches its exact two-trick endgames (two_cached): the margin and the value
-    # as if nat keyed without the points, the value with them.  One board searched in every
-    # measure, in a seeded order and with the table cleared between, answers as fresh boards.
+    # The search caches exact two-trick endgames (two_slot, in its table's side area): the
+    # margin and the value as if nat keyed without the points, the value with them.  One
+    # board and one Searcher that is never cleared, searched in every measure in a seeded
+    # order and back, answer as fresh boards and Searchers do.
     doc = endgame(seed, tricks_left, cards, rules, close=25)
     measures = ["value", "margin", "asnat"]
     random.Random(seed).shuffle(measures)
@@ -196,13 +197,12 @@ def test_two_trick_cache_across_measures(seed, tricks_left, cards, rules):
     for measure in measures:
         board = kj.GAME.replay(kj.parse_setup(doc)).board
         board.fix_measure(measure)
-        _MARGIN_SEARCHER.clear()
-        fresh[measure] = _MARGIN_SEARCHER.value(board)
+        fresh[measure] = Searcher(1).value(board)
     board = kj.GAME.replay(kj.parse_setup(doc)).board
+    shared = Searcher(1)
     for measure in measures + measures[::-1]:
         board.fix_measure(measure)
-        _MARGIN_SEARCHER.clear()
-        assert _MARGIN_SEARCHER.value(board) == fresh[measure], (measure, json.dumps(doc))
+        assert shared.value(board) == fresh[measure], (measure, json.dumps(doc))
     assert fresh["asnat"] <= fresh["value"] <= fresh["margin"], json.dumps(doc)
 
 

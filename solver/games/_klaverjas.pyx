@@ -106,7 +106,7 @@ unchanged, and the principal variation still walks them move by move.
 (Measured: a leaf four tricks from the end is slower: it loses the table
 and the card merging.)  The same two-trick endgames come back often (other
 lines of ``three_left``, later tests), so ``two_exact`` goes through a
-cache (``two_cached``, 16 K entries in the search table's side area): the margin and the value
+cache (``two_slot``, 16 K entries in the search table's side area): the margin and the value
 as if nat are a banked part plus a future of the cards alone, which the
 cache keeps, so that endgames reached with other points meet.
 
@@ -154,9 +154,9 @@ cdef enum:
     ALL_CARD_POINTS = 162
     PIT = 100
     LAST_TRICK = 10
-    TWO_CACHE_BITS = 14    # two_left's cache: 16 K entries of 16 bytes (the table's side area)
+    TWO_CACHE_BITS = 14    # two_left's cache (two_slot): 16 K entries of 16 bytes (the table's side area)
 
-# Marks two_cached's keys as Klaverjas's (the side area is the Searcher's, for any game).
+# Marks two_slot's keys as Klaverjas's (the side area is the Searcher's, for any game).
 cdef uint64_t TWO_KEY_TAG = (<uint64_t> 0x2B) << 58
 
 # Power -> natural rank index (7 8 9 T J Q K A = 0..7), and points, by power.
@@ -306,10 +306,10 @@ ctypedef struct KState:
     uint8_t keyed          # key0/key1 hold this boundary's table key (else k_tt_key works it out)
 
 ctypedef struct TwoEntry:
-    # A two-trick endgame solved by two_exact: see two_cached.
+    # A two-trick endgame solved by two_exact: see two_slot.
     uint64_t key          # the cards, owners, leader, mode, pit flags, the deal's parameters, TWO_KEY_TAG
     uint32_t pts          # P * 1024 + O in the value mode (not additive), else 0
-    int16_t future        # the result less what the key leaves out (two_cached)
+    int16_t future        # the result less what the key leaves out (two_slot)
     uint8_t gen           # the table's generation when stored (else: empty)
 
 ctypedef struct KPos:
@@ -324,14 +324,14 @@ ctypedef struct KPos:
     int points[32]
     uint32_t natbit[32]
     TTable* tt             # the table of the search under way (prefetch), else NULL
-    TwoEntry* two          # ... its side area: two_cached's entries (else NULL)
+    TwoEntry* two          # ... its side area: two_left's cache entries (else NULL)
     uint8_t two_gen        # ... its generation (entries of another one are empty)
     KState* cur            # the current state: st[0] at the deal's start, one more per trick
     KState st[MAXSTACK]
 
 
 if sizeof(TwoEntry) << TWO_CACHE_BITS > TT_AUX_BYTES:
-    raise ImportError("two_cached's entries do not fit the table's side area")
+    raise ImportError("two_left's cache entries do not fit the table's side area")
 
 
 cdef inline uint32_t suit_mask(int s) noexcept nogil:
@@ -938,11 +938,20 @@ cdef int two_left(KPos* p, KState* s, int alpha, int beta) noexcept nogil:
     """Minimax of the final measure of the mode (the value, D' or L)
     from a trick boundary with two tricks left, fail-soft in (alpha, beta).
 
-    After the quick bounds, the exact minimax (two_exact): a fail-soft
-    result for any window, and the table stores it as an exact bound.
+    After the quick bounds, the exact minimax (two_exact), through the
+    cache (two_slot): a fail-soft result for any window, and the table
+    stores it as an exact bound.
     """
     cdef uint32_t nat = s.bnat[0] | s.bnat[1] | s.bnat[2] | s.bnat[3]
-    cdef int roem, U, D, v
+    cdef int roem, U, D, v, base = 0
+    cdef uint64_t key = 0
+    cdef uint32_t pts = 0
+    cdef TwoEntry* e = NULL
+    if p.two != NULL:
+        # Start loading the cache's entry now: the quick bounds below
+        # overlap the load.
+        e = two_slot(p, s, &key, &pts, &base)
+        dd_prefetch(e)
     # Many endgames can make no roem at all (no 3 of a suit in a row, no
     # four of a rank, no trump Q and K): then two_exact skips it.
     roem = (nat & (nat >> 1) & (nat >> 2) & 0x3F3F3F3F) != 0 or \
@@ -961,40 +970,8 @@ cdef int two_left(KPos* p, KState* s, int alpha, int beta) noexcept nogil:
         v = -(s.pts[0] + s.pts[1] + U) - (PIT if s.tricks[0] == 0 else 0)
     if v >= beta:
         return v
-    return two_cached(p, s, roem)
-
-
-cdef inline int two_cached(KPos* p, KState* s, int roem) noexcept nogil:
-    """two_exact through a cache: the same two-trick endgames come back
-    often, from other lines of three_left and in later tests.  The margin
-    is D + a future of the cards (and of who may take every trick), as if
-    nat is -(P + O) + a future: those two are keyed without the points and
-    store the future; the value itself (not additive) keys P and O too.
-    The cache lives in the search table's side area (TTable.aux: one per
-    Searcher, not per board, so that a board stays small), keyed with the
-    deal's parameters and cleared with the table.  (Measured: ~60% of the
-    calls hit.)"""
-    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
-    cdef uint64_t key = (<uint64_t> rem) | ((<uint64_t> dd_pext32(s.hand[1] | s.hand[3], rem)) << 32) | \
-        ((<uint64_t> dd_pext32(s.hand[2] | s.hand[3], rem)) << 40) | ((<uint64_t> s.leader) << 48) | \
-        ((<uint64_t> p.mode) << 50) | ((<uint64_t> p.trump) << 54) | ((<uint64_t> p.rotterdam) << 56) | \
-        ((<uint64_t> p.playing) << 57) | TWO_KEY_TAG
-    cdef uint32_t pts = 0
-    cdef int base, v
-    cdef TwoEntry* e
-    if p.two == NULL:
+    if e == NULL:
         return two_exact(p, s, roem)          # no search under way: no cache
-    if p.mode == M_MARGIN:
-        base = s.pts[0] - s.pts[1]
-        key |= (<uint64_t> (s.tricks[1] == 0)) << 52
-    elif p.mode == M_ASNAT:
-        base = -(s.pts[0] + s.pts[1])
-        key |= (<uint64_t> (s.tricks[0] == 0)) << 53
-    else:
-        base = 0
-        pts = <uint32_t> (s.pts[0] * 1024 + s.pts[1])    # (not one 32-bit load: store forwarding)
-        key |= ((<uint64_t> (s.tricks[1] == 0)) << 52) | ((<uint64_t> (s.tricks[0] == 0)) << 53)
-    e = p.two + (((key ^ (<uint64_t> pts << 7)) * 0x9E3779B97F4A7C15ULL) >> (64 - TWO_CACHE_BITS))
     if e.key == key and e.pts == pts and e.gen == p.two_gen:
         return base + e.future
     v = two_exact(p, s, roem)
@@ -1003,6 +980,38 @@ cdef inline int two_cached(KPos* p, KState* s, int roem) noexcept nogil:
     e.future = <int16_t> (v - base)
     e.gen = p.two_gen
     return v
+
+
+cdef inline TwoEntry* two_slot(KPos* p, KState* s, uint64_t* key, uint32_t* pts, int* base) noexcept nogil:
+    """The cache entry for two_exact's result at s, and what it is keyed by.
+
+    The same two-trick endgames come back often, from other lines of
+    three_left and in later tests.  The margin is D + a future of the cards
+    (and of who may take every trick), as if nat is -(P + O) + a future:
+    those two are keyed without the points and the entry stores the future
+    (the result less base); the value itself (not additive) keys P and O
+    too.  The cache lives in the search table's side area (TTable.aux: one
+    per Searcher, not per board, so that a board stays small), keyed with
+    the deal's parameters and cleared with the table.  (Measured: ~60% of
+    the calls hit.)"""
+    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
+    cdef uint64_t k = (<uint64_t> rem) | ((<uint64_t> dd_pext32(s.hand[1] | s.hand[3], rem)) << 32) | \
+        ((<uint64_t> dd_pext32(s.hand[2] | s.hand[3], rem)) << 40) | ((<uint64_t> s.leader) << 48) | \
+        ((<uint64_t> p.mode) << 50) | ((<uint64_t> p.trump) << 54) | ((<uint64_t> p.rotterdam) << 56) | \
+        ((<uint64_t> p.playing) << 57) | TWO_KEY_TAG
+    pts[0] = 0
+    if p.mode == M_MARGIN:
+        base[0] = s.pts[0] - s.pts[1]
+        k |= (<uint64_t> (s.tricks[1] == 0)) << 52
+    elif p.mode == M_ASNAT:
+        base[0] = -(s.pts[0] + s.pts[1])
+        k |= (<uint64_t> (s.tricks[0] == 0)) << 53
+    else:
+        base[0] = 0
+        pts[0] = <uint32_t> (s.pts[0] * 1024 + s.pts[1])    # (not one 32-bit load: store forwarding)
+        k |= ((<uint64_t> (s.tricks[1] == 0)) << 52) | ((<uint64_t> (s.tricks[0] == 0)) << 53)
+    key[0] = k
+    return p.two + (((k ^ (<uint64_t> pts[0] << 7)) * 0x9E3779B97F4A7C15ULL) >> (64 - TWO_CACHE_BITS))
 
 
 cdef inline int after_trick(KPos* p, KState* s, KState* ns, uint32_t* h, int c0, int c1, int c2,
