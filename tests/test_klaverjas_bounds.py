@@ -115,7 +115,6 @@ def test_bounds_hold_the_exact_value_of_longer_endgames(seed, tricks_left, rules
     check_bounds(doc, exact(doc, None), exact(doc, "margin"), asnat=exact(doc, "asnat"))
 
 
-
 @settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(seeds, st.integers(1, 3), rulesets, closeness, st.integers(-40, 40))
 def test_bounds_during_a_test_settle_what_the_full_bounds_settle(seed, tricks_left, rules, close, shift):

@@ -550,6 +550,17 @@ cdef void last_trick_play(KPos* p, KState* s, int* winner_team, int* pts) noexce
         trick_roem(p, nat)
 
 
+cdef inline int improve(int v, int* best, int* alpha, int beta) noexcept nogil:
+    """One fail-soft negamax step: take v into best (raising alpha); 1 on a cutoff."""
+    if v > best[0]:
+        best[0] = v
+        if v >= beta:
+            return 1
+        if v > alpha[0]:
+            alpha[0] = v
+    return 0
+
+
 cdef inline int next_trick(KPos* p, KState* s, int alpha, int beta) noexcept nogil:
     """Negamax over the next trick's lines from a boundary three tricks from
     the end, fail-soft in (alpha, beta), from the leader's team's view (seats
@@ -613,33 +624,14 @@ cdef inline int next_trick(KPos* p, KState* s, int alpha, int beta) noexcept nog
                         v = -two_left(p, &ns, -be3, -a3)
                     else:
                         v = two_left(p, &ns, a3, be3)
-                    if v > best3:
-                        best3 = v
-                        if best3 >= be3:
-                            break
-                        if best3 > a3:
-                            a3 = best3
-                v = -best3
-                if v > best2:
-                    best2 = v
-                    if best2 >= be2:
+                    if improve(v, &best3, &a3, be3):
                         break
-                    if best2 > a2:
-                        a2 = best2
-            v = -best2
-            if v > best1:
-                best1 = v
-                if best1 >= be1:
+                if improve(-best3, &best2, &a2, be2):
                     break
-                if best1 > a1:
-                    a1 = best1
-        v = -best1
-        if v > best0:
-            best0 = v
-            if best0 >= be0:
+            if improve(-best2, &best1, &a1, be1):
                 break
-            if best0 > a0:
-                a0 = best0
+        if improve(-best1, &best0, &a0, be0):
+            break
     return sg * best0
 
 
@@ -1046,15 +1038,16 @@ cdef int three_left(KPos* p, KState* s, int alpha, int beta) noexcept nogil:
     return next_trick(p, s, alpha, beta)
 
 
-cdef inline int roem_cannot_decide(KPos* p, KState* s, int D, int U, int sP, int sO, int allP,
+cdef inline int roem_cannot_decide(KPos* p, KState* s, int D, int dlo, int dhi, int allP,
                                    int allO) noexcept nogil:
     """In the margin or the as-if-nat mode, would the quick bounds fail to
-    settle "value >= p.beta" at this boundary even if no roem were to come?
-    Then no roem bound can make them settle it (roem only widens them)."""
+    settle "value >= p.beta" at this boundary even if no roem were to come
+    (dlo <= future margin <= dhi then)?  Then no roem bound can make them
+    settle it (roem only widens them)."""
     cdef int lo, hi
     if p.mode == M_MARGIN:
-        lo = D - U + 2 * sP
-        hi = D + U - 2 * sO + (PIT if allP else 0)
+        lo = D + dlo
+        hi = D + dhi + (PIT if allP else 0)
     elif p.mode == M_ASNAT:
         lo = -(ALL_CARD_POINTS + s.roem[0] + s.roem[1]) - (PIT if allO else 0)
         hi = -(ALL_CARD_POINTS + s.roem[0] + s.roem[1])
@@ -1127,7 +1120,9 @@ cdef void boundary(KPos* p, KState* s) noexcept nogil:
         allP = 0
     if hasP:
         allO = 0
-    if roem_cannot_decide(p, s, D, U, sP, sO, allP, allO):
+    dlo = -U + 2 * sP                    # bounds on the future margin P - O, roem aside
+    dhi = U - 2 * sO
+    if roem_cannot_decide(p, s, D, dlo, dhi, allP, allO):
         # The quick bounds cannot settle this node for the test under way
         # even with no roem to come: a bound of 200 a trick (four jacks;
         # a run and stuk make 70) serves, and the roem bound's work is
@@ -1137,8 +1132,8 @@ cdef void boundary(KPos* p, KState* s) noexcept nogil:
         RO = R
     else:
         R = roem_bound(p, s, &RP, &RO)
-    dlo = -(U + RO) + 2 * sP             # bounds on the future margin P - O
-    dhi = U + RP - 2 * sO
+    dlo -= RO
+    dhi += RP
     if p.mode == M_MARGIN:
         s.cls = C_MADE
     elif p.mode == M_ASNAT:
@@ -1613,11 +1608,7 @@ cdef int pruned_moves(KPos* p, KState* s, uint32_t legal, int* moves) noexcept n
             su = dd_ctz32(rest) >> 3
             g = rest & suit_mask(su)
             rest &= ~g
-            while g:
-                x = dd_msb32(g)
-                g &= ~((<uint32_t> 1) << x)
-                moves[n] = x
-                n += 1
+            n += cards_high_to_low(g, moves + n)
         return n
     while rest:         # suit by suit, lowest first
         su = dd_ctz32(rest) >> 3
