@@ -1,8 +1,23 @@
-"""Build the Cython extensions and the gRPC code.
+"""Build the Cython extensions and the gRPC code of the ``ddcards`` package.
 
-Metadata lives in pyproject.toml; this file only does what needs code:
-cythonize every ``.pyx`` under ``solver/`` and run ``grpc_tools.protoc`` on
-``proto/`` before the Python files are collected.
+Metadata lives in pyproject.toml; this file only does what needs code.
+
+Layout: the source folders keep the project's layout and are mapped onto one
+namespace: ``solver/`` is the package ``ddcards``, ``server/`` is
+``ddcards.server`` and ``proto/ddcards/v1/`` is ``ddcards.v1`` (the protobuf
+and gRPC modules are generated there, under the ``.proto``'s own path, so the
+descriptor is registered as ``ddcards/v1/ddcards.proto``).
+
+Kernels: the search's extension modules are compiled twice on x86-64: for the
+baseline (``-march=x86-64``: any x86-64 CPU) and for ``x86-64-v3`` (AVX2,
+BMI1/2, LZCNT: Haswell and later), the latter in ``_x86_64_v3/`` beside each
+package's modules; ``ddcards._kernels`` picks one at import time by the CPU's
+features.  ``DDCARDS_NATIVE=1`` compiles once for the build machine
+(``-march=native``) instead; ``DDCARDS_DEBUG=1`` once, unoptimised, with checks.
+
+Profile-guided optimisation (GCC): compile, run a representative workload with
+each kernel the build machine can run, compile again with what it recorded
+(about 6% faster searches); ``DDCARDS_PGO=0`` compiles once.
 """
 import glob
 import os
@@ -13,29 +28,59 @@ import sys
 import sysconfig
 import tempfile
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 from setuptools.command.develop import develop
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEBUG = os.environ.get("DDCARDS_DEBUG") == "1"
-# The search leans on popcount and pext; let the compiler use the build
-# machine's instructions unless a portable binary is asked for.
-PORTABLE = os.environ.get("DDCARDS_PORTABLE") == "1"
-# Profile-guided optimisation (GCC): build, run a representative workload,
-# build again with what it recorded (measured: ~8% faster searches).
-# DDCARDS_PGO=0 builds once.
+NATIVE = os.environ.get("DDCARDS_NATIVE") == "1"
 PGO = os.environ.get("DDCARDS_PGO", "1") != "0" and not DEBUG
+X86_64 = platform.machine().lower() in ("x86_64", "amd64")
+
+PACKAGE_DIR = {"ddcards": "solver", "ddcards.server": "server", "ddcards.v1": "proto/ddcards/v1"}
+# The kernel variant compiled beside the baseline, and the subfolder it lands in
+# (ddcards/_kernels.py names the same folder).
+V3_LEVEL, V3_FOLDER = "x86-64-v3", "_x86_64_v3"
+# Modules compiled once whatever the variants: the CPU probe must run anywhere.
+BASELINE_ONLY = ("ddcards._cpuid",)
 
 
-def compile_args():
+def packages():
+    found = ["ddcards"] + ["ddcards." + p for p in find_packages("solver")]
+    found += ["ddcards.server"] + ["ddcards.server." + p for p in find_packages("server")]
+    return found + ["ddcards.v1"]
+
+
+def base_flags():
     if DEBUG:
         return ["-O0", "-g"]
-    args = ["-O3"]
-    if not PORTABLE and platform.machine().lower() in ("x86_64", "amd64"):
-        args.append("-march=native")
-    return args
+    return ["-O3"]
+
+
+def variants():
+    """(folder, compiler flags) of each build of the search kernels."""
+    if DEBUG or not X86_64:
+        return [("", [])]
+    if NATIVE:
+        return [("", ["-march=native"])]
+    return [("", ["-march=x86-64", "-mtune=generic"]), (V3_FOLDER, [f"-march={V3_LEVEL}", "-mtune=generic"])]
+
+
+def cython_include_dir():
+    """Cython finds a cimported module's .pxd by its dotted name (``ddcards._core.search``
+    -> ``ddcards/_core/search.pxd``), but the sources live in ``solver/``: copy the
+    declaration files under the package's name for the compiler to read."""
+    root = os.path.join(HERE, "build", "cython-include")
+    shutil.rmtree(os.path.join(root, "ddcards"), ignore_errors=True)
+    for src in glob.glob(os.path.join(HERE, "solver", "**", "*.pxd"), recursive=True):
+        dst = os.path.join(root, "ddcards", os.path.relpath(src, os.path.join(HERE, "solver")))
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copy2(src, dst)
+    for folder, _, _ in os.walk(os.path.join(root, "ddcards")):
+        open(os.path.join(folder, "__init__.pxd"), "a").close()
+    return root
 
 
 def extensions():
@@ -45,19 +90,13 @@ def extensions():
     # DDCARDS_ONLY=search,_marias rebuilds just those modules (a developer's shortcut).
     only = [x for x in os.environ.get("DDCARDS_ONLY", "").split(",") if x]
     for pyx in sorted(glob.glob(os.path.join("solver", "**", "*.pyx"), recursive=True)):
-        module = os.path.splitext(pyx)[0].replace(os.sep, ".")
+        module = "ddcards." + os.path.splitext(os.path.relpath(pyx, "solver"))[0].replace(os.sep, ".")
         if only and not any(module.endswith(name) for name in only):
             continue
-        exts.append(
-            Extension(
-                module,
-                [pyx],
-                include_dirs=[os.path.join("solver", "_core")],
-                extra_compile_args=compile_args(),
-            )
-        )
-    return cythonize(
+        exts.append(Extension(module, [pyx], include_dirs=[os.path.join("solver", "_core")]))
+    cythonized = cythonize(
         exts,
+        include_path=[cython_include_dir()],
         compiler_directives={
             "language_level": 3,
             "boundscheck": DEBUG,
@@ -68,14 +107,32 @@ def extensions():
         },
         quiet=True,
     )
+    # One Extension per module and variant; a variant's copy is named into its
+    # folder (ddcards._core._x86_64_v3.search), which only sets where the file
+    # goes: the module inside is still ddcards._core.search.
+    out = []
+    for ext in cythonized:
+        for folder, flags in variants():
+            if folder and ext.name in BASELINE_ONLY:
+                continue
+            copy = Extension(_variant_name(ext.name, folder), list(ext.sources),
+                             include_dirs=list(ext.include_dirs), extra_compile_args=base_flags() + flags)
+            copy.ddcards_flags = base_flags() + flags
+            copy.ddcards_folder = folder
+            out.append(copy)
+    return out
+
+
+def _variant_name(name, folder):
+    if not folder:
+        return name
+    package, _, module = name.rpartition(".")
+    return f"{package}.{folder}.{module}"
 
 
 def compile_protos():
-    """Generate server/_proto/ddcards/v1/*_pb2*.py from proto/ddcards/v1/*.proto.
-
-    The include mapping ``server/_proto=proto`` makes the generated modules
-    import each other as ``server._proto.ddcards.v1.xxx_pb2``.
-    """
+    """Generate proto/ddcards/v1/*_pb2*.py (the package ddcards.v1) and a descriptor
+    set with the comments (``ddcards.binpb``, which server reflection serves)."""
     protos = sorted(glob.glob(os.path.join(HERE, "proto", "ddcards", "**", "*.proto"), recursive=True))
     if not protos:
         return
@@ -83,27 +140,26 @@ def compile_protos():
     import grpc_tools
 
     well_known = os.path.join(os.path.dirname(grpc_tools.__file__), "_proto")
-    virtual = [os.path.join("server", "_proto", os.path.relpath(p, os.path.join(HERE, "proto"))) for p in protos]
+    relative = [os.path.relpath(p, os.path.join(HERE, "proto")) for p in protos]
+    out = os.path.join(HERE, "proto")
     args = [
         "grpc_tools.protoc",
-        f"-I{os.path.join('server', '_proto')}={os.path.join(HERE, 'proto')}",
+        f"-I{os.path.join(HERE, 'proto')}",
         f"-I{well_known}",
-        f"--python_out={HERE}",
-        f"--pyi_out={HERE}",
-        f"--grpc_python_out={HERE}",
-        *virtual,
+        f"--python_out={out}",
+        f"--pyi_out={out}",
+        f"--grpc_python_out={out}",
+        f"--descriptor_set_out={os.path.join(out, 'ddcards', 'v1', 'ddcards.binpb')}",
+        "--include_source_info",
+        *relative,
     ]
-    cwd = os.getcwd()
-    os.chdir(HERE)
-    try:
-        if protoc.main(args) != 0:
-            sys.exit("protoc failed on " + " ".join(virtual))
-    finally:
-        os.chdir(cwd)
+    if protoc.main(args) != 0:
+        sys.exit("protoc failed on " + " ".join(relative))
 
 
 class BuildExt(build_ext):
-    """build_ext with a profile-guided second pass where the compiler is GCC."""
+    """build_ext that puts each kernel variant in its folder, with its own objects
+    (and profiles), and a profile-guided second pass where the compiler is GCC."""
 
     def run(self):
         if not (PGO and self.extensions and self._gcc()):
@@ -121,6 +177,31 @@ class BuildExt(build_ext):
         finally:
             shutil.rmtree(profile, ignore_errors=True)
 
+    def build_extension(self, ext):
+        folder = getattr(ext, "ddcards_folder", "")
+        if not folder:
+            return super().build_extension(ext)
+        # Objects of another variant must not meet this one's (nor their profiles).
+        temp = self.build_temp
+        self.build_temp = os.path.join(temp, folder)
+        try:
+            return super().build_extension(ext)
+        finally:
+            self.build_temp = temp
+
+    def copy_extensions_to_source(self):
+        # Editable installs copy each module into the source tree: a variant's
+        # folder there may not exist yet.
+        build_py = self.get_finalized_command("build_py")
+        for ext in self.extensions:
+            package = ext.name.rpartition(".")[0]
+            os.makedirs(os.path.join(HERE, build_py.get_package_dir(package)), exist_ok=True)
+        super().copy_extensions_to_source()
+
+    def get_export_symbols(self, ext):
+        # The module inside a variant's file is the plain one (PyInit_search).
+        return ["PyInit_" + ext.name.rpartition(".")[2]]
+
     def _gcc(self):
         cc = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
         try:
@@ -131,7 +212,7 @@ class BuildExt(build_ext):
 
     def _build(self, flags, link):
         for ext in self.extensions:
-            ext.extra_compile_args = compile_args() + flags
+            ext.extra_compile_args = ext.ddcards_flags + flags
             ext.extra_link_args = list(flags) if link else []
         self.force = True
         self.compiler = self._compiler_name    # run() turns it into a compiler object
@@ -139,13 +220,31 @@ class BuildExt(build_ext):
 
     def _run_workload(self):
         # The freshly built package: in the source tree (in place, editable
-        # installs) or in build_lib next to the pure-Python files.
-        root = HERE if self.inplace else os.path.abspath(self.build_lib)
-        if not os.path.exists(os.path.join(root, "solver", "__init__.py")):
+        # installs: the folder solver/) or in build_lib (ddcards/).
+        if self.inplace:
+            root = os.path.join(HERE, "solver")
+        else:
+            root = os.path.join(os.path.abspath(self.build_lib), "ddcards")
+        if not os.path.exists(os.path.join(root, "__init__.py")):
             raise RuntimeError(f"no built package to profile in {root}")
-        env = dict(os.environ, PYTHONPATH=root)
-        subprocess.run([sys.executable, "-m", "solver._profile_workload"], cwd=root, env=env,
-                       check=True, timeout=600)
+        # Import the folder as the package ddcards, whatever it is called here.
+        boot = ("import importlib.util, runpy, sys; "
+                f"spec = importlib.util.spec_from_file_location('ddcards', {os.path.join(root, '__init__.py')!r}, "
+                f"submodule_search_locations=[{root!r}]); "
+                "module = importlib.util.module_from_spec(spec); sys.modules['ddcards'] = module; "
+                "spec.loader.exec_module(module); "
+                "runpy.run_module('ddcards._profile_workload', run_name='__main__')")
+        kernels = [folder or "baseline" for folder, _ in variants()]
+        for kernel in kernels:
+            env = dict(os.environ, DDCARDS_KERNEL=kernel)
+            probe = subprocess.run([sys.executable, "-c", boot + "; import ddcards._kernels as k; "
+                                    "sys.exit(0 if k.runnable(k.requested()) else 3)"],
+                                   cwd=HERE, env=env, timeout=120) if kernel != "baseline" else None
+            if probe is not None and probe.returncode == 3:
+                print(f"ddcards: this CPU cannot run the {kernel} kernel; it is built without a profile",
+                      file=sys.stderr)
+                continue
+            subprocess.run([sys.executable, "-c", boot], cwd=HERE, env=env, check=True, timeout=600)
 
 
 class BuildPy(build_py):
@@ -160,4 +259,9 @@ class Develop(develop):
         super().run()
 
 
-setup(ext_modules=extensions(), cmdclass={"build_ext": BuildExt, "build_py": BuildPy, "develop": Develop})
+setup(
+    packages=packages(),
+    package_dir=PACKAGE_DIR,
+    ext_modules=extensions(),
+    cmdclass={"build_ext": BuildExt, "build_py": BuildPy, "develop": Develop},
+)

@@ -24,10 +24,10 @@ HERE = Path(__file__).resolve()
 
 def measure(repo: str, deals: int, tables: int) -> None:
     sys.path.insert(0, repo)
-    import solver
-    from solver.position import Position
-    assert solver.__file__.startswith(repo), solver.__file__
-    engine = solver.Solver()
+    import ddcards
+    from ddcards.position import Position
+    assert ddcards.__file__.startswith(repo), ddcards.__file__
+    engine = ddcards.Solver()
     h = hashlib.sha256()
     opt_nodes, opt_cpu, tab_nodes, tab_cpu = [], [], [], []
     for rules in ("amsterdam", "rotterdam"):

@@ -6,7 +6,7 @@ For each rule set: the time of a full-deal solve, cold (table cleared per deal),
 in mode ``optimal`` (the value and every optimal first card: the performance target) and in
 mode ``all`` (the exact value of every legal first card, as the CLI answers by default).
 "search" is the time in the C search (value, moves and principal variation); "call" adds
-parsing the document and building the result.  Then the DD table (solver.ddtable.dd_table:
+parsing the document and building the result.  Then the DD table (ddcards.ddtable.dd_table:
 8 value searches, every trump suit for each playing team) on the first deals, on one
 thread and on every CPU available (``--table-threads``).
 """
@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import solver  # noqa: E402
-from solver.ddtable import available_threads, dd_table  # noqa: E402
+import ddcards  # noqa: E402
+from ddcards.ddtable import available_threads, dd_table  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
 RULESETS = ("amsterdam", "rotterdam")
@@ -41,7 +41,7 @@ def pct(values: list[float], q: float) -> float:
 
 
 def full_deals(n: int, mode: str, tt_mb: int) -> list[str]:
-    engine = solver.Solver(tt_mb=tt_mb)
+    engine = ddcards.Solver(tt_mb=tt_mb)
     rows = []
     for rules in RULESETS:
         docs = load(rules, n)
@@ -62,7 +62,7 @@ def full_deals(n: int, mode: str, tt_mb: int) -> list[str]:
 
 
 def tables(n: int, tt_mb: int, threads: int) -> list[str]:
-    engine = solver.Solver(tt_mb=tt_mb)
+    engine = ddcards.Solver(tt_mb=tt_mb)
     rows = []
     for rules in RULESETS:
         times, nodes = [], []
@@ -81,7 +81,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=200)
     ap.add_argument("--tables", type=int, default=40, help="deals per rule set for the DD table")
-    ap.add_argument("--tt-mb", type=int, default=solver.api.DEFAULT_TT_MB,
+    ap.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB,
                     help="transposition table per Solver (default: the library's, %(default)s MiB)")
     ap.add_argument("--table-threads", type=int, nargs="+", default=None, metavar="N",
                     help="threads for the DD tables (default: 1 and every CPU available)")

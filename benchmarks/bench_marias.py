@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import solver  # noqa: E402
+import ddcards  # noqa: E402
 from tests.reference import marias as reference  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
@@ -40,7 +40,7 @@ def pct(values: list[float], q: float) -> float:
 
 
 def full_deals(n: int) -> list[str]:
-    engine = solver.Solver()
+    engine = ddcards.Solver()
     rows = ["| contract | deals | made | search median | p90 | max | call median | nodes median | nodes/s |",
             "|---|---|---|---|---|---|---|---|---|"]
     for contract in ("hra", "betl", "durch"):
@@ -62,7 +62,7 @@ def full_deals(n: int) -> list[str]:
 
 def endgames(n: int, tricks_left: int) -> list[str]:
     """Reference vs fast solver on positions `tricks_left` tricks from the end of corpus deals."""
-    engine = solver.Solver()
+    engine = ddcards.Solver()
     ref_t, fast_t, search_t, positions = [], [], [], 0
     for contract in ("hra", "betl", "durch"):
         for doc in load(contract, n):

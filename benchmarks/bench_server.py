@@ -2,10 +2,10 @@
 
     python benchmarks/bench_server.py [--deals 300] [--seed 2024] [--out benchmarks/RESULTS_SERVER.md]
 
-Measures, against a real server process (``python -m server``) on 127.0.0.1:
+Measures, against a real server process (``python -m ddcards.server``) on 127.0.0.1:
 
 1. Overhead: each corpus position solved by the library in this process
-   (``solver.solve``) and by the service (``Solve`` through ``server.client``),
+   (``ddcards.solve``) and by the service (``Solve`` through ``ddcards.client``),
    side by side, alternating which goes first; medians per position, then the
    median of the per-position differences. Both sides clear their
    transposition table per solve (the library's default), so they do the same
@@ -38,9 +38,9 @@ sys.path.insert(0, str(ROOT))
 
 import grpc  # noqa: E402
 
-import solver  # noqa: E402
-from server._proto.ddcards.v1 import ddcards_pb2 as pb  # noqa: E402
-from server.client import Client  # noqa: E402
+import ddcards  # noqa: E402
+from ddcards.v1 import ddcards_pb2 as pb  # noqa: E402
+from ddcards.client import Client  # noqa: E402
 
 RANKS = "AKQJT987"
 SUITS = "SHDC"
@@ -97,8 +97,8 @@ class CpuClock:
 class ServerProcess:
     def __init__(self, *args: str):
         self.log = tempfile.NamedTemporaryFile("w+", prefix="ddcards-bench-", suffix=".log", delete=False)
-        env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        self.proc = subprocess.Popen([sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", *args],
+        env = dict(os.environ)
+        self.proc = subprocess.Popen([sys.executable, "-m", "ddcards.server", "--host", "127.0.0.1", "--port", "0", *args],
                                      cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -186,7 +186,7 @@ def pct(values: list[float], q: float) -> float:
 # ---------------------------------------------------------------- 1. overhead
 
 def bench_overhead(docs: list[dict], reps: int) -> dict:
-    direct_solver = solver.Solver()
+    direct_solver = ddcards.Solver()
     results = {"direct": [], "rpc": [], "rpc_dict": [], "diff": [], "diff_dict": [], "diff_no_search": [],
                "search_ratio": []}
     with ServerProcess("--workers", "1", "--log-level", "info") as srv, Client(srv.target, timeout=60) as client, \
@@ -242,16 +242,16 @@ def bench_service_code(docs: list[dict], calls: int = 3000) -> float:
     library calls (Position.from_dict, Solver.solve) are stubbed with precomputed answers."""
     import logging
 
-    from server.interceptors import ErrorInterceptor, LoggingInterceptor
-    from server.service import SolverPool, SolverServicer
+    from ddcards.server.interceptors import ErrorInterceptor, LoggingInterceptor
+    from ddcards.server.service import SolverPool, SolverServicer
 
     logging.getLogger("ddcards.server").setLevel(logging.INFO)
     handler_out = logging.StreamHandler(open(os.devnull, "w"))
     logging.getLogger("ddcards.server").addHandler(handler_out)
     logging.getLogger("ddcards.server").propagate = False
 
-    position = solver.Position.from_dict(docs[0])
-    answer = solver.Solver().solve(position)
+    position = ddcards.Position.from_dict(docs[0])
+    answer = ddcards.Solver().solve(position)
 
     class Answer:
         def solve(self, pos, **kwargs):
@@ -278,8 +278,8 @@ def bench_service_code(docs: list[dict], calls: int = 3000) -> float:
     handler = grpc.unary_unary_rpc_method_handler(servicer.Solve)
     logging_i, errors_i = LoggingInterceptor(), ErrorInterceptor()
     raw = Client.solve_request(docs[0]).SerializeToString()
-    from_dict = solver.Position.from_dict
-    solver.Position.from_dict = staticmethod(lambda doc: position)
+    from_dict = ddcards.Position.from_dict
+    ddcards.Position.from_dict = staticmethod(lambda doc: position)
     try:
         def call():
             wrapped = logging_i.intercept_service(
@@ -296,7 +296,7 @@ def bench_service_code(docs: list[dict], calls: int = 3000) -> float:
             call()
         return (time.perf_counter() - t0) / calls
     finally:
-        solver.Position.from_dict = from_dict
+        ddcards.Position.from_dict = from_dict
         logging.getLogger("ddcards.server").removeHandler(handler_out)
         logging.getLogger("ddcards.server").propagate = True
 
@@ -306,7 +306,7 @@ def bench_service_code(docs: list[dict], calls: int = 3000) -> float:
 def _client_process(target: str, jobs: list[dict], counter, ready, start, results) -> None:
     """One client program: its own process and channel, solving jobs from a shared counter."""
     sys.path.insert(0, str(ROOT))
-    from server.client import Client as _Client
+    from ddcards.client import Client as _Client
 
     latencies = []
     with _Client(target, timeout=120) as client:
@@ -375,7 +375,7 @@ def bench_library_scaling(docs: list[dict], rounds: int) -> dict[int, float]:
         lock = threading.Lock()
 
         def work():
-            own = solver.Solver()
+            own = ddcards.Solver()
             while True:
                 with lock:
                     i = next(counter, None)
@@ -447,7 +447,7 @@ def bench_cancel(hard: list[dict]) -> dict:
         out["stream_cpu_ms_0_100"] = cpu_between(0.0, 0.1)
         out["stream_cpu_ms_100_1100"] = cpu_between(0.1, 1.1)
         out["stream_work_left_s"] = len(requests) * statistics.median(
-            solver.solve(d).elapsed for d in hard) - 0.5
+            ddcards.solve(d).elapsed for d in hard) - 0.5
 
         # (b) single Solves of the hardest deal, cancelled ~10 ms into the search.
         unary = []
@@ -459,7 +459,7 @@ def bench_cancel(hard: list[dict]) -> dict:
             trace = _cpu_trace(srv, 0.3)
             unary.append(_idle_after([(t_cancel, trace[0][1])] + trace, t_cancel, idle_rate) * 1000)
         out["unary_idle_after_ms"] = unary
-        out["unary_search_ms"] = statistics.median(solver.solve(hard[0]).elapsed for _ in range(5)) * 1000
+        out["unary_search_ms"] = statistics.median(ddcards.solve(hard[0]).elapsed for _ in range(5)) * 1000
     return out
 
 
@@ -476,7 +476,7 @@ def machine() -> str:
         pass
     cores = len(os.sched_getaffinity(0))
     return (f"{cores} cores ({model}), Linux {platform.release()}, Python {platform.python_version()}, "
-            f"grpcio {grpc.__version__}, solver {getattr(solver, '__version__', '?')}")
+            f"grpcio {grpc.__version__}, solver {ddcards.__version__}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -506,7 +506,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{label}: other processes used {other:.2f} cores; repeating", flush=True)
 
     docs = corpus(args.deals, args.seed)
-    times = sorted(((solver.solve(d).elapsed, i) for i, d in enumerate(docs)), reverse=True)
+    times = sorted(((ddcards.solve(d).elapsed, i) for i, d in enumerate(docs)), reverse=True)
     hard = [docs[i] for _, i in times[:6]]
     direct_median = statistics.median(t for t, _ in times)
     print(f"corpus: {len(docs)} deals, direct solve median {direct_median * 1000:.2f} ms, "
@@ -562,9 +562,9 @@ def main(argv: list[str] | None = None) -> int:
         f"* Server CPU idle after a cancel: within **{max(cancel['stream_idle_after_ms'], max(unary)):.1f} ms** "
         f"(target ≤ 100 ms: {'met' if max(cancel['stream_idle_after_ms'], max(unary)) <= 100 else 'missed'}).",
         "",
-        "Server: `python -m server` in its own process on 127.0.0.1 (request logging on, the default transposition table per worker). "
+        "Server: `python -m ddcards.server` in its own process on 127.0.0.1 (request logging on, the default transposition table per worker). "
         "Overhead and cancel: the client in the benchmark process. Throughput: each client a process of its own "
-        "(`server.client.Client`, one channel each) taking the next position from a shared counter.",
+        "(`ddcards.client.Client`, one channel each) taking the next position from a shared counter.",
         "",
         "## Overhead of a Solve over the direct library call",
         "",
@@ -574,7 +574,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "| | p50 | p90 |",
         "|---|---:|---:|",
-        f"| direct `solver.Solver().solve(doc)` | {statistics.median(ov['direct']) * 1000:.3f} ms | {pct(ov['direct'], 90) * 1000:.3f} ms |",
+        f"| direct `ddcards.Solver().solve(doc)` | {statistics.median(ov['direct']) * 1000:.3f} ms | {pct(ov['direct'], 90) * 1000:.3f} ms |",
         f"| `Client.solve(doc, as_dict=False)` over gRPC | {statistics.median(ov['rpc']) * 1000:.3f} ms | {pct(ov['rpc'], 90) * 1000:.3f} ms |",
         f"| `Client.solve(doc)` (plain dict) | {statistics.median(ov['rpc_dict']) * 1000:.3f} ms | {pct(ov['rpc_dict'], 90) * 1000:.3f} ms |",
         f"| **overhead** (RPC − direct, per position) | **{statistics.median(ov['diff']) * 1000:.3f} ms** | {pct(ov['diff'], 90) * 1000:.3f} ms |",

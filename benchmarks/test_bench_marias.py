@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import solver
+import ddcards
 
 CORPUS = Path(__file__).parent / "corpus"
 DEALS = 100
@@ -18,13 +18,13 @@ DEALS = 100
 
 def corpus(contract):
     lines = (CORPUS / f"marias-{contract}.jsonl").read_text().splitlines()[:DEALS]
-    return [solver.Position.from_dict(json.loads(line)) for line in lines]
+    return [ddcards.Position.from_dict(json.loads(line)) for line in lines]
 
 
 @pytest.mark.parametrize("contract", ["hra", "betl", "durch"])
 def test_full_deal(benchmark, contract):
     positions = corpus(contract)
-    engine = solver.Solver()
+    engine = ddcards.Solver()
     deals = itertools.cycle(positions)
 
     def setup():

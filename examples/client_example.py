@@ -1,6 +1,6 @@
 """Call a running ddcards gRPC server from another program.
 
-Start a server first (``python -m server`` or ``ddcards serve``), then:
+Start a server first (``python -m ddcards.server`` or ``ddcards serve``), then:
 
     python examples/client_example.py [--target 127.0.0.1:50051]
 
@@ -18,7 +18,7 @@ import grpc
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout
 
-from server.client import Client  # noqa: E402
+from ddcards.client import Client  # noqa: E402
 
 # A Mariáš hra position (RULES.md §0): seat 0 declares hearts and leads.
 POSITION = {

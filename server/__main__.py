@@ -1,6 +1,6 @@
-"""``python -m server``: run the ddcards gRPC server (see server/main.py)."""
+"""``python -m ddcards.server``: run the ddcards gRPC server (see server/main.py)."""
 import sys
 
-from server.main import main
+from ddcards.server.main import main
 
 sys.exit(main())

@@ -3,10 +3,10 @@
 Nothing here talks to a network or runs a search, so every function can be
 tested on its own. The request side builds the *position document* of
 RULES.md §0 (a plain dict) from a ``Position`` message; the solver validates
-it (``solver.Position.from_dict``), so this module only rejects what it cannot
+it (``ddcards.Position.from_dict``), so this module only rejects what it cannot
 express as a document (a structured card without a suit, an option without a
 value, ...). The response side reads the documented attributes of
-``solver.Result``, ``solver.Analysis`` and ``solver.GameInfo``.
+``ddcards.Result``, ``ddcards.Analysis`` and ``ddcards.GameInfo``.
 
 No function knows a game's rules: games, contracts and enums are converted by
 name (``GAME_MARIAS`` <-> ``"marias"``), options are passed through by name,
@@ -24,9 +24,9 @@ import grpc
 from google.protobuf import json_format
 from google.protobuf.struct_pb2 import Struct
 
-from server._proto.ddcards.v1 import ddcards_pb2 as pb
-from solver.errors import DdcardsError, InvalidCardError, InvalidOptionError
-from solver.notation import Card
+from ddcards.v1 import ddcards_pb2 as pb
+from ddcards.errors import DdcardsError, InvalidCardError, InvalidOptionError
+from ddcards.notation import Card
 
 __all__ = [
     "ConversionError",
@@ -308,7 +308,7 @@ def position_to_doc(msg: pb.Position, *, canonical_game: Callable[[str], str] = 
     Only fields the message sets are written, so the game's defaults apply to
     the rest. ``canonical_game`` maps a game name or alias to the game's name;
     it is used only to check that ``game_name`` and ``game`` agree when both
-    are set (the server passes ``solver.find_game``).
+    are set (the server passes ``ddcards.find_game``).
     """
     doc: dict[str, Any] = {}
     game = _pick_name(msg.game_name, pb.Game, msg.game, "game", canonical_game)
@@ -488,7 +488,7 @@ _ANALYSIS_KNOWN = {
 
 
 def result_to_response(result: Any, *, mode: str | int = "all", game: str = "") -> pb.SolveResponse:
-    """A SolveResponse for a ``solver.Result``."""
+    """A SolveResponse for a ``ddcards.Result``."""
     game = game or str(getattr(result, "game", "") or "")
     msg = pb.SolveResponse(
         game_name=game,
@@ -522,7 +522,7 @@ def result_to_response(result: Any, *, mode: str | int = "all", game: str = "") 
 
 
 def table_to_response(table: Mapping[str, Any]) -> pb.SolveTableResponse:
-    """A SolveTableResponse for solver.ddtable.dd_table's result."""
+    """A SolveTableResponse for ddcards.ddtable.dd_table's result."""
     msg = pb.SolveTableResponse(game_name=table["game"], game=name_to_enum(pb.Game, table["game"]),
                                 rules=str(table.get("rules", "")), leader=int(table.get("leader", 0)),
                                 nodes=int(table.get("nodes", 0)),
@@ -558,7 +558,7 @@ def _step_message(step: Any) -> pb.AnalysisStep:
 
 
 def analysis_to_response(analysis: Any, *, game: str = "") -> pb.AnalysePlayResponse:
-    """An AnalysePlayResponse for a ``solver.Analysis``."""
+    """An AnalysePlayResponse for a ``ddcards.Analysis``."""
     game = game or str(getattr(analysis, "game", "") or "")
     steps = list(getattr(analysis, "steps", ()))
     mistakes = getattr(analysis, "mistakes", None)
@@ -582,7 +582,7 @@ def analysis_to_response(analysis: Any, *, game: str = "") -> pb.AnalysePlayResp
 
 
 def game_info_to_message(info: Any) -> pb.GameInfo:
-    """A GameInfo message for a ``solver.GameInfo``."""
+    """A GameInfo message for a ``ddcards.GameInfo``."""
     objectives = dict(getattr(info, "objectives", None) or {})
     msg = pb.GameInfo(
         name=info.name,
@@ -631,7 +631,7 @@ def error_to_status(exc: BaseException) -> grpc.StatusCode:
     """The gRPC status code for an exception raised while serving a request."""
     from concurrent.futures import CancelledError
 
-    from solver.errors import SearchCancelled, SearchTimeout
+    from ddcards.errors import SearchCancelled, SearchTimeout
 
     if isinstance(exc, DdcardsError):
         return grpc.StatusCode.INVALID_ARGUMENT

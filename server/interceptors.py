@@ -22,8 +22,8 @@ from typing import Any
 
 import grpc
 
-from server import calllog
-from server.convert import error_message, error_to_status
+from ddcards.server import calllog
+from ddcards.server.convert import error_message, error_to_status
 
 log = logging.getLogger("ddcards.server")
 

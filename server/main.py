@@ -1,10 +1,10 @@
-"""Start the ddcards gRPC server: ``python -m server`` or ``ddcards serve``.
+"""Start the ddcards gRPC server: ``python -m ddcards.server`` or ``ddcards serve``.
 
-    python -m server [--host 127.0.0.1] [--port 50051] [--workers N] [--tt-mb 2]
+    python -m ddcards.server [--host 127.0.0.1] [--port 50051] [--workers N] [--tt-mb 2]
                      [--max-concurrent K] [--grace 10] [--log-level info]
 
 * ``--workers`` search threads (default: the cores this process may use), each
-  with its own ``solver.Solver`` and transposition table of ``--tt-mb``
+  with its own ``ddcards.Solver`` and transposition table of ``--tt-mb``
   megabytes, so the tables take at most ``workers x tt_mb`` MB in total.
 * ``--max-concurrent`` calls admitted at once (running or queued for a
   worker, every method counted, health checks included); over it the server
@@ -32,10 +32,10 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from server._proto.ddcards.v1 import ddcards_pb2_grpc as pb_grpc
-from solver import api as solver_api
-from server.interceptors import ErrorInterceptor, LoggingInterceptor
-from server.service import SERVICE_NAME, SolverPool, SolverServicer
+from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
+from ddcards import api as solver_api
+from ddcards.server.interceptors import ErrorInterceptor, LoggingInterceptor
+from ddcards.server.service import SERVICE_NAME, SolverPool, SolverServicer
 
 log = logging.getLogger("ddcards.server")
 

@@ -1,17 +1,17 @@
 """The ddcards.v1 SolverService: a thin layer over the solver's Python API.
 
 Each handler converts the message to a position document
-(:mod:`server.convert`), builds a ``solver.Position`` (which validates it),
+(:mod:`ddcards.server.convert`), builds a ``ddcards.Position`` (which validates it),
 runs the search with a solver of the :class:`SolverPool` and converts the
-result back. Errors propagate as exceptions; :mod:`server.interceptors` turns
+result back. Errors propagate as exceptions; :mod:`ddcards.server.interceptors` turns
 them into status codes and writes the log line.
 
-Concurrency: the pool owns ``workers`` ``solver.Solver`` instances (each with
+Concurrency: the pool owns ``workers`` ``ddcards.Solver`` instances (each with
 its own transposition table; a Solver is not thread-safe) and lends each to
 one thread at a time, so at most ``workers`` searches run at once. A unary
 call searches in its own gRPC thread (no thread hop on the latency path);
 stream items search on the pool's executor. The search releases the GIL, so
-the searches use all cores. Every search gets a ``solver.CancelToken`` that
+the searches use all cores. Every search gets a ``ddcards.CancelToken`` that
 gRPC's termination callback sets (client cancelled, deadline passed, server
 stopping) and the time left before the deadline as its timeout, so no search
 outlives its call; a call waiting for a free solver gives up the same way.
@@ -31,12 +31,12 @@ from typing import Any
 
 import grpc
 
-import solver
-from solver.ddtable import dd_table
-from server import calllog, convert
-from server._proto.ddcards.v1 import ddcards_pb2 as pb
-from server._proto.ddcards.v1 import ddcards_pb2_grpc as pb_grpc
-from solver.errors import SearchCancelled, SearchTimeout
+import ddcards
+from ddcards.ddtable import dd_table
+from ddcards.server import calllog, convert
+from ddcards.v1 import ddcards_pb2 as pb
+from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
+from ddcards.errors import SearchCancelled, SearchTimeout
 
 log = logging.getLogger("ddcards.server")
 
@@ -55,7 +55,7 @@ class _Waiter:
 
 
 class SolverPool:
-    """At most ``workers`` searches at once, each with its own ``solver.Solver(tt_mb=...)``.
+    """At most ``workers`` searches at once, each with its own ``ddcards.Solver(tt_mb=...)``.
 
     The pool owns ``workers`` solvers (made up front, so the first calls do not
     pay for allocating their tables), and lends each to
@@ -73,7 +73,7 @@ class SolverPool:
             raise ValueError("workers must be >= 1")
         self.workers = workers
         self.tt_mb = tt_mb
-        self._factory = solver_factory or (lambda: solver.Solver(tt_mb=tt_mb))
+        self._factory = solver_factory or (lambda: ddcards.Solver(tt_mb=tt_mb))
         self._lock = threading.Lock()
         self._free: list[Any] = [self._factory() for _ in range(workers)] if solver_factory is None else []
         self._created = len(self._free)
@@ -205,7 +205,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
     def _position(self, request: Any) -> Any:
         doc = convert.request_to_doc(request, canonical_game=_canonical_game)
         try:
-            position = solver.Position.from_dict(doc)
+            position = ddcards.Position.from_dict(doc)
         except Exception:
             calllog.note(game=str(doc.get("game", "")))  # as requested, for the log line
             raise
@@ -219,7 +219,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         The call's termination (client cancel, deadline, server stop) cancels
         the token, which stops the search (or the wait for a free solver).
         """
-        token = solver.CancelToken()
+        token = ddcards.CancelToken()
         if not context.add_callback(token.cancel):  # the call already ended
             token.cancel()
         if token.cancelled:
@@ -257,7 +257,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         return convert.table_to_response(table)
 
     def ListGames(self, request: pb.ListGamesRequest, context: grpc.ServicerContext) -> pb.ListGamesResponse:
-        return convert.games_to_response(solver.list_games(), version=self._version)
+        return convert.games_to_response(ddcards.list_games(), version=self._version)
 
     def SolveStream(self, request_iterator: Iterator[pb.SolveStreamRequest],
                     context: grpc.ServicerContext) -> Iterator[pb.SolveStreamResponse]:
@@ -268,7 +268,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         in-band Error and the stream goes on; the call's cancellation or
         deadline stops every search of the stream and ends it with that status.
         """
-        token = solver.CancelToken()               # shared by every search of this stream
+        token = ddcards.CancelToken()               # shared by every search of this stream
         stream_deadline = _Deadline(context)
         outbox: queue.Queue = queue.Queue()
         slots = threading.Semaphore(self._window)
@@ -300,7 +300,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                     try:
                         mode = convert.mode_to_name(item.solve.mode)
                         doc = convert.request_to_doc(item.solve, canonical_game=_canonical_game)
-                        position = solver.Position.from_dict(doc)
+                        position = ddcards.Position.from_dict(doc)
                     except Exception as exc:  # noqa: BLE001 - bad item: in-band error
                         outbox.put((index, item_id, "", None, exc))
                         index += 1
@@ -381,4 +381,4 @@ def _expired(deadline: _Deadline) -> bool:
 
 
 def _canonical_game(name: str) -> str:
-    return solver.find_game(name).name
+    return ddcards.find_game(name).name

@@ -1,19 +1,19 @@
 """ddcards: double-dummy solver for Mariáš and Klaverjas, on one game-agnostic search core.
 
->>> import solver
->>> res = solver.solve(solver.example("marias-hra"))
+>>> import ddcards
+>>> res = ddcards.solve(ddcards.example("marias-hra"))
 >>> res.value, res.scores
 (70, {'declarer': 100, 'defenders': 30})
 """
-from solver.api import CancelToken, Mode, Solver, analyse, default_solver, solve
-from solver.errors import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError,
+from ddcards.api import CancelToken, Mode, Solver, analyse, default_solver, solve
+from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError,
                            InvalidOptionError, NotationError, SearchAborted, SearchCancelled,
                            SearchTimeout)
-from solver.examples import example, example_names
-from solver.games import GameInfo, OptionInfo, find_game, list_games
-from solver.notation import Card, Rank, Suit, format_cards, format_hand, parse_cards, parse_hand
-from solver.position import Position
-from solver.result import Analysis, AnalysisStep, MoveValue, Result
+from ddcards.examples import example, example_names
+from ddcards.games import GameInfo, OptionInfo, find_game, list_games
+from ddcards.notation import Card, Rank, Suit, format_cards, format_hand, parse_cards, parse_hand
+from ddcards.position import Position
+from ddcards.result import Analysis, AnalysisStep, MoveValue, Result
 
 __all__ = [
     "solve", "analyse", "Solver", "Mode", "CancelToken", "default_solver",
@@ -24,4 +24,4 @@ __all__ = [
     "DdcardsError", "NotationError", "InvalidCardError", "InvalidDealError", "IllegalPlayError",
     "InvalidOptionError", "SearchAborted", "SearchCancelled", "SearchTimeout",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

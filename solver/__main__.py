@@ -1,5 +1,5 @@
 import sys
 
-from solver.cli import main
+from ddcards.cli import main
 
 sys.exit(main())

@@ -1,7 +1,7 @@
 """A representative workload for a profile-guided build.
 
 setup.py compiles the extensions with profiling, runs ``python -m
-solver._profile_workload``, and compiles them again with what it recorded, so
+ddcards._profile_workload``, and compiles them again with what it recorded, so
 that the compiler lays out the search's branches as real solves take them.
 Both games, every search mode, nat deals, DD tables and analyses; a few
 seconds in all.  Deterministic (fixed seeds).
@@ -31,8 +31,8 @@ def klaverjas_deals(n: int, seed: int) -> Iterator[dict[str, Any]]:
 
 
 def main() -> None:
-    from solver import Solver, example
-    from solver.ddtable import dd_table
+    from ddcards import Solver, example
+    from ddcards.ddtable import dd_table
 
     start = time.perf_counter()
     engine = Solver()

@@ -1,8 +1,8 @@
 """The Python API: solve a position, analyse a recorded deal.
 
->>> import solver
->>> pos = solver.Position.from_dict(solver.example("marias-betl"))
->>> res = solver.solve(pos)
+>>> import ddcards
+>>> pos = ddcards.Position.from_dict(ddcards.example("marias-betl"))
+>>> res = ddcards.solve(pos)
 >>> res.value, res.won
 (1, True)
 """
@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
-from solver._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher
-from solver.errors import InvalidOptionError, SearchTimeout
-from solver.position import Position
-from solver.result import Analysis, AnalysisStep, MoveValue, Result
+from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher
+from ddcards.errors import InvalidOptionError, SearchTimeout
+from ddcards.position import Position
+from ddcards.result import Analysis, AnalysisStep, MoveValue, Result
 
 __all__ = ["Mode", "Solver", "solve", "analyse", "CancelToken", "DEFAULT_TT_MB"]
 
@@ -50,7 +50,7 @@ def _check_limits(timeout: float | None, cancel: CancelToken | None) -> None:
     if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool)):
         raise TypeError(f"timeout must be a number of seconds or None, not {timeout!r}")
     if cancel is not None and not isinstance(cancel, CancelToken):
-        raise TypeError(f"cancel must be a solver.CancelToken or None, not {cancel!r}")
+        raise TypeError(f"cancel must be a ddcards.CancelToken or None, not {cancel!r}")
 
 
 def _position(position: Position | Mapping[str, Any] | str) -> Position:

@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
-import solver
-from solver.errors import DdcardsError, NotationError, SearchAborted
+import ddcards
+from ddcards.errors import DdcardsError, NotationError, SearchAborted
 
 EXIT_OK, EXIT_ABORTED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -58,7 +58,7 @@ def read_documents(text: str, source: str) -> Iterator[tuple[int, Any]]:
 
 def load_input(args: argparse.Namespace) -> tuple[str, str]:
     if getattr(args, "example", None):
-        return json.dumps(solver.example(args.example)), f"example {args.example}"
+        return json.dumps(ddcards.example(args.example)), f"example {args.example}"
     if args.file is None:
         raise NotationError("give a position file, '-' for standard input, or --example",
                             token="FILE", rule="usage")
@@ -78,7 +78,7 @@ def signed(v: int | None) -> str:
     return "?" if v is None else f"{v:+d}"
 
 
-def describe_value(res: solver.Result, session: Any) -> str:
+def describe_value(res: ddcards.Result, session: Any) -> str:
     verdict = session.verdict(res.value, res.won, res.value_kind)
     if res.value_kind == "points":
         scores = ", ".join(f"{k} {v}" for k, v in res.scores.items())
@@ -100,7 +100,7 @@ def format_line(moves: list[str], size: int | None, offset: int) -> str:
     return " | ".join(x for x in out if x)
 
 
-def print_result(res: solver.Result, pos: solver.Position, out: TextIO) -> None:
+def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> None:
     session = pos.session()
     info = session.describe()
     seat = res.to_move
@@ -140,7 +140,7 @@ def print_result(res: solver.Result, pos: solver.Position, out: TextIO) -> None:
     print(f"Searched    {res.nodes:,} nodes in {res.elapsed * 1000:.1f} ms ({rate:.1f} M nodes/s)", file=out)
 
 
-def print_analysis(an: solver.Analysis, pos: solver.Position, out: TextIO) -> None:
+def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> None:
     info = pos.start().session().describe()
     owner = pos.session().value_owner
     view = f"{owner}'s view" if an.value_kind == "points" else f"{owner}'s view: +1 made, -1 defeated"
@@ -216,20 +216,20 @@ def for_each_document(args: argparse.Namespace, work: Callable[[Any], Any],
     return status
 
 
-def as_position(doc: Any) -> solver.Position:
-    return solver.Position.from_dict(doc) if isinstance(doc, dict) else solver.Position(doc)
+def as_position(doc: Any) -> ddcards.Position:
+    return ddcards.Position.from_dict(doc) if isinstance(doc, dict) else ddcards.Position(doc)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    engine = solver.Solver(tt_mb=args.tt_mb)
+    engine = ddcards.Solver(tt_mb=args.tt_mb)
     times: list[float] = []
     progress = Progress(bool(args.progress))
 
-    def work(doc: Any) -> tuple[solver.Result, solver.Position]:
+    def work(doc: Any) -> tuple[ddcards.Result, ddcards.Position]:
         pos = as_position(doc)
         return engine.solve(pos, mode=args.mode, timeout=args.timeout), pos
 
-    def show(answer: tuple[solver.Result, solver.Position], lineno: int, source: str, batch: bool) -> None:
+    def show(answer: tuple[ddcards.Result, ddcards.Position], lineno: int, source: str, batch: bool) -> None:
         res, pos = answer
         times.append(res.elapsed)
         if args.json:
@@ -253,13 +253,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def cmd_analyse(args: argparse.Namespace) -> int:
-    engine = solver.Solver(tt_mb=args.tt_mb)
+    engine = ddcards.Solver(tt_mb=args.tt_mb)
 
-    def work(doc: Any) -> tuple[solver.Analysis, solver.Position]:
+    def work(doc: Any) -> tuple[ddcards.Analysis, ddcards.Position]:
         pos = as_position(doc)
         return engine.analyse(pos, timeout=args.timeout), pos
 
-    def show(answer: tuple[solver.Analysis, solver.Position], lineno: int, source: str, batch: bool) -> None:
+    def show(answer: tuple[ddcards.Analysis, ddcards.Position], lineno: int, source: str, batch: bool) -> None:
         an, pos = answer
         if args.json:
             print(json.dumps(an.to_dict(), ensure_ascii=False))
@@ -270,9 +270,9 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    from solver.ddtable import available_threads, dd_table
+    from ddcards.ddtable import available_threads, dd_table
 
-    engine = solver.Solver(tt_mb=args.tt_mb)
+    engine = ddcards.Solver(tt_mb=args.tt_mb)
     threads = min(8, available_threads()) if args.threads is None else args.threads
 
     def show(table: dict[str, Any], lineno: int, source: str, batch: bool) -> None:
@@ -295,7 +295,7 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    games = solver.list_games()
+    games = ddcards.list_games()
     if args.json:
         print(json.dumps([{
             "name": g.name, "title": g.title, "seats": list(g.seats), "contracts": list(g.contracts),
@@ -318,21 +318,21 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 def cmd_examples(args: argparse.Namespace) -> int:
     if args.name:
-        print(json.dumps(solver.example(args.name), ensure_ascii=False))
+        print(json.dumps(ddcards.example(args.name), ensure_ascii=False))
     else:
-        for name in solver.example_names():
+        for name in ddcards.example_names():
             print(name)
     return EXIT_OK
 
 
 def cmd_serve(argv: list[str]) -> int:
-    from server.main import main as serve_main
+    from ddcards.server.main import main as serve_main
     return serve_main(argv) or EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ddcards", description="Double-dummy solver for Mariáš and Klaverjas (Central-European card games).")
-    parser.add_argument("--version", action="version", version=f"ddcards {solver.__version__}")
+    parser.add_argument("--version", action="version", version=f"ddcards {ddcards.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def common(p: argparse.ArgumentParser, example: str = "marias-hra") -> None:
@@ -342,7 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true", help="print result documents (one JSON per line)")
         p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                        help="stop a search after this long (exit status 1)")
-        p.add_argument("--tt-mb", type=int, default=solver.api.DEFAULT_TT_MB, metavar="MIB",
+        p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
                        help="transposition table size (default %(default)s MiB)")
 
     p = sub.add_parser("solve", help="solve positions")

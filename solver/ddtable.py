@@ -5,8 +5,8 @@ different for each of the 4 trump suits and for each of the 2 teams choosing the
 table holds 8 exact values, each from the view of that playing team (its final score minus
 the other team's, roem, last trick, pit and nat included):
 
->>> import solver
->>> from solver.ddtable import dd_table
+>>> import ddcards
+>>> from ddcards.ddtable import dd_table
 >>> table = dd_table({"game": "klaverjas",
 ...     "hands": ["AKQJT987...", ".AKQJT987..", "..AKQJT987.", "...AKQJT987"]})
 >>> table["values"]["S"]     # spades trumps: seat 0 takes all 8 tricks (162 + pit 100)
@@ -27,9 +27,9 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from collections.abc import Mapping
 from typing import Any
 
-from solver.errors import InvalidOptionError, NotationError, SearchTimeout
-from solver.games import get_game
-from solver.position import Position
+from ddcards.errors import InvalidOptionError, NotationError, SearchTimeout
+from ddcards.games import get_game
+from ddcards.position import Position
 
 __all__ = ["dd_table", "available_threads", "TABLE_SUITS"]
 
@@ -76,7 +76,7 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
 
     ``position_or_doc``: a Position or a position document (its ``trump`` and
     ``playing_team``, if any, are ignored; ``hands``, ``rules`` and ``leader`` are used;
-    nothing may be played yet).  ``solver``: a :class:`solver.Solver` to reuse (default:
+    nothing may be played yet).  ``solver``: a :class:`ddcards.Solver` to reuse (default:
     this thread's); ``timeout`` (seconds) bounds the whole table (SearchTimeout);
     ``cancel``: a CancelToken (SearchCancelled).  ``threads``: how many of the 8 searches
     run at once (each further thread has a Solver of its own, of the same table size;
@@ -87,7 +87,7 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
     playing team, ``v1`` with seats 1 and 3 (each from its playing team's view; positive
     means the contract is made, negative means nat).
     """
-    from solver.api import Solver, default_solver
+    from ddcards.api import Solver, default_solver
 
     if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
         raise InvalidOptionError(f"threads is a whole number, at least 1 (got {threads!r})",

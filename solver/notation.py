@@ -13,8 +13,8 @@ Card.parse('TH')
 >>> format_hand(parse_cards("9h, ah 10S uc"))
 'T.A9..J'
 
-Bad text raises :class:`~solver.errors.InvalidCardError` (a token that names
-no card, rank or suit) or :class:`~solver.errors.NotationError` (a badly
+Bad text raises :class:`~ddcards.errors.InvalidCardError` (a token that names
+no card, rank or suit) or :class:`~ddcards.errors.NotationError` (a badly
 shaped hand, a card twice, text that is not a string); the message names the
 offending token and the rule, which are also on ``.token`` and ``.rule``.
 """
@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 
-from solver.errors import InvalidCardError, NotationError
+from ddcards.errors import InvalidCardError, NotationError
 
 __all__ = [
     "Suit", "Rank", "Card", "DECK",
@@ -152,7 +152,7 @@ class Card:
         >>> Card.parse("AZ")
         Traceback (most recent call last):
         ...
-        solver.errors.InvalidCardError: unknown card 'AZ': 'Z' is not a suit (suits S H D C or ♠ ♥ ♦ ♣)
+        ddcards.errors.InvalidCardError: unknown card 'AZ': 'Z' is not a suit (suits S H D C or ♠ ♥ ♦ ♣)
         """
         _require_text(text, "card", "'TH'")
         token = text.strip()
@@ -236,7 +236,7 @@ def parse_hand(text: str) -> tuple[Card, ...]:
     >>> parse_hand("AK.Q")
     Traceback (most recent call last):
     ...
-    solver.errors.NotationError: hand 'AK.Q' has 2 suits; a hand lists 4 suits S.H.D.C separated by 3 dots
+    ddcards.errors.NotationError: hand 'AK.Q' has 2 suits; a hand lists 4 suits S.H.D.C separated by 3 dots
     """
     _require_text(text, "hand", "'AKT.987..QJ'")
     hand = text.strip()

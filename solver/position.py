@@ -5,9 +5,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from solver.errors import NotationError
-from solver.games import get_game
-from solver.games.base import Game, Session
+from ddcards.errors import NotationError
+from ddcards.games import get_game
+from ddcards.games.base import Game, Session
 
 
 class Position:

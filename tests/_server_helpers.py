@@ -37,11 +37,11 @@ def marias_deal(seed: int, contract: str = "hra", trump: str = "H") -> dict[str,
 
 def marias_position(seed: int, tricks_played: int, contract: str = "hra") -> dict[str, Any]:
     """A deal with ``tricks_played`` tricks of seeded random legal play (uses the solver's rules)."""
-    import solver
+    import ddcards
 
     doc = marias_deal(seed, contract)
     rng = random.Random(seed * 7919 + tricks_played)
-    position = solver.Position.from_dict(doc)
+    position = ddcards.Position.from_dict(doc)
     played: list[str] = []
     for _ in range(3 * tricks_played):
         move = rng.choice(list(position.legal_moves()))
@@ -53,7 +53,7 @@ def marias_position(seed: int, tricks_played: int, contract: str = "hra") -> dic
 @contextmanager
 def running_server(**kwargs: Any):
     """A server on an ephemeral loopback port; stopped (no grace) on exit."""
-    from server.main import start_server
+    from ddcards.server.main import start_server
 
     kwargs.setdefault("host", "127.0.0.1")
     kwargs.setdefault("port", 0)

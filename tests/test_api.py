@@ -1,4 +1,4 @@
-"""The Python API (solver.solve / analyse / Solver / CancelToken / results).
+"""The Python API (ddcards.solve / analyse / Solver / CancelToken / results).
 
 Properties that tie the answers together: the three modes agree, the principal
 variation is legal and reaches the solved value, solving after a PV move keeps the
@@ -16,11 +16,11 @@ import time
 
 import pytest
 
-import solver
-from solver.notation import format_hand, parse_cards
+import ddcards
+from ddcards.notation import format_hand, parse_cards
 
-SEED = solver.example("marias-seed")
-START = solver.example("marias-hra")
+SEED = ddcards.example("marias-seed")
+START = ddcards.example("marias-hra")
 DECK = [r + s for s in "SHDC" for r in "AKQJT987"]
 HRA_ORDER = "789JQKTA"          # lowest first
 BETL_ORDER = "789TJQKA"
@@ -45,10 +45,10 @@ def random_deal(seed: int, contract: str = "hra") -> dict:
     return doc
 
 
-def random_position(seed: int, contract: str, plies: int) -> solver.Position:
+def random_position(seed: int, contract: str, plies: int) -> ddcards.Position:
     """A random deal with `plies` random legal cards played."""
     rng = random.Random(seed * 7919 + plies)
-    p = solver.Position.from_dict(random_deal(seed, contract))
+    p = ddcards.Position.from_dict(random_deal(seed, contract))
     for _ in range(plies):
         if p.to_move is None:
             break
@@ -63,11 +63,11 @@ ENDGAMES = [random_position(s, c, n) for s, c, n in [
     (11, "hra", 21), (12, "hra", 22), (13, "hra", 23), (14, "hra", 24), (15, "hra", 26),
     (16, "hra", 18), (17, "hra", 19), (21, "betl", 21), (22, "betl", 22), (23, "betl", 25),
     (31, "durch", 21), (32, "durch", 23), (33, "durch", 24),
-]] + [solver.Position.from_dict(dict(SEED, played=SEED["played"][:n])) for n in (12, 19, 24, 25, 27)]
-POSITIONS = [solver.Position.from_dict(d) for d in FULL_DEALS] + ENDGAMES
+]] + [ddcards.Position.from_dict(dict(SEED, played=SEED["played"][:n])) for n in (12, 19, 24, 25, 27)]
+POSITIONS = [ddcards.Position.from_dict(d) for d in FULL_DEALS] + ENDGAMES
 
 
-def pid(p: solver.Position) -> str:
+def pid(p: ddcards.Position) -> str:
     d = p.to_dict()
     return f"{d['contract']}{d.get('trump', '')}-{len(d['played'])}"
 
@@ -80,9 +80,9 @@ def is_max(seat: int) -> bool:
 
 @pytest.mark.parametrize("p", POSITIONS, ids=pid)
 def test_modes_agree(p):
-    all_ = solver.solve(p, mode="all")
-    opt = solver.solve(p, mode=solver.Mode.OPTIMAL)
-    best = solver.solve(p, mode="best")
+    all_ = ddcards.solve(p, mode="all")
+    opt = ddcards.solve(p, mode=ddcards.Mode.OPTIMAL)
+    best = ddcards.solve(p, mode="best")
     legal = set(p.legal_moves())
     assert all_.mode == "all" and opt.mode == "optimal" and best.mode == "best"
     assert all_.value == opt.value == best.value
@@ -117,7 +117,7 @@ def test_modes_agree(p):
 
 @pytest.mark.parametrize("p", POSITIONS, ids=pid)
 def test_principal_variation_is_legal_and_reaches_the_value(p):
-    res = solver.solve(p)
+    res = ddcards.solve(p)
     contract = p.to_dict()["contract"]
     if contract == "hra":
         assert res.pv, "a position with moves left has a principal variation"
@@ -127,7 +127,7 @@ def test_principal_variation_is_legal_and_reaches_the_value(p):
     for move in res.pv:
         assert move in q.legal_moves()
         q = q.play(move)
-    end = solver.solve(q)
+    end = ddcards.solve(q)
     assert end.value == res.value
     assert end.scores == res.scores and end.tricks == res.tricks
     assert end.won == res.won and end.settlement == res.settlement
@@ -153,15 +153,15 @@ def test_principal_variation_is_legal_and_reaches_the_value(p):
 
 @pytest.mark.parametrize("p", POSITIONS, ids=pid)
 def test_solving_after_an_optimal_move_keeps_the_value(p):
-    res = solver.solve(p)
+    res = ddcards.solve(p)
     for move in {*res.pv[:1], *res.optimal_moves[:2]}:
-        assert solver.solve(p.play(move)).value == res.value
+        assert ddcards.solve(p.play(move)).value == res.value
     # and after any move its reported value
     for m in res.moves[:4]:
-        assert solver.solve(p.play(m.move), mode="best").value == m.value
+        assert ddcards.solve(p.play(m.move), mode="best").value == m.value
 
 
-def _live_between(p: solver.Position, a: str, b: str, order: str) -> bool:
+def _live_between(p: ddcards.Position, a: str, b: str, order: str) -> bool:
     """Is some card of the suit ranked strictly between a and b still in a hand or in the trick?"""
     d = p.to_dict()
     played = d["played"]
@@ -171,12 +171,12 @@ def _live_between(p: solver.Position, a: str, b: str, order: str) -> bool:
     return any(r + a[1] not in out for r in order[lo + 1:hi])
 
 
-def _check_equivalent_cards(p: solver.Position) -> int:
+def _check_equivalent_cards(p: ddcards.Position) -> int:
     """Assert equal values for touching cards of one hand; return how many pairs were checked."""
     d = p.to_dict()
     hra = d["contract"] == "hra"
     order = HRA_ORDER if hra else BETL_ORDER
-    values = solver.solve(p).move_values
+    values = ddcards.solve(p).move_values
     moves = sorted(values)
     checked = 0
     for i, a in enumerate(moves):
@@ -206,7 +206,7 @@ def test_equivalent_cards_get_equal_values():
 def test_equivalent_cards_example():
     # Seed deal, after QH TH: seat 2 (J987..J987.QJ, no trumps) may discard anything.
     # 9S 8S 7S are touching, as are 9D 8D 7D: each group must share one value.
-    res = solver.solve(dict(START, played=["QH", "TH"]))
+    res = ddcards.solve(dict(START, played=["QH", "TH"]))
     v = res.move_values
     assert v["9S"] == v["8S"] == v["7S"]
     assert v["9D"] == v["8D"] == v["7D"]
@@ -216,15 +216,15 @@ def test_equivalent_cards_example():
 
 @pytest.fixture(scope="module")
 def seed_analysis():
-    return solver.analyse(SEED)
+    return ddcards.analyse(SEED)
 
 
 def test_analyse_chains_values(seed_analysis):
     an = seed_analysis
     assert an.game == "marias" and an.value_kind == "points"
     assert len(an.steps) == 30
-    assert an.initial_value == solver.solve(START).value
-    assert an.final_value == solver.solve(SEED).value == 50
+    assert an.initial_value == ddcards.solve(START).value
+    assert an.final_value == ddcards.solve(SEED).value == 50
     assert an.steps[0].value_before == an.initial_value
     assert an.steps[-1].value_after == an.final_value
     for prev, nxt in zip(an.steps, an.steps[1:]):
@@ -237,13 +237,13 @@ def test_analyse_chains_values(seed_analysis):
 @pytest.mark.parametrize("ply", [0, 1, 9, 13, 24, 29])
 def test_analyse_matches_solve(seed_analysis, ply):
     step = seed_analysis.steps[ply]
-    before = solver.Position.from_dict(dict(SEED, played=SEED["played"][:ply]))
+    before = ddcards.Position.from_dict(dict(SEED, played=SEED["played"][:ply]))
     after = before.play(step.move)
-    res = solver.solve(before)
+    res = ddcards.solve(before)
     assert step.seat == before.to_move
     assert step.value_before == res.value
     assert sorted(step.best_moves) == sorted(res.optimal_moves)
-    assert step.value_after == solver.solve(after).value
+    assert step.value_after == ddcards.solve(after).value
     assert step.value_after == res.move_values[step.move]
 
 
@@ -274,16 +274,16 @@ def test_analyse_hand_checked_mistake(seed_analysis):
 
 
 def test_analyse_of_a_position_without_history():
-    an = solver.analyse(START)
+    an = ddcards.analyse(START)
     assert an.steps == [] and an.mistakes == []
-    assert an.initial_value == an.final_value == solver.solve(START).value
+    assert an.initial_value == an.final_value == ddcards.solve(START).value
 
 
 def test_analyse_betl():
     p = random_position(41, "betl", 12)
-    an = solver.analyse(p)
+    an = ddcards.analyse(p)
     assert an.value_kind == "outcome"
-    assert an.final_value == solver.solve(p).value
+    assert an.final_value == ddcards.solve(p).value
     for prev, nxt in zip(an.steps, an.steps[1:]):
         assert prev.value_after == nxt.value_before
     for s in an.steps:
@@ -303,59 +303,59 @@ def slow_deal():
     for seed in seeds:
         doc = random_deal(seed)
         start = time.perf_counter()
-        solver.Solver(tt_mb=1).solve(doc, mode="all")
+        ddcards.Solver(tt_mb=1).solve(doc, mode="all")
         if time.perf_counter() - start > 0.05:
             return doc
     pytest.skip("no slow deal found")
 
 
 def test_cancel_from_another_thread(slow_deal):
-    s = solver.Solver(tt_mb=1)
-    token = solver.CancelToken()
+    s = ddcards.Solver(tt_mb=1)
+    token = ddcards.CancelToken()
     assert token.cancelled is False
     timer = threading.Timer(0.005, token.cancel)
     timer.start()
     start = time.perf_counter()
-    with pytest.raises(solver.SearchCancelled):
+    with pytest.raises(ddcards.SearchCancelled):
         s.solve(slow_deal, mode="all", cancel=token)
     timer.join()
     assert token.cancelled is True
     assert time.perf_counter() - start < 5
     # the solver still works, and gives the right answers
-    assert s.solve(START).value == solver.Solver().solve(START).value
+    assert s.solve(START).value == ddcards.Solver().solve(START).value
     assert s.solve(SEED).value == 50
 
 
 def test_cancelled_before_start():
-    token = solver.CancelToken()
+    token = ddcards.CancelToken()
     token.cancel()
-    with pytest.raises(solver.SearchCancelled):
-        solver.solve(START, cancel=token)
-    with pytest.raises(solver.SearchCancelled):
-        solver.analyse(SEED, cancel=token)
+    with pytest.raises(ddcards.SearchCancelled):
+        ddcards.solve(START, cancel=token)
+    with pytest.raises(ddcards.SearchCancelled):
+        ddcards.analyse(SEED, cancel=token)
     # the thread's default solver is fine afterwards
-    assert solver.solve(SEED).value == 50
+    assert ddcards.solve(SEED).value == 50
 
 
 def test_cancel_is_not_a_bad_input_error():
-    assert not issubclass(solver.SearchCancelled, solver.DdcardsError)
-    assert not issubclass(solver.SearchTimeout, solver.DdcardsError)
+    assert not issubclass(ddcards.SearchCancelled, ddcards.DdcardsError)
+    assert not issubclass(ddcards.SearchTimeout, ddcards.DdcardsError)
 
 
 def test_timeout(slow_deal):
-    s = solver.Solver(tt_mb=1)
+    s = ddcards.Solver(tt_mb=1)
     start = time.perf_counter()
-    with pytest.raises(solver.SearchTimeout):
+    with pytest.raises(ddcards.SearchTimeout):
         s.solve(slow_deal, mode="all", timeout=0.001)
     assert time.perf_counter() - start < 5
-    with pytest.raises(solver.SearchTimeout):
+    with pytest.raises(ddcards.SearchTimeout):
         s.analyse(dict(slow_deal, played=[]), timeout=0.001)
     # still works; a generous timeout does not get in the way
     assert s.solve(SEED, timeout=30).value == 50
 
 
 def _solve_all(positions, results, key):
-    s = solver.Solver(tt_mb=8)
+    s = ddcards.Solver(tt_mb=8)
     results[key] = [(r.value, r.move_values, r.pv) for r in (s.solve(p) for p in positions)]
 
 
@@ -377,12 +377,12 @@ def test_two_solvers_in_two_threads_agree_with_sequential():
 
 def test_module_level_solve_from_threads():
     positions = ENDGAMES[:8]
-    expected = [solver.solve(p).value for p in positions]
+    expected = [ddcards.solve(p).value for p in positions]
     out = {}
 
     def work(k):
-        out[k] = [solver.solve(p).value for p in positions]
-        out[k + "_solver"] = solver.default_solver()
+        out[k] = [ddcards.solve(p).value for p in positions]
+        out[k + "_solver"] = ddcards.default_solver()
 
     threads = [threading.Thread(target=work, args=(k,)) for k in ("x", "y")]
     for t in threads:
@@ -394,7 +394,7 @@ def test_module_level_solve_from_threads():
 
 
 def test_keep_tt_gives_the_same_answers():
-    s = solver.Solver()
+    s = ddcards.Solver()
     first = [s.solve(p).value for p in ENDGAMES]
     again = [s.solve(p, keep_tt=True).value for p in ENDGAMES]
     assert first == again
@@ -411,7 +411,7 @@ STEP_KEYS = {"ply", "seat", "move", "value_before", "value_after", "best_moves",
 
 @pytest.mark.parametrize("mode", ["all", "optimal", "best"])
 def test_result_to_dict(mode):
-    res = solver.solve(dict(SEED, played=SEED["played"][:21]), mode=mode)
+    res = ddcards.solve(dict(SEED, played=SEED["played"][:21]), mode=mode)
     d = json.loads(json.dumps(res.to_dict()))
     assert set(d) == RESULT_KEYS
     assert d["game"] == "marias" and d["mode"] == mode and d["value_kind"] == "points"
@@ -425,10 +425,10 @@ def test_result_to_dict(mode):
 
 
 def test_result_to_dict_betl_and_finished():
-    res = solver.solve(random_position(22, "betl", 22))
+    res = ddcards.solve(random_position(22, "betl", 22))
     d = json.loads(json.dumps(res.to_dict()))
     assert set(d) == RESULT_KEYS and d["value_kind"] == "outcome" and d["outcomes"] == {}
-    res = solver.solve(SEED)
+    res = ddcards.solve(SEED)
     d = json.loads(json.dumps(res.to_dict()))
     assert d["to_move"] is None and d["moves"] == [] and d["pv"] == [] and d["value"] == 50
 
@@ -444,10 +444,10 @@ def test_analysis_to_dict(seed_analysis):
 
 def test_result_position_and_inputs():
     # solve accepts a Position, a dict or JSON text, all alike
-    p = solver.Position.from_dict(SEED)
-    a = solver.solve(p).to_dict()
-    b = solver.solve(SEED).to_dict()
-    c = solver.solve(json.dumps(SEED)).to_dict()
+    p = ddcards.Position.from_dict(SEED)
+    a = ddcards.solve(p).to_dict()
+    b = ddcards.solve(SEED).to_dict()
+    c = ddcards.solve(json.dumps(SEED)).to_dict()
     for d in (a, b, c):
         d.pop("elapsed_ms")
         d.pop("nodes")
@@ -455,22 +455,22 @@ def test_result_position_and_inputs():
 
 
 def test_position_round_trip():
-    p = solver.Position.from_dict(dict(START, played=["QH", "TH", "7S"]))
-    assert solver.Position.from_json(p.to_json()) == p
-    assert solver.Position.from_dict(p.to_dict()) == p
-    assert p.start() == solver.Position.from_dict(START)
+    p = ddcards.Position.from_dict(dict(START, played=["QH", "TH", "7S"]))
+    assert ddcards.Position.from_json(p.to_json()) == p
+    assert ddcards.Position.from_dict(p.to_dict()) == p
+    assert p.start() == ddcards.Position.from_dict(START)
     assert p.played == ("QH", "TH", "7S")
     assert p.game == "marias"
-    assert hash(p) == hash(solver.Position.from_json(p.to_json()))
+    assert hash(p) == hash(ddcards.Position.from_json(p.to_json()))
 
 
 # --------------------------------------------------------------------------- games registry, docs
 
 def test_games_registry():
-    games = solver.list_games()
+    games = ddcards.list_games()
     assert "marias" in [g.name for g in games]
-    info = solver.find_game("Mariáš")
-    assert info is solver.find_game("marias") is solver.find_game("MARIAS")
+    info = ddcards.find_game("Mariáš")
+    assert info is ddcards.find_game("marias") is ddcards.find_game("MARIAS")
     assert info.seats == (3,)
     assert set(info.contracts) == {"hra", "betl", "durch"}
     assert set(info.objectives["hra"]) == {"hra", "sedma", "kilo"}
@@ -479,8 +479,8 @@ def test_games_registry():
     assert info.option("marriage_on_follow").default is False
 
 
-@pytest.mark.parametrize("module", ["solver", "solver.api", "solver.position", "solver.notation",
-                                    "solver.games.marias", "solver.result"])
+@pytest.mark.parametrize("module", ["ddcards", "ddcards.api", "ddcards.position", "ddcards.notation",
+                                    "ddcards.games.marias", "ddcards.result"])
 def test_docstring_examples_run(module):
     # The documented examples must run as written.
     mod = importlib.import_module(module)

@@ -7,14 +7,14 @@ import sys
 
 import pytest
 
-import solver
-from solver import cli
+import ddcards
+from ddcards import cli
 
-SEED = solver.example("marias-hra")
+SEED = ddcards.example("marias-hra")
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "solver", *args], input=stdin, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "ddcards", *args], input=stdin, capture_output=True,
                           text=True, timeout=120)
 
 
@@ -44,7 +44,7 @@ def test_json_document_from_file(tmp_path):
 
 
 def test_json_lines_batch_from_stdin_with_a_bad_line():
-    lines = [json.dumps(SEED), json.dumps(dict(SEED, talon="AS 9C")), "{not json", json.dumps(solver.example("marias-betl"))]
+    lines = [json.dumps(SEED), json.dumps(dict(SEED, talon="AS 9C")), "{not json", json.dumps(ddcards.example("marias-betl"))]
     out = run("solve", "-", "--json", "--mode", "best", stdin="\n".join(lines) + "\n")
     assert out.returncode == 2
     docs = [json.loads(l) for l in out.stdout.splitlines()]
@@ -117,7 +117,7 @@ def test_timeout_exit_status(capsys):
 
 def test_in_process_json_array(tmp_path, capsys):
     path = tmp_path / "many.json"
-    path.write_text(json.dumps([SEED, solver.example("marias-durch")]))
+    path.write_text(json.dumps([SEED, ddcards.example("marias-durch")]))
     assert cli.main(["solve", str(path), "--json", "--mode", "optimal"]) == 0
     docs = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
     assert [d["value"] for d in docs] == [70, 1]
@@ -138,10 +138,10 @@ def test_klaverjas_table_matches_single_solves():
     assert out.returncode == 0, out.stderr
     table = json.loads(out.stdout)
     assert set(table["values"]) == {"S", "H", "D", "C"}
-    deal = solver.example("klaverjas")
+    deal = ddcards.example("klaverjas")
     for suit in ("S", "D"):
         for team in (0, 1):
-            assert table["values"][suit][team] == solver.solve(dict(deal, trump=suit, playing_team=team),
+            assert table["values"][suit][team] == ddcards.solve(dict(deal, trump=suit, playing_team=team),
                                                                mode="best").value
     out = run("table", "--example", "marias-hra")
     assert out.returncode == 2 and "dd_table covers Klaverjas deals" in out.stderr

@@ -4,7 +4,7 @@ Random legal endgames (1-3 tricks left, also mid-trick, both rule sets, any trum
 team and leader) are solved by both; the side to move, the legal moves, the value, the exact
 value of every legal move and the optimal moves must agree.  Some histories are picked for a
 margin near zero so that nat is still open (the solver's hardest table case).  A failure
-prints the position document: replay it with ``solver.solve(solver.Position.from_dict(doc))``
+prints the position document: replay it with ``ddcards.solve(ddcards.Position.from_dict(doc))``
 and ``reference_solve(doc)``.
 
 The solver's own switches (no pruning, no nat classes in the table key, no quick bounds, no
@@ -16,11 +16,11 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import solver
-from solver._core.search import MODE_ALL, Searcher
-from solver.games import _klaverjas
-from solver.games import klaverjas as kj
-from solver.notation import Card, Suit
+import ddcards
+from ddcards._core.search import MODE_ALL, Searcher
+from ddcards.games import _klaverjas
+from ddcards.games import klaverjas as kj
+from ddcards.notation import Card, Suit
 
 try:
     from tests.reference import klaverjas as k
@@ -36,10 +36,10 @@ rulesets = st.sampled_from(k.RULESETS)
 def check(doc):
     expected = k.reference_solve(doc)
     text = json.dumps(doc)
-    pos = solver.Position.from_dict(doc)
+    pos = ddcards.Position.from_dict(doc)
     assert pos.to_move == expected["to_move"], text
     assert sorted(pos.legal_moves()) == sorted(expected["moves"]), text
-    res = solver.solve(pos, mode="all")
+    res = ddcards.solve(pos, mode="all")
     assert res.to_move == expected["to_move"], text
     assert res.value == expected["value"], text
     assert {mv.move: mv.value for mv in res.moves} == expected["moves"], text

@@ -3,7 +3,7 @@
 Random legal endgames (1-4 tricks left, also mid-trick) are solved by both; the value, the
 exact value of every legal move, the side to move, the legal moves and the optimal moves
 must agree.  A failure prints the position document, so it can be replayed with
-``solver.solve(solver.Position.from_dict(doc))`` and ``reference_solve(doc)``.
+``ddcards.solve(ddcards.Position.from_dict(doc))`` and ``reference_solve(doc)``.
 """
 import json
 import random
@@ -11,7 +11,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import solver
+import ddcards
 
 try:
     from tests.reference import marias as m
@@ -33,10 +33,10 @@ hra_options = st.fixed_dictionaries({}, optional={
 def check(doc):
     expected = m.reference_solve(doc)
     text = json.dumps(doc, ensure_ascii=False)
-    pos = solver.Position.from_dict(doc)
+    pos = ddcards.Position.from_dict(doc)
     assert pos.to_move == expected["to_move"], text
     assert sorted(pos.legal_moves()) == sorted(expected["moves"]), text
-    res = solver.solve(pos, mode="all")
+    res = ddcards.solve(pos, mode="all")
     assert res.to_move == expected["to_move"], text
     assert res.value == expected["value"], text
     assert {mv.move: mv.value for mv in res.moves} == expected["moves"], text

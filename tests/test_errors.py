@@ -1,6 +1,6 @@
 """Bad input is rejected with a DdcardsError that names the offending token (RULES.md §0).
 
-A matrix of bad position documents through ``solver.Position.from_dict`` /
+A matrix of bad position documents through ``ddcards.Position.from_dict`` /
 ``from_json``: each case states the exception class and a piece of text the message
 must contain (the offending token).  A hypothesis test then mutates a valid document
 at random and checks that nothing but a DdcardsError (or success) ever comes out —
@@ -14,12 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import solver
-from solver import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError,
+import ddcards
+from ddcards import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError,
                     InvalidOptionError, NotationError)
 
-START = solver.example("marias-hra")     # hearts Hra, seat 0: AT.AKQ9.AT.87, talon 9C KC
-SEED = solver.example("marias-seed")     # the same deal with the seed's 30 cards played
+START = ddcards.example("marias-hra")     # hearts Hra, seat 0: AT.AKQ9.AT.87, talon 9C KC
+SEED = ddcards.example("marias-seed")     # the same deal with the seed's 30 cards played
 H0, H1, H2 = START["hands"]              # H1 = KQ.TJ87.KQ.AT, H2 = J987..J987.QJ
 BETL = dict(START, contract="betl")
 del BETL["trump"]
@@ -141,7 +141,7 @@ CASES = [
 @pytest.mark.parametrize("label,document,exc,needle", CASES, ids=[c[0] for c in CASES])
 def test_bad_document(label, document, exc, needle):
     with pytest.raises(DdcardsError) as info:
-        solver.Position.from_dict(document)
+        ddcards.Position.from_dict(document)
     err = info.value
     assert isinstance(err, exc), f"{label}: got {type(err).__name__}: {err}"
     assert isinstance(err, ValueError)
@@ -149,21 +149,21 @@ def test_bad_document(label, document, exc, needle):
     assert err.token is not None and err.rule, f"{label}: token={err.token!r} rule={err.rule!r}"
     # the same document as JSON text fails the same way
     with pytest.raises(type(err)):
-        solver.Position.from_json(json.dumps(document))
+        ddcards.Position.from_json(json.dumps(document))
 
 
 def test_error_hierarchy():
     for cls in (NotationError, InvalidCardError, InvalidDealError, IllegalPlayError, InvalidOptionError):
         assert issubclass(cls, DdcardsError) and issubclass(cls, ValueError)
     assert issubclass(InvalidCardError, NotationError)
-    assert issubclass(solver.SearchCancelled, solver.SearchAborted)
-    assert issubclass(solver.SearchTimeout, solver.SearchAborted)
-    assert not issubclass(solver.SearchAborted, ValueError)
+    assert issubclass(ddcards.SearchCancelled, ddcards.SearchAborted)
+    assert issubclass(ddcards.SearchTimeout, ddcards.SearchAborted)
+    assert not issubclass(ddcards.SearchAborted, ValueError)
 
 
 def test_history_error_names_the_ply_and_seat():
     with pytest.raises(IllegalPlayError) as info:
-        solver.Position.from_dict(doc(played=["QH", "JH"]))
+        ddcards.Position.from_dict(doc(played=["QH", "JH"]))
     msg = str(info.value)
     assert info.value.token == "JH"
     assert "played[1]" in msg and "seat 1" in msg and "QH" in msg
@@ -173,21 +173,21 @@ def test_history_error_names_the_ply_and_seat():
 def test_valid_variants_are_accepted():
     # Aces and tens may be discarded in Betl and Durch.
     betl = doc(BETL, **ACE_TALON)
-    assert solver.Position.from_dict(betl).to_move == 0
-    assert solver.Position.from_dict(dict(betl, contract="durch")).to_move == 0
-    assert solver.Position.from_dict(doc(BETL, **TEN_TALON)).to_move == 0
+    assert ddcards.Position.from_dict(betl).to_move == 0
+    assert ddcards.Position.from_dict(dict(betl, contract="durch")).to_move == 0
+    assert ddcards.Position.from_dict(doc(BETL, **TEN_TALON)).to_move == 0
     # Aliases and canonical forms
-    p = solver.Position.from_dict(doc(game="Mariáš", contract="HRA", trump="♥",
+    p = ddcards.Position.from_dict(doc(game="Mariáš", contract="HRA", trump="♥",
                                       talon=["9C", "KC"], played="QH TH"))
     assert p.to_dict()["trump"] == "H" and p.to_dict()["played"] == ["QH", "TH"]
-    assert solver.Position.from_dict(doc(trump="hearts")).to_dict()["trump"] == "H"
-    assert solver.Position.from_dict(doc(leader=0, flek=2)).to_dict()["flek"] == 2
+    assert ddcards.Position.from_dict(doc(trump="hearts")).to_dict()["trump"] == "H"
+    assert ddcards.Position.from_dict(doc(leader=0, flek=2)).to_dict()["flek"] == 2
 
 
 @pytest.mark.parametrize("text", ["{not json", "", "{\"game\": \"marias\",}", "[1, 2", "nul"])
 def test_json_that_does_not_parse(text):
     with pytest.raises(NotationError) as info:
-        solver.Position.from_json(text)
+        ddcards.Position.from_json(text)
     assert "JSON" in str(info.value)
     assert info.value.token is not None
 
@@ -196,10 +196,10 @@ def test_json_that_does_not_parse(text):
                                             (5, "int"), (3.5, "float")])
 def test_non_object_input(value, typename):
     with pytest.raises(NotationError) as info:
-        solver.Position.from_dict(value)
+        ddcards.Position.from_dict(value)
     assert typename in str(info.value)
     with pytest.raises(NotationError) as info:
-        solver.Position.from_json(json.dumps(value))
+        ddcards.Position.from_json(json.dumps(value))
     assert typename in str(info.value)
 
 
@@ -209,19 +209,19 @@ def test_non_object_input(value, typename):
 def test_from_json_of_a_non_string_is_a_notation_error(value):
     # got: TypeError("the JSON object must be str, bytes or bytearray, not int")
     with pytest.raises(NotationError):
-        solver.Position.from_json(value)
+        ddcards.Position.from_json(value)
 
 
 def test_from_json_of_deeply_nested_json_is_a_notation_error():
     # got: RecursionError from json.loads
     with pytest.raises(DdcardsError):
-        solver.Position.from_json("[" * 100_000 + "]" * 100_000)
+        ddcards.Position.from_json("[" * 100_000 + "]" * 100_000)
 
 
 def test_from_json_of_undecodable_bytes_is_a_notation_error():
     # got: UnicodeDecodeError (a ValueError, but not a DdcardsError)
     with pytest.raises(NotationError):
-        solver.Position.from_json(b"\xff\xfe{")
+        ddcards.Position.from_json(b"\xff\xfe{")
 
 
 # Bug: wrong-typed falsy values are silently replaced by the default ("never a silent fix").
@@ -231,40 +231,40 @@ def test_from_json_of_undecodable_bytes_is_a_notation_error():
 ], ids=lambda c: json.dumps(c))
 def test_wrong_typed_falsy_fields_are_rejected(changes):
     with pytest.raises(InvalidOptionError):
-        solver.Position.from_dict(doc(**changes))
+        ddcards.Position.from_dict(doc(**changes))
 
 
 def test_solve_with_unknown_mode():
     with pytest.raises(InvalidOptionError) as info:
-        solver.solve(START, mode="bogus")
+        ddcards.solve(START, mode="bogus")
     assert "bogus" in str(info.value) and info.value.token == "bogus"
     with pytest.raises(InvalidOptionError):
-        solver.Solver().solve(SEED, mode="everything")
+        ddcards.Solver().solve(SEED, mode="everything")
     with pytest.raises(InvalidOptionError):
-        solver.solve(START, mode=None)
+        ddcards.solve(START, mode=None)
 
 
 def test_solve_and_analyse_validate_their_input():
     with pytest.raises(NotationError):
-        solver.solve("{")
+        ddcards.solve("{")
     with pytest.raises(InvalidDealError):
-        solver.solve(doc(talon="9C"))
+        ddcards.solve(doc(talon="9C"))
     with pytest.raises(IllegalPlayError):
-        solver.analyse(doc(played=["QH", "JH"]))
+        ddcards.analyse(doc(played=["QH", "JH"]))
     with pytest.raises(InvalidOptionError):
-        solver.find_game("bridge")
+        ddcards.find_game("bridge")
     with pytest.raises(InvalidOptionError):
-        solver.example("no-such-example")
+        ddcards.example("no-such-example")
 
 
 def test_play_validates_its_move():
-    p = solver.Position.from_dict(START)
+    p = ddcards.Position.from_dict(START)
     with pytest.raises(InvalidCardError) as info:
         p.play("QQ")
     assert "QQ" in str(info.value)
     with pytest.raises(IllegalPlayError):
         p.play("TH")
-    finished = solver.Position.from_dict(SEED)
+    finished = ddcards.Position.from_dict(SEED)
     with pytest.raises(IllegalPlayError) as info:
         finished.play("AS")
     assert "over" in str(info.value)
@@ -313,7 +313,7 @@ def mutated_documents(draw):
 @given(mutated_documents())
 def test_mutated_documents_raise_only_ddcards_errors(document):
     try:
-        p = solver.Position.from_dict(document)
+        p = ddcards.Position.from_dict(document)
     except DdcardsError as err:
         assert isinstance(err, ValueError)
         assert str(err)
@@ -321,7 +321,7 @@ def test_mutated_documents_raise_only_ddcards_errors(document):
     # accepted: the position must be usable
     p.to_dict()
     p.legal_moves()
-    again = solver.Position.from_json(p.to_json())
+    again = ddcards.Position.from_json(p.to_json())
     assert again == p
 
 
@@ -329,6 +329,6 @@ def test_mutated_documents_raise_only_ddcards_errors(document):
 @given(st.text(max_size=60) | json_value.map(json.dumps))
 def test_random_json_text_raises_only_ddcards_errors(text):
     try:
-        solver.Position.from_json(text)
+        ddcards.Position.from_json(text)
     except DdcardsError:
         pass

@@ -1,11 +1,11 @@
-"""Product-level tests of Klaverjas through the public API (solver.Position, solve, dd_table)."""
+"""Product-level tests of Klaverjas through the public API (ddcards.Position, solve, dd_table)."""
 import json
 
 import pytest
 
-import solver
-from solver.ddtable import dd_table
-from solver.errors import IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
+import ddcards
+from ddcards.ddtable import dd_table
+from ddcards.errors import IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
 
 # Seat 0 holds all spades, seat 1 all hearts, seat 2 all diamonds, seat 3 all clubs.
 SUITED = ["AKQJT987...", ".AKQJT987..", "..AKQJT987.", "...AKQJT987"]
@@ -21,21 +21,21 @@ def doc(**changes):
 # --------------------------------------------------------------------------- registry
 
 def test_registered_with_aliases():
-    info = solver.find_game("klaverjassen")
-    assert info.name == "klaverjas" and solver.find_game("Klaverjas") is info
+    info = ddcards.find_game("klaverjassen")
+    assert info.name == "klaverjas" and ddcards.find_game("Klaverjas") is info
     assert info.seats == (4,) and info.contracts == ("play",) and info.options == ()
-    assert "klaverjas" in [g.name for g in solver.list_games()]
+    assert "klaverjas" in [g.name for g in ddcards.list_games()]
 
 
 # --------------------------------------------------------------------------- the position document
 
 def test_position_round_trip_and_defaults():
-    pos = solver.Position.from_dict(doc(rules=None, played=["ac"]))
+    pos = ddcards.Position.from_dict(doc(rules=None, played=["ac"]))
     assert pos.game == "klaverjas" and pos.to_move == 1
     d = pos.to_dict()
     assert d["rules"] == "amsterdam" and d["played"] == ["AC"] and "leader" not in d
-    assert solver.Position.from_json(json.dumps(d)) == pos
-    assert solver.Position.from_dict(doc(leader=3)).to_move == 3
+    assert ddcards.Position.from_json(json.dumps(d)) == pos
+    assert ddcards.Position.from_dict(doc(leader=3)).to_move == 3
 
 
 @pytest.mark.parametrize("change,error,token", [
@@ -58,7 +58,7 @@ def test_position_round_trip_and_defaults():
 ])
 def test_bad_documents(change, error, token):
     with pytest.raises(error) as info:
-        solver.Position.from_dict(doc(**change))
+        ddcards.Position.from_dict(doc(**change))
     assert info.value.token == token, str(info.value)
     assert info.value.rule
 
@@ -77,7 +77,7 @@ def test_bad_documents(change, error, token):
 ])
 def test_illegal_play_names_the_clause(played, rule, words):
     with pytest.raises(IllegalPlayError) as info:
-        solver.Position.from_dict(doc(played=played))
+        ddcards.Position.from_dict(doc(played=played))
     err = info.value
     assert err.rule == rule, str(err)
     assert words in str(err) and f"played[{len(played) - 1}]" in str(err)
@@ -90,36 +90,36 @@ def test_illegal_play_partner_winning_and_rotterdam():
     # diamonds and clubs (Amsterdam rule 2) ...
     d = {"game": "klaverjas", "trump": "H", "playing_team": 0, "leader": 1,
          "hands": [".87.AKQJ.AK", "KQJ9.Q.T98.", ".AKT.7.JT98", "AT87.J9..Q7"]}
-    pos = solver.Position.from_dict(dict(d, played=["KS", "AH", "7S"]))
+    pos = ddcards.Position.from_dict(dict(d, played=["KS", "AH", "7S"]))
     assert sorted(pos.legal_moves()) == ["AC", "AD", "JD", "KC", "KD", "QD"]
     with pytest.raises(IllegalPlayError) as info:
-        solver.Position.from_dict(dict(d, played=["KS", "AH", "7S", "7H"]))
+        ddcards.Position.from_dict(dict(d, played=["KS", "AH", "7S", "7H"]))
     assert info.value.rule == "amsterdam rule 2: partner winning, no undertrump"
     assert "lower than AH" in str(info.value)
     # ... which Rotterdam obliges him to do: he must trump and cannot overtrump AH
-    pos = solver.Position.from_dict(dict(d, rules="rotterdam", played=["KS", "AH", "7S"]))
+    pos = ddcards.Position.from_dict(dict(d, rules="rotterdam", played=["KS", "AH", "7S"]))
     assert sorted(pos.legal_moves()) == ["7H", "8H"]
     with pytest.raises(IllegalPlayError) as info:
-        solver.Position.from_dict(dict(d, rules="rotterdam", played=["KS", "AH", "7S", "AD"]))
+        ddcards.Position.from_dict(dict(d, rules="rotterdam", played=["KS", "AH", "7S", "AD"]))
     assert info.value.rule == "rotterdam void: must trump"
     assert "even when your partner is winning" in str(info.value)
     # Amsterdam, opponent winning with a trump: overtrump, else another suit
-    pos = solver.Position.from_dict(dict(d, played=["KS", "AH"]))       # seat 3 follows
+    pos = ddcards.Position.from_dict(dict(d, played=["KS", "AH"]))       # seat 3 follows
     assert sorted(pos.legal_moves()) == ["7S", "8S", "AS", "TS"]
 
 
 def test_card_from_another_hand_or_after_the_end():
     with pytest.raises(IllegalPlayError, match="seat 1's hand"):
-        solver.Position.from_dict(doc(played=["KS"]))
-    full = solver.solve(doc(), mode="best")
+        ddcards.Position.from_dict(doc(played=["KS"]))
+    full = ddcards.solve(doc(), mode="best")
     with pytest.raises(IllegalPlayError, match="over"):
-        solver.Position.from_dict(doc(played=full.pv + ["AS"]))
+        ddcards.Position.from_dict(doc(played=full.pv + ["AS"]))
 
 
 # --------------------------------------------------------------------------- solving
 
 def test_solve_reports_scores_and_line():
-    res = solver.solve(doc(), mode="all")
+    res = ddcards.solve(doc(), mode="all")
     assert res.game == "klaverjas" and res.value_kind == "points" and res.to_move == 0
     assert len(res.pv) == 32 and res.optimal_moves
     assert set(res.scores) == {"playing", "other", "playing_roem", "other_roem"}
@@ -128,40 +128,40 @@ def test_solve_reports_scores_and_line():
     assert res.won == (not res.outcomes["nat"]) == (res.value > 0)
     assert sum(res.tricks.values()) == 8
     assert res.settlement == [-res.value, res.value, -res.value, res.value]   # playing team 1
-    assert {m.move for m in res.moves} == set(solver.Position.from_dict(doc()).legal_moves())
+    assert {m.move for m in res.moves} == set(ddcards.Position.from_dict(doc()).legal_moves())
     best = max(m.value for m in res.moves if m.value is not None)   # seat 0 is the other team
     worst = min(m.value for m in res.moves if m.value is not None)
     assert res.value == worst and best >= worst
     # replaying the principal variation reaches the value
-    end = solver.solve(doc(played=res.pv), mode="all")
+    end = ddcards.solve(doc(played=res.pv), mode="all")
     assert end.value == res.value and end.to_move is None and end.pv == []
 
 
 def test_values_along_the_line_and_mid_trick():
-    res = solver.solve(doc(), mode="optimal")
+    res = ddcards.solve(doc(), mode="optimal")
     for n in (1, 2, 3, 5, 13, 30):
-        mid = solver.solve(doc(played=res.pv[:n]), mode="optimal")
+        mid = ddcards.solve(doc(played=res.pv[:n]), mode="optimal")
         assert mid.value == res.value
         assert res.pv[n] in mid.optimal_moves
 
 
 def test_nat_and_pit_on_the_suited_deal():
     # spades trumps, seats 1+3 playing: seat 0 takes every trick -> nat with pit for the others
-    res = solver.solve({"game": "klaverjas", "hands": SUITED, "trump": "S", "playing_team": 1})
+    res = ddcards.solve({"game": "klaverjas", "hands": SUITED, "trump": "S", "playing_team": 1})
     assert res.value == -262 and res.outcomes == {"nat": True, "pit": False, "pit_other": True}
     assert res.scores["playing"] == 0 and res.scores["other"] == 262 and not res.won
-    res = solver.solve({"game": "klaverjas", "hands": SUITED, "trump": "S", "playing_team": 0})
+    res = ddcards.solve({"game": "klaverjas", "hands": SUITED, "trump": "S", "playing_team": 0})
     assert res.value == 262 and res.outcomes["pit"] and res.tricks == {"playing": 8, "other": 0}
 
 
 def test_analyse():
-    res = solver.solve(doc(), mode="best")
-    an = solver.analyse(doc(played=res.pv[:8]))
+    res = ddcards.solve(doc(), mode="best")
+    an = ddcards.analyse(doc(played=res.pv[:8]))
     assert an.initial_value == res.value == an.final_value and not an.mistakes
 
 
 def test_session_describes_seats():
-    session = solver.Position.from_dict(doc(played=["AC"])).session()
+    session = ddcards.Position.from_dict(doc(played=["AC"])).session()
     info = session.describe()
     assert "Klaverjas" in info["title"] and "trumps S" in info["title"]
     assert info["trick"] == ["AC"] and len(info["hands"]) == 4
@@ -171,28 +171,28 @@ def test_session_describes_seats():
 # --------------------------------------------------------------------------- DD table
 
 def test_dd_table_equals_single_solves():
-    engine = solver.Solver()
+    engine = ddcards.Solver()
     table = dd_table(doc(trump=None, playing_team=None), solver=engine)
     assert set(table["values"]) == {"S", "H", "D", "C"}
     for suit, row in table["values"].items():
         for team, value in enumerate(row):
-            single = solver.Solver().solve(doc(trump=suit, playing_team=team), mode="best")
+            single = ddcards.Solver().solve(doc(trump=suit, playing_team=team), mode="best")
             assert single.value == value, (suit, team)
-    assert table["hands"] == solver.Position.from_dict(doc()).to_dict()["hands"]
+    assert table["hands"] == ddcards.Position.from_dict(doc()).to_dict()["hands"]
 
 
 def test_dd_table_inputs():
-    pos = solver.Position.from_dict(doc())
+    pos = ddcards.Position.from_dict(doc())
     assert dd_table(pos)["values"] == dd_table(json.dumps(doc()))["values"]
     with pytest.raises(InvalidOptionError):
         dd_table(doc(played=["AC"]))
     with pytest.raises(InvalidOptionError):
         dd_table({"game": "marias", "hands": ["", "", ""]})
-    with pytest.raises(solver.SearchTimeout):
+    with pytest.raises(ddcards.SearchTimeout):
         dd_table(doc(), timeout=1e-9)
-    token = solver.CancelToken()
+    token = ddcards.CancelToken()
     token.cancel()
-    with pytest.raises(solver.SearchCancelled):
+    with pytest.raises(ddcards.SearchCancelled):
         dd_table(doc(), cancel=token)
     for bad in (0, -1, 2.0, True):
         with pytest.raises(InvalidOptionError, match="threads"):
@@ -201,16 +201,16 @@ def test_dd_table_inputs():
 
 def test_dd_table_threads():
     # Every thread count gives the same table; the caller's Solver serves one thread.
-    engine = solver.Solver(tt_mb=1)
+    engine = ddcards.Solver(tt_mb=1)
     one = dd_table(doc(), solver=engine)
     for threads in (2, 3, 8, 20):
         table = dd_table(doc(), solver=engine, threads=threads)
         assert table["values"] == one["values"] and table["nodes"] > 0, threads
-    with pytest.raises(solver.SearchTimeout):
+    with pytest.raises(ddcards.SearchTimeout):
         dd_table(doc(), threads=4, timeout=1e-9)
-    token = solver.CancelToken()
+    token = ddcards.CancelToken()
     token.cancel()
-    with pytest.raises(solver.SearchCancelled):
+    with pytest.raises(ddcards.SearchCancelled):
         dd_table(doc(), threads=2, cancel=token)
 
 
@@ -244,10 +244,10 @@ C_TRUMPS_2 = {"game": "klaverjas", "trump": "C", "playing_team": 0,
 ])
 def test_every_clause_is_named(deal, rules, played, rule, legal):
     d = dict(deal, rules=rules)
-    before = solver.Position.from_dict(dict(d, played=played[:-1]))
+    before = ddcards.Position.from_dict(dict(d, played=played[:-1]))
     assert sorted(before.legal_moves()) == sorted(legal)
     with pytest.raises(IllegalPlayError) as info:
-        solver.Position.from_dict(dict(d, played=played))
+        ddcards.Position.from_dict(dict(d, played=played))
     assert info.value.rule == rule and info.value.token == played[-1]
     assert "legal: " in str(info.value)
 
@@ -257,9 +257,9 @@ def test_every_clause_is_named(deal, rules, played, rule, legal):
 def test_c_roem_matches_the_reference():
     import random
 
-    from solver.games import _klaverjas
-    from solver.games.klaverjas import card_codes
-    from solver.notation import Card, Suit
+    from ddcards.games import _klaverjas
+    from ddcards.games.klaverjas import card_codes
+    from ddcards.notation import Card, Suit
     try:
         from tests.reference import klaverjas as ref
     except ImportError:
@@ -279,12 +279,12 @@ def test_c_roem_matches_the_reference():
 def test_boundary_bounds_are_sound():
     # Along the optimal line of a few deals, at every trick boundary: the quick bounds hold
     # the true future value, and a settled class agrees with the outcome.
-    engine = solver.Solver()
+    engine = ddcards.Solver()
     classes = set()
     for d in (DEAL, D_TRUMPS, C_TRUMPS, S_TRUMPS, dict(C_TRUMPS_2, rules="rotterdam")):
         res = engine.solve(d, mode="best")
         for n in range(0, 32, 4):
-            pos = solver.Position.from_dict(dict(d, played=res.pv[:n]))
+            pos = ddcards.Position.from_dict(dict(d, played=res.pv[:n]))
             info = pos.session().board.boundary_info()
             future = res.value - info["banked"]
             assert info["lo"] <= future <= info["hi"], (d, n, info, res.value)
@@ -294,19 +294,19 @@ def test_boundary_bounds_are_sound():
             if info["class"] == "nat":
                 assert res.value < 0
     assert {"open", "made", "nat"} <= classes
-    assert solver.Position.from_dict(doc(played=["AC"])).session().board.boundary_info() is None
+    assert ddcards.Position.from_dict(doc(played=["AC"])).session().board.boundary_info() is None
 
 
 def test_snap_keeps_exactly_the_values_a_deal_can_have():
     # Made: P - O (+ pit) is even and >= 2; nat: -(162 + roem) (- pit), roem a multiple of
     # 10.  The value search only tests and bounds such values (search core: GameOps.snap).
-    from solver.games import _klaverjas
+    from ddcards.games import _klaverjas
     possible = sorted(set(range(2, 500, 2)) | set(range(-162, -800, -10)))
     for v in range(-700, 480):
         assert _klaverjas.snap_value(v, True) == min(x for x in possible if x >= v), v
         assert _klaverjas.snap_value(v, False) == max(x for x in possible if x <= v), v
     # Every value the corpus deals reach is on that lattice.
-    engine = solver.Solver()
+    engine = ddcards.Solver()
     for d in (DEAL, D_TRUMPS, C_TRUMPS, S_TRUMPS):
         value = engine.solve(d, mode="best").value
         assert value in possible and _klaverjas.snap_value(value, True) == value

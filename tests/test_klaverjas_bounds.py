@@ -19,9 +19,9 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solver._core.search import Searcher
-from solver.games import _klaverjas
-from solver.games import klaverjas as kj
+from ddcards._core.search import Searcher
+from ddcards.games import _klaverjas
+from ddcards.games import klaverjas as kj
 
 try:
     from tests.reference import klaverjas as k

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-import solver
+import ddcards
 
 # --------------------------------------------------------------------------- helpers
 
@@ -22,7 +22,7 @@ def pos(doc, played=None, **changes):
     d = dict(doc, **changes)
     if played is not None:
         d["played"] = played.split() if isinstance(played, str) else list(played)
-    return solver.Position.from_dict(d)
+    return ddcards.Position.from_dict(d)
 
 
 def legal(doc, played=None, **changes):
@@ -31,10 +31,10 @@ def legal(doc, played=None, **changes):
 
 def assert_illegal(position, card, clause, *also):
     """Playing ``card`` raises IllegalPlayError naming the card and the clause."""
-    with pytest.raises(solver.IllegalPlayError) as info:
+    with pytest.raises(ddcards.IllegalPlayError) as info:
         position.play(card)
     err = info.value
-    assert isinstance(err, solver.DdcardsError) and isinstance(err, ValueError)
+    assert isinstance(err, ddcards.DdcardsError) and isinstance(err, ValueError)
     assert err.token == card
     assert card in str(err)
     assert clause in str(err)
@@ -43,25 +43,25 @@ def assert_illegal(position, card, clause, *also):
     # the same card in a `played` history is rejected the same way
     doc = position.to_dict()
     doc["played"] = doc["played"] + [card]
-    with pytest.raises(solver.IllegalPlayError) as info2:
-        solver.Position.from_dict(doc)
+    with pytest.raises(ddcards.IllegalPlayError) as info2:
+        ddcards.Position.from_dict(doc)
     assert info2.value.token == card and clause in str(info2.value)
     assert f"played[{len(doc['played']) - 1}]" in str(info2.value)
 
 
 def solve(doc, played=None, mode="all", **changes):
-    return solver.solve(pos(doc, played, **changes), mode=mode)
+    return ddcards.solve(pos(doc, played, **changes), mode=mode)
 
 
 # --------------------------------------------------------------------------- the seed's worked example
 
-SEED = solver.example("marias-seed")          # hearts Hra, the seed's line of play
-SEED_START = solver.example("marias-hra")     # the same deal, nothing played
+SEED = ddcards.example("marias-seed")          # hearts Hra, the seed's line of play
+SEED_START = ddcards.example("marias-hra")     # the same deal, nothing played
 
 
 def test_seed_documents_are_the_same_deal():
     start = dict(SEED, played=[])
-    assert solver.Position.from_dict(start) == solver.Position.from_dict(SEED_START)
+    assert ddcards.Position.from_dict(start) == ddcards.Position.from_dict(SEED_START)
     assert len(SEED["played"]) == 30
 
 
@@ -69,7 +69,7 @@ def test_seed_worked_example_first_trick():
     # Seat 0: AT.AKQ9.AT.87, seat 1: KQ.TJ87.KQ.AT, seat 2: J987..J987.QJ; hearts trump.
     p = pos(SEED_START)
     assert p.to_move == 0
-    assert set(p.legal_moves()) == set(solver.format_cards(solver.parse_hand("AT.AKQ9.AT.87")).split())
+    assert set(p.legal_moves()) == set(ddcards.format_cards(ddcards.parse_hand("AT.AKQ9.AT.87")).split())
     # Seat 0 leads QH (announcing 40: he holds KH). Seat 1 must follow hearts and beat
     # the Ober: of TH JH 8H 7H only the Ten is higher.
     p = p.play("QH")
@@ -80,7 +80,7 @@ def test_seed_worked_example_first_trick():
     # Seat 2 has no hearts = no trumps: any of his ten cards.
     p = p.play("TH")
     assert p.to_move == 2
-    assert set(p.legal_moves()) == set(solver.format_cards(solver.parse_hand("J987..J987.QJ")).split())
+    assert set(p.legal_moves()) == set(ddcards.format_cards(ddcards.parse_hand("J987..J987.QJ")).split())
     # The trick goes to seat 1 (TH), who leads the next one.
     p = p.play("7S")
     assert p.to_move == 1
@@ -97,7 +97,7 @@ def test_seed_worked_example_final_scores():
     # Defenders: 30 in cards + 10 for the last trick = 40 (no marriage: they never led K/O).
     p = pos(SEED)
     assert p.to_move is None and p.legal_moves() == []
-    res = solver.solve(p)
+    res = ddcards.solve(p)
     assert res.value == 50
     assert res.scores == {"declarer": 90, "defenders": 40}
     assert res.tricks == {"declarer": 6, "defenders": 4}
@@ -127,7 +127,7 @@ R3 = {"game": "marias", "contract": "betl",
 def test_rule1_leader_plays_any_card():
     for doc in (R1, R2, R3):
         p = pos(doc, [])
-        assert set(p.legal_moves()) == set(solver.format_cards(solver.parse_hand(doc["hands"][0])).split())
+        assert set(p.legal_moves()) == set(ddcards.format_cards(ddcards.parse_hand(doc["hands"][0])).split())
 
 
 def test_rule2_follow_suit_when_you_cannot_beat():
@@ -223,7 +223,7 @@ def test_rule4_free_discard_void_in_led_suit_and_trumps():
     assert set(p.legal_moves()) == {"QC", "JC", "9C", "8C"}
     assert_illegal(p, "QD", "must trump")
     # ... while in Betl there are no trumps: a free discard of any of his ten cards.
-    assert legal(R3, "7H 9H") == set(solver.format_cards(solver.parse_hand(R3["hands"][2])).split())
+    assert legal(R3, "7H 9H") == set(ddcards.format_cards(ddcards.parse_hand(R3["hands"][2])).split())
 
 
 def test_betl_durch_rank_order_ten_between_nine_and_unter():
@@ -250,13 +250,13 @@ def test_betl_no_trumps_follow_or_discard():
 
 def test_illegal_cards_not_in_hand():
     p = pos(R1, "AS")
-    with pytest.raises(solver.IllegalPlayError) as info:
+    with pytest.raises(ddcards.IllegalPlayError) as info:
         p.play("JH")                          # seat 0's card, seat 1 to play
     assert info.value.token == "JH" and "seat 0" in str(info.value)
-    with pytest.raises(solver.IllegalPlayError) as info:
+    with pytest.raises(ddcards.IllegalPlayError) as info:
         p.play("QD")                          # in the talon
     assert info.value.token == "QD" and "talon" in str(info.value)
-    with pytest.raises(solver.IllegalPlayError) as info:
+    with pytest.raises(ddcards.IllegalPlayError) as info:
         pos(R1, "AS KS QS").play("AS")        # already played
     assert info.value.token == "AS" and "already been played" in str(info.value)
 
@@ -504,7 +504,7 @@ def test_durch_endgame_two_tricks():
     assert res.won is True and res.settlement == [20, -10, -10]
     p = pos(DURCH_E, DURCH_E["played"] + ["QS"])
     assert p.legal_moves() == ["KS"]
-    res = solver.solve(p)
+    res = ddcards.solve(p)
     assert res.value == -1 and res.won is False and res.settlement == [-20, 10, 10]
 
 
@@ -521,15 +521,15 @@ def test_marriage_on_lead_scores_20_or_40_in_trumps(lead, follow):
     #   spades trump: the marriage is in trumps, 40 -> 120 / 10, value 110;
     #   diamonds trump: a plain marriage, 20 -> 100 / 10, value 90.
     line = A7 + [lead, "TS", "9S", "JS", "KC", follow, "QC", "KH", "QH"]
-    res = solver.solve(pos(BASE_A, line))
+    res = ddcards.solve(pos(BASE_A, line))
     assert res.scores == {"declarer": 120, "defenders": 10} and res.value == 110
-    res = solver.solve(pos(BASE_A, line, trump="D"))
+    res = ddcards.solve(pos(BASE_A, line, trump="D"))
     assert res.scores == {"declarer": 100, "defenders": 10} and res.value == 90
 
 
 def test_marriage_on_lead_in_the_seed():
     # The seed line's 90 for the declarer is 50 in cards + 40 for QH led holding KH.
-    res = solver.solve(pos(SEED))
+    res = ddcards.solve(pos(SEED))
     assert res.scores["declarer"] == 50 + 40
 
 
@@ -537,9 +537,9 @@ def test_marriage_on_follow_only_with_the_option():
     # In the seed line seat 1 follows QS holding KS (trick 5) and QD holding KD (trick 7).
     # Default: no marriage for a follower -> 90 / 40.  With marriage_on_follow:
     # defenders 40 + 20 + 20 = 80, value 90 - 80 = 10.
-    res = solver.solve(pos(SEED, options={"marriage_on_follow": False}))
+    res = ddcards.solve(pos(SEED, options={"marriage_on_follow": False}))
     assert res.scores == {"declarer": 90, "defenders": 40} and res.value == 50
-    res = solver.solve(pos(SEED, options={"marriage_on_follow": True}))
+    res = ddcards.solve(pos(SEED, options={"marriage_on_follow": True}))
     assert res.scores == {"declarer": 90, "defenders": 80} and res.value == 10
     assert res.won is True
 
@@ -556,7 +556,7 @@ def test_defenders_marriage_on_lead_and_king_without_queen():
 def test_betl_has_no_marriages():
     # The seed deal as Betl: seat 0 leads QH holding KH — nothing scored; values are ±1
     # and scores are tricks.
-    res = solver.solve(pos(SEED_START, [], contract="betl", trump=None), mode="best")
+    res = ddcards.solve(pos(SEED_START, [], contract="betl", trump=None), mode="best")
     assert res.value in (1, -1)
     assert res.value_kind == "outcome"
     assert set(res.scores) == {"declarer", "defenders"}
@@ -599,15 +599,15 @@ def test_lost_hra_finished_deal():
            "hands": ["987.987.J987.", "AKT.AKT.AKT.A", "QJ.QJ.Q.KQJT9"], "talon": "8C 7C",
            "played": ("7S AS JS TS QS 8S AH JH 7H TH QH 8H AD QD 7D TD 9C 8D "
                       "TC 9S AC KS JC 9H QC JD KH KC 9D KD").split()}
-    res = solver.solve(pos(doc))
+    res = ddcards.solve(pos(doc))
     assert res.value == -130
     assert res.scores == {"declarer": 0, "defenders": 130}
     assert res.tricks == {"declarer": 0, "defenders": 10}
     assert res.won is False
     assert res.settlement == [-2, 1, 1]
-    res = solver.solve(pos(doc, flek=1))
+    res = ddcards.solve(pos(doc, flek=1))
     assert res.settlement == [-4, 2, 2]
-    res = solver.solve(pos(doc, flek=2))
+    res = ddcards.solve(pos(doc, flek=2))
     assert res.settlement == [-8, 4, 4]
 
 

@@ -1,4 +1,4 @@
-"""Tests for solver.notation (RULES.md §0)."""
+"""Tests for ddcards.notation (RULES.md §0)."""
 from __future__ import annotations
 
 import copy
@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import solver.notation
-from solver.errors import DdcardsError, InvalidCardError, NotationError
-from solver.notation import (
+import ddcards.notation
+from ddcards.errors import DdcardsError, InvalidCardError, NotationError
+from ddcards.notation import (
     DECK, Card, Rank, Suit, format_cards, format_hand, parse_cards, parse_hand,
 )
 
@@ -20,7 +20,7 @@ S, H, D, C = Suit
 
 
 def test_doctests_run() -> None:
-    result = doctest.testmod(solver.notation)
+    result = doctest.testmod(ddcards.notation)
     assert result.attempted > 10
     assert result.failed == 0
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import solver
+import ddcards
 
 CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus"
 
@@ -21,7 +21,7 @@ def corpus(contract: str, n: int) -> list[dict]:
     return [json.loads(line) for line in lines]
 
 
-def answers(engine: solver.Solver, docs: list[dict], **kw) -> list[tuple]:
+def answers(engine: ddcards.Solver, docs: list[dict], **kw) -> list[tuple]:
     out = []
     for doc in docs:
         res = engine.solve(doc, mode="all", **kw)
@@ -42,17 +42,17 @@ def mixed() -> list[dict]:
 
 
 def test_tiny_table_gives_the_same_answers(mixed):
-    assert answers(solver.Solver(tt_mb=1), mixed) == answers(solver.Solver(tt_mb=32), mixed)
+    assert answers(ddcards.Solver(tt_mb=1), mixed) == answers(ddcards.Solver(tt_mb=32), mixed)
 
 
 def test_table_shared_across_deals_gives_the_same_answers(mixed):
-    fresh = answers(solver.Solver(), mixed)
-    shared = answers(solver.Solver(), mixed, keep_tt=True)
+    fresh = answers(ddcards.Solver(), mixed)
+    shared = answers(ddcards.Solver(), mixed, keep_tt=True)
     assert shared == fresh
 
 
 def test_value_modes_agree_on_full_deals():
-    engine = solver.Solver()
+    engine = ddcards.Solver()
     for doc in corpus("hra", 10) + corpus("betl", 5):
         every = engine.solve(doc, mode="all")
         optimal = engine.solve(doc, mode="optimal")
@@ -64,12 +64,12 @@ def test_value_modes_agree_on_full_deals():
 
 
 def test_pv_reaches_the_value_on_full_deals():
-    engine = solver.Solver()
+    engine = ddcards.Solver()
     for doc in corpus("hra", 10):
         res = engine.solve(doc)
         assert len(res.pv) == 30
         assert res.scores["declarer"] - res.scores["defenders"] == res.value
-        pos = solver.Position.from_dict(doc)
+        pos = ddcards.Position.from_dict(doc)
         for move in res.pv:                       # every card of the line is legal
             pos = pos.play(move)
         assert pos.over and engine.solve(pos).value == res.value

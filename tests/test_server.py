@@ -1,6 +1,6 @@
 """End-to-end tests of the gRPC service against a real server on an ephemeral loopback port.
 
-Every value is checked against ``solver.solve`` / ``solver.analyse`` on the same
+Every value is checked against ``ddcards.solve`` / ``ddcards.analyse`` on the same
 position. Timing assertions are only generous bounds for promptness.
 """
 from __future__ import annotations
@@ -15,18 +15,16 @@ from concurrent.futures import ThreadPoolExecutor
 import grpc
 import pytest
 
-import solver  # noqa: E402
-if not hasattr(solver, "solve"):
-    pytest.skip("solver API (solver.solve) not built yet", allow_module_level=True)
+import ddcards
 
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc  # noqa: E402
 
 from _server_helpers import marias_deal, marias_position, running_server  # noqa: E402
-from server import convert  # noqa: E402
-from server._proto.ddcards.v1 import ddcards_pb2 as pb  # noqa: E402
-from server.client import Client  # noqa: E402
-from solver.errors import DdcardsError  # noqa: E402
+from ddcards.server import convert  # noqa: E402
+from ddcards.v1 import ddcards_pb2 as pb  # noqa: E402
+from ddcards.client import Client  # noqa: E402
+from ddcards.errors import DdcardsError  # noqa: E402
 
 # Full deals among the slowest of the seeded corpus (tens of ms each in mode "all"):
 # long enough to be mid-search when a tiny deadline or a cancel arrives; a
@@ -60,7 +58,7 @@ def positions():
 
 
 def _direct(doc, mode="all"):
-    return solver.solve(solver.Position.from_dict(doc), mode=mode)
+    return ddcards.solve(ddcards.Position.from_dict(doc), mode=mode)
 
 
 def _quick_doc():
@@ -101,7 +99,7 @@ def test_solve_matches_the_library(client, positions, mode):
                 m.move: (m.value, m.optimal) for m in want.moves}
         # The principal variation is a legal line that starts with an optimal move.
         assert got["pv"] and got["pv"][0] in set(_direct(doc, "all").optimal_moves)
-        position = solver.Position.from_dict(doc)
+        position = ddcards.Position.from_dict(doc)
         for move in got["pv"]:
             position = position.play(move)
 
@@ -109,7 +107,7 @@ def test_solve_matches_the_library(client, positions, mode):
 def test_solve_all_values_every_legal_move(client, positions):
     doc = positions[0]
     got = client.solve(doc, mode="all", as_dict=False)
-    legal = set(map(str, solver.Position.from_dict(doc).legal_moves()))
+    legal = set(map(str, ddcards.Position.from_dict(doc).legal_moves()))
     assert {m.move.notation for m in got.moves} == legal
     assert all(m.HasField("value") for m in got.moves)
     best = max(m.value for m in got.moves) if got.to_move == 0 else min(m.value for m in got.moves)
@@ -136,7 +134,7 @@ def test_position_forms_agree(client, positions):
     for move in doc["played"]:
         structured.played.add(card=convert.card_message(move))
     by_struct = client.solve(structured)
-    by_position = client.solve(solver.Position.from_dict(doc))
+    by_position = client.solve(ddcards.Position.from_dict(doc))
     for other in (by_json, by_struct, by_position):
         assert other["value"] == by_doc["value"] and other["scores"] == by_doc["scores"]
         assert set(other["optimal_moves"]) == set(by_doc["optimal_moves"])
@@ -151,10 +149,10 @@ def test_solve_with_an_alias_and_the_enum(client, positions):
     assert got["value"] == _direct(doc).value and got["game"] == "marias"
 
 
-@pytest.mark.parametrize("name", solver.example_names() if hasattr(solver, "example_names") else [])
+@pytest.mark.parametrize("name", ddcards.example_names())
 def test_every_shipped_example_solves_as_in_the_library(client, name):
     """Every game's example positions go through the same service code (no per-game code)."""
-    doc = solver.example(name)
+    doc = ddcards.example(name)
     doc = doc.to_dict() if hasattr(doc, "to_dict") else doc
     for mode in ("all", "best"):
         got = client.solve(doc, mode=mode)
@@ -170,7 +168,7 @@ def test_every_shipped_example_solves_as_in_the_library(client, name):
 def test_analyse_play_matches_the_library(client):
     doc = marias_position(21, 10)  # a whole recorded deal
     got = client.analyse(doc)
-    want = solver.analyse(solver.Position.from_dict(doc))
+    want = ddcards.analyse(ddcards.Position.from_dict(doc))
     assert got["initial_value"] == want.initial_value and got["final_value"] == want.final_value
     assert len(got["steps"]) == len(want.steps) == len(doc["played"])
     for g, w in zip(got["steps"], want.steps):
@@ -207,9 +205,9 @@ def test_solve_stream_empty(client):
 # ---------------------------------------------------------------- SolveTable
 
 def test_solve_table_klaverjas(client):
-    from solver.ddtable import dd_table
+    from ddcards.ddtable import dd_table
 
-    deal = solver.example("klaverjas")
+    deal = ddcards.example("klaverjas")
     table = client.solve_table(deal)
     assert table["game"] == "klaverjas" and table["rules"] == "amsterdam"
     assert table["values"] == dd_table(deal)["values"]
@@ -222,11 +220,11 @@ def test_solve_table_klaverjas(client):
 
 def test_solve_table_bad_requests(client):
     with pytest.raises(grpc.RpcError) as info:
-        client.solve_table(solver.example("marias-hra"))
+        client.solve_table(ddcards.example("marias-hra"))
     assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert "dd_table covers Klaverjas deals" in info.value.details()
     with pytest.raises(grpc.RpcError) as info:
-        client.solve_table(dict(solver.example("klaverjas"), played=["AS"]))
+        client.solve_table(dict(ddcards.example("klaverjas"), played=["AS"]))
     assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "AS" in info.value.details()
 
 
@@ -242,9 +240,9 @@ def test_list_games(client):
     assert marias.game == pb.GAME_MARIAS
     assert {c.contract for c in marias.contracts} >= {pb.CONTRACT_HRA, pb.CONTRACT_BETL, pb.CONTRACT_DURCH}
     assert set(raw.modes) == {pb.SOLVE_MODE_BEST, pb.SOLVE_MODE_OPTIMAL, pb.SOLVE_MODE_ALL}
-    # Exactly what the library lists: games come from solver.list_games(), not from server code.
-    assert [g.name for g in raw.games] == [g.name for g in solver.list_games()]
-    for info in solver.list_games():
+    # Exactly what the library lists: games come from ddcards.list_games(), not from server code.
+    assert [g.name for g in raw.games] == [g.name for g in ddcards.list_games()]
+    for info in ddcards.list_games():
         listed = next(g for g in raw.games if g.name == info.name)
         assert [o.name for o in listed.options] == [o.name for o in info.options]
 
@@ -275,8 +273,8 @@ def test_concurrent_clients(server, positions):
 
 
 def _direct_seconds(doc, mode="all"):
-    position = solver.Position.from_dict(doc)
-    return min(solver.solve(position, mode=mode).elapsed for _ in range(3))
+    position = ddcards.Position.from_dict(doc)
+    return min(ddcards.solve(position, mode=mode).elapsed for _ in range(3))
 
 
 def test_deadline_mid_search(client, server):
@@ -383,7 +381,7 @@ def _bad_requests():
 @pytest.mark.parametrize("case, doc, token", _bad_requests(), ids=[c[0] for c in _bad_requests()])
 def test_bad_request(client, case, doc, token):
     with pytest.raises(DdcardsError) as direct:
-        solver.Position.from_dict(doc)
+        ddcards.Position.from_dict(doc)
     for send in (doc, json.dumps(doc)):
         with pytest.raises(grpc.RpcError) as info:
             client.solve(send)

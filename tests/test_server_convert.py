@@ -9,9 +9,9 @@ import grpc
 import pytest
 
 
-from server import convert  # noqa: E402
-from server._proto.ddcards.v1 import ddcards_pb2 as pb  # noqa: E402
-from solver.errors import (  # noqa: E402
+from ddcards.server import convert  # noqa: E402
+from ddcards.v1 import ddcards_pb2 as pb  # noqa: E402
+from ddcards.errors import (  # noqa: E402
     DdcardsError,
     IllegalPlayError,
     InvalidCardError,
@@ -190,7 +190,7 @@ def test_position_to_doc_writes_only_set_fields():
 def test_game_name_and_enum():
     assert convert.position_to_doc(pb.Position(game_name="mariáš"))["game"] == "mariáš"
     assert convert.position_to_doc(pb.Position(game=pb.GAME_KLAVERJAS))["game"] == "klaverjas"
-    # Both set: they must agree (the server checks aliases with solver.find_game).
+    # Both set: they must agree (the server checks aliases with ddcards.find_game).
     same = convert.position_to_doc(pb.Position(game_name="Marias", game=pb.GAME_MARIAS))
     assert same["game"] == "Marias"
     with pytest.raises(DdcardsError, match="disagree"):

@@ -1,4 +1,4 @@
-"""`python -m server` as a process: flags, reflection-ready startup, SIGTERM/SIGINT drain and exit."""
+"""`python -m ddcards.server` as a process: flags, reflection-ready startup, SIGTERM/SIGINT drain and exit."""
 from __future__ import annotations
 
 import os
@@ -12,28 +12,25 @@ from pathlib import Path
 import grpc
 import pytest
 
-import solver  # noqa: E402
-if not hasattr(solver, "solve"):
-    pytest.skip("solver API (solver.solve) not built yet", allow_module_level=True)
+import ddcards
 
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
 
 from _server_helpers import marias_deal, marias_position  # noqa: E402
-from server.client import Client  # noqa: E402
-from server.main import build_parser, default_workers  # noqa: E402
+from ddcards.client import Client  # noqa: E402
+from ddcards.server.main import build_parser, default_workers  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _env():
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
 
 def _start(tmp_path, *args):
     log = open(tmp_path / "server.log", "w+")
-    proc = subprocess.Popen([sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", *args],
+    proc = subprocess.Popen([sys.executable, "-m", "ddcards.server", "--host", "127.0.0.1", "--port", "0", *args],
                             cwd=ROOT, env=_env(), stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -50,7 +47,7 @@ def _start(tmp_path, *args):
 
 def test_parser_defaults():
     args = build_parser().parse_args([])
-    assert (args.host, args.port, args.workers, args.tt_mb, args.max_concurrent) == ("127.0.0.1", 50051, None, solver.api.DEFAULT_TT_MB, None)
+    assert (args.host, args.port, args.workers, args.tt_mb, args.max_concurrent) == ("127.0.0.1", 50051, None, ddcards.api.DEFAULT_TT_MB, None)
     args = build_parser().parse_args(["--port", "6000", "--host", "::", "--workers", "3", "--tt-mb", "8",
                                       "--max-concurrent", "5", "--grace", "2"])
     assert (args.host, args.port, args.workers, args.tt_mb, args.max_concurrent, args.grace) == ("::", 6000, 3, 8, 5, 2.0)
@@ -59,7 +56,7 @@ def test_parser_defaults():
 
 @pytest.mark.parametrize("flag", ["--workers", "--max-concurrent", "--tt-mb"])
 def test_bad_flags_exit_2(flag):
-    proc = subprocess.run([sys.executable, "-m", "server", "--port", "0", flag, "0"], cwd=ROOT, env=_env(),
+    proc = subprocess.run([sys.executable, "-m", "ddcards.server", "--port", "0", flag, "0"], cwd=ROOT, env=_env(),
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and flag in proc.stderr
 
@@ -72,10 +69,10 @@ def test_signal_drains_and_exits(tmp_path, signum):
             status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10).status
             assert status == health_pb2.HealthCheckResponse.SERVING
         docs = [marias_deal(seed, trump="H") for seed in (95, 79, 180)] * 6
-        want = [solver.solve(doc).value for doc in docs[:3]]
+        want = [ddcards.solve(doc).value for doc in docs[:3]]
         with Client(f"127.0.0.1:{port}", timeout=120) as client:
             quick = marias_position(3, 6)
-            assert client.solve(quick)["value"] == solver.solve(quick).value
+            assert client.solve(quick)["value"] == ddcards.solve(quick).value
             stream = client.solve_many(docs)
             outcomes = [next(stream)]          # a call is in flight
             proc.send_signal(signum)

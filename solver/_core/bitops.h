@@ -52,6 +52,30 @@ static inline uint64_t dd_pext64(uint64_t x, uint64_t mask) {
 #endif
 }
 
+/* The instruction sets this file was compiled for, as a word list
+ * (ddcards._core.search.BUILD_FEATURES: which build of the kernels runs). */
+#if defined(__POPCNT__)
+#define DD_F_POPCNT " popcnt"
+#else
+#define DD_F_POPCNT ""
+#endif
+#if defined(__BMI2__)
+#define DD_F_BMI2 " bmi2"
+#else
+#define DD_F_BMI2 ""
+#endif
+#if defined(__AVX2__)
+#define DD_F_AVX2 " avx2"
+#else
+#define DD_F_AVX2 ""
+#endif
+#if defined(__AVX512F__)
+#define DD_F_AVX512 " avx512f"
+#else
+#define DD_F_AVX512 ""
+#endif
+#define DD_BUILD_FEATURES ("base" DD_F_POPCNT DD_F_BMI2 DD_F_AVX2 DD_F_AVX512)
+
 /* Zeroed memory for a transposition table.  Huge pages (where the kernel
  * grants them) spare the search most TLB misses on random probes; touching
  * every page up front keeps page faults out of the timed search. */

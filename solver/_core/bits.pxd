@@ -13,6 +13,7 @@ cdef extern from "bitops.h" nogil:
     uint64_t dd_mix64(uint64_t z)
     void dd_prefetch(const void* p)
     void* dd_table_alloc(size_t bytes)
+    const char* DD_BUILD_FEATURES
 
 
 cdef inline int cards_high_to_low(uint32_t mask, int* out) noexcept nogil:

@@ -7,7 +7,7 @@
 # the table key and quick bounds on what is left.  Values are from the point
 # of view of the maximising side ("MAX"); the game decides who that is.
 from libc.stdint cimport uint64_t
-from solver._core.tt cimport TTable
+from ddcards._core.tt cimport TTable
 
 cdef enum:
     MAX_MOVES = 64

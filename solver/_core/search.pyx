@@ -24,9 +24,13 @@ from libc.stdint cimport uint64_t
 from libc.string cimport memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from solver._core.tt cimport (TTable, TTEntry, TT_NO_MOVE, TT_WAYS, tt_init, tt_free,
+from ddcards._core.tt cimport (TTable, TTEntry, TT_NO_MOVE, TT_WAYS, tt_init, tt_free,
                               tt_new_generation, tt_probe, tt_store)
-from solver.errors import SearchCancelled, SearchTimeout
+from ddcards._core.bits cimport DD_BUILD_FEATURES
+from ddcards.errors import SearchCancelled, SearchTimeout
+
+#: The instruction sets this module was compiled for ("base popcnt bmi2 avx2"...).
+BUILD_FEATURES = (<bytes> DD_BUILD_FEATURES).decode()
 
 cdef extern from *:
     ctypedef int volatile_int "volatile int"

@@ -23,7 +23,7 @@
 from libc.stdint cimport uint8_t, int16_t, uint64_t
 from libc.stdlib cimport free
 from libc.string cimport memset
-from solver._core.bits cimport dd_mix64, dd_table_alloc
+from ddcards._core.bits cimport dd_mix64, dd_table_alloc
 
 cdef enum:
     TT_WAYS = 2          # 2 x 32 bytes: a bucket is one cache line

@@ -5,7 +5,7 @@ import json
 from importlib import resources
 from typing import Any
 
-from solver.errors import InvalidOptionError
+from ddcards.errors import InvalidOptionError
 
 
 def example_names() -> list[str]:

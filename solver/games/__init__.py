@@ -3,14 +3,19 @@ from __future__ import annotations
 
 import unicodedata
 
-from solver.errors import InvalidOptionError
-from solver.games.base import Game, GameInfo, OptionInfo
+from ddcards._kernels import kernel_path
+
+# The games' C modules come in builds per CPU level: see ddcards._kernels.
+__path__ = kernel_path(__path__)
+
+from ddcards.errors import InvalidOptionError
+from ddcards.games.base import Game, GameInfo, OptionInfo
 
 __all__ = ["Game", "GameInfo", "OptionInfo", "find_game", "list_games", "get_game"]
 
 
 def _registry() -> dict[str, Game]:
-    from solver.games import klaverjas, marias
+    from ddcards.games import klaverjas, marias
     return {g.info.name: g for g in (marias.GAME, klaverjas.GAME)}
 
 

@@ -8,9 +8,9 @@ hand; a game adds only its rules-specific explanation of an illegal card.
 """
 from __future__ import annotations
 
-from solver.errors import IllegalPlayError, InvalidCardError, NotationError
-from solver.games.base import Session
-from solver.notation import Card
+from ddcards.errors import IllegalPlayError, InvalidCardError, NotationError
+from ddcards.games.base import Session
+from ddcards.notation import Card
 
 
 class CardSession(Session):

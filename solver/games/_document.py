@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from solver.errors import InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
-from solver.games.base import GameInfo, OptionInfo
-from solver.notation import Card, Rank, format_hand, parse_cards, parse_hand
+from ddcards.errors import InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
+from ddcards.games.base import GameInfo, OptionInfo
+from ddcards.notation import Card, Rank, format_hand, parse_cards, parse_hand
 
 
 def check_fields(doc: Mapping[str, Any], fields: Sequence[str], game: str) -> None:

@@ -126,9 +126,9 @@ root equivalence (``k_equivalent``) is the same test with equal points.
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from solver._core.tt cimport TTable, TT_AUX_BYTES, tt_bucket
-from solver._core.bits cimport dd_prefetch, cards_high_to_low, dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
-from solver._core.search cimport (Board, GameOps, sort_moves, VALUE_INF, NODE_INNER, NODE_BOUNDARY,
+from ddcards._core.tt cimport TTable, TT_AUX_BYTES, tt_bucket
+from ddcards._core.bits cimport dd_prefetch, cards_high_to_low, dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
+from ddcards._core.search cimport (Board, GameOps, sort_moves, VALUE_INF, NODE_INNER, NODE_BOUNDARY,
                                   NODE_TERMINAL, MAX_MOVES)
 
 # Debug switches (tests compare searches with features turned off).
@@ -1848,7 +1848,7 @@ KLAVERJAS_OPS.use_table = k_use_table
 
 
 cdef class KlaverjasBoard(Board):
-    """A Klaverjas deal in C form, searchable by solver._core.search.Searcher.
+    """A Klaverjas deal in C form, searchable by ddcards._core.search.Searcher.
 
     hands: four uint32 masks (card = suit * 8 + power, see the module doc);
     trump: suit index; playing: the playing team (0: seats 0 and 2, 1: seats

@@ -11,8 +11,8 @@ Seat 0 is the declarer (the maximising side); seats 1 and 2 defend together.
 from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from solver._core.bits cimport cards_high_to_low, dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
-from solver._core.search cimport (Board, GameOps, sort_moves, NODE_INNER, NODE_BOUNDARY, NODE_SMALL,
+from ddcards._core.bits cimport cards_high_to_low, dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
+from ddcards._core.search cimport (Board, GameOps, sort_moves, NODE_INNER, NODE_BOUNDARY, NODE_SMALL,
                                   NODE_TERMINAL, MAX_MOVES)
 
 # Objectives: what the search measures.
@@ -509,7 +509,7 @@ MARIAS_OPS.node_info = m_node_info
 
 
 cdef class MariasBoard(Board):
-    """A Mariáš position in C form, searchable by solver._core.search.Searcher.
+    """A Mariáš position in C form, searchable by ddcards._core.search.Searcher.
 
     hands: three uint32 masks (seat 0 = declarer); trump: suit index or -1;
     objective: OBJ_*; talon_points: points banked by the defenders up front.

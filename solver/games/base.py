@@ -3,7 +3,7 @@
 A game module is thin: it validates a position document into a *setup*,
 builds the C board the search core runs on, names moves, explains why a move
 is illegal, and turns the end of a line of play into scores and a settlement.
-The search, the table and the bookkeeping are shared (solver._core).
+The search, the table and the bookkeeping are shared (ddcards._core).
 """
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ class Session(ABC):
     whenever it needs to search or look ahead.
     """
 
-    board: Any            # a solver._core.search.Board subclass
+    board: Any            # a ddcards._core.search.Board subclass
     history: list[str]
     trick_size: int | None = None      # cards per trick (None: not a trick game)
     side_names: tuple[str, ...] = ()

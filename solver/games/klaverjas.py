@@ -29,13 +29,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from solver.errors import IllegalPlayError, InvalidOptionError
-from solver.games import _klaverjas
-from solver.games._document import (check_deal, check_fields, check_hand_sizes, hands_field, options_field,
+from ddcards.errors import IllegalPlayError, InvalidOptionError
+from ddcards.games import _klaverjas
+from ddcards.games._document import (check_deal, check_fields, check_hand_sizes, hands_field, options_field,
                                     played_field)
-from solver.games._cards import CardSession
-from solver.games.base import Game, GameInfo, LineSummary
-from solver.notation import Card, Rank, Suit, format_cards, format_hand
+from ddcards.games._cards import CardSession
+from ddcards.games.base import Game, GameInfo, LineSummary
+from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 
 DECK = tuple(Card(rank, suit) for suit in Suit for rank in Rank if rank != Rank.SIX)
 HAND_SIZE = 8

@@ -1,6 +1,6 @@
 """A small Python client for the ddcards gRPC service.
 
-    from server.client import Client
+    from ddcards.client import Client
 
     with Client("127.0.0.1:50051") as client:
         result = client.solve({"game": "marias", "hands": [...], "talon": "7S 8D",
@@ -8,7 +8,7 @@
         print(result["value"], result["optimal_moves"])
 
 A position is given as a position document (dict, RULES.md §0), its JSON
-text, a ``ddcards.v1.Position`` message or a ``solver.Position``. Results are
+text, a ``ddcards.v1.Position`` message or a ``ddcards.Position``. Results are
 plain dicts shaped like the solver's result documents (``as_dict=False``
 returns the response messages). Errors are raised as ``grpc.RpcError``
 (``.code()``, ``.details()``; INVALID_ARGUMENT details name the bad token).
@@ -21,9 +21,9 @@ from typing import Any
 
 import grpc
 
-from server import convert
-from server._proto.ddcards.v1 import ddcards_pb2 as pb
-from server._proto.ddcards.v1 import ddcards_pb2_grpc as pb_grpc
+from ddcards.server import convert
+from ddcards.v1 import ddcards_pb2 as pb
+from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
 
 __all__ = ["Client", "pb"]
 
@@ -35,7 +35,7 @@ def _source(position: Any) -> dict[str, Any]:
     if isinstance(position, str):
         return {"document_json": position}
     if not isinstance(position, Mapping) and hasattr(position, "to_dict"):
-        position = position.to_dict()  # solver.Position
+        position = position.to_dict()  # ddcards.Position
     if isinstance(position, Mapping):
         message = convert.doc_to_position(position)
         if message is not None:

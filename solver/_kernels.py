@@ -1,0 +1,77 @@
+"""Which build of the search kernels this process runs.
+
+A portable build holds the search's extension modules twice (see setup.py):
+compiled for any x86-64 CPU, in each package's folder, and for x86-64-v3
+(AVX2, BMI1/2: CPUs from 2013 on), in a ``_x86_64_v3`` folder beside them.
+The packages that hold kernels (``ddcards._core``, ``ddcards.games``) put
+that folder first on their ``__path__`` when the CPU can run it, so the same
+import finds the faster file; both builds are the same module.
+
+``DDCARDS_KERNEL=baseline`` (or ``x86-64-v3``) forces one, e.g. to compare
+them; the default, ``auto``, takes the fastest the CPU runs.
+"""
+from __future__ import annotations
+
+import os
+
+__all__ = ["KERNELS", "requested", "runnable", "selected", "kernel_path"]
+
+#: kernel name -> the folder its modules are in, beside the baseline's
+KERNELS = {"baseline": "", "x86-64-v3": "_x86_64_v3"}
+ENV = "DDCARDS_KERNEL"
+
+_selected: str | None = None
+
+
+def requested() -> str:
+    """The kernel asked for by ``DDCARDS_KERNEL`` (``auto`` if unset)."""
+    value = os.environ.get(ENV, "auto").strip().lower() or "auto"
+    if value != "auto" and value not in KERNELS:
+        raise ImportError(f"{ENV}={value!r}: choose auto, {', '.join(KERNELS)}")
+    return value
+
+
+def runnable(kernel: str) -> bool:
+    """Can this CPU run `kernel`?"""
+    if kernel in ("auto", "baseline"):
+        return True
+    from ddcards._cpuid import supports_x86_64_v3
+
+    return kernel == "x86-64-v3" and supports_x86_64_v3()
+
+
+def selected() -> str:
+    """The kernel this process loads (decided once, at the first import)."""
+    global _selected
+    if _selected is None:
+        want = requested()
+        if want == "auto":
+            want = "x86-64-v3" if runnable("x86-64-v3") else "baseline"
+        elif not runnable(want):
+            raise ImportError(f"{ENV}={want}: this CPU cannot run the {want} build of the search")
+        _selected = want
+    return _selected
+
+
+def kernel_path(path: list[str]) -> list[str]:
+    """A kernel package's ``__path__`` with the selected build's folder first (if it was built)."""
+    folder = KERNELS[selected()]
+    if not folder or not path:
+        return list(path)
+    extra = os.path.join(path[0], folder)
+    if os.path.isdir(extra):
+        return [extra, *path]
+    return list(path)
+
+
+def loaded() -> str:
+    """The build the search modules actually came from: the selected one, or
+    ``baseline`` when this installation has no separate build for it (a
+    native or non-x86 build keeps a single one)."""
+    import ddcards._core.search as search
+
+    folder = os.path.basename(os.path.dirname(search.__file__))
+    for name, sub in KERNELS.items():
+        if sub and folder == sub:
+            return name
+    return "baseline"
