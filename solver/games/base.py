@@ -76,6 +76,10 @@ class Session(ABC):
     def seat_role(self, seat: int) -> str:
         return ""
 
+    def score(self) -> dict[str, int]:
+        """What the history has scored so far, by side name (card points, tricks, ...)."""
+        return {}
+
     def verdict(self, value: int, won: bool, value_kind: str) -> str:
         """A few words on the outcome for people, e.g. "declarer wins"."""
         if value_kind == "outcome":
