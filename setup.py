@@ -60,12 +60,13 @@ def base_flags():
 
 
 def variants():
-    """(folder, compiler flags) of each build of the search kernels."""
+    """(kernel name, folder, compiler flags) of each build of the search kernels."""
     if DEBUG or not X86_64:
-        return [("", [])]
+        return [("baseline", "", [])]
     if NATIVE:
-        return [("", ["-march=native"])]
-    return [("", ["-march=x86-64", "-mtune=generic"]), (V3_FOLDER, [f"-march={V3_LEVEL}", "-mtune=generic"])]
+        return [("baseline", "", ["-march=native"])]
+    return [("baseline", "", ["-march=x86-64", "-mtune=generic"]),
+            (V3_LEVEL, V3_FOLDER, [f"-march={V3_LEVEL}", "-mtune=generic"])]
 
 
 def cython_include_dir():
@@ -112,7 +113,7 @@ def extensions():
     # goes: the module inside is still ddcards._core.search.
     out = []
     for ext in cythonized:
-        for folder, flags in variants():
+        for _, folder, flags in variants():
             if folder and ext.name in BASELINE_ONLY:
                 continue
             copy = Extension(_variant_name(ext.name, folder), list(ext.sources),
@@ -227,24 +228,21 @@ class BuildExt(build_ext):
             root = os.path.join(os.path.abspath(self.build_lib), "ddcards")
         if not os.path.exists(os.path.join(root, "__init__.py")):
             raise RuntimeError(f"no built package to profile in {root}")
-        # Import the folder as the package ddcards, whatever it is called here.
-        boot = ("import importlib.util, runpy, sys; "
-                f"spec = importlib.util.spec_from_file_location('ddcards', {os.path.join(root, '__init__.py')!r}, "
-                f"submodule_search_locations=[{root!r}]); "
-                "module = importlib.util.module_from_spec(spec); sys.modules['ddcards'] = module; "
-                "spec.loader.exec_module(module); "
-                "runpy.run_module('ddcards._profile_workload', run_name='__main__')")
-        kernels = [folder or "baseline" for folder, _ in variants()]
-        for kernel in kernels:
+        # The folder as the package ddcards, whatever it is called here (its
+        # __init__ not run yet: the probe must not load a kernel).
+        package = ("import importlib.util, runpy, sys; "
+                   f"spec = importlib.util.spec_from_file_location('ddcards', {os.path.join(root, '__init__.py')!r}, "
+                   f"submodule_search_locations=[{root!r}]); "
+                   "module = importlib.util.module_from_spec(spec); sys.modules['ddcards'] = module; ")
+        probe = package + "import ddcards._kernels as k; sys.exit(0 if k.runnable(k.requested()) else 3)"
+        workload = package + "spec.loader.exec_module(module); runpy.run_module('ddcards._profile_workload', run_name='__main__')"
+        for kernel, _, _ in variants():
             env = dict(os.environ, DDCARDS_KERNEL=kernel)
-            probe = subprocess.run([sys.executable, "-c", boot + "; import ddcards._kernels as k; "
-                                    "sys.exit(0 if k.runnable(k.requested()) else 3)"],
-                                   cwd=HERE, env=env, timeout=120) if kernel != "baseline" else None
-            if probe is not None and probe.returncode == 3:
+            if subprocess.run([sys.executable, "-c", probe], cwd=HERE, env=env, timeout=120).returncode == 3:
                 print(f"ddcards: this CPU cannot run the {kernel} kernel; it is built without a profile",
                       file=sys.stderr)
                 continue
-            subprocess.run([sys.executable, "-c", boot], cwd=HERE, env=env, check=True, timeout=600)
+            subprocess.run([sys.executable, "-c", workload], cwd=HERE, env=env, check=True, timeout=600)
 
 
 class BuildPy(build_py):

@@ -23,8 +23,9 @@ HERE = Path(__file__).resolve()
 
 
 def measure(repo: str, deals: int, tables: int) -> None:
-    sys.path.insert(0, repo)
-    import ddcards
+    sys.path.insert(0, str(HERE.parent))
+    from _checkout import import_checkout
+    ddcards = import_checkout(repo)
     from ddcards.position import Position
     assert ddcards.__file__.startswith(repo), ddcards.__file__
     engine = ddcards.Solver()

@@ -330,9 +330,17 @@ def cmd_serve(argv: list[str]) -> int:
     return serve_main(argv) or EXIT_OK
 
 
+def version_text() -> str:
+    """The version and the build of the search kernels this process runs."""
+    from ddcards import _kernels
+    from ddcards._core.search import BUILD_FEATURES
+
+    return f"ddcards {ddcards.__version__} ({_kernels.loaded()} kernels: {BUILD_FEATURES})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ddcards", description="Double-dummy solver for Mariáš and Klaverjas (Central-European card games).")
-    parser.add_argument("--version", action="version", version=f"ddcards {ddcards.__version__}")
+    parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def common(p: argparse.ArgumentParser, example: str = "marias-hra") -> None:
