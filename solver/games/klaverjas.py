@@ -71,7 +71,8 @@ INFO = GameInfo(
     contracts=(CONTRACT,),
     objectives={CONTRACT: ("points",)},
     options=(),
-    aliases=("klaverjassen", "klaverjas amsterdam", "klaverjas rotterdam", "jassen"),
+    # Not "klaverjas rotterdam": a name must not seem to choose the rules, which `rules` alone does.
+    aliases=("klaverjassen", "jassen"),
     sides=("playing", "other"),
     value_doc="playing team's final score - other team's (roem, last trick, pit and nat included)",
 )
