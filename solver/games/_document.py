@@ -17,8 +17,8 @@ FIELDS_RULE = "docs/RULES.md §0.6 rule 2: a position holds only its game's fiel
 HANDS_RULE = "docs/RULES.md §0.6 rule 3: one hand per seat"
 OPTIONS_RULE = ("docs/RULES.md §0.6 rule 4: options are the game's own, of the option's type, "
                 "and apply to the contract")
-CARD_LIST_RULE = "docs/RULES.md §0.3 rule 2: a list of cards is text such as '7S 8D' or a list of cards"
-HAND_RULE = "docs/RULES.md §0.4 rule 1: a hand is text such as 'AKT.987..QJ' or a list of cards"
+CARD_LIST_RULE = "docs/RULES.md §0.3 rule 2: a list of cards is text such as '7S 8D', or a list of cards"
+HAND_RULE = "docs/RULES.md §0.4 rules 1 and 3: a hand is written like 'AKT.987..QJ', or is a list of cards"
 DEALT_ONCE_RULE = "docs/RULES.md §0.5 rule 3: each card is dealt once"
 HAND_SIZE_RULE = "docs/RULES.md §0.5 rule 4: every hand holds the game's number of cards for card play"
 HISTORY_RULE = "docs/RULES.md §0.7 rule 1: played is a list of cards, or one string of cards"
@@ -38,8 +38,8 @@ def cards_field(value: Any, what: str) -> tuple[Card, ...]:
         return parse_cards(value)
     if isinstance(value, (list, tuple)):
         return parse_cards([v if isinstance(v, Card) else str(v) for v in value])
-    raise NotationError(f"{what} must be a string of cards such as '7S 8D' or a list of cards, "
-                        f"not {value!r:.40} ({CARD_LIST_RULE})", token=repr(value), rule=CARD_LIST_RULE)
+    raise NotationError(f"{what} is not a list of cards: {value!r:.40} ({CARD_LIST_RULE})",
+                        token=repr(value), rule=CARD_LIST_RULE)
 
 
 def hand_field(value: Any, seat: int) -> tuple[Card, ...]:
@@ -50,7 +50,7 @@ def hand_field(value: Any, seat: int) -> tuple[Card, ...]:
         cards = cards_field(value, f"hand {seat}")
         format_hand(cards)          # rejects a card given twice
         return cards
-    raise NotationError(f"hand {seat} must be a string such as 'AKT.987..QJ', not {value!r:.40} ({HAND_RULE})",
+    raise NotationError(f"hand {seat} is not a hand: {value!r:.40} ({HAND_RULE})",
                         token=repr(value), rule=HAND_RULE)
 
 
@@ -138,7 +138,7 @@ def played_field(doc: Mapping[str, Any]) -> tuple[str, ...]:
     elif isinstance(raw, (list, tuple)):
         tokens = [str(p) for p in raw]
     else:
-        raise NotationError(f"played must be a list of cards, not {raw!r:.40} ({HISTORY_RULE})", token=repr(raw),
+        raise NotationError(f"played is not a list of cards: {raw!r:.40} ({HISTORY_RULE})", token=repr(raw),
                             rule=HISTORY_RULE)
     played = []
     for ply, token in enumerate(tokens):

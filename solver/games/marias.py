@@ -110,9 +110,8 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     if objective is None:
         objective = contract
     if not isinstance(objective, str) or objective.lower() not in INFO.objectives[contract]:
-        raise InvalidOptionError(f"objective {objective!r} does not apply to {contract} (choose "
-                                 f"{', '.join(INFO.objectives[contract])}; {OBJECTIVE_RULE})", token=str(objective),
-                                 rule=OBJECTIVE_RULE)
+        raise InvalidOptionError(f"objective {objective!r} does not apply to {contract} ({OBJECTIVE_RULE})",
+                                 token=str(objective), rule=OBJECTIVE_RULE)
     objective = objective.lower()
 
     flek = doc.get("flek", 0)
@@ -136,7 +135,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
 
     check_deal([(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("talon", talon)], "Mariáš",
                deck_rule=DECK_RULE)
-    check_hand_sizes(hands, HAND_SIZE, "Mariáš", " for card play (forehand's 12 less the 2 discarded)")
+    check_hand_sizes(hands, HAND_SIZE, "Mariáš", " for card play, forehand's 12 less the 2 discarded")
     if len(talon) != TALON_SIZE:
         shown = f" ({format_cards(talon)})" if talon else ""
         raise InvalidDealError(f"the talon holds {TALON_SIZE} cards, not {len(talon)}{shown} ({TALON_RULE})",
