@@ -7,7 +7,7 @@
                                "contract": "hra", "trump": "H"}, mode="all")
         print(result["value"], result["optimal_moves"])
 
-A position is given as a position document (dict, RULES.md §0), its JSON
+A position is given as a position document (dict, docs/RULES.md §0.6), its JSON
 text, a ``ddcards.v1.Position`` message or a ``ddcards.Position``. Results are
 plain dicts shaped like the solver's result documents (``as_dict=False``
 returns the response messages). Errors are raised as ``grpc.RpcError``

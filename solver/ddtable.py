@@ -1,6 +1,6 @@
 """Double-dummy tables: the value of a deal for every trump suit and playing team.
 
-Klaverjas (RULES.md §2) is the game with a table: the same 32 cards are worth something
+Klaverjas (docs/RULES.md §2) is the game with a table: the same 32 cards are worth something
 different for each of the 4 trump suits and for each of the 2 teams choosing them, so the
 table holds 8 exact values, each from the view of that playing team (its final score minus
 the other team's, roem, last trick, pit and nat included):

@@ -17,7 +17,7 @@ class DdcardsError(ValueError):
 
 
 class NotationError(DdcardsError):
-    """Text that is not valid notation (RULES.md §0)."""
+    """Text that is not valid notation (docs/RULES.md §0)."""
 
 
 class InvalidCardError(NotationError):

@@ -1,4 +1,4 @@
-"""Card notation (RULES.md §0): suits, ranks, cards, card lists and hands.
+"""Card notation (docs/RULES.md §0): suits, ranks, cards, card lists and hands.
 
 Suits are ``S H D C`` and ranks ``6 7 8 9 T J Q K A``; a card is a rank then
 a suit. Parsing is forgiving about aliases and case, formatting is canonical:
@@ -34,12 +34,14 @@ __all__ = [
     "parse_cards", "format_cards", "parse_hand", "format_hand",
 ]
 
-RANK_RULE = "ranks 6 7 8 9 T J Q K A, aliases 10 X U O"
-SUIT_RULE = "suits S H D C or ♠ ♥ ♦ ♣, or a native name such as hearts, Herz, červené, wino"
-CARD_SUIT_RULE = "suits S H D C or ♠ ♥ ♦ ♣"
-CARD_RULE = "a card is a rank then a suit, e.g. 'TH' or '10♥'"
-HAND_RULE = "a hand lists 4 suits S.H.D.C separated by 3 dots"
-DUPLICATE_RULE = "a hand holds each card once"
+# The clauses of docs/RULES.md §0 that notation errors cite (as `.rule`, and in the message).
+RANK_RULE = "docs/RULES.md §0.2 rule 1: ranks 6 7 8 9 T J Q K A, aliases 10 X U O"
+SUIT_RULE = ("docs/RULES.md §0.1 rule 2: suits S H D C or ♠ ♥ ♦ ♣, or a native name such as hearts, Herz, "
+             "červené, wino")
+CARD_SUIT_RULE = "docs/RULES.md §0.1 rule 1: suits S H D C or ♠ ♥ ♦ ♣"
+CARD_RULE = "docs/RULES.md §0.3 rule 1: a card is a rank then a suit, e.g. 'TH' or '10♥'"
+HAND_RULE = "docs/RULES.md §0.4 rule 1: a hand lists 4 suits S.H.D.C separated by 3 dots"
+DUPLICATE_RULE = "docs/RULES.md §0.4 rule 2: a hand holds each card once"
 
 
 class Suit(IntEnum):
@@ -152,13 +154,13 @@ class Card:
         >>> Card.parse("AZ")
         Traceback (most recent call last):
         ...
-        ddcards.errors.InvalidCardError: unknown card 'AZ': 'Z' is not a suit (suits S H D C or ♠ ♥ ♦ ♣)
+        ddcards.errors.InvalidCardError: unknown card 'AZ': 'Z' is not a suit (docs/RULES.md §0.1 rule 1: suits S H D C or ♠ ♥ ♦ ♣)
         """
         _require_text(text, "card", "'TH'")
         token = text.strip()
         body = token.replace("\ufe0f", "").replace("\ufe0e", "")  # emoji presentation: "♥️"
         if not body:
-            raise InvalidCardError(f"empty card {text!r}: {CARD_RULE}", token=text, rule=CARD_RULE)
+            raise InvalidCardError(f"empty card {text!r} ({CARD_RULE})", token=text, rule=CARD_RULE)
         split = 2 if body.startswith("10") else 1
         rank_text, suit_text = body[:split], body[split:]
         rank = _RANKS.get(rank_text.upper())
@@ -168,7 +170,7 @@ class Card:
         suit = _CARD_SUITS.get(suit_text.casefold())
         if suit is None:
             if not suit_text:
-                raise InvalidCardError(f"unknown card {token!r}: no suit; {CARD_RULE}",
+                raise InvalidCardError(f"unknown card {token!r}: no suit ({CARD_RULE})",
                                        token=token, rule=CARD_RULE)
             raise InvalidCardError(f"unknown card {token!r}: {suit_text!r} is not a suit ({CARD_SUIT_RULE})",
                                    token=token, rule=CARD_SUIT_RULE)
@@ -236,14 +238,14 @@ def parse_hand(text: str) -> tuple[Card, ...]:
     >>> parse_hand("AK.Q")
     Traceback (most recent call last):
     ...
-    ddcards.errors.NotationError: hand 'AK.Q' has 2 suits; a hand lists 4 suits S.H.D.C separated by 3 dots
+    ddcards.errors.NotationError: hand 'AK.Q' has 2 suits (docs/RULES.md §0.4 rule 1: a hand lists 4 suits S.H.D.C separated by 3 dots)
     """
     _require_text(text, "hand", "'AKT.987..QJ'")
     hand = text.strip()
     parts = hand.split(".")
     if len(parts) != 4:
         count = f"{len(parts)} suit" + ("s" if len(parts) != 1 else "")
-        raise NotationError(f"hand {hand!r} has {count}; {HAND_RULE}", token=hand, rule=HAND_RULE)
+        raise NotationError(f"hand {hand!r} has {count} ({HAND_RULE})", token=hand, rule=HAND_RULE)
     cards: list[Card] = []
     for suit, part in zip(Suit, parts):
         if part == "-":
@@ -259,7 +261,7 @@ def parse_hand(text: str) -> tuple[Card, ...]:
                     token=token, rule=RANK_RULE)
             card = _CANONICAL[suit * 16 + rank]
             if card in cards:
-                raise NotationError(f"card '{card}' appears twice in hand {hand!r}; {DUPLICATE_RULE}",
+                raise NotationError(f"card '{card}' appears twice in hand {hand!r} ({DUPLICATE_RULE})",
                                     token=str(card), rule=DUPLICATE_RULE)
             cards.append(card)
     return tuple(cards)
@@ -276,7 +278,7 @@ def format_hand(cards: Iterable[Card]) -> str:
     seen: set[Card] = set()
     for card in cards:
         if card in seen:
-            raise NotationError(f"card '{card}' appears twice; {DUPLICATE_RULE}",
+            raise NotationError(f"card '{card}' appears twice ({DUPLICATE_RULE})",
                                 token=str(card), rule=DUPLICATE_RULE)
         seen.add(card)
     high_first = sorted(seen, reverse=True)

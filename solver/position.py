@@ -1,4 +1,4 @@
-"""Position: a fully known deal and the actions played so far (RULES.md §0)."""
+"""Position: a fully known deal and the actions played so far (docs/RULES.md §0.6)."""
 from __future__ import annotations
 
 import json

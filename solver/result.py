@@ -1,4 +1,4 @@
-"""Results of a solve and of a play analysis (RULES.md §0 result document)."""
+"""Results of a solve and of a play analysis (docs/RULES.md §0.9, §0.10)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

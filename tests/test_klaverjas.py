@@ -65,15 +65,17 @@ def test_bad_documents(change, error, token):
 
 @pytest.mark.parametrize("played,rule,words", [
     # seat 0 leads AC; seat 1 holds clubs (TC 7C) and plays a spade
-    (["AC", "KS"], "amsterdam rule 1: follow suit", "must follow suit"),
+    (["AC", "KS"], "docs/RULES.md §2.4 rule 2: holding the led suit you must play it", "must follow suit"),
     # seat 0 leads 9D (trumps are spades); seat 1 follows KD... seat 2 void in diamonds? no:
     # seat 2 holds TD.  Trumps led: seat 0 leads AS; seat 1 holds KS JS 9S, must beat AS: 9S, JS
-    (["AS", "KS"], "amsterdam rule 1: overtrump when trumps are led", "higher than AS"),
+    (["AS", "KS"], "docs/RULES.md §2.4 rule 2: on a trump lead, beat every trump in the trick if you can",
+     "higher than AS"),
     # seat 0 leads KH; seat 1 has no hearts and an opponent (seat 0) wins: he must trump
-    (["KH", "KD"], "amsterdam rule 3: opponent winning, must trump", "must trump"),
+    (["KH", "KD"], "docs/RULES.md §2.4 rule 4: opponent winning, you must trump", "must trump"),
     # seat 0 leads KH, seat 1 trumps with 9S; seat 2 follows AH; seat 3 (void in hearts? no:
     # QH 8H 7H) must follow suit
-    (["KH", "9S", "AH", "QC"], "amsterdam rule 1: follow suit", "must follow suit"),
+    (["KH", "9S", "AH", "QC"], "docs/RULES.md §2.4 rule 2: holding the led suit you must play it",
+     "must follow suit"),
 ])
 def test_illegal_play_names_the_clause(played, rule, words):
     with pytest.raises(IllegalPlayError) as info:
@@ -94,14 +96,16 @@ def test_illegal_play_partner_winning_and_rotterdam():
     assert sorted(pos.legal_moves()) == ["AC", "AD", "JD", "KC", "KD", "QD"]
     with pytest.raises(IllegalPlayError) as info:
         ddcards.Position.from_dict(dict(d, played=["KS", "AH", "7S", "7H"]))
-    assert info.value.rule == "amsterdam rule 2: partner winning, no undertrump"
+    assert info.value.rule == ("docs/RULES.md §2.4 rule 3: partner winning, no undertrump while you hold "
+                               "another card")
     assert "lower than AH" in str(info.value)
     # ... which Rotterdam obliges him to do: he must trump and cannot overtrump AH
     pos = ddcards.Position.from_dict(dict(d, rules="rotterdam", played=["KS", "AH", "7S"]))
     assert sorted(pos.legal_moves()) == ["7H", "8H"]
     with pytest.raises(IllegalPlayError) as info:
         ddcards.Position.from_dict(dict(d, rules="rotterdam", played=["KS", "AH", "7S", "AD"]))
-    assert info.value.rule == "rotterdam void: must trump"
+    assert info.value.rule == ("docs/RULES.md §2.5 rule 1: Rotterdam, void: you must trump, even when your "
+                               "partner is winning")
     assert "even when your partner is winning" in str(info.value)
     # Amsterdam, opponent winning with a trump: overtrump, else another suit
     pos = ddcards.Position.from_dict(dict(d, played=["KS", "AH"]))       # seat 3 follows
@@ -226,21 +230,27 @@ C_TRUMPS_2 = {"game": "klaverjas", "trump": "C", "playing_team": 0,
 
 
 @pytest.mark.parametrize("deal,rules,played,rule,legal", [
-    (D_TRUMPS, "amsterdam", ["QD", "AH"], "amsterdam rule 1: follow suit", ["AD", "9D", "JD"]),
-    (D_TRUMPS, "amsterdam", ["QD", "8D"], "amsterdam rule 1: overtrump when trumps are led",
+    (D_TRUMPS, "amsterdam", ["QD", "AH"], "docs/RULES.md §2.4 rule 2: holding the led suit you must play it",
      ["AD", "9D", "JD"]),
+    (D_TRUMPS, "amsterdam", ["QD", "8D"],
+     "docs/RULES.md §2.4 rule 2: on a trump lead, beat every trump in the trick if you can", ["AD", "9D", "JD"]),
     (C_TRUMPS, "amsterdam", ["QD", "KD", "TD", "8D", "9D", "QC", "AD", "8C"],
-     "amsterdam rule 2: partner winning, no undertrump", ["9C", "JC", "JH", "QS", "TC", "TH"]),
+     "docs/RULES.md §2.4 rule 3: partner winning, no undertrump while you hold another card",
+     ["9C", "JC", "JH", "QS", "TC", "TH"]),
     (S_TRUMPS, "amsterdam", ["AD", "9D", "7D", "TD", "JD", "QS", "AH"],
-     "amsterdam rule 3: opponent winning, must overtrump", ["AS", "KS"]),
-    (D_TRUMPS, "amsterdam", ["7S", "AH"], "amsterdam rule 3: opponent winning, must trump",
+     "docs/RULES.md §2.4 rule 4: opponent winning, you must overtrump if you can", ["AS", "KS"]),
+    (D_TRUMPS, "amsterdam", ["7S", "AH"], "docs/RULES.md §2.4 rule 4: opponent winning, you must trump",
      ["8D", "9D", "AD", "JD"]),
     (C_TRUMPS_2, "amsterdam", ["QS", "JS", "9S", "7S", "TS", "9C", "KC"],
-     "amsterdam rule 3: opponent winning, no undertrump", ["7D", "8D", "JD", "KH", "QH", "TD"]),
-    (D_TRUMPS, "rotterdam", ["QH", "JD"], "rotterdam rule 1: follow suit", ["7H", "AH", "JH"]),
+     "docs/RULES.md §2.4 rule 4: opponent winning, play another suit rather than undertrump",
+     ["7D", "8D", "JD", "KH", "QH", "TD"]),
+    (D_TRUMPS, "rotterdam", ["QH", "JD"], "docs/RULES.md §2.4 rule 2: holding the led suit you must play it",
+     ["7H", "AH", "JH"]),
     (C_TRUMPS, "rotterdam", ["QD", "KD", "TD", "8D", "JD", "QC", "AD", "8C"],
-     "rotterdam void: must overtrump", ["9C", "JC", "TC"]),
-    (D_TRUMPS, "rotterdam", ["7S", "AH"], "rotterdam void: must trump", ["8D", "9D", "AD", "JD"]),
+     "docs/RULES.md §2.5 rule 2: Rotterdam, void: you must overtrump if you can", ["9C", "JC", "TC"]),
+    (D_TRUMPS, "rotterdam", ["7S", "AH"],
+     "docs/RULES.md §2.5 rule 1: Rotterdam, void: you must trump, even when your partner is winning",
+     ["8D", "9D", "AD", "JD"]),
 ])
 def test_every_clause_is_named(deal, rules, played, rule, legal):
     d = dict(deal, rules=rules)

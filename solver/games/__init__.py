@@ -13,6 +13,8 @@ from ddcards.games.base import Game, GameInfo, OptionInfo
 
 __all__ = ["Game", "GameInfo", "OptionInfo", "find_game", "list_games", "get_game"]
 
+GAME_RULE = "docs/RULES.md §0.6 rule 1: game names the game by its name or an alias"
+
 
 def _registry() -> dict[str, Game]:
     from ddcards.games import klaverjas, marias
@@ -33,14 +35,14 @@ def get_game(name: object) -> Game:
     if _GAMES is None:
         _GAMES = _registry()
     if not isinstance(name, str) or not name.strip():
-        raise InvalidOptionError(f"a position names its game (field 'game': one of {', '.join(_GAMES)})",
-                                 token=repr(name), rule="game")
+        raise InvalidOptionError(f"a position names its game (field 'game': one of {', '.join(_GAMES)}; {GAME_RULE})",
+                                 token=repr(name), rule=GAME_RULE)
     key = _fold(name)
     for game in _GAMES.values():
         if key == game.info.name or key in (_fold(a) for a in game.info.aliases):
             return game
-    raise InvalidOptionError(f"unknown game '{name}' (supported: {', '.join(_GAMES)})", token=name,
-                             rule="supported games")
+    raise InvalidOptionError(f"unknown game '{name}' (supported: {', '.join(_GAMES)}; {GAME_RULE})", token=name,
+                             rule=GAME_RULE)
 
 
 def find_game(name: str) -> GameInfo:

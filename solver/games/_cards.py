@@ -12,9 +12,14 @@ from ddcards.errors import IllegalPlayError, InvalidCardError, NotationError
 from ddcards.games.base import Session
 from ddcards.notation import Card
 
+# The clauses of docs/RULES.md that errors about the history cite.
+OWN_CARD_RULE = "docs/RULES.md §0.7 rule 2: the seat to move plays a card from its own hand"
+DEAL_OVER_RULE = "docs/RULES.md §0.7 rule 4: once every card has been played, nothing more may be played"
+
 
 class CardSession(Session):
     deck_title = ""              # "Mariáš": for "not in the ... deck"
+    deck_rule = ""               # the clause naming the game's deck
     all_tricks = ""              # "all ten tricks": for "the deal is over"
     _code: dict[Card, int]
     _card: dict[int, Card]
@@ -30,8 +35,8 @@ class CardSession(Session):
     def move_code(self, token: str) -> int:
         card = Card.parse(token)
         if card not in self._code:
-            raise InvalidCardError(f"card '{card}' is not in the {self.deck_title} deck (32 cards, 7 to A)",
-                                   token=str(card), rule="32-card deck")
+            raise InvalidCardError(f"card '{card}' is not in the {self.deck_title} deck ({self.deck_rule})",
+                                   token=str(card), rule=self.deck_rule)
         return self._code[card]
 
     def _cards(self, mask: int) -> list[Card]:
@@ -76,15 +81,17 @@ class CardSession(Session):
         hands = st["hands"]
         if hands[seat] >> self._code[card] & 1:
             return self._illegal_in_hand(card, where)
+        rule = OWN_CARD_RULE
         if not any(hands):
             why = f"the deal is over: {self.all_tricks} have been played"
+            rule = DEAL_OVER_RULE
         else:
             owner = next((s for s, mask in enumerate(hands) if mask >> self._code[card] & 1), None)
             if owner is not None:
                 why = f"that card is in seat {owner}'s hand, not seat {seat}'s"
             else:
                 why = self._where_else(card) or "that card has already been played"
-        return IllegalPlayError(f"{where}: {why}", token=str(card), rule="play a card from your hand")
+        return IllegalPlayError(f"{where}: {why} ({rule})", token=str(card), rule=rule)
 
     def _where_else(self, card: Card) -> str | None:
         """Where a card in nobody's hand and never played lies (Mariáš: the talon)."""

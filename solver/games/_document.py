@@ -1,4 +1,4 @@
-"""Reading the fields every game's position document shares (RULES.md §0).
+"""Reading the fields every game's position document shares (docs/RULES.md §0).
 
 Each reader checks one field and raises a DdcardsError naming the token and
 the rule; a game module strings them together with its own rules.
@@ -12,13 +12,24 @@ from ddcards.errors import InvalidCardError, InvalidDealError, InvalidOptionErro
 from ddcards.games.base import GameInfo, OptionInfo
 from ddcards.notation import Card, Rank, format_hand, parse_cards, parse_hand
 
+# The clauses of docs/RULES.md that errors about the shared fields cite.
+FIELDS_RULE = "docs/RULES.md §0.6 rule 2: a position holds only its game's fields"
+HANDS_RULE = "docs/RULES.md §0.6 rule 3: one hand per seat"
+OPTIONS_RULE = ("docs/RULES.md §0.6 rule 4: options are the game's own, of the option's type, "
+                "and apply to the contract")
+CARD_LIST_RULE = "docs/RULES.md §0.3 rule 2: a list of cards is text such as '7S 8D', or a list of cards"
+HAND_RULE = "docs/RULES.md §0.4 rules 1 and 3: a hand is written like 'AKT.987..QJ', or is a list of cards"
+DEALT_ONCE_RULE = "docs/RULES.md §0.5 rule 3: each card is dealt once"
+HAND_SIZE_RULE = "docs/RULES.md §0.5 rule 4: every hand holds the game's number of cards for card play"
+HISTORY_RULE = "docs/RULES.md §0.7 rule 1: played is a list of cards, or one string of cards"
+
 
 def check_fields(doc: Mapping[str, Any], fields: Sequence[str], game: str) -> None:
     """Every key of `doc` is one of the game's `fields`."""
     for key in doc:
         if key not in fields:
-            raise InvalidOptionError(f"field '{key}' does not apply to {game} (fields: {', '.join(fields)})",
-                                     token=str(key), rule=f"fields of a {game} position")
+            raise InvalidOptionError(f"field '{key}' does not apply to {game} (fields: {', '.join(fields)}; "
+                                     f"{FIELDS_RULE})", token=str(key), rule=FIELDS_RULE)
 
 
 def cards_field(value: Any, what: str) -> tuple[Card, ...]:
@@ -27,8 +38,8 @@ def cards_field(value: Any, what: str) -> tuple[Card, ...]:
         return parse_cards(value)
     if isinstance(value, (list, tuple)):
         return parse_cards([v if isinstance(v, Card) else str(v) for v in value])
-    raise NotationError(f"{what} must be a string of cards such as '7S 8D' or a list of cards, "
-                        f"not {value!r:.40}", token=repr(value), rule="card list")
+    raise NotationError(f"{what} is not a list of cards: {value!r:.40} ({CARD_LIST_RULE})",
+                        token=repr(value), rule=CARD_LIST_RULE)
 
 
 def hand_field(value: Any, seat: int) -> tuple[Card, ...]:
@@ -39,24 +50,24 @@ def hand_field(value: Any, seat: int) -> tuple[Card, ...]:
         cards = cards_field(value, f"hand {seat}")
         format_hand(cards)          # rejects a card given twice
         return cards
-    raise NotationError(f"hand {seat} must be a string such as 'AKT.987..QJ', not {value!r:.40}",
-                        token=repr(value), rule="hand notation")
+    raise NotationError(f"hand {seat} is not a hand: {value!r:.40} ({HAND_RULE})",
+                        token=repr(value), rule=HAND_RULE)
 
 
 def hands_field(doc: Mapping[str, Any], count: int, size: int, title: str) -> tuple[tuple[Card, ...], ...]:
     """`count` hands of `size` cards each (sizes checked after the deck, see check_deal)."""
     raw = doc.get("hands")
     if not isinstance(raw, (list, tuple)):
-        raise InvalidDealError(f"{title} needs a list of {count} hands (field 'hands'), got {raw!r:.60}",
-                               token="hands", rule=f"{count} players")
+        raise InvalidDealError(f"{title} needs a list of {count} hands (field 'hands'), got {raw!r:.60} "
+                               f"({HANDS_RULE})", token="hands", rule=HANDS_RULE)
     if len(raw) != count:
-        raise InvalidDealError(f"{title} needs {count} hands (field 'hands'), got {len(raw)}", token="hands",
-                               rule=f"{count} players")
+        raise InvalidDealError(f"{title} needs {count} hands (field 'hands'), got {len(raw)} ({HANDS_RULE})",
+                               token="hands", rule=HANDS_RULE)
     return tuple(hand_field(h, seat) for seat, h in enumerate(raw))
 
 
-def check_deal(places: Iterable[tuple[str, Sequence[Card]]], title: str, *, deck_rule: str = "32 cards, 7 to A",
-               lowest: Rank = Rank.SEVEN) -> None:
+def check_deal(places: Iterable[tuple[str, Sequence[Card]]], title: str, *,
+               deck_rule: str = "docs/RULES.md §0.5 rule 2: the game's deck", lowest: Rank = Rank.SEVEN) -> None:
     """No card below `lowest` (not in the deck) and no card twice across `places` (where, cards)."""
     seen: dict[Card, str] = {}
     for where, cards in places:
@@ -65,16 +76,16 @@ def check_deal(places: Iterable[tuple[str, Sequence[Card]]], title: str, *, deck
                 raise InvalidCardError(f"card '{card}' in {where} is not in the {title} deck ({deck_rule})",
                                        token=str(card), rule=deck_rule)
             if card in seen:
-                raise InvalidDealError(f"card '{card}' is dealt twice ({seen[card]} and {where})",
-                                       token=str(card), rule="each card once")
+                raise InvalidDealError(f"card '{card}' is dealt twice, in {seen[card]} and {where} ({DEALT_ONCE_RULE})",
+                                       token=str(card), rule=DEALT_ONCE_RULE)
             seen[card] = where
 
 
 def check_hand_sizes(hands: Sequence[Sequence[Card]], size: int, title: str, why: str = "") -> None:
     for seat, hand in enumerate(hands):
         if len(hand) != size:
-            raise InvalidDealError(f"hand {seat} has {len(hand)} cards; {title} hands hold {size}{why}",
-                                   token=f"hand {seat}", rule=f"{size} cards a hand")
+            raise InvalidDealError(f"hand {seat} has {len(hand)} cards; {title} hands hold {size}{why} "
+                                   f"({HAND_SIZE_RULE})", token=f"hand {seat}", rule=HAND_SIZE_RULE)
 
 
 def option_value(info: OptionInfo, value: Any) -> Any:
@@ -82,14 +93,14 @@ def option_value(info: OptionInfo, value: Any) -> Any:
     ok = {"bool": isinstance(value, bool), "int": isinstance(value, int) and not isinstance(value, bool),
           "str": isinstance(value, str)}[info.type]
     if not ok:
-        raise InvalidOptionError(f"option '{info.name}' takes a {info.type}, not {value!r}",
-                                 token=info.name, rule="option type")
+        raise InvalidOptionError(f"option '{info.name}' takes a {info.type}, not {value!r} ({OPTIONS_RULE})",
+                                 token=info.name, rule=OPTIONS_RULE)
     if info.choices and value not in info.choices:
-        raise InvalidOptionError(f"option '{info.name}' is one of {', '.join(info.choices)}, not {value!r}",
-                                 token=str(value), rule="option choices")
+        raise InvalidOptionError(f"option '{info.name}' is one of {', '.join(info.choices)}, not {value!r} "
+                                 f"({OPTIONS_RULE})", token=str(value), rule=OPTIONS_RULE)
     if info.type == "int" and value < 0:
-        raise InvalidOptionError(f"option '{info.name}' must not be negative ({value})",
-                                 token=str(value), rule="option range")
+        raise InvalidOptionError(f"option '{info.name}' must not be negative ({value}; {OPTIONS_RULE})",
+                                 token=str(value), rule=OPTIONS_RULE)
     return value
 
 
@@ -103,18 +114,18 @@ def options_field(doc: Mapping[str, Any], info: GameInfo, *,
     if raw is None:
         raw = {}
     if not isinstance(raw, Mapping):
-        raise InvalidOptionError(f"options must be an object of variant names to values, not {raw!r:.40}",
-                                 token=repr(raw), rule="options")
+        raise InvalidOptionError(f"options must be an object of variant names to values, not {raw!r:.40} "
+                                 f"({OPTIONS_RULE})", token=repr(raw), rule=OPTIONS_RULE)
     options = {opt.name: opt.default for opt in info.options}
     for name, value in raw.items():
         opt = info.option(name)
         if opt is None:
             known = ", ".join(o.name for o in info.options) or "none"
-            raise InvalidOptionError(f"unknown option '{name}' for {info.name} (options: {known})",
-                                     token=str(name), rule=f"options of {info.name}")
+            raise InvalidOptionError(f"unknown option '{name}' for {info.name} (options: {known}; {OPTIONS_RULE})",
+                                     token=str(name), rule=OPTIONS_RULE)
         if not_here and name in not_here:
-            raise InvalidOptionError(f"option '{name}' does not apply here: {not_here[name]}",
-                                     token=str(name), rule="options that apply")
+            raise InvalidOptionError(f"option '{name}' does not apply here: {not_here[name]} ({OPTIONS_RULE})",
+                                     token=str(name), rule=OPTIONS_RULE)
         options[name] = option_value(opt, value)
     return options
 
@@ -127,7 +138,8 @@ def played_field(doc: Mapping[str, Any]) -> tuple[str, ...]:
     elif isinstance(raw, (list, tuple)):
         tokens = [str(p) for p in raw]
     else:
-        raise NotationError(f"played must be a list of cards, not {raw!r:.40}", token=repr(raw), rule="history")
+        raise NotationError(f"played is not a list of cards: {raw!r:.40} ({HISTORY_RULE})", token=repr(raw),
+                            rule=HISTORY_RULE)
     played = []
     for ply, token in enumerate(tokens):
         try:

@@ -1,4 +1,4 @@
-"""Klaverjas card play in C for the search core (RULES.md §2).
+"""Klaverjas card play in C for the search core (docs/RULES.md §2).
 
 Cards are ints ``suit * 8 + power`` where power 0..7 is the card's strength
 in its suit's rank order, so "beats" within a suit is ``>``:
@@ -374,7 +374,7 @@ cdef inline int trick_roem(KPos* p, uint32_t nat) noexcept nogil:
 cdef inline uint32_t follow_mask(KPos* p, uint32_t h, int led, uint32_t trickmask,
                                  int partner_wins) noexcept nogil:
     """The legal cards of hand h in a trick led in suit `led` holding the cards
-    `trickmask`, the mover's partner winning it so far or not (RULES.md §2)."""
+    `trickmask`, the mover's partner winning it so far or not (docs/RULES.md §2.4, §2.5)."""
     cdef uint32_t T = p.trumpmask
     cdef uint32_t inled, tr, ttr, higher, rest
     inled = h & suit_mask(led)
@@ -409,7 +409,7 @@ cdef inline uint32_t follow_mask(KPos* p, uint32_t h, int led, uint32_t trickmas
 
 
 cdef inline uint32_t legal_mask(KPos* p, KState* s) noexcept nogil:
-    """The legal cards of the player to move (RULES.md §2, Amsterdam or Rotterdam)."""
+    """The legal cards of the player to move (docs/RULES.md §2.4 Amsterdam, §2.5 Rotterdam)."""
     if s.nt == 0:
         return s.hand[s.turn]
     return follow_mask(p, s.hand[s.turn], s.trick[0] >> 3, s.trickmask,
@@ -517,7 +517,7 @@ cdef inline void sure_trumps(KPos* p, KState* s, int* sP, int* sO, int* hasP, in
 
 
 cdef inline int final_value(KState* s) noexcept nogil:
-    """The measure of a finished deal (RULES.md §2 Result)."""
+    """The measure of a finished deal (docs/RULES.md §2.8 rule 1)."""
     if s.pts[0] > s.pts[1]:
         return s.pts[0] - s.pts[1] + (PIT if s.tricks[1] == 0 else 0)
     return -(s.pts[0] + s.pts[1]) - (PIT if s.tricks[0] == 0 else 0)

@@ -1,4 +1,4 @@
-"""Mariáš card play in C for the search core (RULES.md §1).
+"""Mariáš card play in C for the search core (docs/RULES.md §1).
 
 Cards are ints ``suit * 8 + power`` where power 0..7 is the card's strength
 in the contract's rank order (Hra: 7 8 9 U O K T A; Betl/Durch:
@@ -74,7 +74,7 @@ cdef inline int card_points(MPos* p, int c) noexcept nogil:
 
 
 cdef uint32_t legal_mask(MPos* p, MState* s) noexcept nogil:
-    """The legal cards of the player to move (rules 1-4)."""
+    """The legal cards of the player to move (docs/RULES.md §1.4 rules 1-4)."""
     cdef uint32_t h = s.hand[s.turn]
     cdef uint32_t ledm, inled, tr, higher, trumpm
     cdef int led

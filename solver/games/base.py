@@ -15,7 +15,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class OptionInfo:
-    """A variant a request may switch on (RULES.md: "Variant" items)."""
+    """A variant a request may switch on (docs/RULES.md §0.6 rule 4; Mariáš's in §1.9)."""
 
     name: str
     type: str            # "bool" | "int" | "str"

@@ -1,11 +1,11 @@
-"""Klaverjas (4 players in 2 teams, Amsterdam or Rotterdam rules) — RULES.md §2.
+"""Klaverjas (4 players in 2 teams, Amsterdam or Rotterdam rules) — docs/RULES.md §2.
 
 Teams are seats {0, 2} and {1, 3}; the document names the *playing team*
 (``playing_team``: 0 for seats 0 and 2, 1 for seats 1 and 3), the team that
 chose trumps.  There is a single contract, ``"play"``: the deal is played
 out with the given trump suit.  Values are the playing team's: its final
 score minus the other team's, exactly, with roem, the last trick, pit and
-nat applied (RULES.md §2 Result):
+nat applied (docs/RULES.md §2.7, §2.8):
 
 - made (the playing team's cards + roem strictly more than the other's):
   each team scores its own cards + roem, + 100 for a team taking all 8
@@ -33,7 +33,7 @@ from ddcards.errors import IllegalPlayError, InvalidOptionError
 from ddcards.games import _klaverjas
 from ddcards.games._document import (check_deal, check_fields, check_hand_sizes, hands_field, options_field,
                                     played_field)
-from ddcards.games._cards import CardSession
+from ddcards.games._cards import DEAL_OVER_RULE, CardSession
 from ddcards.games.base import Game, GameInfo, LineSummary
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 
@@ -42,6 +42,22 @@ HAND_SIZE = 8
 RULESETS = ("amsterdam", "rotterdam")
 CONTRACT = "play"
 FIELDS = ("game", "hands", "trump", "playing_team", "rules", "contract", "options", "played", "leader")
+
+# The clauses of docs/RULES.md that errors cite (as `.rule`, and in the message).
+DECK_RULE = "docs/RULES.md §2.1 rule 2: 32 cards, 7 8 9 T J Q K A in each suit"
+CONTRACT_RULE = "docs/RULES.md §2.2 rule 1: the only contract is 'play'"
+TRUMP_RULE = "docs/RULES.md §2.2 rule 2: Klaverjas is played with a trump suit"
+PLAYING_TEAM_RULE = "docs/RULES.md §2.2 rule 3: the team that chose trumps, 0 (seats 0 and 2) or 1 (seats 1 and 3)"
+LEADER_RULE = "docs/RULES.md §2.2 rule 4: the seat that leads the first trick, 0 to 3"
+RULESET_RULE = "docs/RULES.md §2.2 rule 5: the rules are amsterdam (the default) or rotterdam"
+FOLLOW_RULE = "docs/RULES.md §2.4 rule 2: holding the led suit you must play it"
+TRUMPS_LED_RULE = "docs/RULES.md §2.4 rule 2: on a trump lead, beat every trump in the trick if you can"
+PARTNER_RULE = "docs/RULES.md §2.4 rule 3: partner winning, no undertrump while you hold another card"
+MUST_TRUMP_RULE = "docs/RULES.md §2.4 rule 4: opponent winning, you must trump"
+OVERTRUMP_RULE = "docs/RULES.md §2.4 rule 4: opponent winning, you must overtrump if you can"
+NO_UNDERTRUMP_RULE = "docs/RULES.md §2.4 rule 4: opponent winning, play another suit rather than undertrump"
+ROTTERDAM_TRUMP_RULE = "docs/RULES.md §2.5 rule 1: Rotterdam, void: you must trump, even when your partner is winning"
+ROTTERDAM_OVERTRUMP_RULE = "docs/RULES.md §2.5 rule 2: Rotterdam, void: you must overtrump if you can"
 
 # Rank order (power 0 = lowest) in a plain suit and in the trump suit; the C
 # module compares powers.
@@ -55,7 +71,8 @@ INFO = GameInfo(
     contracts=(CONTRACT,),
     objectives={CONTRACT: ("points",)},
     options=(),
-    aliases=("klaverjassen", "klaverjas amsterdam", "klaverjas rotterdam", "jassen"),
+    # Not "klaverjas rotterdam": a name must not seem to choose the rules, which `rules` alone does.
+    aliases=("klaverjassen", "jassen"),
     sides=("playing", "other"),
     value_doc="playing team's final score - other team's (roem, last trick, pit and nat included)",
 )
@@ -88,32 +105,30 @@ def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
 
     contract = doc.get("contract", CONTRACT)
     if not isinstance(contract, str) or contract.strip().lower() != CONTRACT:
-        raise InvalidOptionError(f"unknown contract {contract!r}: Klaverjas has the single contract "
-                                 f"'{CONTRACT}' (the trump suit and the playing team say the rest)",
-                                 token=str(contract), rule="contract")
+        raise InvalidOptionError(f"unknown contract {contract!r}: the trump suit and the playing team say "
+                                 f"what is played ({CONTRACT_RULE})", token=str(contract), rule=CONTRACT_RULE)
 
     trump_text = doc.get("trump")
     if trump_text in (None, ""):
-        raise InvalidOptionError("Klaverjas needs a trump suit (field 'trump', e.g. \"H\")",
-                                 token="trump", rule="klaverjas is played with trumps")
+        raise InvalidOptionError(f"Klaverjas needs a trump suit (field 'trump', e.g. \"H\"; {TRUMP_RULE})",
+                                 token="trump", rule=TRUMP_RULE)
     if not isinstance(trump_text, str):
-        raise InvalidOptionError(f"trump must be a suit such as \"H\", not {trump_text!r}",
-                                 token=repr(trump_text), rule="trump")
+        raise InvalidOptionError(f"trump must be a suit such as \"H\", not {trump_text!r} ({TRUMP_RULE})",
+                                 token=repr(trump_text), rule=TRUMP_RULE)
     trump = Suit.parse(trump_text)
 
-    playing_team = _int_field(doc, "playing_team", (0, 1),
-                              "the team that chose trumps: 0 = seats 0 and 2, 1 = seats 1 and 3")
-    leader = _int_field(doc, "leader", (0, 1, 2, 3), "the seat that leads the first trick", default=0)
+    playing_team = _int_field(doc, "playing_team", (0, 1), PLAYING_TEAM_RULE)
+    leader = _int_field(doc, "leader", (0, 1, 2, 3), LEADER_RULE, default=0)
 
     rules = doc.get("rules", "amsterdam")
     if not isinstance(rules, str) or rules.strip().lower() not in RULESETS:
-        raise InvalidOptionError(f"unknown rules {rules!r}: Klaverjas rules are amsterdam (default) or rotterdam",
-                                 token=str(rules), rule="rules")
+        raise InvalidOptionError(f"unknown rules {rules!r} ({RULESET_RULE})",
+                                 token=str(rules), rule=RULESET_RULE)
     rules = rules.strip().lower()
 
     options_field(doc, INFO)          # it has none: any option is an error
     hands = hands_field(doc, 4, HAND_SIZE, "Klaverjas")
-    check_deal([(f"hand {seat}", hand) for seat, hand in enumerate(hands)], "Klaverjas")
+    check_deal([(f"hand {seat}", hand) for seat, hand in enumerate(hands)], "Klaverjas", deck_rule=DECK_RULE)
     check_hand_sizes(hands, HAND_SIZE, "Klaverjas")
     played = played_field(doc)
     return KlaverjasSetup(hands, trump, playing_team, rules, leader, played)
@@ -139,6 +154,7 @@ _TABLES = {suit: _card_tables(suit) for suit in Suit}
 
 class KlaverjasSession(CardSession):
     deck_title = "Klaverjas"
+    deck_rule = DECK_RULE
     all_tricks = "all eight tricks"
     trick_size = 4
     side_names = ("playing", "other")
@@ -194,38 +210,38 @@ class KlaverjasSession(CardSession):
         tail = f"; legal: {legal}"
         if led == trump:
             if card.suit != trump:
-                return ("rule 1: follow suit",
-                        f"trumps were led and you hold trumps: you must play one (rule 1){tail}")
-            return ("rule 1: overtrump when trumps are led",
+                return (FOLLOW_RULE,
+                        f"trumps were led and you hold trumps: you must play one ({FOLLOW_RULE}{tail})")
+            return (TRUMPS_LED_RULE,
                     f"trumps were led: you must play a trump higher than {top} if you can, even over "
-                    f"your partner (rule 1){tail}")
+                    f"your partner ({TRUMPS_LED_RULE}{tail})")
         if any(c.suit == led for c in hand):
-            return ("rule 1: follow suit",
-                    f"you hold {led}: you must follow suit (rule 1, any card of the led suit){tail}")
+            return (FOLLOW_RULE,
+                    f"you hold {led}: you must follow suit, with any card of it ({FOLLOW_RULE}{tail})")
         winner = (st["leader"] + self._winning_index(trick)) % 4
         partner = winner == (seat + 2) % 4
         if self.setup.rules == "rotterdam":
             if card.suit != trump:
-                return ("void: must trump",
+                return (ROTTERDAM_TRUMP_RULE,
                         f"void in {led}: Rotterdam rules oblige you to trump if you can, even when your "
-                        f"partner is winning the trick{tail}")
-            return ("void: must overtrump",
-                    f"void in {led}: you must overtrump {top} if you can (Rotterdam rules){tail}")
+                        f"partner is winning the trick ({ROTTERDAM_TRUMP_RULE}{tail})")
+            return (ROTTERDAM_OVERTRUMP_RULE,
+                    f"void in {led}: you must overtrump {top} if you can ({ROTTERDAM_OVERTRUMP_RULE}{tail})")
         if partner:
-            return ("rule 2: partner winning, no undertrump",
+            return (PARTNER_RULE,
                     f"your partner is winning: you may play any card but no trump lower than {top} "
-                    f"while you hold something else (rule 2){tail}")
+                    f"while you hold something else ({PARTNER_RULE}{tail})")
         if top is None:
-            return ("rule 3: opponent winning, must trump",
-                    f"void in {led} with an opponent winning: you must trump (rule 3){tail}")
+            return (MUST_TRUMP_RULE,
+                    f"void in {led} with an opponent winning: you must trump ({MUST_TRUMP_RULE}{tail})")
         if card.suit == trump and any(c.suit == trump and power[c] > power[top] for c in hand):
-            return ("rule 3: opponent winning, must overtrump",
-                    f"an opponent is winning with {top}: you must overtrump it if you can (rule 3){tail}")
+            return (OVERTRUMP_RULE,
+                    f"an opponent is winning with {top}: you must overtrump it if you can ({OVERTRUMP_RULE}{tail})")
         if card.suit != trump:
-            return ("rule 3: opponent winning, must overtrump",
-                    f"an opponent is winning with {top}: you must overtrump it if you can (rule 3){tail}")
-        return ("rule 3: opponent winning, no undertrump",
-                f"you cannot overtrump {top}: play another suit rather than undertrump (rule 3){tail}")
+            return (OVERTRUMP_RULE,
+                    f"an opponent is winning with {top}: you must overtrump it if you can ({OVERTRUMP_RULE}{tail})")
+        return (NO_UNDERTRUMP_RULE,
+                f"you cannot overtrump {top}: play another suit rather than undertrump ({NO_UNDERTRUMP_RULE}{tail})")
 
     def _winning_index(self, trick: list[Card]) -> int:
         best = 0
@@ -240,8 +256,8 @@ class KlaverjasSession(CardSession):
         return self._rule_check(card)[1]
 
     def broken_rule(self, card: Card) -> str:
-        """The clause `card` breaks, e.g. 'amsterdam rule 3: opponent winning, must overtrump'."""
-        return f"{self.setup.rules} {self._rule_check(card)[0]}"
+        """The clause `card` breaks, e.g. 'docs/RULES.md §2.4 rule 4: ... you must trump'."""
+        return self._rule_check(card)[0]
 
     # -- results
     def summary(self, line: Sequence[int], value: int) -> LineSummary:
@@ -286,8 +302,8 @@ class Klaverjas(Game):
         session = KlaverjasSession(setup, flags)
         if len(setup.played) > 32:
             raise IllegalPlayError(f"played[32] '{setup.played[32]}': the deal is over after 32 cards "
-                                   f"(played has {len(setup.played)})", token=setup.played[32],
-                                   rule="play a card from your hand")
+                                   f"(played has {len(setup.played)}; {DEAL_OVER_RULE})", token=setup.played[32],
+                                   rule=DEAL_OVER_RULE)
         for token in setup.played:
             session.play(token)
         return session

@@ -1,4 +1,4 @@
-"""Mariáš (Volený mariáš, 3 players) — RULES.md §1.
+"""Mariáš (Volený mariáš, 3 players) — docs/RULES.md §1.
 
 Seat 0 is forehand and the declarer; seats 1 and 2 defend together.  Values
 are the declarer's: Hra — his final points minus the defenders'; Betl, Durch,
@@ -34,6 +34,21 @@ OBJECTIVES = {"hra": _marias.OBJ_HRA, "sedma": _marias.OBJ_SEDMA, "kilo": _maria
 BASE_VALUE = {"hra": 1, "betl": 5, "durch": 10}
 HRA_ONLY_OPTIONS = ("marriage_on_follow", "talon_points", "sedma_value", "kilo_value")
 FIELDS = ("game", "hands", "talon", "contract", "trump", "objective", "flek", "options", "played", "leader")
+
+# The clauses of docs/RULES.md that errors cite (as `.rule`, and in the message).
+DECK_RULE = "docs/RULES.md §1.1 rule 2: 32 cards, 7 8 9 T J Q K A in each suit"
+CONTRACT_RULE = "docs/RULES.md §1.2 rule 1: the contract is hra, betl or durch"
+TRUMP_RULE = "docs/RULES.md §1.2 rule 2: Hra is played with a trump suit"
+NO_TRUMP_RULE = "docs/RULES.md §1.2 rule 3: Betl and Durch are played without trumps"
+OBJECTIVE_RULE = "docs/RULES.md §1.2 rule 4: the objective of hra is hra, sedma or kilo; of betl and durch, itself"
+FLEK_RULE = "docs/RULES.md §1.2 rule 5: flek is 0 (none), 1 (flek) or 2 (re)"
+LEADER_RULE = "docs/RULES.md §1.2 rule 6: forehand (seat 0) declares and leads the first trick"
+TALON_RULE = "docs/RULES.md §1.3 rule 2: the talon holds the 2 cards forehand discarded"
+HRA_TALON_RULE = "docs/RULES.md §1.3 rule 3: no ace or ten may be discarded in Hra"
+FOLLOW_RULE = "docs/RULES.md §1.4 rule 2: holding the led suit you must play it"
+BEAT_RULE = "docs/RULES.md §1.4 rule 2: you must beat the best card of the led suit in the trick if you can"
+TRUMP_IN_RULE = "docs/RULES.md §1.4 rule 3: void in the led suit you must play a trump"
+OVERTRUMP_RULE = "docs/RULES.md §1.4 rule 3: you must beat the highest trump in the trick if you can"
 
 INFO = GameInfo(
     name="marias",
@@ -73,63 +88,63 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
 
     contract = doc.get("contract", "hra")
     if not isinstance(contract, str) or contract.lower() not in INFO.contracts:
-        raise InvalidOptionError(f"unknown contract {contract!r}: Mariáš contracts are hra, betl, durch",
-                                 token=str(contract), rule="contract")
+        raise InvalidOptionError(f"unknown contract {contract!r} ({CONTRACT_RULE})",
+                                 token=str(contract), rule=CONTRACT_RULE)
     contract = contract.lower()
 
     trump_text = doc.get("trump")
     trump: Suit | None = None
     if contract == "hra":
         if trump_text in (None, ""):
-            raise InvalidOptionError("contract 'hra' needs a trump suit (field 'trump', e.g. \"H\")",
-                                     token="trump", rule="hra is played with trumps")
+            raise InvalidOptionError(f"contract 'hra' needs a trump suit (field 'trump', e.g. \"H\"; {TRUMP_RULE})",
+                                     token="trump", rule=TRUMP_RULE)
         if not isinstance(trump_text, str):
-            raise InvalidOptionError(f"trump must be a suit such as \"H\", not {trump_text!r}",
-                                     token=repr(trump_text), rule="trump")
+            raise InvalidOptionError(f"trump must be a suit such as \"H\", not {trump_text!r} ({TRUMP_RULE})",
+                                     token=repr(trump_text), rule=TRUMP_RULE)
         trump = Suit.parse(trump_text)
     elif trump_text not in (None, ""):
-        raise InvalidOptionError(f"trump {trump_text!r} given for {contract}: betl and durch are played "
-                                 "without trumps", token=str(trump_text), rule="no trumps in betl/durch")
+        raise InvalidOptionError(f"trump {trump_text!r} given for {contract} ({NO_TRUMP_RULE})",
+                                 token=str(trump_text), rule=NO_TRUMP_RULE)
 
     objective = doc.get("objective")
     if objective is None:
         objective = contract
     if not isinstance(objective, str) or objective.lower() not in INFO.objectives[contract]:
-        raise InvalidOptionError(f"objective {objective!r} does not apply to {contract} (choose "
-                                 f"{', '.join(INFO.objectives[contract])})", token=str(objective),
-                                 rule="objective")
+        raise InvalidOptionError(f"objective {objective!r} does not apply to {contract} ({OBJECTIVE_RULE})",
+                                 token=str(objective), rule=OBJECTIVE_RULE)
     objective = objective.lower()
 
     flek = doc.get("flek", 0)
     if not isinstance(flek, int) or isinstance(flek, bool) or flek not in (0, 1, 2):
-        raise InvalidOptionError(f"flek must be 0 (none), 1 (flek) or 2 (re), not {flek!r}",
-                                 token=str(flek), rule="flek")
+        raise InvalidOptionError(f"flek {flek!r} is not 0, 1 or 2 ({FLEK_RULE})",
+                                 token=str(flek), rule=FLEK_RULE)
 
     leader = doc.get("leader", 0)
     if not isinstance(leader, int) or isinstance(leader, bool) or leader != 0:
-        raise InvalidOptionError(f"leader {leader!r}: in Mariáš forehand (seat 0) declares and leads "
-                                 "the first trick", token=str(leader), rule="forehand leads")
+        raise InvalidOptionError(f"leader {leader!r}: only seat 0 leads in Mariáš ({LEADER_RULE})",
+                                 token=str(leader), rule=LEADER_RULE)
 
     why = f"{contract} has no points, marriages or trumps"
     options = options_field(doc, INFO, not_here={name: why for name in HRA_ONLY_OPTIONS} if contract != "hra"
                             else None)
     hands = hands_field(doc, 3, HAND_SIZE, "Mariáš")
     if "talon" not in doc:
-        raise InvalidDealError("Mariáš needs the talon (field 'talon', the 2 discarded cards)",
-                               token="talon", rule="talon of 2 cards")
+        raise InvalidDealError(f"Mariáš needs the talon (field 'talon'; {TALON_RULE})",
+                               token="talon", rule=TALON_RULE)
     talon = cards_field(doc["talon"], "talon")
 
-    check_deal([(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("talon", talon)], "Mariáš")
-    check_hand_sizes(hands, HAND_SIZE, "Mariáš", " for card play (forehand's 12 less the 2 discarded)")
+    check_deal([(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("talon", talon)], "Mariáš",
+               deck_rule=DECK_RULE)
+    check_hand_sizes(hands, HAND_SIZE, "Mariáš", " for card play, forehand's 12 less the 2 discarded")
     if len(talon) != TALON_SIZE:
         shown = f" ({format_cards(talon)})" if talon else ""
-        raise InvalidDealError(f"the talon holds {TALON_SIZE} cards, not {len(talon)}{shown}",
-                               token=format_cards(talon) or "talon", rule="talon of 2 cards")
+        raise InvalidDealError(f"the talon holds {TALON_SIZE} cards, not {len(talon)}{shown} ({TALON_RULE})",
+                               token=format_cards(talon) or "talon", rule=TALON_RULE)
     if contract == "hra":
         for card in talon:
             if card.rank in (Rank.ACE, Rank.TEN):
-                raise InvalidDealError(f"talon card '{card}': aces and tens may not be discarded in Hra",
-                                       token=str(card), rule="no A or T in a Hra talon")
+                raise InvalidDealError(f"talon card '{card}' may not be discarded ({HRA_TALON_RULE})",
+                                       token=str(card), rule=HRA_TALON_RULE)
 
     played = played_field(doc)
     return MariasSetup(hands, talon, contract, trump, objective, flek, options, played)
@@ -154,6 +169,7 @@ _TABLES = {"hra": _card_tables(HRA_ORDER), "betl": _card_tables(BETL_ORDER)}
 
 class MariasSession(CardSession):
     deck_title = "Mariáš"
+    deck_rule = DECK_RULE
     all_tricks = "all ten tricks"
     trick_size = 3
     side_names = ("declarer", "defenders")
@@ -203,21 +219,21 @@ class MariasSession(CardSession):
         trump = self.setup.trump
         if card.suit != led and any(c.suit == led for c in hand):
             return IllegalPlayError(
-                f"{where}: must follow suit {led} (rule 2: holding the led suit you must play it; "
-                f"legal: {legal})", token=str(card), rule="follow suit")
+                f"{where}: must follow suit {led} ({FOLLOW_RULE}; legal: {legal})",
+                token=str(card), rule=FOLLOW_RULE)
         if card.suit == led:
             best = max((c for c in trick if c.suit == led), key=lambda c: self._code[c])
             return IllegalPlayError(
-                f"{where}: must beat {best} with a higher {led} (rule 2: follow suit and beat the best "
-                f"card of the led suit if you can; legal: {legal})", token=str(card), rule="must beat")
+                f"{where}: must beat {best} with a higher {led} ({BEAT_RULE}; legal: {legal})",
+                token=str(card), rule=BEAT_RULE)
         if trump is not None and card.suit != trump:
             return IllegalPlayError(
-                f"{where}: void in {led}, must trump (rule 3: void in the led suit you must play a trump; "
-                f"legal: {legal})", token=str(card), rule="must trump")
+                f"{where}: void in {led}, must trump ({TRUMP_IN_RULE}; legal: {legal})",
+                token=str(card), rule=TRUMP_IN_RULE)
         best = max((c for c in trick if c.suit == trump), key=lambda c: self._code[c])
         return IllegalPlayError(
-            f"{where}: must overtrump {best} (rule 3: beat the highest trump in the trick if you can; "
-            f"legal: {legal})", token=str(card), rule="must overtrump")
+            f"{where}: must overtrump {best} ({OVERTRUMP_RULE}; legal: {legal})",
+            token=str(card), rule=OVERTRUMP_RULE)
 
     # -- results
     def summary(self, line: Sequence[int], value: int) -> LineSummary:
@@ -239,7 +255,7 @@ class MariasSession(CardSession):
 
 
 def stake(setup: MariasSetup) -> int:
-    """Money per defender for the game asked (RULES.md §1 Value)."""
+    """Money per defender for the game asked (docs/RULES.md §1.8)."""
     hearts = setup.trump == Suit.H
     if setup.objective == "sedma":
         base = setup.options["sedma_value"] * (2 if hearts else 1)
@@ -251,7 +267,7 @@ def stake(setup: MariasSetup) -> int:
 
 
 def settlement(setup: MariasSetup, won: bool) -> list[int]:
-    """Each defender pays the declarer the stake, or receives it if he loses."""
+    """Each defender pays the declarer the stake, or receives it if he loses (docs/RULES.md §1.8 rule 3)."""
     v = stake(setup) if won else -stake(setup)
     return [2 * v, -v, -v]
 
