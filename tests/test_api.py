@@ -52,7 +52,7 @@ def random_position(seed: int, contract: str, plies: int) -> ddcards.Position:
     for _ in range(plies):
         if p.to_move is None:
             break
-        p = p.play(rng.choice(sorted(p.legal_moves())))
+        p = p.play(rng.choice(sorted(p.legal_moves)))
     return p
 
 
@@ -83,7 +83,7 @@ def test_modes_agree(p):
     all_ = ddcards.solve(p, mode="all")
     opt = ddcards.solve(p, mode=ddcards.Mode.OPTIMAL)
     best = ddcards.solve(p, mode="best")
-    legal = set(p.legal_moves())
+    legal = set(p.legal_moves)
     assert all_.mode == "all" and opt.mode == "optimal" and best.mode == "best"
     assert all_.value == opt.value == best.value
     assert all_.to_move == opt.to_move == best.to_move == p.to_move
@@ -125,7 +125,7 @@ def test_principal_variation_is_legal_and_reaches_the_value(p):
         assert res.pv[0] in res.optimal_moves
     q = p
     for move in res.pv:
-        assert move in q.legal_moves()
+        assert move in q.legal_moves
         q = q.play(move)
     end = ddcards.solve(q)
     assert end.value == res.value
@@ -147,7 +147,7 @@ def test_principal_variation_is_legal_and_reaches_the_value(p):
             # nothing to decide: the outcome was settled before this position (a lost
             # contract), but the remaining cards are still legal moves, all worth -1
             assert res.value == -1 and p.to_move is not None
-            assert {m.move for m in res.moves} == set(p.legal_moves())
+            assert {m.move for m in res.moves} == set(p.legal_moves)
             assert all(m.value == -1 and m.optimal for m in res.moves)
 
 
