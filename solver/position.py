@@ -110,7 +110,7 @@ class Position:
                 text = bytes(text).decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise NotationError(f"a position document is UTF-8 text; byte {exc.start} is not",
-                                    token=repr(bytes(text[exc.start:exc.start + 4])), rule="UTF-8") from None
+                                    token=repr(exc.object[exc.start:exc.start + 4]), rule="UTF-8") from None
         if not isinstance(text, str):
             raise NotationError(f"a position document is JSON text, not {type(text).__name__}",
                                 token=repr(text)[:40], rule="position document")
@@ -125,8 +125,9 @@ class Position:
         return cls(doc)
 
     def to_dict(self) -> dict[str, Any]:
-        """The position document in canonical notation."""
-        return json.loads(json.dumps(self._doc))
+        """The position document in canonical notation (a deep copy)."""
+        doc: dict[str, Any] = json.loads(json.dumps(self._doc))
+        return doc
 
     def to_json(self) -> str:
         """The position document as JSON text (canonical notation)."""
