@@ -141,7 +141,7 @@ def test_the_stubs_match_the_compiled_modules(installed: Path, tmp_path: Path) -
 
 
 def test_the_example_program_runs(capsys: pytest.CaptureFixture[str]) -> None:
-    from tests._server_helpers import running_server
+    from _server_helpers import running_server
 
     namespace = runpy.run_path(str(EXAMPLE), run_name="api_example")
     with running_server(workers=1) as server:
