@@ -31,7 +31,12 @@ class OptionInfo:
 
 @dataclass(frozen=True)
 class GameInfo:
-    """What a game offers: contracts, objectives per contract, options."""
+    """What a game offers: contracts, objectives per contract, options.
+
+    ``seats``: the player counts it is played with; ``sides``: the names of the
+    sides that scores and results are given for (the first is the side whose
+    value is maximised); ``value_doc``: what a value means, in a line.
+    """
 
     name: str
     title: str
@@ -95,22 +100,25 @@ class Session(ABC):
     Sessions are mutable and cheap; the immutable Position makes a fresh one
     whenever it needs to search or look ahead.
 
-    Besides the play (abstract methods), a session answers what a
+    Besides the play (the abstract methods), a session answers what a
     :class:`ddcards.Position` shows to people and programs.  Each of these
-    *view hooks* has a default, so a game implements what applies to it:
+    *view hooks* has a default, so a game implements what applies to it
+    (Mariáš and Klaverjas implement all of them):
 
-    ============== ==============================================================
-    ``hands``      the cards each seat holds now (default: none known)
-    ``current_trick`` the trick on the table with the seats that played it
-                   (default: none: a game without tricks, e.g. Prší)
-    ``table``      anything else in view, by name: Mariáš the talon; a game
-                   without tricks its discard pile, stock, named suit...
-                   (default: nothing)
-    ``score``      what the history has scored, by side (default: nothing)
-    ``describe``   a title for people ("Mariáš hra, trumps H"), the CLI's
-                   table (default: no title)
-    ``seat_role``  a seat's part for people ("declarer") (default: none)
-    ============== ==============================================================
+    - ``hands()``: the cards each seat holds now (default: none shown);
+    - ``current_trick()``: the trick on the table, with the seat of each card
+      (default: none, as in a game without tricks such as Prší);
+    - ``table()``: anything else in view, by name: the Mariáš talon; a game
+      without tricks its top card, named suit, stock or pile there
+      (default: nothing);
+    - ``score()``: what the history has scored, by side (default: nothing);
+    - ``describe()["title"]``: the game for people, "Mariáš hra, trumps H"
+      (default: the game's title); the CLI reads the rest of ``describe()``;
+    - ``seat_role(seat)``: a seat's part, "declarer" (default: none).
+
+    A Position asks these once, the first time it is shown, on a session at
+    its position; a hook may move the board to find its answer (Mariáš's
+    ``score`` steps back through the history) if it leaves it as it was.
     """
 
     board: Any            # a ddcards._core.search.Board subclass
@@ -124,6 +132,7 @@ class Session(ABC):
         return {}
 
     def seat_role(self, seat: int) -> str:
+        """A seat's part for people: "declarer", "playing team"..."""
         return ""
 
     def hands(self) -> Sequence[Sequence[Card]]:
