@@ -1,4 +1,4 @@
-"""Card notation (RULES.md §0): suits, ranks, cards, card lists and hands.
+"""Card notation (docs/RULES.md §0): suits, ranks, cards, card lists and hands.
 
 Suits are ``S H D C`` and ranks ``6 7 8 9 T J Q K A``; a card is a rank then
 a suit. Parsing is forgiving about aliases, native names and case; formatting
@@ -93,7 +93,7 @@ class Suit(IntEnum):
         """Parse a letter, a symbol or a name (any case, diacritics optional).
 
         Names: English, Dutch (schoppen harten ruiten klaveren), German, Czech and
-        Polish, of both the French- and the German-suited decks (RULES.md §0).
+        Polish, of both the French- and the German-suited decks (docs/RULES.md §0).
 
         >>> Suit.parse("d"), Suit.parse("Schellen"), Suit.parse("żołądź"), Suit.parse("zoladz")
         (<Suit.D: 2>, <Suit.D: 2>, <Suit.C: 3>, <Suit.C: 3>)

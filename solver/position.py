@@ -1,4 +1,4 @@
-"""Position: a fully known deal and the actions played so far (RULES.md §0).
+"""Position: a fully known deal and the actions played so far (docs/RULES.md §0).
 
 A Position is an immutable value, like a row of a game record: it holds the
 deal and the history, validated, and answers what is on the table.  Moving
@@ -51,7 +51,7 @@ class _View(NamedTuple):
 class Position:
     """A deal, the actions played so far and what follows from them: an immutable, validated value.
 
-    Build one from a position document (RULES.md §0) with :meth:`from_dict`
+    Build one from a position document (docs/RULES.md §0) with :meth:`from_dict`
     or :meth:`from_json`; every action of the history is checked against the
     rules, and bad input raises a :class:`ddcards.DdcardsError` naming the
     token and the rule.
@@ -61,7 +61,7 @@ class Position:
     is in view, e.g. the Mariáš talon), :attr:`to_move`, :attr:`score` (what
     the history has scored, by side), :attr:`legal_moves`, :attr:`is_over`.
     Moves are action notation: a card ``"TH"`` (games with other actions use
-    their own tokens, RULES.md §0).
+    their own tokens, docs/RULES.md §0).
 
     :meth:`play` and :meth:`undo` return new Positions; equal positions (same
     deal, options and history) compare and hash equal.  ``str()`` draws the
@@ -100,7 +100,7 @@ class Position:
 
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> Position:
-        """The position a position document (RULES.md §0) describes."""
+        """The position a position document (docs/RULES.md §0) describes."""
         return cls(doc)
 
     @classmethod
@@ -216,7 +216,7 @@ class Position:
         an illegal move raises :class:`ddcards.IllegalPlayError` naming the rule."""
         if not isinstance(move, (str, Card)):
             raise NotationError(f"a move is action notation such as 'TH' or a Card, not {type(move).__name__} "
-                                f"{move!r:.40}", token=repr(move)[:40], rule="actions (RULES.md §0)")
+                                f"{move!r:.40}", token=repr(move)[:40], rule="actions (docs/RULES.md §0)")
         return self._with_played([*self.played, str(move)])
 
     def undo(self) -> Position:

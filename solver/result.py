@@ -1,4 +1,4 @@
-"""Results of a solve and of a play analysis (RULES.md §0 result document).
+"""Results of a solve and of a play analysis (docs/RULES.md §0 result document).
 
 Every result is a frozen dataclass with typed fields, and ``to_dict()``
 gives its JSON document (what ``ddcards solve --json`` prints).  Values are

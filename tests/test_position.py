@@ -339,6 +339,8 @@ def test_klaverjas_hands_in_every_form_and_dutch_names():
     assert Position.from_dict(dict(KLAVERJAS, hands=display)) == base
     assert Position.from_dict(dict(KLAVERJAS, hands=listed)) == base
     assert Position.from_dict(dict(KLAVERJAS, trump="schoppen")) == base
+    from ddcards.ddtable import dd_table
+    assert dd_table(dict(KLAVERJAS, hands=display))["values"] == dd_table(KLAVERJAS)["values"]
     assert Position.from_dict(dict(KLAVERJAS, trump="klaveren")).trump is Suit.C
     assert Position.from_dict(dict(KLAVERJAS, trump="Harten")).to_dict()["trump"] == "H"
     with pytest.raises(ddcards.InvalidCardError, match="unknown suit 'klaver-en'") as info:
