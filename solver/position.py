@@ -265,6 +265,10 @@ class Position:
     def __repr__(self) -> str:
         return f"Position.from_json({self.to_json()!r})"
 
+    def __reduce__(self) -> tuple[type[Position], tuple[dict[str, Any]]]:
+        # pickle and copy go through the document (the search state is rebuilt on load)
+        return Position, (self.to_dict(),)
+
     def __str__(self) -> str:
         """The table: who is to move, every hand, the trick, what else is in view, the score."""
         view = self._shown()

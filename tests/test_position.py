@@ -306,6 +306,16 @@ def test_equality_and_hashing_are_by_the_canonical_document():
     assert a != Position.from_dict(HRA) and a != "QH"
 
 
+def test_positions_pickle_and_copy():
+    import copy
+    import pickle
+
+    pos = Position.from_dict(KLAVERJAS).play("9D")
+    for again in (pickle.loads(pickle.dumps(pos)), copy.copy(pos), copy.deepcopy(pos)):
+        assert again == pos and again.trick == pos.trick and again.legal_moves == pos.legal_moves
+        assert ddcards.solve(again, mode="best").value == ddcards.solve(pos, mode="best").value
+
+
 def test_table_is_a_copy():
     pos = Position.from_dict(HRA)
     pos.table["talon"] = ()
