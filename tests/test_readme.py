@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import doctest
 import re
+import runpy
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,16 @@ def test_python_block_runs(document: str, line: int, code: str, capsys: pytest.C
     else:
         run_block(name, code)
     capsys.readouterr()
+
+
+def test_the_client_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    # README: "examples/client_example.py is a small program using the client".
+    namespace = runpy.run_path(str(REPO / "examples" / "client_example.py"), run_name="client_example")
+    with running_server(workers=1) as server:
+        assert namespace["main"](["--target", f"127.0.0.1:{server.port}"]) == 0
+    out = capsys.readouterr().out
+    assert "game marias: contracts hra, betl, durch" in out
+    assert "[all] value 70 scores {'declarer': 80, 'defenders': 10}" in out
+    assert "ply 5 seat 2 7H: 70 -> 70" in out
+    assert "stream item 2: INVALID_ARGUMENT: unknown rank 'Z'" in out
+    assert "bad request -> INVALID_ARGUMENT: played[1] 'QH' by seat 1: must follow suit S" in out
