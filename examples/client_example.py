@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"stream item {item['index']}: {item['error']['code']}: {item['error']['message']}")
 
         try:
-            client.solve(dict(POSITION, talon="AD 9D"))
+            client.solve(dict(POSITION, played=["AS", "QH"]))       # seat 1 holds spades
         except grpc.RpcError as exc:
             print(f"bad request -> {exc.code().name}: {exc.details()}")
     return 0

@@ -5,19 +5,20 @@
 >>> res.value, res.scores
 (70, {'declarer': 100, 'defenders': 30})
 """
-from ddcards.api import CancelToken, Mode, Solver, analyse, default_solver, solve
+from ddcards.api import CancelToken, Mode, PositionLike, Solver, analyse, default_solver, solve
 from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError,
                            InvalidOptionError, NotationError, SearchAborted, SearchCancelled,
                            SearchTimeout)
 from ddcards.examples import example, example_names
 from ddcards.games import GameInfo, OptionInfo, find_game, list_games
+from ddcards.games.base import Score, TrickCard
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand, parse_cards, parse_hand
 from ddcards.position import Position
-from ddcards.result import Analysis, AnalysisStep, MoveValue, Result
+from ddcards.result import Analysis, AnalysisStep, MoveValue, Result, ValueKind
 
 __all__ = [
-    "solve", "analyse", "Solver", "Mode", "CancelToken", "default_solver",
-    "Position", "Result", "MoveValue", "Analysis", "AnalysisStep",
+    "solve", "analyse", "Solver", "Mode", "CancelToken", "default_solver", "PositionLike",
+    "Position", "TrickCard", "Score", "Result", "MoveValue", "Analysis", "AnalysisStep", "ValueKind",
     "list_games", "find_game", "GameInfo", "OptionInfo",
     "Card", "Suit", "Rank", "parse_cards", "format_cards", "parse_hand", "format_hand",
     "example", "example_names",

@@ -11,29 +11,19 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping
-from enum import Enum
-from typing import Any
+from typing import Any, TypeAlias
 
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher
 from ddcards.errors import InvalidOptionError, SearchTimeout
 from ddcards.position import Position
-from ddcards.result import Analysis, AnalysisStep, MoveValue, Result
+from ddcards.result import Analysis, AnalysisStep, Mode, MoveValue, Result, ValueKind
 
-__all__ = ["Mode", "Solver", "solve", "analyse", "CancelToken", "DEFAULT_TT_MB"]
+__all__ = ["Mode", "Solver", "solve", "analyse", "CancelToken", "DEFAULT_TT_MB", "PositionLike"]
 
 DEFAULT_TT_MB = 2
 
-
-class Mode(str, Enum):
-    """Which moves a solve reports, as in DDS."""
-
-    BEST = "best"        # the value and one optimal move
-    OPTIMAL = "optimal"  # the value and every optimal move
-    ALL = "all"          # the value of every legal move
-
-    def __str__(self) -> str:
-        return self.value
-
+#: What solve() and analyse() take: a Position, a position document, or its JSON text.
+PositionLike: TypeAlias = Position | Mapping[str, Any] | str
 
 _MODE_CODE = {Mode.BEST: MODE_BEST, Mode.OPTIMAL: MODE_OPTIMAL, Mode.ALL: MODE_ALL}
 
@@ -53,7 +43,7 @@ def _check_limits(timeout: float | None, cancel: CancelToken | None) -> None:
         raise TypeError(f"cancel must be a ddcards.CancelToken or None, not {cancel!r}")
 
 
-def _position(position: Position | Mapping[str, Any] | str) -> Position:
+def _position(position: PositionLike) -> Position:
     if isinstance(position, Position):
         return position
     if isinstance(position, str):
@@ -88,7 +78,7 @@ class Solver:
         """Nodes searched by the last call."""
         return self._searcher.nodes
 
-    def value(self, position: Position | Mapping[str, Any] | str, *, timeout: float | None = None,
+    def value(self, position: PositionLike, *, timeout: float | None = None,
               cancel: CancelToken | None = None, keep_tt: bool = False) -> int:
         """The value of `position` alone: no move values, no principal variation (the fastest ask)."""
         _check_limits(timeout, cancel)
@@ -97,7 +87,7 @@ class Solver:
             self._searcher.clear()
         return self._searcher.value(pos.session().board, cancel, timeout)
 
-    def solve(self, position: Position | Mapping[str, Any] | str, *, mode: Mode | str = Mode.ALL,
+    def solve(self, position: PositionLike, *, mode: Mode | str = Mode.ALL,
               timeout: float | None = None, cancel: CancelToken | None = None,
               keep_tt: bool = False) -> Result:
         """Solve `position`: its value, the moves by `mode`, the principal variation.
@@ -119,8 +109,7 @@ class Solver:
         moves = [MoveValue(session.move_name(m), v, v == value) for m, v in raw_moves]
         summary = session.summary(raw_pv, value)
         return Result(
-            game=pos.game, mode=mode.value, value=value,
-            value_kind="points" if board.exact else "outcome",
+            game=pos.game, mode=mode, value=value, value_kind=_value_kind(board.exact),
             to_move=None if session.over else session.to_move,
             optimal_moves=[m.move for m in moves if m.optimal],
             moves=moves,
@@ -130,7 +119,7 @@ class Solver:
             nodes=nodes, elapsed=elapsed, position=pos.to_dict(),
         )
 
-    def analyse(self, position: Position | Mapping[str, Any] | str, *, timeout: float | None = None,
+    def analyse(self, position: PositionLike, *, timeout: float | None = None,
                 cancel: CancelToken | None = None) -> Analysis:
         """The value before and after every recorded action of `position`, from the deal's start."""
         _check_limits(timeout, cancel)
@@ -169,9 +158,13 @@ class Solver:
             steps.append(AnalysisStep(ply=ply, seat=seat, move=session.history[-1], value_before=value,
                                       value_after=after, best_moves=best, cost=cost, mistake=cost > 0))
             value, best = after, next_best
-        return Analysis(game=pos.game, value_kind="points" if board.exact else "outcome",
+        return Analysis(game=pos.game, value_kind=_value_kind(board.exact),
                         initial_value=initial, final_value=value, steps=steps, nodes=nodes,
                         elapsed=time.perf_counter() - start)
+
+
+def _value_kind(exact: bool) -> ValueKind:
+    return "points" if exact else "outcome"
 
 
 _local = threading.local()
@@ -185,13 +178,13 @@ def default_solver() -> Solver:
     return solver
 
 
-def solve(position: Position | Mapping[str, Any] | str, *, mode: Mode | str = Mode.ALL,
+def solve(position: PositionLike, *, mode: Mode | str = Mode.ALL,
           timeout: float | None = None, cancel: CancelToken | None = None) -> Result:
     """Solve `position` with this thread's Solver; see Solver.solve."""
     return default_solver().solve(position, mode=mode, timeout=timeout, cancel=cancel)
 
 
-def analyse(position: Position | Mapping[str, Any] | str, *, timeout: float | None = None,
+def analyse(position: PositionLike, *, timeout: float | None = None,
             cancel: CancelToken | None = None) -> Analysis:
     """Analyse the recorded play of `position`; see Solver.analyse."""
     return default_solver().analyse(position, timeout=timeout, cancel=cancel)

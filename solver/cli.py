@@ -141,6 +141,8 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
 
 
 def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> None:
+    """The analysis as a table, one row per recorded action; plies count from 0, as
+    ``played[i]``, the JSON and the error messages count them."""
     info = pos.start().session().describe()
     owner = pos.session().value_owner
     view = f"{owner}'s view" if an.value_kind == "points" else f"{owner}'s view: +1 made, -1 defeated"
@@ -148,11 +150,11 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
     print(f"{'ply':>4} {'seat':>4}  {'card':<5}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
     for s in an.steps:
         mark = "  <- mistake" if s.mistake else ""
-        print(f"{s.ply + 1:>4} {s.seat:>4}  {s.move:<5}{signed(s.value_before):>7}{signed(s.value_after):>7}"
+        print(f"{s.ply:>4} {s.seat:>4}  {s.move:<5}{signed(s.value_before):>7}{signed(s.value_after):>7}"
               f"{s.cost:>6}  {' '.join(s.best_moves)}{mark}", file=out)
     if an.mistakes:
         print(f"Mistakes    {len(an.mistakes)}: " + ", ".join(
-            f"ply {s.ply + 1} {s.move} (seat {s.seat}, cost {s.cost})" for s in an.mistakes), file=out)
+            f"ply {s.ply} {s.move} (seat {s.seat}, cost {s.cost})" for s in an.mistakes), file=out)
     else:
         print("Mistakes    none", file=out)
     print(f"Final value {signed(an.final_value)}", file=out)

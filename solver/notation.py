@@ -1,7 +1,8 @@
 """Card notation (docs/RULES.md §0): suits, ranks, cards, card lists and hands.
 
 Suits are ``S H D C`` and ranks ``6 7 8 9 T J Q K A``; a card is a rank then
-a suit. Parsing is forgiving about aliases and case, formatting is canonical:
+a suit. Parsing is forgiving about aliases, native names and case; formatting
+is canonical:
 
 >>> card = Card.parse("10♥")
 >>> card
@@ -12,6 +13,17 @@ Card.parse('TH')
 (Card.parse('AS'), Card.parse('KS'), Card.parse('TS'))
 >>> format_hand(parse_cards("9h, ah 10S uc"))
 'T.A9..J'
+>>> Suit.parse("klaveren"), Rank.parse("boer"), Rank.parse("svršek")
+(<Suit.C: 3>, <Rank.JACK: 11>, <Rank.QUEEN: 12>)
+
+A hand is written ``S.H.D.C`` (``AKT.987..QJ``), in the display form ddcards
+prints (``S: AKT  H: 987  D: -  C: QJ``) or as a list of cards; all three
+parse alike:
+
+>>> parse_hand("S: AKT  H: 987  D: -  C: QJ") == parse_hand("AKT.987..QJ") == parse_hand("AS KS TS 9H 8H 7H QC JC")
+True
+>>> format_hand(parse_hand("AKT.987..QJ"), style="display")
+'S: AKT  H: 987  D: -  C: QJ'
 
 Bad text raises :class:`~ddcards.errors.InvalidCardError` (a token that names
 no card, rank or suit) or :class:`~ddcards.errors.NotationError` (a badly
@@ -21,11 +33,13 @@ offending token and the rule, which are also on ``.token`` and ``.rule``.
 from __future__ import annotations
 
 import functools
+import re
 import reprlib
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Literal
 
 from ddcards.errors import InvalidCardError, NotationError
 
@@ -36,19 +50,28 @@ __all__ = [
 
 # The clauses of docs/RULES.md §0 that notation errors cite (as `.rule`, and in the message).
 RANK_RULE = "docs/RULES.md §0.2 rule 1: ranks 6 7 8 9 T J Q K A, aliases 10 X U O"
-SUIT_RULE = ("docs/RULES.md §0.1 rule 2: suits S H D C or ♠ ♥ ♦ ♣, or a native name such as hearts, Herz, "
+RANK_NAME_RULE = ("docs/RULES.md §0.2 rules 1 and 3: ranks 6 7 8 9 T J Q K A, aliases 10 X U O, or a name "
+                  "such as ten, boer, Unter, spodek, niżnik")
+SUIT_RULE = ("docs/RULES.md §0.1 rule 2: suits S H D C or ♠ ♥ ♦ ♣, or a name such as hearts, harten, Herz, "
              "červené, wino")
 CARD_SUIT_RULE = "docs/RULES.md §0.1 rule 1: suits S H D C or ♠ ♥ ♦ ♣"
 CARD_RULE = "docs/RULES.md §0.3 rule 1: a card is a rank then a suit, e.g. 'TH' or '10♥'"
 HAND_RULE = "docs/RULES.md §0.4 rule 1: a hand lists 4 suits S.H.D.C separated by 3 dots"
+DISPLAY_RULE = ("docs/RULES.md §0.4 rule 4: the display form names each suit once, e.g. "
+                "'S: AKT  H: 987  D: -  C: QJ' ('-' for a void)")
+HAND_FORMS = ("docs/RULES.md §0.4: a hand is 'AKT.987..QJ' (suits S.H.D.C), 'S: AKT  H: 987  D: -  C: QJ' "
+              "or a list of cards such as 'AS KS TS'")
 DUPLICATE_RULE = "docs/RULES.md §0.4 rule 2: a hand holds each card once"
+
+#: How format_hand writes a hand: ``pbn`` ``AKT.987..QJ``; ``display`` ``S: AKT  H: 987  D: -  C: QJ``.
+HandStyle = Literal["pbn", "display"]
 
 
 class Suit(IntEnum):
     """A suit; German-suited decks map leaves/hearts/bells/acorns to S/H/D/C.
 
-    >>> Suit.parse("♥"), Suit.parse("Herz"), Suit.parse("cervene")
-    (<Suit.H: 1>, <Suit.H: 1>, <Suit.H: 1>)
+    >>> Suit.parse("♥"), Suit.parse("Herz"), Suit.parse("cervene"), Suit.parse("harten")
+    (<Suit.H: 1>, <Suit.H: 1>, <Suit.H: 1>, <Suit.H: 1>)
     >>> str(Suit.H), Suit.H.symbol
     ('H', '♥')
     """
@@ -71,10 +94,15 @@ class Suit(IntEnum):
 
     @classmethod
     def parse(cls, text: str) -> Suit:
-        """Parse a letter, a symbol or a native name (any case, diacritics optional).
+        """Parse a letter, a symbol or a name (any case, diacritics optional).
+
+        Names: English, Dutch (schoppen harten ruiten klaveren), German, Czech and
+        Polish, of both the French- and the German-suited decks (docs/RULES.md §0).
 
         >>> Suit.parse("d"), Suit.parse("Schellen"), Suit.parse("żołądź"), Suit.parse("zoladz")
         (<Suit.D: 2>, <Suit.D: 2>, <Suit.C: 3>, <Suit.C: 3>)
+        >>> Suit.parse("schoppen"), Suit.parse("Kreuz"), Suit.parse("kier")
+        (<Suit.S: 0>, <Suit.C: 3>, <Suit.H: 1>)
         """
         _require_text(text, "suit", "'H'")
         try:
@@ -111,13 +139,23 @@ class Rank(IntEnum):
 
     @classmethod
     def parse(cls, text: str) -> Rank:
-        """Parse ``6 7 8 9 T J Q K A`` or an alias: ``10 X`` ten, ``U`` (Unter) jack, ``O`` (Ober) queen."""
+        """Parse ``6 7 8 9 T J Q K A``, an alias or a name (any case, diacritics optional).
+
+        Aliases: ``10 X`` ten, ``U`` (Unter) jack, ``O`` (Ober) queen.  Names:
+        English, Dutch (boer vrouw heer aas), German (Unter Ober König Daus),
+        Czech (spodek svršek král eso) and Polish (walet dama król as, niżnik
+        wyżnik), the pips too (tien, Zehn, desítka...).  Card and hand notation
+        take only the letters and aliases.
+
+        >>> Rank.parse("boer"), Rank.parse("vrouw"), Rank.parse("Ober"), Rank.parse("wyżnik")
+        (<Rank.JACK: 11>, <Rank.QUEEN: 12>, <Rank.QUEEN: 12>, <Rank.QUEEN: 12>)
+        """
         _require_text(text, "rank", "'T'")
-        try:
-            return _RANKS[text.strip().upper()]
-        except KeyError:
-            raise InvalidCardError(f"unknown rank {text!r} ({RANK_RULE})",
-                                   token=text, rule=RANK_RULE) from None
+        rank = _RANKS.get(text.strip().upper()) or _RANK_NAMES.get(_fold(text))
+        if rank is None:
+            raise InvalidCardError(f"unknown rank {text!r} ({RANK_NAME_RULE})",
+                                   token=text, rule=RANK_NAME_RULE)
+        return rank
 
 
 @functools.total_ordering
@@ -227,51 +265,130 @@ def format_cards(cards: Iterable[Card]) -> str:
     return " ".join(map(str, cards))
 
 
-def parse_hand(text: str) -> tuple[Card, ...]:
-    """Parse a PBN-like hand ``S.H.D.C``; cards come back in the order written.
+def parse_hand(hand: str | Iterable[str | Card]) -> tuple[Card, ...]:
+    """Parse a hand in any of its forms; cards come back in the order written.
 
-    Within a suit ranks are single characters (aliases ``X U O`` too) or ``10``;
-    a suit may be empty or ``-``.
+    - ``S.H.D.C`` (PBN-like): ``AKT.987..QJ``; within a suit ranks are single
+      characters (aliases ``X U O`` too) or ``10``; a suit may be empty or ``-``;
+    - the display form ddcards prints: ``S: AKT  H: 987  D: -  C: QJ``, each
+      suit named once (a letter, a symbol or a name such as ``hearts``), in any
+      order, ``-`` for a void;
+    - a list of cards: ``AS KS TS 9H`` (spaces and/or commas), or an iterable
+      of card strings and Cards.
+
+    A card may appear only once.
 
     >>> format_cards(parse_hand("A10.-.ou.6"))
     'AS TS QD JD 6C'
+    >>> format_cards(parse_hand("♠: A10  ♥: -  ♦: OU  ♣: 6"))
+    'AS TS QD JD 6C'
+    >>> format_hand(parse_hand(["QD", "6C", "AS", "10s", "UD"]))
+    'AT..QJ.6'
     >>> parse_hand("AK.Q")
     Traceback (most recent call last):
     ...
     ddcards.errors.NotationError: hand 'AK.Q' has 2 suits (docs/RULES.md §0.4 rule 1: a hand lists 4 suits S.H.D.C separated by 3 dots)
     """
-    _require_text(text, "hand", "'AKT.987..QJ'")
-    hand = text.strip()
+    if isinstance(hand, str):
+        text = hand.strip()
+        if not text:
+            raise NotationError(f"hand {hand!r} is empty: write '...' for a hand without cards ({HAND_FORMS})",
+                                token=hand, rule=HAND_FORMS)
+        if ":" in text:
+            return _parse_display_hand(text)
+        if "." in text:
+            return _parse_pbn_hand(text)
+        tokens: Iterable[str | Card] = text.replace(",", " ").split()
+        shown = repr(text)
+    elif isinstance(hand, Iterable) and not isinstance(hand, (bytes, bytearray)):
+        tokens = list(hand)
+        shown = reprlib.repr(tokens)
+    else:
+        raise _not_text(hand, "hand", "'AKT.987..QJ' or a list of cards")
+    cards: list[Card] = []
+    for token in tokens:
+        try:
+            card = token if isinstance(token, Card) else Card.parse(token)
+        except InvalidCardError as exc:
+            raise InvalidCardError(f"hand {shown}: {exc}; {HAND_FORMS}", token=exc.token, rule=exc.rule) from None
+        _add_once(cards, card, shown)
+    return tuple(cards)
+
+
+def _parse_pbn_hand(hand: str) -> tuple[Card, ...]:
     parts = hand.split(".")
     if len(parts) != 4:
         count = f"{len(parts)} suit" + ("s" if len(parts) != 1 else "")
         raise NotationError(f"hand {hand!r} has {count} ({HAND_RULE})", token=hand, rule=HAND_RULE)
     cards: list[Card] = []
     for suit, part in zip(Suit, parts):
-        if part == "-":
-            continue
-        i = 0
-        while i < len(part):
-            token = part[i:i + 2] if part.startswith("10", i) else part[i]
-            i += len(token)
-            rank = _RANKS.get(token.upper())
-            if rank is None:
-                raise InvalidCardError(
-                    f"unknown rank {token!r} in suit {suit} of hand {hand!r} ({RANK_RULE})",
-                    token=token, rule=RANK_RULE)
-            card = _CANONICAL[suit * 16 + rank]
-            if card in cards:
-                raise NotationError(f"card '{card}' appears twice in hand {hand!r} ({DUPLICATE_RULE})",
-                                    token=str(card), rule=DUPLICATE_RULE)
-            cards.append(card)
+        if part != "-":
+            _parse_suit_ranks(suit, part, hand, cards)
     return tuple(cards)
 
 
-def format_hand(cards: Iterable[Card]) -> str:
-    """Format a hand as ``S.H.D.C``, ranks from ace down within each suit.
+# "S:" / "♥:" / "hearts:" before each suit's ranks
+_DISPLAY_LABEL = re.compile(r"([^\s:]+)\s*:")
+
+
+def _parse_display_hand(hand: str) -> tuple[Card, ...]:
+    pieces = _DISPLAY_LABEL.split(hand)      # [before, label, ranks, label, ranks, ...]
+    if pieces[0].strip():
+        raise NotationError(f"hand {hand!r}: {pieces[0].strip()!r} comes before the first suit ({DISPLAY_RULE})",
+                            token=pieces[0].strip(), rule=DISPLAY_RULE)
+    cards: list[Card] = []
+    seen: list[Suit] = []
+    for label, ranks in zip(pieces[1::2], pieces[2::2]):
+        try:
+            suit = Suit.parse(label)
+        except InvalidCardError as exc:
+            raise InvalidCardError(f"hand {hand!r}: {exc}", token=label, rule=exc.rule) from None
+        if suit in seen:
+            raise NotationError(f"hand {hand!r} names suit {suit} twice (again as {label!r}) ({DISPLAY_RULE})",
+                                token=label, rule=DISPLAY_RULE)
+        seen.append(suit)
+        ranks = "".join(ranks.replace(",", " ").split())     # "A K T," as "AKT"
+        if ranks != "-":
+            _parse_suit_ranks(suit, ranks, hand, cards)
+    missing = [str(suit) for suit in Suit if suit not in seen]
+    if missing:
+        raise NotationError(f"hand {hand!r} does not name suit {', '.join(missing)} ({DISPLAY_RULE})",
+                            token=hand, rule=DISPLAY_RULE)
+    return tuple(cards)
+
+
+def _parse_suit_ranks(suit: Suit, ranks: str, hand: str, cards: list[Card]) -> None:
+    """Append the cards of `suit` written as `ranks` ("AKT", "A10") to `cards`."""
+    i = 0
+    while i < len(ranks):
+        token = ranks[i:i + 2] if ranks.startswith("10", i) else ranks[i]
+        i += len(token)
+        rank = _RANKS.get(token.upper())
+        if rank is None:
+            raise InvalidCardError(
+                f"unknown rank {token!r} in suit {suit} of hand {hand!r} ({RANK_RULE})",
+                token=token, rule=RANK_RULE)
+        _add_once(cards, _CANONICAL[suit * 16 + rank], repr(hand))
+
+
+def _add_once(cards: list[Card], card: Card, shown: str) -> None:
+    if card in cards:
+        raise NotationError(f"card '{card}' appears twice in hand {shown} ({DUPLICATE_RULE})",
+                            token=str(card), rule=DUPLICATE_RULE)
+    cards.append(card)
+
+
+def format_hand(cards: Iterable[Card], *, style: HandStyle = "pbn") -> str:
+    """Format a hand, ranks from ace down within each suit.
+
+    ``style="pbn"`` (the notation, the default): ``S.H.D.C``; ``style="display"``:
+    the form ddcards prints, ``S: AKT  H: 987  D: -  C: QJ``.  Both parse back
+    with :func:`parse_hand`.
 
     >>> format_hand(parse_cards("QC 9H AS JC 8H TS 7H KS"))
     'AKT.987..QJ'
+    >>> format_hand(parse_cards("QC 9H AS JC 8H TS 7H KS"), style="display")
+    'S: AKT  H: 987  D: -  C: QJ'
     >>> format_hand([])
     '...'
     """
@@ -282,14 +399,23 @@ def format_hand(cards: Iterable[Card]) -> str:
                                 token=str(card), rule=DUPLICATE_RULE)
         seen.add(card)
     high_first = sorted(seen, reverse=True)
-    return ".".join("".join(str(c.rank) for c in high_first if c.suit == suit) for suit in Suit)
+    suits = ["".join(str(c.rank) for c in high_first if c.suit == suit) for suit in Suit]
+    if style == "display":
+        return "  ".join(f"{suit}: {ranks or '-'}" for suit, ranks in zip(Suit, suits))
+    if style != "pbn":
+        raise ValueError(f"style is 'pbn' or 'display', not {style!r}")
+    return ".".join(suits)
 
 
 def _require_text(value: object, what: str, example: str) -> None:
     if not isinstance(value, str):
-        token = reprlib.repr(value)
-        raise NotationError(f"{what} must be text like {example}, got {type(value).__name__} {token}",
-                            token=token, rule=f"{what} must be text")
+        raise _not_text(value, what, example)
+
+
+def _not_text(value: object, what: str, example: str) -> NotationError:
+    token = reprlib.repr(value)
+    return NotationError(f"{what} must be text like {example}, got {type(value).__name__} {token}",
+                         token=token, rule=f"{what} must be text")
 
 
 def _fold(text: str) -> str:
@@ -302,11 +428,31 @@ _RANKS: dict[str, Rank] = {str(rank): rank for rank in Rank} | {
     "10": Rank.TEN, "X": Rank.TEN, "U": Rank.JACK, "O": Rank.QUEEN,
 }
 
+# Rank names Rank.parse accepts, folded (see _fold): English, Dutch, German, Czech, Polish.
+_RANK_WORDS: dict[Rank, str] = {
+    Rank.SIX: "six zes sechs sestka szostka",
+    Rank.SEVEN: "seven zeven sieben sedma sedmicka siodemka",
+    Rank.EIGHT: "eight acht osma osmicka osemka",
+    Rank.NINE: "nine negen neun devitka dziewiatka",
+    Rank.TEN: "ten tien zehn desitka dziesiatka",
+    Rank.JACK: "jack knave boer bube unter spodek walet niznik",
+    Rank.QUEEN: "queen vrouw dame ober svrsek dama wyznik",
+    Rank.KING: "king heer konig koenig kral krol",
+    Rank.ACE: "ace aas ass daus eso as",
+}
+_RANK_NAMES: dict[str, Rank] = {name: rank for rank, names in _RANK_WORDS.items() for name in names.split()}
+
+# Suit names, folded: English; Dutch; German, Czech, Polish and French of the
+# French-suited deck (pik/piky, kier...); the German-suited deck's names.
 _SUIT_NAMES: dict[Suit, str] = {
-    Suit.S: "s ♠ ♤ spades spade leaves leaf laub grun gruen blatt zelene zeleny zelena listy wino",
-    Suit.H: "h ♥ ♡ hearts heart herz rot cervene cerveny srdce czerwien",
-    Suit.D: "d ♦ ♢ diamonds diamond bells bell schellen kule dzwonek dzwonki",
-    Suit.C: "c ♣ ♧ clubs club acorns acorn eichel zaludy zoladz zoledzie",
+    Suit.S: "s ♠ ♤ spades spade schoppen schop pik piky pique "
+            "leaves leaf laub grun gruen blatt zelene zeleny zelena listy wino",
+    Suit.H: "h ♥ ♡ hearts heart harten hart herz srdce kier coeur cœur "
+            "rot cervene cerveny czerwien",
+    Suit.D: "d ♦ ♢ diamonds diamond ruiten ruit karo kary kara caro carreau "
+            "bells bell schellen kule dzwonek dzwonki",
+    Suit.C: "c ♣ ♧ clubs club klaveren klaver kreuz krize trefl trefle "
+            "acorns acorn eichel zaludy zoladz zoledzie",
 }
 _SUITS: dict[str, Suit] = {name: suit for suit, names in _SUIT_NAMES.items() for name in names.split()}
 _CARD_SUITS: dict[str, Suit] = {name: suit for name, suit in _SUITS.items() if len(name) == 1}

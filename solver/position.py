@@ -1,26 +1,83 @@
-"""Position: a fully known deal and the actions played so far (docs/RULES.md §0.6)."""
+"""Position: a fully known deal and the actions played so far (docs/RULES.md §0.6).
+
+A Position is an immutable value, like a row of a game record: it holds the
+deal and the history, validated, and answers what is on the table.  Moving
+makes a new Position (``play``, ``undo``), so positions can be kept, compared,
+hashed and shared between threads.
+
+>>> import ddcards
+>>> pos = ddcards.Position.from_dict(ddcards.example("marias-hra")).play("QH")
+>>> pos.to_move, pos.legal_moves, pos.trick
+(1, ('TH',), (TrickCard(seat=0, card=Card.parse('QH')),))
+>>> pos.score.points, pos.score.parts["marriages"]
+({'declarer': 40, 'defenders': 0}, {'declarer': 40, 'defenders': 0})
+>>> print(pos)
+Mariáš hra, trumps H - seat 1 (defender) to move
+  seat 0  declarer  S: AT  H: AK9  D: AT  C: 87
+  seat 1  defender  S: KQ  H: JT87  D: KQ  C: AT
+  seat 2  defender  S: J987  H: -  D: J987  C: QJ
+  talon             9C KC
+  trick             QH (seat 0)
+  points            declarer 40, defenders 0 (marriages: declarer 40, defenders 0)
+  tricks            declarer 0, defenders 0
+>>> pos.undo() == ddcards.Position.from_dict(ddcards.example("marias-hra"))
+True
+"""
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from ddcards.errors import NotationError
 from ddcards.games import get_game
-from ddcards.games.base import Game, Session
+from ddcards.games.base import Game, GameInfo, Score, Session, TrickCard
+from ddcards.notation import Card, Suit, format_cards, format_hand
+
+__all__ = ["Position", "TrickCard", "Score"]
+
+
+class _View(NamedTuple):
+    """What a position shows, read from a session once, when first asked."""
+
+    hands: tuple[tuple[Card, ...], ...]
+    trick: tuple[TrickCard, ...]
+    table: dict[str, Any]
+    score: Score
+    title: str
+    roles: tuple[str, ...]
 
 
 class Position:
-    """An immutable, validated position.
+    """A deal, the actions played so far and what follows from them: an immutable, validated value.
 
+    Build one from a position document (docs/RULES.md §0) with :meth:`from_dict`
+    or :meth:`from_json`; every action of the history is checked against the
+    rules, and bad input raises a :class:`ddcards.DdcardsError` naming the
+    token and the rule.
+
+    What it shows: :attr:`hands` (the cards each seat holds), :attr:`trick`
+    (the cards on the table, with their seats), :attr:`table` (whatever else
+    is in view, e.g. the Mariáš talon), :attr:`to_move`, :attr:`score` (what
+    the history has scored, by side), :attr:`legal_moves`, :attr:`is_over`.
+    Moves are action notation: a card ``"TH"`` (games with other actions use
+    their own tokens, docs/RULES.md §0).
+
+    :meth:`play` and :meth:`undo` return new Positions; equal positions (same
+    deal, options and history) compare and hash equal.  ``str()`` draws the
+    table; ``repr()`` evaluates back to an equal Position.
+
+    >>> import ddcards
     >>> pos = Position.from_dict({"game": "marias", "contract": "hra", "trump": "H",
     ...     "hands": ["AT.AKQ9.AT.87", "KQ.TJ87.KQ.AT", "J987..J987.QJ"], "talon": "9C KC",
     ...     "played": ["QH"]})
-    >>> pos.to_move, pos.legal_moves()
-    (1, ['TH'])
+    >>> pos.to_move, pos.legal_moves
+    (1, ('TH',))
+    >>> pos.play("TH").trick
+    (TrickCard(seat=0, card=Card.parse('QH')), TrickCard(seat=1, card=Card.parse('TH')))
     """
 
-    __slots__ = ("_game", "_setup", "_doc", "_to_move", "_legal", "_over", "_spare")
+    __slots__ = ("_game", "_setup", "_doc", "_to_move", "_legal", "_over", "_spare", "_view")
 
     def __init__(self, doc: Mapping[str, Any]):
         if not isinstance(doc, Mapping):
@@ -32,15 +89,18 @@ class Position:
         self._game = game
         self._setup = setup
         self._doc = game.normalise(setup)
-        self._to_move = None if session.over else session.to_move
-        self._legal = tuple(session.legal_moves()) if not session.over else ()
         self._over = session.over
+        self._to_move = None if self._over else session.to_move
+        self._legal: tuple[str, ...] = () if self._over else tuple(
+            session.move_name(m) for m in sorted(session.board.legal_moves(), key=session.move_order))
+        self._view: _View | None = None
         # The first session() hands out the one validation built (a replay
         # less per solve); list.pop() makes that safe across threads.
         self._spare = [session]
 
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> Position:
+        """The position a position document (docs/RULES.md §0) describes."""
         return cls(doc)
 
     @classmethod
@@ -50,7 +110,7 @@ class Position:
                 text = bytes(text).decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise NotationError(f"a position document is UTF-8 text; byte {exc.start} is not",
-                                    token=repr(bytes(text[exc.start:exc.start + 4])), rule="UTF-8") from None
+                                    token=repr(exc.object[exc.start:exc.start + 4]), rule="UTF-8") from None
         if not isinstance(text, str):
             raise NotationError(f"a position document is JSON text, not {type(text).__name__}",
                                 token=repr(text)[:40], rule="position document")
@@ -65,19 +125,51 @@ class Position:
         return cls(doc)
 
     def to_dict(self) -> dict[str, Any]:
-        """The position document in canonical notation."""
-        return json.loads(json.dumps(self._doc))
+        """The position document in canonical notation (a deep copy)."""
+        doc: dict[str, Any] = json.loads(json.dumps(self._doc))
+        return doc
 
     def to_json(self) -> str:
+        """The position document as JSON text (canonical notation)."""
         return json.dumps(self._doc, ensure_ascii=False)
+
+    # ------------------------------------------------------------ the game and the deal
 
     @property
     def game(self) -> str:
+        """The game's name, e.g. ``"marias"``."""
         return self._game.info.name
 
     @property
+    def game_info(self) -> GameInfo:
+        """What the game offers: contracts, objectives, options, sides."""
+        return self._game.info
+
+    @property
+    def contract(self) -> str | None:
+        """The contract played (Mariáš ``hra`` ``betl`` ``durch``; a game with one contract: that one)."""
+        contract = self._doc.get("contract")
+        if contract is None and len(self._game.info.contracts) == 1:
+            return self._game.info.contracts[0]
+        return contract
+
+    @property
+    def trump(self) -> Suit | None:
+        """The trump suit, or None when the game or contract has none."""
+        trump = self._doc.get("trump")
+        return None if trump is None else Suit.parse(trump)
+
+    @property
     def played(self) -> tuple[str, ...]:
+        """The actions played so far, in canonical notation; ``played[i]`` is ply ``i`` (0-based)."""
         return tuple(self._doc.get("played", ()))
+
+    @property
+    def ply(self) -> int:
+        """How many actions have been played: the next one is ply ``ply`` (plies count from 0)."""
+        return len(self._doc.get("played", ()))
+
+    # ------------------------------------------------------------ the state
 
     @property
     def to_move(self) -> int | None:
@@ -85,23 +177,61 @@ class Position:
         return self._to_move
 
     @property
-    def over(self) -> bool:
+    def is_over(self) -> bool:
         """True when every card has been played."""
         return self._over
 
-    def legal_moves(self) -> list[str]:
-        return list(self._legal)
+    @property
+    def legal_moves(self) -> tuple[str, ...]:
+        """The moves the seat to move may make, in the game's order (suits S H D C, strongest
+        first); empty once the deal is over."""
+        return self._legal
 
-    def play(self, move: str) -> Position:
-        """The position after `move` (validated)."""
-        doc = dict(self._doc)
-        doc["played"] = list(self.played) + [move]
-        return Position(doc)
+    @property
+    def hands(self) -> tuple[tuple[Card, ...], ...]:
+        """The cards each seat holds now, by seat (suits S H D C, strongest first in the game's order)."""
+        return self._shown().hands
+
+    @property
+    def trick(self) -> tuple[TrickCard, ...]:
+        """The trick on the table, in the order played: ``(seat, card)`` pairs; empty between
+        tricks and in games without tricks."""
+        return self._shown().trick
+
+    @property
+    def table(self) -> dict[str, Any]:
+        """Whatever else is in view, by name (a new dict), e.g. ``{"talon": (Card, Card)}`` in Mariáš."""
+        return dict(self._shown().table)
+
+    @property
+    def score(self) -> Score:
+        """What the history has scored so far, by side: ``points`` (all that counts, e.g. Mariáš
+        cards + last trick + marriages), ``tricks``, and ``parts`` (e.g. ``marriages``, ``roem``)."""
+        return self._shown().score
+
+    # ------------------------------------------------------------ moving
+
+    def play(self, move: str | Card) -> Position:
+        """The position after `move` (action notation such as ``"TH"``, or a Card), validated:
+        an illegal move raises :class:`ddcards.IllegalPlayError` naming the rule."""
+        if not isinstance(move, (str, Card)):
+            raise NotationError(f"a move is action notation such as 'TH' or a Card, not {type(move).__name__} "
+                                f"{move!r:.40}", token=repr(move)[:40], rule="actions (docs/RULES.md §0)")
+        return self._with_played([*self.played, str(move)])
+
+    def undo(self) -> Position:
+        """The position before the last action (IndexError if nothing has been played)."""
+        if not self.ply:
+            raise IndexError("undo(): nothing has been played in this position")
+        return self._with_played(list(self.played[:-1]))
 
     def start(self) -> Position:
         """The same deal with nothing played."""
+        return self._with_played([])
+
+    def _with_played(self, played: list[str]) -> Position:
         doc = dict(self._doc)
-        doc["played"] = []
+        doc["played"] = played
         return Position(doc)
 
     def session(self) -> Session:
@@ -111,6 +241,21 @@ class Position:
         except IndexError:
             return self._game.replay(self._setup)
 
+    def _shown(self) -> _View:
+        view = self._view
+        if view is None:
+            session = self.session()
+            info = session.describe()
+            hands = tuple(tuple(hand) for hand in session.hands())
+            view = self._view = _View(
+                hands=hands, trick=tuple(session.current_trick()), table=session.table(),
+                score=session.score(), title=str(info.get("title") or self._game.info.title),
+                roles=tuple(session.seat_role(seat) for seat in range(len(hands))))
+            self._spare.append(session)        # unchanged: the next solve may have it
+        return view
+
+    # ------------------------------------------------------------ values
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Position) and other._doc == self._doc
 
@@ -119,3 +264,43 @@ class Position:
 
     def __repr__(self) -> str:
         return f"Position.from_json({self.to_json()!r})"
+
+    def __reduce__(self) -> tuple[type[Position], tuple[dict[str, Any]]]:
+        # pickle and copy go through the document (the search state is rebuilt on load)
+        return Position, (self.to_dict(),)
+
+    def __str__(self) -> str:
+        """The table: who is to move, every hand, the trick, what else is in view, the score."""
+        view = self._shown()
+        if self._to_move is not None:
+            role = view.roles[self._to_move] if self._to_move < len(view.roles) else ""
+            head = f"{view.title} - seat {self._to_move}" + (f" ({role})" if role else "") + " to move"
+        else:
+            head = f"{view.title} - the deal is over"
+        width = max([len(role) for role in view.roles] + [0])
+        rows: list[tuple[str, str]] = []
+        for seat, hand in enumerate(view.hands):
+            rows.append((f"seat {seat}  {view.roles[seat]:<{width}}".rstrip(), format_hand(hand, style="display")))
+        for name, value in view.table.items():
+            rows.append((name, _shown_value(value)))
+        if view.trick:
+            rows.append(("trick", "  ".join(f"{card} (seat {seat})" for seat, card in view.trick)))
+        score = view.score
+        if score.points:
+            parts = "; ".join(f"{name}: {_by_side(by_side)}" for name, by_side in score.parts.items())
+            rows.append(("points", _by_side(score.points) + (f" ({parts})" if parts else "")))
+        if score.tricks:
+            rows.append(("tricks", _by_side(score.tricks)))
+        label_width = max(len(label) for label, _ in rows) if rows else 0
+        return "\n".join([head] + [f"  {label:<{label_width}}  {text}" for label, text in rows])
+
+
+def _by_side(values: Mapping[str, int]) -> str:
+    return ", ".join(f"{side} {value}" for side, value in values.items())
+
+
+def _shown_value(value: Any) -> str:
+    """A table entry for people: cards as notation, the rest as text."""
+    if isinstance(value, (tuple, list)) and all(isinstance(v, Card) for v in value):
+        return format_cards(value) or "-"
+    return str(value)

@@ -1,8 +1,32 @@
-"""Results of a solve and of a play analysis (docs/RULES.md §0.9, §0.10)."""
+"""Results of a solve and of a play analysis (docs/RULES.md §0.9, §0.10).
+
+Every result is a frozen dataclass with typed fields, and ``to_dict()``
+gives its JSON document (what ``ddcards solve --json`` prints).  Values are
+from the maximising side's view (Mariáš: the declarer; Klaverjas: the playing
+team): ``value_kind`` ``"points"`` for a margin in points, ``"outcome"`` for
++1 (made) / -1 (not made).  Plies count from 0, as ``Position.played`` does.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from enum import Enum
+from typing import Any, Literal
+
+__all__ = ["Mode", "ValueKind", "MoveValue", "Result", "AnalysisStep", "Analysis"]
+
+#: How a value is measured: a margin in points, or +1/-1 for made/not made.
+ValueKind = Literal["points", "outcome"]
+
+
+class Mode(str, Enum):
+    """Which moves a solve reports, as in DDS."""
+
+    BEST = "best"        # the value and one optimal move
+    OPTIMAL = "optimal"  # the value and every optimal move
+    ALL = "all"          # the value of every legal move
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -23,13 +47,14 @@ class Result:
 
     ``value`` is from the point of view of the maximising side (Mariáš: the
     declarer).  ``scores``, ``tricks``, ``won``, ``settlement`` and
-    ``outcomes`` describe the end of the principal variation ``pv``.
+    ``outcomes`` describe the end of the principal variation ``pv``;
+    ``position`` is the position solved, as a document.
     """
 
     game: str
-    mode: str
+    mode: Mode
     value: int
-    value_kind: str                    # "points" or "outcome" (+1/-1)
+    value_kind: ValueKind
     to_move: int | None
     optimal_moves: list[str]
     moves: list[MoveValue]
@@ -54,7 +79,7 @@ class Result:
     def to_dict(self) -> dict[str, Any]:
         return {
             "game": self.game,
-            "mode": self.mode,
+            "mode": self.mode.value,
             "value": self.value,
             "value_kind": self.value_kind,
             "to_move": self.to_move,
@@ -73,7 +98,11 @@ class Result:
 
 @dataclass(frozen=True)
 class AnalysisStep:
-    """One recorded action: the value before and after it, and what it cost the mover."""
+    """One recorded action: the value before and after it, and what it cost the mover.
+
+    ``ply`` is the action's index in ``played`` (0-based); ``cost`` is how much
+    worse the value got for the mover's side (0 for an optimal action).
+    """
 
     ply: int
     seat: int
@@ -95,7 +124,7 @@ class Analysis:
     """A recorded deal, card by card."""
 
     game: str
-    value_kind: str
+    value_kind: ValueKind
     initial_value: int
     final_value: int
     steps: list[AnalysisStep]

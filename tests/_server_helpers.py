@@ -44,7 +44,7 @@ def marias_position(seed: int, tricks_played: int, contract: str = "hra") -> dic
     position = ddcards.Position.from_dict(doc)
     played: list[str] = []
     for _ in range(3 * tricks_played):
-        move = rng.choice(list(position.legal_moves()))
+        move = rng.choice(list(position.legal_moves))
         played.append(str(move))
         position = position.play(move)
     return dict(doc, played=played)

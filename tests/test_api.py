@@ -52,7 +52,7 @@ def random_position(seed: int, contract: str, plies: int) -> ddcards.Position:
     for _ in range(plies):
         if p.to_move is None:
             break
-        p = p.play(rng.choice(sorted(p.legal_moves())))
+        p = p.play(rng.choice(sorted(p.legal_moves)))
     return p
 
 
@@ -83,7 +83,7 @@ def test_modes_agree(p):
     all_ = ddcards.solve(p, mode="all")
     opt = ddcards.solve(p, mode=ddcards.Mode.OPTIMAL)
     best = ddcards.solve(p, mode="best")
-    legal = set(p.legal_moves())
+    legal = set(p.legal_moves)
     assert all_.mode == "all" and opt.mode == "optimal" and best.mode == "best"
     assert all_.value == opt.value == best.value
     assert all_.to_move == opt.to_move == best.to_move == p.to_move
@@ -125,7 +125,7 @@ def test_principal_variation_is_legal_and_reaches_the_value(p):
         assert res.pv[0] in res.optimal_moves
     q = p
     for move in res.pv:
-        assert move in q.legal_moves()
+        assert move in q.legal_moves
         q = q.play(move)
     end = ddcards.solve(q)
     assert end.value == res.value
@@ -147,7 +147,7 @@ def test_principal_variation_is_legal_and_reaches_the_value(p):
             # nothing to decide: the outcome was settled before this position (a lost
             # contract), but the remaining cards are still legal moves, all worth -1
             assert res.value == -1 and p.to_move is not None
-            assert {m.move for m in res.moves} == set(p.legal_moves())
+            assert {m.move for m in res.moves} == set(p.legal_moves)
             assert all(m.value == -1 and m.optimal for m in res.moves)
 
 
@@ -464,6 +464,21 @@ def test_position_round_trip():
     assert hash(p) == hash(ddcards.Position.from_json(p.to_json()))
 
 
+def test_results_carry_typed_values():
+    res = ddcards.solve(START, mode="optimal")
+    assert res.mode is ddcards.Mode.OPTIMAL and res.value_kind == "points"
+    assert json.loads(json.dumps(res.to_dict()))["mode"] == "optimal"
+    assert all(isinstance(m, ddcards.MoveValue) for m in res.moves)
+    assert res.position == ddcards.Position.from_dict(START).to_dict()
+    betl = ddcards.solve(ddcards.example("marias-betl"), mode=ddcards.Mode.BEST)
+    assert betl.mode is ddcards.Mode.BEST and betl.value_kind == "outcome" and betl.value in (1, -1)
+    an = ddcards.analyse(dict(SEED, played=SEED["played"][:3]))
+    assert an.value_kind == "points" and [s.ply for s in an.steps] == [0, 1, 2]
+    assert all(isinstance(s, ddcards.AnalysisStep) for s in an.steps)
+    with pytest.raises(ddcards.InvalidOptionError, match="unknown mode 'fast'"):
+        ddcards.solve(START, mode="fast")
+
+
 # --------------------------------------------------------------------------- games registry, docs
 
 def test_games_registry():
@@ -477,6 +492,12 @@ def test_games_registry():
     assert tuple(info.objectives["betl"]) == ("betl",) and tuple(info.objectives["durch"]) == ("durch",)
     assert {o.name for o in info.options} == {"marriage_on_follow", "talon_points", "sedma_value", "kilo_value"}
     assert info.option("marriage_on_follow").default is False
+    assert {(o.name, o.type, o.default) for o in info.options} == {
+        ("marriage_on_follow", "bool", False), ("talon_points", "str", "defenders"),
+        ("sedma_value", "int", 1), ("kilo_value", "int", 2)}
+    assert info.option("no such option") is None
+    assert info.sides == ("declarer", "defenders")
+    assert ddcards.find_game("klaverjassen").sides == ("playing", "other")
 
 
 @pytest.mark.parametrize("module", ["ddcards", "ddcards.api", "ddcards.position", "ddcards.notation",

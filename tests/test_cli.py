@@ -86,8 +86,10 @@ def test_analyse_readable_and_json():
     out = run("analyse", "--example", "marias-seed")
     assert out.returncode == 0, out.stderr
     assert "value at the start +70" in out.stdout
-    assert "Mistakes    3: ply 1 QH (seat 0, cost 20), ply 10 7H (seat 1, cost 20), ply 25 AH (seat 0, cost 20)" \
+    # plies count from 0 here as in the JSON, the API and the error messages
+    assert "Mistakes    3: ply 0 QH (seat 0, cost 20), ply 9 7H (seat 1, cost 20), ply 24 AH (seat 0, cost 20)" \
         in out.stdout
+    assert "   0    0  QH" in out.stdout and "  29 " in out.stdout
     out = run("analyse", "--example", "marias-seed", "--json")
     doc = json.loads(out.stdout)
     assert doc["initial_value"] == 70 and doc["final_value"] == 50

@@ -38,7 +38,7 @@ def check(doc):
     text = json.dumps(doc)
     pos = ddcards.Position.from_dict(doc)
     assert pos.to_move == expected["to_move"], text
-    assert sorted(pos.legal_moves()) == sorted(expected["moves"]), text
+    assert sorted(pos.legal_moves) == sorted(expected["moves"]), text
     res = ddcards.solve(pos, mode="all")
     assert res.to_move == expected["to_move"], text
     assert res.value == expected["value"], text

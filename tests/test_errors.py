@@ -320,7 +320,7 @@ def test_mutated_documents_raise_only_ddcards_errors(document):
         return
     # accepted: the position must be usable
     p.to_dict()
-    p.legal_moves()
+    assert p.legal_moves or p.is_over
     again = ddcards.Position.from_json(p.to_json())
     assert again == p
 

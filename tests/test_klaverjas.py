@@ -93,7 +93,7 @@ def test_illegal_play_partner_winning_and_rotterdam():
     d = {"game": "klaverjas", "trump": "H", "playing_team": 0, "leader": 1,
          "hands": [".87.AKQJ.AK", "KQJ9.Q.T98.", ".AKT.7.JT98", "AT87.J9..Q7"]}
     pos = ddcards.Position.from_dict(dict(d, played=["KS", "AH", "7S"]))
-    assert sorted(pos.legal_moves()) == ["AC", "AD", "JD", "KC", "KD", "QD"]
+    assert sorted(pos.legal_moves) == ["AC", "AD", "JD", "KC", "KD", "QD"]
     with pytest.raises(IllegalPlayError) as info:
         ddcards.Position.from_dict(dict(d, played=["KS", "AH", "7S", "7H"]))
     assert info.value.rule == ("docs/RULES.md §2.4 rule 3: partner winning, no undertrump while you hold "
@@ -101,7 +101,7 @@ def test_illegal_play_partner_winning_and_rotterdam():
     assert "lower than AH" in str(info.value)
     # ... which Rotterdam obliges him to do: he must trump and cannot overtrump AH
     pos = ddcards.Position.from_dict(dict(d, rules="rotterdam", played=["KS", "AH", "7S"]))
-    assert sorted(pos.legal_moves()) == ["7H", "8H"]
+    assert sorted(pos.legal_moves) == ["7H", "8H"]
     with pytest.raises(IllegalPlayError) as info:
         ddcards.Position.from_dict(dict(d, rules="rotterdam", played=["KS", "AH", "7S", "AD"]))
     assert info.value.rule == ("docs/RULES.md §2.5 rule 1: Rotterdam, void: you must trump, even when your "
@@ -109,7 +109,7 @@ def test_illegal_play_partner_winning_and_rotterdam():
     assert "even when your partner is winning" in str(info.value)
     # Amsterdam, opponent winning with a trump: overtrump, else another suit
     pos = ddcards.Position.from_dict(dict(d, played=["KS", "AH"]))       # seat 3 follows
-    assert sorted(pos.legal_moves()) == ["7S", "8S", "AS", "TS"]
+    assert sorted(pos.legal_moves) == ["7S", "8S", "AS", "TS"]
 
 
 def test_card_from_another_hand_or_after_the_end():
@@ -132,7 +132,7 @@ def test_solve_reports_scores_and_line():
     assert res.won == (not res.outcomes["nat"]) == (res.value > 0)
     assert sum(res.tricks.values()) == 8
     assert res.settlement == [-res.value, res.value, -res.value, res.value]   # playing team 1
-    assert {m.move for m in res.moves} == set(ddcards.Position.from_dict(doc()).legal_moves())
+    assert {m.move for m in res.moves} == set(ddcards.Position.from_dict(doc()).legal_moves)
     best = max(m.value for m in res.moves if m.value is not None)   # seat 0 is the other team
     worst = min(m.value for m in res.moves if m.value is not None)
     assert res.value == worst and best >= worst
@@ -255,7 +255,7 @@ C_TRUMPS_2 = {"game": "klaverjas", "trump": "C", "playing_team": 0,
 def test_every_clause_is_named(deal, rules, played, rule, legal):
     d = dict(deal, rules=rules)
     before = ddcards.Position.from_dict(dict(d, played=played[:-1]))
-    assert sorted(before.legal_moves()) == sorted(legal)
+    assert sorted(before.legal_moves) == sorted(legal)
     with pytest.raises(IllegalPlayError) as info:
         ddcards.Position.from_dict(dict(d, played=played))
     assert info.value.rule == rule and info.value.token == played[-1]

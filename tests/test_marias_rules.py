@@ -26,7 +26,7 @@ def pos(doc, played=None, **changes):
 
 
 def legal(doc, played=None, **changes):
-    return set(pos(doc, played, **changes).legal_moves())
+    return set(pos(doc, played, **changes).legal_moves)
 
 
 def assert_illegal(position, card, clause, *also):
@@ -69,18 +69,18 @@ def test_seed_worked_example_first_trick():
     # Seat 0: AT.AKQ9.AT.87, seat 1: KQ.TJ87.KQ.AT, seat 2: J987..J987.QJ; hearts trump.
     p = pos(SEED_START)
     assert p.to_move == 0
-    assert set(p.legal_moves()) == set(ddcards.format_cards(ddcards.parse_hand("AT.AKQ9.AT.87")).split())
+    assert set(p.legal_moves) == set(ddcards.format_cards(ddcards.parse_hand("AT.AKQ9.AT.87")).split())
     # Seat 0 leads QH (announcing 40: he holds KH). Seat 1 must follow hearts and beat
     # the Ober: of TH JH 8H 7H only the Ten is higher.
     p = p.play("QH")
     assert p.to_move == 1
-    assert p.legal_moves() == ["TH"]
+    assert p.legal_moves == ("TH",)
     assert_illegal(p, "JH", "must beat", "QH")
     assert_illegal(p, "KS", "must follow suit")
     # Seat 2 has no hearts = no trumps: any of his ten cards.
     p = p.play("TH")
     assert p.to_move == 2
-    assert set(p.legal_moves()) == set(ddcards.format_cards(ddcards.parse_hand("J987..J987.QJ")).split())
+    assert set(p.legal_moves) == set(ddcards.format_cards(ddcards.parse_hand("J987..J987.QJ")).split())
     # The trick goes to seat 1 (TH), who leads the next one.
     p = p.play("7S")
     assert p.to_move == 1
@@ -96,7 +96,7 @@ def test_seed_worked_example_final_scores():
     # Declarer: 50 in cards + 40 for the trump marriage = 90.
     # Defenders: 30 in cards + 10 for the last trick = 40 (no marriage: they never led K/O).
     p = pos(SEED)
-    assert p.to_move is None and p.legal_moves() == []
+    assert p.to_move is None and p.legal_moves == ()
     res = ddcards.solve(p)
     assert res.value == 50
     assert res.scores == {"declarer": 90, "defenders": 40}
@@ -127,13 +127,13 @@ R3 = {"game": "marias", "contract": "betl",
 def test_rule1_leader_plays_any_card():
     for doc in (R1, R2, R3):
         p = pos(doc, [])
-        assert set(p.legal_moves()) == set(ddcards.format_cards(ddcards.parse_hand(doc["hands"][0])).split())
+        assert set(p.legal_moves) == set(ddcards.format_cards(ddcards.parse_hand(doc["hands"][0])).split())
 
 
 def test_rule2_follow_suit_when_you_cannot_beat():
     # AS led; seat 1 holds KS 7S, neither beats the ace: either spade, nothing else.
     p = pos(R1, "AS")
-    assert set(p.legal_moves()) == {"KS", "7S"}
+    assert set(p.legal_moves) == {"KS", "7S"}
     assert_illegal(p, "AH", "must follow suit")       # not even a trump
     assert_illegal(p, "TD", "must follow suit")
     # seat 2 (QS TS 8S) cannot beat AS either: any spade.
@@ -143,7 +143,7 @@ def test_rule2_follow_suit_when_you_cannot_beat():
 def test_rule2_must_beat_the_lead():
     # 9D led; seat 1 holds KD TD 7D: K and T beat the nine, 7D does not.
     p = pos(R1, "9D")
-    assert set(p.legal_moves()) == {"KD", "TD"}
+    assert set(p.legal_moves) == {"KD", "TD"}
     assert_illegal(p, "7D", "must beat", "9D")
     assert_illegal(p, "KS", "must follow suit")
 
@@ -151,12 +151,12 @@ def test_rule2_must_beat_the_lead():
 def test_rule2_must_beat_the_best_card_when_second_player_beat_the_lead():
     # 9S led; seat 1 must beat it: KS (7S is lower).
     p = pos(R1, "9S")
-    assert p.legal_moves() == ["KS"]
+    assert p.legal_moves == ("KS",)
     assert_illegal(p, "7S", "must beat", "9S")
     # Seat 2 holds QS TS 8S: QS beats the lead 9S but not the best card KS;
     # only TS (T over K in Hra) beats KS.
     p = pos(R1, "9S KS")
-    assert p.legal_moves() == ["TS"]
+    assert p.legal_moves == ("TS",)
     assert_illegal(p, "QS", "must beat", "KS")
     assert_illegal(p, "8S", "must beat", "KS")
     assert_illegal(p, "7C", "must follow suit")
@@ -165,11 +165,11 @@ def test_rule2_must_beat_the_best_card_when_second_player_beat_the_lead():
 def test_rule2_trumps_led_must_beat_with_a_higher_trump():
     # JH (trump) led; seat 1 holds AH 9H 8H: only AH beats the Unter.
     p = pos(R2, "JH")
-    assert p.legal_moves() == ["AH"]
+    assert p.legal_moves == ("AH",)
     assert_illegal(p, "9H", "must beat", "JH")
     # Seat 2 (TH 7H) cannot beat AH: any trump, but a trump.
     p = pos(R2, "JH AH")
-    assert set(p.legal_moves()) == {"TH", "7H"}
+    assert set(p.legal_moves) == {"TH", "7H"}
     assert_illegal(p, "TS", "must follow suit")
 
 
@@ -186,12 +186,12 @@ def test_rule2_exception_trick_already_trumped_any_card_of_led_suit():
 def test_rule3_void_must_trump():
     # 9C led; seat 1 has no clubs but AH KH QH 9H 8H: any trump, no spade/diamond.
     p = pos(R1, "9C")
-    assert set(p.legal_moves()) == {"AH", "KH", "QH", "9H", "8H"}
+    assert set(p.legal_moves) == {"AH", "KH", "QH", "9H", "8H"}
     assert_illegal(p, "KS", "must trump")
     assert_illegal(p, "TD", "must trump")
     # AD led in R2: seat 1 void in diamonds, holds AH 9H 8H: any of them.
     p = pos(R2, "AD")
-    assert set(p.legal_moves()) == {"AH", "9H", "8H"}
+    assert set(p.legal_moves) == {"AH", "9H", "8H"}
     assert_illegal(p, "AC", "must trump")
 
 
@@ -199,7 +199,7 @@ def test_rule3_must_overtrump():
     # AD led, seat 1 trumps with 9H; seat 2 (void in diamonds) holds TH 7H: TH beats 9H,
     # so TH it must be.
     p = pos(R2, "AD 9H")
-    assert p.legal_moves() == ["TH"]
+    assert p.legal_moves == ("TH",)
     assert_illegal(p, "7H", "must overtrump", "9H")
     assert_illegal(p, "TS", "must trump")
     # over 8H too: only TH (7H is lower)
@@ -209,7 +209,7 @@ def test_rule3_must_overtrump():
 def test_rule3_any_trump_when_you_cannot_overtrump():
     # AD led, seat 1 trumps with AH: seat 2 cannot beat it, so TH or 7H — but a trump.
     p = pos(R2, "AD AH")
-    assert set(p.legal_moves()) == {"TH", "7H"}
+    assert set(p.legal_moves) == {"TH", "7H"}
     assert_illegal(p, "TS", "must trump")
     assert_illegal(p, "TC", "must trump")
 
@@ -220,7 +220,7 @@ def test_rule4_free_discard_void_in_led_suit_and_trumps():
     # clubs are trumps, so he must trump...
     hra_c = dict(R3, contract="hra", trump="C")
     p = pos(hra_c, "7H 9H")
-    assert set(p.legal_moves()) == {"QC", "JC", "9C", "8C"}
+    assert set(p.legal_moves) == {"QC", "JC", "9C", "8C"}
     assert_illegal(p, "QD", "must trump")
     # ... while in Betl there are no trumps: a free discard of any of his ten cards.
     assert legal(R3, "7H 9H") == set(ddcards.format_cards(ddcards.parse_hand(R3["hands"][2])).split())
@@ -230,12 +230,12 @@ def test_betl_durch_rank_order_ten_between_nine_and_unter():
     # TS led; seat 1 holds JS 8S.  Betl/Durch: U is above T -> must beat with JS.
     for contract in ("betl", "durch"):
         p = pos(R3, "TS", contract=contract)
-        assert p.legal_moves() == ["JS"]
+        assert p.legal_moves == ("JS",)
         assert_illegal(p, "8S", "must beat", "TS")
         assert_illegal(p, "AH", "must follow suit")
         # seat 2 (QS 7S) must beat the Unter: QS.
         p = pos(R3, "TS JS", contract=contract)
-        assert p.legal_moves() == ["QS"]
+        assert p.legal_moves == ("QS",)
         assert_illegal(p, "7S", "must beat", "JS")
     # The same cards in a clubs Hra: T is above U, nobody can beat TS -> any spade.
     hra_c = dict(R3, contract="hra", trump="C")
@@ -315,13 +315,13 @@ DURCH_E = {"game": "marias", "contract": "durch",
 
 def test_endgame_positions_are_where_the_comments_say():
     p = pos(BASE_A)
-    assert p.to_move == 0 and set(p.legal_moves()) == {"KS", "QS", "QC"}
+    assert p.to_move == 0 and set(p.legal_moves) == {"KS", "QS", "QC"}
     p = pos(BASE_B)
-    assert p.to_move == 0 and set(p.legal_moves()) == {"8H", "7H", "AC"}
+    assert p.to_move == 0 and set(p.legal_moves) == {"8H", "7H", "AC"}
     p = pos(BETL_E)
-    assert p.to_move == 1 and set(p.legal_moves()) == {"8H", "KC"}
+    assert p.to_move == 1 and set(p.legal_moves) == {"8H", "KC"}
     p = pos(DURCH_E)
-    assert p.to_move == 0 and set(p.legal_moves()) == {"AS", "QS"}
+    assert p.to_move == 0 and set(p.legal_moves) == {"AS", "QS"}
 
 
 def test_endgame_a_three_tricks_trump_marriage():
@@ -503,7 +503,7 @@ def test_durch_endgame_two_tricks():
     assert res.scores == res.tricks == {"declarer": 10, "defenders": 0}
     assert res.won is True and res.settlement == [20, -10, -10]
     p = pos(DURCH_E, DURCH_E["played"] + ["QS"])
-    assert p.legal_moves() == ["KS"]
+    assert p.legal_moves == ("KS",)
     res = ddcards.solve(p)
     assert res.value == -1 and res.won is False and res.settlement == [-20, 10, 10]
 

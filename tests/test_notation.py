@@ -84,6 +84,50 @@ def test_rank_parse_and_aliases(text: str, rank: Rank) -> None:
     assert Rank.parse(text) is rank
 
 
+# Names from RULES.md §0 and the languages of the games: Dutch, German, Czech, Polish, English.
+RANK_NAMES = {
+    Rank.SIX: ["six", "zes", "Sechs", "šestka", "szóstka"],
+    Rank.SEVEN: ["seven", "zeven", "Sieben", "sedma", "sedmička", "siódemka"],
+    Rank.EIGHT: ["eight", "acht", "osma", "osmička", "ósemka"],
+    Rank.NINE: ["nine", "negen", "Neun", "devítka", "dziewiątka"],
+    Rank.TEN: ["ten", "tien", "Zehn", "desítka", "dziesiątka"],
+    Rank.JACK: ["jack", "knave", "boer", "Bube", "Unter", "spodek", "walet", "niżnik", "niznik"],
+    Rank.QUEEN: ["queen", "vrouw", "Dame", "Ober", "svršek", "svrsek", "dama", "wyżnik", "wyznik"],
+    Rank.KING: ["king", "heer", "König", "Koenig", "král", "król", "krol"],
+    Rank.ACE: ["ace", "aas", "Ass", "Daus", "eso", "as"],
+}
+
+
+@pytest.mark.parametrize("name, rank", [(n, r) for r, names in RANK_NAMES.items() for n in names])
+def test_rank_names_any_case(name: str, rank: Rank) -> None:
+    for text in (name, name.upper(), name.lower(), name.title(), f" {name} "):
+        assert Rank.parse(text) is rank
+
+
+NEW_SUIT_NAMES = {
+    S: ["schoppen", "schop", "Pik", "piky", "pique"],
+    H: ["harten", "hart", "kier", "coeur", "cœur"],
+    D: ["ruiten", "ruit", "Karo", "káry", "kára", "carreau"],
+    C: ["klaveren", "klaver", "Kreuz", "kříže", "trefl", "trèfle"],
+}
+
+
+@pytest.mark.parametrize("name, suit", [(n, s) for s, names in NEW_SUIT_NAMES.items() for n in names])
+def test_suit_names_of_the_french_suited_deck(name: str, suit: Suit) -> None:
+    assert Suit.parse(name) is suit
+    assert Suit.parse(name.upper()) is suit
+
+
+def test_names_are_words_not_card_notation() -> None:
+    # A card is letters: names would make "as" (the Polish ace) and "AS" (ace of spades) collide.
+    assert Card.parse("as") == Card(Rank.ACE, S)
+    with pytest.raises(InvalidCardError, match="is not a rank"):
+        Card.parse("boerH")
+    with pytest.raises(InvalidCardError) as info:
+        Rank.parse("bor")
+    assert "a name such as ten, boer, Unter, spodek, niżnik" in str(info.value)
+
+
 # --- cards ------------------------------------------------------------------
 
 def test_deck_is_36_distinct_cards_in_suit_rank_order() -> None:
@@ -183,6 +227,62 @@ def test_parse_hand(text: str, cards: str, canonical: str) -> None:
     assert parse_hand(canonical) == tuple(sorted(hand, key=lambda c: (c.suit, -c.rank)))
 
 
+DISPLAY_FORMS = [
+    # the form `ddcards solve` and str(Position) print
+    ("S: AKT  H: 987  D: -  C: QJ", "AKT.987..QJ"),
+    ("S: AT  H: AKQ9  D: AT  C: 87", "AT.AKQ9.AT.87"),
+    ("S: -  H: -  D: -  C: -", "..."),
+    # looser spacing, symbols and names as labels, any order, ranks spaced or aliased, empty voids
+    ("S:AKT H:987 D:- C:QJ", "AKT.987..QJ"),
+    ("♠: A K 10  ♥: 9 8 7  ♦: -  ♣: O U", "AKT.987..QJ"),
+    ("C: QJ  D: -  H: 987  S: AKT", "AKT.987..QJ"),
+    ("schoppen: AKT, harten: 987, ruiten: -, klaveren: QJ", "AKT.987..QJ"),
+    ("S: akt  H: 987  D:  C: qj", "AKT.987..QJ"),
+]
+
+
+@pytest.mark.parametrize("text, pbn", DISPLAY_FORMS)
+def test_parse_hand_display_form(text: str, pbn: str) -> None:
+    hand = parse_hand(text)
+    assert format_hand(hand) == pbn
+    assert set(hand) == set(parse_hand(pbn))
+
+
+@pytest.mark.parametrize("value, pbn", [
+    ("AS KS TS 9H 8H 7H QC JC", "AKT.987..QJ"),
+    ("QC, JC, 9H 8h 7H AS KS 10S", "AKT.987..QJ"),
+    ("AS", "A..."),
+    (["AS", "KS", "TS", "9H", "8H", "7H", "QC", "JC"], "AKT.987..QJ"),
+    ((Card.parse("QC"), "JC", "AS"), "A...Q J".replace(" ", "")),
+    (iter(["TD"]), "..T."),
+    ([], "..."),
+])
+def test_parse_hand_card_list(value: object, pbn: str) -> None:
+    assert format_hand(parse_hand(value)) == pbn  # type: ignore[arg-type]
+
+
+def test_parse_hand_card_list_keeps_the_order_written() -> None:
+    assert format_cards(parse_hand("QC AS 9H")) == "QC AS 9H"
+    assert format_cards(parse_hand("C: Q  S: A  H: 9  D: -")) == "QC AS 9H"
+
+
+@given(st.sets(st.sampled_from(DECK)))
+def test_every_hand_form_round_trips(cards: set[Card]) -> None:
+    display = format_hand(cards, style="display")
+    assert set(parse_hand(display)) == cards
+    assert format_hand(parse_hand(display), style="display") == display
+    if cards:
+        assert set(parse_hand(format_cards(cards))) == cards
+        assert set(parse_hand([str(c) for c in cards])) == cards
+
+
+def test_format_hand_display() -> None:
+    assert format_hand(parse_cards("QC 9H AS JC 8H TS 7H KS"), style="display") == "S: AKT  H: 987  D: -  C: QJ"
+    assert format_hand([], style="display") == "S: -  H: -  D: -  C: -"
+    with pytest.raises(ValueError, match="style is 'pbn' or 'display'"):
+        format_hand([], style="bridge")  # type: ignore[arg-type]
+
+
 def test_format_hand_orders_suits_and_ranks() -> None:
     assert format_hand(parse_cards("6C QC 9H AS JC 8H TS 7H KS")) == "AKT.987..QJ6"
     assert format_hand(DECK) == ".".join(["AKQJT9876"] * 4)
@@ -220,7 +320,7 @@ def test_card_list_round_trips(cards: list[Card]) -> None:
     (Card.parse, "A", InvalidCardError, "A", "no suit (docs/RULES.md §0.3 rule 1: a card is a rank then a suit"),
     (Card.parse, "10", InvalidCardError, "10", "no suit"),
     (Card.parse, "", InvalidCardError, "", "empty card"),
-    (Rank.parse, "5", InvalidCardError, "5", "unknown rank '5' (docs/RULES.md §0.2 rule 1: ranks 6 7 8 9 T J Q K A"),
+    (Rank.parse, "5", InvalidCardError, "5", "unknown rank '5' (docs/RULES.md §0.2 rules 1 and 3: ranks 6 7 8 9 T J Q K A"),
     (Rank.parse, "", InvalidCardError, "", "unknown rank ''"),
     (Rank.parse, "TT", InvalidCardError, "TT", "unknown rank 'TT'"),
     (Suit.parse, "Z", InvalidCardError, "Z", "unknown suit 'Z' (docs/RULES.md §0.1 rule 2: suits S H D C"),
@@ -230,8 +330,19 @@ def test_card_list_round_trips(cards: list[Card]) -> None:
     (parse_cards, ["7S", "8X"], InvalidCardError, "8X", "unknown card '8X': 'X' is not a suit"),
     (parse_hand, "AK.Q", NotationError, "AK.Q",
      "hand 'AK.Q' has 2 suits (docs/RULES.md §0.4 rule 1: a hand lists 4 suits S.H.D.C separated by 3 dots)"),
-    (parse_hand, "AK", NotationError, "AK", "hand 'AK' has 1 suit ("),
-    (parse_hand, "", NotationError, "", "has 1 suit ("),
+    (parse_hand, "AK", InvalidCardError, "AK", "hand 'AK': unknown card 'AK': 'K' is not a suit"),
+    (parse_hand, "", NotationError, "", "hand '' is empty: write '...' for a hand without cards"),
+    (parse_hand, "  ", NotationError, "  ", "is empty"),
+    (parse_hand, "AS KS ZZ", InvalidCardError, "ZZ", "hand 'AS KS ZZ': unknown card 'ZZ'"),
+    (parse_hand, "AS, KS AS", NotationError, "AS", "card 'AS' appears twice in hand 'AS, KS AS'"),
+    (parse_hand, "S: AT  H: AKQ9", NotationError, "S: AT  H: AKQ9",
+     "hand 'S: AT  H: AKQ9' does not name suit D, C (docs/RULES.md §0.4 rule 4: the display form names each suit once"),
+    (parse_hand, "S: A  H: K  S: Q  D: -  C: -", NotationError, "S", "names suit S twice"),
+    (parse_hand, "hand S: A  H: -  D: -  C: -", NotationError, "hand", "'hand' comes before the first suit"),
+    (parse_hand, "S: A  Z: -  D: -  C: -", InvalidCardError, "Z", "unknown suit 'Z'"),
+    (parse_hand, "S: AZ  H: -  D: -  C: -", InvalidCardError, "Z", "unknown rank 'Z' in suit S of hand"),
+    (parse_hand, "S: AA  H: -  D: -  C: -", NotationError, "AS", "card 'AS' appears twice"),
+    (parse_hand, "S: A-  H: -  D: -  C: -", InvalidCardError, "-", "unknown rank '-'"),
     (parse_hand, "A.K.Q.J.T", NotationError, "A.K.Q.J.T", "has 5 suits ("),
     (parse_hand, "AA...", NotationError, "AS", "card 'AS' appears twice in hand 'AA...'"),
     (parse_hand, "T10...", NotationError, "TS", "card 'TS' appears twice in hand 'T10...'"),
@@ -258,7 +369,7 @@ def test_bad_text_is_rejected_naming_the_token(func, text, error, token, fragmen
 @pytest.mark.parametrize("func, value", [
     (Card.parse, None), (Card.parse, 5), (Card.parse, b"TH"), (Card.parse, Card.parse("TH")),
     (Rank.parse, 10), (Suit.parse, 1), (Suit.parse, ["H"]),
-    (parse_hand, None), (parse_hand, ["AKT", "987", "", "QJ"]), (parse_hand, b"AKT.987..QJ"),
+    (parse_hand, None), (parse_hand, 5), (parse_hand, b"AKT.987..QJ"), (parse_hand, ["AS", None]),
     (parse_cards, 5), (parse_cards, None), (parse_cards, [7]), (parse_cards, ["7S", None]),
 ])
 def test_non_text_is_a_notation_error(func, value) -> None:
@@ -272,6 +383,13 @@ def test_non_text_is_a_notation_error(func, value) -> None:
 def test_card_constructor_rejects_non_cards(rank, suit) -> None:
     with pytest.raises(InvalidCardError, match="is no card"):
         Card(rank, suit)
+
+
+def test_a_list_of_suit_groups_is_not_a_hand() -> None:
+    # ["AKT", "987", "", "QJ"] is neither a list of cards nor a hand string
+    with pytest.raises(InvalidCardError, match="unknown card 'AKT'.*a hand is 'AKT.987..QJ'") as info:
+        parse_hand(["AKT", "987", "", "QJ"])
+    assert info.value.token == "AKT"
 
 
 def test_format_hand_rejects_a_card_twice() -> None:

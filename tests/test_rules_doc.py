@@ -243,7 +243,7 @@ def test_worked_example(example):
         elif key == "optimal":
             assert sorted(result.optimal_moves) == sorted(value.split())
         elif key == "legal":
-            assert sorted(position.legal_moves()) == sorted(value.split())
+            assert sorted(position.legal_moves) == sorted(value.split())
         elif key in ("won", "lost"):
             assert result.won is (key == "won")
         elif key == "outcomes":

@@ -72,4 +72,4 @@ def test_pv_reaches_the_value_on_full_deals():
         pos = ddcards.Position.from_dict(doc)
         for move in res.pv:                       # every card of the line is legal
             pos = pos.play(move)
-        assert pos.over and engine.solve(pos).value == res.value
+        assert pos.is_over and engine.solve(pos).value == res.value

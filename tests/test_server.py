@@ -107,7 +107,7 @@ def test_solve_matches_the_library(client, positions, mode):
 def test_solve_all_values_every_legal_move(client, positions):
     doc = positions[0]
     got = client.solve(doc, mode="all", as_dict=False)
-    legal = set(map(str, ddcards.Position.from_dict(doc).legal_moves()))
+    legal = set(map(str, ddcards.Position.from_dict(doc).legal_moves))
     assert {m.move.notation for m in got.moves} == legal
     assert all(m.HasField("value") for m in got.moves)
     best = max(m.value for m in got.moves) if got.to_move == 0 else min(m.value for m in got.moves)

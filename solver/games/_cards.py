@@ -9,7 +9,7 @@ hand; a game adds only its rules-specific explanation of an illegal card.
 from __future__ import annotations
 
 from ddcards.errors import IllegalPlayError, InvalidCardError, NotationError
-from ddcards.games.base import Session
+from ddcards.games.base import Session, TrickCard
 from ddcards.notation import Card
 
 # The clauses of docs/RULES.md that errors about the history cite.
@@ -60,6 +60,11 @@ class CardSession(Session):
 
     def trick(self) -> list[Card]:
         return [self._card[c] for c in self.board.state["trick"]]
+
+    def current_trick(self) -> list[TrickCard]:
+        st = self.board.state
+        seats = len(st["hands"])
+        return [TrickCard((st["leader"] + i) % seats, self._card[c]) for i, c in enumerate(st["trick"])]
 
     # -- play
     def play(self, token: str) -> None:

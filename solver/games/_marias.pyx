@@ -567,6 +567,7 @@ cdef class MariasBoard(Board):
             "tricks": [s.tricks[0], s.tricks[1]],
             "kilo": s.kilo,
             "sedma": bool(s.sedma),
+            "marriage": s.marriage,       # points of a marriage the last card scored
         }
 
     @property

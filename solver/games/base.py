@@ -10,7 +10,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, NamedTuple
+
+from ddcards.notation import Card
+
+#: The type of an option's value.
+OptionType = Literal["bool", "int", "str"]
 
 
 @dataclass(frozen=True)
@@ -18,15 +23,20 @@ class OptionInfo:
     """A variant a request may switch on (docs/RULES.md §0.6 rule 4; Mariáš's in §1.9)."""
 
     name: str
-    type: str            # "bool" | "int" | "str"
-    default: Any
+    type: OptionType
+    default: bool | int | str
     description: str
     choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class GameInfo:
-    """What a game offers: contracts, objectives per contract, options."""
+    """What a game offers: contracts, objectives per contract, options.
+
+    ``seats``: the player counts it is played with; ``sides``: the names of the
+    sides that scores and results are given for (the first is the side whose
+    value is maximised); ``value_doc``: what a value means, in a line.
+    """
 
     name: str
     title: str
@@ -45,6 +55,34 @@ class GameInfo:
         return None
 
 
+class TrickCard(NamedTuple):
+    """A card of the trick on the table and the seat that played it."""
+
+    seat: int
+    card: Card
+
+
+@dataclass(frozen=True)
+class Score:
+    """What the actions played so far have scored, by side (``Session.side_names``).
+
+    ``points``: each side's points so far, everything that counts included
+    (Mariáš Hra: cards, last trick, marriages; Klaverjas: cards, last trick,
+    roem, before nat or pit); empty where the contract counts no points
+    (Betl, Durch).  ``tricks``: tricks taken by side (empty for a game
+    without tricks).  ``parts``: what ``points`` include besides the cards,
+    by name, e.g. ``{"marriages": {"declarer": 0, "defenders": 20}}``.
+    """
+
+    points: dict[str, int] = field(default_factory=dict)
+    tricks: dict[str, int] = field(default_factory=dict)
+    parts: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"points": dict(self.points), "tricks": dict(self.tricks),
+                "parts": {name: dict(by_side) for name, by_side in self.parts.items()}}
+
+
 @dataclass
 class LineSummary:
     """Scores and outcome at the end of a line of play."""
@@ -61,6 +99,26 @@ class Session(ABC):
 
     Sessions are mutable and cheap; the immutable Position makes a fresh one
     whenever it needs to search or look ahead.
+
+    Besides the play (the abstract methods), a session answers what a
+    :class:`ddcards.Position` shows to people and programs.  Each of these
+    *view hooks* has a default, so a game implements what applies to it
+    (Mariáš and Klaverjas implement all of them):
+
+    - ``hands()``: the cards each seat holds now (default: none shown);
+    - ``current_trick()``: the trick on the table, with the seat of each card
+      (default: none, as in a game without tricks such as Prší);
+    - ``table()``: anything else in view, by name: the Mariáš talon; a game
+      without tricks its top card, named suit, stock or pile there
+      (default: nothing);
+    - ``score()``: what the history has scored, by side (default: nothing);
+    - ``describe()["title"]``: the game for people, "Mariáš hra, trumps H"
+      (default: the game's title); the CLI reads the rest of ``describe()``;
+    - ``seat_role(seat)``: a seat's part, "declarer" (default: none).
+
+    A Position asks these once, the first time it is shown, on a session at
+    its position; a hook may move the board to find its answer (Mariáš's
+    ``score`` steps back through the history) if it leaves it as it was.
     """
 
     board: Any            # a ddcards._core.search.Board subclass
@@ -70,15 +128,29 @@ class Session(ABC):
     value_owner: str = "the maximising side"   # whose view values are from, for people
 
     def describe(self) -> dict[str, Any]:
-        """What is left, for display: {"hands": [...], "trick": [...], ...}."""
+        """What is left, for display: {"title": ..., "hands": [...], "trick": [...], ...}."""
         return {}
 
     def seat_role(self, seat: int) -> str:
+        """A seat's part for people: "declarer", "playing team"..."""
         return ""
 
-    def score(self) -> dict[str, int]:
-        """What the history has scored so far, by side name (card points, tricks, ...)."""
+    def hands(self) -> Sequence[Sequence[Card]]:
+        """The cards each seat holds now, seat by seat, in the game's order within each suit."""
+        return ()
+
+    def current_trick(self) -> list[TrickCard]:
+        """The cards of the trick in progress, in the order played, with their seats."""
+        return []
+
+    def table(self) -> dict[str, Any]:
+        """What else is in view, by name, e.g. ``{"talon": (Card, Card)}`` (values: cards,
+        tuples of cards, suits, numbers or text)."""
         return {}
+
+    def score(self) -> Score:
+        """What the history has scored so far, by side (see :class:`Score`)."""
+        return Score()
 
     def verdict(self, value: int, won: bool, value_kind: str) -> str:
         """A few words on the outcome for people, e.g. "declarer wins"."""

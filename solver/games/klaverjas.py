@@ -34,7 +34,7 @@ from ddcards.games import _klaverjas
 from ddcards.games._document import (check_deal, check_fields, check_hand_sizes, hands_field, options_field,
                                     played_field)
 from ddcards.games._cards import DEAL_OVER_RULE, CardSession
-from ddcards.games.base import Game, GameInfo, LineSummary
+from ddcards.games.base import Game, GameInfo, LineSummary, Score
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 
 DECK = tuple(Card(rank, suit) for suit in Suit for rank in Rank if rank != Rank.SIX)
@@ -190,6 +190,13 @@ class KlaverjasSession(CardSession):
 
     def seat_role(self, seat: int) -> str:
         return "playing team" if self.team(seat) == 0 else "other team"
+
+    def score(self) -> Score:
+        """Points (cards, last trick, roem: before nat or pit), roem and tricks by team."""
+        st = self.board.state
+        teams = self.side_names
+        return Score(points=dict(zip(teams, st["points"])), tricks=dict(zip(teams, st["tricks"])),
+                     parts={"roem": dict(zip(teams, st["roem"]))})
 
     # -- play
     def _illegal_in_hand(self, card: Card, where: str) -> IllegalPlayError:

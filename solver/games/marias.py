@@ -18,7 +18,7 @@ from ddcards.games import _marias
 from ddcards.games._document import (cards_field, check_deal, check_fields, check_hand_sizes, hands_field,
                                     options_field, played_field)
 from ddcards.games._cards import CardSession
-from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo
+from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 
 DECK = tuple(Card(rank, suit) for suit in Suit for rank in Rank if rank != Rank.SIX)
@@ -205,6 +205,28 @@ class MariasSession(CardSession):
 
     def seat_role(self, seat: int) -> str:
         return "declarer" if seat == 0 else "defender"
+
+    def table(self) -> dict[str, Any]:
+        return {"talon": self.setup.talon}
+
+    def score(self) -> Score:
+        """Hra: points (cards, last trick, marriages) and tricks by side; Betl/Durch: tricks."""
+        st = self.board.state
+        tricks = dict(zip(self.side_names, st["tricks"]))
+        if self.setup.contract != "hra":
+            return Score(tricks=tricks)
+        # The board knows the marriage each card scored: step back to the deal's
+        # start and forward again, reading it after every card.
+        codes = [self.move_code(token) for token in self.history]
+        for _ in codes:
+            self.board.undo()
+        marriages = [0, 0]
+        for code in codes:
+            side = 0 if self.is_max(self.board.to_move) else 1
+            self.board.play(code)
+            marriages[side] += self.board.state["marriage"]
+        return Score(points=dict(zip(self.side_names, st["points"])), tricks=tricks,
+                     parts={"marriages": dict(zip(self.side_names, marriages))})
 
     # -- illegal plays
     def _where_else(self, card: Card) -> str | None:

@@ -1,0 +1,74 @@
+"""Type stubs of ddcards._core.search (Cython): the search core's Python face.
+
+The public API exposes :class:`CancelToken` (``ddcards.CancelToken``); the
+rest is what game modules and the solver use.
+"""
+from typing_extensions import disjoint_base  # Cython extension types take no second native base
+
+from ddcards.errors import SearchCancelled as SearchCancelled
+from ddcards.errors import SearchTimeout as SearchTimeout
+
+#: The instruction sets this module was compiled for ("base popcnt bmi2 avx2"...).
+BUILD_FEATURES: str
+
+MODE_BEST: int
+MODE_OPTIMAL: int
+MODE_ALL: int
+
+@disjoint_base
+class Board:
+    """A game position the core can search: the game's C state plus its ops."""
+
+    exact: bool
+    threshold: int
+    granularity: int
+    guess: int
+    history_leads: bool
+    killer_leads: bool
+    upper_from: int
+    lower_below: int
+    max_ply: int
+    @property
+    def ply(self) -> int: ...
+    def legal_moves(self, prune: bool = False) -> list[int]:
+        """Legal moves of the player to move, in the search's order (prune: one per equivalent group)."""
+    def play(self, move: int) -> None:
+        """Play `move`, which must be legal (the game checks before it calls this)."""
+    def undo(self) -> None:
+        """Take back the last move played."""
+    @property
+    def terminal(self) -> bool:
+        """Nothing is left to decide (all played, or the outcome is settled)."""
+
+@disjoint_base
+class CancelToken:
+    """A flag another thread sets to stop a running search (thread-safe)."""
+
+    def __init__(self) -> None: ...
+    def cancel(self) -> None:
+        """Ask every search polling this token to stop."""
+    @property
+    def cancelled(self) -> bool: ...
+
+@disjoint_base
+class Searcher:
+    """Owns a transposition table and answers questions about Boards (one per thread)."""
+
+    def __init__(self, tt_mb: int = 64) -> None: ...
+    @property
+    def tt_mb(self) -> int: ...
+    @property
+    def nodes(self) -> int: ...
+    @property
+    def tt_entries(self) -> int: ...
+    @property
+    def tt_stats(self) -> dict[str, int]: ...
+    def clear(self) -> None:
+        """Forget all stored positions (O(1))."""
+    def solve(self, board: Board, mode: int = ..., cancel: CancelToken | None = None,
+              timeout: float | None = None, guess: int | None = None,
+              want_pv: bool = True) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
+        """Search `board` and return (value, [(move, value or None)], principal variation, nodes)."""
+    def value(self, board: Board, cancel: CancelToken | None = None, timeout: float | None = None,
+              guess: int | None = None) -> int:
+        """The value alone (exact measure or +1/-1)."""

@@ -1,0 +1,3 @@
+"""Type stubs of ddcards._cpuid (Cython): what the CPU can run."""
+
+def supports_x86_64_v3() -> bool: ...

@@ -1,0 +1,29 @@
+"""Type stubs of ddcards.games._marias (Cython): Mariáš card play in C."""
+from collections.abc import Sequence
+from typing import Any
+
+from typing_extensions import disjoint_base  # Cython extension types take no second native base
+
+from ddcards._core.search import Board
+
+OBJ_HRA: int
+OBJ_SEDMA: int
+OBJ_KILO: int
+OBJ_BETL: int
+OBJ_DURCH: int
+
+@disjoint_base
+class MariasBoard(Board):
+    """A Mariáš position in C form (hands: three masks of card codes ``suit * 8 + power``)."""
+
+    def __init__(self, hands: Sequence[int], trump: int, objective: int, marriage_on_follow: bool = False,
+                 talon_points: int = 0, salt0: int = 0, salt1: int = 0) -> None: ...
+    def legal_mask(self) -> int: ...
+    @property
+    def finished(self) -> bool:
+        """All cards played."""
+    @property
+    def state(self) -> dict[str, Any]:
+        """The current state as a dict (for reporting)."""
+    @property
+    def to_move(self) -> int: ...

@@ -1,0 +1,410 @@
+"""ddcards.Position: what a position shows (hands, trick, turn, score, legal moves), moving
+(play / undo), its text forms, and hands written in every form wherever a hand is read.
+
+The views are checked on hand-worked positions and, differentially, against the
+plain-Python references of the rules (tests/reference) over random play.
+"""
+from __future__ import annotations
+
+import io
+import json
+import random
+import re
+import threading
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ddcards
+from ddcards import Card, IllegalPlayError, NotationError, Position, Score, Suit, TrickCard
+from ddcards.notation import format_cards, format_hand, parse_cards, parse_hand
+
+try:
+    from tests.reference import klaverjas as ref_k
+    from tests.reference import marias as ref_m
+except ImportError:  # pytest put tests/ itself on sys.path
+    from reference import klaverjas as ref_k
+    from reference import marias as ref_m
+
+HRA = ddcards.example("marias-hra")          # seat 0: AT.AKQ9.AT.87, trumps H
+SEED = ddcards.example("marias-seed")        # the same deal played to the end
+BETL = ddcards.example("marias-betl")
+KLAVERJAS = ddcards.example("klaverjas")     # trumps S, playing team 1 (seats 1 and 3)
+
+
+def cards(text: str) -> tuple[Card, ...]:
+    return parse_cards(text)
+
+
+# --------------------------------------------------------------------------- hand-checked views
+
+def test_start_of_a_hra_deal():
+    pos = Position.from_dict(HRA)
+    assert pos.game == "marias" and pos.contract == "hra" and pos.trump is Suit.H
+    assert pos.to_move == 0 and pos.ply == 0 and pos.played == () and not pos.is_over
+    assert [format_hand(h) for h in pos.hands] == ["AT.AKQ9.AT.87", "KQ.JT87.KQ.AT", "J987..J987.QJ"]
+    # hands list suits S H D C, strongest first in the contract's order (Hra: A T K O U 9 8 7)
+    assert pos.hands[0] == cards("AS TS AH KH QH 9H AD TD 8C 7C")
+    assert pos.legal_moves == tuple(map(str, pos.hands[0]))      # the leader may play anything
+    assert pos.trick == ()
+    assert pos.table == {"talon": cards("9C KC")}
+    assert pos.score == Score(points={"declarer": 0, "defenders": 0}, tricks={"declarer": 0, "defenders": 0},
+                              parts={"marriages": {"declarer": 0, "defenders": 0}})
+
+
+def test_a_led_trump_queen_scores_the_trump_marriage():
+    # Seat 0 leads QH holding KH: the marriage of trumps, 40 (RULES.md §1 Points).
+    pos = Position.from_dict(HRA).play("QH")
+    assert pos.to_move == 1 and pos.ply == 1
+    assert pos.trick == (TrickCard(seat=0, card=Card.parse("QH")),)
+    assert pos.legal_moves == ("TH",)           # seat 1 must follow and beat the Ober: only the Ten
+    assert pos.score.points == {"declarer": 40, "defenders": 0}
+    assert pos.score.parts == {"marriages": {"declarer": 40, "defenders": 0}}
+    assert Card.parse("QH") not in pos.hands[0] and len(pos.hands[0]) == 9
+
+
+def test_a_finished_trick_goes_to_its_winner():
+    # QH TH 7S: the Ten of trumps wins; the defenders take A/T points: TH = 10.
+    pos = Position.from_dict(HRA).play("QH").play("TH").play("7S")
+    assert pos.trick == () and pos.to_move == 1                  # the winner leads
+    assert pos.score.tricks == {"declarer": 0, "defenders": 1}
+    assert pos.score.points == {"declarer": 40, "defenders": 10}
+    assert [len(h) for h in pos.hands] == [9, 9, 9]
+
+
+def test_the_end_of_the_seed_deal():
+    pos = Position.from_dict(SEED)
+    assert pos.is_over and pos.to_move is None and pos.legal_moves == () and pos.ply == 30
+    assert pos.hands == ((), (), ())
+    # declarer 90 (cards, last trick, the trump marriage 40), defenders 40: the margin solved, 50
+    assert pos.score.points == {"declarer": 90, "defenders": 40}
+    assert pos.score.parts["marriages"] == {"declarer": 40, "defenders": 0}
+    assert pos.score.tricks == {"declarer": 6, "defenders": 4}
+    res = ddcards.solve(pos)
+    assert res.value == 50 == pos.score.points["declarer"] - pos.score.points["defenders"]
+    assert res.scores == pos.score.points
+
+
+def test_betl_counts_tricks_only():
+    pos = Position.from_dict(BETL)
+    assert pos.contract == "betl" and pos.trump is None
+    assert pos.score == Score(tricks={"declarer": 0, "defenders": 0})
+    # betl ranks: A K O U T 9 8 7
+    assert pos.hands[0] == cards("TS 9S 8S 7S 8H TD 7D 9C 8C 7C")
+
+
+def test_klaverjas_trick_with_roem():
+    # Seat 0 leads 9D; JD, TD, AD follow: 9-T-J of diamonds is a sequence of three, 20 roem.
+    # AD wins (plain suit: A highest) for seat 3, of the playing team (1: seats 1 and 3):
+    # cards 0 + 2 + 10 + 11 = 23, plus the roem.
+    pos = Position.from_dict(KLAVERJAS)
+    assert pos.contract == "play" and pos.trump is Suit.S and pos.table == {}
+    for move in ("9D", "JD", "TD"):
+        pos = pos.play(move)
+    assert pos.trick == (TrickCard(0, Card.parse("9D")), TrickCard(1, Card.parse("JD")),
+                         TrickCard(2, Card.parse("TD")))
+    assert pos.to_move == 3 and pos.legal_moves == ("AD",)
+    pos = pos.play("AD")
+    assert pos.trick == () and pos.to_move == 3
+    assert pos.score == Score(points={"playing": 43, "other": 0}, tricks={"playing": 1, "other": 0},
+                              parts={"roem": {"playing": 20, "other": 0}})
+
+
+# --------------------------------------------------------------------------- the views against the references
+
+def _random_marias_doc(rng: random.Random, contract: str) -> dict:
+    while True:
+        deck = list(ref_m.DECK)
+        rng.shuffle(deck)
+        talon = deck[30:]
+        if contract != "hra" or not any(c[0] in "AT" for c in talon):
+            break
+    doc = {"game": "marias", "contract": contract, "talon": " ".join(talon),
+           "hands": [ref_m.format_hand(deck[i:i + 10]) for i in (0, 10, 20)]}
+    if contract == "hra":
+        doc["trump"] = rng.choice("SHDC")
+        doc["options"] = {"marriage_on_follow": rng.random() < 0.5}
+    return doc
+
+
+def _check_hands_and_trick(pos: Position, state, seats: int) -> None:
+    assert pos.to_move == state.to_move
+    assert set(pos.legal_moves) == set(state.legal_moves())
+    assert [{str(c) for c in hand} for hand in pos.hands] == [set(h) for h in state.hands]
+    assert [str(tc.card) for tc in pos.trick] == list(state.trick)
+    assert [tc.seat for tc in pos.trick] == [(state.leader + i) % seats for i in range(len(state.trick))]
+    assert pos.is_over == state.over
+
+
+@settings(deadline=None, max_examples=150)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["hra", "hra", "betl", "durch"]), st.integers(0, 30))
+def test_marias_views_match_the_reference(seed, contract, plies):
+    rng = random.Random(seed)
+    doc = _random_marias_doc(rng, contract)
+    state = ref_m.from_doc(doc)
+    played = []
+    for _ in range(plies):
+        move = rng.choice(state.legal_moves())
+        state = state.play(move)
+        played.append(move)
+    pos = Position.from_dict(dict(doc, played=played))
+    _check_hands_and_trick(pos, state, 3)
+    tricks = {"declarer": state.declarer_tricks, "defenders": state.tricks_done - state.declarer_tricks}
+    assert pos.score.tricks == tricks
+    if contract == "hra":
+        assert pos.score.points == {"declarer": state.cards[0] + state.marriages[0],
+                                    "defenders": state.cards[1] + state.marriages[1]}
+        assert pos.score.parts == {"marriages": dict(zip(("declarer", "defenders"), state.marriages))}
+    else:
+        assert pos.score.points == {} and pos.score.parts == {}
+
+
+@settings(deadline=None, max_examples=100)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 32))
+def test_klaverjas_views_match_the_reference(seed, plies):
+    rng = random.Random(seed)
+    deck = list(ref_k.DECK)
+    rng.shuffle(deck)
+    doc = {"game": "klaverjas", "trump": rng.choice("SHDC"), "playing_team": rng.randrange(2),
+           "rules": rng.choice(["amsterdam", "rotterdam"]), "leader": rng.randrange(4),
+           "hands": [ref_k.format_hand(deck[i:i + 8]) for i in range(0, 32, 8)]}
+    state = ref_k.from_doc(doc)
+    played = []
+    for _ in range(plies):
+        move = rng.choice(state.legal_moves())
+        state = state.play(move)
+        played.append(move)
+    pos = Position.from_dict(dict(doc, played=played))
+    _check_hands_and_trick(pos, state, 4)
+    teams = ("playing", "other")
+    assert pos.score == Score(points=dict(zip(teams, state.points)), tricks=dict(zip(teams, state.tricks)),
+                              parts={"roem": dict(zip(teams, state.roem))})
+
+
+# --------------------------------------------------------------------------- moving
+
+def test_play_and_undo_return_new_positions():
+    start = Position.from_dict(HRA)
+    after = start.play("QH")
+    assert start.played == () and start.to_move == 0          # unchanged: positions are values
+    assert after.played == ("QH",)
+    assert after.undo() == start and hash(after.undo()) == hash(start)
+    assert after.play("TH").play("7S").undo().undo() == after
+    assert after.start() == start
+    assert start.play(Card.parse("QH")) == after == start.play("oh") == start.play("Q♥")
+
+
+def test_walking_a_whole_deal_forward_and_back():
+    pos = Position.from_dict(HRA)
+    seen = [pos]
+    for move in SEED["played"]:
+        assert move in pos.legal_moves
+        pos = pos.play(move)
+        seen.append(pos)
+    assert pos == Position.from_dict(SEED) and pos.is_over
+    for earlier in reversed(seen[:-1]):
+        pos = pos.undo()
+        assert pos == earlier
+    with pytest.raises(IndexError, match="nothing has been played"):
+        pos.undo()
+
+
+def test_an_illegal_move_names_the_ply_and_the_rule():
+    pos = Position.from_dict(HRA).play("QH")
+    with pytest.raises(IllegalPlayError) as info:
+        pos.play("7H")
+    assert "played[1] '7H' by seat 1: must beat QH" in str(info.value)
+    assert info.value.token == "7H"
+    with pytest.raises(IllegalPlayError, match=r"played\[1\] 'AS' by seat 1: that card is in seat 0's hand"):
+        pos.play("AS")
+    with pytest.raises(ddcards.InvalidCardError, match="played\\[1\\]: unknown card 'ZZ'"):
+        pos.play("ZZ")
+    with pytest.raises(NotationError, match="a move is action notation such as 'TH' or a Card, not int") as bad:
+        pos.play(5)  # type: ignore[arg-type]
+    assert bad.value.token == "5"
+    with pytest.raises(IllegalPlayError, match="played\\[30\\] 'AS'.*the deal is over"):
+        Position.from_dict(SEED).play("AS")
+
+
+def test_views_do_not_disturb_solving():
+    # Reading the score steps the position's own board back and forth; the solve after it
+    # must see the position as it was.
+    doc = dict(SEED, played=SEED["played"][:13])
+    pos = Position.from_dict(doc)
+    assert pos.score.parts["marriages"]["declarer"] == 40
+    assert ddcards.solve(pos).to_dict() | {"nodes": 0, "elapsed_ms": 0} == \
+        ddcards.solve(Position.from_dict(doc)).to_dict() | {"nodes": 0, "elapsed_ms": 0}
+    assert pos.hands == Position.from_dict(doc).hands
+
+
+def test_views_from_many_threads():
+    positions = [Position.from_dict(dict(SEED, played=SEED["played"][:n])) for n in range(31)]
+    expected = [(p.score, p.hands, p.trick) for p in
+                (Position.from_dict(dict(SEED, played=SEED["played"][:n])) for n in range(31))]
+    out: dict[int, list] = {}
+
+    def work(k: int) -> None:
+        out[k] = [(p.score, p.hands, p.trick) for p in positions]
+        ddcards.Solver().solve(positions[20])
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(out[k] == expected for k in range(4))
+
+
+# --------------------------------------------------------------------------- text forms, equality
+
+HRA_AFTER_QH = """\
+Mariáš hra, trumps H - seat 1 (defender) to move
+  seat 0  declarer  S: AT  H: AK9  D: AT  C: 87
+  seat 1  defender  S: KQ  H: JT87  D: KQ  C: AT
+  seat 2  defender  S: J987  H: -  D: J987  C: QJ
+  talon             9C KC
+  trick             QH (seat 0)
+  points            declarer 40, defenders 0 (marriages: declarer 40, defenders 0)
+  tricks            declarer 0, defenders 0"""
+
+
+def test_str_draws_the_table():
+    assert str(Position.from_dict(HRA).play("QH")) == HRA_AFTER_QH
+    klaverjas = str(Position.from_dict(KLAVERJAS).play("9D"))
+    assert klaverjas.splitlines()[0] == ("Klaverjas (Amsterdam), trumps S, playing team 1 (seats 1 and 3)"
+                                         " - seat 1 (playing team) to move")
+    assert "  seat 3  playing team  S: Q7  H: Q87  D: A  C: QJ" in klaverjas
+    assert "  trick                 9D (seat 0)" in klaverjas
+    assert "  points                playing 0, other 0 (roem: playing 0, other 0)" in klaverjas
+    over = str(Position.from_dict(SEED))
+    assert over.startswith("Mariáš hra, trumps H - the deal is over\n")
+    assert "points            declarer 90, defenders 40" in over
+    betl = str(Position.from_dict(BETL))
+    assert "points" not in betl and "tricks            declarer 0, defenders 0" in betl
+
+
+def test_the_hands_str_shows_read_back():
+    pos = Position.from_dict(dict(SEED, played=SEED["played"][:7]))
+    shown = re.findall(r"seat \d  \w+\s+(S: .*)$", str(pos), flags=re.M)
+    assert len(shown) == 3
+    assert [set(parse_hand(text)) for text in shown] == [set(hand) for hand in pos.hands]
+
+
+def test_repr_round_trips():
+    for pos in (Position.from_dict(HRA).play("QH"), Position.from_dict(KLAVERJAS), Position.from_dict(BETL)):
+        again = eval(repr(pos), {"Position": Position})
+        assert again == pos and hash(again) == hash(pos) and str(again) == str(pos)
+
+
+def test_equality_and_hashing_are_by_the_canonical_document():
+    a = Position.from_dict(dict(HRA, played=["QH"]))
+    b = Position.from_dict(dict(HRA, trump="hearts", game="Mariáš", played=["OH"],
+                                hands=["S: AT  H: AKQ9  D: AT  C: 87", "KS QS TH JH 8H 7H KD QD AC TC",
+                                       ["JS", "9S", "8S", "7S", "JD", "9D", "8D", "7D", "QC", "JC"]]))
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1
+    assert a != Position.from_dict(HRA) and a != "QH"
+
+
+def test_positions_pickle_and_copy():
+    import copy
+    import pickle
+
+    pos = Position.from_dict(KLAVERJAS).play("9D")
+    for again in (pickle.loads(pickle.dumps(pos)), copy.copy(pos), copy.deepcopy(pos)):
+        assert again == pos and again.trick == pos.trick and again.legal_moves == pos.legal_moves
+        assert ddcards.solve(again, mode="best").value == ddcards.solve(pos, mode="best").value
+
+
+def test_table_is_a_copy():
+    pos = Position.from_dict(HRA)
+    pos.table["talon"] = ()
+    assert pos.table == {"talon": cards("9C KC")}
+
+
+# --------------------------------------------------------------------------- hands in every form, wherever a hand is
+
+HRA_HANDS = {
+    "pbn": HRA["hands"],
+    "display": ["S: AT  H: AKQ9  D: AT  C: 87", "S: KQ  H: JT87  D: KQ  C: AT", "S: J987  H: -  D: J987  C: QJ"],
+    "card list": ["AS TS AH KH QH 9H AD TD 8C 7C", "KS QS TH JH 8H 7H KD QD AC TC",
+                  "JS 9S 8S 7S JD 9D 8D 7D QC JC"],
+    "JSON list": [["AS", "TS", "AH", "KH", "QH", "9H", "AD", "TD", "8C", "7C"],
+                  ["KS", "QS", "TH", "JH", "8H", "7H", "KD", "QD", "AC", "TC"],
+                  ["JS", "9S", "8S", "7S", "JD", "9D", "8D", "7D", "QC", "JC"]],
+}
+
+
+@pytest.mark.parametrize("form", list(HRA_HANDS))
+def test_marias_hands_in_every_form(form):
+    pos = Position.from_dict(dict(HRA, hands=HRA_HANDS[form]))
+    assert pos == Position.from_dict(HRA)
+    assert pos.to_dict()["hands"] == ["AT.AKQ9.AT.87", "KQ.JT87.KQ.AT", "J987..J987.QJ"]   # canonical
+
+
+def test_klaverjas_hands_in_every_form_and_dutch_names():
+    display = [format_hand(parse_hand(h), style="display") for h in KLAVERJAS["hands"]]
+    listed = [format_cards(parse_hand(h)) for h in KLAVERJAS["hands"]]
+    base = Position.from_dict(KLAVERJAS)
+    assert Position.from_dict(dict(KLAVERJAS, hands=display)) == base
+    assert Position.from_dict(dict(KLAVERJAS, hands=listed)) == base
+    assert Position.from_dict(dict(KLAVERJAS, trump="schoppen")) == base
+    from ddcards.ddtable import dd_table
+    assert dd_table(dict(KLAVERJAS, hands=display))["values"] == dd_table(KLAVERJAS)["values"]
+    assert Position.from_dict(dict(KLAVERJAS, trump="klaveren")).trump is Suit.C
+    assert Position.from_dict(dict(KLAVERJAS, trump="Harten")).to_dict()["trump"] == "H"
+    with pytest.raises(ddcards.InvalidCardError, match="unknown suit 'klaver-en'") as info:
+        Position.from_dict(dict(KLAVERJAS, trump="klaver-en"))
+    assert info.value.token == "klaver-en"
+
+
+def test_the_solve_output_hands_read_back():
+    # The hand lines `ddcards solve` prints are accepted as they are.
+    from ddcards import cli
+
+    pos = Position.from_dict(HRA)
+    out = io.StringIO()
+    cli.print_result(ddcards.solve(pos), pos, out)
+    shown = re.findall(r"^  seat \d  \w+\s+(S: .*)$", out.getvalue(), flags=re.M)
+    assert len(shown) == 3
+    assert Position.from_dict(dict(HRA, hands=shown)) == pos
+
+
+def test_hands_in_every_form_over_grpc():
+    # The service reads hands from the Position message (notation or structured cards) and
+    # from document_json; every form arrives at the same position.
+    from ddcards.server import convert
+    from ddcards.v1 import ddcards_pb2 as pb
+
+    expected = Position.from_dict(HRA)
+
+    def via_message(doc):
+        msg = convert.doc_to_position(doc)
+        source = ({"position": msg} if msg is not None
+                  else {"document_json": json.dumps(doc, ensure_ascii=False)})
+        request = pb.SolveRequest(**source)
+        return Position.from_dict(convert.request_to_doc(request))
+
+    for form, hands in HRA_HANDS.items():
+        doc = dict(HRA, hands=hands)
+        assert via_message(doc) == expected, form
+        request = pb.SolveRequest(document_json=json.dumps(doc))
+        assert Position.from_dict(convert.request_to_doc(request)) == expected, form
+    message = pb.Position(game_name="marias", contract_name="hra", trump=pb.SUIT_HEARTS,
+                          talon=pb.Cards(notation="9C KC"),
+                          hands=[pb.Cards(notation=HRA_HANDS["display"][0]),
+                                 pb.Cards(notation=HRA_HANDS["card list"][1]),
+                                 pb.Cards(cards=[pb.Card(notation=c) for c in HRA_HANDS["JSON list"][2]])])
+    assert Position.from_dict(convert.position_to_doc(message)) == expected
+
+
+def test_a_bad_hand_form_names_the_token():
+    hands = list(HRA["hands"])
+    hands[1] = "S: KQ  H: JT87  D: KQ"
+    with pytest.raises(NotationError, match="does not name suit C") as info:
+        Position.from_dict(dict(HRA, hands=hands))
+    assert info.value.rule and "display form" in info.value.rule
+    hands[1] = "KS QS TH JH 8H 7H KD QD AC 1C"
+    with pytest.raises(ddcards.InvalidCardError, match="unknown card '1C'") as bad:
+        Position.from_dict(dict(HRA, hands=hands))
+    assert bad.value.token == "1C"

@@ -1,0 +1,153 @@
+"""Types: a user program type-checks under ``mypy --strict`` against the package, the API
+modules are strict-clean themselves, and the ``.pyi`` stubs of the Cython modules say what
+the compiled modules hold.
+
+mypy cannot follow the import hook of an editable install (``solver/`` is mapped onto
+``ddcards``), so the tests lay the package out as a wheel installs it, by links into the
+checkout, and point mypy at that.
+"""
+from __future__ import annotations
+
+import os
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "examples" / "api_example.py"
+# The source folders and the packages they become (setup.py's PACKAGE_DIR).
+PACKAGE_DIRS = {"ddcards": REPO / "solver", "ddcards/server": REPO / "server",
+                "ddcards/v1": REPO / "proto" / "ddcards" / "v1"}
+# The modules of the public API, held to --strict themselves.
+API_MODULES = ["ddcards", "ddcards.api", "ddcards.position", "ddcards.result", "ddcards.notation",
+               "ddcards.errors", "ddcards.games.base"]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding ``ddcards`` as a wheel lays it out, made of links to the checkout."""
+    root = tmp_path_factory.mktemp("site")
+    top = root / "ddcards"
+    top.mkdir()
+    for entry in PACKAGE_DIRS["ddcards"].iterdir():
+        if entry.name != "__pycache__":
+            (top / entry.name).symlink_to(entry)
+    for name, source in PACKAGE_DIRS.items():
+        if name != "ddcards":
+            (root / name).symlink_to(source)
+    return root
+
+
+def mypy_config(installed: Path, tmp_path: Path, *, strict_modules: list[str] | None = None) -> Path:
+    """--strict, with the package's own errors silenced as for an installed package
+    (its types are still used) except in `strict_modules`."""
+    strict_modules = strict_modules or []
+    lines = ["[mypy]", "strict = True", f"mypy_path = {installed}", f"cache_dir = {installed.parent / 'mypy-cache'}"]
+    for module in ["ddcards.*", "ddcards", *strict_modules]:
+        if module not in strict_modules:
+            lines += [f"[mypy-{module}]", "ignore_errors = True"]
+    for module in strict_modules:
+        lines += [f"[mypy-{module}]", "ignore_errors = False"]
+    path = tmp_path / "mypy.ini"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def run_mypy(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mypy", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_the_example_program_passes_mypy_strict(installed: Path, tmp_path: Path) -> None:
+    out = run_mypy("--config-file", str(mypy_config(installed, tmp_path)), str(EXAMPLE), cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Success: no issues found in 1 source file" in out.stdout
+
+
+WRONG = '''\
+import ddcards
+from ddcards.client import Client
+
+res = ddcards.solve(ddcards.example("marias-hra"))
+a: str = res.value
+b = ddcards.Position.from_dict({}).legal_moves()
+ddcards.CancelToken().cancel(1)
+c: int = ddcards.Position.from_dict({}).score.points
+d: str = ddcards.analyse({}).steps[0].ply
+with Client("x") as client:
+    e = client.solve({})["value"]
+f: int = ddcards.Solver().solve({}).mode
+g: str = ddcards.Position.from_dict({}).trick[0].card
+h: ddcards.ValueKind = "margin"
+'''
+
+
+def test_mypy_sees_the_real_types(installed: Path, tmp_path: Path) -> None:
+    # The control: were the package's types Any, a wrong program would pass too.
+    program = tmp_path / "wrong.py"
+    program.write_text(WRONG)
+    out = run_mypy("--config-file", str(mypy_config(installed, tmp_path)), str(program), cwd=tmp_path)
+    assert out.returncode == 1
+    for line, message in [
+        (5, 'expression has type "int", variable has type "str"'),
+        (6, '"tuple[str, ...]" not callable'),
+        (7, 'Too many arguments for "cancel" of "CancelToken"'),
+        (8, 'expression has type "dict[str, int]", variable has type "int"'),
+        (9, 'expression has type "int", variable has type "str"'),
+        (11, 'Value of type "dict[str, Any] | SolveResponse" is not indexable'),
+        (12, 'expression has type "Mode", variable has type "int"'),
+        (13, 'expression has type "Card", variable has type "str"'),
+        (14, 'expression has type "Literal[\'margin\']", variable has type "Literal[\'points\', \'outcome\']"'),
+    ]:
+        reported = [text for text in out.stdout.splitlines() if text.startswith(f"wrong.py:{line}: error:")]
+        assert len(reported) == 1 and message in reported[0], out.stdout
+    assert "Found 9 errors in 1 file" in out.stdout
+
+
+def test_the_api_modules_pass_mypy_strict(installed: Path, tmp_path: Path) -> None:
+    config = mypy_config(installed, tmp_path, strict_modules=API_MODULES)
+    out = run_mypy("--config-file", str(config), "-p", "ddcards", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def cython_modules() -> list[str]:
+    """Every compiled module of the package, by name (from its .pyx source)."""
+    return sorted("ddcards." + ".".join(p.relative_to(REPO / "solver").with_suffix("").parts)
+                  for p in (REPO / "solver").rglob("*.pyx"))
+
+
+def test_every_cython_module_has_a_stub() -> None:
+    modules = cython_modules()
+    assert {"ddcards._core.search", "ddcards.games._marias", "ddcards.games._klaverjas"} <= set(modules)
+    for module in modules:
+        stub = REPO / "solver" / Path(*module.split(".")[1:]).with_suffix(".pyi")
+        assert stub.is_file(), f"{module} has no stub {stub.relative_to(REPO)}"
+        assert (REPO / "solver" / "py.typed").is_file()
+
+
+def test_the_stubs_match_the_compiled_modules(installed: Path, tmp_path: Path) -> None:
+    # stubtest imports each compiled module and compares it, name by name and signature by
+    # signature, with its stub; tests/stubtest_allowlist.txt lists what Cython does not show.
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy.stubtest", *cython_modules(), "--concise",
+         "--mypy-config-file", str(mypy_config(installed, tmp_path)),
+         "--allowlist", str(REPO / "tests" / "stubtest_allowlist.txt")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, MYPYPATH=str(installed)))
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_the_example_program_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    from _server_helpers import running_server
+
+    namespace = runpy.run_path(str(EXAMPLE), run_name="api_example")
+    with running_server(workers=1) as server:
+        assert namespace["main"](["--server", f"127.0.0.1:{server.port}"]) == 0
+    out = capsys.readouterr().out
+    assert "value +70 (points, the declarer's view); optimal: AS TS AH AD TD" in out
+    assert "  ply 24: seat 0 played AH (+70 -> +50, cost 20); best 9H" in out
+    assert "klaveren is C (♣); boer is J" in out
+    assert "server: value +70" in out and "server: INVALID_ARGUMENT: played[1] '7H' by seat 1: must beat QH" in out
