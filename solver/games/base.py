@@ -68,6 +68,7 @@ class Session(ABC):
     trick_size: int | None = None      # cards per trick (None: not a trick game)
     side_names: tuple[str, ...] = ()
     value_owner: str = "the maximising side"   # whose view values are from, for people
+    suit_names: tuple[str, ...] = ()   # native names of S H D C where the deck is German-suited
 
     def describe(self) -> dict[str, Any]:
         """What is left, for display: {"hands": [...], "trick": [...], ...}."""
@@ -78,7 +79,21 @@ class Session(ABC):
 
     def score(self) -> dict[str, int]:
         """What the history has scored so far, by side name (card points, tricks, ...)."""
-        return {}
+        return self.summary((), 0).scores      # the end of the empty line is here (a game may say more)
+
+    def view(self) -> dict[str, Any]:
+        """Everything a viewer shows of this position, from the hooks above.
+
+        describe() plus each seat's role, the seat to move, the score so far
+        and what a viewer needs to lay the game out; the HTML report and the
+        analysis board render a game from this alone.
+        """
+        shown = self.describe()
+        seats = len(shown.get("hands", ()))
+        return dict(shown, roles=[self.seat_role(seat) for seat in range(seats)],
+                    to_move=None if self.over else self.to_move, score=self.score(),
+                    trick_size=self.trick_size, sides=list(self.side_names), value_owner=self.value_owner,
+                    suit_names=list(self.suit_names))
 
     def verdict(self, value: int, won: bool, value_kind: str) -> str:
         """A few words on the outcome for people, e.g. "declarer wins"."""
