@@ -90,11 +90,17 @@ class Page:
                  f"<strong>{_e(self.value_text(self.doc['final_value']))}</strong> "
                  f"({_e(self.doc.get('final_outcome', ''))})."]
         if outcome_mistakes:
-            first = outcome_mistakes[0]
-            parts.append(f"The deal was turned at card {first['ply'] + 1}: <a href=\"#ply-{first['ply'] + 1}\">"
-                         f"{self.card(first['move'])} by {_e(self.seat(first['seat']))}</a>.")
-        parts.append(f"{len(outcome_mistakes)} card{'s' if len(outcome_mistakes) != 1 else ''} changed the "
-                     f"outcome; {len(lost)} other{'s' if len(lost) != 1 else ''} lost value.")
+            # The last card that turned the outcome is where the deal was decided.
+            links = [f'<a href="#ply-{s["ply"] + 1}">card {s["ply"] + 1}, {self.card(s["move"])} by '
+                     f'{_e(self.seat(s["seat"]))}</a>' for s in outcome_mistakes]
+            if len(links) == 1:
+                parts.append(f"The outcome was turned at {links[0]}.")
+            else:
+                parts.append(f"The outcome was turned {len(links)} times, at {', '.join(links[:-1])} and "
+                             f"last at {links[-1]}, which decided it.")
+        else:
+            parts.append("No card changed the outcome.")
+        parts.append(f"{len(lost)} card{'s' if len(lost) != 1 else ''} lost value without changing it.")
         view = f"Values are {owner}'s" + (f": {self.value_doc}." if self.value_doc else ".")
         return (f'<p class="lead">{" ".join(parts)}</p>\n<p class="note">{_e(view)} Every value is exact: '
                 "all hands are known and every side plays its best from then on (double dummy).</p>")
