@@ -94,7 +94,8 @@ class AnalysisStep:
         return {"ply": self.ply, "seat": self.seat, "move": self.move,
                 "value_before": self.value_before, "value_after": self.value_after,
                 "best_moves": list(self.best_moves), "cost": self.cost, "mistake": self.mistake,
-                "changes_outcome": self.changes_outcome, "outcome": self.outcome, "moves": [m.to_dict() for m in self.moves],
+                "changes_outcome": self.changes_outcome, "outcome": self.outcome,
+                "moves": [m.to_dict() for m in self.moves],
                 "trick_winner": self.trick_winner, "score": dict(self.score)}
 
 

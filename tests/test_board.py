@@ -7,8 +7,11 @@ is driven in a real browser in test_board_browser.py.
 """
 from __future__ import annotations
 
+import json
 import threading
 import time
+import urllib.error
+import urllib.request
 from contextlib import contextmanager
 
 import pytest
@@ -104,8 +107,9 @@ def test_solve_of_the_finished_deal(client):
 
 
 def test_pasted_text_is_read_as_a_document(client):
-    status, view = client.post("/api/position", {"text": '{"game": "klaverjas", "trump": "S", "playing_team": 1, '
-                                                 '"hands": ["A.KT.987.AK", "KJ9..KQJ.T7", "T8.AJ9.T.98", "Q7.Q87.A.QJ"]}'})
+    text = ('{"game": "klaverjas", "trump": "S", "playing_team": 1, '
+            '"hands": ["A.KT.987.AK", "KJ9..KQJ.T7", "T8.AJ9.T.98", "Q7.Q87.A.QJ"]}')
+    status, view = client.post("/api/position", {"text": text})
     assert status == 200 and view["roles"][1] == "playing team" and view["suit_names"] == []
     assert view["trump"] == {"suit": "S", "symbol": "♠", "name": "spades"}
 
@@ -190,3 +194,14 @@ def test_a_start_position_is_validated():
 def test_loopback_addresses():
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.0.2.1") and not is_loopback("example.org")
+
+
+def test_only_json_requests_are_served(client):
+    # A form of another site posting to the board is refused before anything runs.
+    request = urllib.request.Request(client.url + "/api/solve", data=json.dumps({"position": START}).encode(),
+                                     method="POST", headers={"Content-Type": "text/plain"})
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(request, timeout=30)
+    assert err.value.code == 400
+    answer = json.loads(err.value.read())
+    assert answer["token"] == "text/plain" and answer["rule"] == "board requests are JSON"

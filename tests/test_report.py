@@ -229,3 +229,16 @@ def test_the_lead_says_where_the_deal_was_decided(seed_page):
     lead = re.search(r'<p class="lead">(.*?)</p>', sedma, re.S).group(1)
     assert "The outcome was turned at" in lead and 'href="#ply-1"' in lead
     assert "<strong>+1 (made)</strong>" in lead and "<strong>\u22121 (defeated)</strong>" in lead
+
+
+def test_a_game_without_tricks_is_laid_out_by_cards():
+    # A game with no tricks (Prší, to come) has trick_size None and no trick winners: the
+    # play is one list of cards, the chart counts cards.  Rendered from the document alone.
+    doc = json.loads(json.dumps(ddcards.analyse(deals.seed_deal(), mode="all").to_dict()))
+    doc["deal"]["trick_size"] = None
+    for step in doc["steps"]:
+        step["trick_winner"] = None
+    page = render(doc)
+    assert page.count('<tbody class="trick"') == 1 and 'scope="rowgroup">Play ' in page
+    chart = page.split("<svg")[1].split("</svg>")[0]
+    assert page.count('<tr id="ply-') == 30 and "cards played" in chart and 'class="trick"' not in chart

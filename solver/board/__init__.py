@@ -8,10 +8,19 @@ layer calls the Python API only (``ddcards.Position``, ``Solver.solve``,
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ddcards.board.app import BoardApp
+
 __all__ = ["create_app"]
 
 
-def create_app(**kwargs):  # type: ignore[no-untyped-def]
-    """The board as an ASGI app (imports the web stack only when asked)."""
+def create_app(**kwargs: Any) -> BoardApp:
+    """The board as an ASGI app; keywords: tt_mb, timeout, workers, position (see BoardApp).
+
+    The web stack (Starlette) is imported only here, so ``import ddcards.board`` works
+    without the extra.
+    """
     from ddcards.board.app import create_app as create
     return create(**kwargs)

@@ -125,6 +125,12 @@ class BoardApp:
 
     @staticmethod
     async def body(request: Request) -> dict[str, Any]:
+        # JSON only: a page of another site cannot send that to the board without the
+        # browser asking first (a CORS preflight, which the board does not answer).
+        kind = request.headers.get("content-type", "")
+        if kind.split(";")[0].strip().lower() != "application/json":
+            raise NotationError(f"the request's Content-Type is {kind or 'missing'!r}, not application/json",
+                                token=kind or "Content-Type", rule="board requests are JSON")
         raw = await request.body()
         if len(raw) > MAX_BODY:
             raise NotationError(f"the request is {len(raw)} bytes; a position is far smaller",

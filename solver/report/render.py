@@ -239,7 +239,8 @@ class Page:
         scores = final.get("scores") or {}
         if scores:
             out.append('<table class="scores"><caption>Final scores</caption><tbody>' + "".join(
-                f'<tr><th scope="row">{_e(k.replace("_", " "))}</th><td class="num" data-score="{_e(k)}">{_e(v)}</td></tr>'
+                f'<tr><th scope="row">{_e(k.replace("_", " "))}</th>'
+                f'<td class="num" data-score="{_e(k)}">{_e(v)}</td></tr>'
                 for k, v in scores.items()) + "</tbody></table>")
         tricks = final.get("tricks") or {}
         if tricks:
@@ -250,7 +251,8 @@ class Page:
         settlement = final.get("settlement") or []
         if settlement:
             out.append('<table class="settlement"><caption>Settlement</caption><tbody>' + "".join(
-                f'<tr><th scope="row">{_e(self.seat(seat))}</th><td class="num" data-seat="{seat}">{_e(signed(v))}</td></tr>'
+                f'<tr><th scope="row">{_e(self.seat(seat))}</th>'
+                f'<td class="num" data-seat="{seat}">{_e(signed(v))}</td></tr>'
                 for seat, v in enumerate(settlement)) + "</tbody></table>")
         verdict = self.doc.get("final_outcome")
         if verdict:
