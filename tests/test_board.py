@@ -205,3 +205,37 @@ def test_only_json_requests_are_served(client):
     assert err.value.code == 400
     answer = json.loads(err.value.read())
     assert answer["token"] == "text/plain" and answer["rule"] == "board requests are JSON"
+
+
+def test_cli_board_serves_a_deal(tmp_path):
+    import re
+    import subprocess
+    import sys
+
+    board = subprocess.Popen([sys.executable, "-m", "ddcards", "board", "--example", "klaverjas", "--port", "0"],
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        line = board.stderr.readline()
+        url = re.search(r"ddcards board on (http://127\.0\.0\.1:\d+/) \(Ctrl-C stops it\)", line).group(1)
+        status, page = call(url)
+        assert status == 200 and '"position": {"game": "klaverjas"' in page
+        status, got = call(url + "api/solve", {"position": ddcards.example("klaverjas")})
+        assert status == 200 and got["value"] == ddcards.solve(ddcards.example("klaverjas")).value
+    finally:
+        board.terminate()
+        board.wait(10)
+        board.stderr.close()
+
+
+def test_cli_board_bad_input(tmp_path):
+    import subprocess
+    import sys
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(dict(START, played=["QH", "JH"])))
+    out = subprocess.run([sys.executable, "-m", "ddcards", "board", str(bad)], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 2 and "must beat QH" in out.stderr and out.stderr.startswith("ddcards: error:")
+    out = subprocess.run([sys.executable, "-m", "ddcards", "board", "--port", "70000"], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 2 and "port 70000 is not a TCP port" in out.stderr

@@ -242,3 +242,10 @@ def test_a_game_without_tricks_is_laid_out_by_cards():
     assert page.count('<tbody class="trick"') == 1 and 'scope="rowgroup">Play ' in page
     chart = page.split("<svg")[1].split("</svg>")[0]
     assert page.count('<tr id="ply-') == 30 and "cards played" in chart and 'class="trick"' not in chart
+
+
+def test_cli_help_lists_the_report_and_the_board():
+    out = run("--help")
+    assert out.returncode == 0 and "report" in out.stdout and "board" in out.stdout
+    out = run("report", "--help")
+    assert "-o FILE.html, --output FILE.html" in out.stdout and "--open" in out.stdout
