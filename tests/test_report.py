@@ -17,7 +17,7 @@ import pytest
 import ddcards
 from ddcards.report import render, report_html, write_report
 from ddcards.report.chart import _ticks, step_kind
-from ddcards.report.display import as_cards, card_piece, hand_suits, plain, signed
+from ddcards.report.display import as_cards, card_piece, extras, hand_suits, plain, signed
 from ddcards.report.render import template
 
 try:
@@ -249,3 +249,9 @@ def test_cli_help_lists_the_report_and_the_board():
     assert out.returncode == 0 and "report" in out.stdout and "board" in out.stdout
     out = run("report", "--help")
     assert "-o FILE.html, --output FILE.html" in out.stdout and "--open" in out.stdout
+
+
+def test_extras_leave_out_what_has_nothing_to_show():
+    view = {"title": "t", "hands": [], "talon": "9C KC", "points": {"playing": 0, "other": 0},
+            "roem": {"playing": 20, "other": 0}, "stock": [], "note": ""}
+    assert extras(view) == [("talon", "9C KC"), ("roem", {"playing": 20, "other": 0})]

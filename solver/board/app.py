@@ -79,8 +79,7 @@ def position_view(pos: ddcards.Position) -> dict[str, Any]:
         "trick": [dict(card_piece(h["move"], names), seat=h["seat"]) for h in on_table],
         "extras": [{"label": key, "cards": [card_piece(c, names) for c in cards] if cards else None,
                     "text": None if cards else plain(value)}
-                   for key, value in extras(view) if value not in (None, "", [], {})
-                   for cards in [as_cards(value)]],
+                   for key, value in extras(view) for cards in [as_cards(value)]],
         "trump": suit_piece(doc["trump"], names) if doc.get("trump") else None,
         "legal": pos.legal_moves(),
         "history": [dict(h, **card_piece(h["move"], names)) if as_cards(h["move"]) else h for h in history],

@@ -63,8 +63,13 @@ def as_cards(value: Any) -> list[str] | None:
 
 
 def extras(view: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    """The keys a game's describe() adds beyond the common ones, in its order."""
-    return [(key, value) for key, value in view.items() if key not in LAID_OUT]
+    """The keys a game's describe() adds beyond the common ones, in its order, with something to show.
+
+    Empty values and scores that are all nought (nothing scored before the first card) are
+    left out.
+    """
+    return [(key, value) for key, value in view.items() if key not in LAID_OUT
+            and value not in (None, "", [], {}) and not (isinstance(value, Mapping) and not any(value.values()))]
 
 
 def plain(value: Any) -> str:

@@ -129,8 +129,6 @@ class Page:
             centre.append(f'<p><span class="label">trumps</span> <span class="suit suit-{piece["suit"]}">'
                           f'<span aria-hidden="true">{piece["symbol"]}</span> {_e(piece["name"])}</span></p>')
         for key, value in extras(self.deal):
-            if value in (None, "", [], {}) or (isinstance(value, Mapping) and not any(value.values())):
-                continue            # nothing to show yet (e.g. no points scored before the first card)
             centre.append(f'<p><span class="label">{_e(key)}</span> {self.extra(value)}</p>')
         layout = "around" if areas else "list"
         return (f'<div class="table {layout} seats-{len(hands)}">{"".join(cells)}'
