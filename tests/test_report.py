@@ -238,7 +238,11 @@ def test_a_game_without_tricks_is_laid_out_by_cards():
     doc["deal"]["trick_size"] = None
     for step in doc["steps"]:
         step["trick_winner"] = None
+    doc["steps"][0]["move"] = "draw"                        # an action that is no card
+    doc["steps"][0]["moves"].append({"move": "pass", "value": 80, "optimal": False})
     page = render(doc)
+    assert '<td class="played"><span class="action" data-card="draw">draw</span></td>' in page
+    assert '<span class="action" data-card="pass">pass</span>&nbsp;<span class="v">+80</span>' in page
     assert page.count('<tbody class="trick"') == 1 and 'scope="rowgroup">Play ' in page
     chart = page.split("<svg")[1].split("</svg>")[0]
     assert page.count('<tr id="ply-') == 30 and "cards played" in chart and 'class="trick"' not in chart

@@ -54,6 +54,8 @@ class Page:
 
     # -- small pieces
     def card(self, token: str, extra_class: str = "") -> str:
+        if as_cards(token) is None:        # an action that is not a card (Prší's "draw", say)
+            return f'<span class="action" data-card="{_e(token)}">{_e(token)}</span>'
         piece = card_piece(token, self.suit_names)
         cls = f"card suit-{piece['suit']}" + (f" {extra_class}" if extra_class else "")
         return (f'<span class="{cls}" data-card="{_e(piece["card"])}" title="{_e(piece["name"])}">'
@@ -213,12 +215,11 @@ class Page:
                     head = f"Trick {trick_no}, won by {self.seat(winner)}"
                 else:
                     head = f"Trick {trick_no}, unfinished" if trick_size else "Play"
-                body = "".join(trick_rows)
-                rows.append(f'<tbody class="trick" id="trick-{trick_no}" data-trick="{trick_no}"'
-                            f'{"" if winner is None else f" data-winner={chr(34)}{winner}{chr(34)}"}>'
-                            f'<tr class="trick-head"><th colspan="6" scope="rowgroup">{_e(head)}'
-                            f'{f" <span class=score>· score {_e(score)}</span>" if score else ""}</th></tr>'
-                            f'{body}</tbody>')
+                won = "" if winner is None else f' data-winner="{winner}"'
+                shown = f' <span class="score">· score {_e(score)}</span>' if score else ""
+                rows.append(f'<tbody class="trick" id="trick-{trick_no}" data-trick="{trick_no}"{won}>'
+                            f'<tr class="trick-head"><th colspan="6" scope="rowgroup">{_e(head)}{shown}</th></tr>'
+                            f'{"".join(trick_rows)}</tbody>')
                 trick_no, trick_rows = trick_no + 1, []
         head = ('<thead><tr><th scope="col">Card no.</th><th scope="col">Played by</th><th scope="col">Card</th>'
                 '<th scope="col">Value after</th><th scope="col">Verdict</th>'

@@ -188,6 +188,20 @@
       table.appendChild(el("div", { "class": "seat-cell", style: areas ? "grid-area:" + areas[seat] : "" }, [hand]));
     });
     var centre = el("div", { "class": "centre", style: "grid-area:c", id: "centre" });
+    // Legal actions that are no card in the mover's hand (Prší's "draw", say) get buttons here.
+    var shown = {};
+    Array.prototype.forEach.call(table.querySelectorAll("button.card"), function (b) { shown[b.dataset.card] = true; });
+    var actions = view.legal.filter(function (m) { return !shown[m]; });
+    if (actions.length) {
+      var group = el("p", { "class": "actions" }, [el("span", { "class": "label", text: "actions" })]);
+      actions.forEach(function (m) {
+        var b = el("button", { type: "button", "class": "card action", "data-card": m, "aria-label": m },
+                   [document.createTextNode(m), el("span", { "class": "val", text: "…" })]);
+        b.addEventListener("click", function () { play(m); });
+        group.appendChild(b);
+      });
+      centre.appendChild(group);
+    }
     if (view.trick.length) {
       var trick = el("p", { "aria-label": "on the table" }, [el("span", { "class": "label", text: "on the table" })]);
       view.trick.forEach(function (piece) {
