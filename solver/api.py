@@ -120,14 +120,23 @@ class Solver:
         )
 
     def analyse(self, position: PositionLike, *, timeout: float | None = None,
-                cancel: CancelToken | None = None) -> Analysis:
-        """The value before and after every recorded action of `position`, from the deal's start."""
+                cancel: CancelToken | None = None, mode: Mode | str = Mode.OPTIMAL) -> Analysis:
+        """The value before and after every recorded action of `position`, from the deal's start.
+
+        Each step also says whether the action changed the outcome, which seat
+        won the trick it completed and the score after it; ``final`` is the
+        solve after the last action (its continuation, final scores and
+        settlement).  With ``mode="all"`` each step lists every legal move's
+        value, as a solve in mode "all" would.
+        """
         _check_limits(timeout, cancel)
         pos = _position(position)
+        mode = _mode(mode)
         start = time.perf_counter()
         deadline = None if timeout is None else start + timeout
         session = pos.start().session()
         board = session.board
+        value_kind = _value_kind(board.exact)
         self._searcher.clear()
         nodes = 0
 
@@ -139,28 +148,44 @@ class Solver:
                 raise SearchTimeout("the analysis ran out of time")
             return left
 
-        def solve_here() -> tuple[int, list[str]]:
+        def solve_here() -> tuple[int, list[MoveValue]]:
             nonlocal nodes
-            value, raw, _, n = self._searcher.solve(board, MODE_OPTIMAL, cancel, remaining(),
+            value, raw, _, n = self._searcher.solve(board, _MODE_CODE[mode], cancel, remaining(),
                                                     want_pv=False)
             nodes += n
             raw.sort(key=lambda mv: session.move_order(mv[0]))
-            return value, [session.move_name(m) for m, v in raw if v == value]
+            return value, [MoveValue(session.move_name(m), v, v == value) for m, v in raw]
+
+        def outcome(value: int) -> str:
+            # the game's own words on a value here ("declarer wins", "nat: ...")
+            return session.verdict(value, session.summary((), value).won, value_kind)
 
         steps: list[AnalysisStep] = []
-        value, best = solve_here()
-        initial = value
+        deal = dict(session.view(), position=pos.to_dict())
+        value, moves = solve_here()
+        initial, initial_outcome = value, outcome(value)
+        value_outcome = initial_outcome
         for ply, move in enumerate(pos.played):
             seat = session.to_move
             session.play(move)
-            after, next_best = solve_here()
+            after, next_moves = solve_here()
+            after_outcome = outcome(after)
             cost = value - after if session.is_max(seat) else after - value
-            steps.append(AnalysisStep(ply=ply, seat=seat, move=session.history[-1], value_before=value,
-                                      value_after=after, best_moves=best, cost=cost, mistake=cost > 0))
-            value, best = after, next_best
-        return Analysis(game=pos.game, value_kind=_value_kind(board.exact),
+            # A trick game's trick is done when the table is cleared; its winner leads next.
+            done = session.trick_size is not None and not session.describe().get("trick")
+            steps.append(AnalysisStep(
+                ply=ply, seat=seat, move=session.history[-1], value_before=value, value_after=after,
+                best_moves=[m.move for m in moves if m.optimal], cost=cost, mistake=cost > 0,
+                changes_outcome=after_outcome != value_outcome, outcome=after_outcome,
+                moves=moves if mode is Mode.ALL else [],
+                trick_winner=session.to_move if done else None, score=session.scores_now()))
+            value, moves, value_outcome = after, next_moves, after_outcome
+        final = self.solve(pos, mode=mode, timeout=remaining(), cancel=cancel, keep_tt=True)
+        nodes += final.nodes
+        return Analysis(game=pos.game, value_kind=value_kind,
                         initial_value=initial, final_value=value, steps=steps, nodes=nodes,
-                        elapsed=time.perf_counter() - start)
+                        elapsed=time.perf_counter() - start, mode=mode.value, deal=deal,
+                        initial_outcome=initial_outcome, final_outcome=value_outcome, final=final)
 
 
 def _value_kind(exact: bool) -> ValueKind:
@@ -185,6 +210,6 @@ def solve(position: PositionLike, *, mode: Mode | str = Mode.ALL,
 
 
 def analyse(position: PositionLike, *, timeout: float | None = None,
-            cancel: CancelToken | None = None) -> Analysis:
+            cancel: CancelToken | None = None, mode: Mode | str = Mode.OPTIMAL) -> Analysis:
     """Analyse the recorded play of `position`; see Solver.analyse."""
-    return default_solver().analyse(position, timeout=timeout, cancel=cancel)
+    return default_solver().analyse(position, timeout=timeout, cancel=cancel, mode=mode)

@@ -259,7 +259,7 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 
     def work(doc: Any) -> tuple[ddcards.Analysis, ddcards.Position]:
         pos = as_position(doc)
-        return engine.analyse(pos, timeout=args.timeout), pos
+        return engine.analyse(pos, timeout=args.timeout, mode=args.mode), pos
 
     def show(answer: tuple[ddcards.Analysis, ddcards.Position], lineno: int, source: str, batch: bool) -> None:
         an, pos = answer
@@ -365,6 +365,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("analyse", aliases=["analyze"], help="analyse the recorded play of a deal")
     common(p)
+    p.add_argument("--mode", choices=["optimal", "all"], default="optimal",
+                   help="optimal: the best cards at each step (default); all: every legal card's value too")
     p.set_defaults(func=cmd_analyse)
 
     p = sub.add_parser("table", help="Klaverjas: the value for every trump suit and playing team")
@@ -382,6 +384,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_examples)
 
     sub.add_parser("serve", help="run the gRPC service (see `ddcards serve --help`)", add_help=False)
+
+    from ddcards.board.cli import add_arguments as board_arguments
+    from ddcards.report.cli import add_arguments as report_arguments
+    report_arguments(sub.add_parser("report", help="write an HTML report of a recorded deal"))
+    board_arguments(sub.add_parser("board", help="run the local analysis board (a web page)"))
     return parser
 
 

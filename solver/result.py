@@ -111,12 +111,21 @@ class AnalysisStep:
     value_after: int
     best_moves: list[str]
     cost: int
-    mistake: bool
+    mistake: bool                      # it cost something (cost > 0)
+    # Added for the report and the board (issue 15):
+    changes_outcome: bool = False      # it turned the outcome (the game's verdict) against the mover
+    outcome: str = ""                  # the game's verdict on the value after it ("declarer wins")
+    moves: list[MoveValue] = field(default_factory=list)   # every legal move before it (analyse mode "all")
+    trick_winner: int | None = None    # the seat that won the trick this action completed
+    score: dict[str, int] = field(default_factory=dict)    # what the history has scored after it
 
     def to_dict(self) -> dict[str, Any]:
         return {"ply": self.ply, "seat": self.seat, "move": self.move,
                 "value_before": self.value_before, "value_after": self.value_after,
-                "best_moves": list(self.best_moves), "cost": self.cost, "mistake": self.mistake}
+                "best_moves": list(self.best_moves), "cost": self.cost, "mistake": self.mistake,
+                "changes_outcome": self.changes_outcome, "outcome": self.outcome,
+                "moves": [m.to_dict() for m in self.moves],
+                "trick_winner": self.trick_winner, "score": dict(self.score)}
 
 
 @dataclass(frozen=True)
@@ -130,10 +139,21 @@ class Analysis:
     steps: list[AnalysisStep]
     nodes: int = 0
     elapsed: float = 0.0
+    # Added for the report and the board (issue 15):
+    mode: str = "optimal"              # "all": every step lists every legal move's value
+    deal: dict[str, Any] = field(default_factory=dict)   # the start as Session.view() shows it + "position"
+    initial_outcome: str = ""          # the game's verdict on the value at the start, and at the end
+    final_outcome: str = ""
+    final: Result | None = None        # the solve after the last action: continuation, scores, settlement
 
     @property
     def mistakes(self) -> list[AnalysisStep]:
         return [s for s in self.steps if s.mistake]
+
+    @property
+    def outcome_mistakes(self) -> list[AnalysisStep]:
+        """The actions that changed the outcome (a subset of ``mistakes``)."""
+        return [s for s in self.steps if s.changes_outcome]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -145,4 +165,10 @@ class Analysis:
             "mistakes": [s.ply for s in self.mistakes],
             "nodes": self.nodes,
             "elapsed_ms": round(self.elapsed * 1000, 3),
+            "mode": self.mode,
+            "outcome_mistakes": [s.ply for s in self.outcome_mistakes],
+            "initial_outcome": self.initial_outcome,
+            "final_outcome": self.final_outcome,
+            "deal": dict(self.deal),
+            "final": None if self.final is None else self.final.to_dict(),
         }

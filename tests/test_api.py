@@ -405,8 +405,11 @@ def test_keep_tt_gives_the_same_answers():
 RESULT_KEYS = {"game", "mode", "value", "value_kind", "to_move", "optimal_moves", "moves", "pv", "scores",
                "tricks", "won", "settlement", "outcomes", "nodes", "elapsed_ms"}
 ANALYSIS_KEYS = {"game", "value_kind", "initial_value", "final_value", "steps", "mistakes", "nodes",
-                 "elapsed_ms"}
-STEP_KEYS = {"ply", "seat", "move", "value_before", "value_after", "best_moves", "cost", "mistake"}
+                 "elapsed_ms",
+                 # issue 15 (the report): tests/test_report_analysis.py checks their values
+                 "mode", "outcome_mistakes", "initial_outcome", "final_outcome", "deal", "final"}
+STEP_KEYS = {"ply", "seat", "move", "value_before", "value_after", "best_moves", "cost", "mistake",
+             "changes_outcome", "outcome", "moves", "trick_winner", "score"}
 
 
 @pytest.mark.parametrize("mode", ["all", "optimal", "best"])

@@ -126,6 +126,7 @@ class Session(ABC):
     trick_size: int | None = None      # cards per trick (None: not a trick game)
     side_names: tuple[str, ...] = ()
     value_owner: str = "the maximising side"   # whose view values are from, for people
+    suit_names: tuple[str, ...] = ()   # native names of S H D C where the deck is German-suited
 
     def describe(self) -> dict[str, Any]:
         """What is left, for display: {"title": ..., "hands": [...], "trick": [...], ...}."""
@@ -147,6 +148,25 @@ class Session(ABC):
         """What else is in view, by name, e.g. ``{"talon": (Card, Card)}`` (values: cards,
         tuples of cards, suits, numbers or text)."""
         return {}
+
+    def view(self) -> dict[str, Any]:
+        """Everything a viewer shows of this position, from the hooks above.
+
+        describe() plus each seat's role, the seat to move, the score so far
+        and what a viewer needs to lay the game out; the HTML report and the
+        analysis board render a game from this alone.
+        """
+        shown = self.describe()
+        seats = len(shown.get("hands", ()))
+        return dict(shown, roles=[self.seat_role(seat) for seat in range(seats)],
+                    to_move=None if self.over else self.to_move, score=self.scores_now(),
+                    trick_size=self.trick_size, sides=list(self.side_names), value_owner=self.value_owner,
+                    suit_names=list(self.suit_names))
+
+    def scores_now(self) -> dict[str, int]:
+        """The result document's ``scores`` as they stand after the history (what ``summary``
+        reads at the end of the empty line): the score a report shows after each action."""
+        return self.summary((), 0).scores
 
     def score(self) -> Score:
         """What the history has scored so far, by side (see :class:`Score`)."""

@@ -174,6 +174,7 @@ class MariasSession(CardSession):
     trick_size = 3
     side_names = ("declarer", "defenders")
     value_owner = "declarer"
+    suit_names = ("zelené", "červené", "kule", "žaludy")      # the German-suited Czech deck
 
     def __init__(self, setup: MariasSetup):
         self.setup = setup

@@ -1,0 +1,319 @@
+// The analysis board's page.  It keeps the line being looked at (the deal and the
+// cards played so far) and asks the server about every position it shows: the
+// legal cards, their values, the layout.  It knows no rule of any game.
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("board-data").textContent);
+  var $ = function (id) { return document.getElementById(id); };
+  var state = {
+    base: null,        // the position document without its history
+    line: [],          // every card of the line, played and ahead
+    cursor: 0,         // how many of them are played
+    view: null,        // the server's view of the position at the cursor
+    result: null,      // its solve (every legal card's value)
+    search: null,      // the id of the search running, if any
+    generation: 0      // answers for an older position are dropped
+  };
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") node.textContent = attrs[k];
+      else if (k === "class") node.className = attrs[k];
+      else node.setAttribute(k, attrs[k]);
+    });
+    (children || []).forEach(function (c) { if (c) node.appendChild(c); });
+    return node;
+  }
+
+  function signed(v) {
+    if (v === null || v === undefined) return "?";
+    return v > 0 ? "+" + v : (v === 0 ? "0" : "\u2212" + (-v));
+  }
+
+  function seatName(seat) {
+    var role = state.view && state.view.roles[seat];
+    return "seat " + seat + (role ? " (" + role + ")" : "");
+  }
+
+  function post(url, body) {
+    return fetch(url, { method: "POST", headers: { "Content-Type": "application/json" },
+                        body: JSON.stringify(body) })
+      .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, body: j }; }); });
+  }
+
+  function showError(err) {
+    var box = $("error");
+    box.textContent = "";
+    if (!err) { box.hidden = true; return; }
+    box.appendChild(el("p", { text: err.error }));
+    if (err.token || err.rule) {
+      box.appendChild(el("p", { "class": "detail",
+        text: (err.token ? "token: " + err.token : "") + (err.token && err.rule ? " · " : "") +
+              (err.rule ? "rule: " + err.rule : "") }));
+    }
+    box.hidden = false;
+  }
+
+  function setStatus(text) { $("status").textContent = text; }
+
+  // ------------------------------------------------------------ loading
+  function loadDocument(request) {
+    stopSearch();
+    var generation = ++state.generation;
+    return post("/api/position", request).then(function (r) {
+      if (generation !== state.generation) return;
+      if (!r.ok) { showError(r.body); return; }
+      showError(null);
+      var doc = r.body.position;
+      state.line = (doc.played || []).slice();
+      state.cursor = state.line.length;
+      state.base = Object.assign({}, doc);
+      delete state.base.played;
+      $("doc").value = JSON.stringify(doc);
+      show(r.body);
+    });
+  }
+
+  function currentDocument() {
+    var doc = Object.assign({}, state.base);
+    doc.played = state.line.slice(0, state.cursor);
+    return doc;
+  }
+
+  function refresh() {
+    stopSearch();
+    var doc = currentDocument();
+    var generation = ++state.generation;
+    return post("/api/position", { position: doc }).then(function (r) {
+      if (generation !== state.generation) return;
+      if (!r.ok) { showError(r.body); return; }
+      showError(null);
+      show(r.body);
+    });
+  }
+
+  // ------------------------------------------------------------ solving
+  function newSearchId() {
+    return "s" + Date.now().toString(36) + Math.random().toString(36).slice(2, 8);
+  }
+
+  function solve(generation) {
+    var id = newSearchId();
+    state.search = id;
+    $("stop").disabled = false;
+    var started = performance.now();
+    setStatus("Searching…");
+    var timer = setInterval(function () {
+      if (state.search === id) setStatus("Searching… " + ((performance.now() - started) / 1000).toFixed(1) + " s");
+    }, 250);
+    post("/api/solve", { position: currentDocument(), search: id }).then(function (r) {
+      clearInterval(timer);
+      if (state.search === id) { state.search = null; $("stop").disabled = true; }
+      if (generation !== state.generation) return;
+      if (!r.ok) { showError(r.body); setStatus(""); return; }
+      if (r.body.stopped) {
+        setStatus(r.body.stopped === "timeout" ? "The search ran out of time (" + r.body.timeout + " s)."
+                                               : "Search stopped.");
+        return;
+      }
+      state.result = r.body;
+      showValues();
+    });
+  }
+
+  function stopSearch() {
+    if (!state.search) return;
+    post("/api/stop", { search: state.search });
+    state.search = null;
+    $("stop").disabled = true;
+  }
+
+  // ------------------------------------------------------------ drawing
+  function show(view) {
+    state.view = view;
+    state.result = null;
+    $("position").hidden = false;
+    $("title").textContent = view.title;
+    drawTable();
+    drawLine();
+    $("pv").textContent = "";
+    $("best").disabled = true;
+    if (view.over) {
+      setStatus("Every card has been played" + (view.score ? ": " + view.score : "") + ".");
+    }
+    solve(state.generation);
+  }
+
+  function cardFace(piece) {
+    return [document.createTextNode(piece.rank),
+            el("span", { "class": "sym", "aria-hidden": "true", text: piece.symbol })];
+  }
+
+  function drawTable() {
+    var view = state.view;
+    var table = $("table");
+    table.textContent = "";
+    var areas = { 2: ["s", "n"], 3: ["s", "w", "e"], 4: ["s", "w", "n", "e"] }[view.hands.length];
+    table.className = "table " + (areas ? "around" : "list") + (view.suit_names.length ? " deck-german" : "");
+    var legal = {};
+    view.legal.forEach(function (m) { legal[m] = true; });
+    view.hands.forEach(function (rows, seat) {
+      var moving = seat === view.to_move;
+      var hand = el("section", { "class": "hand" + (moving ? " to-move" : ""), "data-seat": seat,
+                                 "aria-label": seatName(seat) + (moving ? ", to move" : "") });
+      hand.appendChild(el("h3", { text: seatName(seat) + (moving ? " — to move" : "") }));
+      var list = el("ul");
+      rows.forEach(function (row) {
+        var cards = el("span", { "class": "cards" });
+        row.cards.forEach(function (piece) {
+          if (moving && legal[piece.card]) {
+            var b = el("button", { type: "button", "class": "card suit-" + piece.suit, "data-card": piece.card,
+                                   "aria-label": piece.name }, cardFace(piece));
+            b.appendChild(el("span", { "class": "val", text: "…" }));
+            b.addEventListener("click", function () { play(piece.card); });
+            cards.appendChild(b);
+          } else {
+            cards.appendChild(el("span", { "class": "card plain suit-" + piece.suit, "data-card": piece.card,
+                                           title: piece.name }, cardFace(piece)));
+          }
+        });
+        if (!row.cards.length) cards.appendChild(el("span", { "class": "plain", text: "\u2014" }));
+        list.appendChild(el("li", {}, [
+          el("span", { "class": "suit suit-" + row.suit }, [
+            el("span", { "aria-hidden": "true", text: row.symbol }), document.createTextNode(" " + row.name + " ")]),
+          cards]));
+      });
+      hand.appendChild(list);
+      table.appendChild(el("div", { "class": "seat-cell", style: areas ? "grid-area:" + areas[seat] : "" }, [hand]));
+    });
+    var centre = el("div", { "class": "centre", style: "grid-area:c", id: "centre" });
+    // Legal actions that are no card in the mover's hand (Prší's "draw", say) get buttons here.
+    var shown = {};
+    Array.prototype.forEach.call(table.querySelectorAll("button.card"), function (b) { shown[b.dataset.card] = true; });
+    var actions = view.legal.filter(function (m) { return !shown[m]; });
+    if (actions.length) {
+      var group = el("p", { "class": "actions" }, [el("span", { "class": "label", text: "actions" })]);
+      actions.forEach(function (m) {
+        var b = el("button", { type: "button", "class": "card action", "data-card": m, "aria-label": m },
+                   [document.createTextNode(m), el("span", { "class": "val", text: "…" })]);
+        b.addEventListener("click", function () { play(m); });
+        group.appendChild(b);
+      });
+      centre.appendChild(group);
+    }
+    if (view.trick.length) {
+      var trick = el("p", { "aria-label": "on the table" }, [el("span", { "class": "label", text: "on the table" })]);
+      view.trick.forEach(function (piece) {
+        trick.appendChild(el("span", { "class": "played-card card suit-" + piece.suit, "data-card": piece.card,
+                                        title: piece.name }, cardFace(piece).concat(
+                                          [el("span", { "class": "who", text: "seat " + piece.seat })])));
+      });
+      centre.appendChild(trick);
+    }
+    view.extras.forEach(function (x) {
+      var p = el("p", {}, [el("span", { "class": "label", text: x.label })]);
+      if (x.cards) {
+        x.cards.forEach(function (piece) {
+          p.appendChild(el("span", { "class": "card suit-" + piece.suit, title: piece.name }, cardFace(piece)));
+          p.appendChild(document.createTextNode(" "));
+        });
+      } else p.appendChild(document.createTextNode(x.text));
+      centre.appendChild(p);
+    });
+    if (view.score) centre.appendChild(el("p", {}, [el("span", { "class": "label", text: "score so far" }),
+                                                     document.createTextNode(view.score)]));
+    if (view.trump) centre.appendChild(el("p", {}, [el("span", { "class": "label", text: "trumps" }),
+      el("span", { "class": "suit suit-" + view.trump.suit }, [
+        el("span", { "aria-hidden": "true", text: view.trump.symbol }), document.createTextNode(" " + view.trump.name)])]));
+    table.appendChild(centre);
+  }
+
+  function drawLine() {
+    var list = $("line");
+    list.textContent = "";
+    var start = el("button", { type: "button", "class": "start" + (state.cursor === 0 ? " current" : ""),
+                               text: "start" });
+    start.addEventListener("click", function () { goTo(0); });
+    list.appendChild(el("li", {}, [start]));
+    var history = state.view.history;     // the played part, with seats and trick ends
+    state.line.forEach(function (move, i) {
+      var h = history[i];
+      var label = move + (h ? " (seat " + h.seat + ")" : " (ahead)");
+      var b = el("button", { type: "button", text: move, "data-ply": i, "aria-label": "card " + (i + 1) + ": " + label,
+                             "class": (i + 1 === state.cursor ? "current" : "") + (i >= state.cursor ? " ahead" : "") });
+      b.addEventListener("click", function () { goTo(i + 1); });
+      list.appendChild(el("li", { "class": h && h.trick_end ? "trick-end" : "" }, [b]));
+    });
+    $("first").disabled = $("back").disabled = state.cursor === 0;
+    $("forward").disabled = $("last").disabled = state.cursor >= state.line.length;
+  }
+
+  function showValues() {
+    var res = state.result;
+    var values = {};
+    res.moves.forEach(function (m) { values[m.move] = m; });
+    Array.prototype.forEach.call(document.querySelectorAll("#table button.card"), function (b) {
+      var m = values[b.getAttribute("data-card")];
+      if (!m) return;
+      b.classList.add(m.optimal ? "best" : "worse");
+      b.querySelector(".val").textContent = signed(m.value);
+      b.setAttribute("data-value", m.value);
+      b.setAttribute("aria-label", b.getAttribute("aria-label").split(",")[0] + ", value " + signed(m.value) +
+                     (m.optimal ? ", best" : ""));
+    });
+    var scores = Object.keys(res.scores).map(function (k) { return k + " " + res.scores[k]; }).join(", ");
+    setStatus("Value " + signed(res.value) + ": " + res.verdict + (scores ? " (" + scores + ")" : "") +
+              " · " + res.nodes.toLocaleString("en") + " nodes in " + res.elapsed_ms.toFixed(1) + " ms");
+    $("status").setAttribute("data-value", res.value);
+    $("pv").textContent = res.pv.length ? "Best line from here: " + res.pv.join(" ") : "";
+    $("best").disabled = !res.optimal_moves.length;
+  }
+
+  // ------------------------------------------------------------ moving
+  function play(card) {
+    if (state.line[state.cursor] !== card) state.line = state.line.slice(0, state.cursor).concat([card]);
+    state.cursor += 1;
+    refresh();
+  }
+
+  function goTo(cursor) {
+    cursor = Math.max(0, Math.min(state.line.length, cursor));
+    if (cursor === state.cursor) return;
+    state.cursor = cursor;
+    refresh();
+  }
+
+  $("first").addEventListener("click", function () { goTo(0); });
+  $("back").addEventListener("click", function () { goTo(state.cursor - 1); });
+  $("forward").addEventListener("click", function () { goTo(state.cursor + 1); });
+  $("last").addEventListener("click", function () { goTo(state.line.length); });
+  $("best").addEventListener("click", function () {
+    if (state.result && state.result.optimal_moves.length) play(state.result.optimal_moves[0]);
+  });
+  $("stop").addEventListener("click", function () { stopSearch(); setStatus("Search stopped."); });
+  $("load-btn").addEventListener("click", function () { loadDocument({ text: $("doc").value }); });
+  $("file").addEventListener("change", function (ev) {
+    var file = ev.target.files[0];
+    if (!file) return;
+    file.text().then(function (text) { $("doc").value = text; loadDocument({ text: text }); });
+  });
+  var select = $("example");
+  data.examples.forEach(function (name) { select.appendChild(el("option", { value: name, text: name })); });
+  select.addEventListener("change", function () {
+    if (!select.value) return;
+    fetch("/api/examples").then(function (r) { return r.json(); }).then(function (all) {
+      loadDocument({ position: all[select.value] });
+    });
+  });
+  document.addEventListener("keydown", function (ev) {
+    var tag = (ev.target.tagName || "").toLowerCase();
+    if (tag === "textarea" || tag === "input" || tag === "select" || !state.view) return;
+    var keys = { ArrowLeft: state.cursor - 1, ArrowRight: state.cursor + 1, Home: 0, End: state.line.length };
+    if (ev.key === "Escape") { stopSearch(); setStatus("Search stopped."); return; }
+    if (!(ev.key in keys)) return;
+    ev.preventDefault();
+    goTo(keys[ev.key]);
+  });
+  if (data.position) loadDocument({ position: data.position });
+})();

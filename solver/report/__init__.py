@@ -1,0 +1,38 @@
+"""The HTML report of a recorded deal: ``ddcards report DEAL.json -o deal.html``.
+
+>>> import ddcards
+>>> from ddcards.report import report_html
+>>> page = report_html(ddcards.example("marias-seed"))
+>>> page.startswith("<!DOCTYPE html>") and 'data-kind="lost"' in page
+True
+
+The page is rendered from the analysis document alone (``render``), which is
+what ``ddcards analyse --json --mode all`` prints; it is one self-contained
+file (inline CSS, SVG and script, nothing fetched) that prints on paper.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ddcards.api import CancelToken, Mode, Solver, default_solver
+from ddcards.position import Position
+from ddcards.report.render import render
+
+__all__ = ["report_html", "write_report", "render"]
+
+
+def report_html(position: Position | Mapping[str, Any] | str, *, solver: Solver | None = None,
+                timeout: float | None = None, cancel: CancelToken | None = None) -> str:
+    """Analyse the recorded play of `position` (every card's value at each step) and render the page."""
+    engine = solver or default_solver()
+    analysis = engine.analyse(position, timeout=timeout, cancel=cancel, mode=Mode.ALL)
+    return render(analysis.to_dict())
+
+
+def write_report(position: Position | Mapping[str, Any] | str, path: str | Path, **kwargs: Any) -> Path:
+    """Write the report of `position` to `path` (UTF-8); the keywords are report_html's."""
+    path = Path(path)
+    path.write_text(report_html(position, **kwargs), encoding="utf-8")
+    return path

@@ -1,0 +1,63 @@
+"""``ddcards report``: the command-line side of the HTML report."""
+from __future__ import annotations
+
+import argparse
+import sys
+import webbrowser
+from pathlib import Path
+
+import ddcards
+from ddcards.errors import NotationError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", nargs="?", help="a position document with the recorded play (JSON), or - for stdin")
+    p.add_argument("--example", nargs="?", const="marias-seed", metavar="NAME",
+                   help="report a bundled example (default marias-seed; see `ddcards examples`)")
+    p.add_argument("-o", "--output", metavar="FILE.html",
+                   help="where to write the page (default: the input's name with .html; - for stdout)")
+    p.add_argument("--open", action="store_true", help="open the page in the default browser")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="stop the analysis after this long (exit status 1)")
+    p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
+                   help="transposition table size (default %(default)s MiB)")
+    p.set_defaults(func=cmd_report)
+
+
+def default_output(args: argparse.Namespace) -> Path:
+    if args.example:
+        return Path(f"{args.example}.html")
+    if args.file in (None, "-"):
+        return Path("ddcards-report.html")
+    return Path(args.file).with_suffix(".html")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from ddcards.cli import as_position, load_input, read_documents
+    from ddcards.report import report_html
+
+    text, source = load_input(args)
+    docs = list(read_documents(text, source))
+    if len(docs) != 1:
+        raise NotationError(f"{source} holds {len(docs)} documents: a report shows one deal (split the file)",
+                            token=source, rule="one deal per report")
+    _, doc = docs[0]
+    if isinstance(doc, Exception):
+        raise doc
+    page = report_html(as_position(doc), solver=ddcards.Solver(tt_mb=args.tt_mb), timeout=args.timeout)
+    if args.output == "-":
+        sys.stdout.write(page)
+        return 0
+    path = Path(args.output) if args.output else default_output(args)
+    if path.resolve() == Path(args.file or "-").resolve():
+        raise NotationError(f"the report would overwrite its input {path}", token=str(path),
+                            rule="-o names a new file")
+    try:
+        path.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise NotationError(f"cannot write {path}: {exc.strerror}", token=str(path),
+                            rule="a writable output file") from None
+    print(f"ddcards: wrote {path}", file=sys.stderr)
+    if args.open:
+        webbrowser.open(path.resolve().as_uri())
+    return 0

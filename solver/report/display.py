@@ -1,0 +1,90 @@
+"""What the report and the board show of cards, hands and a position's extras.
+
+Both front ends render a game from ``Session.view()`` alone (title, hands,
+trick, roles, score, side names, suit names), so a new game shows up in them
+with no code of its own.  This module turns the notation in a view into
+display pieces: a hand split by suit with the suit's symbol and, for a
+German-suited deck, its native name; a card's rank and suit; the extra keys a
+game's ``describe()`` adds (Mariáš's talon, Klaverjas's points and roem) as
+label and text.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ddcards.errors import NotationError
+from ddcards.notation import Card, Suit, parse_cards, parse_hand
+
+ENGLISH_SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
+
+# The keys of Session.view() that every front end lays out itself; any other
+# key is a game's extra ("talon", "points", ...) shown as a label and a text.
+LAID_OUT = frozenset({"title", "hands", "trick", "roles", "to_move", "score", "trick_size", "sides",
+                      "value_owner", "suit_names", "position"})
+
+
+def suit_name(suit: Suit, suit_names: Sequence[str] = ()) -> str:
+    """The suit's name for people: the deck's own (German-suited: "červené") or the English one."""
+    return suit_names[suit] if suit_names else ENGLISH_SUIT_NAMES[suit]
+
+
+def suit_piece(text: str, suit_names: Sequence[str] = ()) -> dict[str, str]:
+    """A suit (letter, symbol or name) as display pieces: letter, symbol, name."""
+    suit = Suit.parse(text)
+    return {"suit": str(suit), "symbol": suit.symbol, "name": suit_name(suit, suit_names)}
+
+
+def card_piece(token: str, suit_names: Sequence[str] = ()) -> dict[str, str]:
+    """A card token as display pieces: rank, suit letter, symbol and a spoken name."""
+    card = Card.parse(token)
+    name = suit_name(card.suit, suit_names)
+    return {"card": str(card), "rank": str(card.rank), "suit": str(card.suit), "symbol": card.suit.symbol,
+            "suit_name": name, "name": f"{card.rank} of {name}"}
+
+
+def hand_suits(hand: str, suit_names: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """A hand in notation ("AT.AKQ9.AT.87") as one row per suit, strongest rank first as written."""
+    by_suit: dict[Suit, list[str]] = {suit: [] for suit in Suit}
+    for card in parse_hand(hand):
+        by_suit[card.suit].append(str(card.rank))
+    return [{"suit": str(suit), "symbol": suit.symbol, "name": suit_name(suit, suit_names), "ranks": ranks}
+            for suit, ranks in by_suit.items()]
+
+
+def as_cards(value: Any) -> list[str] | None:
+    """The card tokens in `value` if it is a card list (text or a list of tokens), else None."""
+    if isinstance(value, str) or (isinstance(value, Sequence) and all(isinstance(v, str) for v in value)):
+        try:
+            return [str(c) for c in parse_cards(value)]
+        except (NotationError, TypeError):
+            return None
+    return None
+
+
+def extras(view: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The keys a game's describe() adds beyond the common ones, in its order, with something to show.
+
+    Empty values and scores that are all nought (nothing scored before the first card) are
+    left out.
+    """
+    return [(key, value) for key, value in view.items() if key not in LAID_OUT
+            and value not in (None, "", [], {}) and not (isinstance(value, Mapping) and not any(value.values()))]
+
+
+def plain(value: Any) -> str:
+    """A scalar, a list or a mapping of scores as a short text ("playing 20, other 0")."""
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k} {plain(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return " ".join(plain(v) for v in value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def signed(value: int | None) -> str:
+    """+70, −20, 0 (a true minus sign: it reads and prints better than a hyphen)."""
+    if value is None:
+        return "?"
+    return f"+{value}" if value > 0 else ("0" if value == 0 else f"\u2212{-value}")

@@ -1,0 +1,280 @@
+"""The HTML report of an analysed deal, rendered from the analysis document alone.
+
+``render(doc)`` takes ``Analysis.to_dict()`` (what ``ddcards analyse --json
+--mode all`` prints) and returns one self-contained page: the CSS, the SVG
+chart and a small script are inline, nothing is fetched, and the page reads
+and prints without the script.  Everything shown comes from the document,
+so anyone can render their own from the same JSON.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from html import escape
+from importlib.resources import files
+from string import Template
+from typing import Any
+
+import ddcards
+from ddcards.errors import DdcardsError
+from ddcards.games import find_game
+from ddcards.report.chart import step_kind, value_chart
+from ddcards.report.display import as_cards, card_piece, extras, hand_suits, plain, signed, suit_piece
+
+# Seat -> grid area around the table, by the number of seats (clockwise from the bottom).
+SEAT_AREAS = {2: ("s", "n"), 3: ("s", "w", "e"), 4: ("s", "w", "n", "e")}
+KIND_LABEL = {"best": "best", "lost": "lost value", "mistake": "mistake"}
+
+
+def template(name: str, package: str = "ddcards.report") -> str:
+    """A file of a package's templates folder (package data)."""
+    return files(package).joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def _e(value: Any) -> str:
+    return escape(str(value), quote=True)
+
+
+class Page:
+    """The pieces of one report; each method returns escaped HTML."""
+
+    def __init__(self, doc: Mapping[str, Any]):
+        self.doc = doc
+        self.deal: Mapping[str, Any] = doc.get("deal") or {}
+        self.position: Mapping[str, Any] = self.deal.get("position") or {}
+        self.suit_names: Sequence[str] = self.deal.get("suit_names") or ()
+        self.roles: Sequence[str] = self.deal.get("roles") or ()
+        self.steps: Sequence[Mapping[str, Any]] = doc["steps"]
+        self.points = doc["value_kind"] == "points"
+        try:
+            self.game_title = find_game(doc["game"]).title
+            self.value_doc = find_game(doc["game"]).value_doc
+        except DdcardsError:
+            self.game_title, self.value_doc = doc["game"], ""
+
+    # -- small pieces
+    def card(self, token: str, extra_class: str = "") -> str:
+        if as_cards(token) is None:        # an action that is not a card (Prší's "draw", say)
+            return f'<span class="action" data-card="{_e(token)}">{_e(token)}</span>'
+        piece = card_piece(token, self.suit_names)
+        cls = f"card suit-{piece['suit']}" + (f" {extra_class}" if extra_class else "")
+        return (f'<span class="{cls}" data-card="{_e(piece["card"])}" title="{_e(piece["name"])}">'
+                f'{_e(piece["rank"])}<span class="sym" aria-hidden="true">{piece["symbol"]}</span>'
+                f'<span class="sr"> of {_e(piece["suit_name"])}</span></span>')
+
+    def seat(self, seat: int | None) -> str:
+        if seat is None:
+            return ""
+        role = self.roles[seat] if seat < len(self.roles) else ""
+        return f"seat {seat}" + (f" ({role})" if role else "")
+
+    def value_text(self, value: int) -> str:
+        if self.points:
+            return signed(value)
+        return f"{signed(value)} ({'made' if value > 0 else 'defeated' if value < 0 else 'neither'})"
+
+    def extra(self, value: Any) -> str:
+        cards = as_cards(value)
+        if cards is not None and cards:
+            return " ".join(self.card(c) for c in cards)
+        return _e(plain(value))
+
+    # -- sections
+    def title(self) -> str:
+        return str(self.deal.get("title") or self.game_title)
+
+    def summary(self) -> str:
+        outcome_mistakes = [s for s in self.steps if s.get("changes_outcome")]
+        lost = [s for s in self.steps if step_kind(s) == "lost"]
+        owner = self.deal.get("value_owner") or "the maximising side"
+        parts = [f"At the start the value is <strong>{_e(self.value_text(self.doc['initial_value']))}</strong> "
+                 f"({_e(self.doc.get('initial_outcome', ''))}); after the recorded play it is "
+                 f"<strong>{_e(self.value_text(self.doc['final_value']))}</strong> "
+                 f"({_e(self.doc.get('final_outcome', ''))})."]
+        if outcome_mistakes:
+            # The last card that turned the outcome is where the deal was decided.
+            links = [f'<a href="#ply-{s["ply"] + 1}">card {s["ply"] + 1}, {self.card(s["move"])} by '
+                     f'{_e(self.seat(s["seat"]))}</a>' for s in outcome_mistakes]
+            if len(links) == 1:
+                parts.append(f"The outcome was turned at {links[0]}.")
+            else:
+                parts.append(f"The outcome was turned {len(links)} times, at {', '.join(links[:-1])} and "
+                             f"last at {links[-1]}, which decided it.")
+        else:
+            parts.append("No card changed the outcome.")
+        parts.append(f"{len(lost)} card{'s' if len(lost) != 1 else ''} lost value without changing it.")
+        view = f"Values are {owner}'s" + (f": {self.value_doc}." if self.value_doc else ".")
+        return (f'<p class="lead">{" ".join(parts)}</p>\n<p class="note">{_e(view)} Every value is exact: '
+                "all hands are known and every side plays its best from then on (double dummy).</p>")
+
+    def hand(self, seat: int, hand: str) -> str:
+        rows = []
+        for row in hand_suits(hand, self.suit_names):
+            ranks = " ".join(row["ranks"]) or "\u2014"
+            rows.append(f'<li><span class="suit suit-{row["suit"]}"><span aria-hidden="true">{row["symbol"]}'
+                        f'</span> {_e(row["name"])}</span> <span class="ranks">{_e(ranks)}</span></li>')
+        lead = ' <span class="badge">leads</span>' if self.deal.get("to_move") == seat else ""
+        return (f'<section class="hand" data-seat="{seat}" aria-label="{_e(self.seat(seat))}">'
+                f'<h3>{_e(self.seat(seat))}{lead}</h3><ul>{"".join(rows)}</ul></section>')
+
+    def diagram(self) -> str:
+        hands: Sequence[str] = self.deal.get("hands") or ()
+        areas = SEAT_AREAS.get(len(hands))
+        cells = []
+        for seat, hand in enumerate(hands):
+            style = f' style="grid-area:{areas[seat]}"' if areas else ""
+            cells.append(f'<div class="seat-cell"{style}>{self.hand(seat, hand)}</div>')
+        centre = []
+        trump = self.position.get("trump")
+        if trump:
+            piece = suit_piece(str(trump), self.suit_names)
+            centre.append(f'<p><span class="label">trumps</span> <span class="suit suit-{piece["suit"]}">'
+                          f'<span aria-hidden="true">{piece["symbol"]}</span> {_e(piece["name"])}</span></p>')
+        for key, value in extras(self.deal):
+            centre.append(f'<p><span class="label">{_e(key)}</span> {self.extra(value)}</p>')
+        layout = "around" if areas else "list"
+        return (f'<div class="table {layout} seats-{len(hands)}">{"".join(cells)}'
+                f'<div class="centre" style="grid-area:c">{"".join(centre)}</div></div>')
+
+    def setup(self) -> str:
+        rows = [("game", self.game_title)]
+        for key, value in self.position.items():
+            if key in ("game", "hands", "played", "trump", "talon"):
+                continue
+            rows.append((key.replace("_", " "), plain(value)))
+        roles = "; ".join(self.seat(s) for s in range(len(self.roles)))
+        if roles:
+            rows.append(("who is who", roles))
+        if self.suit_names:
+            rows.append(("deck", "German-suited: " + ", ".join(
+                f"{name} = {'♠♥♦♣'[i]}" for i, name in enumerate(self.suit_names))
+                + "; U (spodek, Unter) is written J and O (svršek, Ober) Q"))
+        return '<dl class="setup">' + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in rows) + "</dl>"
+
+    def chart(self) -> str:
+        desc = self.chart_text()
+        svg = value_chart(self.doc, f"Value after every card ({self.deal.get('value_owner', '')}'s view)", desc)
+        return f'<figure class="chart-box">{svg}<figcaption id="chart-caption">{_e(desc)}</figcaption></figure>'
+
+    def chart_text(self) -> str:
+        values = [self.doc["initial_value"]] + [s["value_after"] for s in self.steps]
+        text = (f"The value starts at {signed(values[0])} and ends at {signed(values[-1])} after "
+                f"{len(self.steps)} cards; it ranges from {signed(min(values))} to {signed(max(values))}.")
+        changes = [s for s in self.steps if s["cost"] > 0]
+        if changes:
+            text += " It moves at " + "; ".join(
+                f"card {s['ply'] + 1} ({s['move']} by seat {s['seat']}: {signed(s['value_before'])} to "
+                f"{signed(s['value_after'])}{', changing the outcome' if s.get('changes_outcome') else ''})"
+                for s in changes) + "."
+        else:
+            text += " Every card kept the value: no mistakes."
+        return text
+
+    def better(self, step: Mapping[str, Any]) -> str:
+        """The cards that kept more than the one played, with the value each keeps."""
+        if step["cost"] <= 0:
+            return ""
+        moves = step.get("moves") or []
+        if moves:
+            sign = 1 if step["value_before"] >= step["value_after"] else -1    # the mover's direction
+            better = [m for m in moves if m["value"] is not None and sign * (m["value"] - step["value_after"]) > 0]
+            better.sort(key=lambda m: -sign * m["value"])
+        else:
+            better = [{"move": m, "value": step["value_before"]} for m in step["best_moves"]]
+        return ", ".join(f'{self.card(m["move"])}&nbsp;<span class="v">{_e(signed(m["value"]))}</span>'
+                         for m in better)
+
+    def play(self) -> str:
+        if not self.steps:
+            return '<p>No card has been played in this record: the value above is the deal\'s.</p>'
+        rows: list[str] = []
+        trick_no, trick_rows = 1, []
+        trick_size = self.deal.get("trick_size")
+        for step in self.steps:
+            kind = step_kind(step)
+            ply = step["ply"] + 1
+            verdict = KIND_LABEL[kind]
+            if kind == "mistake":
+                verdict = f"mistake: now {step.get('outcome', '')}"
+            elif kind == "lost":
+                verdict = f"lost {step['cost']}"
+            mark = {"best": "", "lost": '<span class="icon" aria-hidden="true">▲</span> ',
+                    "mistake": '<span class="icon" aria-hidden="true">◆</span> '}[kind]
+            trick_rows.append(
+                f'<tr id="ply-{ply}" class="step {kind}" data-ply="{step["ply"]}" data-move="{_e(step["move"])}" '
+                f'data-seat="{step["seat"]}" data-value-before="{step["value_before"]}" '
+                f'data-value-after="{step["value_after"]}" data-cost="{step["cost"]}" data-kind="{kind}">'
+                f'<td class="num">{ply}</td><td>{_e(self.seat(step["seat"]))}</td>'
+                f'<td class="played">{self.card(step["move"])}</td>'
+                f'<td class="num value">{_e(signed(step["value_after"]))}</td>'
+                f'<td class="verdict">{mark}{_e(verdict)}</td><td class="better">{self.better(step)}</td></tr>')
+            winner = step.get("trick_winner")
+            if winner is not None or step is self.steps[-1]:
+                score = plain(step.get("score") or {})
+                if winner is not None:
+                    head = f"Trick {trick_no}, won by {self.seat(winner)}"
+                else:
+                    head = f"Trick {trick_no}, unfinished" if trick_size else "Play"
+                won = "" if winner is None else f' data-winner="{winner}"'
+                shown = f' <span class="score">· score {_e(score)}</span>' if score else ""
+                rows.append(f'<tbody class="trick" id="trick-{trick_no}" data-trick="{trick_no}"{won}>'
+                            f'<tr class="trick-head"><th colspan="6" scope="rowgroup">{_e(head)}{shown}</th></tr>'
+                            f'{"".join(trick_rows)}</tbody>')
+                trick_no, trick_rows = trick_no + 1, []
+        head = ('<thead><tr><th scope="col">Card no.</th><th scope="col">Played by</th><th scope="col">Card</th>'
+                '<th scope="col">Value after</th><th scope="col">Verdict</th>'
+                '<th scope="col">Better cards (value they keep)</th></tr></thead>')
+        return (f'<table class="play" aria-describedby="keys"><caption>Every card, trick by trick, with the value '
+                f'after it</caption>{head}{"".join(rows)}</table>')
+
+    def result(self) -> str:
+        final = self.doc.get("final") or {}
+        out = []
+        played = len(self.steps)
+        if final.get("pv"):
+            line = " ".join(self.card(c) for c in final["pv"])
+            out.append(f'<p>The record stops after {played} cards; the rest is the optimal continuation: '
+                       f'<span class="line">{line}</span>.</p>')
+        scores = final.get("scores") or {}
+        if scores:
+            out.append('<table class="scores"><caption>Final scores</caption><tbody>' + "".join(
+                f'<tr><th scope="row">{_e(k.replace("_", " "))}</th>'
+                f'<td class="num" data-score="{_e(k)}">{_e(v)}</td></tr>'
+                for k, v in scores.items()) + "</tbody></table>")
+        tricks = final.get("tricks") or {}
+        if tricks:
+            out.append(f'<p><span class="label">tricks</span> {_e(plain(tricks))}</p>')
+        outcomes = final.get("outcomes") or {}
+        if outcomes:
+            out.append(f'<p><span class="label">outcomes</span> {_e(plain(outcomes))}</p>')
+        settlement = final.get("settlement") or []
+        if settlement:
+            out.append('<table class="settlement"><caption>Settlement</caption><tbody>' + "".join(
+                f'<tr><th scope="row">{_e(self.seat(seat))}</th>'
+                f'<td class="num" data-seat="{seat}">{_e(signed(v))}</td></tr>'
+                for seat, v in enumerate(settlement)) + "</tbody></table>")
+        verdict = self.doc.get("final_outcome")
+        if verdict:
+            out.insert(0, f'<p class="verdict-final">Final value <strong>{_e(self.value_text(self.doc["final_value"]))}'
+                          f'</strong>: {_e(verdict)}.</p>')
+        return "\n".join(out)
+
+
+def render(doc: Mapping[str, Any]) -> str:
+    """The report page of an analysis document (``Analysis.to_dict()``)."""
+    page = Page(doc)
+    german = " deck-german" if page.suit_names else ""
+    return Template(template("report.html.tmpl")).substitute(
+        title=_e(page.title()),
+        body_class=f"report{german}",
+        css=template("cards.css") + template("report.css"),
+        script=template("report.js"),
+        summary=page.summary(),
+        diagram=page.diagram(),
+        setup=page.setup(),
+        chart=page.chart(),
+        play=page.play(),
+        result=page.result(),
+        version=_e(ddcards.__version__),
+        data=json.dumps(doc, ensure_ascii=False).replace("</", "<\\/"),
+    )

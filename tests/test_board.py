@@ -1,0 +1,243 @@
+"""The analysis board's web app over HTTP: the real app on uvicorn on loopback, the real solver.
+
+Every answer is checked against the Python API on the same position: the view against
+``Session.view()``, the values against ``ddcards.solve``; bad input answers 400 with the
+message, the token and the rule; a long search is stopped by ``/api/stop``.  The page itself
+is driven in a real browser in test_board_browser.py.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from contextlib import contextmanager
+
+import pytest
+
+import ddcards
+from ddcards.board.app import MAX_STOPPED_EARLY, create_app
+from ddcards.board.cli import is_loopback
+
+try:
+    from tests import _report_deals as deals
+    from tests._browser import call, running_board
+except ImportError:  # pytest put tests/ itself on sys.path
+    import _report_deals as deals
+    from _browser import call, running_board
+
+SEED = ddcards.example("marias-seed")
+START = dict(SEED, played=[])
+
+
+class Client:
+    """JSON over HTTP to a running board: .get(path), .post(path, body) -> (status, answer)."""
+
+    def __init__(self, url: str):
+        self.url = url
+
+    def get(self, path: str):
+        return call(self.url + path)
+
+    def post(self, path: str, body=None, *, raw: bytes | None = None):
+        return call(self.url + path, body, raw=raw)
+
+
+@contextmanager
+def board(**kwargs):
+    with running_board(**kwargs) as (url, app):
+        yield Client(url), app
+
+
+@pytest.fixture(scope="module")
+def client():
+    with board() as (c, _):
+        yield c
+
+
+def test_page_is_self_contained(client):
+    status, html = client.get("/")
+    assert status == 200 and html.startswith("<!DOCTYPE html>")
+    assert "<script>" in html and "<style>" in html
+    assert "http://" not in html and "https://" not in html
+    assert '"examples": ["klaverjas", "marias-betl"' in html
+
+
+def test_view_of_the_seed_after_one_card(client):
+    status, view = client.post("/api/position", {"position": dict(START, played=["QH"])})
+    assert status == 200
+    assert view["title"] == "Mariáš hra, trumps H" and view["to_move"] == 1 and not view["over"]
+    assert view["roles"] == ["declarer", "defender", "defender"]
+    assert view["legal"] == ["TH"]                           # seat 1 must follow and beat
+    assert view["trick"] == [{"card": "QH", "rank": "Q", "suit": "H", "symbol": "♥", "suit_name": "červené",
+                              "name": "Q of červené", "seat": 0}]
+    assert view["score"] == "declarer 40, defenders 0"      # the marriage announced with QH
+    assert view["trump"] == {"suit": "H", "symbol": "♥", "name": "červené"}
+    seat0 = view["hands"][0]
+    assert [row["name"] for row in seat0] == ["zelené", "červené", "kule", "žaludy"]
+    assert [c["card"] for c in seat0[1]["cards"]] == ["AH", "KH", "9H"]
+    talon = next(x for x in view["extras"] if x["label"] == "talon")
+    assert [c["card"] for c in talon["cards"]] == ["9C", "KC"] and talon["cards"][1]["name"] == "K of žaludy"
+    assert view["history"][0] == {"move": "QH", "seat": 0, "trick_end": False, "card": "QH", "rank": "Q",
+                                  "suit": "H", "symbol": "♥", "suit_name": "červené", "name": "Q of červené"}
+
+
+def test_history_marks_trick_ends(client):
+    _, view = client.post("/api/position", {"position": dict(START, played=SEED["played"][:7])})
+    assert [h["trick_end"] for h in view["history"]] == [False, False, True, False, False, True, False]
+    assert [h["seat"] for h in view["history"]] == [0, 1, 2, 1, 2, 0, 1]
+
+
+def test_solve_gives_every_card_value(client):
+    for doc in (START, deals.klaverjas_deals()[1] | {"played": []}, dict(SEED, played=SEED["played"][:10])):
+        status, got = client.post("/api/solve", {"position": doc, "search": "a1"})
+        assert status == 200
+        want = ddcards.solve(doc)
+        assert got["value"] == want.value and got["search"] == "a1"
+        assert {m["move"]: m["value"] for m in got["moves"]} == want.move_values
+        assert got["optimal_moves"] == want.optimal_moves and got["pv"] == want.pv
+
+
+def test_solve_of_the_finished_deal(client):
+    _, got = client.post("/api/solve", {"position": SEED})
+    assert got["value"] == 50 and got["moves"] == [] and got["verdict"] == "declarer wins"
+    _, view = client.post("/api/position", {"position": SEED})
+    assert view["over"] and view["to_move"] is None and view["legal"] == []
+
+
+def test_pasted_text_is_read_as_a_document(client):
+    text = ('{"game": "klaverjas", "trump": "S", "playing_team": 1, '
+            '"hands": ["A.KT.987.AK", "KJ9..KQJ.T7", "T8.AJ9.T.98", "Q7.Q87.A.QJ"]}')
+    status, view = client.post("/api/position", {"text": text})
+    assert status == 200 and view["roles"][1] == "playing team" and view["suit_names"] == []
+    assert view["trump"] == {"suit": "S", "symbol": "♠", "name": "spades"}
+
+
+@pytest.mark.parametrize("request_body, token, rule", [
+    ({"text": '{"game": "marias", '}, None, "JSON"),
+    ({"position": dict(START, played=["QH", "JH"])}, "JH",
+     "docs/RULES.md §1.4 rule 2: you must beat the best card of the led suit in the trick if you can"),
+    ({"position": dict(START, trump=None)}, "trump", "docs/RULES.md §1.2 rule 2: Hra is played with a trump suit"),
+    ({"position": dict(START, game="bridge")}, "bridge",
+     "docs/RULES.md §0.6 rule 1: game names the game by its name or an alias"),
+    ({"position": dict(START, hands=["AT.AKQ9.AT.8Z", "KQ.TJ87.KQ.AT", "J987..J987.QJ"])}, None, None),
+    ({}, "position", "board requests"),
+])
+def test_bad_input_names_the_token_and_the_rule(client, request_body, token, rule):
+    for path in ("/api/position", "/api/solve"):
+        status, err = client.post(path, request_body)
+        assert status == 400, err
+        assert err["error"] and err["error_type"].endswith("Error")
+        if token is not None:
+            assert err["token"] == token
+        if rule is not None:
+            assert err["rule"] == rule
+        else:
+            assert err["token"] and err["rule"]
+
+
+def test_a_request_that_is_not_json(client):
+    status, err = client.post("/api/position", raw=b"\xff not json")
+    assert status == 400 and err["rule"] == "board requests are JSON"
+    status, err = client.post("/api/solve", raw=b"[1, 2]")
+    assert status == 400 and err["token"] == "list"
+
+
+def test_examples(client):
+    _, got = client.get("/api/examples")
+    assert set(got) == set(ddcards.example_names()) and got["klaverjas"] == ddcards.example("klaverjas")
+
+
+def test_a_long_search_is_stopped():
+    # A full Klaverjas deal that takes a solver with a 1 MiB table some 0.2-0.5 s in mode "all".
+    slow = deals.klaverjas_deal(4)
+    with board(tt_mb=1) as (c, app):
+        answer: dict = {}
+        worker = threading.Thread(target=lambda: answer.update(
+            c.post("/api/solve", {"position": slow, "search": "long"})[1]))
+        started = time.perf_counter()
+        worker.start()
+        while "long" not in app._searches and worker.is_alive():
+            time.sleep(0.001)
+        _, stop = c.post("/api/stop", {"search": "long"})
+        worker.join(30)
+        assert stop == {"search": "long", "stopped": True}
+        assert answer == {"stopped": "cancelled", "search": "long"}
+        assert time.perf_counter() - started < 5
+        # the board still solves (a fresh search of the same deal)
+        assert c.post("/api/solve", {"position": slow})[1]["value"] == ddcards.solve(slow).value
+
+
+def test_a_stop_that_overtakes_its_search():
+    with board() as (c, app):
+        assert c.post("/api/stop", {"search": "early"})[1] == {"search": "early", "stopped": False}
+        assert c.post("/api/solve", {"position": START, "search": "early"})[1] == {
+            "stopped": "cancelled", "search": "early"}
+        assert c.post("/api/solve", {"position": START, "search": "early"})[1]["value"] == 70
+        for i in range(MAX_STOPPED_EARLY + 10):                  # the memory of early stops is bounded
+            c.post("/api/stop", {"search": f"x{i}"})
+        assert len(app._stopped_early) == MAX_STOPPED_EARLY
+
+
+def test_a_search_over_its_time():
+    with board(tt_mb=1, timeout=0.001) as (c, _):
+        _, got = c.post("/api/solve", {"position": deals.klaverjas_deal(4), "search": "t"})
+        assert got == {"stopped": "timeout", "search": "t", "timeout": 0.001}
+
+
+def test_a_start_position_is_validated():
+    with pytest.raises(ddcards.IllegalPlayError):
+        create_app(position=dict(START, played=["QH", "JH"]))
+    with board(position=dict(SEED)) as (c, _):
+        assert '"position": {"game": "marias"' in c.get("/")[1]
+
+
+def test_loopback_addresses():
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.0.2.1") and not is_loopback("example.org")
+
+
+def test_only_json_requests_are_served(client):
+    # A form of another site posting to the board is refused before anything runs.
+    request = urllib.request.Request(client.url + "/api/solve", data=json.dumps({"position": START}).encode(),
+                                     method="POST", headers={"Content-Type": "text/plain"})
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(request, timeout=30)
+    assert err.value.code == 400
+    answer = json.loads(err.value.read())
+    assert answer["token"] == "text/plain" and answer["rule"] == "board requests are JSON"
+
+
+def test_cli_board_serves_a_deal(tmp_path):
+    import re
+    import subprocess
+    import sys
+
+    board = subprocess.Popen([sys.executable, "-m", "ddcards", "board", "--example", "klaverjas", "--port", "0"],
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        line = board.stderr.readline()
+        url = re.search(r"ddcards board on (http://127\.0\.0\.1:\d+/) \(Ctrl-C stops it\)", line).group(1)
+        status, page = call(url)
+        assert status == 200 and '"position": {"game": "klaverjas"' in page
+        status, got = call(url + "api/solve", {"position": ddcards.example("klaverjas")})
+        assert status == 200 and got["value"] == ddcards.solve(ddcards.example("klaverjas")).value
+    finally:
+        board.terminate()
+        board.wait(10)
+        board.stderr.close()
+
+
+def test_cli_board_bad_input(tmp_path):
+    import subprocess
+    import sys
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(dict(START, played=["QH", "JH"])))
+    out = subprocess.run([sys.executable, "-m", "ddcards", "board", str(bad)], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 2 and "must beat QH" in out.stderr and out.stderr.startswith("ddcards: error:")
+    out = subprocess.run([sys.executable, "-m", "ddcards", "board", "--port", "70000"], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 2 and "port 70000 is not a TCP port" in out.stderr

@@ -1,0 +1,206 @@
+"""The analysis board in a real headless Chromium against a real board server.
+
+The page loads a deal (pasted, picked from the examples, or given at start), shows every
+legal card's value, plays a card, steps back and forward, plays a best card, shows errors with
+their token and rule, and stops a search; every value shown is compared with ddcards.solve on
+the same position.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import ddcards
+
+try:
+    from tests import _report_deals as deals
+    from tests._browser import chromium, running_board
+except ImportError:  # pytest put tests/ itself on sys.path
+    import _report_deals as deals
+    from _browser import chromium, running_board
+
+SEED = deals.seed_deal()
+START = dict(SEED, played=[])
+
+SHOWN = """() => ({
+  values: Object.fromEntries([...document.querySelectorAll('#table button.card')].map(
+    b => [b.dataset.card, b.dataset.value === undefined ? null : +b.dataset.value])),
+  best: [...document.querySelectorAll('#table button.card.best')].map(b => b.dataset.card),
+  toMove: document.querySelector('.hand.to-move') && +document.querySelector('.hand.to-move').dataset.seat,
+  onTable: [...document.querySelectorAll('#centre .played-card')].map(c => c.dataset.card),
+  line: [...document.querySelectorAll('#line button[data-ply]')].map(b => b.textContent),
+  current: (document.querySelector('#line button.current') || {}).textContent,
+  status: document.getElementById('status').textContent,
+  value: document.getElementById('status').dataset.value,
+})"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def board_url():
+    with running_board() as (url, _):
+        yield url
+
+
+@pytest.fixture
+def page(browser):
+    page = browser.new_page(viewport={"width": 1200, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    page.close()
+    assert errors == [], errors
+
+
+def wait_for_values(page, played: list[str]) -> dict:
+    """Wait until the page shows the solved position after `played`, and read it."""
+    page.wait_for_function(
+        """(n) => document.querySelectorAll('#line button[data-ply]:not(.ahead)').length === n
+                  && document.getElementById('status').dataset.value !== undefined
+                  && !document.getElementById('status').textContent.startsWith('Searching')
+                  && [...document.querySelectorAll('#table button.card')].every(b => b.dataset.value !== undefined)""",
+        arg=len(played))
+    return page.evaluate(SHOWN)
+
+
+def check_against_solve(shown: dict, doc: dict) -> None:
+    res = ddcards.solve(doc)
+    assert shown["values"] == res.move_values
+    assert sorted(shown["best"]) == sorted(res.optimal_moves)
+    assert shown["toMove"] == res.to_move
+    assert int(shown["value"]) == res.value
+
+
+def reset_value(page) -> None:
+    # Forget the last value shown, so that the next wait sees the new one.
+    page.evaluate("() => { delete document.getElementById('status').dataset.value; }")
+
+
+def test_load_play_back_and_forward(page, board_url):
+    page.goto(board_url)
+    page.fill("#doc", json.dumps(START))
+    page.click("#load-btn")
+    shown = wait_for_values(page, [])
+    check_against_solve(shown, START)
+    assert shown["values"] == {"AS": 70, "TS": 70, "AH": 70, "KH": 50, "QH": 50, "9H": 50, "AD": 70, "TD": 70,
+                               "8C": 50, "7C": 50}
+    assert "declarer wins" in shown["status"]
+
+    # Play KH (worth 50, not the best): seat 1 must follow in hearts and beat it.
+    reset_value(page)
+    page.click("#table button.card[data-card='KH']")
+    shown = wait_for_values(page, ["KH"])
+    check_against_solve(shown, dict(START, played=["KH"]))
+    assert shown["onTable"] == ["KH"] and shown["toMove"] == 1 and set(shown["values"]) == {"TH"}
+
+    # Back to the start with the keyboard, and forward again.
+    reset_value(page)
+    page.keyboard.press("ArrowLeft")
+    shown = wait_for_values(page, [])
+    check_against_solve(shown, START)
+    assert shown["line"] == ["KH"] and shown["current"] == "start"     # KH stays ahead in the line
+    reset_value(page)
+    page.click("#forward")
+    shown = wait_for_values(page, ["KH"])
+    assert shown["current"] == "KH"
+
+    # A best card, then another line from the start: the line is replaced from there on.
+    reset_value(page)
+    page.click("#best")
+    best = ddcards.solve(dict(START, played=["KH"])).optimal_moves[0]
+    shown = wait_for_values(page, ["KH", best])
+    check_against_solve(shown, dict(START, played=["KH", best]))
+    reset_value(page)
+    page.click("#first")
+    wait_for_values(page, [])
+    reset_value(page)
+    page.click("#table button.card[data-card='AS']")
+    shown = wait_for_values(page, ["AS"])
+    assert shown["line"] == ["AS"]
+    check_against_solve(shown, dict(START, played=["AS"]))
+
+
+def test_klaverjas_from_the_examples(page, board_url):
+    page.goto(board_url)
+    page.select_option("#example", "klaverjas")
+    doc = ddcards.example("klaverjas")
+    shown = wait_for_values(page, [])
+    check_against_solve(shown, doc)
+    assert page.text_content("#title").startswith("Klaverjas (Amsterdam), trumps S")
+    first = sorted(shown["values"])[0]
+    reset_value(page)
+    page.click(f"#table button.card[data-card='{first}']")
+    shown = wait_for_values(page, [first])
+    check_against_solve(shown, dict(doc, played=[first]))
+    assert shown["onTable"] == [first]
+
+
+def test_a_whole_recorded_deal_opened_at_start(browser):
+    doc = deals.klaverjas_deals()[2]
+    with running_board(position=doc) as (url, _):
+        page = browser.new_page()
+        page.goto(url)
+        page.wait_for_function("() => document.getElementById('status').textContent.startsWith('Value')")
+        assert page.evaluate("() => document.querySelectorAll('#line button[data-ply]').length") == 32
+        assert page.evaluate("() => document.querySelectorAll('#table button.card').length") == 0
+        final = ddcards.solve(doc)
+        assert page.evaluate("() => document.getElementById('status').dataset.value") == str(final.value)
+        # eight trick ends marked in the line
+        assert page.evaluate("() => document.querySelectorAll('#line li.trick-end').length") == 8
+        page.keyboard.press("Home")
+        shown = wait_for_values(page, [])
+        check_against_solve(shown, dict(doc, played=[]))
+        page.close()
+
+
+def test_errors_name_the_token_and_the_rule(page, board_url):
+    page.goto(board_url)
+    page.fill("#doc", json.dumps(dict(START, played=["QH", "JH"])))
+    page.click("#load-btn")
+    page.wait_for_selector("#error:not([hidden])")
+    text = page.text_content("#error")
+    assert "must beat QH" in text and "token: JH" in text and "rule: docs/RULES.md §1.4 rule 2" in text
+    assert page.get_attribute("#error", "role") == "alert"
+    page.fill("#doc", '{"game": "marias", "hands": ')
+    page.click("#load-btn")
+    page.wait_for_function("() => document.getElementById('error').textContent.includes('not valid JSON')")
+    assert "rule: JSON" in page.text_content("#error")
+
+
+def test_a_search_is_stopped(page, board_url):
+    page.goto(board_url)
+    held = []
+    # Hold the solve request on its way, so the page is searching when Stop is pressed.
+    page.route("**/api/solve", lambda route: held.append(route))
+    page.fill("#doc", json.dumps(START))
+    page.click("#load-btn")
+    page.wait_for_function("() => !document.getElementById('stop').disabled")
+    assert page.text_content("#status").startswith("Searching")
+    page.click("#stop")
+    assert page.text_content("#status") == "Search stopped."
+    assert page.is_disabled("#stop")
+    with page.expect_response("**/api/solve") as answer:
+        held[0].continue_()
+    assert answer.value.json() == {"stopped": "cancelled", "search": answer.value.json()["search"]}
+    page.wait_for_timeout(100)
+    assert page.evaluate("() => document.getElementById('status').dataset.value") is None
+    assert page.text_content("#status") == "Search stopped."
+
+
+def test_keyboard_reaches_every_card(page, board_url):
+    page.goto(board_url)
+    page.fill("#doc", json.dumps(START))
+    page.click("#load-btn")
+    wait_for_values(page, [])
+    page.focus("#table button.card[data-card='AS']")
+    assert page.evaluate("() => document.activeElement.getAttribute('aria-label')") == "A of zelené, value +70, best"
+    reset_value(page)
+    page.keyboard.press("Enter")
+    shown = wait_for_values(page, ["AS"])
+    check_against_solve(shown, dict(START, played=["AS"]))

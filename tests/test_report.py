@@ -1,0 +1,261 @@
+"""The HTML report: `ddcards report`, the page's pieces, self-containment and colours.
+
+What the page shows, read back from the DOM of a real browser and compared with
+``ddcards.analyse``, is in test_report_browser.py.
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+import ddcards
+from ddcards.report import render, report_html, write_report
+from ddcards.report.chart import _ticks, step_kind
+from ddcards.report.display import as_cards, card_piece, extras, hand_suits, plain, signed
+from ddcards.report.render import template
+
+try:
+    from tests import _report_deals as deals
+except ImportError:  # pytest put tests/ itself on sys.path
+    import _report_deals as deals
+
+
+def run(*args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ddcards", *args], capture_output=True, text=True, timeout=120,
+                          cwd=cwd, input=stdin)
+
+
+class Links(HTMLParser):
+    """Every URL a page would load or link to, and its ids."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+        self.ids: list[str] = []
+        self.tags: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        for name, value in attrs:
+            if name in ("src", "href", "action", "data", "poster") and value is not None:
+                self.urls.append(value)
+            if name == "id" and value:
+                self.ids.append(value)
+
+
+@pytest.fixture(scope="module")
+def seed_page() -> str:
+    return report_html(deals.seed_deal())
+
+
+def test_the_page_is_self_contained(seed_page):
+    links = Links()
+    links.feed(seed_page)
+    # nothing to fetch: in-page anchors and the empty data: icon only
+    assert links.urls and all(u.startswith("#") or u == "data:," for u in links.urls), links.urls
+    assert not {"img", "iframe", "object", "embed"} & links.tags
+    assert "@import" not in seed_page and "url(" not in seed_page
+    assert len(links.ids) == len(set(links.ids)), "ids are unique"
+    for anchor in (u[1:] for u in links.urls if u.startswith("#")):
+        assert anchor in links.ids, anchor
+
+
+def test_the_page_carries_its_analysis(seed_page):
+    data = re.search(r'<script type="application/json" id="analysis">(.*?)</script>', seed_page, re.S).group(1)
+    doc = json.loads(data)
+    want = json.loads(json.dumps(ddcards.analyse(deals.seed_deal(), mode="all").to_dict()))
+    for timed in (doc, want, doc["final"], want["final"]):
+        del timed["elapsed_ms"]
+    assert doc == want
+
+
+def test_render_needs_only_the_document():
+    doc = json.loads(json.dumps(ddcards.analyse(deals.klaverjas_deals()[2], mode="all").to_dict()))
+    page = render(doc)
+    assert page.count('<tr id="ply-') == 32 and page.count('data-kind="mistake"') == 2
+    assert "nat: the playing team scores nothing" in page
+
+
+def test_german_suit_names_where_the_game_uses_them(seed_page):
+    for name in ("zelené", "červené", "kule", "žaludy"):
+        assert name in seed_page
+    assert 'class="report deck-german"' in seed_page
+    page = report_html(deals.klaverjas_deals()[0])
+    assert "červené" not in page and "hearts" in page and 'class="report"' in page
+
+
+def test_a_record_with_no_card_yet():
+    page = report_html(dict(deals.seed_deal(), played=[]))
+    assert "No card has been played" in page
+    assert "the rest is the optimal continuation" in page       # the whole line comes from the solver
+    assert 'data-score="declarer">100<' in page                 # 70 = 100 - 30 (README's worked example)
+
+
+def test_an_unfinished_record_shows_the_continuation():
+    doc = deals.seed_deal()
+    page = report_html(dict(doc, played=doc["played"][:8]))
+    res = ddcards.solve(dict(doc, played=doc["played"][:8]))
+    assert "Trick 3, unfinished" in page
+    line = re.search(r'<span class="line">(.*?)</span>\.</p>', page).group(1)
+    assert re.findall(r'data-card="(\w+)"', line) == res.pv
+
+
+# ------------------------------------------------------------------ colours
+
+def _luminance(hex_colour: str) -> float:
+    rgb = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: str, b: str) -> float:
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_contrast_ratios_reach_wcag_aa():
+    css = template("cards.css")
+    colours = dict(re.findall(r"--([\w-]+):\s*(#[0-9a-fA-F]{6})", css))
+    german = dict(re.findall(r"--([\w-]+):\s*(#[0-9a-fA-F]{6})", css[css.index(".deck-german"):]))
+    assert contrast("#000000", "#ffffff") == pytest.approx(21)
+    backgrounds = [colours["paper"], colours["mistake-bg"], colours["lost-bg"], "#f3f3f3", "#e9f5ea"]
+    for name in ("ink", "muted", "suit-S", "suit-H", "suit-D", "suit-C", "mistake", "lost", "best", "focus"):
+        for bg in backgrounds:
+            assert contrast(colours[name], bg) >= 4.5, (name, colours[name], bg)
+    for name, colour in german.items():
+        for bg in backgrounds:
+            assert contrast(colour, bg) >= 4.5, (name, colour, bg)
+
+
+# ------------------------------------------------------------------ pieces
+
+def test_display_pieces():
+    assert signed(70) == "+70" and signed(-20) == "\u221220" and signed(0) == "0" and signed(None) == "?"
+    assert card_piece("10♥", ("zelené", "červené", "kule", "žaludy")) == {
+        "card": "TH", "rank": "T", "suit": "H", "symbol": "♥", "suit_name": "červené", "name": "T of červené"}
+    rows = hand_suits("AT.AKQ9..87")
+    assert [(r["symbol"], r["name"], r["ranks"]) for r in rows] == [
+        ("♠", "spades", ["A", "T"]), ("♥", "hearts", ["A", "K", "Q", "9"]), ("♦", "diamonds", []),
+        ("♣", "clubs", ["8", "7"])]
+    assert as_cards("9C KC") == ["9C", "KC"] and as_cards(["QH"]) == ["QH"] and as_cards("draw") is None
+    assert as_cards({"a": 1}) is None
+    assert plain({"playing": 20, "other": 0}) == "playing 20, other 0" and plain(True) == "yes"
+
+
+def test_chart_pieces():
+    assert _ticks(0, 70) == [0, 20, 40, 60] and _ticks(-162, 0) == [-150, -100, -50, 0]
+    assert _ticks(-1, 1) == [-1, 0, 1]
+    assert step_kind({"cost": 0}) == "best" and step_kind({"cost": 20, "changes_outcome": False}) == "lost"
+    assert step_kind({"cost": 2, "changes_outcome": True}) == "mistake"
+
+
+# ------------------------------------------------------------------ command line
+
+def test_cli_report_writes_the_page(tmp_path):
+    deal = tmp_path / "seed.json"
+    deal.write_text(json.dumps(deals.seed_deal()))
+    out = run("report", str(deal), "-o", str(tmp_path / "deal.html"))
+    assert out.returncode == 0, out.stderr
+    assert f"wrote {tmp_path / 'deal.html'}" in out.stderr
+    page = (tmp_path / "deal.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and page.count('data-kind="lost"') == 3
+    out = run("report", str(deal))                                # default: beside the input
+    assert out.returncode == 0 and (tmp_path / "seed.html").exists()
+    out = run("report", "--example", "klaverjas", cwd=tmp_path)
+    assert out.returncode == 0 and (tmp_path / "klaverjas.html").exists()
+
+
+def test_cli_report_to_stdout_from_stdin():
+    out = run("report", "-", "-o", "-", stdin=json.dumps(deals.klaverjas_deals()[1]))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("<!DOCTYPE html>") and out.stdout.count('<tr id="ply-') == 32
+
+
+@pytest.mark.parametrize("content, token, message", [
+    (json.dumps(dict(deals.seed_deal(), played=["QH", "JH"])), "JH", "must beat QH"),
+    ('{"game": "marias", ', None, "not valid JSON"),
+    (json.dumps(deals.seed_deal()) + "\n" + json.dumps(deals.seed_deal()), None, "a report shows one deal"),
+    (json.dumps(dict(deals.seed_deal(), trump="Z")), None, "unknown suit 'Z'"),
+])
+def test_cli_report_bad_input(tmp_path, content, token, message):
+    deal = tmp_path / "bad.json"
+    deal.write_text(content)
+    out = run("report", str(deal), "-o", str(tmp_path / "bad.html"))
+    assert out.returncode == 2 and message in out.stderr and out.stderr.startswith("ddcards: error:")
+    assert not (tmp_path / "bad.html").exists()
+
+
+def test_cli_report_output_errors(tmp_path):
+    deal = tmp_path / "seed.json"
+    deal.write_text(json.dumps(deals.seed_deal()))
+    out = run("report", str(deal), "-o", str(tmp_path / "missing" / "deal.html"))
+    assert out.returncode == 2 and "cannot write" in out.stderr and "No such file or directory" in out.stderr
+    out = run("report", str(deal), "-o", str(deal))
+    assert out.returncode == 2 and "would overwrite its input" in out.stderr
+    assert json.loads(deal.read_text()) == deals.seed_deal()
+    out = run("report", str(tmp_path / "nowhere.json"))
+    assert out.returncode == 2 and "cannot read" in out.stderr
+
+
+def test_cli_report_timeout(tmp_path):
+    slow = deals.klaverjas_deal(4)
+    out = run("report", "-", "-o", str(tmp_path / "x.html"), "--timeout", "0.0001", "--tt-mb", "1",
+              stdin=json.dumps(slow))
+    assert out.returncode == 1 and out.stderr.startswith("ddcards: stopped:") and "ran out of time" in out.stderr
+    assert not (tmp_path / "x.html").exists()
+
+
+def test_write_report(tmp_path):
+    path = write_report(deals.seed_deal(), tmp_path / "r.html")
+    assert path.read_text(encoding="utf-8").count("<tr id=\"ply-") == 30
+
+
+def test_the_lead_says_where_the_deal_was_decided(seed_page):
+    lead = re.search(r'<p class="lead">(.*?)</p>', seed_page, re.S).group(1)
+    assert "No card changed the outcome. 3 cards lost value without changing it." in lead
+    assert "<strong>+70</strong> (declarer wins)" in lead and "<strong>+50</strong> (declarer wins)" in lead
+    page = report_html(deals.marias_deals()[1])          # -30 -> +30, turned at cards 17, 19 and 26
+    lead = re.search(r'<p class="lead">(.*?)</p>', page, re.S).group(1)
+    assert "The outcome was turned 3 times" in lead and "which decided it" in lead
+    assert re.findall(r'href="#ply-(\d+)"', lead) == ["17", "19", "26"]
+    assert "2 cards lost value without changing it." in lead
+    sedma = report_html(deals.marias_deals()[2])
+    lead = re.search(r'<p class="lead">(.*?)</p>', sedma, re.S).group(1)
+    assert "The outcome was turned at" in lead and 'href="#ply-1"' in lead
+    assert "<strong>+1 (made)</strong>" in lead and "<strong>\u22121 (defeated)</strong>" in lead
+
+
+def test_a_game_without_tricks_is_laid_out_by_cards():
+    # A game with no tricks (Prší, to come) has trick_size None and no trick winners: the
+    # play is one list of cards, the chart counts cards.  Rendered from the document alone.
+    doc = json.loads(json.dumps(ddcards.analyse(deals.seed_deal(), mode="all").to_dict()))
+    doc["deal"]["trick_size"] = None
+    for step in doc["steps"]:
+        step["trick_winner"] = None
+    doc["steps"][0]["move"] = "draw"                        # an action that is no card
+    doc["steps"][0]["moves"].append({"move": "pass", "value": 80, "optimal": False})
+    page = render(doc)
+    assert '<td class="played"><span class="action" data-card="draw">draw</span></td>' in page
+    assert '<span class="action" data-card="pass">pass</span>&nbsp;<span class="v">+80</span>' in page
+    assert page.count('<tbody class="trick"') == 1 and 'scope="rowgroup">Play ' in page
+    chart = page.split("<svg")[1].split("</svg>")[0]
+    assert page.count('<tr id="ply-') == 30 and "cards played" in chart and 'class="trick"' not in chart
+
+
+def test_cli_help_lists_the_report_and_the_board():
+    out = run("--help")
+    assert out.returncode == 0 and "report" in out.stdout and "board" in out.stdout
+    out = run("report", "--help")
+    assert "-o FILE.html, --output FILE.html" in out.stdout and "--open" in out.stdout
+
+
+def test_extras_leave_out_what_has_nothing_to_show():
+    view = {"title": "t", "hands": [], "talon": "9C KC", "points": {"playing": 0, "other": 0},
+            "roem": {"playing": 20, "other": 0}, "stock": [], "note": ""}
+    assert extras(view) == [("talon", "9C KC"), ("roem", {"playing": 20, "other": 0})]
