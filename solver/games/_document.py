@@ -8,17 +8,28 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ddcards._jsonio import check_limits, shown
 from ddcards.errors import InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
 from ddcards.games.base import GameInfo, OptionInfo
 from ddcards.notation import Card, Rank, format_hand, parse_cards, parse_hand
 
+# Whole-number options are stakes: with the hearts and re multipliers (x8) and a declarer
+# paid by two defenders, a settlement stays far inside the 32-bit fields of a result.
+INT_OPTION_RANGE = (0, 1_000_000)
+
 
 def check_fields(doc: Mapping[str, Any], fields: Sequence[str], game: str) -> None:
-    """Every key of `doc` is one of the game's `fields`."""
+    """The gate of every game's document: plain data within the limits of ddcards._jsonio
+    (nesting, number size, text length, valid Unicode), and every key one of the game's `fields`.
+
+    Each game calls this first, so the readers after it never see a value whose message
+    could not be built.
+    """
+    check_limits(doc)
     for key in doc:
         if key not in fields:
-            raise InvalidOptionError(f"field '{key}' does not apply to {game} (fields: {', '.join(fields)})",
-                                     token=str(key), rule=f"fields of a {game} position")
+            raise InvalidOptionError(f"field {shown(key)} does not apply to {game} (fields: {', '.join(fields)})",
+                                     token=shown(key), rule=f"fields of a {game} position")
 
 
 def cards_field(value: Any, what: str) -> tuple[Card, ...]:
@@ -26,9 +37,13 @@ def cards_field(value: Any, what: str) -> tuple[Card, ...]:
     if isinstance(value, str):
         return parse_cards(value)
     if isinstance(value, (list, tuple)):
-        return parse_cards([v if isinstance(v, Card) else str(v) for v in value])
+        for i, item in enumerate(value):
+            if not isinstance(item, (str, Card)):
+                raise InvalidCardError(f"{what}[{i}] must be a card such as 'TH', not {shown(item)}",
+                                       token=shown(item), rule="a card is text such as 'TH'")
+        return parse_cards(value)
     raise NotationError(f"{what} must be a string of cards such as '7S 8D' or a list of cards, "
-                        f"not {value!r:.40}", token=repr(value), rule="card list")
+                        f"not {shown(value)}", token=shown(value), rule="card list")
 
 
 def hand_field(value: Any, seat: int) -> tuple[Card, ...]:
@@ -39,15 +54,15 @@ def hand_field(value: Any, seat: int) -> tuple[Card, ...]:
         cards = cards_field(value, f"hand {seat}")
         format_hand(cards)          # rejects a card given twice
         return cards
-    raise NotationError(f"hand {seat} must be a string such as 'AKT.987..QJ', not {value!r:.40}",
-                        token=repr(value), rule="hand notation")
+    raise NotationError(f"hand {seat} must be a string such as 'AKT.987..QJ', not {shown(value)}",
+                        token=shown(value), rule="hand notation")
 
 
 def hands_field(doc: Mapping[str, Any], count: int, size: int, title: str) -> tuple[tuple[Card, ...], ...]:
     """`count` hands of `size` cards each (sizes checked after the deck, see check_deal)."""
     raw = doc.get("hands")
     if not isinstance(raw, (list, tuple)):
-        raise InvalidDealError(f"{title} needs a list of {count} hands (field 'hands'), got {raw!r:.60}",
+        raise InvalidDealError(f"{title} needs a list of {count} hands (field 'hands'), got {shown(raw)}",
                                token="hands", rule=f"{count} players")
     if len(raw) != count:
         raise InvalidDealError(f"{title} needs {count} hands (field 'hands'), got {len(raw)}", token="hands",
@@ -82,14 +97,16 @@ def option_value(info: OptionInfo, value: Any) -> Any:
     ok = {"bool": isinstance(value, bool), "int": isinstance(value, int) and not isinstance(value, bool),
           "str": isinstance(value, str)}[info.type]
     if not ok:
-        raise InvalidOptionError(f"option '{info.name}' takes a {info.type}, not {value!r}",
+        raise InvalidOptionError(f"option '{info.name}' takes a {info.type}, not {shown(value)}",
                                  token=info.name, rule="option type")
     if info.choices and value not in info.choices:
-        raise InvalidOptionError(f"option '{info.name}' is one of {', '.join(info.choices)}, not {value!r}",
-                                 token=str(value), rule="option choices")
-    if info.type == "int" and value < 0:
-        raise InvalidOptionError(f"option '{info.name}' must not be negative ({value})",
-                                 token=str(value), rule="option range")
+        raise InvalidOptionError(f"option '{info.name}' is one of {', '.join(info.choices)}, not {shown(value)}",
+                                 token=shown(value), rule="option choices")
+    low, high = INT_OPTION_RANGE
+    if info.type == "int" and not low <= value <= high:
+        why = "must not be negative" if value < 0 else "is too large"
+        raise InvalidOptionError(f"option '{info.name}' {why}: it is a whole number from {low} to {high:,}, "
+                                 f"not {shown(value)}", token=shown(value), rule=f"option range {low}..{high}")
     return value
 
 
@@ -103,18 +120,18 @@ def options_field(doc: Mapping[str, Any], info: GameInfo, *,
     if raw is None:
         raw = {}
     if not isinstance(raw, Mapping):
-        raise InvalidOptionError(f"options must be an object of variant names to values, not {raw!r:.40}",
-                                 token=repr(raw), rule="options")
+        raise InvalidOptionError(f"options must be an object of variant names to values, not {shown(raw)}",
+                                 token=shown(raw), rule="options")
     options = {opt.name: opt.default for opt in info.options}
     for name, value in raw.items():
         opt = info.option(name)
         if opt is None:
             known = ", ".join(o.name for o in info.options) or "none"
-            raise InvalidOptionError(f"unknown option '{name}' for {info.name} (options: {known})",
-                                     token=str(name), rule=f"options of {info.name}")
+            raise InvalidOptionError(f"unknown option {shown(name)} for {info.name} (options: {known})",
+                                     token=shown(name), rule=f"options of {info.name}")
         if not_here and name in not_here:
             raise InvalidOptionError(f"option '{name}' does not apply here: {not_here[name]}",
-                                     token=str(name), rule="options that apply")
+                                     token=name, rule="options that apply")
         options[name] = option_value(opt, value)
     return options
 
@@ -125,11 +142,17 @@ def played_field(doc: Mapping[str, Any]) -> tuple[str, ...]:
     if isinstance(raw, str):
         tokens = raw.replace(",", " ").split()
     elif isinstance(raw, (list, tuple)):
-        tokens = [str(p) for p in raw]
+        tokens = list(raw)
     else:
-        raise NotationError(f"played must be a list of cards, not {raw!r:.40}", token=repr(raw), rule="history")
+        raise NotationError(f"played must be a list of cards, not {shown(raw)}", token=shown(raw), rule="history")
     played = []
     for ply, token in enumerate(tokens):
+        if isinstance(token, Card):
+            played.append(str(token))
+            continue
+        if not isinstance(token, str):
+            raise InvalidCardError(f"played[{ply}] must be a card such as 'TH', not {shown(token)}",
+                                   token=shown(token), rule="a card is text such as 'TH'")
         try:
             played.append(str(Card.parse(token)))
         except NotationError as exc:
