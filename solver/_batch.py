@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from ddcards._jsonio import MAX_DIGITS, check_limits, decode_utf8, decode_value, loads, shown
+from ddcards._jsonio import MAX_DIGITS, check_depth, check_limits, decode_utf8, decode_value, loads, shown
 from ddcards.errors import DdcardsError, NotationError, SearchAborted
 
 __all__ = ["Entry", "Outcome", "read_documents", "answer_each", "records", "MAX_LINE_BYTES",
@@ -190,6 +190,7 @@ def _line_entries(lineno: int, raw: bytes | None) -> Iterator[Entry]:
                                 "takes well under 1 KiB", token=f"line {lineno}",
                                 rule=f"lines of at most {MAX_LINE_BYTES >> 20} MiB")
         text = decode_utf8(raw, "the line")
+        check_depth(text)
         try:
             value, end = decode_value(text)
         except json.JSONDecodeError as exc:
@@ -293,6 +294,11 @@ def _text_entries(first_line: int, data: bytes) -> Iterator[Entry]:
             decode_utf8(raw, "the line")
         except DdcardsError as err:
             yield Entry(first_line + bad_line, error=err)
+        return
+    try:
+        check_depth(text)
+    except DdcardsError as exc:
+        yield Entry(first_line, error=exc)
         return
     cursor = _Cursor(text, first_line)
     cursor.skip()

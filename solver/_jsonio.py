@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from ddcards.errors import NotationError
 
-__all__ = ["MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "LongNumber", "loads", "decode_value",
+__all__ = ["MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "LongNumber", "loads", "decode_value", "check_depth",
            "decode_utf8", "check_limits", "shown"]
 
 # A position document nests 3 levels (document -> hands -> a hand's cards); these limits
@@ -100,6 +101,32 @@ def decode_value(text: str, start: int = 0) -> tuple[Any, int]:
                             "levels)", token=shown(text[start:start + 20]), rule="JSON nesting") from None
 
 
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def check_depth(text: str) -> None:
+    """NotationError if the JSON `text` nests more than MAX_DEPTH levels, before it is parsed.
+
+    Checked ahead so that the answer does not depend on how much stack the caller has
+    left (json raises RecursionError somewhere near 1,000 levels); linear in the text.
+    """
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    depth = 0
+    for match in _TOKENS.finditer(text):
+        ch = match.group()
+        if ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                line = text.count("\n", 0, match.start()) + 1
+                column = match.start() - text.rfind("\n", 0, match.start())
+                raise NotationError(f"JSON nested more than {MAX_DEPTH} levels deep at line {line} column {column}; "
+                                    "a position document nests a few levels", token=shown(text[match.start():][:20]),
+                                    rule=f"JSON nesting of at most {MAX_DEPTH} levels")
+        elif ch in "]}":
+            depth -= 1
+
+
 def json_error(exc: json.JSONDecodeError, what: str = "JSON") -> NotationError:
     """A NotationError for text that is not JSON, naming the place and the text there."""
     near = exc.doc[max(0, exc.pos - 10):exc.pos + 10]
@@ -109,6 +136,7 @@ def json_error(exc: json.JSONDecodeError, what: str = "JSON") -> NotationError:
 
 def loads(text: str, what: str = "the text") -> Any:
     """Parse `text` as exactly one strict JSON value; NotationError if it is not one."""
+    check_depth(text)
     try:
         value, end = decode_value(text)
     except json.JSONDecodeError as exc:
@@ -126,9 +154,16 @@ def decode_utf8(data: bytes, what: str = "the input") -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         bad = data[exc.start:exc.start + 1].hex()
-        raise NotationError(f"{what} is not UTF-8 text: byte {exc.start + 1} (0x{bad}) "
-                            f"{'starts no character' if exc.reason == 'invalid start byte' else exc.reason}",
+        why = _UTF8_REASONS.get(exc.reason, exc.reason)
+        raise NotationError(f"{what} is not UTF-8 text: byte {exc.start + 1} (0x{bad}) {why}",
                             token=f"0x{bad}", rule="UTF-8 text") from None
+
+
+_UTF8_REASONS = {
+    "invalid start byte": "starts no character",
+    "invalid continuation byte": "starts a character that the next byte does not continue",
+    "unexpected end of data": "starts a character that the text cuts off",
+}
 
 
 def check_limits(document: Any, what: str = "a position document") -> None:

@@ -253,7 +253,7 @@ def report_error(outcome: Outcome, source: Input, as_json: bool) -> int:
     """Print one failed entry (a JSON record or a line on stderr); its exit status."""
     exc = outcome.error
     if as_json:
-        print(json.dumps(outcome.record(dict), ensure_ascii=False))
+        print(json_line(outcome.record(dict)))
     else:
         where = "" if source.single else f"{source.name}, {where_in(outcome.entry)}: "
         kind = "internal error" if outcome.internal else "stopped" if isinstance(exc, SearchAborted) else "error"
@@ -277,7 +277,13 @@ def header(entry: Entry, source: Input) -> None:
 
 def record(answer: dict[str, Any], entry: Entry) -> str:
     """A result document as one JSON line, led by the entry's line (and index, id)."""
-    return json.dumps({**entry.label(), **answer}, ensure_ascii=False)
+    return json_line({**entry.label(), **answer})
+
+
+def json_line(doc: dict[str, Any]) -> str:
+    """`doc` as one line of JSON Lines: UTF-8 kept readable, but U+2028 and U+2029 escaped
+    (str.splitlines() and JavaScript readers would break a line at them)."""
+    return json.dumps(doc, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 def as_position(doc: Any) -> ddcards.Position:
