@@ -34,7 +34,8 @@ def get_game(name: object) -> Game:
     if _GAMES is None:
         _GAMES = _registry()
     if not isinstance(name, str) or not name.strip():
-        raise InvalidOptionError(f"a position names its game (field 'game': one of {', '.join(_GAMES)})",
+        given = "" if name is None else f", not {shown(name)}"
+        raise InvalidOptionError(f"a position names its game (field 'game': one of {', '.join(_GAMES)}){given}",
                                  token=shown(name), rule="game")
     key = _fold(name)
     for game in _GAMES.values():
