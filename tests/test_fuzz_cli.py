@@ -51,7 +51,7 @@ def expected_records(line: bytes) -> int | None:
     return max(1, len(value)) if isinstance(value, list) else 1
 
 
-def check_output(lines: list[tuple[bytes, int | None]], status: int, out: bytes, err: str) -> None:
+def check_output(lines: list[tuple[bytes, int | None]], status: int, out: bytes, err: str) -> list[dict]:
     assert status in (cli.EXIT_OK, cli.EXIT_ABORTED, cli.EXIT_BAD_INPUT), (status, err[-500:])
     assert "Traceback" not in err and "internal error" not in err, err[-2000:]
     text = out.decode("utf-8")                                  # valid UTF-8, never raw input bytes
@@ -72,8 +72,7 @@ def check_output(lines: list[tuple[bytes, int | None]], status: int, out: bytes,
         if value is not None:
             assert by_line[n][0]["value"] == value, by_line[n][0]
     assert (status == cli.EXIT_OK) == all("error" not in rec for rec in records)
-    for rec in records:
-        event(f"record: {rec.get('error_type', 'answer')}")
+    return records
 
 
 def batch_bytes(lines: list[tuple[bytes, int | None]], crlf: bool) -> bytes:
@@ -99,7 +98,8 @@ def test_in_process_batches(capsysbinary, lines, crlf):
     finally:
         sys.stdin = old
     out, err = capsysbinary.readouterr()
-    check_output(lines, status, out, err.decode("utf-8"))
+    for rec in check_output(lines, status, out, err.decode("utf-8")):
+        event(f"record: {rec.get('error_type', 'answer')}")     # --hypothesis-show-statistics counts them
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
