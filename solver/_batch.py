@@ -252,7 +252,8 @@ def _read_text(lineno: int, first: bytes, lines: Iterator[tuple[int, bytes | Non
             yield head
             yield from entries
             return
-        buffered = data.split(b"\n")                  # a JSON Lines batch whose first line is broken
+        again: list[bytes | None] = [*data.split(b"\n")]
+        buffered = again                             # a JSON Lines batch whose first line is broken
     if as_lines:
         for n, raw in enumerate(buffered, lineno):
             if raw is None or not _skipped(raw):

@@ -61,7 +61,8 @@ def _seekable(stream: BinaryIO) -> bool:
 
 
 def _stdin_bytes() -> BinaryIO:
-    return getattr(sys.stdin, "buffer", sys.stdin)
+    stdin: Any = sys.stdin
+    return stdin.buffer if hasattr(stdin, "buffer") else stdin
 
 
 def open_input(args: argparse.Namespace) -> Input:
