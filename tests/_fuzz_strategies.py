@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import ddcards
 
-FUZZ_EXAMPLES = int(os.environ.get("DDCARDS_FUZZ_EXAMPLES", "100"))
+FUZZ_EXAMPLES = int(os.environ.get("DDCARDS_FUZZ_EXAMPLES", "60"))
 # No deadline (native searches), no shrinking budget worries, and no health check for the
 # slow data generation: the aim is many hostile inputs, each checked.
 FUZZ = settings(max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
@@ -65,7 +65,9 @@ def mutated_documents(draw, names: tuple[str, ...] = tuple(sorted(BASES))) -> di
     """A bundled example (one of `names`) with 1 to 4 hostile changes."""
     name = draw(st.sampled_from(names))
     doc = json.loads(json.dumps(BASES[name]))
-    for _ in range(draw(st.integers(1, 4))):
+    for _ in range(draw(st.integers(0, 2))):
+        _rewrite(draw, doc, name)                           # same position, other notation
+    for _ in range(draw(st.integers(0, 3))):
         key = draw(st.sampled_from(FIELDS))
         kind = draw(st.integers(0, 9))
         if kind == 0:
@@ -98,6 +100,35 @@ def mutated_documents(draw, names: tuple[str, ...] = tuple(sorted(BASES))) -> di
             doc["game"] = draw(st.sampled_from(["marias", "klaverjas", "Mariáš", "KLAVERJAS", "bridge", "\ud800",
                                                  "marias\x00", "prší", ""]))
     return doc
+
+
+ALIASES = {"T": ["10", "X", "t"], "J": ["U", "j"], "Q": ["O", "q"]}
+SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def _card_alias(draw, card: str) -> str:
+    rank, suit = card[:-1], card[-1]
+    rank = draw(st.sampled_from([rank] + ALIASES.get(rank, [])))
+    suit = draw(st.sampled_from([suit, suit.lower(), SUIT_SYMBOLS[suit]]))
+    return rank + suit
+
+
+def _rewrite(draw, doc: dict, name: str) -> None:
+    """Change the notation but not the position: card aliases, lists for strings, game aliases,
+    a played prefix, defaults written out (so that many fuzzed documents are valid and solved)."""
+    kind = draw(st.integers(0, 4))
+    if kind == 0 and isinstance(doc.get("played"), list):
+        history = HISTORIES.get(name) or []
+        doc["played"] = [_card_alias(draw, c) for c in history[:draw(st.integers(0, len(history)))]]
+    elif kind == 1 and isinstance(doc.get("played"), list) and all(isinstance(c, str) for c in doc["played"]):
+        doc["played"] = draw(st.sampled_from([" ", ", ", ","])).join(doc["played"])
+    elif kind == 2:
+        doc["game"] = draw(st.sampled_from({"marias": ["Mariáš", "MARIAS", "mariash", "voleny"],
+                                            "klaverjas": ["Klaverjas", "klaverjassen", "jassen"]}[BASES[name]["game"]]))
+    elif kind == 3 and isinstance(doc.get("talon"), str):
+        doc["talon"] = [_card_alias(draw, c) for c in doc["talon"].split()]
+    elif kind == 4:
+        doc.setdefault("leader", 0)
 
 
 def to_text(doc: object) -> str:
