@@ -29,6 +29,7 @@ from typing import Any, BinaryIO, TextIO
 import ddcards
 from ddcards._batch import Entry, Outcome, answer_each, read_documents
 from ddcards.errors import DdcardsError, NotationError, SearchAborted
+from ddcards.games._document import INT_OPTION_RANGE
 
 EXIT_OK, EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -378,7 +379,9 @@ def cmd_games(args: argparse.Namespace) -> int:
             "name": g.name, "title": g.title, "seats": list(g.seats), "contracts": list(g.contracts),
             "objectives": {k: list(v) for k, v in g.objectives.items()}, "aliases": list(g.aliases),
             "options": [{"name": o.name, "type": o.type, "default": o.default, "description": o.description,
-                         "choices": list(o.choices)} for o in g.options],
+                         "choices": list(o.choices),
+                         **(dict(zip(("minimum", "maximum"), INT_OPTION_RANGE)) if o.type == "int" else {})}
+                        for o in g.options],
         } for g in games], ensure_ascii=False, indent=2))
         return EXIT_OK
     for g in games:
@@ -387,7 +390,8 @@ def cmd_games(args: argparse.Namespace) -> int:
             print(f"  contract {contract:<6} objectives: {', '.join(g.objectives[contract])}")
         for o in g.options:
             choices = f" [{'|'.join(o.choices)}]" if o.choices else ""
-            print(f"  option {o.name} ({o.type}, default {o.default!r}){choices}: {o.description}")
+            kind = f"{o.type} {INT_OPTION_RANGE[0]}..{INT_OPTION_RANGE[1]}" if o.type == "int" else o.type
+            print(f"  option {o.name} ({kind}, default {o.default!r}){choices}: {o.description}")
         if g.value_doc:
             print(f"  value: {g.value_doc}")
     return EXIT_OK

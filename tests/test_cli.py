@@ -102,6 +102,9 @@ def test_games_and_examples():
     assert marias["contracts"] == ["hra", "betl", "durch"]
     assert marias["objectives"]["hra"] == ["hra", "sedma", "kilo"]
     assert {o["name"] for o in marias["options"]} >= {"marriage_on_follow", "talon_points"}
+    kilo = next(o for o in marias["options"] if o["name"] == "kilo_value")
+    assert (kilo["minimum"], kilo["maximum"]) == (0, 1_000_000)          # the range validation applies
+    assert "option kilo_value (int 0..1000000, default 2)" in run("games").stdout
     out = run("examples")
     assert "marias-hra" in out.stdout.split()
     out = run("examples", "marias-betl")
@@ -395,3 +398,20 @@ def test_each_line_is_answered_before_the_next_is_read(as_json):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_the_batch_loop_is_reusable_lines_in_records_out():
+    # ddcards._batch.records: what `ddcards solve --json` does, as a function of lines (bytes or
+    # str) -- for other drivers (a parallel or resumable batch command).
+    from ddcards._batch import records
+
+    lines = [json.dumps(dict(SEED, id="a")), "# comment", "{bad", json.dumps([BETL, {"game": "bridge"}]).encode()]
+    out = list(records(lines, lambda doc: ddcards.solve(doc, mode="best"), lambda res: {"value": res.value}))
+    assert out[0] == {"line": 1, "id": "a", "value": 70}
+    assert out[1]["line"] == 3 and out[1]["error_type"] == "NotationError"
+    assert out[2] == {"line": 4, "index": 0, "value": 1}
+    assert out[3]["index"] == 1 and out[3]["token"] == "'bridge'" and out[3]["rule"] == "supported games"
+    # a bug in the work function is one record too, and the batch goes on
+    out = list(records([b"{}", b"{}"], lambda doc: doc["missing"], dict))
+    assert [(r["line"], r["error_type"]) for r in out] == [(1, "InternalError"), (2, "InternalError")]
+    assert out[0]["error"].startswith("internal error: KeyError")
