@@ -28,7 +28,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from ddcards._jsonio import MAX_DIGITS, check_depth, check_limits, decode_utf8, decode_value, loads, shown
+from ddcards._jsonio import (MAX_DIGITS, check_depth, check_limits, decode_utf8, decode_value, loads, shown,
+                             token_text)
 from ddcards.errors import DdcardsError, NotationError, SearchAborted
 
 __all__ = ["Entry", "Outcome", "read_documents", "answer_each", "records", "MAX_LINE_BYTES",
@@ -196,11 +197,11 @@ def _line_entries(lineno: int, raw: bytes | None) -> Iterator[Entry]:
         except json.JSONDecodeError as exc:
             near = exc.doc[max(0, exc.pos - 10):exc.pos + 10]
             raise NotationError(f"not valid JSON: {_reason(exc)} at column {exc.colno} (near {shown(near)})",
-                                token=shown(near), rule="JSON Lines: one JSON document a line") from None
+                                token=token_text(near), rule="JSON Lines: one JSON document a line") from None
         rest = text[end:].strip(_JSON_SPACE)
         if rest:
             raise NotationError(f"more than one JSON value on the line: {shown(rest[:20])} follows the first "
-                                f"(column {end + 1})", token=shown(rest[:20]),
+                                f"(column {end + 1})", token=token_text(rest[:20]),
                                 rule="JSON Lines: one JSON document a line")
     except DdcardsError as exc:
         yield Entry(lineno, error=exc)
@@ -225,7 +226,7 @@ def _entry(lineno: int, index: int | None, value: Any) -> Entry:
     try:
         if not ok:
             raise NotationError(f"id must be text of at most {MAX_ID_CHARS} characters or a whole number of at most "
-                                f"{MAX_DIGITS} digits, not {shown(ident)}", token=shown(ident),
+                                f"{MAX_DIGITS} digits, not {shown(ident)}", token=token_text(ident),
                                 rule="id: text or a whole number")
         check_limits(ident, "an id")                      # valid Unicode
     except DdcardsError as exc:
@@ -315,7 +316,7 @@ def _text_entries(first_line: int, data: bytes) -> Iterator[Entry]:
             near = exc.doc[max(0, exc.pos - 10):exc.pos + 10]
             yield Entry(first_line + exc.lineno - 1, error=NotationError(
                 f"not valid JSON: {_reason(exc)} at line {first_line + exc.lineno - 1} column {exc.colno} "
-                f"(near {shown(near)})", token=shown(near), rule="JSON (RFC 8259)"))
+                f"(near {shown(near)})", token=token_text(near), rule="JSON (RFC 8259)"))
             return                       # no telling where the next document starts
         except DdcardsError as exc:
             yield Entry(cursor.line(), error=exc)

@@ -29,7 +29,7 @@ from typing import Any
 from ddcards.errors import NotationError
 
 __all__ = ["MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "LongNumber", "loads", "decode_value", "check_depth",
-           "decode_utf8", "check_limits", "shown"]
+           "decode_utf8", "check_limits", "shown", "token_text"]
 
 # A position document nests 3 levels (document -> hands -> a hand's cards); these limits
 # leave room for any game while keeping every walk, message and answer small.
@@ -76,7 +76,7 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     for key, value in pairs:
         if key in out:
             raise NotationError(f"key {shown(key)} appears twice in one object (which would win is "
-                                "not defined)", token=shown(key), rule="JSON: each key once in an object")
+                                "not defined)", token=token_text(key), rule="JSON: each key once in an object")
         out[key] = value
     return out
 
@@ -98,7 +98,7 @@ def decode_value(text: str, start: int = 0) -> tuple[Any, int]:
         return _DECODER.raw_decode(text, start)
     except RecursionError:
         raise NotationError(f"JSON nested too deeply to read (a position document nests at most {MAX_DEPTH} "
-                            "levels)", token=shown(text[start:start + 20]), rule="JSON nesting") from None
+                            "levels)", token=token_text(text[start:start + 20]), rule="JSON nesting") from None
 
 
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
@@ -121,7 +121,7 @@ def check_depth(text: str) -> None:
                 line = text.count("\n", 0, match.start()) + 1
                 column = match.start() - text.rfind("\n", 0, match.start())
                 raise NotationError(f"JSON nested more than {MAX_DEPTH} levels deep at line {line} column {column}; "
-                                    "a position document nests a few levels", token=shown(text[match.start():][:20]),
+                                    "a position document nests a few levels", token=token_text(text[match.start():][:20]),
                                     rule=f"JSON nesting of at most {MAX_DEPTH} levels")
         elif ch in "]}":
             depth -= 1
@@ -131,7 +131,7 @@ def json_error(exc: json.JSONDecodeError, what: str = "JSON") -> NotationError:
     """A NotationError for text that is not JSON, naming the place and the text there."""
     near = exc.doc[max(0, exc.pos - 10):exc.pos + 10]
     return NotationError(f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} "
-                         f"(near {shown(near)})", token=shown(near), rule=JSON_RULE)
+                         f"(near {shown(near)})", token=token_text(near), rule=JSON_RULE)
 
 
 def loads(text: str, what: str = "the text") -> Any:
@@ -144,7 +144,7 @@ def loads(text: str, what: str = "the text") -> Any:
     rest = text[end:].strip(" \t\r\n")
     if rest:
         raise NotationError(f"{what} holds more than one JSON value: {shown(rest[:20])} follows the first",
-                            token=shown(rest[:20]), rule="one JSON value")
+                            token=token_text(rest[:20]), rule="one JSON value")
     return value
 
 
@@ -179,21 +179,21 @@ def check_limits(document: Any, what: str = "a position document") -> None:
         elif isinstance(value, LongNumber) or (isinstance(value, int) and not isinstance(value, bool)
                                                and abs(value) >= 10 ** MAX_DIGITS):
             raise NotationError(f"{where}{shown(value)} is far out of the range of any field "
-                                f"(numbers have at most {MAX_DIGITS} digits)", token=shown(value),
+                                f"(numbers have at most {MAX_DIGITS} digits)", token=token_text(value),
                                 rule=f"numbers of at most {MAX_DIGITS} digits")
         elif isinstance(value, (Mapping, list, tuple)):
             if depth >= MAX_DEPTH:
                 raise NotationError(f"{where}nested more than {MAX_DEPTH} levels deep; {what} nests a few "
-                                    "levels", token=shown(path or "document"),
+                                    "levels", token=token_text(path or "document"),
                                     rule=f"JSON nesting of at most {MAX_DEPTH} levels")
             if len(value) > MAX_ITEMS:
                 raise NotationError(f"{where}{len(value):,} items; an array or object of {what} holds at most "
-                                    f"{MAX_ITEMS}", token=shown(path or "document"), rule=f"at most {MAX_ITEMS} items")
+                                    f"{MAX_ITEMS}", token=token_text(path or "document"), rule=f"at most {MAX_ITEMS} items")
             if isinstance(value, Mapping):
                 for key, item in value.items():
                     if not isinstance(key, str):
                         raise NotationError(f"{where}key {shown(key)} is not text (JSON object keys are strings)",
-                                            token=shown(key), rule="JSON object keys are strings")
+                                            token=token_text(key), rule="JSON object keys are strings")
                     _check_text(key, f"{where}key {shown(key, 20)}: ", what)
                     stack.append((item, f"{path}.{key}" if path else key, depth + 1))
             else:
@@ -204,7 +204,7 @@ def check_limits(document: Any, what: str = "a position document") -> None:
 def _check_text(text: str, where: str, what: str) -> None:
     if len(text) > MAX_TEXT:
         raise NotationError(f"{where}text of {len(text):,} characters; a text of {what} holds at most {MAX_TEXT}",
-                            token=shown(text), rule=f"text of at most {MAX_TEXT} characters")
+                            token=token_text(text), rule=f"text of at most {MAX_TEXT} characters")
     if not text.isascii():
         _check_unicode(text, where)
 
@@ -216,6 +216,15 @@ def _check_unicode(text: str, where: str) -> None:
         bad = f"\\u{ord(text[exc.start]):04x}"
         raise NotationError(f"{where}lone surrogate {bad} in text: text must be valid Unicode (a surrogate "
                             "escape needs its pair)", token=bad, rule="valid Unicode text") from None
+
+
+def token_text(value: Any, limit: int = 40) -> str:
+    """`value` as the ``.token`` of an error: text as it is (cut at `limit` characters, lone
+    surrogates escaped so that it prints), anything else as :func:`shown` gives it."""
+    if isinstance(value, str):
+        text = value if len(value) <= limit else value[:limit] + "…"
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return shown(value, limit)
 
 
 def shown(value: Any, limit: int = 40) -> str:

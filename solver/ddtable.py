@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from collections.abc import Mapping
 from typing import Any
 
-from ddcards._jsonio import loads, shown
+from ddcards._jsonio import loads, shown, token_text
 from ddcards.errors import InvalidOptionError, NotationError, SearchTimeout
 from ddcards.games import get_game
 from ddcards.games._document import check_fields, played_field
@@ -48,13 +48,13 @@ def _deal_document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[
         doc = loads(position_or_doc, "the position document")
         if not isinstance(doc, Mapping):
             raise NotationError(f"a position is a JSON object, not {type(doc).__name__} {shown(doc)}",
-                                token=shown(doc), rule="position document")
+                                token=token_text(doc), rule="position document")
     elif isinstance(position_or_doc, Mapping):
         doc = dict(position_or_doc)
     else:
         raise InvalidOptionError(f"dd_table takes a Position or a position document, not "
                                  f"{type(position_or_doc).__name__} {shown(position_or_doc)}",
-                                 token=shown(position_or_doc), rule="position document")
+                                 token=token_text(position_or_doc), rule="position document")
     game = get_game(doc.get("game"))
     if game.info.name != "klaverjas":
         raise InvalidOptionError(f"dd_table covers Klaverjas deals (every trump suit and playing team); "

@@ -5,7 +5,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ddcards._jsonio import decode_utf8, loads, shown
+from ddcards._jsonio import decode_utf8, loads, shown, token_text
 from ddcards.errors import NotationError
 from ddcards.games import get_game
 from ddcards.games.base import Game, Session
@@ -26,7 +26,7 @@ class Position:
     def __init__(self, doc: Mapping[str, Any]):
         if not isinstance(doc, Mapping):
             raise NotationError(f"a position is a JSON object, not {type(doc).__name__}",
-                                token=shown(doc), rule="position document")
+                                token=token_text(doc), rule="position document")
         game: Game = get_game(doc.get("game"))
         setup = game.parse(doc)
         session = game.replay(setup)          # checks every action of the history
@@ -55,7 +55,7 @@ class Position:
             text = decode_utf8(bytes(text), "a position document")
         if not isinstance(text, str):
             raise NotationError(f"a position document is JSON text, not {type(text).__name__} {shown(text)}",
-                                token=shown(text), rule="position document")
+                                token=token_text(text), rule="position document")
         return cls(loads(text, "a position document"))
 
     def to_dict(self) -> dict[str, Any]:

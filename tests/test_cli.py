@@ -410,7 +410,7 @@ def test_the_batch_loop_is_reusable_lines_in_records_out():
     assert out[0] == {"line": 1, "id": "a", "value": 70}
     assert out[1]["line"] == 3 and out[1]["error_type"] == "NotationError"
     assert out[2] == {"line": 4, "index": 0, "value": 1}
-    assert out[3]["index"] == 1 and out[3]["token"] == "'bridge'" and out[3]["rule"] == "supported games"
+    assert out[3]["index"] == 1 and out[3]["token"] == "bridge" and out[3]["rule"] == "supported games"
     # a bug in the work function is one record too, and the batch goes on
     out = list(records([b"{}", b"{}"], lambda doc: doc["missing"], dict))
     assert [(r["line"], r["error_type"]) for r in out] == [(1, "InternalError"), (2, "InternalError")]

@@ -448,7 +448,7 @@ def test_dd_table_of_bad_json_and_unknown_fields():
         dd_table('{"game": "klaverjas", "hands": ' + "[" * 990)
     with pytest.raises(InvalidOptionError) as info:
         dd_table(dict(KLAVERJAS, stock="7S"))
-    assert info.value.token == "'stock'"
+    assert info.value.token == "stock"
     with pytest.raises(InvalidOptionError):
         dd_table(dict(KLAVERJAS, contract="slam"))          # validated, not dropped
 

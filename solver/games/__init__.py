@@ -8,7 +8,7 @@ from ddcards._kernels import kernel_path
 # The games' C modules come in builds per CPU level: see ddcards._kernels.
 __path__ = kernel_path(__path__)
 
-from ddcards._jsonio import shown
+from ddcards._jsonio import shown, token_text
 from ddcards.errors import InvalidOptionError
 from ddcards.games.base import Game, GameInfo, OptionInfo
 
@@ -36,12 +36,12 @@ def get_game(name: object) -> Game:
     if not isinstance(name, str) or not name.strip():
         given = "" if name is None else f", not {shown(name)}"
         raise InvalidOptionError(f"a position names its game (field 'game': one of {', '.join(_GAMES)}){given}",
-                                 token=shown(name), rule="game")
+                                 token=token_text(name), rule="game")
     key = _fold(name)
     for game in _GAMES.values():
         if key == game.info.name or key in (_fold(a) for a in game.info.aliases):
             return game
-    raise InvalidOptionError(f"unknown game {shown(name)} (supported: {', '.join(_GAMES)})", token=shown(name),
+    raise InvalidOptionError(f"unknown game {shown(name)} (supported: {', '.join(_GAMES)})", token=token_text(name),
                              rule="supported games")
 
 

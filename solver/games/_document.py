@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ddcards._jsonio import check_limits, shown
+from ddcards._jsonio import check_limits, shown, token_text
 from ddcards.errors import InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
 from ddcards.games.base import GameInfo, OptionInfo
 from ddcards.notation import Card, Rank, format_hand, parse_cards, parse_hand
@@ -29,7 +29,7 @@ def check_fields(doc: Mapping[str, Any], fields: Sequence[str], game: str) -> No
     for key in doc:
         if key not in fields:
             raise InvalidOptionError(f"field {shown(key)} does not apply to {game} (fields: {', '.join(fields)})",
-                                     token=shown(key), rule=f"fields of a {game} position")
+                                     token=token_text(key), rule=f"fields of a {game} position")
 
 
 def cards_field(value: Any, what: str) -> tuple[Card, ...]:
@@ -40,10 +40,10 @@ def cards_field(value: Any, what: str) -> tuple[Card, ...]:
         for i, item in enumerate(value):
             if not isinstance(item, (str, Card)):
                 raise InvalidCardError(f"{what}[{i}] must be a card such as 'TH', not {shown(item)}",
-                                       token=shown(item), rule="a card is text such as 'TH'")
+                                       token=token_text(item), rule="a card is text such as 'TH'")
         return parse_cards(value)
     raise NotationError(f"{what} must be a string of cards such as '7S 8D' or a list of cards, "
-                        f"not {shown(value)}", token=shown(value), rule="card list")
+                        f"not {shown(value)}", token=token_text(value), rule="card list")
 
 
 def hand_field(value: Any, seat: int) -> tuple[Card, ...]:
@@ -55,7 +55,7 @@ def hand_field(value: Any, seat: int) -> tuple[Card, ...]:
         format_hand(cards)          # rejects a card given twice
         return cards
     raise NotationError(f"hand {seat} must be a string such as 'AKT.987..QJ', not {shown(value)}",
-                        token=shown(value), rule="hand notation")
+                        token=token_text(value), rule="hand notation")
 
 
 def hands_field(doc: Mapping[str, Any], count: int, size: int, title: str) -> tuple[tuple[Card, ...], ...]:
@@ -101,12 +101,12 @@ def option_value(info: OptionInfo, value: Any) -> Any:
                                  token=info.name, rule="option type")
     if info.choices and value not in info.choices:
         raise InvalidOptionError(f"option '{info.name}' is one of {', '.join(info.choices)}, not {shown(value)}",
-                                 token=shown(value), rule="option choices")
+                                 token=token_text(value), rule="option choices")
     low, high = INT_OPTION_RANGE
     if info.type == "int" and not low <= value <= high:
         why = "must not be negative" if value < 0 else "is too large"
         raise InvalidOptionError(f"option '{info.name}' {why}: it is a whole number from {low} to {high:,}, "
-                                 f"not {shown(value)}", token=shown(value), rule=f"option range {low}..{high}")
+                                 f"not {shown(value)}", token=token_text(value), rule=f"option range {low}..{high}")
     return value
 
 
@@ -121,14 +121,14 @@ def options_field(doc: Mapping[str, Any], info: GameInfo, *,
         raw = {}
     if not isinstance(raw, Mapping):
         raise InvalidOptionError(f"options must be an object of variant names to values, not {shown(raw)}",
-                                 token=shown(raw), rule="options")
+                                 token=token_text(raw), rule="options")
     options = {opt.name: opt.default for opt in info.options}
     for name, value in raw.items():
         opt = info.option(name)
         if opt is None:
             known = ", ".join(o.name for o in info.options) or "none"
             raise InvalidOptionError(f"unknown option {shown(name)} for {info.name} (options: {known})",
-                                     token=shown(name), rule=f"options of {info.name}")
+                                     token=token_text(name), rule=f"options of {info.name}")
         if not_here and name in not_here:
             raise InvalidOptionError(f"option '{name}' does not apply here: {not_here[name]}",
                                      token=name, rule="options that apply")
@@ -144,7 +144,7 @@ def played_field(doc: Mapping[str, Any]) -> tuple[str, ...]:
     elif isinstance(raw, (list, tuple)):
         tokens = list(raw)
     else:
-        raise NotationError(f"played must be a list of cards, not {shown(raw)}", token=shown(raw), rule="history")
+        raise NotationError(f"played must be a list of cards, not {shown(raw)}", token=token_text(raw), rule="history")
     played = []
     for ply, token in enumerate(tokens):
         if isinstance(token, Card):
@@ -152,7 +152,7 @@ def played_field(doc: Mapping[str, Any]) -> tuple[str, ...]:
             continue
         if not isinstance(token, str):
             raise InvalidCardError(f"played[{ply}] must be a card such as 'TH', not {shown(token)}",
-                                   token=shown(token), rule="a card is text such as 'TH'")
+                                   token=token_text(token), rule="a card is text such as 'TH'")
         try:
             played.append(str(Card.parse(token)))
         except NotationError as exc:
