@@ -98,6 +98,7 @@ def test_in_process_batches(capsysbinary, lines, crlf):
     finally:
         sys.stdin = old
     out, err = capsysbinary.readouterr()
+    event(f"lines in the batch: {len(lines)}")
     for rec in check_output(lines, status, out, err.decode("utf-8")):
         event(f"record: {rec.get('error_type', 'answer')}")     # --hypothesis-show-statistics counts them
 
