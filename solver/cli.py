@@ -1,6 +1,6 @@
 """The ``ddcards`` command line.
 
-    ddcards solve FILE|-          solve a position document (or JSON Lines, one per line)
+    ddcards solve FILE|-          solve a position document, JSON Lines (one a line) or an array
     ddcards solve --example       solve a bundled example
     ddcards analyse FILE|-        value before/after every recorded card, mistakes
     ddcards table FILE|-          Klaverjas: the value for every trump suit and playing team
@@ -8,68 +8,97 @@
     ddcards examples              list (or print) the bundled examples
     ddcards serve                 run the gRPC service
 
-Exit status: 0 success, 1 the search was stopped (--timeout), 2 bad input.
+Batches are answered as they are read: each JSON Lines line is solved and its answer printed
+(and flushed) before the next line is read; a bad line gets an error record and the rest go
+on (ddcards._batch describes the input formats).
+
+Exit status: 0 success, 1 a search was stopped (--timeout), 2 bad input (some document or the
+usage), 3 an internal error (a bug: please report it); a batch exits with the worst it saw.
 """
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
-import statistics
+import random
 import sys
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 import ddcards
+from ddcards._batch import Entry, Outcome, answer_each, read_documents
 from ddcards.errors import DdcardsError, NotationError, SearchAborted
+from ddcards.games._document import INT_OPTION_RANGE
 
-EXIT_OK, EXIT_ABORTED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 # ----------------------------------------------------------------- input
 
-def read_documents(text: str, source: str) -> Iterator[tuple[int, Any]]:
-    """Yield (line number, parsed JSON or DdcardsError) for one document, an array, or JSON Lines."""
-    stripped = text.strip()
-    if not stripped:
-        yield 1, NotationError(f"{source} is empty: expected a position document (JSON)",
-                               token=source, rule="position document")
-        return
+class Input:
+    """Where the documents come from: their entries, as they are read, and a name for messages."""
+
+    def __init__(self, name: str, entries: Iterator[Entry], stream: BinaryIO | None = None):
+        self.name = name
+        self._stream = stream
+        # A regular file (or the bundled example) can be looked ahead in without waiting:
+        # one document alone is shown without batch headers.  A pipe is a stream: never wait.
+        seekable = stream is None or _seekable(stream)
+        head = list(itertools.islice(entries, 2)) if seekable else []
+        self.single = seekable and len(head) == 1
+        self.entries: Iterator[Entry] = itertools.chain(head, entries)
+
+    def close(self) -> None:
+        if self._stream is not None and self._stream is not _stdin_bytes():
+            self._stream.close()
+
+
+def _seekable(stream: BinaryIO) -> bool:
     try:
-        whole = json.loads(stripped)
-    except json.JSONDecodeError:
-        whole = None
-    else:
-        if isinstance(whole, list):
-            for i, doc in enumerate(whole, 1):
-                yield i, doc
-        else:
-            yield 1, whole
-        return
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        try:
-            yield lineno, json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield lineno, NotationError(f"line {lineno} is not valid JSON: {exc.msg} (column {exc.colno})",
-                                        token=line.strip()[:40], rule="JSON Lines: one document a line")
+        return stream.seekable()
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
-def load_input(args: argparse.Namespace) -> tuple[str, str]:
+def _stdin_bytes() -> BinaryIO:
+    stdin: Any = sys.stdin
+    return stdin.buffer if hasattr(stdin, "buffer") else stdin
+
+
+def open_input(args: argparse.Namespace) -> Input:
     if getattr(args, "example", None):
-        return json.dumps(ddcards.example(args.example)), f"example {args.example}"
+        return Input(f"example {args.example}", iter([Entry(1, document=ddcards.example(args.example))]))
     if args.file is None:
         raise NotationError("give a position file, '-' for standard input, or --example",
                             token="FILE", rule="usage")
     if args.file == "-":
-        return sys.stdin.read(), "standard input"
+        stream = _stdin_bytes()
+        return Input("standard input", read_documents(stream), stream)
     try:
-        with open(args.file, encoding="utf-8") as fh:
-            return fh.read(), args.file
+        stream = open(args.file, "rb")
     except OSError as exc:
         raise NotationError(f"cannot read {args.file}: {exc.strerror}", token=args.file,
                             rule="readable file") from None
+    return Input(args.file, read_documents(stream), stream)
+
+
+def one_document(args: argparse.Namespace, purpose: str) -> tuple[Any, str]:
+    """The one document of the input, and where it came from (a report shows one deal, the
+    board opens one position); a bad document raises its error."""
+    source = open_input(args)
+    try:
+        entries = list(itertools.islice(source.entries, 2))
+    finally:
+        source.close()
+    if len(entries) != 1:
+        count = "no document" if not entries else "more than one document"
+        raise NotationError(f"{source.name} holds {count}: {purpose} (split the file)", token=source.name,
+                            rule=f"{purpose}: one document")
+    entry = entries[0]
+    if entry.error is not None:
+        raise entry.error
+    return entry.document, source.name
 
 
 # ----------------------------------------------------------------- output
@@ -161,13 +190,6 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
     print(f"Searched    {an.nodes:,} nodes in {an.elapsed * 1000:.1f} ms", file=out)
 
 
-def error_document(lineno: int, exc: Exception) -> dict[str, Any]:
-    doc: dict[str, Any] = {"line": lineno, "error": str(exc), "error_type": type(exc).__name__}
-    if isinstance(exc, DdcardsError):
-        doc["token"], doc["rule"] = exc.token, exc.rule
-    return doc
-
-
 # ----------------------------------------------------------------- commands
 
 class Progress:
@@ -190,67 +212,135 @@ class Progress:
             print(file=sys.stderr)
 
 
-def for_each_document(args: argparse.Namespace, work: Callable[[Any], Any],
-                      show: Callable[[Any, int, str, bool], None]) -> int:
-    """Run `work` on every document of the input and `show` each answer.
+class SearchTimes:
+    """Count, total, maximum and median of the search times of a batch, in bounded memory.
 
-    A bad document is reported (as a JSON error line with --json, else on
-    stderr) and the rest go on; the exit status is the worst seen.
+    The median is exact up to RESERVOIR positions and estimated from a fixed random sample
+    of that size beyond (a batch of any length keeps the same few kilobytes).
     """
-    text, source = load_input(args)
-    docs = list(read_documents(text, source))
-    batch = len(docs) > 1
-    status = EXIT_OK
-    for lineno, doc in docs:
-        try:
-            if isinstance(doc, Exception):
-                raise doc
-            answer = work(doc)
-        except (DdcardsError, SearchAborted) as exc:
-            status = max(status, EXIT_BAD_INPUT if isinstance(exc, DdcardsError) else EXIT_ABORTED)
-            if args.json:
-                print(json.dumps(error_document(lineno, exc), ensure_ascii=False), flush=True)
+
+    RESERVOIR = 10_001
+
+    def __init__(self) -> None:
+        self.count, self.total, self.max = 0, 0.0, 0.0
+        self._sample: list[float] = []
+        self._rng = random.Random(0)
+
+    def add(self, seconds: float) -> None:
+        self.count += 1
+        self.total += seconds
+        self.max = max(self.max, seconds)
+        if len(self._sample) < self.RESERVOIR:
+            self._sample.append(seconds)
+        else:
+            slot = self._rng.randrange(self.count)
+            if slot < self.RESERVOIR:
+                self._sample[slot] = seconds
+
+    def median(self) -> tuple[float, bool]:
+        """(the median, whether it is exact)."""
+        ordered = sorted(self._sample)
+        n = len(ordered)
+        mid = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+        return mid, self.count <= self.RESERVOIR
+
+
+def for_each_document(args: argparse.Namespace, work: Callable[[Any], Any],
+                      show: Callable[[Any, Entry, Input], None]) -> int:
+    """Run `work` on every document of the input as it is read, and `show` each answer.
+
+    A bad document is reported (an error record with --json, else a line on stderr) and
+    the rest go on; the exit status is the worst seen.
+    """
+    source = open_input(args)
+    status, seen = EXIT_OK, 0
+    try:
+        for outcome in answer_each(source.entries, work):
+            seen += 1
+            if outcome.error is None:
+                show(outcome.answer, outcome.entry, source)
             else:
-                where = f"{source}, line {lineno}: " if batch else ""
-                print(f"ddcards: error: {where}{exc}", file=sys.stderr)
-            continue
-        show(answer, lineno, source, batch)
+                status = max(status, report_error(outcome, source, args.json))
+            sys.stdout.flush()
+    finally:
+        source.close()
+    if not seen:
+        print(f"ddcards: error: {source.name} holds no position document (it is empty, or only blank lines "
+              "and comments)", file=sys.stderr)
+        return EXIT_BAD_INPUT
     return status
 
 
+def report_error(outcome: Outcome, source: Input, as_json: bool) -> int:
+    """Print one failed entry (a JSON record or a line on stderr); its exit status."""
+    exc = outcome.error
+    if as_json:
+        print(json_line(outcome.record(dict)))
+    else:
+        where = "" if source.single else f"{source.name}, {where_in(outcome.entry)}: "
+        kind = "internal error" if outcome.internal else "stopped" if isinstance(exc, SearchAborted) else "error"
+        print(f"ddcards: {kind}: {where}{exc if not outcome.internal else repr(exc)}", file=sys.stderr, flush=True)
+    if outcome.internal:
+        return EXIT_INTERNAL
+    return EXIT_ABORTED if isinstance(exc, SearchAborted) else EXIT_BAD_INPUT
+
+
+def where_in(entry: Entry) -> str:
+    """'line 7', or 'line 7 [2]' for the third document of an array."""
+    return f"line {entry.line}" + (f" [{entry.index}]" if entry.index is not None else "")
+
+
+def header(entry: Entry, source: Input) -> None:
+    """Before each readable answer of a batch: which document it answers."""
+    if not source.single:
+        label = f"# {source.name}, {where_in(entry)}"
+        print(label + (f", id {entry.id}" if entry.id is not None else ""))
+
+
+def record(answer: dict[str, Any], entry: Entry) -> str:
+    """A result document as one JSON line, led by the entry's line (and index, id)."""
+    return json_line({**entry.label(), **answer})
+
+
+def json_line(doc: dict[str, Any]) -> str:
+    """`doc` as one line of JSON Lines: UTF-8 kept readable, but U+2028 and U+2029 escaped
+    (str.splitlines() and JavaScript readers would break a line at them)."""
+    return json.dumps(doc, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
 def as_position(doc: Any) -> ddcards.Position:
-    return ddcards.Position.from_dict(doc) if isinstance(doc, dict) else ddcards.Position(doc)
+    return ddcards.Position.from_dict(doc)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
     engine = ddcards.Solver(tt_mb=args.tt_mb)
-    times: list[float] = []
+    times = SearchTimes()
     progress = Progress(bool(args.progress))
 
     def work(doc: Any) -> tuple[ddcards.Result, ddcards.Position]:
         pos = as_position(doc)
         return engine.solve(pos, mode=args.mode, timeout=args.timeout), pos
 
-    def show(answer: tuple[ddcards.Result, ddcards.Position], lineno: int, source: str, batch: bool) -> None:
+    def show(answer: tuple[ddcards.Result, ddcards.Position], entry: Entry, source: Input) -> None:
         res, pos = answer
-        times.append(res.elapsed)
+        times.add(res.elapsed)
         if args.json:
-            print(json.dumps(res.to_dict(), ensure_ascii=False), flush=batch)
+            print(record(res.to_dict(), entry))
         else:
-            if batch:
-                print(f"# {source}, line {lineno}")
+            header(entry, source)
             print_result(res, pos, sys.stdout)
-            if batch:
+            if not source.single:
                 print()
-        if args.progress is None and batch and sys.stderr.isatty():
+        if args.progress is None and not source.single and sys.stderr.isatty():
             progress.enabled = True
-        progress.update(len(times))
+        progress.update(times.count)
 
     status = for_each_document(args, work, show)
     progress.close()
-    if len(times) > 1:
-        print(f"ddcards: solved {len(times)} positions in {sum(times):.3f} s of search; per position median "
-              f"{statistics.median(times) * 1000:.2f} ms, max {max(times) * 1000:.2f} ms", file=sys.stderr)
+    if times.count > 1:
+        median, exact = times.median()
+        print(f"ddcards: solved {times.count} positions in {times.total:.3f} s of search; per position median "
+              f"{'' if exact else '~'}{median * 1000:.2f} ms, max {times.max * 1000:.2f} ms", file=sys.stderr)
     return status
 
 
@@ -261,12 +351,15 @@ def cmd_analyse(args: argparse.Namespace) -> int:
         pos = as_position(doc)
         return engine.analyse(pos, timeout=args.timeout, mode=args.mode), pos
 
-    def show(answer: tuple[ddcards.Analysis, ddcards.Position], lineno: int, source: str, batch: bool) -> None:
+    def show(answer: tuple[ddcards.Analysis, ddcards.Position], entry: Entry, source: Input) -> None:
         an, pos = answer
         if args.json:
-            print(json.dumps(an.to_dict(), ensure_ascii=False))
+            print(record(an.to_dict(), entry))
         else:
+            header(entry, source)
             print_analysis(an, pos, sys.stdout)
+            if not source.single:
+                print()
 
     return for_each_document(args, work, show)
 
@@ -277,10 +370,11 @@ def cmd_table(args: argparse.Namespace) -> int:
     engine = ddcards.Solver(tt_mb=args.tt_mb)
     threads = min(8, available_threads()) if args.threads is None else args.threads
 
-    def show(table: dict[str, Any], lineno: int, source: str, batch: bool) -> None:
+    def show(table: dict[str, Any], entry: Entry, source: Input) -> None:
         if args.json:
-            print(json.dumps(table, ensure_ascii=False))
+            print(record(table, entry))
             return
+        header(entry, source)
         print(f"Klaverjas DD table - rules {table['rules']}, seat {table['leader']} leads; "
               "values for the team that chooses trumps")
         for seat, hand in enumerate(table["hands"]):
@@ -291,6 +385,8 @@ def cmd_table(args: argparse.Namespace) -> int:
             print(f"{suit:<7}{signed(v0):>10}{signed(v1):>11}")
         print(f"Searched    {table['nodes']:,} nodes in {table['elapsed_ms']:.1f} ms "
               f"({threads} thread{'s' if threads > 1 else ''})")
+        if not source.single:
+            print()
 
     return for_each_document(args, lambda doc: dd_table(doc, solver=engine, timeout=args.timeout,
                                                           threads=threads), show)
@@ -303,7 +399,9 @@ def cmd_games(args: argparse.Namespace) -> int:
             "name": g.name, "title": g.title, "seats": list(g.seats), "contracts": list(g.contracts),
             "objectives": {k: list(v) for k, v in g.objectives.items()}, "aliases": list(g.aliases),
             "options": [{"name": o.name, "type": o.type, "default": o.default, "description": o.description,
-                         "choices": list(o.choices)} for o in g.options],
+                         "choices": list(o.choices),
+                         **(dict(zip(("minimum", "maximum"), INT_OPTION_RANGE)) if o.type == "int" else {})}
+                        for o in g.options],
         } for g in games], ensure_ascii=False, indent=2))
         return EXIT_OK
     for g in games:
@@ -312,7 +410,8 @@ def cmd_games(args: argparse.Namespace) -> int:
             print(f"  contract {contract:<6} objectives: {', '.join(g.objectives[contract])}")
         for o in g.options:
             choices = f" [{'|'.join(o.choices)}]" if o.choices else ""
-            print(f"  option {o.name} ({o.type}, default {o.default!r}){choices}: {o.description}")
+            kind = f"{o.type} {INT_OPTION_RANGE[0]}..{INT_OPTION_RANGE[1]}" if o.type == "int" else o.type
+            print(f"  option {o.name} ({kind}, default {o.default!r}){choices}: {o.description}")
         if g.value_doc:
             print(f"  value: {g.value_doc}")
     return EXIT_OK
@@ -396,10 +495,19 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "serve":
         return cmd_serve(argv[1:])
+    for stream in (sys.stdout, sys.stderr):
+        # Whatever a message quotes (a lone surrogate, a suit symbol on an ASCII terminal)
+        # is escaped rather than failing the write: the output stays valid text.
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "tt_mb", 1) < 1:
         parser.error("--tt-mb must be at least 1")
+    timeout = getattr(args, "timeout", None)
+    if timeout is not None and not timeout >= 0:          # also NaN
+        parser.error(f"--timeout must be a number of seconds, at least 0 (got {timeout})")
     try:
         return args.func(args)
     except DdcardsError as exc:
@@ -415,6 +523,9 @@ def main(argv: list[str] | None = None) -> int:
         import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except Exception as exc:          # noqa: BLE001 - a bug: one line, not a traceback, and its own status
+        print(f"ddcards: internal error: {exc!r:.500} (a bug: please report it with the input)", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ suit and the playing team, so the searches never mix.
 """
 from __future__ import annotations
 
-import json
 import os
 import queue
 import time
@@ -27,45 +26,47 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from collections.abc import Mapping
 from typing import Any
 
+from ddcards._jsonio import POSITION_RULE, loads, shown, token_text
 from ddcards.errors import InvalidOptionError, NotationError, SearchTimeout
 from ddcards.games import get_game
+from ddcards.games._document import check_fields, played_field
+from ddcards.games.klaverjas import FIELDS as KLAVERJAS_FIELDS
 from ddcards.position import Position
 
 __all__ = ["dd_table", "available_threads", "TABLE_SUITS"]
 
 TABLE_SUITS = ("S", "H", "D", "C")
-_DEAL_FIELDS = ("game", "hands", "rules", "leader")
+_SET_BY_THE_TABLE = ("trump", "playing_team", "played")
 
 
 def _deal_document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[str, Any]:
+    """The deal of a Klaverjas document: its fields less ``trump``, ``playing_team`` and an empty
+    ``played``, validated as far as the table does not set them itself."""
     if isinstance(position_or_doc, Position):
         doc = position_or_doc.to_dict()
     elif isinstance(position_or_doc, str):
-        try:
-            doc = json.loads(position_or_doc)
-        except json.JSONDecodeError as exc:
-            raise NotationError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
-                                token=position_or_doc[max(0, exc.pos - 10):exc.pos + 10], rule="JSON") from None
+        doc = loads(position_or_doc, "the position document")
         if not isinstance(doc, Mapping):
-            raise NotationError(f"a position is a JSON object, not {type(doc).__name__}",
-                                token=position_or_doc[:40], rule="position document")
+            raise NotationError(f"a position is a JSON object, not {type(doc).__name__} {shown(doc)}",
+                                token=token_text(doc), rule=POSITION_RULE)
     elif isinstance(position_or_doc, Mapping):
         doc = dict(position_or_doc)
     else:
         raise InvalidOptionError(f"dd_table takes a Position or a position document, not "
-                                 f"{type(position_or_doc).__name__}", token=repr(position_or_doc)[:40],
-                                 rule="position document")
+                                 f"{type(position_or_doc).__name__} {shown(position_or_doc)}",
+                                 token=token_text(position_or_doc), rule=POSITION_RULE)
     game = get_game(doc.get("game"))
     if game.info.name != "klaverjas":
         raise InvalidOptionError(f"dd_table covers Klaverjas deals (every trump suit and playing team); "
-                                 f"'{game.info.name}' has no such table", token=str(doc.get("game")),
+                                 f"'{game.info.name}' has no such table", token=game.info.name,
                                  rule="dd_table: klaverjas")
-    played = doc.get("played") or []
+    check_fields(doc, KLAVERJAS_FIELDS, "klaverjas")
+    played = played_field(doc)           # a history of the wrong type or with a bad card says so
     if played:
         raise InvalidOptionError(f"dd_table solves whole deals, but {len(played)} card(s) are already played, "
                                  f"from played[0] '{played[0]}' (a history may be illegal under another trump "
-                                 "suit)", token=str(played[0]), rule="dd_table: no history")
-    deal = {k: doc[k] for k in _DEAL_FIELDS if k in doc}
+                                 "suit)", token=played[0], rule="dd_table: no history")
+    deal = {k: v for k, v in doc.items() if k not in _SET_BY_THE_TABLE}
     deal["game"] = "klaverjas"
     return deal
 

@@ -29,6 +29,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from ddcards._jsonio import POSITION_RULE, decode_utf8, loads, shown, token_text
 from ddcards.errors import NotationError
 from ddcards.games import get_game
 from ddcards.games.base import Game, GameInfo, Score, Session, TrickCard
@@ -82,7 +83,7 @@ class Position:
     def __init__(self, doc: Mapping[str, Any]):
         if not isinstance(doc, Mapping):
             raise NotationError(f"a position is a JSON object, not {type(doc).__name__}",
-                                token=repr(doc)[:40], rule="position document")
+                                token=token_text(doc), rule=POSITION_RULE)
         game: Game = get_game(doc.get("game"))
         setup = game.parse(doc)
         session = game.replay(setup)          # checks every action of the history
@@ -105,24 +106,17 @@ class Position:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Position:
+        """A position from its JSON document (text, or UTF-8 bytes).
+
+        The JSON is read strictly (ddcards._jsonio): no NaN, no key twice, limits on
+        nesting and number size; every failure is a NotationError naming the place.
+        """
         if isinstance(text, (bytes, bytearray)):
-            try:
-                text = bytes(text).decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise NotationError(f"a position document is UTF-8 text; byte {exc.start} is not",
-                                    token=repr(exc.object[exc.start:exc.start + 4]), rule="UTF-8") from None
+            text = decode_utf8(bytes(text), "a position document")
         if not isinstance(text, str):
-            raise NotationError(f"a position document is JSON text, not {type(text).__name__}",
-                                token=repr(text)[:40], rule="position document")
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise NotationError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
-                                token=text[max(0, exc.pos - 10):exc.pos + 10], rule="JSON") from None
-        except RecursionError:
-            raise NotationError("the JSON nests too deeply to be a position document",
-                                token=text[:20], rule="position document") from None
-        return cls(doc)
+            raise NotationError(f"a position document is JSON text, not {type(text).__name__} {shown(text)}",
+                                token=token_text(text), rule=POSITION_RULE)
+        return cls(loads(text, "a position document"))
 
     def to_dict(self) -> dict[str, Any]:
         """The position document in canonical notation (a deep copy)."""

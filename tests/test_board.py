@@ -115,7 +115,7 @@ def test_pasted_text_is_read_as_a_document(client):
 
 
 @pytest.mark.parametrize("request_body, token, rule", [
-    ({"text": '{"game": "marias", '}, None, "JSON"),
+    ({"text": '{"game": "marias", '}, None, "docs/RULES.md §0.11 rule 1: a document is one JSON value (RFC 8259) in UTF-8"),
     ({"position": dict(START, played=["QH", "JH"])}, "JH",
      "docs/RULES.md §1.4 rule 2: you must beat the best card of the led suit in the trick if you can"),
     ({"position": dict(START, trump=None)}, "trump", "docs/RULES.md §1.2 rule 2: Hra is played with a trump suit"),

@@ -170,7 +170,7 @@ def test_errors_name_the_token_and_the_rule(page, board_url):
     page.fill("#doc", '{"game": "marias", "hands": ')
     page.click("#load-btn")
     page.wait_for_function("() => document.getElementById('error').textContent.includes('not valid JSON')")
-    assert "rule: JSON" in page.text_content("#error")
+    assert "rule: docs/RULES.md §0.11 rule 1" in page.text_content("#error")
 
 
 def test_a_search_is_stopped(page, board_url):

@@ -9,6 +9,8 @@ import pytest
 
 import ddcards
 from ddcards import cli
+from ddcards._jsonio import JSON_RULE, LIMITS_RULE
+from ddcards.games._document import OPTION_RANGE_RULE
 
 SEED = ddcards.example("marias-hra")
 
@@ -104,6 +106,9 @@ def test_games_and_examples():
     assert marias["contracts"] == ["hra", "betl", "durch"]
     assert marias["objectives"]["hra"] == ["hra", "sedma", "kilo"]
     assert {o["name"] for o in marias["options"]} >= {"marriage_on_follow", "talon_points"}
+    kilo = next(o for o in marias["options"] if o["name"] == "kilo_value")
+    assert (kilo["minimum"], kilo["maximum"]) == (0, 1_000_000)          # the range validation applies
+    assert "option kilo_value (int 0..1000000, default 2)" in run("games").stdout
     out = run("examples")
     assert "marias-hra" in out.stdout.split()
     out = run("examples", "marias-betl")
@@ -160,3 +165,257 @@ def test_klaverjas_readable_solve():
     assert out.returncode == 0, out.stderr
     assert "Klaverjas (Amsterdam), trumps S" in out.stdout
     assert "Line" in out.stdout and out.stdout.count("|") >= 7
+
+
+# --------------------------------------------------------------------------- issue 10: bad input
+# Each test below failed on the code before issue 10 (a traceback, a lost batch or a wrong line).
+
+import io                                                       # noqa: E402
+
+BETL = ddcards.example("marias-betl")
+KLAVERJAS = ddcards.example("klaverjas")
+HUGE = "1" * 5000                                               # past Python's 4,300-digit limit
+
+
+def main_on(stdin: bytes, *args: str, capsys) -> tuple[int, str, str]:
+    """Run cli.main in-process on `stdin` (bytes); (status, stdout, stderr)."""
+    old = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
+    try:
+        status = cli.main([*args, "-"])
+    finally:
+        sys.stdin = old
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def lines_of(*docs) -> bytes:
+    return b"".join((d if isinstance(d, bytes) else json.dumps(d).encode()) + b"\n" for d in docs)
+
+
+BAD_LINES = {
+    "huge number": ('{"game": "marias", "contract": "hra", "trump": "H", "flek": %s}' % HUGE).encode(),
+    "huge number in hands": ('{"game": "marias", "hands": [%s]}' % HUGE).encode(),
+    "deep brackets": b"[" * 100_000,
+    "hands nested 990 deep": json.dumps(dict(SEED, hands=[[[]]] if False else None)).encode().replace(
+        b'"hands": null', b'"hands": ' + b"[" * 990 + b"]" * 990),
+    "lone surrogate": b'{"game": "\\ud800"}',
+    "invalid UTF-8": b'{"game": "mari\xe1s"}',
+    "raw bytes": b"\xff\xfe\x00garbage",
+    "NaN": b'{"game": "marias", "flek": NaN}',
+    "key twice": b'{"game": "marias", "game": "klaverjas"}',
+    "not JSON": b"{not json",
+    "stake too large": json.dumps(dict(SEED, objective="sedma", options={"sedma_value": 2 ** 31})).encode(),
+    "empty array": b"[]",
+    "form feed after the document": json.dumps(SEED).encode() + b"\x0c",
+}
+
+
+@pytest.mark.parametrize("label", list(BAD_LINES))
+def test_a_bad_line_costs_only_itself(label, capsys):
+    data = lines_of(SEED, BAD_LINES[label], BETL)
+    status, out, err = main_on(data, "solve", "--json", "--mode", "best", capsys=capsys)
+    assert status == cli.EXIT_BAD_INPUT, err
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert [d["line"] for d in docs] == [1, 2, 3]
+    assert docs[0]["value"] == 70 and docs[2]["value"] == 1
+    bad = docs[1]
+    assert bad["error_type"] in {"NotationError", "InvalidCardError", "InvalidDealError", "InvalidOptionError"}, bad
+    assert bad["token"] is not None and bad["rule"], bad
+    assert len(bad["error"]) < 400 and "Traceback" not in err
+    out.encode("utf-8")                                          # stdout stays valid UTF-8
+
+
+def test_bad_lines_name_the_field_and_the_rule(capsys):
+    data = lines_of(BAD_LINES["huge number"], BAD_LINES["hands nested 990 deep"], BAD_LINES["lone surrogate"],
+                    BAD_LINES["invalid UTF-8"], BAD_LINES["NaN"], BAD_LINES["key twice"],
+                    BAD_LINES["stake too large"],
+                    json.dumps(dict(SEED, objective="kilo", options={"kilo_value": 2 ** 62})).encode())
+    status, out, _ = main_on(data, "solve", "--json", capsys=capsys)
+    assert status == cli.EXIT_BAD_INPUT
+    huge, deep, surrogate, utf8, nan, twice, sedma, kilo = [json.loads(line) for line in out.splitlines()]
+    assert huge["error"].startswith("flek: 111111111111… (5,000 digits) is far out of the range")
+    assert huge["rule"] == LIMITS_RULE
+    assert deep["error"].startswith("JSON nested more than 16 levels deep at line 1 column ")
+    assert surrogate["error"].startswith("unknown game '\\ud800' (supported: marias, klaverjas; docs/RULES.md §0.6")
+    assert utf8["error"] == ("the line is not UTF-8 text: byte 15 (0xe1) starts a character that the "
+                             "next byte does not continue")
+    assert utf8["token"] == "0xe1" and utf8["rule"] == JSON_RULE
+    assert nan["error"].startswith("NaN is not a JSON number")
+    assert twice["error"].startswith("key 'game' appears twice")
+    assert sedma["error"] == ("option 'sedma_value' is too large: it is a whole number from 0 to 1,000,000, "
+                              f"not 2147483648 ({OPTION_RANGE_RULE})")
+    assert sedma["rule"] == OPTION_RANGE_RULE and kilo["token"] == str(2 ** 62)
+
+
+def test_invalid_utf8_on_stdin_is_never_echoed():
+    data = lines_of(SEED) + b'{"game": "\xff\xfe\xc0"}\n' + lines_of(BETL)
+    out = subprocess.run([sys.executable, "-m", "ddcards", "solve", "-", "--mode", "best"], input=data,
+                         capture_output=True, timeout=120)
+    assert out.returncode == 2
+    text = out.stdout.decode("utf-8")                             # raises if a raw byte got through
+    assert text.count("Value") == 2
+    err = out.stderr.decode("utf-8")
+    assert "standard input, line 2: the line is not UTF-8 text: byte 11 (0xff)" in err
+    assert b"\xff" not in out.stdout + out.stderr
+
+
+def test_invalid_utf8_in_a_file(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_bytes(b'{"game": "marias", "trump": "\xc3"}\n')
+    out = run("solve", str(path))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr == ("ddcards: error: the line is not UTF-8 text: byte 30 (0xc3) starts a character "
+                          "that the next byte does not continue\n")
+
+
+@pytest.mark.parametrize("played,message", [
+    (5, "played must be a list of cards, not 5"),
+    (True, "played must be a list of cards, not True"),
+    (1.5, "played must be a list of cards, not 1.5"),
+    ({"x": 1}, "played must be a list of cards, not {'x': 1}"),
+    ("AS", "dd_table solves whole deals, but 1 card(s) are already played, from played[0] 'AS'"),
+    (["AS", 7], "played[1] must be a card such as 'TH', not 7"),
+])
+def test_table_with_a_wrong_history(played, message, capsys):
+    status, out, err = main_on(lines_of(dict(KLAVERJAS, played=played)), "table", "--threads", "1",
+                               capsys=capsys)
+    assert status == cli.EXIT_BAD_INPUT and out == ""
+    assert err.startswith("ddcards: error: ") and message in err, err
+
+
+def test_lines_split_only_at_newline(capsys):
+    # A form feed, U+2028 and a lone CR belong to their line; CRLF ends one.
+    ff = json.dumps(dict(SEED, contract="hra")).encode().replace(b'"hra"', b'"hra"\x0c')
+    ls = json.dumps(dict(BETL, trump="\u2028"), ensure_ascii=False).encode()
+    cr = json.dumps(SEED).encode()[:-1] + b',\r"flek": 1}'
+    data = ff + b"\n" + ls + b"\r\n" + cr + b"\n" + lines_of(BETL)
+    status, out, _ = main_on(data, "solve", "--json", "--mode", "best", capsys=capsys)
+    assert "\u2028" not in out                  # escaped in the records: any line splitter works
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert [d["line"] for d in docs] == [1, 2, 3, 4]
+    assert "error" in docs[0] and "column" in docs[0]["error"]          # a form feed is not JSON space
+    assert docs[1]["error_type"] == "InvalidOptionError"                # the trump given for betl
+    assert docs[2]["value"] == 70 and docs[3]["value"] == 1             # a lone CR is JSON space
+    assert status == cli.EXIT_BAD_INPUT
+
+
+def test_results_carry_line_and_id(capsys):
+    data = b"# a corpus\n\n" + lines_of(dict(SEED, id="deal-1"), dict(BETL, id=7), [SEED, dict(BETL, id="x")],
+                                       dict(SEED, id=[1]))
+    status, out, _ = main_on(data, "solve", "--json", "--mode", "best", capsys=capsys)
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert [(d["line"], d.get("index"), d.get("id")) for d in docs] == [
+        (3, None, "deal-1"), (4, None, 7), (5, 0, None), (5, 1, "x"), (6, None, None)]
+    assert list(docs[0])[:2] == ["line", "id"] and docs[0]["value"] == 70
+    assert docs[4]["error"].startswith("id must be text of at most 256 characters") and status == 2
+
+
+def test_pretty_document_and_multi_line_array(tmp_path, capsys):
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text(json.dumps(SEED, indent=2))
+    assert cli.main(["solve", str(pretty), "--mode", "best"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Mariáš hra") and "#" not in out                # one document: no batch header
+    many = tmp_path / "many.json"
+    many.write_text("[\n" + ",\n".join(json.dumps(d, indent=1) for d in (SEED, dict(SEED, talon="AS 9C"), BETL))
+                    + "\n]\n")
+    assert cli.main(["solve", str(many), "--json", "--mode", "best"]) == cli.EXIT_BAD_INPUT
+    docs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    starts = [i + 1 for i, line in enumerate(many.read_text().splitlines()) if line.startswith("{")]
+    assert [(d["line"], d["index"]) for d in docs] == list(zip(starts, [0, 1, 2]))
+    assert docs[0]["value"] == 70 and docs[1]["token"] == "AS" and docs[2]["value"] == 1
+
+
+def test_jq_style_documents_one_after_another(tmp_path, capsys):
+    path = tmp_path / "jq.json"
+    path.write_text(json.dumps(SEED, indent=2) + "\n" + json.dumps(BETL, indent=2) + "\n")
+    assert cli.main(["solve", str(path), "--json", "--mode", "best"]) == 0
+    docs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [d["value"] for d in docs] == [70, 1]
+    assert docs[1]["line"] == json.dumps(SEED, indent=2).count("\n") + 2
+
+
+def test_a_broken_first_line_of_json_lines_costs_only_itself(capsys):
+    data = b'{"game": "marias", "hands": [\n' + lines_of(SEED, BETL)
+    status, out, _ = main_on(data, "solve", "--json", "--mode", "best", capsys=capsys)
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert [d["line"] for d in docs] == [1, 2, 3] and status == cli.EXIT_BAD_INPUT
+    assert "the input ends first" in docs[0]["error"]
+    assert docs[1]["value"] == 70 and docs[2]["value"] == 1
+
+
+@pytest.mark.parametrize("data,needle", [
+    (b"", "holds no position document"),
+    (b"# nothing but a comment\n\n   \n", "holds no position document"),
+    (b"[]\n", "an empty array holds no position document"),
+    (b"[\n]\n", "an empty array holds no position document"),
+])
+def test_no_documents_is_an_error(data, needle, capsys):
+    status, out, err = main_on(data, "solve", capsys=capsys)
+    assert status == cli.EXIT_BAD_INPUT and out == ""
+    assert needle in err
+
+
+def test_a_line_over_the_limit_is_an_error_record(monkeypatch, capsys):
+    from ddcards import _batch
+    monkeypatch.setattr(_batch, "MAX_LINE_BYTES", 2000)
+    data = lines_of(SEED) + b'{"game": "' + b"m" * 5000 + b'"}\n' + lines_of(BETL)
+    status, out, _ = main_on(data, "solve", "--json", "--mode", "best", capsys=capsys)
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert [d["line"] for d in docs] == [1, 2, 3]
+    assert docs[1]["error"].startswith("the line is longer than") and docs[2]["value"] == 1
+
+
+def _read_line(proc, timeout=60.0):
+    """One line of the child's stdout, or fail after `timeout` seconds (never hang)."""
+    import selectors
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    assert sel.select(timeout), "no answer while the input was still open"
+    return proc.stdout.readline()
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_each_line_is_answered_before_the_next_is_read(as_json):
+    args = [sys.executable, "-m", "ddcards", "solve", "-", "--mode", "best"] + (["--json"] if as_json else [])
+    # unbuffered, so that select() sees every byte the child wrote
+    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+    try:
+        proc.stdin.write(lines_of(SEED))
+        proc.stdin.flush()
+        first = _read_line(proc)
+        if as_json:
+            assert json.loads(first)["value"] == 70
+        else:
+            assert first == b"# standard input, line 1\n"
+            block = [_read_line(proc)]
+            while not block[-1].startswith(b"Searched") and len(block) < 20:
+                block.append(_read_line(proc))          # the whole readable answer, before more input
+            assert block[0].startswith("Mariáš hra".encode()) and block[-1].startswith(b"Searched"), block
+        proc.stdin.write(b"{bad\n")
+        proc.stdin.flush()
+        if as_json:
+            assert json.loads(_read_line(proc))["line"] == 2
+        proc.stdin.close()
+        assert proc.wait(60) == cli.EXIT_BAD_INPUT
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_the_batch_loop_is_reusable_lines_in_records_out():
+    # ddcards._batch.records: what `ddcards solve --json` does, as a function of lines (bytes or
+    # str) -- for other drivers (a parallel or resumable batch command).
+    from ddcards._batch import records
+
+    lines = [json.dumps(dict(SEED, id="a")), "# comment", "{bad", json.dumps([BETL, {"game": "bridge"}]).encode()]
+    out = list(records(lines, lambda doc: ddcards.solve(doc, mode="best"), lambda res: {"value": res.value}))
+    assert out[0] == {"line": 1, "id": "a", "value": 70}
+    assert out[1]["line"] == 3 and out[1]["error_type"] == "NotationError"
+    assert out[2] == {"line": 4, "index": 0, "value": 1}
+    assert out[3]["index"] == 1 and out[3]["token"] == "bridge" and out[3]["rule"].startswith("docs/RULES.md §0.6 rule 1")
+    # a bug in the work function is one record too, and the batch goes on
+    out = list(records([b"{}", b"{}"], lambda doc: doc["missing"], dict))
+    assert [(r["line"], r["error_type"]) for r in out] == [(1, "InternalError"), (2, "InternalError")]
+    assert out[0]["error"].startswith("internal error: KeyError")

@@ -332,3 +332,143 @@ def test_random_json_text_raises_only_ddcards_errors(text):
         ddcards.Position.from_json(text)
     except DdcardsError:
         pass
+
+
+# --------------------------------------------------------------------------- issue 10: hostile documents
+# Each failed before issue 10 with a ValueError, RecursionError or TypeError, or a message
+# that could not be printed.
+
+from ddcards._jsonio import MAX_DEPTH, check_limits, shown          # noqa: E402
+from ddcards.ddtable import dd_table                                  # noqa: E402
+from ddcards.games._document import OPTION_RANGE_RULE                # noqa: E402
+
+KLAVERJAS = ddcards.example("klaverjas")
+HUGE_TEXT = "1" * 5000
+
+
+def _nested(levels, inner="AS"):
+    for _ in range(levels):
+        inner = [inner]
+    return inner
+
+
+@pytest.mark.parametrize("field", ["flek", "leader", "contract", "trump", "objective", "talon", "played", "game"])
+def test_a_number_of_5000_digits_in_any_field(field):
+    text = json.dumps(doc()).replace("{", '{"%s": %s, ' % (field, HUGE_TEXT), 1) if field not in START else \
+        json.dumps(doc(**{field: 0})).replace(f'"{field}": 0', f'"{field}": {HUGE_TEXT}')
+    with pytest.raises(DdcardsError) as info:
+        ddcards.Position.from_json(text)
+    assert "111111111111… (5,000 digits)" in str(info.value), str(info.value)
+    # the same number as a Python int through from_dict: the message is built, not a ValueError
+    with pytest.raises(DdcardsError) as info:
+        ddcards.Position.from_dict(doc(**{field: 10 ** 5000}))
+    assert "digits" in str(info.value) and len(str(info.value)) < 200
+
+
+def test_huge_numbers_inside_lists_and_options():
+    for bad in (doc(hands=[10 ** 5000, H1, H2]), doc(played=["QH", -10 ** 5000]),
+                doc(options={"sedma_value": 10 ** 5000}), doc(options={10 ** 5000: 1})):
+        with pytest.raises(NotationError) as info:
+            ddcards.Position.from_dict(bad)
+        assert "digits" in str(info.value)
+
+
+def test_deep_nesting_never_overflows():
+    with pytest.raises(NotationError) as info:
+        ddcards.Position.from_dict(doc(hands=_nested(990)))
+    assert str(info.value).startswith("hands[0]") and f"nested more than {MAX_DEPTH} levels deep" in str(info.value)
+    text = json.dumps(doc()).replace(json.dumps(START["hands"]), "[" * 990 + "]" * 990)
+    with pytest.raises(NotationError) as info:
+        ddcards.Position.from_json(text)
+    assert f"JSON nested more than {MAX_DEPTH} levels deep" in str(info.value)
+    with pytest.raises(NotationError):
+        ddcards.Position.from_dict(_nested(5000, {}))                # not a document at all
+    with pytest.raises(NotationError):
+        ddcards.solve("[" * 100_000)
+
+
+@pytest.mark.parametrize("text", ['{"game": "\\ud800"}', '{"game": "marias", "trump": "\\udfff"}',
+                                  '{"game": "marias", "\\ud800": 1}'])
+def test_lone_surrogates_give_printable_errors(text):
+    with pytest.raises(DdcardsError) as info:
+        ddcards.Position.from_json(text)
+    str(info.value).encode("utf-8")
+    str(info.value.token).encode("utf-8")
+    assert "\\ud800" in str(info.value) or "\\udfff" in str(info.value)
+
+
+def test_strict_json():
+    for text, needle in [('{"game": "marias", "flek": NaN}', "NaN is not a JSON number"),
+                         ('{"game": "marias", "flek": -Infinity}', "-Infinity is not a JSON number"),
+                         ('{"game": "marias", "game": "klaverjas"}', "key 'game' appears twice"),
+                         ('{"game": "marias"} {"game": "marias"}', "more than one JSON value")]:
+        with pytest.raises(NotationError) as info:
+            ddcards.Position.from_json(text)
+        assert needle in str(info.value) and info.value.token is not None
+
+
+def test_undecodable_bytes_name_the_byte():
+    with pytest.raises(NotationError) as info:
+        ddcards.Position.from_json(b'{"game": "mari\xe1s"}')
+    assert str(info.value) == ("a position document is not UTF-8 text: byte 15 (0xe1) starts a character that "
+                               "the next byte does not continue")
+    assert info.value.token == "0xe1"
+
+
+@pytest.mark.parametrize("name,value", [("sedma_value", 2 ** 31), ("kilo_value", 2 ** 62),
+                                        ("kilo_value", 1_000_001), ("sedma_value", -1)])
+def test_stakes_out_of_range_are_rejected_with_the_range(name, value):
+    objective = name.split("_")[0]
+    with pytest.raises(InvalidOptionError) as info:
+        ddcards.Position.from_dict(doc(objective=objective, options={name: value}))
+    assert "a whole number from 0 to 1,000,000" in str(info.value)
+    assert info.value.rule == OPTION_RANGE_RULE
+
+
+def test_the_largest_stakes_settle_inside_32_bits():
+    res = ddcards.solve(doc(objective="kilo", flek=2, options={"kilo_value": 1_000_000}), mode="best")
+    assert max(abs(v) for v in res.settlement) == 2 * 1_000_000 * 2 * 4 < 2 ** 31
+
+
+@pytest.mark.parametrize("played,cls,needle", [
+    (5, NotationError, "played must be a list of cards, not 5"),
+    (True, NotationError, "not True"), (1.5, NotationError, "not 1.5"),
+    ({"x": 1}, NotationError, "not {'x': 1}"),
+    ("AS", InvalidOptionError, "1 card(s) are already played, from played[0] 'AS'"),
+    ("AS KS", InvalidOptionError, "2 card(s) are already played, from played[0] 'AS'"),
+    (["ZZ"], InvalidCardError, "ZZ"),
+])
+def test_dd_table_reads_the_history_like_a_position(played, cls, needle):
+    with pytest.raises(cls) as info:
+        dd_table(dict(KLAVERJAS, played=played))
+    assert needle in str(info.value) and info.value.rule
+
+
+def test_dd_table_of_bad_json_and_unknown_fields():
+    with pytest.raises(NotationError):
+        dd_table('{"game": "klaverjas", "hands": ' + "[" * 990)
+    with pytest.raises(InvalidOptionError) as info:
+        dd_table(dict(KLAVERJAS, stock="7S"))
+    assert info.value.token == "stock"
+    with pytest.raises(InvalidOptionError):
+        dd_table(dict(KLAVERJAS, contract="slam"))          # validated, not dropped
+
+
+class _Hostile:
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+
+@pytest.mark.parametrize("value", [10 ** 5000, -10 ** 5000, 10 ** 40, "x" * 10 ** 6, "\ud800", _nested(5000),
+                                   {i: i for i in range(100)}, b"\xff" * 100, _Hostile(), float("nan")],
+                         ids=["huge", "-huge", "40 digits", "1 MB text", "surrogate", "deep", "dict", "bytes",
+                              "hostile repr", "nan"])
+def test_shown_is_short_and_never_raises(value):
+    text = shown(value)
+    assert len(text) < 120
+    text.encode("utf-8")
+
+
+def test_limits_gate_accepts_every_example():
+    for name in ddcards.example_names():
+        check_limits(ddcards.example(name))

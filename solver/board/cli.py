@@ -37,7 +37,7 @@ def is_loopback(host: str) -> bool:
 
 
 def cmd_board(args: argparse.Namespace) -> int:
-    from ddcards.cli import EXIT_BAD_INPUT, as_position, load_input, read_documents
+    from ddcards.cli import EXIT_BAD_INPUT, as_position, one_document
     from ddcards.errors import NotationError
 
     try:
@@ -50,14 +50,7 @@ def cmd_board(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     position = None
     if args.file is not None or args.example:
-        text, source = load_input(args)
-        docs = list(read_documents(text, source))
-        if len(docs) != 1:
-            raise NotationError(f"{source} holds {len(docs)} documents: the board opens one position",
-                                token=source, rule="one position to open")
-        doc = docs[0][1]
-        if isinstance(doc, Exception):
-            raise doc
+        doc, _ = one_document(args, "the board opens one position")
         position = as_position(doc).to_dict()
     if not 0 <= args.port <= 65535:
         raise NotationError(f"port {args.port} is not a TCP port", token=str(args.port), rule="ports 0-65535")

@@ -8,6 +8,7 @@ from ddcards._kernels import kernel_path
 # The games' C modules come in builds per CPU level: see ddcards._kernels.
 __path__ = kernel_path(__path__)
 
+from ddcards._jsonio import shown, token_text
 from ddcards.errors import InvalidOptionError
 from ddcards.games.base import Game, GameInfo, OptionInfo
 
@@ -35,14 +36,15 @@ def get_game(name: object) -> Game:
     if _GAMES is None:
         _GAMES = _registry()
     if not isinstance(name, str) or not name.strip():
-        raise InvalidOptionError(f"a position names its game (field 'game': one of {', '.join(_GAMES)}; {GAME_RULE})",
-                                 token=repr(name), rule=GAME_RULE)
+        given = "" if name is None else f", not {shown(name)}"
+        raise InvalidOptionError(f"a position names its game (field 'game': one of {', '.join(_GAMES)}){given} "
+                                 f"({GAME_RULE})", token=token_text(name), rule=GAME_RULE)
     key = _fold(name)
     for game in _GAMES.values():
         if key == game.info.name or key in (_fold(a) for a in game.info.aliases):
             return game
-    raise InvalidOptionError(f"unknown game '{name}' (supported: {', '.join(_GAMES)}; {GAME_RULE})", token=name,
-                             rule=GAME_RULE)
+    raise InvalidOptionError(f"unknown game {shown(name)} (supported: {', '.join(_GAMES)}; {GAME_RULE})",
+                             token=token_text(name), rule=GAME_RULE)
 
 
 def find_game(name: str) -> GameInfo:

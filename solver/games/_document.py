@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ddcards._jsonio import check_limits, shown, token_text
 from ddcards.errors import InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
 from ddcards.games.base import GameInfo, OptionInfo
 from ddcards.notation import Card, Rank, format_hand, parse_cards, parse_hand
@@ -23,13 +24,24 @@ DEALT_ONCE_RULE = "docs/RULES.md §0.5 rule 3: each card is dealt once"
 HAND_SIZE_RULE = "docs/RULES.md §0.5 rule 4: every hand holds the game's number of cards for card play"
 HISTORY_RULE = "docs/RULES.md §0.7 rule 1: played is a list of cards, or one string of cards"
 
+# Whole-number options are stakes: with the hearts and re multipliers (x8) and a declarer
+# paid by two defenders, a settlement stays far inside the 32-bit fields of a result.
+INT_OPTION_RANGE = (0, 1_000_000)
+OPTION_RANGE_RULE = "docs/RULES.md §0.6 rule 5: a whole-number option is from 0 to 1,000,000"
+
 
 def check_fields(doc: Mapping[str, Any], fields: Sequence[str], game: str) -> None:
-    """Every key of `doc` is one of the game's `fields`."""
+    """The gate of every game's document: plain data within the limits of ddcards._jsonio
+    (nesting, number size, text length, valid Unicode), and every key one of the game's `fields`.
+
+    Each game calls this first, so the readers after it never see a value whose message
+    could not be built.
+    """
+    check_limits(doc)
     for key in doc:
         if key not in fields:
-            raise InvalidOptionError(f"field '{key}' does not apply to {game} (fields: {', '.join(fields)}; "
-                                     f"{FIELDS_RULE})", token=str(key), rule=FIELDS_RULE)
+            raise InvalidOptionError(f"field {shown(key)} does not apply to {game} (fields: {', '.join(fields)}; "
+                                     f"{FIELDS_RULE})", token=token_text(key), rule=FIELDS_RULE)
 
 
 def cards_field(value: Any, what: str) -> tuple[Card, ...]:
@@ -37,9 +49,13 @@ def cards_field(value: Any, what: str) -> tuple[Card, ...]:
     if isinstance(value, str):
         return parse_cards(value)
     if isinstance(value, (list, tuple)):
-        return parse_cards([v if isinstance(v, Card) else str(v) for v in value])
-    raise NotationError(f"{what} is not a list of cards: {value!r:.40} ({CARD_LIST_RULE})",
-                        token=repr(value), rule=CARD_LIST_RULE)
+        for i, item in enumerate(value):
+            if not isinstance(item, (str, Card)):
+                raise InvalidCardError(f"{what}[{i}] must be a card such as 'TH', not {shown(item)} ({CARD_LIST_RULE})",
+                                       token=token_text(item), rule=CARD_LIST_RULE)
+        return parse_cards(value)
+    raise NotationError(f"{what} is not a list of cards: {shown(value)} ({CARD_LIST_RULE})",
+                        token=token_text(value), rule=CARD_LIST_RULE)
 
 
 def hand_field(value: Any, seat: int) -> tuple[Card, ...]:
@@ -50,15 +66,15 @@ def hand_field(value: Any, seat: int) -> tuple[Card, ...]:
         cards = cards_field(value, f"hand {seat}")
         format_hand(cards)          # rejects a card given twice
         return cards
-    raise NotationError(f"hand {seat} is not a hand: {value!r:.40} ({HAND_RULE})",
-                        token=repr(value), rule=HAND_RULE)
+    raise NotationError(f"hand {seat} is not a hand: {shown(value)} ({HAND_RULE})",
+                        token=token_text(value), rule=HAND_RULE)
 
 
 def hands_field(doc: Mapping[str, Any], count: int, size: int, title: str) -> tuple[tuple[Card, ...], ...]:
     """`count` hands of `size` cards each (sizes checked after the deck, see check_deal)."""
     raw = doc.get("hands")
     if not isinstance(raw, (list, tuple)):
-        raise InvalidDealError(f"{title} needs a list of {count} hands (field 'hands'), got {raw!r:.60} "
+        raise InvalidDealError(f"{title} needs a list of {count} hands (field 'hands'), got {shown(raw)} "
                                f"({HANDS_RULE})", token="hands", rule=HANDS_RULE)
     if len(raw) != count:
         raise InvalidDealError(f"{title} needs {count} hands (field 'hands'), got {len(raw)} ({HANDS_RULE})",
@@ -93,14 +109,17 @@ def option_value(info: OptionInfo, value: Any) -> Any:
     ok = {"bool": isinstance(value, bool), "int": isinstance(value, int) and not isinstance(value, bool),
           "str": isinstance(value, str)}[info.type]
     if not ok:
-        raise InvalidOptionError(f"option '{info.name}' takes a {info.type}, not {value!r} ({OPTIONS_RULE})",
+        raise InvalidOptionError(f"option '{info.name}' takes a {info.type}, not {shown(value)} ({OPTIONS_RULE})",
                                  token=info.name, rule=OPTIONS_RULE)
     if info.choices and value not in info.choices:
-        raise InvalidOptionError(f"option '{info.name}' is one of {', '.join(info.choices)}, not {value!r} "
-                                 f"({OPTIONS_RULE})", token=str(value), rule=OPTIONS_RULE)
-    if info.type == "int" and value < 0:
-        raise InvalidOptionError(f"option '{info.name}' must not be negative ({value}; {OPTIONS_RULE})",
-                                 token=str(value), rule=OPTIONS_RULE)
+        raise InvalidOptionError(f"option '{info.name}' is one of {', '.join(info.choices)}, not {shown(value)} "
+                                 f"({OPTIONS_RULE})", token=token_text(value), rule=OPTIONS_RULE)
+    low, high = INT_OPTION_RANGE
+    if info.type == "int" and not low <= value <= high:
+        why = "must not be negative" if value < 0 else "is too large"
+        raise InvalidOptionError(f"option '{info.name}' {why}: it is a whole number from {low} to {high:,}, "
+                                 f"not {shown(value)} ({OPTION_RANGE_RULE})", token=token_text(value),
+                                 rule=OPTION_RANGE_RULE)
     return value
 
 
@@ -114,18 +133,18 @@ def options_field(doc: Mapping[str, Any], info: GameInfo, *,
     if raw is None:
         raw = {}
     if not isinstance(raw, Mapping):
-        raise InvalidOptionError(f"options must be an object of variant names to values, not {raw!r:.40} "
-                                 f"({OPTIONS_RULE})", token=repr(raw), rule=OPTIONS_RULE)
+        raise InvalidOptionError(f"options must be an object of variant names to values, not {shown(raw)} "
+                                 f"({OPTIONS_RULE})", token=token_text(raw), rule=OPTIONS_RULE)
     options = {opt.name: opt.default for opt in info.options}
     for name, value in raw.items():
         opt = info.option(name)
         if opt is None:
             known = ", ".join(o.name for o in info.options) or "none"
-            raise InvalidOptionError(f"unknown option '{name}' for {info.name} (options: {known}; {OPTIONS_RULE})",
-                                     token=str(name), rule=OPTIONS_RULE)
+            raise InvalidOptionError(f"unknown option {shown(name)} for {info.name} (options: {known}; {OPTIONS_RULE})",
+                                     token=token_text(name), rule=OPTIONS_RULE)
         if not_here and name in not_here:
             raise InvalidOptionError(f"option '{name}' does not apply here: {not_here[name]} ({OPTIONS_RULE})",
-                                     token=str(name), rule=OPTIONS_RULE)
+                                     token=name, rule=OPTIONS_RULE)
         options[name] = option_value(opt, value)
     return options
 
@@ -136,12 +155,18 @@ def played_field(doc: Mapping[str, Any]) -> tuple[str, ...]:
     if isinstance(raw, str):
         tokens = raw.replace(",", " ").split()
     elif isinstance(raw, (list, tuple)):
-        tokens = [str(p) for p in raw]
+        tokens = list(raw)
     else:
-        raise NotationError(f"played is not a list of cards: {raw!r:.40} ({HISTORY_RULE})", token=repr(raw),
+        raise NotationError(f"played must be a list of cards, not {shown(raw)} ({HISTORY_RULE})", token=token_text(raw),
                             rule=HISTORY_RULE)
     played = []
     for ply, token in enumerate(tokens):
+        if isinstance(token, Card):
+            played.append(str(token))
+            continue
+        if not isinstance(token, str):
+            raise InvalidCardError(f"played[{ply}] must be a card such as 'TH', not {shown(token)} ({HISTORY_RULE})",
+                                   token=token_text(token), rule=HISTORY_RULE)
         try:
             played.append(str(Card.parse(token)))
         except NotationError as exc:

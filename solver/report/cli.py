@@ -33,17 +33,10 @@ def default_output(args: argparse.Namespace) -> Path:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ddcards.cli import as_position, load_input, read_documents
+    from ddcards.cli import as_position, one_document
     from ddcards.report import report_html
 
-    text, source = load_input(args)
-    docs = list(read_documents(text, source))
-    if len(docs) != 1:
-        raise NotationError(f"{source} holds {len(docs)} documents: a report shows one deal (split the file)",
-                            token=source, rule="one deal per report")
-    _, doc = docs[0]
-    if isinstance(doc, Exception):
-        raise doc
+    doc, _ = one_document(args, "a report shows one deal")
     page = report_html(as_position(doc), solver=ddcards.Solver(tt_mb=args.tt_mb), timeout=args.timeout)
     if args.output == "-":
         sys.stdout.write(page)

@@ -1,0 +1,75 @@
+"""Coverage-guided fuzzing of the document readers with atheris (issue 10).
+
+Each input is raw bytes, read three ways: as one position document
+(``Position.from_json``), as a batch (``ddcards._batch.read_documents``, every entry then
+validated as a position), and through ``dd_table``.  Anything but a DdcardsError is a
+crash: atheris stops and writes the input to ``crash-*``.  The Python code of ddcards is
+instrumented, so inputs that reach new lines of the readers and validators are kept.
+
+    pip install -e '.[fuzz]'
+    python fuzz/atheris_documents.py fuzz/corpus -max_total_time=60        # a minute
+    DDCARDS_FUZZ_SECONDS=3600 python fuzz/atheris_documents.py fuzz/corpus  # an hour
+
+The seed corpus (fuzz/corpus, made from the bundled examples on the first run) gives the
+fuzzer valid documents to mutate; without it, it rarely gets past the JSON syntax.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from pathlib import Path
+
+import atheris
+
+with atheris.instrument_imports(include=["ddcards"]):
+    import ddcards
+    from ddcards import _batch
+    from ddcards.ddtable import dd_table
+    from ddcards.errors import DdcardsError
+
+def one_input(data: bytes) -> None:
+    try:
+        ddcards.Position.from_json(data)
+    except DdcardsError:
+        pass
+    for entry in _batch.read_documents(io.BytesIO(data)):
+        if entry.error is not None:
+            assert isinstance(entry.error, DdcardsError), repr(entry.error)
+            continue
+        try:
+            ddcards.Position.from_dict(entry.document)
+        except DdcardsError:
+            pass
+    if b"klaverjas" in data:
+        try:
+            dd_table(data.decode("utf-8", "replace"), timeout=5)
+        except (DdcardsError, ddcards.SearchAborted):
+            pass
+
+
+def seed_corpus(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    if any(folder.iterdir()):
+        return
+    for name in ddcards.example_names():
+        doc = ddcards.example(name)
+        (folder / f"{name}.json").write_text(json.dumps(doc))
+        (folder / f"{name}.pretty.json").write_text(json.dumps(doc, indent=2))
+    (folder / "batch.jsonl").write_text("\n".join(json.dumps(ddcards.example(n)) for n in ddcards.example_names()))
+
+
+def main() -> None:
+    args = list(sys.argv)
+    folders = [a for a in args[1:] if not a.startswith("-")]
+    for folder in folders:
+        seed_corpus(Path(folder))
+    if not any(a.startswith(("-max_total_time", "-runs", "-atheris_runs")) for a in args):
+        args.append(f"-max_total_time={int(os.environ.get('DDCARDS_FUZZ_SECONDS', '10'))}")
+    atheris.Setup(args, one_input)
+    atheris.Fuzz()           # libFuzzer prints "Done N runs" at the end, or stops at a crash
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,388 @@
+"""Batches of position documents: read each as it arrives, answer it, go on after a bad one.
+
+Input (bytes, split only at ``\\n``; a ``\\r`` before it is dropped, so ``\\r\\n`` works;
+form feed, U+2028 or a lone ``\\r`` are characters *inside* a line):
+
+- **JSON Lines** (the usual case): one document a line, answered as soon as its line is
+  read, in memory bounded by one line (at most :data:`MAX_LINE_BYTES`).  A line holding a
+  JSON array stands for its documents.  Blank lines and lines starting with ``#`` are
+  skipped.  A bad line of any kind (not UTF-8, not JSON, too long, a bad document) gives
+  an error for that line and the next line is read as usual.
+- **One JSON text over several lines**: when the first line that is not blank or a comment
+  does not hold a complete JSON value (``{`` or ``[`` alone, a pretty-printed document),
+  the input is read to its end (at most :data:`MAX_DOCUMENT_BYTES`) as a document, an array
+  of documents, or documents one after another (as ``jq`` prints them).  So a JSON Lines
+  file is never read twice: the first line decides.  Should that first document be broken
+  while the next line is a complete object or array by itself, the input is taken as JSON
+  Lines after all (a broken first line costs only itself).
+
+Each document is an :class:`Entry` with the line it starts on, its place in an array, and
+the ``id`` it carried (taken out of the document and echoed in its answer).
+:func:`answer_each` runs a function on every entry and yields an :class:`Outcome` for
+each, bad ones included; :func:`records` is the whole loop, lines in, dicts out.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from ddcards._jsonio import (JSON_RULE, MAX_DIGITS, check_depth, check_limits, decode_utf8, decode_value, loads, shown,
+                             token_text)
+from ddcards.errors import DdcardsError, NotationError, SearchAborted
+
+__all__ = ["Entry", "Outcome", "read_documents", "answer_each", "records", "MAX_LINE_BYTES",
+           "MAX_DOCUMENT_BYTES", "MAX_ID_CHARS"]
+
+MAX_LINE_BYTES = 16 << 20           # one JSON Lines line; a position document is under 1 KiB
+MAX_DOCUMENT_BYTES = 64 << 20       # one JSON text spread over several lines, read whole
+MAX_ID_CHARS = 256
+_JSON_SPACE = " \t\r\n"
+_EMPTY = "an empty array holds no position document"
+BATCH_RULE = "docs/RULES.md §0.11 rule 3: a batch is JSON Lines, or one JSON text of documents"
+ID_RULE = "docs/RULES.md §0.11 rule 4: an id is a text of at most 256 characters or a whole number"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One document of the input, or the error that stood in its place."""
+
+    line: int                          # the line it starts on (1-based)
+    index: int | None = None           # its place in a JSON array (0-based); None outside arrays
+    id: str | int | None = None        # the "id" it carried, echoed in its answer
+    document: Any = None               # the document without its "id"
+    error: DdcardsError | None = None  # why there is no document
+
+    def label(self) -> dict[str, Any]:
+        """The fields that tie an answer to its input: line, index (in an array), id."""
+        out: dict[str, Any] = {"line": self.line}
+        if self.index is not None:
+            out["index"] = self.index
+        if self.id is not None:
+            out["id"] = self.id
+        return out
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The answer to one entry, or the error that stopped it."""
+
+    entry: Entry
+    answer: Any = None
+    error: BaseException | None = None
+
+    @property
+    def internal(self) -> bool:
+        """Neither an answer nor an error of the project: a bug to report."""
+        return self.error is not None and not isinstance(self.error, (DdcardsError, SearchAborted))
+
+    def record(self, answer_to_dict: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+        """The outcome as one JSON-ready dict: the entry's label, then the answer or the error."""
+        out = self.entry.label()
+        if self.error is None:
+            out.update(answer_to_dict(self.answer))
+            return out
+        out["error"] = str(self.error) if not self.internal else f"internal error: {self.error!r:.300}"
+        out["error_type"] = type(self.error).__name__ if not self.internal else "InternalError"
+        if isinstance(self.error, DdcardsError):
+            out["token"], out["rule"] = self.error.token, self.error.rule
+        return out
+
+
+def answer_each(entries: Iterable[Entry], work: Callable[[Any], Any]) -> Iterator[Outcome]:
+    """`work(document)` for every entry, one at a time, as the entries arrive.
+
+    A DdcardsError or a stopped search (SearchAborted) is that entry's outcome; so is any
+    other exception (a bug), so that one document never costs the others.
+    """
+    for entry in entries:
+        if entry.error is not None:
+            yield Outcome(entry, error=entry.error)
+            continue
+        try:
+            answer = work(entry.document)
+        except Exception as exc:          # noqa: BLE001 - reported per entry, see Outcome.internal
+            yield Outcome(entry, error=exc)
+        else:
+            yield Outcome(entry, answer=answer)
+
+
+def records(source: BinaryIO | Iterable[bytes | str], work: Callable[[Any], Any],
+            answer_to_dict: Callable[[Any], dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Lines in, records out: read `source`, run `work` on each document, yield its record."""
+    for outcome in answer_each(read_documents(source), work):
+        yield outcome.record(answer_to_dict)
+
+
+# ----------------------------------------------------------------- reading
+
+def read_documents(source: BinaryIO | Iterable[bytes | str]) -> Iterator[Entry]:
+    """The entries of `source`: a binary stream, or an iterable of lines (bytes or str).
+
+    Lazy: an entry is yielded as soon as its line is read (JSON Lines).
+    """
+    lines = _numbered_lines(source)
+    for lineno, raw in lines:
+        if raw is not None and _skipped(raw):
+            continue
+        # The first line that counts decides between JSON Lines and one JSON text.
+        if raw is not None and _starts_a_longer_text(raw):
+            yield from _read_text(lineno, raw, lines)
+            return
+        yield from _line_entries(lineno, raw)
+        break
+    for lineno, raw in lines:
+        if raw is None or not _skipped(raw):
+            yield from _line_entries(lineno, raw)
+
+
+def _numbered_lines(source: BinaryIO | Iterable[bytes | str]) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, the line without its end) for each line; None for a line over MAX_LINE_BYTES."""
+    readline = getattr(source, "readline", None)
+    if readline is None or not isinstance(readline(0), bytes):
+        for lineno, item in enumerate(source, 1):        # type: ignore[arg-type]
+            data = item.encode("utf-8", "surrogatepass") if isinstance(item, str) else bytes(item)
+            yield lineno, (_strip_end(data) if len(data) <= MAX_LINE_BYTES + 2 else None)
+        return
+    lineno = 0
+    while True:
+        data = readline(MAX_LINE_BYTES + 2)
+        if not data:
+            return
+        lineno += 1
+        if len(data) > MAX_LINE_BYTES and not data.endswith(b"\n") or len(_strip_end(data)) > MAX_LINE_BYTES:
+            while data and not data.endswith(b"\n"):     # skip the rest of the line, a piece at a time
+                data = readline(1 << 20)
+            yield lineno, None
+            continue
+        yield lineno, _strip_end(data)
+
+
+def _strip_end(data: bytes) -> bytes:
+    if data.endswith(b"\n"):
+        data = data[:-1]
+        if data.endswith(b"\r"):
+            data = data[:-1]
+    return data
+
+
+def _skipped(raw: bytes) -> bool:
+    """A blank line or a comment (JSON whitespace only: a form feed is content)."""
+    body = raw.strip(b" \t\r\n")
+    return not body or body.startswith(b"#")
+
+
+def _starts_a_longer_text(raw: bytes) -> bool:
+    """Does this line begin a JSON value that it does not finish (e.g. '{' of a pretty document)?"""
+    try:
+        text = raw.decode("utf-8")
+        decode_value(text)
+    except json.JSONDecodeError as exc:
+        return exc.pos >= len(text.rstrip(_JSON_SPACE))
+    except (UnicodeDecodeError, DdcardsError):
+        return False
+    return False
+
+
+def _line_entries(lineno: int, raw: bytes | None) -> Iterator[Entry]:
+    """The entries of one JSON Lines line: its document, the documents of its array, or an error."""
+    try:
+        if raw is None:
+            raise NotationError(f"the line is longer than {MAX_LINE_BYTES >> 20} MiB; a position document "
+                                "takes well under 1 KiB", token=f"line {lineno}",
+                                rule=BATCH_RULE)
+        text = decode_utf8(raw, "the line")
+        check_depth(text)
+        try:
+            value, end = decode_value(text)
+        except json.JSONDecodeError as exc:
+            near = exc.doc[max(0, exc.pos - 10):exc.pos + 10]
+            raise NotationError(f"not valid JSON: {_reason(exc)} at column {exc.colno} (near {shown(near)})",
+                                token=token_text(near), rule=BATCH_RULE) from None
+        rest = text[end:].strip(_JSON_SPACE)
+        if rest:
+            raise NotationError(f"more than one JSON value on the line: {shown(rest[:20])} follows the first "
+                                f"(column {end + 1})", token=token_text(rest[:20]),
+                                rule=BATCH_RULE)
+    except DdcardsError as exc:
+        yield Entry(lineno, error=exc)
+        return
+    if isinstance(value, list):
+        if not value:
+            yield Entry(lineno, error=NotationError(_EMPTY, token="[]", rule=BATCH_RULE))
+        for index, item in enumerate(value):
+            yield _entry(lineno, index, item)
+    else:
+        yield _entry(lineno, None, value)
+
+
+def _entry(lineno: int, index: int | None, value: Any) -> Entry:
+    """An entry for one parsed document, its "id" taken out and checked."""
+    if not isinstance(value, dict) or "id" not in value:
+        return Entry(lineno, index, document=value)
+    document = dict(value)
+    ident = document.pop("id")
+    ok = (isinstance(ident, int) and not isinstance(ident, bool) and abs(ident) < 10 ** MAX_DIGITS) or \
+         (isinstance(ident, str) and len(ident) <= MAX_ID_CHARS)
+    try:
+        if not ok:
+            raise NotationError(f"id must be text of at most {MAX_ID_CHARS} characters or a whole number of at most "
+                                f"{MAX_DIGITS} digits, not {shown(ident)}", token=token_text(ident),
+                                rule=ID_RULE)
+        check_limits(ident, "an id")                      # valid Unicode
+    except DdcardsError as exc:
+        return Entry(lineno, index, error=exc)
+    return Entry(lineno, index, ident, document)
+
+
+def _read_text(lineno: int, first: bytes, lines: Iterator[tuple[int, bytes | None]]) -> Iterator[Entry]:
+    """One JSON text that starts on line `lineno` and runs to the end of the input."""
+    buffered: list[bytes | None] = [first]              # every line from `lineno` on, blank ones too
+    size = len(first)
+    for _, raw in lines:
+        buffered.append(raw)
+        size += len(raw or b"") + 1
+        if raw is None or size > MAX_DOCUMENT_BYTES:
+            break
+    as_lines = _second_line_is_a_document(buffered)
+    if size <= MAX_DOCUMENT_BYTES and None not in buffered:
+        data = b"\n".join(buffered)                    # type: ignore[arg-type]
+        del buffered
+        entries = _text_entries(lineno, data)
+        head = next(entries, None)
+        if head is not None and (head.error is None or not as_lines):
+            yield head
+            yield from entries
+            return
+        again: list[bytes | None] = [*data.split(b"\n")]
+        buffered = again                             # a JSON Lines batch whose first line is broken
+    if as_lines:
+        for n, raw in enumerate(buffered, lineno):
+            if raw is None or not _skipped(raw):
+                yield from _line_entries(n, raw)
+        for n, raw in lines:
+            if raw is None or not _skipped(raw):
+                yield from _line_entries(n, raw)
+        return
+    yield Entry(lineno, error=NotationError(
+        f"a JSON document spread over several lines is read whole, up to {MAX_DOCUMENT_BYTES >> 20} MiB with "
+        f"lines of at most {MAX_LINE_BYTES >> 20} MiB; this one is longer (give big batches as JSON Lines, one "
+        "document a line)", token=f"line {lineno}", rule=BATCH_RULE))
+
+
+def _second_line_is_a_document(lines: list[bytes | None]) -> bool:
+    """Is the second line that counts a complete JSON object or array by itself (JSON Lines)?"""
+    seen = 0
+    for raw in lines:
+        if raw is None or _skipped(raw):
+            continue
+        seen += 1
+        if seen == 2:
+            try:
+                return isinstance(loads(decode_utf8(raw)), (dict, list))
+            except DdcardsError:
+                return False
+    return False
+
+
+def _text_entries(first_line: int, data: bytes) -> Iterator[Entry]:
+    """The documents of one JSON text (a document, an array, or several one after another)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad_line = data.count(b"\n", 0, exc.start)
+        raw = data.split(b"\n")[bad_line]
+        try:
+            decode_utf8(raw, "the line")
+        except DdcardsError as err:
+            yield Entry(first_line + bad_line, error=err)
+        return
+    try:
+        check_depth(text)
+    except DdcardsError as exc:
+        yield Entry(first_line, error=exc)
+        return
+    cursor = _Cursor(text, first_line)
+    cursor.skip()
+    while not cursor.at_end():
+        try:
+            if text[cursor.pos] == "[":
+                yield from _array_entries(cursor)
+            else:
+                line = cursor.line()
+                value, cursor.pos = decode_value(text, cursor.pos)
+                yield _entry(line, None, value)
+        except json.JSONDecodeError as exc:
+            near = exc.doc[max(0, exc.pos - 10):exc.pos + 10]
+            yield Entry(first_line + exc.lineno - 1, error=NotationError(
+                f"not valid JSON: {_reason(exc)} at line {first_line + exc.lineno - 1} column {exc.colno} "
+                f"(near {shown(near)})", token=token_text(near), rule=JSON_RULE))
+            return                       # no telling where the next document starts
+        except DdcardsError as exc:
+            yield Entry(cursor.line(), error=exc)
+            return
+        cursor.skip()
+
+
+def _array_entries(cursor: _Cursor) -> Iterator[Entry]:
+    """The elements of the array at the cursor, each parsed and yielded on its own."""
+    text = cursor.text
+    start_line = cursor.line()
+    cursor.pos += 1
+    cursor.skip(comments=False)
+    if text.startswith("]", cursor.pos):
+        cursor.pos += 1
+        yield Entry(start_line, error=NotationError(_EMPTY, token="[]", rule=BATCH_RULE))
+        return
+    index = 0
+    while True:
+        cursor.skip(comments=False)
+        line = cursor.line()
+        value, cursor.pos = decode_value(text, cursor.pos)
+        yield _entry(line, index, value)
+        cursor.skip(comments=False)
+        if text.startswith(",", cursor.pos):
+            cursor.pos += 1
+            index += 1
+        elif text.startswith("]", cursor.pos):
+            cursor.pos += 1
+            return
+        else:
+            raise json.JSONDecodeError("Expecting ',' delimiter or ']' after an array element", text, cursor.pos)
+
+
+def _reason(exc: json.JSONDecodeError) -> str:
+    reason = exc.msg.removesuffix(" at")            # "Invalid control character at"
+    if exc.pos >= len(exc.doc.rstrip(_JSON_SPACE)):
+        reason += " (the input ends first)"
+    return reason
+
+
+class _Cursor:
+    """A place in a JSON text, with the line it is on counted as it moves forward."""
+
+    def __init__(self, text: str, first_line: int):
+        self.text, self.pos = text, 0
+        self._line, self._counted = first_line, 0
+
+    def line(self) -> int:
+        self._line += self.text.count("\n", self._counted, self.pos)
+        self._counted = self.pos
+        return self._line
+
+    def skip(self, comments: bool = True) -> None:
+        """Past JSON whitespace (and, between documents, a '#' comment to the end of its line)."""
+        text, n = self.text, len(self.text)
+        while self.pos < n:
+            ch = text[self.pos]
+            if ch in _JSON_SPACE:
+                self.pos += 1
+            elif comments and ch == "#":
+                end = text.find("\n", self.pos)
+                self.pos = n if end < 0 else end + 1
+            else:
+                return
+
+    def at_end(self) -> bool:
+        return self.pos >= len(self.text)

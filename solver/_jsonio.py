@@ -1,0 +1,284 @@
+"""The project's one safe JSON reader, and safe formatting of values in messages.
+
+Python's ``json`` module and ``repr()`` have edges that turn hostile input into a crash
+instead of a clear error: an integer literal of more than 4,300 digits raises ValueError,
+deep nesting raises RecursionError (also in ``repr()`` of a deep value inside a message),
+a ``\\ud800`` escape yields a string that cannot be printed as UTF-8, ``NaN`` is accepted
+although it is not JSON, and a key given twice silently keeps the last value.  Everything
+that reads JSON or a position document goes through here instead:
+
+- :func:`loads` / :func:`decode_value` parse strict JSON (RFC 8259): no ``NaN``/
+  ``Infinity``, no key twice in an object, numbers longer than :data:`MAX_DIGITS` digits
+  kept as a :class:`LongNumber` marker (never converted, so never slow and never a crash);
+- :func:`decode_utf8` decodes bytes, naming the first bad byte by its offset and value
+  (never echoing raw bytes);
+- :func:`check_limits` is the gate every position document passes (``from_dict`` and
+  ``from_json`` alike): nesting, number size, text length, list length, valid Unicode;
+- :func:`shown` formats any value for a message: short, one line, never raising.
+
+Every failure is a :class:`~ddcards.errors.NotationError` with ``token`` and ``rule``.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ddcards.errors import NotationError
+
+__all__ = ["MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "LongNumber", "loads", "decode_value", "check_depth",
+           "decode_utf8", "check_limits", "shown", "token_text"]
+
+# A position document nests 3 levels (document -> hands -> a hand's cards); these limits
+# leave room for any game while keeping every walk, message and answer small.
+MAX_DEPTH = 16            # levels of arrays/objects
+MAX_DIGITS = 30           # digits of an integer (every field's range is far smaller)
+MAX_TEXT = 1000           # characters of one string (a whole history as text is ~100)
+MAX_ITEMS = 1000          # items of one array or object (a deal has at most 36 cards)
+
+# The clauses of docs/RULES.md these errors cite.
+JSON_RULE = "docs/RULES.md §0.11 rule 1: a document is one JSON value (RFC 8259) in UTF-8"
+POSITION_RULE = "docs/RULES.md §0.6: a position is a JSON object of its game's fields"
+LIMITS_RULE = ("docs/RULES.md §0.11 rule 2: at most 16 levels of nesting,"
+               " 30 digits a number, 1,000 characters a text, 1,000 items a list")
+
+
+
+class LongNumber:
+    """A JSON integer of more than MAX_DIGITS digits, kept as its length and first digits.
+
+    Converting such a literal costs time quadratic in its length and Python refuses past
+    4,300 digits; no field takes one, so it is only ever reported.
+    """
+
+    __slots__ = ("digits", "head", "negative")
+
+    def __init__(self, literal: str):
+        self.negative = literal.startswith("-")
+        body = literal.lstrip("-")
+        self.digits = len(body)
+        self.head = body[:12]
+
+    def __repr__(self) -> str:
+        return f"{'-' if self.negative else ''}{self.head}… ({self.digits:,} digits)"
+
+
+def _parse_int(literal: str) -> int | LongNumber:
+    if len(literal) - literal.startswith("-") > MAX_DIGITS:
+        return LongNumber(literal)
+    return int(literal)
+
+
+def _reject_constant(name: str) -> Any:
+    raise NotationError(f"{name} is not a JSON number (RFC 8259 has no NaN or Infinity)",
+                        token=name, rule=JSON_RULE)
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise NotationError(f"key {shown(key)} appears twice in one object (which would win is "
+                                "not defined)", token=token_text(key), rule=JSON_RULE)
+        out[key] = value
+    return out
+
+
+_DECODER = json.JSONDecoder(parse_int=_parse_int, parse_constant=_reject_constant, object_pairs_hook=_object,
+                            strict=True)
+
+
+def decode_value(text: str, start: int = 0) -> tuple[Any, int]:
+    """Parse one JSON value of `text` from index `start` (after any whitespace): (value, end).
+
+    Raises json.JSONDecodeError for text that is not JSON (the caller knows whether a value
+    cut off at the end means "read more"), NotationError for JSON past the limits above.
+    """
+    end = len(text)
+    while start < end and text[start] in " \t\r\n":
+        start += 1
+    try:
+        return _DECODER.raw_decode(text, start)
+    except RecursionError:
+        raise NotationError(f"JSON nested too deeply to read (a position document nests at most {MAX_DEPTH} "
+                            "levels)", token=token_text(text[start:start + 20]), rule=LIMITS_RULE) from None
+
+
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def check_depth(text: str) -> None:
+    """NotationError if the JSON `text` nests more than MAX_DEPTH levels, before it is parsed.
+
+    Checked ahead so that the answer does not depend on how much stack the caller has
+    left (json raises RecursionError somewhere near 1,000 levels); linear in the text.
+    """
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    depth = 0
+    for match in _TOKENS.finditer(text):
+        ch = match.group()
+        if ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                line = text.count("\n", 0, match.start()) + 1
+                column = match.start() - text.rfind("\n", 0, match.start())
+                raise NotationError(f"JSON nested more than {MAX_DEPTH} levels deep at line {line} column {column}; "
+                                    "a position document nests a few levels", token=token_text(text[match.start():][:20]),
+                                    rule=LIMITS_RULE)
+        elif ch in "]}":
+            depth -= 1
+
+
+def json_error(exc: json.JSONDecodeError, what: str = "JSON") -> NotationError:
+    """A NotationError for text that is not JSON, naming the place and the text there."""
+    near = exc.doc[max(0, exc.pos - 10):exc.pos + 10]
+    return NotationError(f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} "
+                         f"(near {shown(near)})", token=token_text(near), rule=JSON_RULE)
+
+
+def loads(text: str, what: str = "the text") -> Any:
+    """Parse `text` as exactly one strict JSON value; NotationError if it is not one."""
+    check_depth(text)
+    try:
+        value, end = decode_value(text)
+    except json.JSONDecodeError as exc:
+        raise json_error(exc, what) from None
+    rest = text[end:].strip(" \t\r\n")
+    if rest:
+        raise NotationError(f"{what} holds more than one JSON value: {shown(rest[:20])} follows the first",
+                            token=token_text(rest[:20]), rule=JSON_RULE)
+    return value
+
+
+def decode_utf8(data: bytes, what: str = "the input") -> str:
+    """`data` as UTF-8 text; NotationError naming the first bad byte (its offset and value)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start:exc.start + 1].hex()
+        why = _UTF8_REASONS.get(exc.reason, exc.reason)
+        raise NotationError(f"{what} is not UTF-8 text: byte {exc.start + 1} (0x{bad}) {why}",
+                            token=f"0x{bad}", rule=JSON_RULE) from None
+
+
+_UTF8_REASONS = {
+    "invalid start byte": "starts no character",
+    "invalid continuation byte": "starts a character that the next byte does not continue",
+    "unexpected end of data": "starts a character that the text cuts off",
+}
+
+
+def check_limits(document: Any, what: str = "a position document") -> None:
+    """The gate every document passes before its fields are read: NotationError naming the
+    place (e.g. ``hands[0]``) when it nests too deep, holds a number, a text or a list over
+    the limits, or text that is not valid Unicode (a lone surrogate)."""
+    stack: list[tuple[Any, str, int]] = [(document, "", 0)]
+    while stack:
+        value, path, depth = stack.pop()
+        where = f"{path if len(path) <= 60 else path[:60] + '…'}: " if path else ""
+        if isinstance(value, str):
+            _check_text(value, where, what)
+        elif isinstance(value, LongNumber) or (isinstance(value, int) and not isinstance(value, bool)
+                                               and abs(value) >= 10 ** MAX_DIGITS):
+            raise NotationError(f"{where}{shown(value)} is far out of the range of any field "
+                                f"(numbers have at most {MAX_DIGITS} digits)", token=token_text(value),
+                                rule=LIMITS_RULE)
+        elif isinstance(value, (Mapping, list, tuple)):
+            if depth >= MAX_DEPTH:
+                raise NotationError(f"{where}nested more than {MAX_DEPTH} levels deep; {what} nests a few "
+                                    "levels", token=token_text(path or "document"),
+                                    rule=LIMITS_RULE)
+            if len(value) > MAX_ITEMS:
+                raise NotationError(f"{where}{len(value):,} items; an array or object of {what} holds at most "
+                                    f"{MAX_ITEMS}", token=token_text(path or "document"), rule=LIMITS_RULE)
+            if isinstance(value, Mapping):
+                for key, item in value.items():
+                    if not isinstance(key, str):
+                        raise NotationError(f"{where}key {shown(key)} is not text (JSON object keys are strings)",
+                                            token=token_text(key), rule=JSON_RULE)
+                    _check_text(key, f"{where}key {shown(key, 20)}: ", what)
+                    stack.append((item, f"{path}.{key}" if path else key, depth + 1))
+            else:
+                for i, item in enumerate(value):
+                    stack.append((item, f"{path}[{i}]", depth + 1))
+
+
+def _check_text(text: str, where: str, what: str) -> None:
+    if len(text) > MAX_TEXT:
+        raise NotationError(f"{where}text of {len(text):,} characters; a text of {what} holds at most {MAX_TEXT}",
+                            token=token_text(text), rule=LIMITS_RULE)
+    if not text.isascii():
+        _check_unicode(text, where)
+
+
+def _check_unicode(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = f"\\u{ord(text[exc.start]):04x}"
+        raise NotationError(f"{where}lone surrogate {bad} in text: text must be valid Unicode (a surrogate "
+                            "escape needs its pair)", token=bad, rule=LIMITS_RULE) from None
+
+
+def token_text(value: Any, limit: int = 40) -> str:
+    """`value` as the ``.token`` of an error: text as it is (cut at `limit` characters, lone
+    surrogates escaped so that it prints), anything else as :func:`shown` gives it."""
+    if isinstance(value, str):
+        text = value if len(value) <= limit else value[:limit] + "…"
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return shown(value, limit)
+
+
+def shown(value: Any, limit: int = 40) -> str:
+    """`value` for a message: like repr() but one short line that never raises.
+
+    Long text is cut with its length said; huge integers give their digit count;
+    nested containers show their outline only; control characters and lone
+    surrogates are escaped (as repr() does), so the result always prints.
+    """
+    try:
+        text = _shown(value, limit, 3)
+    except Exception:                 # a foreign object whose repr() fails
+        text = f"<{type(value).__name__}>"
+    return text
+
+
+def _shown(value: Any, limit: int, levels: int) -> str:
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return repr(value)
+        return repr(value[:limit]) + f"… ({len(value):,} characters)"
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, int):
+        if abs(value) < 10 ** MAX_DIGITS:
+            return repr(value)
+        sign = "-" if value < 0 else ""
+        digits = int(value.bit_length() * math.log10(2)) + 1      # within one of the true count
+        if digits > 4000:                 # str() is slow (and refused past 4,300 digits)
+            return f"<{sign}a number of about {digits:,} digits>"
+        body = str(abs(value))
+        return f"{sign}{body[:12]}… ({len(body):,} digits)"
+    if isinstance(value, float) or isinstance(value, LongNumber):
+        return repr(value)
+    if isinstance(value, (bytes, bytearray)):
+        return f"<{len(value):,} bytes>"
+    if isinstance(value, Mapping):
+        if levels <= 0 or not value:
+            return "{…}" if value else "{}"
+        items = []
+        for key, item in list(value.items())[:3]:
+            items.append(f"{_shown(key, 12, 0)}: {_shown(item, 12, levels - 1)}")
+        more = ", …" if len(value) > 3 else ""
+        return "{" + ", ".join(items) + more + "}"
+    if isinstance(value, (list, tuple)):
+        if levels <= 0 or not value:
+            return "[…]" if value else "[]"
+        items = [_shown(item, 12, levels - 1) for item in value[:4]]
+        more = f", … ({len(value):,} items)" if len(value) > 4 else ""
+        return "[" + ", ".join(items) + more + "]"
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -1,0 +1,90 @@
+"""Fuzzing the Python API with hostile documents (issue 10): nothing but the project's errors.
+
+Every input either is accepted — and then the position is usable: solved, analysed,
+round-tripped — or raises a DdcardsError subclass with a token and a rule whose message
+prints as UTF-8.  Never a ValueError, TypeError, KeyError, RecursionError or UnicodeError.
+The budget is DDCARDS_FUZZ_EXAMPLES per test (docs/FUZZING.md).
+"""
+from __future__ import annotations
+
+import json
+
+from _fuzz_strategies import FUZZ, document_texts, mutated_documents
+from hypothesis import event, given
+from hypothesis import strategies as st
+
+import ddcards
+from ddcards import DdcardsError
+from ddcards.ddtable import dd_table
+
+
+def assert_project_error(err: BaseException) -> None:
+    assert isinstance(err, DdcardsError), f"{type(err).__name__}: {err!r:.300}"
+    assert err.token is not None and err.rule, repr(err)
+    message = str(err)
+    message.encode("utf-8")                        # printable: no lone surrogate
+    str(err.token).encode("utf-8")
+    assert 0 < len(message) < 2000, message[:200]
+
+
+def accepted(call):
+    """The value of `call()`, or None after checking that it failed with a project error."""
+    try:
+        value = call()
+    except Exception as err:                       # noqa: BLE001 - the property under test
+        assert_project_error(err)
+        event(f"rejected: {type(err).__name__}")  # --hypothesis-show-statistics counts them
+        return None
+    event("accepted")
+    return value
+
+
+def check_usable(pos: ddcards.Position) -> None:
+    again = ddcards.Position.from_json(pos.to_json())
+    assert again == pos
+    if pos.is_over:
+        return
+    res = ddcards.solve(pos, mode="best", timeout=5)
+    assert res.best_move in pos.legal_moves
+    json.dumps(res.to_dict())
+
+
+@FUZZ
+@given(mutated_documents())
+def test_from_dict_and_solve(doc):
+    pos = accepted(lambda: ddcards.Position.from_dict(doc))
+    if pos is not None:
+        check_usable(pos)
+
+
+@FUZZ
+@given(document_texts())
+def test_from_json_text_and_bytes(data):
+    pos = accepted(lambda: ddcards.Position.from_json(data))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    again = accepted(lambda: ddcards.Position.from_json(text))
+    assert (pos is None) == (again is None) and pos == again
+    if pos is not None:
+        check_usable(pos)
+
+
+@FUZZ
+@given(mutated_documents() | document_texts().map(lambda b: b.decode("utf-8", "replace")))
+def test_solve_and_analyse_take_documents_and_text(doc):
+    res = accepted(lambda: ddcards.solve(doc, mode="optimal", timeout=5))
+    if res is not None:
+        assert set(res.optimal_moves) <= {m.move for m in res.moves}
+        an = accepted(lambda: ddcards.analyse(doc, timeout=20))
+        assert an is not None and an.final_value == res.value
+
+
+@FUZZ
+@given(mutated_documents(names=("klaverjas",)) | mutated_documents())
+def test_dd_table(doc):
+    table = accepted(lambda: dd_table(doc, timeout=30))
+    if table is not None:
+        assert set(table["values"]) == {"S", "H", "D", "C"}
+        assert all(isinstance(v, int) for pair in table["values"].values() for v in pair)
