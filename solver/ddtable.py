@@ -59,12 +59,12 @@ def _deal_document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[
     if game.info.name != "klaverjas":
         raise InvalidOptionError(f"dd_table covers Klaverjas deals (every trump suit and playing team); "
                                  f"'{game.info.name}' has no such table", token=str(doc.get("game")),
-                                 rule="dd_table: klaverjas")
+                                 rule="dd_table: klaverjas", field="game")
     played = doc.get("played") or []
     if played:
         raise InvalidOptionError(f"dd_table solves whole deals, but {len(played)} card(s) are already played, "
                                  f"from played[0] '{played[0]}' (a history may be illegal under another trump "
-                                 "suit)", token=str(played[0]), rule="dd_table: no history")
+                                 "suit)", token=str(played[0]), rule="dd_table: no history", field="played[0]")
     deal = {k: doc[k] for k in _DEAL_FIELDS if k in doc}
     deal["game"] = "klaverjas"
     return deal

@@ -34,13 +34,13 @@ def get_game(name: object) -> Game:
         _GAMES = _registry()
     if not isinstance(name, str) or not name.strip():
         raise InvalidOptionError(f"a position names its game (field 'game': one of {', '.join(_GAMES)})",
-                                 token=repr(name), rule="game")
+                                 token=repr(name), rule="game", field="game")
     key = _fold(name)
     for game in _GAMES.values():
         if key == game.info.name or key in (_fold(a) for a in game.info.aliases):
             return game
     raise InvalidOptionError(f"unknown game '{name}' (supported: {', '.join(_GAMES)})", token=name,
-                             rule="supported games")
+                             rule="supported games", field="game")
 
 
 def find_game(name: str) -> GameInfo:

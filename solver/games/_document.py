@@ -18,7 +18,7 @@ def check_fields(doc: Mapping[str, Any], fields: Sequence[str], game: str) -> No
     for key in doc:
         if key not in fields:
             raise InvalidOptionError(f"field '{key}' does not apply to {game} (fields: {', '.join(fields)})",
-                                     token=str(key), rule=f"fields of a {game} position")
+                                     token=str(key), rule=f"fields of a {game} position", field=str(key))
 
 
 def cards_field(value: Any, what: str) -> tuple[Card, ...]:
@@ -40,7 +40,7 @@ def hand_field(value: Any, seat: int) -> tuple[Card, ...]:
         format_hand(cards)          # rejects a card given twice
         return cards
     raise NotationError(f"hand {seat} must be a string such as 'AKT.987..QJ', not {value!r:.40}",
-                        token=repr(value), rule="hand notation")
+                        token=repr(value), rule="hand notation", field=f"hands[{seat}]")
 
 
 def hands_field(doc: Mapping[str, Any], count: int, size: int, title: str) -> tuple[tuple[Card, ...], ...]:
@@ -48,10 +48,10 @@ def hands_field(doc: Mapping[str, Any], count: int, size: int, title: str) -> tu
     raw = doc.get("hands")
     if not isinstance(raw, (list, tuple)):
         raise InvalidDealError(f"{title} needs a list of {count} hands (field 'hands'), got {raw!r:.60}",
-                               token="hands", rule=f"{count} players")
+                               token="hands", rule=f"{count} players", field="hands")
     if len(raw) != count:
         raise InvalidDealError(f"{title} needs {count} hands (field 'hands'), got {len(raw)}", token="hands",
-                               rule=f"{count} players")
+                               rule=f"{count} players", field="hands")
     return tuple(hand_field(h, seat) for seat, h in enumerate(raw))
 
 
@@ -74,7 +74,7 @@ def check_hand_sizes(hands: Sequence[Sequence[Card]], size: int, title: str, why
     for seat, hand in enumerate(hands):
         if len(hand) != size:
             raise InvalidDealError(f"hand {seat} has {len(hand)} cards; {title} hands hold {size}{why}",
-                                   token=f"hand {seat}", rule=f"{size} cards a hand")
+                                   token=f"hand {seat}", rule=f"{size} cards a hand", field=f"hands[{seat}]")
 
 
 def option_value(info: OptionInfo, value: Any) -> Any:
@@ -83,13 +83,13 @@ def option_value(info: OptionInfo, value: Any) -> Any:
           "str": isinstance(value, str)}[info.type]
     if not ok:
         raise InvalidOptionError(f"option '{info.name}' takes a {info.type}, not {value!r}",
-                                 token=info.name, rule="option type")
+                                 token=info.name, rule="option type", field=f"options.{info.name}")
     if info.choices and value not in info.choices:
         raise InvalidOptionError(f"option '{info.name}' is one of {', '.join(info.choices)}, not {value!r}",
-                                 token=str(value), rule="option choices")
+                                 token=str(value), rule="option choices", field=f"options.{info.name}")
     if info.type == "int" and value < 0:
         raise InvalidOptionError(f"option '{info.name}' must not be negative ({value})",
-                                 token=str(value), rule="option range")
+                                 token=str(value), rule="option range", field=f"options.{info.name}")
     return value
 
 
@@ -104,17 +104,17 @@ def options_field(doc: Mapping[str, Any], info: GameInfo, *,
         raw = {}
     if not isinstance(raw, Mapping):
         raise InvalidOptionError(f"options must be an object of variant names to values, not {raw!r:.40}",
-                                 token=repr(raw), rule="options")
+                                 token=repr(raw), rule="options", field="options")
     options = {opt.name: opt.default for opt in info.options}
     for name, value in raw.items():
         opt = info.option(name)
         if opt is None:
             known = ", ".join(o.name for o in info.options) or "none"
             raise InvalidOptionError(f"unknown option '{name}' for {info.name} (options: {known})",
-                                     token=str(name), rule=f"options of {info.name}")
+                                     token=str(name), rule=f"options of {info.name}", field=f"options.{name}")
         if not_here and name in not_here:
             raise InvalidOptionError(f"option '{name}' does not apply here: {not_here[name]}",
-                                     token=str(name), rule="options that apply")
+                                     token=str(name), rule="options that apply", field=f"options.{name}")
         options[name] = option_value(opt, value)
     return options
 
@@ -127,11 +127,11 @@ def played_field(doc: Mapping[str, Any]) -> tuple[str, ...]:
     elif isinstance(raw, (list, tuple)):
         tokens = [str(p) for p in raw]
     else:
-        raise NotationError(f"played must be a list of cards, not {raw!r:.40}", token=repr(raw), rule="history")
+        raise NotationError(f"played must be a list of cards, not {raw!r:.40}", token=repr(raw), rule="history", field="played")
     played = []
     for ply, token in enumerate(tokens):
         try:
             played.append(str(Card.parse(token)))
         except NotationError as exc:
-            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
+            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule, field=f"played[{ply}]") from None
     return tuple(played)

@@ -75,10 +75,10 @@ def _int_field(doc: Mapping[str, Any], name: str, choices: tuple[int, ...], rule
                default: int | None = None) -> int:
     value = doc.get(name, default)
     if value is None:
-        raise InvalidOptionError(f"Klaverjas needs field '{name}' ({rule})", token=name, rule=rule)
+        raise InvalidOptionError(f"Klaverjas needs field '{name}' ({rule})", token=name, rule=rule, field=name)
     if isinstance(value, bool) or not isinstance(value, int) or value not in choices:
         raise InvalidOptionError(f"{name} must be one of {', '.join(map(str, choices))}, not {value!r} ({rule})",
-                                 token=str(value), rule=rule)
+                                 token=str(value), rule=rule, field=name)
     return value
 
 
@@ -90,15 +90,15 @@ def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
     if not isinstance(contract, str) or contract.strip().lower() != CONTRACT:
         raise InvalidOptionError(f"unknown contract {contract!r}: Klaverjas has the single contract "
                                  f"'{CONTRACT}' (the trump suit and the playing team say the rest)",
-                                 token=str(contract), rule="contract")
+                                 token=str(contract), rule="contract", field="contract")
 
     trump_text = doc.get("trump")
     if trump_text in (None, ""):
         raise InvalidOptionError("Klaverjas needs a trump suit (field 'trump', e.g. \"H\")",
-                                 token="trump", rule="klaverjas is played with trumps")
+                                 token="trump", rule="klaverjas is played with trumps", field="trump")
     if not isinstance(trump_text, str):
         raise InvalidOptionError(f"trump must be a suit such as \"H\", not {trump_text!r}",
-                                 token=repr(trump_text), rule="trump")
+                                 token=repr(trump_text), rule="trump", field="trump")
     trump = Suit.parse(trump_text)
 
     playing_team = _int_field(doc, "playing_team", (0, 1),
@@ -108,7 +108,7 @@ def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
     rules = doc.get("rules", "amsterdam")
     if not isinstance(rules, str) or rules.strip().lower() not in RULESETS:
         raise InvalidOptionError(f"unknown rules {rules!r}: Klaverjas rules are amsterdam (default) or rotterdam",
-                                 token=str(rules), rule="rules")
+                                 token=str(rules), rule="rules", field="rules")
     rules = rules.strip().lower()
 
     options_field(doc, INFO)          # it has none: any option is an error
@@ -287,7 +287,7 @@ class Klaverjas(Game):
         if len(setup.played) > 32:
             raise IllegalPlayError(f"played[32] '{setup.played[32]}': the deal is over after 32 cards "
                                    f"(played has {len(setup.played)})", token=setup.played[32],
-                                   rule="play a card from your hand")
+                                   rule="play a card from your hand", field="played[32]")
         for token in setup.played:
             session.play(token)
         return session

@@ -74,7 +74,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     contract = doc.get("contract", "hra")
     if not isinstance(contract, str) or contract.lower() not in INFO.contracts:
         raise InvalidOptionError(f"unknown contract {contract!r}: Mariáš contracts are hra, betl, durch",
-                                 token=str(contract), rule="contract")
+                                 token=str(contract), rule="contract", field="contract")
     contract = contract.lower()
 
     trump_text = doc.get("trump")
@@ -82,14 +82,15 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     if contract == "hra":
         if trump_text in (None, ""):
             raise InvalidOptionError("contract 'hra' needs a trump suit (field 'trump', e.g. \"H\")",
-                                     token="trump", rule="hra is played with trumps")
+                                     token="trump", rule="hra is played with trumps", field="trump")
         if not isinstance(trump_text, str):
             raise InvalidOptionError(f"trump must be a suit such as \"H\", not {trump_text!r}",
-                                     token=repr(trump_text), rule="trump")
+                                     token=repr(trump_text), rule="trump", field="trump")
         trump = Suit.parse(trump_text)
     elif trump_text not in (None, ""):
         raise InvalidOptionError(f"trump {trump_text!r} given for {contract}: betl and durch are played "
-                                 "without trumps", token=str(trump_text), rule="no trumps in betl/durch")
+                                 "without trumps", token=str(trump_text), rule="no trumps in betl/durch",
+                                 field="trump")
 
     objective = doc.get("objective")
     if objective is None:
@@ -97,18 +98,19 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     if not isinstance(objective, str) or objective.lower() not in INFO.objectives[contract]:
         raise InvalidOptionError(f"objective {objective!r} does not apply to {contract} (choose "
                                  f"{', '.join(INFO.objectives[contract])})", token=str(objective),
-                                 rule="objective")
+                                 rule="objective", field="objective")
     objective = objective.lower()
 
     flek = doc.get("flek", 0)
     if not isinstance(flek, int) or isinstance(flek, bool) or flek not in (0, 1, 2):
         raise InvalidOptionError(f"flek must be 0 (none), 1 (flek) or 2 (re), not {flek!r}",
-                                 token=str(flek), rule="flek")
+                                 token=str(flek), rule="flek", field="flek")
 
     leader = doc.get("leader", 0)
     if not isinstance(leader, int) or isinstance(leader, bool) or leader != 0:
         raise InvalidOptionError(f"leader {leader!r}: in Mariáš forehand (seat 0) declares and leads "
-                                 "the first trick", token=str(leader), rule="forehand leads")
+                                 "the first trick", token=str(leader), rule="forehand leads",
+                                 field="leader")
 
     why = f"{contract} has no points, marriages or trumps"
     options = options_field(doc, INFO, not_here={name: why for name in HRA_ONLY_OPTIONS} if contract != "hra"
@@ -116,7 +118,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     hands = hands_field(doc, 3, HAND_SIZE, "Mariáš")
     if "talon" not in doc:
         raise InvalidDealError("Mariáš needs the talon (field 'talon', the 2 discarded cards)",
-                               token="talon", rule="talon of 2 cards")
+                               token="talon", rule="talon of 2 cards", field="talon")
     talon = cards_field(doc["talon"], "talon")
 
     check_deal([(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("talon", talon)], "Mariáš")
@@ -124,12 +126,14 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     if len(talon) != TALON_SIZE:
         shown = f" ({format_cards(talon)})" if talon else ""
         raise InvalidDealError(f"the talon holds {TALON_SIZE} cards, not {len(talon)}{shown}",
-                               token=format_cards(talon) or "talon", rule="talon of 2 cards")
+                               token=format_cards(talon) or "talon", rule="talon of 2 cards",
+                               field="talon")
     if contract == "hra":
         for card in talon:
             if card.rank in (Rank.ACE, Rank.TEN):
                 raise InvalidDealError(f"talon card '{card}': aces and tens may not be discarded in Hra",
-                                       token=str(card), rule="no A or T in a Hra talon")
+                                       token=str(card), rule="no A or T in a Hra talon",
+                                       field="talon")
 
     played = played_field(doc)
     return MariasSetup(hands, talon, contract, trump, objective, flek, options, played)
