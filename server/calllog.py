@@ -23,17 +23,17 @@ _local = threading.local()
 LOG_FIELD_LIMIT = 64
 
 
-def log_field(value: object, limit: int = LOG_FIELD_LIMIT) -> str:
-    """``value`` as one log-safe token: non-printable characters, spaces and
-    backslashes escaped (``\\n``, ``\\x1b``, ``\\x20``, ``\\ud800``), cut to about
-    ``limit`` characters with the number left out."""
+def log_field(value: object, limit: int = LOG_FIELD_LIMIT, *, spaces: bool = False) -> str:
+    """``value`` as one log-safe token: non-printable characters, spaces (unless
+    ``spaces``) and backslashes escaped (``\\n``, ``\\x1b``, ``\\x20``, ``\\ud800``), cut to about
+    ``limit`` characters, ``…(+N)`` saying how many were left out."""
     text = value if isinstance(value, str) else str(value)
     out: list[str] = []
     size = 0
     for index, char in enumerate(text):
-        piece = char if char.isprintable() and char not in " \\" else _escape(char)
+        piece = char if char.isprintable() and (char != " " or spaces) and char != "\\" else _escape(char)
         if size + len(piece) > limit:
-            out.append(f"…(+{len(text) - index} chars)")
+            out.append(f"…(+{len(text) - index})")  # one token: no space
             break
         out.append(piece)
         size += len(piece)
@@ -57,7 +57,7 @@ def exception_text(exc: BaseException) -> str:
     """An exception for the log: its class and escaped message on the first line, then
     the traceback's frames (the program's own text: no client input in them)."""
     frames = "".join(traceback.format_tb(exc.__traceback__)).rstrip("\n")
-    return f"{type(exc).__name__}: {log_field(str(exc), 500)}\n{frames}"
+    return f"{type(exc).__name__}: {log_field(str(exc), 500, spaces=True)}\n{frames}"
 
 
 @dataclass
@@ -89,8 +89,9 @@ def activate(record: CallRecord | None) -> CallRecord | None:
 
 def note(*, game: str | None = None, nodes: int = 0, items: int = 0) -> None:
     record = current()
-    # A stream's items name a few games over and over: keep each once, and a few at most.
-    if game and len(record.games) < 8 and game[:200] not in record.games:
-        record.games.append(game[:200])
+    # A stream's items name a few games over and over: keep each once, and a few at most
+    # (references to the request's text: the line cuts them).
+    if game and len(record.games) < 8 and game not in record.games:
+        record.games.append(game)
     record.nodes += int(nodes or 0)
     record.items += items

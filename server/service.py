@@ -414,6 +414,8 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                 try:
                     entry = outbox.get(timeout=0.25)
                 except queue.Empty:
+                    with lock:
+                        in_flight = len(futures)
                     if (self._idle_timeout is not None and in_flight == 0 and reading
                             and time.monotonic() - max(last_request[0], last_sent) > self._idle_timeout):
                         raise StreamIdle(f"no request for {self._idle_timeout:g} s and nothing in flight: the "

@@ -60,11 +60,17 @@ def _deal_document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[
         raise InvalidOptionError(f"dd_table covers Klaverjas deals (every trump suit and playing team); "
                                  f"'{game.info.name}' has no such table", token=str(doc.get("game")),
                                  rule="dd_table: klaverjas", field="game")
-    played = doc.get("played") or []
-    if played:
-        raise InvalidOptionError(f"dd_table solves whole deals, but {len(played)} card(s) are already played, "
-                                 f"from played[0] '{played[0]}' (a history may be illegal under another trump "
-                                 "suit)", token=str(played[0]), rule="dd_table: no history", field="played[0]")
+    played = doc.get("played")
+    if played is not None and not isinstance(played, (list, tuple, str)):
+        raise NotationError(f"played must be a list of cards, not {type(played).__name__}",
+                            token=type(played).__name__, rule="history", field="played")
+    # A history is a list or one string of tokens (as in any position document).
+    actions = played.replace(",", " ").split() if isinstance(played, str) else list(played or ())
+    if actions:
+        first = actions[0] if isinstance(actions[0], str) else type(actions[0]).__name__
+        raise InvalidOptionError(f"dd_table solves whole deals, but {len(actions)} card(s) are already played, "
+                                 f"from played[0] '{first[:40]}' (a history may be illegal under another trump "
+                                 "suit)", token=first, rule="dd_table: no history", field="played[0]")
     deal = {k: doc[k] for k in _DEAL_FIELDS if k in doc}
     deal["game"] = "klaverjas"
     return deal
