@@ -100,7 +100,10 @@ class TlsFiles:
     def credentials(self) -> grpc.ServerCredentials:
         def read(path: str) -> bytes:
             with open(path, "rb") as handle:
-                return handle.read()
+                data = handle.read()
+            if b"-----BEGIN " not in data:
+                raise ValueError(f"{path} is not a PEM file")
+            return data
 
         client_ca = read(self.client_ca) if self.client_ca else None
         return grpc.ssl_server_credentials([(read(self.key), read(self.cert))], root_certificates=client_ca,
@@ -190,11 +193,17 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     if reflection_enabled:
         reflection.enable(server, (SERVICE_NAME, health.SERVICE_NAME))
     address = _address(host, port)
-    bound = (server.add_secure_port(address, credentials) if credentials is not None
-             else server.add_insecure_port(address))
+    try:
+        bound = (server.add_secure_port(address, credentials) if credentials is not None
+                 else server.add_insecure_port(address))
+    except RuntimeError as exc:  # grpc's "Failed to bind": a port in use, or TLS files it cannot use
+        bound = 0
+        why = f" ({exc})" if credentials is None else " with this TLS certificate and key (do they match?)"
+    else:
+        why = ""
     if not bound:
         pool.shutdown(wait=False)
-        raise OSError(f"cannot listen on {address}")
+        raise OSError(f"cannot listen on {address}{why}")
     server.start()
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
