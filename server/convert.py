@@ -492,21 +492,22 @@ def doc_to_position(doc: Mapping[str, Any]) -> pb.Position | None:
 _INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
 
 
-def int32(value: Any, field: str) -> int:
-    """``value`` for an int32 response field, or ValueOutOfRange naming the field: a value
-    the field cannot hold (e.g. a settlement of huge stakes) is the request's fault, not
-    an internal error."""
+def int32(value: Any, field: str, key: Any = None) -> int:
+    """``value`` for an int32 response field, or ValueOutOfRange naming the field
+    (``field``, or ``field[key]``): a value the field cannot hold (e.g. a settlement of
+    huge stakes) is the request's fault, not an internal error."""
     number = int(value)
     if _INT32_MIN <= number <= _INT32_MAX:
         return number
+    where = field if key is None else f"{field}[{key!r}]" if isinstance(key, str) else f"{field}[{key}]"
     shown = str(number) if number.bit_length() <= 64 else f"an integer of {number.bit_length()} bits"
-    raise ValueOutOfRange(f"the result's {field} is {shown}, which does not fit the response "
+    raise ValueOutOfRange(f"the result's {where} is {shown}, which does not fit the response "
                           "(a 32-bit integer): the position's stakes are too large to report",
                           token=shown, rule="result values are 32-bit integers")
 
 
 def _int_map(values: Mapping[str, Any] | None, field: str) -> dict[str, int]:
-    return {str(k): int32(v, f"{field}[{k!r}]") for k, v in (values or {}).items()}
+    return {str(k): int32(v, field, str(k)) for k, v in (values or {}).items()}
 
 
 def _jsonable(value: Any) -> Any:
@@ -582,7 +583,7 @@ def result_to_response(result: Any, *, mode: str | int = "all", game: str = "") 
         scores=_int_map(getattr(result, "scores", None), "scores"),
         tricks=_int_map(getattr(result, "tricks", None), "tricks"),
         won=bool(getattr(result, "won", False)),
-        settlement=[int32(x, f"settlement[{i}]") for i, x in enumerate(getattr(result, "settlement", None) or ())],
+        settlement=[int32(x, "settlement", i) for i, x in enumerate(getattr(result, "settlement", None) or ())],
         optimal_moves=[action_message(str(m)) for m in getattr(result, "optimal_moves", ())],
         principal_variation=[action_message(str(m)) for m in getattr(result, "pv", ())],
         outcomes={str(k): bool(v) for k, v in (getattr(result, "outcomes", None) or {}).items()},
@@ -598,7 +599,7 @@ def result_to_response(result: Any, *, mode: str | int = "all", game: str = "") 
         if mv.value is None:
             add_move(move=action_message(str(mv.move)), optimal=bool(mv.optimal))
         else:
-            add_move(move=action_message(str(mv.move)), value=int32(mv.value, f"moves[{mv.move}].value"),
+            add_move(move=action_message(str(mv.move)), value=int32(mv.value, "moves", str(mv.move)),
                      optimal=bool(mv.optimal))
     extra = _extra_struct(result, _RESULT_KNOWN)
     if extra is not None:
@@ -614,7 +615,7 @@ def table_to_response(table: Mapping[str, Any]) -> pb.SolveTableResponse:
                                 elapsed_seconds=float(table.get("elapsed_ms", 0.0)) / 1000.0)
     for suit, values in table["values"].items():
         for team, value in enumerate(values):
-            msg.entries.add(trump=_SUIT_BY_LETTER[suit], playing_team=team, value=int32(value, f"values[{suit}][{team}]"))
+            msg.entries.add(trump=_SUIT_BY_LETTER[suit], playing_team=team, value=int32(value, "values", f"{suit}{team}"))
     return msg
 
 
@@ -632,10 +633,10 @@ def _step_message(step: Any) -> pb.AnalysisStep:
     msg = pb.AnalysisStep(
         ply=int(step.ply),
         seat=int(step.seat),
-        value_before=int32(step.value_before, f"steps[{step.ply}].value_before"),
-        value_after=int32(step.value_after, f"steps[{step.ply}].value_after"),
+        value_before=int32(step.value_before, "value_before", step.ply),
+        value_after=int32(step.value_after, "value_after", step.ply),
         best_moves=[action_message(str(m)) for m in step.best_moves],
-        cost=int32(step.cost, f"steps[{step.ply}].cost"),
+        cost=int32(step.cost, "cost", step.ply),
         mistake=bool(step.mistake),
     )
     msg.move.CopyFrom(action_message(str(step.move)))
