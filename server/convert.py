@@ -20,7 +20,6 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-import grpc
 from google.protobuf import json_format
 from google.protobuf.struct_pb2 import Struct
 

@@ -15,6 +15,11 @@ the searches use all cores. Every search gets a ``ddcards.CancelToken`` that
 gRPC's termination callback sets (client cancelled, deadline passed, server
 stopping) and the time left before the deadline as its timeout, so no search
 outlives its call; a call waiting for a free solver gives up the same way.
+
+Admission: a unary call that finds every solver busy waits in the pool's
+bounded queue (``max_queue`` calls, ``queue_timeout`` seconds each) and is
+otherwise turned away with ``Overloaded`` (RESOURCE_EXHAUSTED + RetryInfo);
+a SolveStream is bounded by its window instead, and closes itself when idle.
 """
 from __future__ import annotations
 

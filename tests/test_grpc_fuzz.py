@@ -34,6 +34,12 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
                                        HealthCheck.function_scoped_fixture])
 SEARCH_LIMIT = 0.5          # seconds: a valid position found by mutation is searched at most this long
 ALLOWED = {grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.DEADLINE_EXCEEDED}
+# What the run sent and got back, by outcome (printed by the last test: pytest -s shows it).
+COUNTS: dict[str, int] = {}
+
+
+def _count(key: str) -> None:
+    COUNTS[key] = COUNTS.get(key, 0) + 1
 
 BASES = [ddcards.example("marias-hra"), ddcards.example("klaverjas"), marias_position(3, 6),
          dict(ddcards.example("marias-hra"), contract="betl", trump=None)]
@@ -178,6 +184,8 @@ def position_messages(draw) -> pb.Position:
 # ---------------------------------------------------------------- checks
 
 def _check(error: grpc.RpcError | None, what: object) -> None:
+    _count("calls")
+    _count("OK" if error is None else error.code().name)
     if error is None:
         return
     code = error.code()
@@ -255,7 +263,10 @@ def test_fuzz_solve_stream(channel, items):
     except grpc.RpcError as error:
         pytest.fail(f"the stream failed as a whole: {error.code()} {error.details()}")
     assert sorted(o.index for o in outcomes) == list(range(len(items)))
+    _count("streams")
     for outcome in outcomes:
+        _count("stream items")
+        _count("item " + (outcome.error.code_name if outcome.WhichOneof("outcome") == "error" else "OK"))
         if outcome.WhichOneof("outcome") == "error":
             assert outcome.error.code_name in {"INVALID_ARGUMENT", "DEADLINE_EXCEEDED"}, outcome.error
             assert outcome.error.reason
@@ -269,3 +280,5 @@ def test_the_server_still_serves_after_the_fuzzing(server, channel):
     with Client(channel=channel, timeout=30) as client:
         assert client.solve(doc)["value"] == ddcards.solve(ddcards.Position.from_dict(doc)).value
     assert server.pool.busy == 0
+    print(f"\nfuzzed the service with {EXAMPLES} examples per target: "
+          + ", ".join(f"{key} {count}" for key, count in sorted(COUNTS.items())))
