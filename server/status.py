@@ -46,9 +46,12 @@ __all__ = [
 ]
 
 DOMAIN = "ddcards"
-# How much of the client's input an error echoes: a token, a message, a rule.
+# How much of the client's input an error echoes: a token, a message (in characters,
+# and in UTF-8 bytes: gRPC percent-encodes every non-ASCII byte of the message into
+# its trailers, whose usual client limit is 8 KB), a rule.
 TOKEN_ECHO = 64
-MESSAGE_LIMIT = 300
+MESSAGE_LIMIT = 600
+MESSAGE_BYTES = 1000
 RULE_LIMIT = 200
 
 
@@ -145,16 +148,22 @@ def shorten(text: Any, limit: int = TOKEN_ECHO) -> str:
 
 def bounded_message(message: str, token: str | None = None, limit: int = MESSAGE_LIMIT) -> str:
     """The message with a long ``token`` shortened where it is echoed, then cut to
-    about ``limit`` characters (the head and the tail, which usually names the rule)."""
+    about ``limit`` characters and :data:`MESSAGE_BYTES` bytes (keeping the head and
+    the tail, which usually names the rule)."""
     message = clean_text(message)
     if token:
         token = clean_text(token)
         if len(token) > TOKEN_ECHO and token in message:
             message = message.replace(token, shorten(token))
-    if len(message) <= limit:
+    if len(message) <= limit and len(message.encode("utf-8")) <= MESSAGE_BYTES:
         return message
-    head, tail = limit * 2 // 3, limit // 4
-    return f"{message[:head]} …({len(message) - head - tail} chars)… {message[-tail:]}"
+    size = limit
+    while True:
+        head, tail = size * 2 // 3, size // 4
+        cut = f"{message[:head]} …({len(message) - head - tail} chars)… {message[len(message) - tail:]}"
+        if len(cut.encode("utf-8")) <= MESSAGE_BYTES or size <= 16:
+            return cut
+        size = size * 3 // 4        # wide characters: fewer of them
 
 
 # ---------------------------------------------------------------- field paths

@@ -193,7 +193,7 @@ def _check(error: grpc.RpcError | None, what: object) -> None:
     if code is grpc.StatusCode.INVALID_ARGUMENT:
         got = error_details(error)
         assert got["reason"] and got["domain"] == "ddcards", (got, what)
-        assert len(error.details()) <= 400
+        assert len(error.details()) <= 620
 
 
 def _call(method, request):

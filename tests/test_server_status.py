@@ -137,6 +137,14 @@ def test_echoes_are_bounded_and_valid_utf8():
     assert len(failure.to_status().trailing_metadata[0][1]) < 2000
 
 
+@pytest.mark.parametrize("message", ["x " * 5000, "😀" * 5000, "é" * 700, "a" * 601, "\ud800" * 2000])
+def test_messages_are_cut_to_their_characters_and_bytes(message):
+    cut = status.bounded_message(message)
+    assert len(cut) <= status.MESSAGE_LIMIT and len(cut.encode("utf-8")) <= status.MESSAGE_BYTES
+    assert "chars)…" in cut and cut[:1] == status.clean_text(message)[:1]
+    assert status.bounded_message("a" * status.MESSAGE_LIMIT) == "a" * status.MESSAGE_LIMIT
+
+
 def test_internal_errors_name_the_exception_only():
     failure = status.describe(ValueError("x" * 10_000))
     assert failure.code is grpc.StatusCode.INTERNAL and failure.message.startswith("internal error: ValueError: xxx")
