@@ -410,6 +410,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         reader.start()
         reading = True
         last_sent = time.monotonic()
+        poll = 0.25 if self._idle_timeout is None else min(0.25, self._idle_timeout / 2)
         try:
             while True:
                 with lock:
@@ -417,7 +418,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                 if not reading and in_flight == 0 and outbox.empty():
                     return
                 try:
-                    entry = outbox.get(timeout=0.25)
+                    entry = outbox.get(timeout=poll)
                 except queue.Empty:
                     with lock:
                         in_flight = len(futures)

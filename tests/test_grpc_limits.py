@@ -260,12 +260,25 @@ def test_an_idle_solve_stream_is_closed_with_stream_idle():
 
 
 def test_a_busy_solve_stream_is_not_idle():
-    """A search longer than the idle timeout keeps the stream: idle means nothing in flight."""
+    """A search longer than the idle timeout keeps the stream open: idle means no request,
+    nothing in flight and nothing to send."""
     corpus = Path(__file__).resolve().parents[1] / "benchmarks" / "corpus" / "klaverjas-amsterdam.jsonl"
-    hard = json.loads(corpus.read_text().splitlines()[0])   # ~0.1 s: twice the idle timeout
-    with running_server(workers=1, stream_idle_timeout=0.05) as srv, Client(f"127.0.0.1:{srv.port}") as c:
-        outcomes = list(c.solve_many([hard, _doc()], timeout=60))
-    assert sorted(o["index"] for o in outcomes) == [0, 1] and all("result" in o for o in outcomes)
+    hard = json.loads(corpus.read_text().splitlines()[0])   # ~0.1 s: twice the idle timeout and more
+    with running_server(workers=1, stream_idle_timeout=0.05) as srv, \
+            grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+        gate: queue.Queue = queue.Queue()
+        stub = channel.stream_stream("/ddcards.v1.SolverService/SolveStream",
+                                     request_serializer=pb.SolveStreamRequest.SerializeToString,
+                                     response_deserializer=pb.SolveStreamResponse.FromString)
+        stream = stub(iter(gate.get, None), timeout=60)
+        try:
+            for item_id, doc in (("hard", hard), ("quick", _doc())):
+                gate.put(pb.SolveStreamRequest(id=item_id, solve=Client.solve_request(doc)))
+                outcome = next(stream)
+                assert outcome.id == item_id and outcome.WhichOneof("outcome") == "result", outcome
+        finally:
+            gate.put(None)
+        assert list(stream) == []                   # ended OK when the client closed its side
 
 
 def test_an_idle_reflection_stream_is_closed_and_leaving_logs_no_error(caplog):
