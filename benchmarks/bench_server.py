@@ -15,6 +15,11 @@ Measures, against a real server process (``python -m ddcards.server``) on 127.0.
 3. CPU after a cancel: a long SolveStream (one worker busy for seconds) and a
    single Solve are cancelled mid-search; the server's CPU time is read from
    /proc/<pid>/task/*/schedstat (ns resolution) every millisecond.
+4. Load: 16 client processes, each with one call at a time, against the
+   *default* server (``python -m ddcards.server``, no flags): the share of calls
+   that succeed, the codes of the others, OK/s and latency; once more with 8 idle
+   Health/Watch streams and 8 idle SolveStreams open. ``--load-only`` runs just
+   this phase and rewrites only its section of the results file.
 
 The corpus: ``--deals`` seeded Mariáš hra deals (random trump, talon without
 A/T), full deals (10 tricks to play), mode "all" (every legal move valued).
@@ -242,7 +247,7 @@ def bench_service_code(docs: list[dict], calls: int = 3000) -> float:
     library calls (Position.from_dict, Solver.solve) are stubbed with precomputed answers."""
     import logging
 
-    from ddcards.server.interceptors import ErrorInterceptor, LoggingInterceptor
+    from ddcards.server.interceptors import ErrorInterceptor, LoggingInterceptor, StreamLimitInterceptor
     from ddcards.server.service import SolverPool, SolverServicer
 
     logging.getLogger("ddcards.server").setLevel(logging.INFO)
@@ -275,17 +280,18 @@ def bench_service_code(docs: list[dict], calls: int = 3000) -> float:
         method = "/ddcards.v1.SolverService/Solve"
 
     servicer = SolverServicer(SolverPool(1, 1, solver_factory=Answer))
-    handler = grpc.unary_unary_rpc_method_handler(servicer.Solve)
-    logging_i, errors_i = LoggingInterceptor(), ErrorInterceptor()
+    handler = grpc.unary_unary_rpc_method_handler(servicer.Solve, request_deserializer=pb.SolveRequest.FromString)
+    # The server's chain: logging, errors (with its safe deserializer), stream limits (a unary call passes).
+    logging_i, errors_i, streams_i = LoggingInterceptor(), ErrorInterceptor(), StreamLimitInterceptor(16, 60.0)
     raw = Client.solve_request(docs[0]).SerializeToString()
     from_dict = ddcards.Position.from_dict
     ddcards.Position.from_dict = staticmethod(lambda doc: position)
     try:
         def call():
-            wrapped = logging_i.intercept_service(
-                lambda d: errors_i.intercept_service(lambda d: handler, Details()), Details())
+            wrapped = logging_i.intercept_service(lambda d: errors_i.intercept_service(
+                lambda d: streams_i.intercept_service(lambda d: handler, Details()), Details()), Details())
             context = Context()
-            out = wrapped.unary_unary(pb.SolveRequest.FromString(raw), context).SerializeToString()
+            out = wrapped.unary_unary(wrapped.request_deserializer(raw), context).SerializeToString()
             context.callback()  # the call ends: the log line is written
             return out
 
@@ -333,7 +339,7 @@ def bench_throughput(docs: list[dict], clients: int, rounds: int, workers: int) 
 
     ctx = mp.get_context("spawn")
     jobs = [doc for _ in range(rounds) for doc in docs]
-    with ServerProcess("--workers", str(workers), "--max-concurrent", "32") as srv:
+    with ServerProcess("--workers", str(workers)) as srv:
         counter = ctx.Value("l", 0)
         ready = ctx.Semaphore(0)
         start = ctx.Event()
@@ -479,6 +485,145 @@ def machine() -> str:
             f"grpcio {grpc.__version__}, solver {ddcards.__version__}")
 
 
+# ---------------------------------------------------------------- 4. load
+
+def _load_client(target: str, jobs: list[dict], counter, ready, start, results) -> None:
+    """A client process of the load test: one call at a time; every outcome counted."""
+    sys.path.insert(0, str(ROOT))
+    import grpc as _grpc
+    from ddcards.client import Client as _Client
+
+    codes: dict[str, int] = {}
+    latencies = []
+    with _Client(target, timeout=120) as client:
+        client.list_games()
+        ready.release()
+        start.wait()
+        while True:
+            with counter.get_lock():
+                i = counter.value
+                counter.value += 1
+            if i >= len(jobs):
+                break
+            t0 = time.perf_counter()
+            try:
+                client.solve(jobs[i], mode="all", as_dict=False)
+                code = "OK"
+                latencies.append(time.perf_counter() - t0)
+            except _grpc.RpcError as error:
+                code = error.code().name
+            codes[code] = codes.get(code, 0) + 1
+    results.put((codes, latencies))
+
+
+def _idle_streams(target: str, count: int):
+    """``count`` open Health/Watch streams and ``count`` SolveStreams that send nothing."""
+    import queue as _queue
+
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    channel = grpc.insecure_channel(target)
+    calls, gates = [], []
+    for _ in range(count):
+        watch = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(), timeout=600)
+        next(watch)
+        calls.append(watch)
+        gate: _queue.Queue = _queue.Queue()
+        gates.append(gate)
+        calls.append(channel.stream_stream("/ddcards.v1.SolverService/SolveStream")(iter(gate.get, None), timeout=600))
+
+    def close() -> None:
+        for gate in gates:
+            gate.put(None)
+        for call in calls:
+            call.cancel()
+        channel.close()
+
+    return close
+
+
+def bench_load(docs: list[dict], clients: int, rounds: int, idle: int = 0) -> dict:
+    """``clients`` client processes, one call at a time each, against the default server."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    jobs = [doc for _ in range(rounds) for doc in docs]
+    with ServerProcess() as srv:
+        close_idle = _idle_streams(srv.target, idle) if idle else None
+        try:
+            counter = ctx.Value("l", 0)
+            ready = ctx.Semaphore(0)
+            start = ctx.Event()
+            results = ctx.Queue()
+            procs = [ctx.Process(target=_load_client, args=(srv.target, jobs, counter, ready, start, results))
+                     for _ in range(clients)]
+            for p in procs:
+                p.start()
+            for _ in procs:
+                ready.acquire()
+            sys0, me0 = system_busy_s(), time.process_time()
+            t0 = time.perf_counter()
+            start.set()
+            codes: dict[str, int] = {}
+            latencies: list[float] = []
+            for _ in procs:
+                mine, lat = results.get()
+                for code, n in mine.items():
+                    codes[code] = codes.get(code, 0) + n
+                latencies.extend(lat)
+            wall = time.perf_counter() - t0
+            busy = (system_busy_s() - sys0 - (time.process_time() - me0)) / wall
+            for p in procs:
+                p.join(30)
+        finally:
+            if close_idle is not None:
+                close_idle()
+    calls = sum(codes.values())
+    return {"clients": clients, "idle": idle, "calls": calls, "codes": codes, "ok_share": codes.get("OK", 0) / calls,
+            "ok_per_s": codes.get("OK", 0) / wall, "p50": pct(latencies, 50), "p99": pct(latencies, 99),
+            "wall": wall, "busy_cores": busy}
+
+
+def load_section(runs: list[dict], command: str, docs: list[dict], rounds: int) -> list[str]:
+    lines = [
+        "## Load: 16 clients against the default server",
+        "",
+        f"Command: `{command}`. Machine: {machine()}; **measured while the machine was shared** with "
+        "other engineers' jobs (the lead re-measures on a quiet machine).",
+        "",
+        f"Server: `python -m ddcards.server` with no flags (2 workers on 2 cores, queue of 64, queue timeout 30 s). "
+        f"Each client a process of its own with one call at a time (Solve, mode `all`), {len(docs)} seeded full "
+        f"deals x {rounds} passes shared between them.",
+        "",
+        "| clients | idle streams open | calls | succeeded | other outcomes | OK/s | latency p50 | latency p99 |",
+        "|---:|---:|---:|---:|---|---:|---:|---:|",
+    ]
+    for run in runs:
+        others = ", ".join(f"{code} {n}" for code, n in sorted(run["codes"].items()) if code != "OK") or "none"
+        lines.append(f"| {run['clients']} | {2 * run['idle']} ({run['idle']} Watch + {run['idle']} SolveStream) | "
+                     f"{run['calls']} | **{run['ok_share'] * 100:.1f}%** | {others} | {run['ok_per_s']:.1f} | "
+                     f"{run['p50'] * 1000:.1f} ms | {run['p99'] * 1000:.1f} ms |")
+    lines += [
+        "",
+        "Target: ≥ 95% of calls succeed. Before 0.2.0 the server admitted max(8, 4 x workers) calls, streams "
+        "included, and turned the rest away at once: 98% of calls failed above that limit, and 8 idle streams "
+        "failed every call.",
+        "",
+    ]
+    return lines
+
+
+def _replace_section(path: Path, heading: str, lines: list[str]) -> None:
+    text = path.read_text() if path.exists() else ""
+    start = text.find(heading)
+    if start < 0:
+        text = text.rstrip("\n") + "\n\n" + "\n".join(lines)
+    else:
+        end = text.find("\n## ", start + len(heading))
+        text = text[:start] + "\n".join(lines) + (text[end + 1:] if end >= 0 else "")
+    path.write_text(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=300, help="corpus size (seeded full deals)")
@@ -492,7 +637,27 @@ def main(argv: list[str] | None = None) -> int:
                         help="before each phase wait up to SECONDS for other processes to leave the CPUs "
                              "idle, and repeat a phase (up to --attempts times) if they did not")
     parser.add_argument("--attempts", type=int, default=3)
+    parser.add_argument("--load-only", action="store_true",
+                        help="run only the load phase (16 clients against the default server) and rewrite its section")
+    parser.add_argument("--load-deals", type=int, default=100, help="corpus of the load phase")
     args = parser.parse_args(argv)
+    command = "python benchmarks/bench_server.py" + (" " + " ".join(argv if argv is not None else sys.argv[1:])).rstrip()
+
+    def run_load() -> list[str]:
+        load_docs = corpus(args.load_deals, args.seed)
+        runs = []
+        for idle in (0, 8):
+            run = bench_load(load_docs, 16, args.rounds, idle=idle)
+            print(f"load, 16 clients, {2 * idle} idle streams: {run['ok_share'] * 100:.1f}% OK, "
+                  f"{run['ok_per_s']:.1f} OK/s, codes {run['codes']}, p50 {run['p50'] * 1000:.1f} ms, "
+                  f"p99 {run['p99'] * 1000:.1f} ms", flush=True)
+            runs.append(run)
+        return load_section(runs, command, load_docs, args.rounds)
+
+    if args.load_only:
+        _replace_section(Path(args.out), "## Load: 16 clients against the default server", run_load())
+        print(f"wrote the load section of {args.out}")
+        return 0
 
     def quietly(label, fn, load):
         """Run a phase; with --wait-quiet, on a quiet machine (retrying while others load the CPUs)."""
@@ -540,9 +705,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cancel: stream idle after {cancel['stream_idle_after_ms']:.1f} ms, unary idle after "
           f"{statistics.median(cancel['unary_idle_after_ms']):.1f} ms (median)", flush=True)
 
+    load_lines = run_load()
     base = runs[0]["throughput"]
     unary = cancel["unary_idle_after_ms"]
-    command = "python benchmarks/bench_server.py" + (" " + " ".join(argv if argv is not None else sys.argv[1:])).rstrip()
     lines = [
         "# gRPC service benchmark (benchmarks/bench_server.py)",
         "",
@@ -632,7 +797,7 @@ def main(argv: list[str] | None = None) -> int:
         "\"Idle again\": the first moment after the cancel from which the server uses no more than its idle rate "
         "+ 2% of a core over the next 50 ms. Target: idle within 100 ms.",
         "",
-    ]
+    ] + load_lines
     Path(args.out).write_text("\n".join(lines))
     print(f"wrote {args.out}")
     return 0

@@ -3,5 +3,8 @@
 * ``python -m ddcards.server`` / ``ddcards.server.main.main(argv)`` start the server;
   ``ddcards.server.main.start_server(...)`` starts one in-process (tests, embedding).
 * ``ddcards.client.Client`` is a small client for other Python programs.
-* ``ddcards.server.convert`` holds the pure message <-> document conversions.
+* ``ddcards.server.convert`` holds the pure message <-> document conversions;
+  ``ddcards.server.status`` the error model (exceptions -> google.rpc.Status details);
+  ``ddcards.server.interceptors`` logging, errors, the bearer token and stream limits;
+  ``ddcards.server.reflection`` reflection with the .proto's comments.
 """

@@ -20,16 +20,17 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-import grpc
 from google.protobuf import json_format
 from google.protobuf.struct_pb2 import Struct
 
 from ddcards.v1 import ddcards_pb2 as pb
-from ddcards.errors import DdcardsError, InvalidCardError, InvalidOptionError
+from ddcards.errors import DdcardsError
 from ddcards.notation import Card
+from ddcards.server.status import RequestCardError, RequestError, ValueOutOfRange, shorten
 
 __all__ = [
-    "ConversionError",
+    "RequestError",
+    "load_document",
     "SUIT_LETTERS",
     "RANK_LETTERS",
     "MODE_NAMES",
@@ -52,16 +53,11 @@ __all__ = [
     "analysis_to_response",
     "game_info_to_message",
     "games_to_response",
-    "error_to_status",
-    "error_message",
+    "int32",
     "response_to_dict",
     "analysis_response_to_dict",
     "games_response_to_list",
 ]
-
-
-class ConversionError(InvalidOptionError):
-    """A request message that cannot be turned into a position document."""
 
 
 # ---------------------------------------------------------------- enums <-> names
@@ -132,7 +128,8 @@ def mode_to_name(mode: int) -> str:
     try:
         return MODE_NAMES[mode]
     except KeyError:
-        raise ConversionError(f"unknown solve mode {mode}: use BEST, OPTIMAL or ALL", token=str(mode), rule="mode") from None
+        raise RequestError(f"unknown solve mode {mode}: use BEST, OPTIMAL or ALL", token=str(mode), rule="mode",
+                           field="mode") from None
 
 
 def name_to_mode(name: str | int) -> int:
@@ -144,31 +141,46 @@ def name_to_mode(name: str | int) -> int:
     try:
         return _MODE_BY_NAME[key]
     except KeyError:
-        raise ConversionError(f"unknown solve mode {name!r}: use best, optimal or all", token=str(name), rule="mode") from None
+        raise RequestError(f"unknown solve mode {name!r}: use best, optimal or all", token=str(name), rule="mode",
+                           field="mode") from None
 
 
 # ---------------------------------------------------------------- cards and actions
+#
+# ``where`` is the path of the message being read in the request
+# ("position.hands[0].cards[3]"): errors name it and carry it as their field.
+
+def _parsed(text: str, where: str) -> Card:
+    """``Card.parse(text)``, its errors naming ``where``."""
+    try:
+        return Card.parse(text)
+    except DdcardsError as exc:
+        raise RequestCardError(f"{where}: {exc}", token=exc.token, rule=exc.rule, field=where) from None
+
 
 def card_to_str(card: pb.Card, where: str = "card") -> str:
     """The notation of a Card message: its ``notation`` if set, else rank + suit letters."""
     if card.notation:
         if card.rank or card.suit:  # both forms (e.g. a card echoed from a response): they must agree
-            parsed = Card.parse(card.notation)
+            parsed = _parsed(card.notation, where)
             if (int(parsed.rank), SUIT_LETTERS.get(card.suit)) != (card.rank, str(parsed.suit)):
-                raise ConversionError(
+                raise RequestError(
                     f"{where}: notation {card.notation!r} and rank/suit "
                     f"{pb.Rank.Name(card.rank) if card.rank in RANK_LETTERS else card.rank}/"
                     f"{pb.Suit.Name(card.suit) if card.suit in SUIT_LETTERS else card.suit} disagree",
-                    token=card.notation, rule="card: notation or rank+suit")
+                    token=card.notation, rule="card: notation or rank+suit", field=where)
         return card.notation.strip()
     if not card.rank and not card.suit:
-        raise InvalidCardError(f"{where} is empty: set notation or rank and suit", token="", rule="card: notation or rank+suit")
+        raise RequestCardError(f"{where} is empty: set notation or rank and suit", token="",
+                               rule="card: notation or rank+suit", field=where)
     rank = RANK_LETTERS.get(card.rank)
     suit = SUIT_LETTERS.get(card.suit)
     if rank is None:
-        raise InvalidCardError(f"{where} has no valid rank ({card.rank})", token=str(card.rank), rule="card rank 6 7 8 9 T J Q K A")
+        raise RequestCardError(f"{where} has no valid rank ({card.rank})", token=str(card.rank),
+                               rule="card rank 6 7 8 9 T J Q K A", field=where + ".rank")
     if suit is None:
-        raise InvalidCardError(f"{where} has no valid suit ({card.suit})", token=str(card.suit), rule="card suit S H D C")
+        raise RequestCardError(f"{where} has no valid suit ({card.suit})", token=str(card.suit),
+                               rule="card suit S H D C", field=where + ".suit")
     return rank + suit
 
 
@@ -187,18 +199,19 @@ def action_to_str(action: pb.Action, where: str = "action") -> str:
         if action.HasField("card") or action.named_suit:  # both forms: they must agree
             structured = action_to_str(pb.Action(card=action.card, named_suit=action.named_suit), where)
             if _canonical_action(structured) != _canonical_action(action.notation):
-                raise ConversionError(
+                raise RequestError(
                     f"{where}: notation {action.notation!r} and card {structured!r} disagree",
-                    token=action.notation, rule="action: notation or card")
+                    token=action.notation, rule="action: notation or card", field=where)
         return action.notation.strip()
     if not action.HasField("card"):
-        raise ConversionError(f"{where} is empty: set notation or card", token="", rule="action: notation or card")
-    text = card_to_str(action.card, where)
+        raise RequestError(f"{where} is empty: set notation or card", token="", rule="action: notation or card",
+                           field=where)
+    text = card_to_str(action.card, where + ".card")
     if action.named_suit:
         suit = SUIT_LETTERS.get(action.named_suit)
         if suit is None:
-            raise InvalidCardError(f"{where} names no valid suit ({action.named_suit})",
-                                   token=str(action.named_suit), rule="suit S H D C")
+            raise RequestCardError(f"{where} names no valid suit ({action.named_suit})",
+                                   token=str(action.named_suit), rule="suit S H D C", field=where + ".named_suit")
         text += "/" + suit
     return text
 
@@ -236,8 +249,8 @@ def _given_notation(cards: pb.Cards, where: str) -> str | None:
     """The ``notation`` of a Cards message when it carries no structured cards, else None;
     both set is an error."""
     if cards.notation and len(cards.cards):
-        raise ConversionError(f"{where}: set either notation or cards, not both",
-                              token=cards.notation, rule="cards: notation or list")
+        raise RequestError(f"{where}: set either notation or cards, not both",
+                           token=cards.notation, rule="cards: notation or list", field=where)
     return None if len(cards.cards) else cards.notation.strip()
 
 
@@ -248,7 +261,8 @@ def cards_to_hand(cards: pb.Cards, where: str = "hand") -> str:
         return notation
     by_suit: dict[str, list[str]] = {s: [] for s in _HAND_SUIT_ORDER}
     for i, card in enumerate(cards.cards):
-        text = str(Card.parse(card_to_str(card, f"{where} card {i}")))  # aliases ("10H") -> "TH"
+        at = f"{where}.cards[{i}]"
+        text = str(_parsed(card_to_str(card, at), at))  # aliases ("10H") -> "TH"
         by_suit[text[1]].append(text[0])
     return ".".join(
         "".join(sorted(ranks, key=_HAND_RANK_ORDER.index)) for ranks in by_suit.values()
@@ -260,15 +274,16 @@ def cards_to_sequence(cards: pb.Cards, where: str = "cards") -> str:
     notation = _given_notation(cards, where)
     if notation is not None:
         return notation
-    return " ".join(card_to_str(c, f"{where} card {i}") for i, c in enumerate(cards.cards))
+    return " ".join(card_to_str(c, f"{where}.cards[{i}]") for i, c in enumerate(cards.cards))
 
 
 # ---------------------------------------------------------------- options
 
-def option_to_python(name: str, value: pb.OptionValue) -> bool | int | float | str:
+def option_to_python(name: str, value: pb.OptionValue, where: str = "options") -> bool | int | float | str:
     kind = value.WhichOneof("kind")
     if kind is None:
-        raise ConversionError(f"option {name!r} has no value", token=name, rule="option value")
+        raise RequestError(f"option {shorten(name)!r} has no value", token=name, rule="option value",
+                           field=f"{where}.{name}")
     return getattr(value, kind)
 
 
@@ -287,14 +302,15 @@ def python_to_option(value: Any) -> pb.OptionValue:
 # ---------------------------------------------------------------- request -> document
 
 def _pick_name(name: str, enum_type: Any, enum_value: int, field: str,
-               canonical: Callable[[str], str]) -> str:
+               canonical: Callable[[str], str], where: str) -> str:
     from_enum = enum_to_name(enum_type, enum_value)
     if enum_value and not from_enum:
-        raise ConversionError(f"unknown {field} enum value {enum_value}", token=str(enum_value), rule=field)
+        raise RequestError(f"unknown {field} enum value {enum_value}", token=str(enum_value), rule=field,
+                           field=f"{where}.{field}")
     if name and from_enum and canonical(name.strip()) != canonical(from_enum):
-        raise ConversionError(
+        raise RequestError(
             f"{field}_name {name!r} and {field} {enum_type.Name(enum_value)} disagree",
-            token=name, rule=f"{field}: one name")
+            token=name, rule=f"{field}: one name", field=f"{where}.{field}_name")
     return name.strip() or from_enum
 
 
@@ -302,33 +318,37 @@ def _identity(name: str) -> str:
     return name.lower()
 
 
-def position_to_doc(msg: pb.Position, *, canonical_game: Callable[[str], str] = _identity) -> dict[str, Any]:
-    """The position document (RULES.md §0) for a Position message.
+def position_to_doc(msg: pb.Position, *, canonical_game: Callable[[str], str] = _identity,
+                    where: str = "position") -> dict[str, Any]:
+    """The position document (docs/RULES.md §0) for a Position message.
 
     Only fields the message sets are written, so the game's defaults apply to
     the rest. ``canonical_game`` maps a game name or alias to the game's name;
     it is used only to check that ``game_name`` and ``game`` agree when both
-    are set (the server passes ``ddcards.find_game``).
+    are set (the server passes ``ddcards.find_game``). ``where`` is the
+    message's path in the request, for the errors' field paths.
     """
     doc: dict[str, Any] = {}
-    game = _pick_name(msg.game_name, pb.Game, msg.game, "game", canonical_game)
+    game = _pick_name(msg.game_name, pb.Game, msg.game, "game", canonical_game, where)
     if not game:
-        raise ConversionError("position names no game: set game_name or game", token="", rule="game")
+        raise RequestError("position names no game: set game_name or game", token="", rule="game",
+                           field=f"{where}.game_name")
     doc["game"] = game
     if len(msg.hands):
-        doc["hands"] = [cards_to_hand(h, f"hand {i}") for i, h in enumerate(msg.hands)]
+        doc["hands"] = [cards_to_hand(h, f"{where}.hands[{i}]") for i, h in enumerate(msg.hands)]
     if msg.HasField("talon"):
-        doc["talon"] = cards_to_sequence(msg.talon, "talon")
+        doc["talon"] = cards_to_sequence(msg.talon, f"{where}.talon")
     if msg.HasField("stock"):
-        doc["stock"] = cards_to_sequence(msg.stock, "stock")
+        doc["stock"] = cards_to_sequence(msg.stock, f"{where}.stock")
     if msg.HasField("upcard"):
-        doc["upcard"] = card_to_str(msg.upcard, "upcard")
-    contract = _pick_name(msg.contract_name, pb.Contract, msg.contract, "contract", _identity)
+        doc["upcard"] = card_to_str(msg.upcard, f"{where}.upcard")
+    contract = _pick_name(msg.contract_name, pb.Contract, msg.contract, "contract", _identity, where)
     if contract:
         doc["contract"] = contract
     if msg.trump:
         if msg.trump not in SUIT_LETTERS:
-            raise InvalidCardError(f"trump names no valid suit ({msg.trump})", token=str(msg.trump), rule="suit S H D C")
+            raise RequestCardError(f"trump names no valid suit ({msg.trump})", token=str(msg.trump),
+                                   rule="suit S H D C", field=f"{where}.trump")
         doc["trump"] = SUIT_LETTERS[msg.trump]
     if msg.HasField("playing_team"):
         doc["playing_team"] = msg.playing_team
@@ -343,31 +363,72 @@ def position_to_doc(msg: pb.Position, *, canonical_game: Callable[[str], str] = 
     if msg.HasField("flek"):
         doc["flek"] = msg.flek
     if len(msg.options):
-        doc["options"] = {name: option_to_python(name, value) for name, value in sorted(msg.options.items())}
+        doc["options"] = {name: option_to_python(name, value, f"{where}.options")
+                          for name, value in sorted(msg.options.items())}
     if len(msg.played):
-        doc["played"] = [action_to_str(a, f"played action {i}") for i, a in enumerate(msg.played)]
+        doc["played"] = [action_to_str(a, f"{where}.played[{i}]") for i, a in enumerate(msg.played)]
     if msg.HasField("leader"):
         doc["leader"] = msg.leader
     return doc
 
 
+# A position document nests 3 levels (document -> options -> value); anything
+# much deeper is not one, and rejecting it here keeps deep recursion out of the
+# solver's validation and error messages.
+MAX_DOCUMENT_DEPTH = 16
+
+
+def load_document(text: str, where: str = "document_json") -> dict[str, Any]:
+    """The position document of a JSON text, or a RequestError naming ``where``."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RequestError(f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+                           token=text[max(0, exc.pos - 10): exc.pos + 10], rule="JSON position document",
+                           field=where) from None
+    except RecursionError:
+        raise RequestError(f"{where} nests too deeply to be a position document",
+                           token=text[:20], rule="JSON position document", field=where) from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise RequestError(f"{where} is not a usable JSON document: {exc}", token=text[:20],
+                           rule="JSON position document", field=where) from None
+    if not isinstance(doc, dict):
+        raise RequestError(f"{where} must be a JSON object (the position document), not {type(doc).__name__}",
+                           token=type(doc).__name__, rule="JSON position document", field=where)
+    if _depth(doc) > MAX_DOCUMENT_DEPTH:
+        raise RequestError(f"{where} nests more than {MAX_DOCUMENT_DEPTH} levels deep: not a position document",
+                           token=text[:20], rule="JSON position document", field=where)
+    return doc
+
+
+def _depth(value: Any) -> int:
+    """How deep lists and objects nest in a JSON value (iteratively: no recursion limit)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > MAX_DOCUMENT_DEPTH:
+            return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def request_to_doc(request: Any, *, canonical_game: Callable[[str], str] = _identity) -> dict[str, Any]:
-    """The position document of a SolveRequest / AnalysePlayRequest (``position`` or ``document_json``)."""
+    """The position document of a SolveRequest / AnalysePlayRequest / SolveTableRequest
+    (``position`` or ``document_json``)."""
     source = request.WhichOneof("source")
     if source == "position":
         return position_to_doc(request.position, canonical_game=canonical_game)
     if source == "document_json":
-        try:
-            doc = json.loads(request.document_json)
-        except json.JSONDecodeError as exc:
-            raise ConversionError(f"document_json is not valid JSON: {exc}",
-                                  token=request.document_json[max(0, exc.pos - 10): exc.pos + 10],
-                                  rule="JSON position document") from None
-        if not isinstance(doc, dict):
-            raise ConversionError("document_json must be a JSON object (the position document)",
-                                  token=type(doc).__name__, rule="JSON position document")
-        return doc
-    raise ConversionError("request carries no position: set position or document_json", token="", rule="position")
+        return load_document(request.document_json)
+    raise RequestError("request carries no position: set position or document_json", token="", rule="position",
+                       field="position")
 
 
 _DOC_SCALARS = ("rules", "objective")
@@ -427,8 +488,25 @@ def doc_to_position(doc: Mapping[str, Any]) -> pb.Position | None:
 
 # ---------------------------------------------------------------- results -> messages
 
-def _int_map(values: Mapping[str, Any] | None) -> dict[str, int]:
-    return {str(k): int(v) for k, v in (values or {}).items()}
+_INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
+
+
+def int32(value: Any, field: str, key: Any = None) -> int:
+    """``value`` for an int32 response field, or ValueOutOfRange naming the field
+    (``field``, or ``field[key]``): a value the field cannot hold (e.g. a settlement of
+    huge stakes) is the request's fault, not an internal error."""
+    number = int(value)
+    if _INT32_MIN <= number <= _INT32_MAX:
+        return number
+    where = field if key is None else f"{field}[{key!r}]" if isinstance(key, str) else f"{field}[{key}]"
+    shown = str(number) if number.bit_length() <= 64 else f"an integer of {number.bit_length()} bits"
+    raise ValueOutOfRange(f"the result's {where} is {shown}, which does not fit the response "
+                          "(a 32-bit integer): the position's stakes are too large to report",
+                          token=shown, rule="result values are 32-bit integers")
+
+
+def _int_map(values: Mapping[str, Any] | None, field: str) -> dict[str, int]:
+    return {str(k): int32(v, field, str(k)) for k, v in (values or {}).items()}
 
 
 def _jsonable(value: Any) -> Any:
@@ -463,10 +541,16 @@ def _extra_struct(obj: Any, known: Iterable[str]) -> Struct | None:
     return struct
 
 
+_EXACT_IN_DOUBLE = 1 << 53
+
+
 def _finite(value: Any) -> Any:
-    # Struct numbers are doubles; JSON has no NaN/inf.
+    # Struct numbers are doubles: JSON has no NaN/inf, and an integer a double
+    # cannot hold exactly travels as its digits.
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _EXACT_IN_DOUBLE:
+        return str(value) if value.bit_length() <= 1024 else f"<an integer of {value.bit_length()} bits>"
     if isinstance(value, dict):
         return {k: _finite(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -494,11 +578,11 @@ def result_to_response(result: Any, *, mode: str | int = "all", game: str = "") 
         game_name=game,
         game=name_to_enum(pb.Game, game),
         mode=name_to_mode(mode),
-        value=int(result.value),
-        scores=_int_map(getattr(result, "scores", None)),
-        tricks=_int_map(getattr(result, "tricks", None)),
+        value=int32(result.value, "value"),
+        scores=_int_map(getattr(result, "scores", None), "scores"),
+        tricks=_int_map(getattr(result, "tricks", None), "tricks"),
         won=bool(getattr(result, "won", False)),
-        settlement=[int(x) for x in (getattr(result, "settlement", None) or ())],
+        settlement=[int32(x, "settlement", i) for i, x in enumerate(getattr(result, "settlement", None) or ())],
         optimal_moves=[action_message(str(m)) for m in getattr(result, "optimal_moves", ())],
         principal_variation=[action_message(str(m)) for m in getattr(result, "pv", ())],
         outcomes={str(k): bool(v) for k, v in (getattr(result, "outcomes", None) or {}).items()},
@@ -508,13 +592,14 @@ def result_to_response(result: Any, *, mode: str | int = "all", game: str = "") 
     )
     to_move = getattr(result, "to_move", None)
     if to_move is not None:
-        msg.to_move = int(to_move)
+        msg.to_move = int32(to_move, "to_move")
     add_move = msg.moves.add
     for mv in getattr(result, "moves", ()):
         if mv.value is None:
             add_move(move=action_message(str(mv.move)), optimal=bool(mv.optimal))
         else:
-            add_move(move=action_message(str(mv.move)), value=int(mv.value), optimal=bool(mv.optimal))
+            add_move(move=action_message(str(mv.move)), value=int32(mv.value, "moves", str(mv.move)),
+                     optimal=bool(mv.optimal))
     extra = _extra_struct(result, _RESULT_KNOWN)
     if extra is not None:
         msg.extra.CopyFrom(extra)
@@ -529,7 +614,7 @@ def table_to_response(table: Mapping[str, Any]) -> pb.SolveTableResponse:
                                 elapsed_seconds=float(table.get("elapsed_ms", 0.0)) / 1000.0)
     for suit, values in table["values"].items():
         for team, value in enumerate(values):
-            msg.entries.add(trump=_SUIT_BY_LETTER[suit], playing_team=team, value=int(value))
+            msg.entries.add(trump=_SUIT_BY_LETTER[suit], playing_team=team, value=int32(value, "values", f"{suit}{team}"))
     return msg
 
 
@@ -547,10 +632,10 @@ def _step_message(step: Any) -> pb.AnalysisStep:
     msg = pb.AnalysisStep(
         ply=int(step.ply),
         seat=int(step.seat),
-        value_before=int(step.value_before),
-        value_after=int(step.value_after),
+        value_before=int32(step.value_before, "value_before", step.ply),
+        value_after=int32(step.value_after, "value_after", step.ply),
         best_moves=[action_message(str(m)) for m in step.best_moves],
-        cost=int(step.cost),
+        cost=int32(step.cost, "cost", step.ply),
         mistake=bool(step.mistake),
     )
     msg.move.CopyFrom(action_message(str(step.move)))
@@ -567,8 +652,8 @@ def analysis_to_response(analysis: Any, *, game: str = "") -> pb.AnalysePlayResp
     msg = pb.AnalysePlayResponse(
         game_name=game,
         game=name_to_enum(pb.Game, game),
-        initial_value=int(analysis.initial_value),
-        final_value=int(analysis.final_value),
+        initial_value=int32(analysis.initial_value, "initial_value"),
+        final_value=int32(analysis.final_value, "final_value"),
         steps=[_step_message(s) for s in steps],
         mistakes=[_step_message(s) for s in mistakes],
         nodes=int(getattr(analysis, "nodes", 0) or 0),
@@ -622,48 +707,6 @@ def games_to_response(games: Iterable[Any], *, version: str = "") -> pb.ListGame
         games=[game_info_to_message(g) for g in games],
         modes=[pb.SOLVE_MODE_BEST, pb.SOLVE_MODE_OPTIMAL, pb.SOLVE_MODE_ALL],
         server_version=version,
-    )
-
-
-# ---------------------------------------------------------------- errors
-
-def error_to_status(exc: BaseException) -> grpc.StatusCode:
-    """The gRPC status code for an exception raised while serving a request."""
-    from concurrent.futures import CancelledError
-
-    from ddcards.errors import SearchCancelled, SearchTimeout
-
-    if isinstance(exc, DdcardsError):
-        return grpc.StatusCode.INVALID_ARGUMENT
-    if isinstance(exc, SearchTimeout):
-        return grpc.StatusCode.DEADLINE_EXCEEDED
-    if isinstance(exc, (SearchCancelled, CancelledError)):
-        return grpc.StatusCode.CANCELLED
-    return grpc.StatusCode.INTERNAL
-
-
-def error_message(exc: BaseException) -> str:
-    """The status details for an exception: the DdcardsError message as is."""
-    code = error_to_status(exc)
-    text = str(exc)
-    if code is grpc.StatusCode.INVALID_ARGUMENT:
-        return text or type(exc).__name__
-    if code is grpc.StatusCode.DEADLINE_EXCEEDED:
-        return "search stopped at the deadline" + (f": {text}" if text else "")
-    if code is grpc.StatusCode.CANCELLED:
-        return "search cancelled" + (f": {text}" if text else "")
-    return f"internal error: {type(exc).__name__}: {text}"
-
-
-def error_to_message(exc: BaseException) -> pb.Error:
-    """An in-band Error message (SolveStream) for an exception."""
-    code = error_to_status(exc)
-    return pb.Error(
-        code=code.value[0],
-        code_name=code.name,
-        message=error_message(exc),
-        token=str(getattr(exc, "token", None) or ""),
-        rule=str(getattr(exc, "rule", None) or ""),
     )
 
 

@@ -1,106 +1,342 @@
 """Cross-cutting concerns of the service, one interceptor each.
 
-* :class:`ErrorInterceptor` maps exceptions escaping a handler to gRPC status
-  codes: bad input (``DdcardsError``) -> INVALID_ARGUMENT with its message and
-  the token/rule in trailing metadata; ``SearchTimeout`` -> DEADLINE_EXCEEDED;
-  ``SearchCancelled`` -> CANCELLED; anything else -> INTERNAL (logged with its
-  traceback; the server keeps serving).
-* :class:`LoggingInterceptor` writes one line per RPC: method, game(s),
-  duration, nodes searched, status.
+* :class:`LoggingInterceptor` writes one line per RPC: method, game(s), status,
+  duration, nodes searched; every field escaped and cut (:func:`calllog.log_field`).
+* :class:`ErrorInterceptor` turns exceptions escaping a handler into a status
+  with google.rpc details (:mod:`ddcards.server.status`); a request that does
+  not even decode is INVALID_ARGUMENT, not gRPC's own INTERNAL; a client that
+  went away mid-stream is no error (no traceback in the log).
+* :class:`TokenInterceptor` asks for ``authorization: Bearer <token>`` when the
+  server has a token (health checks are exempt: load balancers probe them).
+* :class:`StreamLimitInterceptor` caps the streams of each streaming method
+  open at once and closes request streams that stay idle, so idle streams can
+  never take the threads that Solve calls and health checks need.
 
-Both wrap any handler kind (unary or streaming), so servicers stay free of
-this code.
+They wrap any handler kind (unary, streaming, and grpc's non-blocking
+callback handlers such as ``Health/Watch``), so servicers stay free of this
+code. The order in ``start_server`` is logging, errors, token, stream limits.
 """
 from __future__ import annotations
 
+import hmac
 import logging
+import queue
 import threading
 import time
-import urllib.parse
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import grpc
 
 from ddcards.server import calllog
-from ddcards.server.convert import error_message, error_to_status
+from ddcards.server.status import (RequestError, StreamIdle, TokenInvalid, TooManyStreams, Unauthenticated,
+                                   clean_text, code_of, describe)
 
 log = logging.getLogger("ddcards.server")
 
-_SAFE = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) != "%") + " "
+Wrapper = Callable[[Callable], Callable]
 
 
-def _metadata_text(text: str) -> str:
-    """Metadata values must be printable ASCII: percent-encode the rest (UTF-8)."""
-    return urllib.parse.quote(text, safe=_SAFE)
-
-
-def _wrap(handler: grpc.RpcMethodHandler,
-          unary: Callable[[Callable], Callable],
-          streaming: Callable[[Callable], Callable]) -> grpc.RpcMethodHandler:
-    """A copy of ``handler`` with its behaviour wrapped (``streaming`` for response streams)."""
-    kwargs = dict(request_deserializer=handler.request_deserializer,
+def _wrap(handler: grpc.RpcMethodHandler, unary: Wrapper, streaming: Wrapper,
+          deserializer: Callable[[Any], Any] | None = None) -> grpc.RpcMethodHandler:
+    """A copy of ``handler`` with its behaviour wrapped: ``unary`` for single responses,
+    ``streaming`` for response streams. grpc's non-blocking callback behaviours
+    (``Health/Watch``: they return at once and answer through a callback) are
+    wrapped with ``unary`` and stay non-blocking, so they hold no thread."""
+    kwargs = dict(request_deserializer=deserializer or handler.request_deserializer,
                   response_serializer=handler.response_serializer)
     if handler.unary_unary:
         return grpc.unary_unary_rpc_method_handler(unary(handler.unary_unary), **kwargs)
     if handler.stream_unary:
         return grpc.stream_unary_rpc_method_handler(unary(handler.stream_unary), **kwargs)
     if handler.unary_stream:
-        return grpc.unary_stream_rpc_method_handler(streaming(handler.unary_stream), **kwargs)
+        inner = handler.unary_stream
+        if getattr(inner, "experimental_non_blocking", False):
+            return grpc.unary_stream_rpc_method_handler(_non_blocking(inner, unary), **kwargs)
+        return grpc.unary_stream_rpc_method_handler(streaming(inner), **kwargs)
     if handler.stream_stream:
         return grpc.stream_stream_rpc_method_handler(streaming(handler.stream_stream), **kwargs)
     return handler
 
 
-def abort_for(exc: BaseException, context: grpc.ServicerContext) -> None:
-    """Fail the RPC with the status code for ``exc`` (re-raises if the RPC already has a status)."""
+def _non_blocking(inner: Callable, unary: Wrapper) -> Callable:
+    def behavior(request: Any, context: grpc.ServicerContext, send_response_callback: Callable) -> Any:
+        return unary(lambda req, ctx: inner(req, ctx, send_response_callback))(request, context)
+
+    behavior.experimental_non_blocking = True  # type: ignore[attr-defined]
+    behavior.experimental_thread_pool = getattr(inner, "experimental_thread_pool", None)  # type: ignore[attr-defined]
+    return behavior
+
+
+# ---------------------------------------------------------------- errors
+
+class Undecodable:
+    """What the safe deserializer hands on for bytes that are no valid message."""
+
+    __slots__ = ("error", "message_type")
+
+    def __init__(self, error: BaseException, message_type: str):
+        self.error = error
+        self.message_type = message_type
+
+    def to_error(self) -> RequestError:
+        return RequestError(f"the request is not a valid {self.message_type} message "
+                            f"({type(self.error).__name__}: {clean_text(self.error)})",
+                            token="", rule="protobuf encoding")
+
+
+def _safe_deserializer(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """A deserializer that never raises (grpc would answer INTERNAL): bad bytes become
+    an :class:`Undecodable` that the handler's wrapper reports as INVALID_ARGUMENT."""
+    if deserialize is None:
+        return None
+    owner = getattr(deserialize, "__self__", None)
+    name = getattr(getattr(owner, "DESCRIPTOR", None), "full_name", "request")
+
+    def safe(data: bytes) -> Any:
+        try:
+            return deserialize(data)
+        except Exception as exc:  # noqa: BLE001 - reported to the client as INVALID_ARGUMENT
+            return Undecodable(exc, name)
+
+    return safe
+
+
+def _client_gone(exc: BaseException, context: grpc.ServicerContext) -> bool:
+    # grpc raises RpcError from the request iterator once the call has ended; a
+    # call no longer active has no one to tell either.
+    return isinstance(exc, grpc.RpcError) or not context.is_active()
+
+
+def abort_for(exc: BaseException, context: grpc.ServicerContext, request: Any = None) -> None:
+    """Fail the RPC with the status (and details) for ``exc``; re-raises if the RPC
+    already has a status."""
     if context.code() is not None:  # the servicer (or grpc) already set the status
         raise exc
-    code = error_to_status(exc)
-    if code is grpc.StatusCode.INTERNAL:
-        log.exception("unexpected error", exc_info=exc)
-    elif code is grpc.StatusCode.INVALID_ARGUMENT:
-        metadata = []
-        token = getattr(exc, "token", None)
-        rule = getattr(exc, "rule", None)
-        if token is not None:
-            metadata.append(("ddcards-token", _metadata_text(str(token))))
-        if rule is not None:
-            metadata.append(("ddcards-rule", _metadata_text(str(rule))))
-        if metadata:
-            context.set_trailing_metadata(tuple(metadata))
-    context.abort(code, error_message(exc))
+    if _client_gone(exc, context):
+        log.debug("the client went away: %s", calllog.log_field(repr(exc), 200))
+        context.abort(grpc.StatusCode.CANCELLED, "the client went away")
+    failure = describe(exc, request if not isinstance(request, Undecodable) else None)
+    if code_of(exc) is grpc.StatusCode.INTERNAL:
+        log.error("internal error %s", calllog.exception_text(exc))
+    context.abort_with_status(failure.to_status())
 
 
 class ErrorInterceptor(grpc.ServerInterceptor):
-    """Exceptions -> gRPC status codes (see module docstring)."""
+    """Exceptions -> status codes with google.rpc details (see :mod:`ddcards.server.status`).
+
+    ``in_band_methods``: stream methods whose servicer reports an undecodable
+    stream item itself (SolveStream answers it with an in-band error); for
+    any other stream method such an item fails the call.
+    """
+
+    def __init__(self, in_band_methods: Iterable[str] = ()):
+        self._in_band = frozenset(in_band_methods)
 
     def intercept_service(self, continuation, handler_call_details):
         handler = continuation(handler_call_details)
         if handler is None:
             return None
-        return _wrap(handler, self._unary, self._streaming)
+        in_band = handler_call_details.method in self._in_band
+        streaming_requests = handler.request_streaming
+        return _wrap(handler, self._unary(streaming_requests, in_band), self._streaming(streaming_requests, in_band),
+                     deserializer=_safe_deserializer(handler.request_deserializer))
 
     @staticmethod
-    def _unary(behavior: Callable) -> Callable:
-        def wrapped(request: Any, context: grpc.ServicerContext) -> Any:
-            try:
+    def _checked(request: Any, streaming_requests: bool, in_band: bool) -> Any:
+        if streaming_requests:
+            return request if in_band else _decoded_items(request)
+        if isinstance(request, Undecodable):
+            raise request.to_error()
+        return request
+
+    def _unary(self, streaming_requests: bool, in_band: bool) -> Wrapper:
+        def wrap(behavior: Callable) -> Callable:
+            def wrapped(request: Any, context: grpc.ServicerContext) -> Any:
+                try:
+                    return behavior(self._checked(request, streaming_requests, in_band), context)
+                except Exception as exc:  # noqa: BLE001 - mapped to a status
+                    abort_for(exc, context, None if streaming_requests else request)
+
+            return wrapped
+
+        return wrap
+
+    def _streaming(self, streaming_requests: bool, in_band: bool) -> Wrapper:
+        def wrap(behavior: Callable) -> Callable:
+            def wrapped(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+                try:
+                    yield from behavior(self._checked(request, streaming_requests, in_band), context)
+                except Exception as exc:  # noqa: BLE001 - mapped to a status
+                    abort_for(exc, context, None if streaming_requests else request)
+
+            return wrapped
+
+        return wrap
+
+
+def _decoded_items(requests: Iterator[Any]) -> Iterator[Any]:
+    for item in requests:
+        if isinstance(item, Undecodable):
+            raise item.to_error()
+        yield item
+
+
+# ---------------------------------------------------------------- bearer token
+
+class TokenInterceptor(grpc.ServerInterceptor):
+    """Calls must carry ``authorization: Bearer <token>``; else UNAUTHENTICATED
+    (reason TOKEN_MISSING or TOKEN_INVALID). Methods under ``exempt_prefixes``
+    (health checks) need no token."""
+
+    def __init__(self, token: str, exempt_prefixes: tuple[str, ...] = ("/grpc.health.v1.Health/",)):
+        if not token:
+            raise ValueError("the token must not be empty")
+        self._expected = ("Bearer " + token).encode("utf-8")
+        self._exempt = exempt_prefixes
+
+    def intercept_service(self, continuation, handler_call_details):
+        if (handler_call_details.method or "").startswith(self._exempt):
+            return continuation(handler_call_details)
+        given = next((value for key, value in handler_call_details.invocation_metadata or ()
+                      if key == "authorization"), None)
+        if given is not None:
+            given_bytes = given.encode("utf-8", "backslashreplace") if isinstance(given, str) else bytes(given)
+            if hmac.compare_digest(given_bytes, self._expected):
+                return continuation(handler_call_details)
+        handler = continuation(handler_call_details)
+        if handler is None:
+            return None
+        error: Unauthenticated = Unauthenticated(
+            "this server needs a token: send the metadata 'authorization: Bearer <token>'")
+        if given is not None:
+            error = TokenInvalid("the token in 'authorization' is not this server's token")
+
+        def reject(behavior: Callable) -> Callable:
+            def rejected(request: Any, context: grpc.ServicerContext) -> Any:
+                raise error
+
+            return rejected
+
+        def reject_stream(behavior: Callable) -> Callable:
+            def rejected(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+                raise error
+                yield  # a generator, as grpc expects of a response stream
+
+            return rejected
+
+        return _wrap(handler, reject, reject_stream)
+
+
+# ---------------------------------------------------------------- stream limits
+
+class StreamLimitInterceptor(grpc.ServerInterceptor):
+    """At most ``max_streams`` open streams per streaming method (more get
+    RESOURCE_EXHAUSTED, reason TOO_MANY_STREAMS, with a RetryInfo), and request
+    streams that send nothing for ``idle_timeout`` seconds are closed
+    (UNAVAILABLE, reason STREAM_IDLE). ``self_timed`` methods (SolveStream, which
+    is not idle while it searches) time themselves out."""
+
+    def __init__(self, max_streams: int, idle_timeout: float | None,
+                 self_timed: Iterable[str] = ()):
+        if max_streams < 1:
+            raise ValueError("max_streams must be >= 1")
+        self.max_streams = max_streams
+        self.idle_timeout = idle_timeout
+        self._self_timed = frozenset(self_timed)
+        self._lock = threading.Lock()
+        self._open: Counter[str] = Counter()
+
+    def open_streams(self, method: str) -> int:
+        with self._lock:
+            return self._open[method]
+
+    def intercept_service(self, continuation, handler_call_details):
+        handler = continuation(handler_call_details)
+        if handler is None or not (handler.request_streaming or handler.response_streaming):
+            return handler
+        method = handler_call_details.method or "?"
+        idle = None if method in self._self_timed else self.idle_timeout
+        limited_requests = handler.request_streaming and idle is not None
+
+        def admit(context: grpc.ServicerContext) -> None:
+            with self._lock:
+                if self._open[method] >= self.max_streams:
+                    raise TooManyStreams(
+                        f"{self._open[method]} {method.rsplit('/', 1)[-1]} streams are open, the server's limit: "
+                        "close one or retry later", retry_after=1.0,
+                        metadata={"method": method, "limit": str(self.max_streams)})
+                self._open[method] += 1
+            if not context.add_callback(lambda: self._leave(method)):
+                self._leave(method)
+
+        def unary(behavior: Callable) -> Callable:
+            def wrapped(request: Any, context: grpc.ServicerContext) -> Any:
+                admit(context)
+                if limited_requests:
+                    request = IdleLimited(request, idle, what="request")
                 return behavior(request, context)
-            except Exception as exc:  # noqa: BLE001 - mapped to a status
-                abort_for(exc, context)
 
-        return wrapped
+            return wrapped
 
-    @staticmethod
-    def _streaming(behavior: Callable) -> Callable:
-        def wrapped(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-            try:
+        def streaming(behavior: Callable) -> Callable:
+            def wrapped(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+                admit(context)
+                if limited_requests:
+                    request = IdleLimited(request, idle, what="request")
                 yield from behavior(request, context)
-            except Exception as exc:  # noqa: BLE001 - mapped to a status
-                abort_for(exc, context)
 
-        return wrapped
+            return wrapped
 
+        return _wrap(handler, unary, streaming)
+
+    def _leave(self, method: str) -> None:
+        with self._lock:
+            self._open[method] -= 1
+
+
+class IdleLimited:
+    """An iterator over ``source`` that raises :class:`StreamIdle` when no item comes
+    for ``idle`` seconds. A daemon thread reads ``source`` (grpc's request iterator
+    blocks); it ends when the call ends and grpc's iterator raises."""
+
+    _END = object()
+
+    def __init__(self, source: Iterator[Any], idle: float, *, what: str = "item"):
+        self._idle = idle
+        self._what = what
+        self._items: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._pump, args=(iter(source),), name="ddcards-idle-pump", daemon=True).start()
+
+    def _pump(self, source: Iterator[Any]) -> None:
+        try:
+            for item in source:
+                self._items.put((item, None))
+        except BaseException as exc:  # noqa: BLE001 - handed to the reader
+            self._items.put((self._END, exc))
+            return
+        self._items.put((self._END, None))
+
+    def __iter__(self) -> IdleLimited:
+        return self
+
+    def __next__(self) -> Any:
+        try:
+            item, error = self._items.get(timeout=self._idle)
+        except queue.Empty:
+            raise StreamIdle(f"no {self._what} for {self._idle:g} s: the server closed the idle stream; "
+                             "open a new one when there is work", retry_after=0.0,
+                             metadata={"idle_timeout_seconds": f"{self._idle:g}"}) from None
+        if item is self._END:
+            self._items.put((self._END, error))  # every later next() ends the same way
+            if error is not None:
+                raise error
+            raise StopIteration
+        return item
+
+
+# ---------------------------------------------------------------- logging
 
 class _PendingLine:
     """The log line of one call, written once both the handler has finished and the call
@@ -146,9 +382,12 @@ class _PendingLine:
     def _status(self) -> str:
         if self.outcome is not None:
             return self.outcome
+        code = self.context.code()
+        if code is not None:
+            return getattr(code, "name", str(code))
         if self.ended_early:  # returned normally, but the client had gone: it never got the answer
             return "DEADLINE_EXCEEDED" if self.context.time_remaining() <= 0 else "CANCELLED"
-        return _status_name(self.context, "OK")
+        return "OK"
 
     def _emit(self) -> None:
         record = self.record
@@ -156,7 +395,7 @@ class _PendingLine:
         items = f" items={record.items}" if record.items else ""
         self.logger.log(self.level, "rpc method=%s game=%s status=%s duration_ms=%.2f nodes=%d%s peer=%s",
                         record.method, record.game_text(), self._status(), duration_ms, record.nodes, items,
-                        _peer(self.context))
+                        calllog.log_field(_peer(self.context)))
 
 
 class LoggingInterceptor(grpc.ServerInterceptor):
@@ -165,7 +404,8 @@ class LoggingInterceptor(grpc.ServerInterceptor):
     The line is written when the call has ended (after its response went out),
     so logging adds nothing to a call's latency; ``duration_ms`` runs from the
     handler's start to the call's end. Methods of ``quiet_prefixes`` (health
-    checks, reflection) log at DEBUG.
+    checks, reflection) log at DEBUG. Fields that come from the client (the
+    game) are escaped and cut, so no input can forge or flood a log line.
     """
 
     def __init__(self, logger: logging.Logger = log,
@@ -181,10 +421,10 @@ class LoggingInterceptor(grpc.ServerInterceptor):
         level = logging.DEBUG if full.startswith(self._quiet) else logging.INFO
         if not self._log.isEnabledFor(level):
             return handler
-        method = full.rsplit("/", 1)[-1]
+        method = calllog.log_field(full.rsplit("/", 1)[-1])
         return _wrap(handler, self._unary(method, level), self._streaming(method, level))
 
-    def _unary(self, method: str, level: int) -> Callable[[Callable], Callable]:
+    def _unary(self, method: str, level: int) -> Wrapper:
         def wrap(behavior: Callable) -> Callable:
             def wrapped(request: Any, context: grpc.ServicerContext) -> Any:
                 record = calllog.CallRecord(method)
@@ -206,12 +446,13 @@ class LoggingInterceptor(grpc.ServerInterceptor):
 
         return wrap
 
-    def _streaming(self, method: str, level: int) -> Callable[[Callable], Callable]:
+    def _streaming(self, method: str, level: int) -> Wrapper:
         def wrap(behavior: Callable) -> Callable:
             def wrapped(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
                 record = calllog.CallRecord(method)
                 line = _PendingLine(record, context, level, self._log)
                 outcome: str | None = "UNKNOWN"
+                iterator: Any = None
                 try:
                     previous = calllog.activate(record)
                     try:

@@ -1,16 +1,26 @@
 """Start the ddcards gRPC server: ``python -m ddcards.server`` or ``ddcards serve``.
 
-    python -m ddcards.server [--host 127.0.0.1] [--port 50051] [--workers N] [--tt-mb 2]
-                     [--max-concurrent K] [--grace 10] [--log-level info]
+    ddcards serve [--host 127.0.0.1] [--port 50051] [--workers N] [--tt-mb 2]
+                  [--max-queue 64] [--queue-timeout 30] [--max-streams 16]
+                  [--stream-idle-timeout 60] [--grace 10] [--log-level info]
+                  [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
+                  [--token TOKEN | --token-file FILE] [--no-reflection]
 
 * ``--workers`` search threads (default: the cores this process may use), each
   with its own ``ddcards.Solver`` and transposition table of ``--tt-mb``
   megabytes, so the tables take at most ``workers x tt_mb`` MB in total.
-* ``--max-concurrent`` calls admitted at once (running or queued for a
-  worker, every method counted, health checks included); over it the server
-  answers RESOURCE_EXHAUSTED at once.
-* Health (``grpc.health.v1.Health``) and server reflection are registered, so
-  ``grpcurl -plaintext localhost:50051 list`` works without the .proto files.
+* Admission: calls that find every worker busy wait first come, first served:
+  at most ``--max-queue`` of them, each at most ``--queue-timeout`` seconds;
+  beyond that RESOURCE_EXHAUSTED (reason OVERLOADED) with a RetryInfo.
+  Health checks, ListGames and reflection never wait behind searches.
+* Streams: at most ``--max-streams`` open per streaming method (SolveStream,
+  Health/Watch, reflection); a SolveStream or reflection stream idle for
+  ``--stream-idle-timeout`` seconds is closed (UNAVAILABLE, reason STREAM_IDLE).
+* Health (``grpc.health.v1.Health``) and server reflection (with the .proto's
+  comments) are registered; ``--no-reflection`` leaves reflection out.
+* ``--tls-cert``/``--tls-key`` serve TLS (``--tls-client-ca`` also requires
+  client certificates); ``--token`` (or ``DDCARDS_TOKEN``, or ``--token-file``)
+  makes every call but health checks carry ``authorization: Bearer <token>``.
 * SIGTERM / SIGINT: health turns NOT_SERVING, new calls are refused, calls in
   flight get ``--grace`` seconds to finish (then they are cancelled, which
   stops their searches), and the process exits 0.
@@ -18,6 +28,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import logging
 import logging.handlers
 import os
@@ -30,12 +41,13 @@ from dataclasses import dataclass
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
-from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
 from ddcards import api as solver_api
-from ddcards.server.interceptors import ErrorInterceptor, LoggingInterceptor
+from ddcards.server import reflection
+from ddcards.server.interceptors import (ErrorInterceptor, LoggingInterceptor, StreamLimitInterceptor,
+                                         TokenInterceptor)
 from ddcards.server.service import SERVICE_NAME, SolverPool, SolverServicer
+from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
 
 log = logging.getLogger("ddcards.server")
 
@@ -43,6 +55,15 @@ DEFAULT_PORT = 50051
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_TT_MB = solver_api.DEFAULT_TT_MB     # the library's: small tables stay in cache
 DEFAULT_GRACE = 10.0
+DEFAULT_MAX_QUEUE = 64
+DEFAULT_QUEUE_TIMEOUT = 30.0
+DEFAULT_MAX_STREAMS = 16
+DEFAULT_STREAM_IDLE_TIMEOUT = 60.0
+TOKEN_ENV = "DDCARDS_TOKEN"
+SOLVE_STREAM = f"/{SERVICE_NAME}/SolveStream"
+# Threads beyond those every admitted call and open stream may hold: the quick
+# calls (health checks, ListGames, calls about to be turned away) always find one.
+SPARE_THREADS = 16
 
 
 def default_workers() -> int:
@@ -50,10 +71,6 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
-
-
-def default_max_concurrent(workers: int) -> int:
-    return max(8, 4 * workers)
 
 
 def _version() -> str:
@@ -71,6 +88,28 @@ def _address(host: str, port: int) -> str:
     return f"{host}:{port}"
 
 
+@dataclass(frozen=True)
+class TlsFiles:
+    """PEM files of the server's TLS: certificate chain, private key, and optionally
+    the CA whose certificates clients must present (mutual TLS)."""
+
+    cert: str
+    key: str
+    client_ca: str | None = None
+
+    def credentials(self) -> grpc.ServerCredentials:
+        def read(path: str) -> bytes:
+            with open(path, "rb") as handle:
+                data = handle.read()
+            if b"-----BEGIN " not in data:
+                raise ValueError(f"{path} is not a PEM file")
+            return data
+
+        client_ca = read(self.client_ca) if self.client_ca else None
+        return grpc.ssl_server_credentials([(read(self.key), read(self.cert))], root_certificates=client_ca,
+                                           require_client_auth=client_ca is not None)
+
+
 @dataclass
 class RunningServer:
     """A started server: its bound ``port`` and how to stop it."""
@@ -78,11 +117,18 @@ class RunningServer:
     server: grpc.Server
     health: health.HealthServicer
     pool: SolverPool
+    streams: StreamLimitInterceptor
     host: str
     port: int
     workers: int
     tt_mb: int
-    max_concurrent: int
+    max_queue: int
+    queue_timeout: float
+    max_streams: int
+    stream_idle_timeout: float | None
+    tls: bool
+    token: bool
+    reflection: bool
 
     @property
     def address(self) -> str:
@@ -100,45 +146,88 @@ class RunningServer:
 
 
 def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers: int | None = None,
-                 tt_mb: int = DEFAULT_TT_MB, max_concurrent: int | None = None,
+                 tt_mb: int = DEFAULT_TT_MB, max_queue: int = DEFAULT_MAX_QUEUE,
+                 queue_timeout: float = DEFAULT_QUEUE_TIMEOUT, max_streams: int = DEFAULT_MAX_STREAMS,
+                 stream_idle_timeout: float | None = DEFAULT_STREAM_IDLE_TIMEOUT, tls: TlsFiles | None = None,
+                 token: str | None = None, reflection_enabled: bool = True,
                  log_requests: bool = True) -> RunningServer:
     """Build, bind and start the server (port 0 picks a free port: see ``.port``)."""
     workers = workers or default_workers()
-    max_concurrent = max_concurrent or default_max_concurrent(workers)
-    if max_concurrent < 1:
-        raise ValueError("max_concurrent must be >= 1")
+    if max_queue < 0:
+        raise ValueError("max_queue must be >= 0")
+    if not queue_timeout > 0:
+        raise ValueError("queue_timeout must be > 0")
+    if max_streams < 1:
+        raise ValueError("max_streams must be >= 1")
+    if stream_idle_timeout is not None and not stream_idle_timeout > 0:
+        raise ValueError("stream_idle_timeout must be > 0 (or None for none)")
     if tt_mb < 1:
         raise ValueError("tt_mb must be >= 1")
-    pool = SolverPool(workers, tt_mb)
-    interceptors = [ErrorInterceptor()]
+    if token is not None and not token:
+        raise ValueError("the token must not be empty")
+    credentials = tls.credentials() if tls is not None else None   # a bad file fails before anything starts
+    pool = SolverPool(workers, tt_mb, max_queue=max_queue, queue_timeout=queue_timeout)
+    streams = StreamLimitInterceptor(max_streams, stream_idle_timeout, self_timed=(SOLVE_STREAM,))
+    interceptors: list[grpc.ServerInterceptor] = [ErrorInterceptor(in_band_methods=(SOLVE_STREAM,))]
+    if token is not None:
+        interceptors.append(TokenInterceptor(token))
+    interceptors.append(streams)
     if log_requests:
         interceptors.insert(0, LoggingInterceptor())
-    # One gRPC thread per admitted call: handlers only convert and wait, the
-    # searches run on the pool's `workers` threads.
+    # Threads: one per admitted unary call (running or queued) and per open
+    # blocking stream (SolveStream, reflection; Health/Watch holds none), plus
+    # spares for the quick calls. grpc's own cap on calls in progress is only a
+    # flood guard far above that: it counts open streams too, and idle streams
+    # must never crowd out a Solve or a health check.
+    threads = workers + max_queue + 2 * max_streams + SPARE_THREADS
     server = grpc.server(
-        ThreadPoolExecutor(max_workers=max_concurrent, thread_name_prefix="ddcards-grpc"),
+        ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ddcards-grpc"),
         interceptors=interceptors,
-        maximum_concurrent_rpcs=max_concurrent,
+        maximum_concurrent_rpcs=2 * threads + max_streams,
         options=[("grpc.so_reuseport", 0)],
     )
-    pb_grpc.add_SolverServiceServicer_to_server(SolverServicer(pool, version=_version()), server)
+    pb_grpc.add_SolverServiceServicer_to_server(
+        SolverServicer(pool, version=_version(), stream_idle_timeout=stream_idle_timeout), server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
-    bound = server.add_insecure_port(_address(host, port))
+    if reflection_enabled:
+        reflection.enable(server, (SERVICE_NAME, health.SERVICE_NAME))
+    address = _address(host, port)
+    try:
+        bound = (server.add_secure_port(address, credentials) if credentials is not None
+                 else server.add_insecure_port(address))
+    except RuntimeError as exc:  # grpc's "Failed to bind": a port in use, or TLS files it cannot use
+        bound = 0
+        why = f" ({exc})" if credentials is None else " with this TLS certificate and key (do they match?)"
+    else:
+        why = ""
     if not bound:
         pool.shutdown(wait=False)
-        raise OSError(f"cannot listen on {_address(host, port)}")
+        raise OSError(f"cannot listen on {address}{why}")
     server.start()
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return RunningServer(server, health_servicer, pool, host, bound, workers, tt_mb, max_concurrent)
+    if token is not None and credentials is None and not _loopback(host):
+        log.warning("a token over plain TCP on %s travels in the clear: add --tls-cert and --tls-key", host)
+    return RunningServer(server, health_servicer, pool, streams, host, bound, workers, tt_mb, max_queue,
+                         queue_timeout, max_streams, stream_idle_timeout, credentials is not None,
+                         token is not None, reflection_enabled)
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ddcards serve",
-        description="Serve the ddcards solver over gRPC (package ddcards.v1, service SolverService).",
+        description="Serve the ddcards solver over gRPC (package ddcards.v1, service SolverService). "
+                    "See docs/SERVICE.md.",
     )
     parser.add_argument("--host", default=DEFAULT_HOST,
                         help=f"address to listen on (default {DEFAULT_HOST}; 0.0.0.0 or :: for every interface)")
@@ -148,13 +237,35 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tt-mb", type=int, default=DEFAULT_TT_MB,
                         help=f"transposition table per worker in MB (default {DEFAULT_TT_MB}); "
                              "total = workers x tt-mb")
-    parser.add_argument("--max-concurrent", type=int, default=None,
-                        help="calls admitted at once, running or queued; more get RESOURCE_EXHAUSTED "
-                             "(default max(8, 4 x workers))")
+    capacity = parser.add_argument_group("capacity")
+    capacity.add_argument("--max-queue", type=int, default=DEFAULT_MAX_QUEUE,
+                          help="calls that may wait for a busy worker at once; one more gets RESOURCE_EXHAUSTED "
+                               f"(reason OVERLOADED) with a RetryInfo (default {DEFAULT_MAX_QUEUE})")
+    capacity.add_argument("--queue-timeout", type=float, default=DEFAULT_QUEUE_TIMEOUT, metavar="SECONDS",
+                          help="the longest a call waits for a worker before RESOURCE_EXHAUSTED with a RetryInfo "
+                               f"(default {DEFAULT_QUEUE_TIMEOUT:g}; the call's own deadline still applies)")
+    capacity.add_argument("--max-streams", type=int, default=DEFAULT_MAX_STREAMS,
+                          help="open streams per streaming method (SolveStream, Health/Watch, reflection); "
+                               f"one more gets RESOURCE_EXHAUSTED (reason TOO_MANY_STREAMS) (default {DEFAULT_MAX_STREAMS})")
+    capacity.add_argument("--stream-idle-timeout", type=float, default=DEFAULT_STREAM_IDLE_TIMEOUT, metavar="SECONDS",
+                          help="close a SolveStream or reflection stream that sends nothing (and has nothing in "
+                               "flight) for this long, with UNAVAILABLE (reason STREAM_IDLE) "
+                               f"(default {DEFAULT_STREAM_IDLE_TIMEOUT:g}; 0 = never)")
     parser.add_argument("--grace", type=float, default=DEFAULT_GRACE,
                         help=f"seconds calls in flight may take to finish on SIGTERM/SIGINT (default {DEFAULT_GRACE:g})")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
                         help="log level; info logs one line per call (default info)")
+    security = parser.add_argument_group("security")
+    security.add_argument("--tls-cert", metavar="FILE", help="serve TLS with this PEM certificate chain (needs --tls-key)")
+    security.add_argument("--tls-key", metavar="FILE", help="the PEM private key of --tls-cert")
+    security.add_argument("--tls-client-ca", metavar="FILE",
+                          help="also require client certificates signed by this PEM CA (mutual TLS)")
+    security.add_argument("--token", help=f"require 'authorization: Bearer TOKEN' on every call but health checks "
+                                          f"(default: ${TOKEN_ENV} if set; prefer it or --token-file: a flag "
+                                          "shows in the process list)")
+    security.add_argument("--token-file", metavar="FILE", help="read the token from FILE (its first line)")
+    parser.add_argument("--no-reflection", action="store_true",
+                        help="do not register server reflection (clients then need the .proto)")
     return parser
 
 
@@ -183,24 +294,65 @@ def _log_to_stderr(level: int) -> tuple[logging.handlers.QueueListener, logging.
     return listener, handler
 
 
-def _serve(args: argparse.Namespace) -> int:
-    for value, name in ((args.workers, "--workers"), (args.max_concurrent, "--max-concurrent")):
+class _Usage(Exception):
+    """A bad flag value: exit 2 with the message."""
+
+
+def _options(args: argparse.Namespace) -> dict:
+    for value, name in ((args.workers, "--workers"), (args.max_streams, "--max-streams")):
         if value is not None and value < 1:
-            print(f"ddcards serve: {name} must be >= 1", file=sys.stderr)
-            return 2
+            raise _Usage(f"{name} must be >= 1")
     if args.tt_mb < 1:
-        print("ddcards serve: --tt-mb must be >= 1", file=sys.stderr)
+        raise _Usage("--tt-mb must be >= 1")
+    if args.max_queue < 0:
+        raise _Usage("--max-queue must be >= 0")
+    if not args.queue_timeout > 0:
+        raise _Usage("--queue-timeout must be > 0")
+    if args.stream_idle_timeout < 0:
+        raise _Usage("--stream-idle-timeout must be >= 0 (0 = never)")
+    if bool(args.tls_cert) != bool(args.tls_key):
+        raise _Usage("--tls-cert and --tls-key go together")
+    if args.tls_client_ca and not args.tls_cert:
+        raise _Usage("--tls-client-ca needs --tls-cert and --tls-key")
+    for path, name in ((args.tls_cert, "--tls-cert"), (args.tls_key, "--tls-key"),
+                       (args.tls_client_ca, "--tls-client-ca"), (args.token_file, "--token-file")):
+        if path and not os.path.isfile(path):
+            raise _Usage(f"{name}: no such file: {path}")
+    if args.token is not None and args.token_file:
+        raise _Usage("give --token or --token-file, not both")
+    token = args.token
+    if args.token_file:
+        with open(args.token_file, encoding="utf-8") as handle:
+            token = handle.readline().strip()
+    elif token is None:
+        token = os.environ.get(TOKEN_ENV) or None
+    if token is not None and not token.strip():
+        raise _Usage("the token is empty")
+    return dict(host=args.host, port=args.port, workers=args.workers, tt_mb=args.tt_mb, max_queue=args.max_queue,
+                queue_timeout=args.queue_timeout, max_streams=args.max_streams,
+                stream_idle_timeout=args.stream_idle_timeout or None,
+                tls=TlsFiles(args.tls_cert, args.tls_key, args.tls_client_ca) if args.tls_cert else None,
+                token=token.strip() if token else None, reflection_enabled=not args.no_reflection)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        options = _options(args)
+    except _Usage as exc:
+        print(f"ddcards serve: {exc}", file=sys.stderr)
         return 2
     try:
-        running = start_server(host=args.host, port=args.port, workers=args.workers, tt_mb=args.tt_mb,
-                               max_concurrent=args.max_concurrent)
-    except OSError as exc:
+        running = start_server(**options)
+    except (OSError, ValueError, RuntimeError) as exc:  # a port in use, an unreadable or invalid key
         print(f"ddcards serve: {exc}", file=sys.stderr)
         return 1
     # Printed whatever the log level: scripts read the bound port (--port 0) from this line.
     print(f"ddcards serve: listening on {running.address} (workers={running.workers}, "
           f"tt_mb={running.tt_mb} per worker, {running.workers * running.tt_mb} MB total, "
-          f"max_concurrent={running.max_concurrent})", file=sys.stderr, flush=True)
+          f"max_queue={running.max_queue}, queue_timeout={running.queue_timeout:g}s, "
+          f"max_streams={running.max_streams}, tls={'on' if running.tls else 'off'}, "
+          f"token={'on' if running.token else 'off'}, reflection={'on' if running.reflection else 'off'})",
+          file=sys.stderr, flush=True)
 
     stopping = threading.Event()
 

@@ -15,6 +15,11 @@ the searches use all cores. Every search gets a ``ddcards.CancelToken`` that
 gRPC's termination callback sets (client cancelled, deadline passed, server
 stopping) and the time left before the deadline as its timeout, so no search
 outlives its call; a call waiting for a free solver gives up the same way.
+
+Admission: a unary call that finds every solver busy waits in the pool's
+bounded queue (``max_queue`` calls, ``queue_timeout`` seconds each) and is
+otherwise turned away with ``Overloaded`` (RESOURCE_EXHAUSTED + RetryInfo);
+a SolveStream is bounded by its window instead, and closes itself when idle.
 """
 from __future__ import annotations
 
@@ -33,10 +38,12 @@ import grpc
 
 import ddcards
 from ddcards.ddtable import dd_table
-from ddcards.server import calllog, convert
+from ddcards.errors import SearchCancelled, SearchTimeout
+from ddcards.server import calllog, convert, status
+from ddcards.server.interceptors import Undecodable
+from ddcards.server.status import Overloaded, StreamIdle
 from ddcards.v1 import ddcards_pb2 as pb
 from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
-from ddcards.errors import SearchCancelled, SearchTimeout
 
 log = logging.getLogger("ddcards.server")
 
@@ -64,15 +71,30 @@ class SolverPool:
     executor of ``workers`` threads. Callers waiting for a solver are served
     first come, first served, and give up when their call is cancelled or its
     deadline passes. The transposition tables take at most ``workers x tt_mb``
-    MB. The queue of waiting calls is bounded by the server's
-    ``maximum_concurrent_rpcs``.
+    MB.
+
+    Admission: at most ``max_queue`` calls wait at once, each at most
+    ``queue_timeout`` seconds; a call that finds the queue full, or waits
+    longer, gets :class:`~ddcards.server.status.Overloaded` (RESOURCE_EXHAUSTED
+    with a RetryInfo: the time the queue ahead of it should take, from how
+    long searches have been holding a solver). Stream items (``bounded=False``)
+    are not counted: their stream's window bounds them.
     """
 
-    def __init__(self, workers: int, tt_mb: int, *, solver_factory: Callable[[], Any] | None = None):
+    def __init__(self, workers: int, tt_mb: int, *, max_queue: int | None = None,
+                 queue_timeout: float | None = None, solver_factory: Callable[[], Any] | None = None):
         if workers < 1:
             raise ValueError("workers must be >= 1")
+        if max_queue is not None and max_queue < 0:
+            raise ValueError("max_queue must be >= 0")
+        if queue_timeout is not None and not queue_timeout > 0:
+            raise ValueError("queue_timeout must be > 0")
         self.workers = workers
         self.tt_mb = tt_mb
+        self.max_queue = max_queue
+        self.queue_timeout = queue_timeout
+        self._queued = 0                      # bounded callers waiting now
+        self._hold_seconds = 0.05             # running mean of how long a search holds a solver
         self._factory = solver_factory or (lambda: ddcards.Solver(tt_mb=tt_mb))
         self._lock = threading.Lock()
         self._free: list[Any] = [self._factory() for _ in range(workers)] if solver_factory is None else []
@@ -82,27 +104,46 @@ class SolverPool:
         self._executor: ThreadPoolExecutor | None = None
 
     @contextmanager
-    def lend(self, token: Any = None, deadline: _Deadline | None = None) -> Iterator[Any]:
-        """A solver for the duration of the ``with`` block (waits for one if all are busy)."""
-        instance = self._acquire(token, deadline)
+    def lend(self, token: Any = None, deadline: _Deadline | None = None, *, bounded: bool = True) -> Iterator[Any]:
+        """A solver for the duration of the ``with`` block (waits for one if all are busy;
+        ``bounded``: the wait is subject to ``max_queue`` and ``queue_timeout``)."""
+        instance = self._acquire(token, deadline, bounded)
+        started = time.monotonic()
         try:
             yield instance
         finally:
-            self._release(instance)
+            self._release(instance, time.monotonic() - started)
 
-    def _acquire(self, token: Any, deadline: _Deadline | None) -> Any:
-        make = False
+    def retry_after(self) -> float:
+        """Seconds until the queue now waiting should have drained (for RetryInfo)."""
+        with self._lock:
+            ahead = len(self._waiters) + 1
+            return min(30.0, max(0.1, self._hold_seconds * ahead / self.workers))
+
+    def _overloaded(self, why: str) -> Overloaded:
+        return Overloaded(f"every worker is busy ({why}): retry later", retry_after=self.retry_after(),
+                          metadata={"workers": str(self.workers), "queued": str(self.waiting),
+                                    "max_queue": str(self.max_queue), "queue_timeout_seconds":
+                                    f"{self.queue_timeout:g}" if self.queue_timeout else "none"})
+
+    def _acquire(self, token: Any, deadline: _Deadline | None, bounded: bool = True) -> Any:
+        instance, make, waiter = None, False, None
         with self._lock:
             if self._free and not self._waiters:
                 instance = self._free.pop()
             elif self._created < self.workers and not self._waiters:
                 self._created += 1
-                instance, make = None, True
+                make = True
+            elif bounded and self.max_queue is not None and self._queued >= self.max_queue:
+                full = self.max_queue
             else:
                 waiter = _Waiter()
                 self._waiters.append(waiter)
-                instance = None
-            self._busy += 1
+                self._queued += bounded
+            if instance is not None or make or waiter is not None:
+                self._busy += 1
+        if instance is None and not make and waiter is None:
+            raise self._overloaded(f"{full} calls already wait for one")
         if make:
             try:
                 return self._factory()
@@ -114,24 +155,35 @@ class SolverPool:
         if instance is not None:
             return instance
         # Wait for a solver handed over by _release, checking the call's state.
+        give_up = time.monotonic() + self.queue_timeout if bounded and self.queue_timeout else None
         try:
-            while not waiter.event.wait(0.02):
-                if token is not None and token.cancelled:
-                    raise SearchCancelled("the call ended while waiting for a free worker")
-                if deadline is not None and deadline.at is not None and time.monotonic() >= deadline.at:
-                    raise SearchTimeout("the deadline passed while waiting for a free worker")
+            try:
+                while not waiter.event.wait(0.02):
+                    if token is not None and token.cancelled:
+                        raise SearchCancelled("the call ended while waiting for a free worker")
+                    now = time.monotonic()
+                    if deadline is not None and deadline.at is not None and now >= deadline.at:
+                        raise SearchTimeout("the deadline passed while waiting for a free worker")
+                    if give_up is not None and now >= give_up:
+                        raise self._overloaded(f"waited {self.queue_timeout:g} s for one")
+            finally:
+                if bounded:
+                    with self._lock:
+                        self._queued -= 1
         except BaseException:
             with self._lock:
                 if waiter.solver is None:
                     self._waiters.remove(waiter)
                     self._busy -= 1
                     raise
-            self._release(waiter.solver)  # handed over just now: pass it on
+            self._release(waiter.solver, None)  # handed over just now: pass it on
             raise
         return waiter.solver
 
-    def _release(self, instance: Any) -> None:
+    def _release(self, instance: Any, held_seconds: float | None = None) -> None:
         with self._lock:
+            if held_seconds is not None:
+                self._hold_seconds += (held_seconds - self._hold_seconds) * 0.1
             self._busy -= 1
             if self._waiters:
                 waiter = self._waiters.popleft()
@@ -195,10 +247,12 @@ class _Deadline:
 class SolverServicer(pb_grpc.SolverServiceServicer):
     """Solve, AnalysePlay, SolveStream, SolveTable and ListGames over a :class:`SolverPool`."""
 
-    def __init__(self, pool: SolverPool, *, stream_window: int | None = None, version: str = ""):
+    def __init__(self, pool: SolverPool, *, stream_window: int | None = None, version: str = "",
+                 stream_idle_timeout: float | None = None):
         self._pool = pool
         self._window = max(1, stream_window or pool.workers)
         self._version = version
+        self._idle_timeout = stream_idle_timeout
 
     # ------------------------------------------------------------ helpers
 
@@ -225,7 +279,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         if token.cancelled:
             raise SearchCancelled("the call ended before the search started")
         deadline = _Deadline(context)
-        with self._pool.lend(token, deadline) as instance:
+        with self._pool.lend(token, deadline, bounded=True) as instance:
             return job(instance, deadline.search_timeout(limit_seconds), token)
 
     # ------------------------------------------------------------ RPCs
@@ -264,9 +318,13 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         """Results in completion order; at most ``stream_window`` searches of one stream at a time.
 
         A reader thread takes requests, validates them and queues searches;
-        this generator yields each outcome as it arrives. A bad item yields an
-        in-band Error and the stream goes on; the call's cancellation or
-        deadline stops every search of the stream and ends it with that status.
+        this generator yields each outcome as it arrives. A bad item (one that
+        does not even decode, a bad position, a result that does not fit the
+        response) yields an in-band Error and the stream goes on; the call's
+        cancellation or deadline stops every search of the stream and ends it
+        with that status. A stream with no request, nothing in flight and
+        nothing to send for ``stream_idle_timeout`` seconds ends with
+        UNAVAILABLE (reason STREAM_IDLE).
         """
         token = ddcards.CancelToken()               # shared by every search of this stream
         stream_deadline = _Deadline(context)
@@ -275,17 +333,18 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         futures: set[Future] = set()
         lock = threading.Lock()
         stop = threading.Event()
+        last_request = [time.monotonic()]
         _END = object()
 
-        def finish(index: int, item_id: str, game: str, mode: str, future: Future) -> None:
+        def finish(index: int, item_id: str, game: str, mode: str, request: Any, future: Future) -> None:
             # Queue the outcome *before* the future leaves `futures`: the
             # generator ends once nothing is in flight and the outbox is empty.
             try:
                 result = future.result()
             except BaseException as exc:  # noqa: BLE001 - reported in band or ends the stream
-                outbox.put((index, item_id, game, None, exc))
+                outbox.put((index, item_id, game, None, exc, request))
             else:
-                outbox.put((index, item_id, game, (result, mode), None))
+                outbox.put((index, item_id, game, (result, mode), None, request))
             with lock:
                 futures.discard(future)
             slots.release()
@@ -294,15 +353,20 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
             index = 0
             try:
                 for item in request_iterator:
+                    last_request[0] = time.monotonic()
                     if stop.is_set():
                         break
+                    if isinstance(item, Undecodable):
+                        outbox.put((index, "", "", None, item.to_error(), None))
+                        index += 1
+                        continue
                     item_id = item.id
                     try:
                         mode = convert.mode_to_name(item.solve.mode)
                         doc = convert.request_to_doc(item.solve, canonical_game=_canonical_game)
                         position = ddcards.Position.from_dict(doc)
                     except Exception as exc:  # noqa: BLE001 - bad item: in-band error
-                        outbox.put((index, item_id, "", None, exc))
+                        outbox.put((index, item_id, "", None, exc, item.solve))
                         index += 1
                         continue
                     limit = item.solve.timeout_seconds
@@ -316,7 +380,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                     def job(position=position, mode=mode, limit=limit) -> Any:
                         if token.cancelled:
                             raise SearchCancelled("the stream ended before the search started")
-                        with self._pool.lend(token, stream_deadline) as instance:
+                        with self._pool.lend(token, stream_deadline, bounded=False) as instance:
                             timeout = stream_deadline.search_timeout(limit)
                             return instance.solve(position, mode=mode, timeout=timeout, cancel=token)
 
@@ -324,11 +388,11 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                     with lock:
                         futures.add(future)
                     future.add_done_callback(
-                        lambda f, i=index, d=item_id, g=position.game, m=mode: finish(i, d, g, m, f))
+                        lambda f, i=index, d=item_id, g=position.game, m=mode, r=item.solve: finish(i, d, g, m, r, f))
                     index += 1
             except Exception as exc:  # noqa: BLE001 - the request stream broke (client cancelled)
                 if not stop.is_set():
-                    log.debug("SolveStream request iterator ended: %r", exc)
+                    log.debug("SolveStream request iterator ended: %s", calllog.log_field(repr(exc), 200))
             finally:
                 outbox.put(_END)
 
@@ -345,6 +409,8 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         reader = threading.Thread(target=read, name="ddcards-stream-reader", daemon=True)
         reader.start()
         reading = True
+        last_sent = time.monotonic()
+        poll = 0.25 if self._idle_timeout is None else min(0.25, self._idle_timeout / 2)
         try:
             while True:
                 with lock:
@@ -352,26 +418,41 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                 if not reading and in_flight == 0 and outbox.empty():
                     return
                 try:
-                    entry = outbox.get(timeout=0.25)
+                    entry = outbox.get(timeout=poll)
                 except queue.Empty:
+                    with lock:
+                        in_flight = len(futures)
+                    if (self._idle_timeout is not None and in_flight == 0 and reading
+                            and time.monotonic() - max(last_request[0], last_sent) > self._idle_timeout):
+                        raise StreamIdle(f"no request for {self._idle_timeout:g} s and nothing in flight: the "
+                                         "server closed the idle stream; open a new one when there is work",
+                                         retry_after=0.0,
+                                         metadata={"idle_timeout_seconds": f"{self._idle_timeout:g}"}) from None
                     continue
                 if entry is _END:
                     reading = False
                     continue
-                index, item_id, game, payload, exc = entry
+                index, item_id, game, payload, exc, request = entry
+                response = None
+                if exc is None:
+                    result, mode = payload
+                    try:
+                        response = pb.SolveStreamResponse(
+                            id=item_id, index=index, result=convert.result_to_response(result, mode=mode, game=game))
+                        calllog.note(game=game, nodes=result.nodes, items=1)
+                    except Exception as conversion_error:  # noqa: BLE001 - e.g. a value the response cannot hold
+                        exc = conversion_error
                 if exc is not None:
                     if isinstance(exc, (SearchCancelled, SearchTimeout, CancelledError)) and (
                             stop.is_set() or _expired(stream_deadline)):
                         raise exc  # the stream itself ended: its status is the answer
-                    if convert.error_to_status(exc) is grpc.StatusCode.INTERNAL:
-                        log.exception("SolveStream item %d failed", index, exc_info=exc)
+                    failure = status.describe(exc, request, prefix="solve.")
+                    if failure.code is grpc.StatusCode.INTERNAL:
+                        log.error("SolveStream item %d failed: %s", index, calllog.exception_text(exc))
                     calllog.note(items=1)
-                    yield pb.SolveStreamResponse(id=item_id, index=index, error=convert.error_to_message(exc))
-                    continue
-                result, mode = payload
-                calllog.note(game=game, nodes=result.nodes, items=1)
-                yield pb.SolveStreamResponse(
-                    id=item_id, index=index, result=convert.result_to_response(result, mode=mode, game=game))
+                    response = pb.SolveStreamResponse(id=item_id, index=index, error=failure.to_error_message())
+                last_sent = time.monotonic()
+                yield response
         finally:
             cancel_all()
 

@@ -11,7 +11,12 @@ A position is given as a position document (dict, docs/RULES.md §0.6), its JSON
 text, a ``ddcards.v1.Position`` message or a ``ddcards.Position``. Results are
 plain dicts shaped like the solver's result documents (``as_dict=False``
 returns the response messages). Errors are raised as ``grpc.RpcError``
-(``.code()``, ``.details()``; INVALID_ARGUMENT details name the bad token).
+(``.code()``, ``.details()``); :func:`error_details` reads the machine-readable
+part (reason, token, rule, field path, retry delay).
+
+A server started with ``--tls-cert``/``--tls-key`` wants ``tls=True`` (and
+``root_certificates=`` for a private CA); one started with a token wants
+``token=...``.
 """
 from __future__ import annotations
 
@@ -20,12 +25,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 
 from ddcards.server import convert
 from ddcards.v1 import ddcards_pb2 as pb
 from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
 
-__all__ = ["Client", "pb"]
+__all__ = ["Client", "error_details", "pb"]
 
 
 def _source(position: Any) -> dict[str, Any]:
@@ -45,13 +52,90 @@ def _source(position: Any) -> dict[str, Any]:
                     "use a position document (dict), its JSON text, or a Position message")
 
 
+def error_details(error: grpc.RpcError | Any) -> dict[str, Any]:
+    """The google.rpc details of a failed call (a ``grpc.RpcError``) or of a stream item's
+    ``Error`` message, as a dict: ``code``, ``message``, ``reason``, ``domain``, ``token``,
+    ``rule``, ``field`` (the request field's path, e.g. ``position.played[1]``),
+    ``doc_field`` (the document's, e.g. ``played[1]``) and ``retry_after`` (seconds, or None)."""
+    if isinstance(error, pb.Error):
+        out: dict[str, Any] = {"code": error.code_name, "message": error.message}
+        details = list(error.details)
+    else:
+        status = rpc_status.from_call(error) if hasattr(error, "trailing_metadata") else None
+        out = {"code": error.code().name, "message": error.details()}
+        details = list(status.details) if status is not None else []
+    out.update(reason="", domain="", token="", rule="", field="", doc_field="", retry_after=None)
+    for detail in details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            out.update(reason=info.reason, domain=info.domain, token=info.metadata.get("token", ""),
+                       rule=info.metadata.get("rule", ""), doc_field=info.metadata.get("field", ""))
+        elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+            bad = error_details_pb2.BadRequest()
+            detail.Unpack(bad)
+            if bad.field_violations:
+                out["field"] = bad.field_violations[0].field
+        elif detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            retry = error_details_pb2.RetryInfo()
+            detail.Unpack(retry)
+            out["retry_after"] = retry.retry_delay.ToNanoseconds() / 1e9
+    return out
+
+
+class _BearerToken(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor,
+                   grpc.StreamUnaryClientInterceptor, grpc.StreamStreamClientInterceptor):
+    """Adds ``authorization: Bearer <token>`` to every call (plain or TLS channels alike)."""
+
+    def __init__(self, token: str):
+        self._header = ("authorization", f"Bearer {token}")
+
+    def _details(self, details: Any) -> Any:
+        metadata = list(details.metadata or ()) + [self._header]
+        return details._replace(metadata=metadata) if hasattr(details, "_replace") else _CallDetails(
+            details.method, details.timeout, metadata, details.credentials, details.wait_for_ready,
+            details.compression)
+
+    def intercept_unary_unary(self, continuation, client_call_details, request):
+        return continuation(self._details(client_call_details), request)
+
+    def intercept_unary_stream(self, continuation, client_call_details, request):
+        return continuation(self._details(client_call_details), request)
+
+    def intercept_stream_unary(self, continuation, client_call_details, request_iterator):
+        return continuation(self._details(client_call_details), request_iterator)
+
+    def intercept_stream_stream(self, continuation, client_call_details, request_iterator):
+        return continuation(self._details(client_call_details), request_iterator)
+
+
+class _CallDetails(grpc.ClientCallDetails):
+    def __init__(self, method, timeout, metadata, credentials, wait_for_ready, compression):
+        self.method, self.timeout, self.metadata = method, timeout, metadata
+        self.credentials, self.wait_for_ready, self.compression = credentials, wait_for_ready, compression
+
+
 class Client:
-    """Wraps a ``SolverService`` stub. ``timeout`` (seconds) is the default deadline of every call."""
+    """Wraps a ``SolverService`` stub. ``timeout`` (seconds) is the default deadline of every call.
+
+    ``tls``: connect with TLS (``root_certificates``: PEM of the CA to trust, default the
+    system's); ``token``: the server's bearer token, sent with every call.
+    """
 
     def __init__(self, target: str = "127.0.0.1:50051", *, channel: grpc.Channel | None = None,
-                 timeout: float | None = None, options: list[tuple[str, Any]] | None = None):
+                 timeout: float | None = None, options: list[tuple[str, Any]] | None = None,
+                 tls: bool = False, root_certificates: bytes | None = None, token: str | None = None):
         self._own_channel = channel is None
-        self.channel = channel if channel is not None else grpc.insecure_channel(target, options=options or [])
+        if channel is None:
+            if tls or root_certificates is not None:
+                channel = grpc.secure_channel(target, grpc.ssl_channel_credentials(root_certificates),
+                                              options=options or [])
+            else:
+                channel = grpc.insecure_channel(target, options=options or [])
+        self._raw_channel = channel
+        if token:
+            channel = grpc.intercept_channel(channel, _BearerToken(token))
+        self.channel = channel
         self.stub = pb_grpc.SolverServiceStub(self.channel)
         self.timeout = timeout
 
@@ -63,7 +147,7 @@ class Client:
 
     def close(self) -> None:
         if self._own_channel:
-            self.channel.close()
+            self._raw_channel.close()
 
     def _timeout(self, timeout: float | None) -> float | None:
         return self.timeout if timeout is None else timeout
@@ -93,7 +177,8 @@ class Client:
         """Solve many positions over one SolveStream; yields each outcome as it finishes.
 
         As dicts: ``{"index": i, "id": ..., "result": {...}}`` or
-        ``{"index": i, "id": ..., "error": {"code": "INVALID_ARGUMENT", "message": ..., "token": ..., "rule": ...}}``.
+        ``{"index": i, "id": ..., "error": {"code": "INVALID_ARGUMENT", "message": ..., "reason": ...,
+        "token": ..., "rule": ..., "field": ..., ...}}`` (the fields of :func:`error_details`).
         """
         id_list = list(ids) if ids is not None else None
 
@@ -110,8 +195,7 @@ class Client:
             if response.WhichOneof("outcome") == "result":
                 out["result"] = convert.response_to_dict(response.result)
             else:
-                err = response.error
-                out["error"] = {"code": err.code_name, "message": err.message, "token": err.token, "rule": err.rule}
+                out["error"] = error_details(response.error)
             yield out
 
     def solve_table(self, position: Any, *, timeout: float | None = None,

@@ -59,13 +59,14 @@ def _deal_document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[
     if game.info.name != "klaverjas":
         raise InvalidOptionError(f"dd_table covers Klaverjas deals (every trump suit and playing team); "
                                  f"'{game.info.name}' has no such table", token=game.info.name,
-                                 rule="dd_table: klaverjas")
+                                 rule="dd_table: klaverjas", field="game")
     check_fields(doc, KLAVERJAS_FIELDS, "klaverjas")
     played = played_field(doc)           # a history of the wrong type or with a bad card says so
     if played:
         raise InvalidOptionError(f"dd_table solves whole deals, but {len(played)} card(s) are already played, "
                                  f"from played[0] '{played[0]}' (a history may be illegal under another trump "
-                                 "suit)", token=played[0], rule="dd_table: no history")
+                                 "suit)", token=played[0], rule="dd_table: no history",
+                                 field="played[0]")
     deal = {k: v for k, v in doc.items() if k not in _SET_BY_THE_TABLE}
     deal["game"] = "klaverjas"
     return deal

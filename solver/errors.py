@@ -3,46 +3,77 @@
 Every error about bad input is a :class:`DdcardsError`, a ``ValueError``
 subclass whose message names the offending token and the rule it breaks.
 Interfaces map them to exit code 2 (CLI) or INVALID_ARGUMENT (gRPC).
+
+Each class carries a stable machine-readable ``reason`` (``INVALID_CARD``,
+``ILLEGAL_PLAY``, ...): the gRPC service sends it as ``google.rpc.ErrorInfo``
+reason, so clients can branch on it without parsing the message. Subclasses
+inherit their parent's reason unless they name their own.
 """
 from __future__ import annotations
 
 
 class DdcardsError(ValueError):
-    """Bad input: the message names the token and the rule."""
+    """Bad input: the message names the token and the rule.
 
-    def __init__(self, message: str, *, token: str | None = None, rule: str | None = None):
+    ``token``: the offending text as given; ``rule``: the rule it breaks;
+    ``field``: where in the position document it sits, as a path such as
+    ``played[1]``, ``hands[2]``, ``talon`` or ``options.sedma_value`` (None
+    when the error concerns no single field).
+    """
+
+    reason = "INVALID_INPUT"
+
+    def __init__(self, message: str, *, token: str | None = None, rule: str | None = None,
+                 field: str | None = None):
         super().__init__(message)
         self.token = token
         self.rule = rule
+        self.field = field
 
 
 class NotationError(DdcardsError):
     """Text that is not valid notation (docs/RULES.md §0)."""
 
+    reason = "NOTATION"
+
 
 class InvalidCardError(NotationError):
     """A card token that names no card, or a card the game's deck lacks."""
+
+    reason = "INVALID_CARD"
 
 
 class InvalidDealError(DdcardsError):
     """Hands/talon/stock that do not form a legal deal: sizes, duplicates, talon rules."""
 
+    reason = "INVALID_DEAL"
+
 
 class IllegalPlayError(DdcardsError):
     """An action in the history that the rules do not allow at that point."""
+
+    reason = "ILLEGAL_PLAY"
 
 
 class InvalidOptionError(DdcardsError):
     """An unknown game, contract, objective or option, or one that does not apply."""
 
+    reason = "INVALID_OPTION"
+
 
 class SearchAborted(Exception):
     """The search stopped before it finished (not a bad-input error)."""
+
+    reason = "SEARCH_ABORTED"
 
 
 class SearchCancelled(SearchAborted):
     """The caller cancelled the search."""
 
+    reason = "SEARCH_CANCELLED"
+
 
 class SearchTimeout(SearchAborted):
     """The search ran past its deadline."""
+
+    reason = "SEARCH_TIMEOUT"

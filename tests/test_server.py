@@ -23,7 +23,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc  # noqa:
 from _server_helpers import marias_deal, marias_position, running_server  # noqa: E402
 from ddcards.server import convert  # noqa: E402
 from ddcards.v1 import ddcards_pb2 as pb  # noqa: E402
-from ddcards.client import Client  # noqa: E402
+from ddcards.client import Client, error_details  # noqa: E402
 from ddcards.errors import DdcardsError  # noqa: E402
 
 # Full deals among the slowest of the seeded corpus (tens of ms each in mode "all"):
@@ -42,7 +42,7 @@ SEEDS = [(1, 5), (2, 6), (3, 4), (4, 7), (5, 5), (6, 6)]
 
 @pytest.fixture(scope="module")
 def server():
-    with running_server(workers=2, max_concurrent=32) as srv:
+    with running_server(workers=2) as srv:
         yield srv
 
 
@@ -297,7 +297,7 @@ def test_request_timeout_seconds(client):
 
 
 def test_cancel_stops_the_search(caplog):
-    with running_server(workers=1, max_concurrent=4) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+    with running_server(workers=1) as srv, Client(f"127.0.0.1:{srv.port}") as c:
         with caplog.at_level(logging.INFO, logger="ddcards.server"):
             future = c.solve_future(HARD, mode="all")
             assert _wait_until(lambda: srv.pool.busy == 1, timeout=5.0, step=0.0005), "the search never started"
@@ -315,7 +315,7 @@ def test_cancel_stops_the_search(caplog):
 
 def test_cancel_frees_the_worker():
     """A cancelled stream of searches stops at once; a following call on the 1-worker server is prompt."""
-    with running_server(workers=1, max_concurrent=4) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+    with running_server(workers=1) as srv, Client(f"127.0.0.1:{srv.port}") as c:
         requests = [pb.SolveStreamRequest(id=str(i), solve=Client.solve_request(doc))
                     for i, doc in enumerate(LONG_STREAM)]
         stream = c.stub.SolveStream(iter(requests), timeout=120)
@@ -367,22 +367,29 @@ def _bad_requests():
     parts[s] = parts[s].replace(seat1_card[0], "", 1)
     short[1] = ".".join(parts)
     return [
-        ("unknown card", dict(base, talon="ZZ " + talon[1]), "ZZ"),
-        ("duplicate card", dict(base, talon=f"{a_card} {talon[1]}"), a_card),
-        ("wrong hand size", dict(base, hands=short, talon=f"{talon[0]} {talon[1]} {seat1_card}"), None),
-        ("ace in a hra talon", ace_in_talon, ace),
-        ("illegal history card", dict(base, played=[seat1_card]), seat1_card),
-        ("trump for betl", dict(marias_deal(5, "betl"), trump="H"), None),
-        ("unknown game", dict(base, game="skat"), "skat"),
-        ("unknown option", dict(base, options={"no_such_option": True}), "no_such_option"),
+        ("unknown card", dict(base, talon="ZZ " + talon[1]), "ZZ", "talon"),
+        ("duplicate card", dict(base, talon=f"{a_card} {talon[1]}"), a_card, None),
+        ("wrong hand size", dict(base, hands=short, talon=f"{talon[0]} {talon[1]} {seat1_card}"), None, "hands[1]"),
+        ("ace in a hra talon", ace_in_talon, ace, "talon"),
+        ("illegal history card", dict(base, played=[seat1_card]), seat1_card, "played[0]"),
+        ("bad card in the history", dict(base, played=[a_card, "XX"]), "XX", "played[1]"),
+        ("bad card in a hand", dict(base, hands=[base["hands"][0], "Z" + base["hands"][1], base["hands"][2]]),
+         "Z", "hands[1]"),
+        ("trump for betl", dict(marias_deal(5, "betl"), trump="H"), None, "trump"),
+        ("unknown game", dict(base, game="skat"), "skat", "game"),
+        ("unknown option", dict(base, options={"no_such_option": True}), "no_such_option",
+         "options.no_such_option"),
     ]
 
 
-@pytest.mark.parametrize("case, doc, token", _bad_requests(), ids=[c[0] for c in _bad_requests()])
-def test_bad_request(client, case, doc, token):
+@pytest.mark.parametrize("case, doc, token, doc_field", _bad_requests(), ids=[c[0] for c in _bad_requests()])
+def test_bad_request(client, case, doc, token, doc_field):
     with pytest.raises(DdcardsError) as direct:
         ddcards.Position.from_dict(doc)
-    for send in (doc, json.dumps(doc)):
+    # In the message the game's field is game_name; every other document field keeps its name.
+    in_message = {"game": "game_name"}.get(doc_field, doc_field)
+    for send, field in ((doc, f"position.{in_message}" if doc_field else "position"),
+                        (json.dumps(doc), "document_json")):
         with pytest.raises(grpc.RpcError) as info:
             client.solve(send)
         assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT, case
@@ -390,13 +397,20 @@ def test_bad_request(client, case, doc, token):
         assert details == str(direct.value)
         if token is not None:
             assert token in details, (case, details)
-        if direct.value.token:
-            assert str(direct.value.token) in details
-            trailing = dict(info.value.trailing_metadata() or ())
-            assert "ddcards-token" in trailing
-    # The same bad position inside a stream is an in-band error.
+        # The same facts, machine-readable: google.rpc ErrorInfo + BadRequest.
+        got = error_details(info.value)
+        assert got["reason"] == direct.value.reason and got["domain"] == "ddcards"
+        assert got["token"] == (direct.value.token or "") and got["rule"] == (direct.value.rule or "")
+        assert got["field"] == field and got["doc_field"] == (doc_field or "")
+        assert got["retry_after"] is None
+        # The custom ASCII trailers of 0.1 are gone: the details say it all.
+        assert not any(key.startswith("ddcards-") for key, _ in info.value.trailing_metadata() or ())
+    # The same bad position inside a stream is an in-band error with the same details.
     (outcome,) = list(client.solve_many([doc]))
-    assert outcome["error"]["code"] == "INVALID_ARGUMENT" and outcome["error"]["message"] == str(direct.value)
+    error = outcome["error"]
+    assert error["code"] == "INVALID_ARGUMENT" and error["message"] == str(direct.value)
+    assert error["reason"] == direct.value.reason and error["doc_field"] == (doc_field or "")
+    assert error["field"] == (f"solve.position.{in_message}" if doc_field else "solve.position")
 
 
 @pytest.mark.parametrize("message, token", [
@@ -438,25 +452,68 @@ def test_internal_error_keeps_serving(client, monkeypatch):
 # ---------------------------------------------------------------- capacity
 
 
-def test_resource_exhausted_over_capacity():
-    with running_server(workers=1, max_concurrent=2) as srv, Client(f"127.0.0.1:{srv.port}") as c:
-        futures = [c.solve_future(HARD, timeout=30) for _ in range(5)]
-        codes = []
+def _outcomes(futures, wait=1.0):
+    codes = []
+    for future in futures:
         try:
-            for future in futures:
-                try:
-                    error = future.exception(timeout=1)
-                    codes.append(error.code() if error is not None else None)
-                except grpc.FutureTimeoutError:
-                    codes.append("running")
+            error = future.exception(timeout=wait)
+            codes.append(error if error is not None else None)
+        except grpc.FutureTimeoutError:
+            codes.append("running")
+    return codes
+
+
+def test_a_full_queue_turns_calls_away_with_retry_advice():
+    """1 worker, room for 1 waiting call: of 5 long calls 1 runs, 1 waits, 3 are turned away at once
+    with RESOURCE_EXHAUSTED, reason OVERLOADED and a RetryInfo."""
+    with running_server(workers=1, max_queue=1) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+        futures = [c.solve_future(HARD, timeout=30)]
+        assert _wait_until(lambda: srv.pool.busy == 1, timeout=5.0, step=0.0005)
+        futures.append(c.solve_future(HARD, timeout=30))
+        assert _wait_until(lambda: srv.pool.waiting == 1, timeout=5.0, step=0.0005)
+        futures += [c.solve_future(HARD, timeout=30) for _ in range(3)]
+        try:
+            outcomes = _outcomes(futures[2:], wait=5.0)
         finally:
             for future in futures:
                 future.cancel()
-        assert codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED) >= 3, codes
+        for error in outcomes:
+            assert error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED, outcomes
+            got = error_details(error)
+            assert got["reason"] == "OVERLOADED" and 0.1 <= got["retry_after"] <= 30.0, got
+            assert "busy" in got["message"]
         # Capacity frees up once the admitted calls end.
-        assert _wait_until(lambda: srv.pool.busy == 0, timeout=2.0)
+        assert _wait_until(lambda: srv.pool.busy == 0 and srv.pool.waiting == 0, timeout=2.0)
         doc = _quick_doc()
         assert c.solve(doc, timeout=10)["value"] == _direct(doc).value
+
+
+def test_a_call_waits_in_the_queue_for_its_bound_then_gets_retry_advice():
+    bound = 0.03  # well inside one HARD search (~0.1 s)
+    with running_server(workers=1, queue_timeout=bound) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+        running = c.solve_future(HARD, timeout=30)
+        try:
+            assert _wait_until(lambda: srv.pool.busy == 1, timeout=5.0, step=0.0005)
+            started = time.monotonic()
+            with pytest.raises(grpc.RpcError) as info:
+                c.solve(_quick_doc(), timeout=30)
+            waited = time.monotonic() - started
+        finally:
+            running.cancel()
+        assert info.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+        got = error_details(info.value)
+        assert got["reason"] == "OVERLOADED" and got["retry_after"] >= 0.1
+        assert bound <= waited < 5.0                 # it waited for its bound: not for ever, not 0
+
+
+def test_waiting_calls_are_served_in_turn_when_the_queue_has_room():
+    """Over the worker count but within the queue: every call succeeds (no instant rejection)."""
+    docs = [marias_position(seed, 6) for seed in range(40, 52)]
+    want = [_direct(doc).value for doc in docs]
+    with running_server(workers=1, max_queue=len(docs)) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+        futures = [c.solve_future(doc, timeout=60) for doc in docs]
+        got = [convert.response_to_dict(f.result(timeout=60))["value"] for f in futures]
+    assert got == want
 
 
 # ---------------------------------------------------------------- health, reflection, shutdown
@@ -500,7 +557,7 @@ def test_graceful_shutdown():
     """SIGTERM's path: NOT_SERVING, new calls refused, the call in flight runs to its end."""
     want = {i: _direct(doc).value for i, doc in enumerate(HARD_SET)}
     docs = HARD_SET * 4
-    with running_server(workers=1, max_concurrent=4) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+    with running_server(workers=1) as srv, Client(f"127.0.0.1:{srv.port}") as c:
         stream = c.solve_many(docs, timeout=120)
         outcomes = [next(stream)]                   # in flight
         stopper = threading.Thread(target=srv.stop, args=(60,))

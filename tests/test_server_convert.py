@@ -2,22 +2,16 @@
 from __future__ import annotations
 
 import json
-from concurrent.futures import CancelledError
 from types import SimpleNamespace
 
-import grpc
 import pytest
 
 
+import ddcards  # noqa: E402
 from ddcards.server import convert  # noqa: E402
 from ddcards.v1 import ddcards_pb2 as pb  # noqa: E402
-from ddcards.errors import (  # noqa: E402
-    DdcardsError,
-    IllegalPlayError,
-    InvalidCardError,
-    SearchCancelled,
-    SearchTimeout,
-)
+from ddcards.errors import DdcardsError  # noqa: E402
+from ddcards.server.status import RequestCardError, RequestError, ValueOutOfRange  # noqa: E402
 
 DOC = {
     "game": "marias",
@@ -71,11 +65,12 @@ def test_card_notation_or_structure():
     assert convert.card_to_str(pb.Card(notation=" 10h ")) == "10h"  # aliases go to the solver as typed
     assert convert.card_to_str(pb.Card(rank=pb.RANK_TEN, suit=pb.SUIT_HEARTS)) == "TH"
     assert convert.card_to_str(pb.Card(rank=pb.RANK_SIX, suit=pb.SUIT_CLUBS)) == "6C"
-    with pytest.raises(InvalidCardError, match="no valid suit"):
-        convert.card_to_str(pb.Card(rank=pb.RANK_ACE))
-    with pytest.raises(InvalidCardError, match="no valid rank"):
+    with pytest.raises(RequestCardError, match="no valid suit") as info:
+        convert.card_to_str(pb.Card(rank=pb.RANK_ACE), "position.upcard")
+    assert (info.value.reason, info.value.field) == ("INVALID_CARD", "position.upcard.suit")
+    with pytest.raises(RequestCardError, match="no valid rank"):
         convert.card_to_str(pb.Card(suit=pb.SUIT_SPADES))
-    with pytest.raises(InvalidCardError, match="no valid rank"):
+    with pytest.raises(RequestCardError, match="no valid rank"):
         convert.card_to_str(pb.Card(rank=3, suit=pb.SUIT_SPADES))
     # Both forms (a card echoed from a response) must agree.
     assert convert.card_to_str(convert.card_message("TH")) == "TH"
@@ -84,7 +79,7 @@ def test_card_notation_or_structure():
         convert.card_to_str(pb.Card(notation="TH", rank=pb.RANK_TEN))
     with pytest.raises(DdcardsError, match="disagree"):
         convert.card_to_str(pb.Card(notation="TH", rank=pb.RANK_ACE, suit=pb.SUIT_HEARTS))
-    with pytest.raises(InvalidCardError, match="empty"):
+    with pytest.raises(RequestCardError, match="empty"):
         convert.card_to_str(pb.Card())
 
 
@@ -122,15 +117,17 @@ def test_hand_from_structured_cards_is_pbn_in_suit_and_rank_order():
     assert convert.cards_to_hand(pb.Cards(cards=cards)) == "AKT.987..QJ"
     aliases = [pb.Card(notation=t) for t in ["10H", "OC", "U♣"]]
     assert convert.cards_to_hand(pb.Cards(cards=aliases)) == ".T..QJ"
-    with pytest.raises(InvalidCardError, match="ZZ"):
-        convert.cards_to_hand(pb.Cards(cards=[pb.Card(notation="ZZ")]))
+    with pytest.raises(RequestCardError, match="ZZ") as info:
+        convert.cards_to_hand(pb.Cards(cards=[pb.Card(notation="ZZ")]), "position.hands[2]")
+    assert (info.value.token, info.value.field) == ("ZZ", "position.hands[2].cards[0]")
     assert convert.cards_to_hand(pb.Cards(notation="AKT.987..QJ")) == "AKT.987..QJ"
     structured = [pb.Card(rank=pb.RANK_SIX, suit=pb.SUIT_DIAMONDS), pb.Card(rank=pb.RANK_ACE, suit=pb.SUIT_DIAMONDS)]
     assert convert.cards_to_hand(pb.Cards(cards=structured)) == "..A6."
     with pytest.raises(DdcardsError, match="not both"):
         convert.cards_to_hand(pb.Cards(notation="A...", cards=[pb.Card(notation="AS")]))
-    with pytest.raises(InvalidCardError, match="hand card 1"):
-        convert.cards_to_hand(pb.Cards(cards=[pb.Card(notation="AS"), pb.Card(rank=pb.RANK_ACE)]))
+    with pytest.raises(RequestCardError, match=r"hands\[0\]\.cards\[1\] has no valid suit") as info:
+        convert.cards_to_hand(pb.Cards(cards=[pb.Card(notation="AS"), pb.Card(rank=pb.RANK_ACE)]), "position.hands[0]")
+    assert info.value.field == "position.hands[0].cards[1].suit"
 
 
 def test_sequence_keeps_order():
@@ -347,25 +344,68 @@ def test_game_info_to_message():
                                         "description": "d"}
 
 
-# ---------------------------------------------------------------- errors
+# ---------------------------------------------------------------- request field paths and JSON documents
 
-@pytest.mark.parametrize("exc, code", [
-    (InvalidCardError("unknown card 'ZZ'", token="ZZ", rule="card"), grpc.StatusCode.INVALID_ARGUMENT),
-    (IllegalPlayError("x", token="AH"), grpc.StatusCode.INVALID_ARGUMENT),
-    (SearchTimeout("t"), grpc.StatusCode.DEADLINE_EXCEEDED),
-    (SearchCancelled(), grpc.StatusCode.CANCELLED),
-    (CancelledError(), grpc.StatusCode.CANCELLED),
-    (RuntimeError("boom"), grpc.StatusCode.INTERNAL),
+def test_position_errors_name_their_message_field():
+    cases = [
+        (pb.Position(game_name="marias", played=[pb.Action(notation="AS"), pb.Action()]), "position.played[1]"),
+        (pb.Position(game_name="marias", played=[pb.Action(card=pb.Card(rank=pb.RANK_ACE))]),
+         "position.played[0].card.suit"),
+        (pb.Position(game_name="marias", options={"x": pb.OptionValue()}), "position.options.x"),
+        (pb.Position(game_name="marias", game=pb.GAME_KLAVERJAS), "position.game_name"),
+        (pb.Position(game=99), "position.game"),
+        (pb.Position(), "position.game_name"),
+        (pb.Position(game_name="marias", trump=9), "position.trump"),
+        (pb.Position(game_name="marias", talon=pb.Cards(cards=[pb.Card(notation="7S"), pb.Card(suit=pb.SUIT_HEARTS)])),
+         "position.talon.cards[1].rank"),
+    ]
+    for message, field in cases:
+        with pytest.raises(RequestError) as info:
+            convert.position_to_doc(message, canonical_game=lambda name: ddcards.find_game(name).name)
+        assert info.value.field == field, (message, info.value)
+
+
+@pytest.mark.parametrize("text, words", [
+    ("{oops", "not valid JSON"),
+    ("[" * 100_000, "nests too deeply"),
+    ('{"game": "marias", "flek": ' + "1" * 5000 + "}", "not a usable JSON document"),
+    ('{"hands": ' + "[" * 40 + "]" * 40 + "}", "nests more than 16 levels"),
+    ("[1, 2]", "must be a JSON object"),
+    ('"marias"', "must be a JSON object"),
 ])
-def test_error_mapping(exc, code):
-    assert convert.error_to_status(exc) is code
-    err = convert.error_to_message(exc)
-    assert err.code == code.value[0] and err.code_name == code.name
+def test_bad_json_documents_are_request_errors(text, words):
+    with pytest.raises(RequestError, match=words) as info:
+        convert.request_to_doc(pb.SolveRequest(document_json=text))
+    assert info.value.field == "document_json" and len(str(info.value)) < 400
 
 
-def test_error_messages_name_the_token():
-    exc = InvalidCardError("unknown card 'ZZ': a card is a rank then a suit", token="ZZ", rule="card")
-    assert convert.error_message(exc) == str(exc)
-    err = convert.error_to_message(exc)
-    assert (err.token, err.rule) == ("ZZ", "card")
-    assert "RuntimeError: boom" in convert.error_message(RuntimeError("boom"))
+def test_a_json_document_with_a_lone_surrogate_loads():
+    # JSON may escape a lone surrogate; the document loads and the solver rejects the game by name.
+    doc = convert.request_to_doc(pb.SolveRequest(document_json='{"game": "\\ud800"}'))
+    assert doc == {"game": "\ud800"}
+
+
+def test_values_that_do_not_fit_the_response_are_request_errors():
+    assert convert.int32(-(2 ** 31), "value") == -(2 ** 31) and convert.int32(2 ** 31 - 1, "value") == 2 ** 31 - 1
+    for value in (2 ** 31, -(2 ** 31) - 1, 2 ** 62, 10 ** 5000):
+        with pytest.raises(ValueOutOfRange, match="does not fit the response") as info:
+            convert.int32(value, "settlement[1]")
+        assert info.value.reason == "VALUE_OUT_OF_RANGE" and "settlement[1]" in str(info.value)
+        assert len(str(info.value)) < 300
+    result = SimpleNamespace(value=10, scores={"declarer": 2 ** 40}, settlement=[1, -1])
+    with pytest.raises(ValueOutOfRange, match=r"scores\['declarer'\]"):
+        convert.result_to_response(result, game="marias")
+    result = SimpleNamespace(value=10, settlement=[2 ** 33, -(2 ** 33)])
+    with pytest.raises(ValueOutOfRange, match=r"settlement\[0\] is 8589934592"):
+        convert.result_to_response(result, game="marias")
+
+
+def test_extra_fields_with_huge_integers_travel_as_text():
+    class Result(SimpleNamespace):
+        def to_dict(self):
+            return {"value": 1, "stake": 2 ** 70, "exact": 2 ** 52, "huge": 10 ** 400}
+
+    msg = convert.result_to_response(Result(value=1), game="marias")
+    extra = convert.response_to_dict(msg)
+    assert extra["stake"] == str(2 ** 70) and extra["exact"] == 2 ** 52
+    assert extra["huge"] == "<an integer of 1329 bits>"

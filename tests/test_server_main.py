@@ -47,18 +47,38 @@ def _start(tmp_path, *args):
 
 def test_parser_defaults():
     args = build_parser().parse_args([])
-    assert (args.host, args.port, args.workers, args.tt_mb, args.max_concurrent) == ("127.0.0.1", 50051, None, ddcards.api.DEFAULT_TT_MB, None)
+    assert (args.host, args.port, args.workers, args.tt_mb) == ("127.0.0.1", 50051, None, ddcards.api.DEFAULT_TT_MB)
+    assert (args.max_queue, args.queue_timeout, args.max_streams, args.stream_idle_timeout) == (64, 30.0, 16, 60.0)
+    assert (args.tls_cert, args.tls_key, args.token, args.no_reflection) == (None, None, None, False)
     args = build_parser().parse_args(["--port", "6000", "--host", "::", "--workers", "3", "--tt-mb", "8",
-                                      "--max-concurrent", "5", "--grace", "2"])
-    assert (args.host, args.port, args.workers, args.tt_mb, args.max_concurrent, args.grace) == ("::", 6000, 3, 8, 5, 2.0)
+                                      "--max-queue", "5", "--queue-timeout", "1.5", "--max-streams", "2",
+                                      "--stream-idle-timeout", "0", "--grace", "2", "--no-reflection"])
+    assert (args.host, args.port, args.workers, args.tt_mb, args.max_queue, args.grace) == ("::", 6000, 3, 8, 5, 2.0)
+    assert (args.queue_timeout, args.max_streams, args.stream_idle_timeout, args.no_reflection) == (1.5, 2, 0.0, True)
     assert default_workers() >= 1
 
 
-@pytest.mark.parametrize("flag", ["--workers", "--max-concurrent", "--tt-mb"])
-def test_bad_flags_exit_2(flag):
-    proc = subprocess.run([sys.executable, "-m", "ddcards.server", "--port", "0", flag, "0"], cwd=ROOT, env=_env(),
+def test_help_documents_every_service_flag():
+    text = build_parser().format_help()
+    for flag in ("--max-queue", "--queue-timeout", "--max-streams", "--stream-idle-timeout", "--tls-cert",
+                 "--tls-key", "--tls-client-ca", "--token", "--token-file", "DDCARDS_TOKEN", "--no-reflection"):
+        assert flag in text, flag
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--workers", "0"], "--workers"),
+    (["--max-streams", "0"], "--max-streams"),
+    (["--tt-mb", "0"], "--tt-mb"),
+    (["--max-queue", "-1"], "--max-queue"),
+    (["--queue-timeout", "0"], "--queue-timeout"),
+    (["--tls-cert", "cert.pem"], "go together"),
+    (["--tls-cert", "no-such.pem", "--tls-key", "no-such.key"], "no such file"),
+    (["--token", ""], "token is empty"),
+])
+def test_bad_flags_exit_2(args, words):
+    proc = subprocess.run([sys.executable, "-m", "ddcards.server", "--port", "0", *args], cwd=ROOT, env=_env(),
                           capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2 and flag in proc.stderr
+    assert proc.returncode == 2 and words in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])

@@ -72,10 +72,12 @@ class CardSession(Session):
         try:
             code = self.move_code(token)
         except NotationError as exc:
-            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
+            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule, field=f"played[{ply}]") from None
         card = self._card[code]
         if not self.board.legal_mask() >> code & 1:
-            raise self._illegal(card, ply)
+            error = self._illegal(card, ply)
+            error.field = error.field or f"played[{ply}]"
+            raise error
         self.board.play(code)
         self.history.append(str(card))
 

