@@ -337,7 +337,10 @@ def test_a_killed_reflection_client_logs_no_error(tmp_path, caplog):
     problems = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert not problems, problems
     line = next(r.getMessage() for r in caplog.records if "rpc method=ServerReflectionInfo" in r.getMessage())
-    assert "status=CANCELLED" in line
+    # The stream ends one of two ways, by a race inside grpcio: the server sees the
+    # cancellation first (CANCELLED), or the request stream just ends and the handler returns
+    # (OK). Either way no error is logged, which is what the issue saw.
+    assert "status=CANCELLED" in line or "status=OK" in line, line
 
 
 # ---------------------------------------------------------------- load
