@@ -95,7 +95,8 @@ class Solver:
         pos = _position(position)
         if not keep_tt:
             self._searcher.clear()
-        return self._searcher.value(pos.session().board, cancel, timeout)
+        session = pos.session()
+        return session.reported(session.search_value(self._searcher, cancel, timeout))
 
     def solve(self, position: Position | Mapping[str, Any] | str, *, mode: Mode | str = Mode.ALL,
               timeout: float | None = None, cancel: CancelToken | None = None,
@@ -109,18 +110,19 @@ class Solver:
         pos = _position(position)
         mode = _mode(mode)
         session = pos.session()
-        board = session.board
         if not keep_tt:
             self._searcher.clear()
         start = time.perf_counter()
-        value, raw_moves, raw_pv, nodes = self._searcher.solve(board, _MODE_CODE[mode], cancel, timeout)
+        value, raw_moves, raw_pv, nodes = session.search(self._searcher, _MODE_CODE[mode], cancel, timeout)
         elapsed = time.perf_counter() - start
         raw_moves.sort(key=lambda mv: session.move_order(mv[0]))
-        moves = [MoveValue(session.move_name(m), v, v == value) for m, v in raw_moves]
+        # Optimal by the search's own values (Prší: the fastest win, the longest loss).
+        moves = [MoveValue(session.move_name(m), None if v is None else session.reported(v), v == value,
+                           None if v is None else session.distance(v)) for m, v in raw_moves]
         summary = session.summary(raw_pv, value)
         return Result(
-            game=pos.game, mode=mode.value, value=value,
-            value_kind="points" if board.exact else "outcome",
+            game=pos.game, mode=mode.value, value=session.reported(value),
+            value_kind=session.value_kind,
             to_move=None if session.over else session.to_move,
             optimal_moves=[m.move for m in moves if m.optimal],
             moves=moves,
@@ -128,6 +130,7 @@ class Solver:
             scores=summary.scores, tricks=summary.tricks, won=summary.won,
             settlement=summary.settlement, outcomes=summary.outcomes,
             nodes=nodes, elapsed=elapsed, position=pos.to_dict(),
+            distance=session.distance(value), horizon=session.horizon,
         )
 
     def analyse(self, position: Position | Mapping[str, Any] | str, *, timeout: float | None = None,
@@ -138,7 +141,6 @@ class Solver:
         start = time.perf_counter()
         deadline = None if timeout is None else start + timeout
         session = pos.start().session()
-        board = session.board
         self._searcher.clear()
         nodes = 0
 
@@ -152,25 +154,30 @@ class Solver:
 
         def solve_here() -> tuple[int, list[str]]:
             nonlocal nodes
-            value, raw, _, n = self._searcher.solve(board, MODE_OPTIMAL, cancel, remaining(),
-                                                    want_pv=False)
+            value, raw, _, n = session.search(self._searcher, MODE_OPTIMAL, cancel, remaining(),
+                                              want_pv=False)
             nodes += n
             raw.sort(key=lambda mv: session.move_order(mv[0]))
             return value, [session.move_name(m) for m, v in raw if v == value]
 
+        report = session.reported
         steps: list[AnalysisStep] = []
         value, best = solve_here()
         initial = value
         for ply, move in enumerate(pos.played):
             seat = session.to_move
             session.play(move)
-            after, next_best = solve_here()
-            cost = value - after if session.is_max(seat) else after - value
-            steps.append(AnalysisStep(ply=ply, seat=seat, move=session.history[-1], value_before=value,
-                                      value_after=after, best_moves=best, cost=cost, mistake=cost > 0))
-            value, best = after, next_best
-        return Analysis(game=pos.game, value_kind="points" if board.exact else "outcome",
-                        initial_value=initial, final_value=value, steps=steps, nodes=nodes,
+            following, next_best = solve_here()
+            # The action's value in the search before it (Prší: within the same horizon).
+            after, n = session.action_value(self._searcher, value, session.history[-1] in best, following,
+                                            cancel, remaining())
+            nodes += n
+            cost = report(value) - report(after) if session.is_max(seat) else report(after) - report(value)
+            steps.append(AnalysisStep(ply=ply, seat=seat, move=session.history[-1], value_before=report(value),
+                                      value_after=report(after), best_moves=best, cost=cost, mistake=cost > 0))
+            value, best = following, next_best
+        return Analysis(game=pos.game, value_kind=session.value_kind,
+                        initial_value=report(initial), final_value=report(value), steps=steps, nodes=nodes,
                         elapsed=time.perf_counter() - start)
 
 

@@ -80,11 +80,21 @@ def signed(v: int | None) -> str:
 
 def describe_value(res: ddcards.Result, session: Any) -> str:
     verdict = session.verdict(res.value, res.won, res.value_kind)
+    if res.distance is not None:
+        verdict += f", the end in {res.distance} plies"
     if res.value_kind == "points":
         scores = ", ".join(f"{k} {v}" for k, v in res.scores.items())
         return f"{signed(res.value)}  {verdict} ({scores})"
+    if not res.tricks:                       # not a trick game (Prší)
+        return f"{signed(res.value)}  {verdict}"
     detail = ", ".join(f"{k} {v}" for k, v in res.tricks.items())
     return f"{signed(res.value)}  {verdict} (tricks: {detail})"
+
+
+def move_value(m: ddcards.MoveValue) -> str:
+    if m.value is None:
+        return f"{m.move} (worse)"
+    return f"{m.move} {signed(m.value)}" + (f" in {m.distance}" if m.distance is not None else "")
 
 
 def format_line(moves: list[str], size: int | None, offset: int) -> str:
@@ -116,7 +126,7 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
         suits = hand.split(".")
         shown = "  ".join(f"{s}: {h or '-'}" for s, h in zip("SHDC", suits))
         print(f"  seat {i}  {session.seat_role(i):<{width}} {shown}", file=out)
-    for label in ("talon", "trick"):
+    for label in ("talon", "trick", "top", "stock", "pile"):
         if info.get(label):
             shown = info[label] if isinstance(info[label], str) else " ".join(info[label])
             print(f"  {label:<{width + 8}} {shown}", file=out)
@@ -126,8 +136,7 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
         label = "Best move" if res.mode == "best" else "Best moves"
         print(f"{label:<11} {' '.join(res.optimal_moves)}", file=out)
     if res.mode != "best" and res.moves:
-        print("Moves       " + "  ".join(f"{m.move} {signed(m.value) if m.value is not None else '(worse)'}"
-                                       for m in res.moves), file=out)
+        print("Moves       " + "  ".join(move_value(m) for m in res.moves), file=out)
     if res.pv:
         offset = len(info.get("trick", []))
         print(f"Line        {format_line(res.pv, session.trick_size, offset)}", file=out)
@@ -141,9 +150,10 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
 
 
 def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> None:
-    info = pos.start().session().describe()
-    owner = pos.session().value_owner
-    view = f"{owner}'s view" if an.value_kind == "points" else f"{owner}'s view: +1 made, -1 defeated"
+    start = pos.start().session()
+    info = start.describe()
+    owner = start.value_owner          # the analysis is from the start of the deal
+    view = f"{owner}'s view" if an.value_kind == "points" else f"{owner}'s view: {start.value_legend}"
     print(f"{info.get('title', pos.game)} - value at the start {signed(an.initial_value)} ({view})", file=out)
     print(f"{'ply':>4} {'seat':>4}  {'card':<5}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
     for s in an.steps:
@@ -331,7 +341,7 @@ def cmd_serve(argv: list[str]) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ddcards", description="Double-dummy solver for Mariáš and Klaverjas (Central-European card games).")
+    parser = argparse.ArgumentParser(prog="ddcards", description="Double-dummy solver for Mariáš, Klaverjas and Prší (Central-European card games).")
     parser.add_argument("--version", action="version", version=f"ddcards {ddcards.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

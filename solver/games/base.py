@@ -68,6 +68,7 @@ class Session(ABC):
     trick_size: int | None = None      # cards per trick (None: not a trick game)
     side_names: tuple[str, ...] = ()
     value_owner: str = "the maximising side"   # whose view values are from, for people
+    value_legend: str = "+1 made, -1 defeated"  # what outcome values mean, for people
 
     def describe(self) -> dict[str, Any]:
         """What is left, for display: {"hands": [...], "trick": [...], ...}."""
@@ -85,6 +86,44 @@ class Session(ABC):
         if value_kind == "outcome":
             return "made" if won else "defeated"
         return f"{self.value_owner} wins" if won else f"{self.value_owner} loses"
+
+    # -- searching: the API asks these; the defaults search the C board with
+    # the core's drivers and report the core's values as they are.  A game
+    # whose search needs its own driver (Prší: iterative deepening over a
+    # horizon, an exact analysis without one) or whose values are coded for
+    # the search (Prší: the distance inside the value) overrides them.
+
+    @property
+    def value_kind(self) -> str:
+        """"points" (a margin) or "outcome" (+1 / -1, Prší also 0)."""
+        return "points" if self.board.exact else "outcome"
+
+    horizon: int | None = None       # plies the values look ahead (None: to the end)
+
+    def search(self, searcher: Any, mode: int, cancel: Any, timeout: float | None,
+               want_pv: bool = True) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
+        """Search this position: (value, [(move, value or None)], pv, nodes), in search units."""
+        return searcher.solve(self.board, mode, cancel, timeout, want_pv=want_pv)
+
+    def search_value(self, searcher: Any, cancel: Any, timeout: float | None) -> int:
+        """The value alone, in search units."""
+        return searcher.value(self.board, cancel, timeout)
+
+    def action_value(self, searcher: Any, before: int, optimal: bool, after: int, cancel: Any,
+                     timeout: float | None) -> tuple[int, int]:
+        """(value, nodes): the value, in the search of the position before it, of the action just
+        played, given the value `before` it, whether it was optimal and the value `after` it
+        (searched from the new position).  The same as `after` wherever a position's value does
+        not depend on where the search started."""
+        return after, 0
+
+    def reported(self, value: int) -> int:
+        """A value in search units as the result reports it."""
+        return value
+
+    def distance(self, value: int) -> int | None:
+        """Plies to the end the value forces (None: the game has no such measure, or none is forced)."""
+        return None
 
     @property
     @abstractmethod
