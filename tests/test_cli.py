@@ -38,7 +38,7 @@ def test_json_document_from_file(tmp_path):
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["to_move"] == 1
-    assert doc["moves"] == [{"move": "TH", "value": 50, "optimal": True}]
+    assert doc["moves"] == [{"move": "TH", "value": 50, "optimal": True, "distance": None}]
     assert doc["value"] == 50 and doc["pv"][0] == "TH" and len(doc["pv"]) == 29
     assert doc["scores"]["declarer"] - doc["scores"]["defenders"] == 50
 

@@ -408,3 +408,18 @@ def test_4_9_play_on_value_is_getting_out():
     p = pos(doc, *played, play_on=True, player=0)
     res = ddcards.solve(p)
     assert res.value == 1 and res.distance == 0   # settled by the history
+
+
+def test_the_seeds_worked_example():
+    # Players 3, 4, 1, 2 in that order are seats 0-3; the pile starts with the 9 of leaves (9S).
+    doc = deal([["7S", "8D", "9D", "KD"], ["7H", "QD", "8C", "9C"], ["TC", "8S", "JS", "KS"],
+                ["AH", "JD", "TD", "7C"]], "9S")
+    assert pos(doc, "7S", "7H").legal_moves() == ["draw"]        # 1. 7S, 7H: player 1 must draw 4
+    hands, _, _, _ = view(pos(doc, "7S", "7H", "draw"))           # 2. he has no 7: he draws 4
+    assert len(hands[2].replace(".", "")) == 8
+    assert pos(doc, "7S", "7H", "draw", "AH").legal_moves() == ["pass"]   # 3. AH: player 3 loses his turn
+    p = pos(doc, "7S", "7H", "draw", "AH", "pass")
+    assert [m for m in p.legal_moves() if m[1] == "H" and m[0] != "Q"] == []  # 4. no hearts, no ace ...
+    p = pos(doc, "7S", "7H", "draw", "AH", "pass", "QD/C")       # ... an Ober naming acorns
+    assert "TC" in p.legal_moves()                                # 5. player 1 plays TC
+    assert pos(doc, "7S", "7H", "draw", "AH", "pass", "QD/C", "TC").to_move == 3

@@ -53,6 +53,9 @@ CARD = {c: card for card, c in CODE.items()}
 DRAW, PASS, OBER = _prsi.MOVE_DRAW, _prsi.MOVE_PASS, _prsi.MOVE_OBER
 FIELDS = ("game", "hands", "stock", "upcard", "options", "played", "leader")
 ACTION_RULE = "an action is a card (TH), an Ober naming a suit (QH/S), draw or pass"
+# The clauses of docs/RULES.md §4 an illegal action can break (IllegalPlayError.rule), by section.
+CLAUSES = {"play a card from your hand": "§4.2", "matching by suit or rank": "§4.3", "the Ober names a suit": "§4.4",
+           "7s stack": "§4.5", "aces skip": "§4.6", "the end": "§4.8"}
 # The exact analysis codes a win in d plies as EXACT_WIN - d (a loss: its negative).
 EXACT_WIN = 20000
 
@@ -247,11 +250,12 @@ class PrsiSession(Session):
         if card.rank == Rank.QUEEN:
             if not slash:
                 raise IllegalPlayError(f"an Ober names the suit to play next: '{card}/S', '{card}/H', '{card}/D' "
-                                       f"or '{card}/C', not '{card}' alone", token=text, rule="the Ober names a suit")
+                                       f"or '{card}/C', not '{card}' alone (docs/RULES.md §4.4)", token=text,
+                                       rule="the Ober names a suit")
             return OBER + int(card.suit) * 4 + int(Suit.parse(named))
         if slash:
-            raise IllegalPlayError(f"only an Ober names a suit; '{text}' is not one (play '{card}')", token=text,
-                                   rule="the Ober names a suit")
+            raise IllegalPlayError(f"only an Ober names a suit; '{text}' is not one (play '{card}'; docs/RULES.md "
+                                   f"§4.4)", token=text, rule="the Ober names a suit")
         return CODE[card]
 
     def move_order(self, move: int) -> tuple[int, ...]:
@@ -354,7 +358,7 @@ class PrsiSession(Session):
         where = f"played[{ply}] '{name}' by seat {seat}"
 
         def error(why: str, rule: str) -> IllegalPlayError:
-            return IllegalPlayError(f"{where}: {why} (docs/RULES.md §4: {rule})", token=name, rule=rule)
+            return IllegalPlayError(f"{where}: {why} (docs/RULES.md {CLAUSES[rule]}: {rule})", token=name, rule=rule)
 
         if st["done"]:
             first = st["first_out"]
@@ -484,7 +488,9 @@ def exact_solve(session: PrsiSession, searcher: Any, mode: int, cancel: Any = No
     except _NoProof as exc:
         action = exc.action
     try:
-        return _exact_graph(session, cancel, deadline)
+        setup = session.setup
+        return exact_graph(session.board.pack(), setup.seats, setup.play_on, setup.comeback, session.player,
+                           cancel, deadline)
     except _TooBig:
         where, hint = "", ""
         if action is not None:
@@ -556,12 +562,11 @@ def _exact_code(raw: int, horizon: int) -> int:
     return 0
 
 
-def _exact_graph(session: PrsiSession, cancel: Any,
-                 deadline: float | None) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
-    """The whole reachable game, breadth first, solved backwards (raises _TooBig past the cap)."""
-    player = session.player
-    board = _prsi.PrsiBoard([0] * session.setup.seats, [], 0, 0, session.setup.play_on, session.setup.comeback)
-    root = session.board.pack()
+def exact_graph(root: bytes, seats: int, play_on: bool, comeback: bool, player: int, cancel: Any = None,
+                deadline: float | None = None) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
+    """The whole game reachable from `root` (PrsiBoard.pack's bytes), breadth first, solved backwards:
+    (value, [(move, value)], line, states) coded as exact_solve says.  Raises _TooBig past the cap."""
+    board = _prsi.PrsiBoard([0] * seats, [], 0, 0, play_on, comeback)
     index = {root: 0}
     states = [root]
     succ: list[list[tuple[int, int]]] = []
@@ -603,7 +608,21 @@ def _exact_graph(session: PrsiSession, cancel: Any,
         if at in seen:                   # a drawn line goes round: stop where it repeats
             break
         seen.add(at)
-    return value[0], [(move, value[j]) for move, j in succ[0]], pv, len(states)
+    # A move's value is that of the whole line from the root: its position's, one ply later.
+    return value[0], [(move, _one_ply_later(value[j])) for move, j in succ[0]], pv, len(states)
+
+
+def _one_ply_later(value: int) -> int:
+    return value - 1 if value > 0 else value + 1 if value < 0 else 0
+
+
+def decode_exact(value: int) -> tuple[int, int | None]:
+    """(outcome, plies) of a value coded by the exact analysis; (0, None) for a draw."""
+    if value > 0:
+        return 1, EXACT_WIN - value
+    if value < 0:
+        return -1, EXACT_WIN + value
+    return 0, None
 
 
 def _follows(child: int, parent: int) -> bool:

@@ -98,9 +98,9 @@ def _next_seat(rules: Rules, out, seat: int) -> int:
     return seat
 
 
-def play(rules: Rules, state: State, action: str) -> State:
-    """The state after `action` (which must be legal)."""
-    if action not in legal_actions(state):
+def play(rules: Rules, state: State, action: str, check: bool = True) -> State:
+    """The state after `action` (which must be legal; `check` says so)."""
+    if check and action not in legal_actions(state):
         raise InvalidPosition(f"illegal action {action!r} for seat {state.turn}")
     me = state.turn
     hands = list(state.hands)
@@ -166,8 +166,9 @@ def outcome(rules: Rules, state: State, player: int) -> int:
     return 0
 
 
-def value(rules: Rules, state: State, player: int, horizon: int) -> int:
-    """Plain minimax of the distance-coded value (see the module's doc), memoised on (state, ply)."""
+def _minimax(rules: Rules, player: int, horizon: int):
+    """v(state, d): the plain minimax of the distance-coded value (see the module's doc) of a state
+    d plies after the root, memoised on (state, d)."""
     memo: dict = {}
 
     def v(s: State, d: int) -> int:
@@ -177,30 +178,31 @@ def value(rules: Rules, state: State, player: int, horizon: int) -> int:
         if d == horizon:
             return 0
         key = (s, d)
-        if key in memo:
-            return memo[key]
-        vals = [v(play(rules, s, a), d + 1) for a in legal_actions(s)]
-        best = max(vals) if s.turn == player else min(vals)
-        memo[key] = best
-        return best
+        if key not in memo:
+            vals = [v(play(rules, s, a, check=False), d + 1) for a in legal_actions(s)]
+            memo[key] = max(vals) if s.turn == player else min(vals)
+        return memo[key]
 
+    return v
+
+
+def value(rules: Rules, state: State, player: int, horizon: int) -> int:
+    """The value of a position: its outcome at distance 0 if its history settled it."""
     o = outcome(rules, state, player)
     if o:
         return o * (horizon + 1)
-    return v(state, 0)
+    return _minimax(rules, player, horizon)(state, 0)
 
 
 def solve(rules: Rules, state: State, player: int, horizon: int) -> dict:
-    """Value of the position and of every legal action (each as the value of the whole line)."""
-    base = value(rules, state, player, horizon)
-    moves = {}
-    if not outcome(rules, state, player) and horizon > 0:
-        for a in legal_actions(state):
-            child = play(rules, state, a)
-            o = outcome(rules, child, player)
-            # A child is one ply in: its horizon is one shorter and its values line up with ours.
-            moves[a] = o * horizon if o else value(rules, child, player, horizon - 1)
-    return {"value": base, "moves": moves}
+    """Value of the position and of every legal action (each as the value of the whole line).
+
+    A position whose outcome the history settled keeps it, at distance 0, whatever is played."""
+    o = outcome(rules, state, player)
+    if o:
+        return {"value": o * (horizon + 1), "moves": {a: o * (horizon + 1) for a in legal_actions(state)}}
+    v = _minimax(rules, player, horizon)
+    return {"value": v(state, 0), "moves": {a: v(play(rules, state, a), 1) for a in legal_actions(state)}}
 
 
 def report(raw: int, horizon: int, seats: int) -> tuple[int, int | None]:
