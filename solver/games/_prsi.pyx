@@ -63,11 +63,6 @@ MOVE_OBER = MV_OBER
 MAX_HISTORY = STACK - 300        # actions a history may hold (the rest is the search's)
 MAX_HORIZON = 250                # plies (the key holds r in 8 bits)
 
-cdef int tune_min_probe = MIN_PROBE
-def _tune(int min_probe):
-    global tune_min_probe
-    tune_min_probe = min_probe
-
 cdef uint32_t SEVENS = 0x01010101
 cdef uint32_t OBERS = 0x20202020
 cdef uint32_t ACES = 0x80808080
@@ -285,10 +280,21 @@ cdef inline int first_out_ply(PPos* p, PState* s, int j, int offset, int period)
     soonest; he needs one turn per card (one more to draw first if he holds
     none), and with `return` the next player's answer too.
     """
-    cdef int k = dd_popcount32(s.hand[j])
+    cdef int k = dd_popcount32(s.hand[j]), queue
     if s.pending_out == j:
         return s.ply + 1
-    if k == 0:
+    if j == s.turn and playable(s) == 0:
+        # The mover cannot play now: this turn goes on a draw (the whole penalty on
+        # an active 7: as much of it as the queue holds) or a pass.
+        queue = s.tail - s.head
+        if s.sevens:
+            k += 2 * s.sevens if 2 * s.sevens < queue else queue
+        elif not s.ace and queue:
+            k += 1
+        offset += period
+        if k == 0:
+            k = 2
+    elif k == 0:
         k = 2
     return s.ply + offset + (k - 1) * period + (1 if p.comeback else 0)
 
@@ -349,7 +355,7 @@ cdef inline int queue_front(PPos* p, PState* s, int r, int* first, int* last) no
 
 cdef int p_key_fits(PPos* p, PState* s) noexcept nogil:
     cdef int r = p.hend - s.ply, a, b, m
-    if r < tune_min_probe or r > 255:
+    if r < MIN_PROBE or r > 255:
         return 0
     m = queue_front(p, s, r, &a, &b)
     return m <= (KEY_CARDS_SMALL if p.n <= 3 else 0)
@@ -417,31 +423,35 @@ cdef void p_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept no
     depth[0] = r
 
 
-cdef inline int order_score(PPos* p, PState* s, int mv) noexcept nogil:
-    """Heuristic worth of a move: shedding first, the special cards before
-    plain ones, an Ober (which fits almost anything) late and naming the
-    suit its player holds most of; drawing and passing last."""
+cdef inline int order_score(PPos* p, PState* s, uint32_t nxt, int mv) noexcept nogil:
+    """Heuristic worth of a move (only the order matters): shedding before drawing (an Ober
+    too: below a draw it costs 3x the nodes); a 7 or an ace first unless the next player
+    (``nxt``, his hand) can answer in kind; among plain cards, one the next player cannot
+    follow and one the mover's own hand can follow later; an Ober late, naming a suit the mover
+    holds and the next player lacks.  (Measured on fresh deals: -40% nodes against plain
+    "specials first, then suit length".)"""
     cdef int card, r, named
     cdef uint32_t h = s.hand[s.turn]
     if mv == MV_DRAW or mv == MV_PASS:
         return 0
     card = card_of(mv)
     r = card & 7
+    h &= ~bit(card)
     if r == RQ:
         named = (mv - MV_OBER) & 3
-        return 10 + 3 * dd_popcount32(h & suit_cards(named) & ~bit(card))
+        return 10 + 3 * dd_popcount32(h & suit_cards(named)) - 4 * dd_popcount32(nxt & (suit_cards(named) | OBERS))
     if r == R7:
-        return 40
+        return 25 if nxt & SEVENS else 45
     if r == RA:
-        return 35
-    # plain cards: keep a suit going that the hand can follow
-    return 20 + 2 * dd_popcount32(h & suit_cards(card >> 3) & ~bit(card))
+        return 25 if nxt & ACES else 40
+    return 35 + 2 * dd_popcount32(h & (suit_cards(card >> 3) | rank_cards(r))) \
+        - 3 * dd_popcount32(nxt & (suit_cards(card >> 3) | rank_cards(r) | OBERS))
 
 
 cdef int p_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
     cdef PPos* p = <PPos*> vp
     cdef PState* s = &p.st[p.sp]
-    cdef uint32_t cards = playable(s), plain
+    cdef uint32_t cards = playable(s), plain, nxt
     cdef int n = 0, c, named, i
     cdef int scores[MAX_MOVES]
     if s.done:
@@ -461,8 +471,9 @@ cdef int p_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
             n += 1
     moves[n] = MV_PASS if s.ace else MV_DRAW
     n += 1
+    nxt = s.hand[next_seat(p, s, s.turn)]
     for i in range(n):
-        scores[i] = order_score(p, s, moves[i])
+        scores[i] = order_score(p, s, nxt, moves[i])
     sort_moves(moves, scores, n)
     return n
 
@@ -537,7 +548,8 @@ cdef class PrsiBoard(Board):
         self.exact = True
         self.granularity = 1
         self.guess = 0
-        self.history_leads = True
+        # The cutoff history reorders badly here: the static order is far better (-80% nodes).
+        self.history_leads = False
         self.max_ply = STACK - 1
 
     def __dealloc__(self):
