@@ -457,6 +457,57 @@ class PrsiSession(Session):
                            outcomes=outcomes)
 
 
+# ---------------------------------------------------------------- searching ever longer horizons
+
+@dataclass(frozen=True)
+class Deepening:
+    """The value of a position within one horizon, as ``deepen`` found it."""
+
+    horizon: int
+    value: int
+    distance: int | None
+    nodes: int
+    elapsed: float               # seconds since deepen started
+
+
+def deepen(position: Any, seconds: float, *, first: int = 1, last: int = MAX_HORIZON,
+           tt_mb: int = 2) -> list[Deepening]:
+    """Search `position` (a Prší Position or document) within horizons first, first + 1, ...
+    until `seconds` have passed; one entry per horizon finished, the longest last.
+
+    The anytime way to ask Prší "how far can you see in this time": each search keeps the
+    table of the shorter ones (its entries hold for any horizon: they are keyed on the plies
+    left).  A search cut off by the time is not reported.  For one horizon known in advance a
+    plain solve is cheaper (about 2.4x fewer nodes on fresh two-player deals than deepening to
+    it: the entries of the shorter searches are rarely met again at the same plies left).
+    """
+    from ddcards._core.search import Searcher
+    from ddcards.position import Position
+
+    pos = position if isinstance(position, Position) else Position.from_dict(position)
+    if pos.game != "prsi":
+        raise InvalidOptionError(f"deepen searches Prší positions, not {pos.game}", token=pos.game,
+                                 rule="Prší's horizon")
+    session = pos.session()
+    assert isinstance(session, PrsiSession)
+    searcher = Searcher(tt_mb)
+    start = time.perf_counter()
+    out: list[Deepening] = []
+    for horizon in range(max(1, first), min(last, MAX_HORIZON) + 1):
+        left = seconds - (time.perf_counter() - start)
+        if left <= 0:
+            break
+        session.horizon = horizon
+        session.board.set_search(session.player, horizon)
+        try:
+            raw = searcher.value(session.board, None, left)
+        except SearchTimeout:
+            break
+        out.append(Deepening(horizon, session.reported(raw), session.distance(raw), searcher.nodes,
+                             time.perf_counter() - start))
+    return out
+
+
 # ---------------------------------------------------------------- the exact analysis
 
 class _TooBig(Exception):
