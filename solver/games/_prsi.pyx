@@ -343,11 +343,35 @@ cdef inline uint64_t spread2(uint32_t x) noexcept nogil:
     return v
 
 
+cdef inline int draws_within(PPos* p, PState* s, int r) noexcept nogil:
+    """At most how many cards r plies can draw (or the whole queue).
+
+    A ply draws one card, or cashes the chain of 7s: 2 a 7.  A 7 played is drawn again
+    only once the whole queue has gone round, so short of that each 7 is played at most
+    once: at most `sevens` of them, those in hands and those the draws bring.  With k
+    7-plays (k <= r - 1: one ply cashes them) r plies draw at most
+    2*(chain + k) + (r - 1 - k) cards, or r without any 7.
+    """
+    cdef int sevens = dd_popcount32((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3] | s.hand[4] | s.hand[5]) & SEVENS)
+    cdef int d0, d, i, k
+    k = 4 if r - 1 > 4 else r - 1
+    d0 = 2 * s.sevens + r - 1 + k
+    if d0 < r:
+        d0 = r
+    if s.head + d0 >= s.tail:
+        return d0                                      # the whole queue: no bound needed
+    for i in range(s.head, s.head + d0):
+        if (p.cells[i] & 7) == R7:
+            sevens += 1
+    if sevens < k:
+        k = sevens
+    d = 2 * s.sevens + r - 1 + k
+    return d if d > r else r
+
+
 cdef inline int queue_front(PPos* p, PState* s, int r, int* first, int* last) noexcept nogil:
     """The queue cells r plies can draw that lie beyond the deal's stock: [first, last)."""
-    cdef int d = 2 * s.sevens + 2 * r - 2
-    if d < r:
-        d = r
+    cdef int d = draws_within(p, s, r)
     first[0] = s.head if s.head > p.L0 else p.L0
     last[0] = s.head + d if s.head + d < s.tail else s.tail
     return last[0] - first[0] if last[0] > first[0] else 0
