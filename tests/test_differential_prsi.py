@@ -186,3 +186,45 @@ def _action_name(move):
     if move >= _prsi.MOVE_OBER:
         return f"Q{'SHDC'[(move - 32) >> 2]}/{'SHDC'[(move - 32) & 3]}"
     return "789TJQKA"[move & 7] + "SHDC"[move >> 3]
+
+
+# ---------------------------------------------------------------- the table at long horizons
+
+CORPUS = __import__("pathlib").Path(__file__).resolve().parent.parent / "benchmarks" / "corpus"
+
+
+def corpus(name, n):
+    return [json.loads(line) for line in (CORPUS / f"prsi-{name}.jsonl").read_text().splitlines()[:n]]
+
+
+def raw_answer(doc, searcher, probe=True):
+    from ddcards._core.search import MODE_ALL
+
+    session = ddcards.Position.from_dict(doc).session()
+    session.board.probe = probe
+    value, moves, pv, _ = session.search(searcher, MODE_ALL, None, None)
+    return value, sorted(moves)
+
+
+def test_the_table_never_changes_an_answer():
+    """The keys are exact: at horizons the reference cannot reach, a search that probes the table
+    answers as one that does not (values coded with their distance, every action's)."""
+    from ddcards._core.search import Searcher
+
+    for name, horizon, n in (("fresh-2", 24, 20), ("fresh-3", 22, 20), ("fresh-4", 26, 20), ("midgame", 20, 40)):
+        for doc in corpus(name, n):
+            doc = dict(doc, options=dict(doc.get("options", {}), horizon=horizon))
+            assert raw_answer(doc, Searcher(2)) == raw_answer(doc, Searcher(2), probe=False), json.dumps(doc)
+
+
+def test_a_shared_table_never_changes_an_answer():
+    """One table across deals, horizons and players (keys carry the deal, plies left and P)."""
+    from ddcards._core.search import Searcher
+
+    shared = Searcher(2)
+    docs = corpus("fresh-2", 8) + corpus("midgame", 8)
+    for doc in docs:
+        for player in range(len(doc["hands"]))[:3]:
+            for horizon in (12, 18):
+                d = dict(doc, options=dict(doc.get("options", {}), horizon=horizon, player=player))
+                assert raw_answer(d, shared) == raw_answer(d, Searcher(2)), json.dumps(d)

@@ -39,7 +39,7 @@ Table key (exact)
 from libc.stdint cimport uint8_t, int8_t, int16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from ddcards._core.bits cimport dd_popcount32, dd_ctz32
+from ddcards._core.bits cimport dd_popcount32, dd_ctz32, dd_mix64
 from ddcards._core.search cimport (Board, GameOps, sort_moves, NODE_BOUNDARY, NODE_SMALL,
                                   NODE_TERMINAL, MAX_MOVES)
 
@@ -98,8 +98,11 @@ ctypedef struct PPos:
     int root                 # ply of the search's root
     int hend                 # ply at which the horizon ends
     int L0                   # cells 0..L0-1 hold the deal's stock
-    uint64_t salt0
+    uint64_t base0           # the deal's salt (seats, variants, the stock)
+    uint64_t base1
+    uint64_t salt0           # ... with P's seat mixed in: keys hold for one P
     uint64_t salt1
+    int probe                # probe the table (tests turn it off)
     int sp
     int8_t cells[QCAP]
     PState st[STACK]
@@ -393,7 +396,7 @@ cdef int p_node_info(void* vp, int* banked, int* ismax, int* lo, int* hi) noexce
     if is_terminal(p, s):
         return NODE_TERMINAL
     future_bounds(p, s, lo, hi)
-    return NODE_BOUNDARY if p_key_fits(p, s) else NODE_SMALL
+    return NODE_BOUNDARY if p.probe and p_key_fits(p, s) else NODE_SMALL
 
 
 cdef void p_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil:
@@ -547,8 +550,9 @@ cdef class PrsiBoard(Board):
         p.n = len(hands)
         p.play_on = play_on
         p.comeback = comeback
-        p.salt0 = salt0
-        p.salt1 = salt1
+        p.base0 = salt0
+        p.base1 = salt1
+        p.probe = 1
         p.L0 = len(stock)
         for i, c in enumerate(stock):
             p.cells[i] = c
@@ -588,10 +592,21 @@ cdef class PrsiBoard(Board):
             raise ValueError(f"the horizon is 0..{MAX_HORIZON} plies")
         cdef PState* s = &self.pp.st[self.pp.sp]
         self.pp.player = player
+        self.pp.salt0 = self.pp.base0 ^ dd_mix64(2 * player + 1)
+        self.pp.salt1 = self.pp.base1 ^ dd_mix64(2 * player + 2)
         self.pp.root = s.ply
         self.pp.hend = s.ply + horizon
         if self.ply + horizon >= STACK - 1:
             raise ValueError("the history and the horizon together are too long")
+
+    @property
+    def probe(self):
+        """Whether the search probes the table (the tests turn it off to check the keys)."""
+        return bool(self.pp.probe)
+
+    @probe.setter
+    def probe(self, bint on):
+        self.pp.probe = on
 
     def is_legal(self, int move):
         return bool(legal(self.pp, &self.pp.st[self.pp.sp], move))
