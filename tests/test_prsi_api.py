@@ -156,7 +156,7 @@ def client():
 def test_service_solves_as_the_library(client):
     got = client.solve(ENDGAME)
     assert (got["game"], got["value"], got["distance"], got["horizon"]) == ("prsi", 1, 11, 20)
-    assert [(m["move"], m["value"]) for m in got["moves"]] == [("7D", 0), ("draw", 1)]
+    assert [(m["move"], m["value"], m["distance"]) for m in got["moves"]] == [("7D", 0, None), ("draw", 1, 11)]
     assert got["pv"] == ddcards.solve(ENDGAME).pv
 
 
