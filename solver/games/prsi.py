@@ -4,8 +4,8 @@ A shedding game: players shed cards onto a pile by suit or rank, 7s stack,
 aces skip, an Ober names a suit, anyone may draw instead of playing, and
 the pile is turned over (unshuffled) when the stock runs out.  Play can go
 on for ever, so a position is solved within a horizon of H plies
-(``options.horizon``, default :data:`DEFAULT_HORIZON`) or, for a position
-whose whole reachable game is small, exactly (``horizon: null``).
+(``options.horizon``, default :data:`DEFAULT_HORIZON`), or exactly where that
+can be proven (``horizon: null``; docs/RULES.md §4.9).
 
 Values are those of one player P (``options.player``, default the one to
 move): with two players +1 if P can force being out first within the
@@ -16,9 +16,9 @@ result's ``distance`` is the number of plies to the end that value forces
 value and distance.
 
 The rules run in C (``_prsi.pyx``); this module validates the position
-document, names actions, explains illegal ones, drives the search
-(iterative deepening over the horizon, the exact analysis) and reads the
-end of a line.
+document, names actions, explains illegal ones, drives the search (to a
+horizon; exactly; ``deepen``: ever longer horizons within a time budget)
+and reads the end of a line.
 """
 from __future__ import annotations
 
@@ -29,14 +29,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ddcards.errors import (IllegalPlayError, InvalidDealError, InvalidOptionError, NotationError,
-                            SearchTimeout)
+from ddcards.errors import (IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
+                            NotationError, SearchCancelled, SearchTimeout)
 from ddcards.games import _prsi
 from ddcards.games._document import cards_field, check_deal, check_fields, check_hand_sizes, hand_field, options_field
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Session
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 
-#: Plies searched when a request does not say (two players; more players: the same).
+#: Plies searched when a request does not say (any number of players).
 DEFAULT_HORIZON = 20
 #: The largest horizon a request may ask for, in plies.
 MAX_HORIZON = _prsi.MAX_HORIZON
@@ -67,8 +67,9 @@ INFO = GameInfo(
     objectives={},
     options=(
         OptionInfo("horizon", "int", DEFAULT_HORIZON,
-                   f"plies searched (1..{MAX_HORIZON}); null (or \"none\"): exact, with draws, for a position "
-                   f"whose reachable game has at most {EXACT_STATE_CAP:,} states"),
+                   f"plies searched (1..{MAX_HORIZON}); null (or \"none\"): exact values, where a forced end "
+                   f"within {EXACT_PROOF_HORIZON} plies or a reachable game of at most {EXACT_STATE_CAP:,} "
+                   f"states proves them"),
         OptionInfo("player", "int", None, "the seat whose value is reported (default: the player to move)"),
         OptionInfo("play_on", "bool", False,
                    "play on until one player is left, the loser: a player's value is then +1 for getting out"),
@@ -130,7 +131,7 @@ def _options(doc: Mapping[str, Any], seats: int) -> tuple[int | None, int | None
     # horizon and player may be null, which the generic reader does not take.
     rest = {k: v for k, v in raw.items() if not (k in ("horizon", "player") and v is None)}
     horizon_raw = raw.get("horizon", DEFAULT_HORIZON)
-    if isinstance(horizon_raw, str) and horizon_raw.strip().lower() in ("none", "null", "exact"):
+    if isinstance(horizon_raw, str) and horizon_raw.strip().lower() in ("none", "exact"):
         horizon_raw = None
         rest.pop("horizon")
     options = options_field({"options": rest}, INFO)
@@ -245,8 +246,8 @@ class PrsiSession(Session):
         card_text, slash, named = text.partition("/")
         card = Card.parse(card_text)
         if card not in CODE:
-            raise IllegalPlayError(f"card '{card}' is not in the Prší deck (32 cards, 7 to A)", token=str(card),
-                                   rule="32-card deck")
+            raise InvalidCardError(f"card '{card}' is not in the Prší deck (32 cards, 7 to A)", token=str(card),
+                                   rule="32 cards, 7 to A")
         if card.rank == Rank.QUEEN:
             if not slash:
                 raise IllegalPlayError(f"an Ober names the suit to play next: '{card}/S', '{card}/H', '{card}/D' "
@@ -688,7 +689,6 @@ def _mover(packed: bytes) -> int:
 
 
 def _check_stop(cancel: Any, deadline: float | None) -> None:
-    from ddcards.errors import SearchCancelled
     if cancel is not None and cancel.cancelled:
         raise SearchCancelled("the exact analysis was cancelled")
     if deadline is not None and time.monotonic() > deadline:

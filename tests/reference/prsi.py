@@ -27,7 +27,7 @@ The rules, as settled:
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 SUITS = "SHDC"
 RANKS = "789TJQKA"
