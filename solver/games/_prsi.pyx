@@ -450,7 +450,7 @@ cdef void p_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept no
     depth[0] = r
 
 
-cdef inline int order_score(PPos* p, PState* s, uint32_t nxt, int mv) noexcept nogil:
+cdef inline int order_score(PPos* p, PState* s, uint32_t nxt, int follow, int mv) noexcept nogil:
     """Heuristic worth of a move (only the order matters): shedding before drawing (an Ober
     too: below a draw it costs 3x the nodes); a 7 or an ace first unless the next player
     (``nxt``, his hand) can answer in kind; among plain cards, one the next player cannot
@@ -472,14 +472,14 @@ cdef inline int order_score(PPos* p, PState* s, uint32_t nxt, int mv) noexcept n
     if r == RA:
         return 25 if nxt & ACES else 40
     return 35 + 2 * dd_popcount32(h & (suit_cards(card >> 3) | rank_cards(r))) \
-        - 3 * dd_popcount32(nxt & (suit_cards(card >> 3) | rank_cards(r) | OBERS))
+        - follow * dd_popcount32(nxt & (suit_cards(card >> 3) | rank_cards(r) | OBERS))
 
 
 cdef int p_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
     cdef PPos* p = <PPos*> vp
     cdef PState* s = &p.st[p.sp]
     cdef uint32_t cards = playable(s), plain, nxt
-    cdef int n = 0, c, named, i
+    cdef int n = 0, c, named, i, follow
     cdef int scores[MAX_MOVES]
     if s.done:
         return 0
@@ -498,9 +498,13 @@ cdef int p_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
             n += 1
     moves[n] = MV_PASS if s.ace else MV_DRAW
     n += 1
-    nxt = s.hand[next_seat(p, s, s.turn)]
+    c = next_seat(p, s, s.turn)
+    nxt = s.hand[c]
+    # Paranoid: two of the others in a row play together, so the mover wants the next one to
+    # follow (measured with 3 to 6 players: -8% to -28% nodes, 5 players +2%).
+    follow = -3 if (s.turn != p.player and c != p.player) else 3
     for i in range(n):
-        scores[i] = order_score(p, s, nxt, moves[i])
+        scores[i] = order_score(p, s, nxt, follow, moves[i])
     sort_moves(moves, scores, n)
     return n
 
