@@ -2,6 +2,7 @@
 
     python benchmarks/bench_prsi.py [--deals N] [--horizons 10,20,30] [--reach N] [--budgets 1,10]
     python benchmarks/bench_prsi.py --make-corpus        # (re)write the seeded corpora
+    python benchmarks/bench_prsi.py --nodes              # the fixed node count (a search signature)
 
 Corpora (``benchmarks/corpus/prsi-*.jsonl``, fixed seeds): ``prsi-fresh-{2..6}.jsonl``, fresh
 deals for 2 to 6 players; ``prsi-midgame.jsonl``, positions reached by seeded random play, 2 to
@@ -139,9 +140,35 @@ def reach(doc: dict, budget: float, start: int) -> int:
     return best
 
 
+# The fixed node count (``--nodes``): a signature of the search, as Stockfish's bench.
+NODE_SET = ((2, 30, 12, "value"), (2, 30, 12, "all"), (3, 28, 24, "all"), (4, 36, 20, "all"), (5, 36, 12, "all"),
+            (6, 40, 10, "all"))
+
+
+def node_count() -> None:
+    """Total nodes (and CPU time) of fixed searches on the first fresh deals of each corpus."""
+    engine = ddcards.Solver()
+    total = 0
+    for seats, horizon, n, mode in NODE_SET:
+        nodes, cpu = 0, 0.0
+        for doc in load(f"fresh-{seats}", n):
+            engine.clear()
+            start = time.process_time()
+            if mode == "value":
+                engine.value(with_horizon(doc, horizon))
+                nodes += engine.last_nodes
+            else:
+                nodes += engine.solve(with_horizon(doc, horizon)).nodes
+            cpu += time.process_time() - start
+        total += nodes
+        print(f"{seats} players, horizon {horizon}, {n} deals, {mode}: {nodes:,} nodes, {cpu:.2f} s CPU", flush=True)
+    print(f"total {total:,} nodes")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--make-corpus", action="store_true", help="write the seeded corpora and stop")
+    parser.add_argument("--nodes", action="store_true", help="print the fixed node count (a search signature) and stop")
     parser.add_argument("--deals", type=int, default=100, help="fresh deals per player count (default 100)")
     parser.add_argument("--horizons", default="10,20,30", help="horizons to time (default 10,20,30)")
     parser.add_argument("--seats", default="2,3,4,5,6", help="player counts (default 2,3,4,5,6)")
@@ -150,6 +177,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.make_corpus:
         make_corpus()
+        return
+    if args.nodes:
+        node_count()
         return
     seats_list = [int(x) for x in args.seats.split(",")]
     print(f"Machine: {platform.machine()}, Python {platform.python_version()}, "

@@ -191,3 +191,17 @@ def test_service_errors_and_list_games(client):
 def test_service_analysis(client):
     got = client.analyse(ENDGAME)
     assert [m["ply"] for m in got["mistakes"]] == [11] and got["final_value"] == 1
+
+
+def test_deepen_searches_ever_longer_horizons():
+    from ddcards.games.prsi import deepen
+
+    steps = deepen(FRESH, 1.0, last=14)
+    assert [s.horizon for s in steps] == list(range(1, 15))       # 14 short searches fit in a second
+    for s in steps:
+        want = ddcards.Solver().solve(dict(FRESH, options={"horizon": s.horizon}), mode="best")
+        assert (s.value, s.distance) == (want.value, want.distance)
+    assert (steps[10].value, steps[10].distance) == (1, 11) and steps[9].value == 0
+    assert deepen(FRESH, 0.0) == []
+    with pytest.raises(InvalidOptionError, match="Prší"):
+        deepen(ddcards.example("marias-hra"), 1.0)
