@@ -28,13 +28,15 @@ Values (GameOps, all from the view of one player P, "MAX"; paranoid for 3+)
     every root and every horizon.  MTD then finds the fastest forced win
     (the winner hurries) and the longest loss (the loser delays).
 
-Table key (exact)
+Table key (exact, 128 bits)
     What decides the rest of a search of r plies: the hands, the top card,
     the active suit, a pending 7 chain or ace, the mover, r, who is out, and
-    the queue's front as far as r plies can draw (D = max(r, 2*sevens + 2r - 2)
-    cards).  The deal's stock part of that front is given by ``head``, the
-    cards covered since (path-dependent) are listed one by one; a position
-    whose front needs more cards than the key holds is not probed.
+    the queue's front as far as r plies can draw (``draws_within``).  The
+    deal's stock part of that front is given by ``head``; the cards covered
+    since (path-dependent) are listed one by one, up to 6 of them with 2 or 3
+    players and none with more (the hands take 3 bits a card then); a
+    position whose front needs more than the key holds is not probed.  The
+    salt holds the deal's stock, the seats, the variants and P.
 """
 from libc.stdint cimport uint8_t, int8_t, int16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
@@ -84,7 +86,7 @@ ctypedef struct PState:
     int8_t first_out         # the first seat out for good, -1 none
     int8_t done              # the game is over
     int8_t nout              # players out for good, in order
-    int8_t turnovers         # times the pile was turned over
+    int16_t turnovers        # times the pile was turned over
     uint8_t out              # seats out (for good, or pending a return)
     int8_t place[MAXSEATS]   # 1 = first out for good, 0 = not out
     int16_t out_ply[MAXSEATS]  # when each seat went out for good
