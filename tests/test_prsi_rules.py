@@ -71,6 +71,14 @@ def test_4_1_four_cards_a_hand_and_two_to_six_players():
     assert pos(deal(six, "AC")).to_move == 0
 
 
+def test_4_1_hands_as_pbn_or_cards():
+    as_cards = dict(TWO, hands=["8S 9S KH TD", ["JC", "7C", "AD", "QH"]])
+    as_pbn = dict(TWO, hands=["98.K.T.", ".Q.A.J7"])
+    assert pos(as_cards) == pos(TWO) == pos(as_pbn)
+    with pytest.raises(NotationError, match="twice"):
+        pos(dict(TWO, hands=["8S 9S KH 8S", "JC 7C AD QH"]))
+
+
 def test_4_1_fields_upcard_stock_leader():
     with pytest.raises(InvalidDealError, match="upcard") as err:
         pos({k: v for k, v in TWO.items() if k != "upcard"})
