@@ -89,8 +89,8 @@ class Session(ABC):
 
     # -- searching: the API asks these; the defaults search the C board with
     # the core's drivers and report the core's values as they are.  A game
-    # whose search needs its own driver (Prší: iterative deepening over a
-    # horizon, an exact analysis without one) or whose values are coded for
+    # whose search needs its own driver (Prší: the horizon set for each
+    # search, an exact analysis without one) or whose values are coded for
     # the search (Prší: the distance inside the value) overrides them.
 
     @property
