@@ -596,10 +596,13 @@ def result_to_response(result: Any, *, mode: str | int = "all", game: str = "") 
     add_move = msg.moves.add
     for mv in getattr(result, "moves", ()):
         if mv.value is None:
-            add_move(move=action_message(str(mv.move)), optimal=bool(mv.optimal))
+            entry = add_move(move=action_message(str(mv.move)), optimal=bool(mv.optimal))
         else:
-            add_move(move=action_message(str(mv.move)), value=int32(mv.value, "moves", str(mv.move)),
-                     optimal=bool(mv.optimal))
+            entry = add_move(move=action_message(str(mv.move)), value=int32(mv.value, "moves", str(mv.move)),
+                             optimal=bool(mv.optimal))
+        distance = getattr(mv, "distance", None)
+        if distance is not None:
+            entry.distance = int(distance)
     extra = _extra_struct(result, _RESULT_KNOWN)
     if extra is not None:
         msg.extra.CopyFrom(extra)
@@ -730,7 +733,8 @@ def response_to_dict(msg: pb.SolveResponse) -> dict[str, Any]:
         "to_move": msg.to_move if msg.HasField("to_move") else None,
         "optimal_moves": [_action_text(a) for a in msg.optimal_moves],
         "moves": [
-            {"move": m.move.notation, "value": m.value if m.HasField("value") else None, "optimal": m.optimal}
+            {"move": m.move.notation, "value": m.value if m.HasField("value") else None, "optimal": m.optimal,
+             "distance": m.distance if m.HasField("distance") else None}
             for m in msg.moves
         ],
         "pv": [_action_text(a) for a in msg.principal_variation],

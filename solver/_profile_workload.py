@@ -3,7 +3,7 @@
 setup.py compiles the extensions with profiling, runs ``python -m
 ddcards._profile_workload``, and compiles them again with what it recorded, so
 that the compiler lays out the search's branches as real solves take them.
-Both games, every search mode, nat deals, DD tables and analyses; a few
+Every game, every search mode, nat deals, DD tables and analyses; a few
 seconds in all.  Deterministic (fixed seeds).
 """
 from __future__ import annotations
@@ -30,6 +30,16 @@ def klaverjas_deals(n: int, seed: int) -> Iterator[dict[str, Any]]:
                "leader": rng.randrange(4)}
 
 
+def prsi_deals(n: int, seats: int, seed: int, horizon: int) -> Iterator[dict[str, Any]]:
+    rng = random.Random(seed)
+    deck = [r + s for s in "SHDC" for r in RANKS]
+    for _ in range(n):
+        rng.shuffle(deck)
+        hands = [" ".join(deck[4 * i:4 * i + 4]) for i in range(seats)]
+        yield {"game": "prsi", "hands": [h.split() for h in hands], "upcard": deck[4 * seats],
+               "stock": " ".join(deck[4 * seats + 1:]), "options": {"horizon": horizon}}
+
+
 def main() -> None:
     from ddcards import Solver, example
     from ddcards.ddtable import dd_table
@@ -44,6 +54,11 @@ def main() -> None:
         dd_table(doc, solver=engine)
     for name in ("marias-hra", "marias-seed", "marias-betl", "marias-durch", "klaverjas"):
         engine.analyse(example(name))
+    # Prší: every node probes the table; fresh deals, 2 to 4 players, and an analysis.
+    for seats, horizon in ((2, 26), (3, 24), (4, 30)):
+        for doc in prsi_deals(6, seats, 4, horizon):
+            engine.solve(doc)
+    engine.analyse(example("prsi-endgame"))
     print(f"profile workload: {time.perf_counter() - start:.1f} s")
 
 

@@ -15,8 +15,9 @@ from typing import Any, TypeAlias
 
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher
 from ddcards.errors import InvalidOptionError, SearchTimeout
+from ddcards.games.base import Session
 from ddcards.position import Position
-from ddcards.result import Analysis, AnalysisStep, Mode, MoveValue, Result, ValueKind
+from ddcards.result import Analysis, AnalysisStep, Mode, MoveValue, Result
 
 __all__ = ["Mode", "Solver", "solve", "analyse", "CancelToken", "DEFAULT_TT_MB", "PositionLike"]
 
@@ -85,7 +86,8 @@ class Solver:
         pos = _position(position)
         if not keep_tt:
             self._searcher.clear()
-        return self._searcher.value(pos.session().board, cancel, timeout)
+        session = pos.session()
+        return session.reported(session.search_value(self._searcher, cancel, timeout))
 
     def solve(self, position: PositionLike, *, mode: Mode | str = Mode.ALL,
               timeout: float | None = None, cancel: CancelToken | None = None,
@@ -99,17 +101,15 @@ class Solver:
         pos = _position(position)
         mode = _mode(mode)
         session = pos.session()
-        board = session.board
         if not keep_tt:
             self._searcher.clear()
         start = time.perf_counter()
-        value, raw_moves, raw_pv, nodes = self._searcher.solve(board, _MODE_CODE[mode], cancel, timeout)
+        value, raw_moves, raw_pv, nodes = session.search(self._searcher, _MODE_CODE[mode], cancel, timeout)
         elapsed = time.perf_counter() - start
-        raw_moves.sort(key=lambda mv: session.move_order(mv[0]))
-        moves = [MoveValue(session.move_name(m), v, v == value) for m, v in raw_moves]
+        moves = _move_values(session, raw_moves, value)
         summary = session.summary(raw_pv, value)
         return Result(
-            game=pos.game, mode=mode, value=value, value_kind=_value_kind(board.exact),
+            game=pos.game, mode=mode, value=session.reported(value), value_kind=session.value_kind,
             to_move=None if session.over else session.to_move,
             optimal_moves=[m.move for m in moves if m.optimal],
             moves=moves,
@@ -117,6 +117,7 @@ class Solver:
             scores=summary.scores, tricks=summary.tricks, won=summary.won,
             settlement=summary.settlement, outcomes=summary.outcomes,
             nodes=nodes, elapsed=elapsed, position=pos.to_dict(),
+            distance=session.distance(value), horizon=session.horizon,
         )
 
     def analyse(self, position: PositionLike, *, timeout: float | None = None,
@@ -135,8 +136,7 @@ class Solver:
         start = time.perf_counter()
         deadline = None if timeout is None else start + timeout
         session = pos.start().session()
-        board = session.board
-        value_kind = _value_kind(board.exact)
+        value_kind = session.value_kind
         self._searcher.clear()
         nodes = 0
 
@@ -150,16 +150,16 @@ class Solver:
 
         def solve_here() -> tuple[int, list[MoveValue]]:
             nonlocal nodes
-            value, raw, _, n = self._searcher.solve(board, _MODE_CODE[mode], cancel, remaining(),
-                                                    want_pv=False)
+            value, raw, _, n = session.search(self._searcher, _MODE_CODE[mode], cancel, remaining(),
+                                              want_pv=False)
             nodes += n
-            raw.sort(key=lambda mv: session.move_order(mv[0]))
-            return value, [MoveValue(session.move_name(m), v, v == value) for m, v in raw]
+            return value, _move_values(session, raw, value)
 
         def outcome(value: int) -> str:
             # the game's own words on a value here ("declarer wins", "nat: ...")
-            return session.verdict(value, session.summary((), value).won, value_kind)
+            return session.verdict(report(value), session.summary((), value).won, value_kind)
 
+        report = session.reported
         steps: list[AnalysisStep] = []
         deal = dict(session.view(), position=pos.to_dict())
         value, moves = solve_here()
@@ -167,29 +167,38 @@ class Solver:
         value_outcome = initial_outcome
         for ply, move in enumerate(pos.played):
             seat = session.to_move
+            best = [m.move for m in moves if m.optimal]
             session.play(move)
-            after, next_moves = solve_here()
+            following, next_moves = solve_here()
+            # The action's value in the search before it (Prší: within the same horizon).
+            after, n = session.action_value(self._searcher, value, session.history[-1] in best, following,
+                                            cancel, remaining())
+            nodes += n
             after_outcome = outcome(after)
-            cost = value - after if session.is_max(seat) else after - value
+            cost = report(value) - report(after) if session.is_max(seat) else report(after) - report(value)
             # A trick game's trick is done when the table is cleared; its winner leads next.
             done = session.trick_size is not None and not session.describe().get("trick")
             steps.append(AnalysisStep(
-                ply=ply, seat=seat, move=session.history[-1], value_before=value, value_after=after,
-                best_moves=[m.move for m in moves if m.optimal], cost=cost, mistake=cost > 0,
+                ply=ply, seat=seat, move=session.history[-1], value_before=report(value),
+                value_after=report(after), best_moves=best, cost=cost, mistake=cost > 0,
                 changes_outcome=after_outcome != value_outcome, outcome=after_outcome,
                 moves=moves if mode is Mode.ALL else [],
                 trick_winner=session.to_move if done else None, score=session.scores_now()))
-            value, moves, value_outcome = after, next_moves, after_outcome
+            value, moves, value_outcome = following, next_moves, outcome(following)
         final = self.solve(pos, mode=mode, timeout=remaining(), cancel=cancel, keep_tt=True)
         nodes += final.nodes
         return Analysis(game=pos.game, value_kind=value_kind,
-                        initial_value=initial, final_value=value, steps=steps, nodes=nodes,
+                        initial_value=report(initial), final_value=report(value), steps=steps, nodes=nodes,
                         elapsed=time.perf_counter() - start, mode=mode.value, deal=deal,
                         initial_outcome=initial_outcome, final_outcome=value_outcome, final=final)
 
 
-def _value_kind(exact: bool) -> ValueKind:
-    return "points" if exact else "outcome"
+def _move_values(session: Session, raw: list[tuple[int, int | None]], value: int) -> list[MoveValue]:
+    """The search's (move, value) pairs as MoveValues in the game's order; optimal by the
+    search's own values (Prší: the fastest win, the longest loss), reported in the game's terms."""
+    raw = sorted(raw, key=lambda mv: session.move_order(mv[0]))
+    return [MoveValue(session.move_name(m), None if v is None else session.reported(v), v == value,
+                      None if v is None else session.distance(v)) for m, v in raw]
 
 
 _local = threading.local()

@@ -29,7 +29,6 @@ from typing import Any, BinaryIO, TextIO
 import ddcards
 from ddcards._batch import Entry, Outcome, answer_each, read_documents
 from ddcards.errors import DdcardsError, NotationError, SearchAborted
-from ddcards.games._document import INT_OPTION_RANGE
 
 EXIT_OK, EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -109,11 +108,21 @@ def signed(v: int | None) -> str:
 
 def describe_value(res: ddcards.Result, session: Any) -> str:
     verdict = session.verdict(res.value, res.won, res.value_kind)
+    if res.distance is not None:
+        verdict += f", the end in {res.distance} plies"
     if res.value_kind == "points":
         scores = ", ".join(f"{k} {v}" for k, v in res.scores.items())
         return f"{signed(res.value)}  {verdict} ({scores})"
+    if not res.tricks:                       # not a trick game (Prší)
+        return f"{signed(res.value)}  {verdict}"
     detail = ", ".join(f"{k} {v}" for k, v in res.tricks.items())
     return f"{signed(res.value)}  {verdict} (tricks: {detail})"
+
+
+def move_value(m: ddcards.MoveValue) -> str:
+    if m.value is None:
+        return f"{m.move} (worse)"
+    return f"{m.move} {signed(m.value)}" + (f" in {m.distance}" if m.distance is not None else "")
 
 
 def format_line(moves: list[str], size: int | None, offset: int) -> str:
@@ -145,7 +154,7 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
         suits = hand.split(".")
         shown = "  ".join(f"{s}: {h or '-'}" for s, h in zip("SHDC", suits))
         print(f"  seat {i}  {session.seat_role(i):<{width}} {shown}", file=out)
-    for label in ("talon", "trick"):
+    for label in ("talon", "trick", "top", "stock", "pile"):
         if info.get(label):
             shown = info[label] if isinstance(info[label], str) else " ".join(info[label])
             print(f"  {label:<{width + 8}} {shown}", file=out)
@@ -155,8 +164,7 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
         label = "Best move" if res.mode == "best" else "Best moves"
         print(f"{label:<11} {' '.join(res.optimal_moves)}", file=out)
     if res.mode != "best" and res.moves:
-        print("Moves       " + "  ".join(f"{m.move} {signed(m.value) if m.value is not None else '(worse)'}"
-                                       for m in res.moves), file=out)
+        print("Moves       " + "  ".join(move_value(m) for m in res.moves), file=out)
     if res.pv:
         offset = len(info.get("trick", []))
         print(f"Line        {format_line(res.pv, session.trick_size, offset)}", file=out)
@@ -172,9 +180,10 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
 def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> None:
     """The analysis as a table, one row per recorded action; plies count from 0, as
     ``played[i]``, the JSON and the error messages count them."""
-    info = pos.start().session().describe()
-    owner = pos.session().value_owner
-    view = f"{owner}'s view" if an.value_kind == "points" else f"{owner}'s view: +1 made, -1 defeated"
+    start = pos.start().session()
+    info = start.describe()
+    owner = start.value_owner          # the analysis is from the start of the deal
+    view = f"{owner}'s view" if an.value_kind == "points" else f"{owner}'s view: {start.value_legend}"
     print(f"{info.get('title', pos.game)} - value at the start {signed(an.initial_value)} ({view})", file=out)
     print(f"{'ply':>4} {'seat':>4}  {'card':<5}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
     for s in an.steps:
@@ -400,7 +409,7 @@ def cmd_games(args: argparse.Namespace) -> int:
             "objectives": {k: list(v) for k, v in g.objectives.items()}, "aliases": list(g.aliases),
             "options": [{"name": o.name, "type": o.type, "default": o.default, "description": o.description,
                          "choices": list(o.choices),
-                         **(dict(zip(("minimum", "maximum"), INT_OPTION_RANGE)) if o.type == "int" else {})}
+                         **({"minimum": o.minimum, "maximum": o.maximum} if o.type == "int" else {})}
                         for o in g.options],
         } for g in games], ensure_ascii=False, indent=2))
         return EXIT_OK
@@ -410,7 +419,7 @@ def cmd_games(args: argparse.Namespace) -> int:
             print(f"  contract {contract:<6} objectives: {', '.join(g.objectives[contract])}")
         for o in g.options:
             choices = f" [{'|'.join(o.choices)}]" if o.choices else ""
-            kind = f"{o.type} {INT_OPTION_RANGE[0]}..{INT_OPTION_RANGE[1]}" if o.type == "int" else o.type
+            kind = f"{o.type} {o.minimum}..{o.maximum}" if o.type == "int" else o.type
             print(f"  option {o.name} ({kind}, default {o.default!r}){choices}: {o.description}")
         if g.value_doc:
             print(f"  value: {g.value_doc}")
@@ -440,7 +449,7 @@ def version_text() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ddcards", description="Double-dummy solver for Mariáš and Klaverjas (Central-European card games).")
+    parser = argparse.ArgumentParser(prog="ddcards", description="Double-dummy solver for Mariáš, Klaverjas and Prší (Central-European card games).")
     parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

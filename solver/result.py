@@ -36,9 +36,10 @@ class MoveValue:
     move: str
     value: int | None
     optimal: bool
+    distance: int | None = None        # Prší: plies to the end the move forces (None: none forced)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"move": self.move, "value": self.value, "optimal": self.optimal}
+        return {"move": self.move, "value": self.value, "optimal": self.optimal, "distance": self.distance}
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,10 @@ class Result:
     nodes: int = 0
     elapsed: float = 0.0
     position: dict[str, Any] = field(default_factory=dict)
+    # Prší: plies from here to the end the value forces (None: none within the horizon) and the
+    # horizon searched, in plies (None: the game is searched to its end, or Prší's exact analysis).
+    distance: int | None = None
+    horizon: int | None = None
 
     @property
     def best_move(self) -> str | None:
@@ -93,6 +98,8 @@ class Result:
             "outcomes": dict(self.outcomes),
             "nodes": self.nodes,
             "elapsed_ms": round(self.elapsed * 1000, 3),
+            "distance": self.distance,
+            "horizon": self.horizon,
         }
 
 

@@ -107,6 +107,8 @@ SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
 def _card_alias(draw, card: str) -> str:
+    if len(card) != 2 or card[-1] not in SUIT_SYMBOLS:
+        return card                                     # a non-card action (Prší's draw, QH/S...)
     rank, suit = card[:-1], card[-1]
     rank = draw(st.sampled_from([rank] + ALIASES.get(rank, [])))
     suit = draw(st.sampled_from([suit, suit.lower(), SUIT_SYMBOLS[suit]]))
@@ -124,7 +126,8 @@ def _rewrite(draw, doc: dict, name: str) -> None:
         doc["played"] = draw(st.sampled_from([" ", ", ", ","])).join(doc["played"])
     elif kind == 2:
         doc["game"] = draw(st.sampled_from({"marias": ["Mariáš", "MARIAS", "mariash", "voleny"],
-                                            "klaverjas": ["Klaverjas", "klaverjassen", "jassen"]}[BASES[name]["game"]]))
+                                            "klaverjas": ["Klaverjas", "klaverjassen", "jassen"],
+                                            "prsi": ["Prší", "PRSI", "prší"]}[BASES[name]["game"]]))
     elif kind == 3 and isinstance(doc.get("talon"), str):
         doc["talon"] = [_card_alias(draw, c) for c in doc["talon"].split()]
     elif kind == 4:

@@ -403,7 +403,7 @@ def test_keep_tt_gives_the_same_answers():
 # --------------------------------------------------------------------------- result documents
 
 RESULT_KEYS = {"game", "mode", "value", "value_kind", "to_move", "optimal_moves", "moves", "pv", "scores",
-               "tricks", "won", "settlement", "outcomes", "nodes", "elapsed_ms"}
+               "tricks", "won", "settlement", "outcomes", "nodes", "elapsed_ms", "distance", "horizon"}
 ANALYSIS_KEYS = {"game", "value_kind", "initial_value", "final_value", "steps", "mistakes", "nodes",
                  "elapsed_ms",
                  # issue 15 (the report): tests/test_report_analysis.py checks their values
@@ -420,7 +420,9 @@ def test_result_to_dict(mode):
     assert d["game"] == "marias" and d["mode"] == mode and d["value_kind"] == "points"
     assert d["value"] == res.value and d["pv"] == res.pv and d["to_move"] == res.to_move
     assert d["optimal_moves"] == res.optimal_moves
-    assert d["moves"] == [{"move": m.move, "value": m.value, "optimal": m.optimal} for m in res.moves]
+    assert d["moves"] == [{"move": m.move, "value": m.value, "optimal": m.optimal, "distance": None}
+                          for m in res.moves]
+    assert d["distance"] is None and d["horizon"] is None     # Prší's measures; Mariáš is solved to the end
     assert set(d["scores"]) == {"declarer", "defenders"} == set(d["tricks"])
     assert set(d["outcomes"]) == {"sedma", "kilo"}
     assert len(d["settlement"]) == 3 and sum(d["settlement"]) == 0

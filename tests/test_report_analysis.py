@@ -157,7 +157,7 @@ def test_analysis_document_carries_the_report(seed_all):
     assert doc["mode"] == "all" and doc["outcome_mistakes"] == []
     assert doc["deal"]["roles"] == ["declarer", "defender", "defender"]
     step = doc["steps"][0]
-    assert step["moves"][0] == {"move": "AS", "value": 70, "optimal": True}
+    assert step["moves"][0] == {"move": "AS", "value": 70, "optimal": True, "distance": None}
     assert step["changes_outcome"] is False and step["outcome"] == "declarer wins"
     assert doc["steps"][2]["trick_winner"] == 1 and doc["steps"][2]["score"] == {"declarer": 40, "defenders": 10}
     assert doc["final"]["scores"] == {"declarer": 90, "defenders": 40} and doc["final"]["settlement"] == [4, -2, -2]
@@ -169,5 +169,5 @@ def test_cli_analyse_mode_all():
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["mode"] == "all" and len(doc["steps"][0]["moves"]) == 10
-    assert doc["steps"][24]["moves"] == [{"move": "AH", "value": 50, "optimal": False},
-                                         {"move": "9H", "value": 70, "optimal": True}]
+    assert doc["steps"][24]["moves"] == [{"move": "AH", "value": 50, "optimal": False, "distance": None},
+                                         {"move": "9H", "value": 70, "optimal": True, "distance": None}]

@@ -280,7 +280,7 @@ def test_result_to_response():
 def test_response_to_dict_is_the_result_document_shape():
     out = convert.response_to_dict(convert.result_to_response(_result(), mode="all"))
     assert out["value"] == 40 and out["mode"] == "all" and out["pv"] == ["AS", "QS", "JS"]
-    assert out["moves"][2] == {"move": "7H", "value": None, "optimal": False}
+    assert out["moves"][2] == {"move": "7H", "value": None, "optimal": False, "distance": None}
     assert out["nat"] is False and out["roem"] == {"0": 20.0, "1": 0.0}
 
 

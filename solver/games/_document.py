@@ -26,8 +26,8 @@ HISTORY_RULE = "docs/RULES.md §0.7 rule 1: played is a list of cards, or one st
 
 # Whole-number options are stakes: with the hearts and re multipliers (x8) and a declarer
 # paid by two defenders, a settlement stays far inside the 32-bit fields of a result.
-INT_OPTION_RANGE = (0, 1_000_000)
-OPTION_RANGE_RULE = "docs/RULES.md §0.6 rule 5: a whole-number option is from 0 to 1,000,000"
+OPTION_RANGE_RULE = ("docs/RULES.md §0.6 rule 5: a whole-number option lies in its range (a stake: 0 to "
+                     "1,000,000)")
 
 
 def check_fields(doc: Mapping[str, Any], fields: Sequence[str], game: str) -> None:
@@ -114,7 +114,7 @@ def option_value(info: OptionInfo, value: Any) -> Any:
     if info.choices and value not in info.choices:
         raise InvalidOptionError(f"option '{info.name}' is one of {', '.join(info.choices)}, not {shown(value)} "
                                  f"({OPTIONS_RULE})", token=token_text(value), rule=OPTIONS_RULE, field=f"options.{info.name}")
-    low, high = INT_OPTION_RANGE
+    low, high = info.minimum, info.maximum
     if info.type == "int" and not low <= value <= high:
         why = "must not be negative" if value < 0 else "is too large"
         raise InvalidOptionError(f"option '{info.name}' {why}: it is a whole number from {low} to {high:,}, "

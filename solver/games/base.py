@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from ddcards.notation import Card
+from ddcards.result import ValueKind
 
 #: The type of an option's value.
 OptionType = Literal["bool", "int", "str"]
@@ -24,9 +25,12 @@ class OptionInfo:
 
     name: str
     type: OptionType
-    default: bool | int | str
+    default: bool | int | str | None
     description: str
     choices: tuple[str, ...] = ()
+    # The range of a whole-number option (a stake by default: docs/RULES.md §0.6 rule 5).
+    minimum: int = 0
+    maximum: int = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,7 @@ class Session(ABC):
     side_names: tuple[str, ...] = ()
     value_owner: str = "the maximising side"   # whose view values are from, for people
     suit_names: tuple[str, ...] = ()   # native names of S H D C where the deck is German-suited
+    value_legend: str = "+1 made, -1 defeated"  # what outcome values mean, for people
 
     def describe(self) -> dict[str, Any]:
         """What is left, for display: {"title": ..., "hands": [...], "trick": [...], ...}."""
@@ -177,6 +182,47 @@ class Session(ABC):
         if value_kind == "outcome":
             return "made" if won else "defeated"
         return f"{self.value_owner} wins" if won else f"{self.value_owner} loses"
+
+    # -- searching: the API asks these; the defaults search the C board with
+    # the core's drivers and report the core's values as they are.  A game
+    # whose search needs its own driver (Prší: the horizon set for each
+    # search, an exact analysis without one) or whose values are coded for
+    # the search (Prší: the distance inside the value) overrides them.
+
+    @property
+    def value_kind(self) -> ValueKind:
+        """"points" (a margin) or "outcome" (+1 / -1, Prší also 0)."""
+        return "points" if self.board.exact else "outcome"
+
+    horizon: int | None = None       # plies the values look ahead (None: to the end)
+
+    def search(self, searcher: Any, mode: int, cancel: Any, timeout: float | None,
+               want_pv: bool = True) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
+        """Search this position: (value, [(move, value or None)], pv, nodes), in search units."""
+        found: tuple[int, list[tuple[int, int | None]], list[int], int] = searcher.solve(
+            self.board, mode, cancel, timeout, want_pv=want_pv)
+        return found
+
+    def search_value(self, searcher: Any, cancel: Any, timeout: float | None) -> int:
+        """The value alone, in search units."""
+        value: int = searcher.value(self.board, cancel, timeout)
+        return value
+
+    def action_value(self, searcher: Any, before: int, optimal: bool, after: int, cancel: Any,
+                     timeout: float | None) -> tuple[int, int]:
+        """(value, nodes): the value, in the search of the position before it, of the action just
+        played, given the value `before` it, whether it was optimal and the value `after` it
+        (searched from the new position).  The same as `after` wherever a position's value does
+        not depend on where the search started."""
+        return after, 0
+
+    def reported(self, value: int) -> int:
+        """A value in search units as the result reports it."""
+        return value
+
+    def distance(self, value: int) -> int | None:
+        """Plies to the end the value forces (None: the game has no such measure, or none is forced)."""
+        return None
 
     @property
     @abstractmethod

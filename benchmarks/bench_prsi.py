@@ -1,0 +1,216 @@
+"""Prší solver benchmark (prints a Markdown report).
+
+    python benchmarks/bench_prsi.py [--deals N] [--horizons 10,20,30] [--reach N] [--budgets 1,10]
+    python benchmarks/bench_prsi.py --make-corpus        # (re)write the seeded corpora
+    python benchmarks/bench_prsi.py --nodes              # the fixed node count (a search signature)
+
+Corpora (``benchmarks/corpus/prsi-*.jsonl``, fixed seeds): ``prsi-fresh-{2..6}.jsonl``, fresh
+deals for 2 to 6 players; ``prsi-midgame.jsonl``, positions reached by seeded random play, 2 to
+6 players, both variants, with a 7 chain or an ace pending or the stock about to run out.
+
+Reported, one core, every solve cold (the table cleared per position) and as the CLI answers
+by default (mode ``all``: the value, every legal action's value and distance, the line):
+- fresh deals, 2, 3 and 4 players (5 and 6 too), at horizons 10/20/30: search time (median,
+  p90, max) and nodes (median); the issue's targets (two players at 20 plies, three and four
+  at 12: median <= 1 s);
+- the mid-game corpus at the default horizon;
+- how far the horizon reaches: per deal, the longest horizon whose value search (value only,
+  cold table) finishes within each budget (1 s and 10 s), found by trying horizons 2 apart;
+  the median over the deals.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import ddcards  # noqa: E402
+from ddcards.errors import SearchTimeout  # noqa: E402
+
+CORPUS = ROOT / "benchmarks" / "corpus"
+DECK = [r + s for s in "SHDC" for r in "789TJQKA"]
+FRESH = {2: 100, 3: 100, 4: 100, 5: 50, 6: 50}       # deals per corpus
+
+
+def hand(cards: list[str]) -> str:
+    return ".".join("".join(r for r in "AKQJT987" if r + s in cards) for s in "SHDC")
+
+
+def fresh_deal(rng: random.Random, seats: int) -> dict:
+    deck = DECK[:]
+    rng.shuffle(deck)
+    return {"game": "prsi", "hands": [hand(deck[4 * i:4 * i + 4]) for i in range(seats)],
+            "upcard": deck[4 * seats], "stock": " ".join(deck[4 * seats + 1:])}
+
+
+def midgame(rng: random.Random) -> dict:
+    """Random legal play from a fresh deal until a 7 chain or an ace is pending, or the stock
+    has run low, or a variant's player is out (whichever the draw of the dice asked for)."""
+    while True:
+        seats = rng.choice([2, 2, 3, 4, 5, 6])
+        options = {"play_on": rng.random() < 0.25, "return": rng.random() < 0.25}
+        want = rng.choice(["special", "low stock", "low stock", "any"])
+        doc = dict(fresh_deal(rng, seats), options=options)
+        pos = ddcards.Position.from_dict(doc)
+        played: list[str] = []
+        bias = 0.85 if want == "low stock" else 0.3
+        for _ in range(150):
+            moves = list(pos.legal_moves)
+            if not moves:
+                break
+            move = "draw" if "draw" in moves and rng.random() < bias else rng.choice(moves)
+            nxt = pos.play(move)
+            if nxt.is_over:
+                break
+            pos, played = nxt, played + [move]
+            info = pos.session().describe()
+            stock = 0 if info["stock"] == "(empty)" else len(info["stock"].split())
+            if want == "special" and "active" in info["top"] and rng.random() < 0.5:
+                return dict(doc, played=played)
+            if want == "low stock" and stock <= 3 and rng.random() < 0.3:
+                return dict(doc, played=played)
+            if want == "any" and len(played) > 20 and rng.random() < 0.1:
+                return dict(doc, played=played)
+
+
+def make_corpus() -> None:
+    CORPUS.mkdir(exist_ok=True)
+    for seats, n in FRESH.items():
+        rng = random.Random(4000 + seats)
+        lines = [json.dumps(fresh_deal(rng, seats)) for _ in range(n)]
+        (CORPUS / f"prsi-fresh-{seats}.jsonl").write_text("\n".join(lines) + "\n")
+    rng = random.Random(4100)
+    lines = [json.dumps(midgame(rng)) for _ in range(100)]
+    (CORPUS / "prsi-midgame.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def load(name: str, n: int | None = None) -> list[dict]:
+    lines = (CORPUS / f"prsi-{name}.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines[:n]]
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def with_horizon(doc: dict, horizon: int) -> dict:
+    return dict(doc, options=dict(doc.get("options", {}), horizon=horizon))
+
+
+def solve_rows(docs: list[dict], label: str, horizon: int | None, engine: ddcards.Solver) -> str:
+    search, nodes, values = [], [], {1: 0, 0: 0, -1: 0}
+    for doc in docs:
+        engine.clear()
+        res = engine.solve(with_horizon(doc, horizon) if horizon else doc)
+        search.append(res.elapsed)
+        nodes.append(res.nodes)
+        values[res.value] += 1
+    rate = sum(nodes) / max(sum(search), 1e-9) / 1e6
+    shown = horizon if horizon else "default (20)"
+    return (f"| {label} | {shown} | {len(docs)} | {values[1]}/{values[0]}/{values[-1]} | {ms(statistics.median(search))} | "
+            f"{ms(pct(search, 0.9))} | {ms(max(search))} | {statistics.median(nodes):,.0f} | {rate:.1f} M |")
+
+
+def reach(doc: dict, budget: float, start: int) -> int:
+    """The longest horizon (tried 2 apart from `start`) whose value search finishes within `budget`."""
+    engine = ddcards.Solver()
+    best = 0
+    horizon = start
+    while horizon <= 250:
+        engine.clear()
+        try:
+            engine.value(with_horizon(doc, horizon), timeout=budget)
+        except SearchTimeout:
+            break
+        best = horizon
+        horizon += 2
+    return best
+
+
+# The fixed node count (``--nodes``): a signature of the search, as Stockfish's bench.
+NODE_SET = ((2, 30, 12, "value"), (2, 30, 12, "all"), (3, 28, 24, "all"), (4, 36, 20, "all"), (5, 36, 12, "all"),
+            (6, 40, 10, "all"))
+
+
+def node_count() -> None:
+    """Total nodes (and CPU time) of fixed searches on the first fresh deals of each corpus."""
+    engine = ddcards.Solver()
+    total = 0
+    for seats, horizon, n, mode in NODE_SET:
+        nodes, cpu = 0, 0.0
+        for doc in load(f"fresh-{seats}", n):
+            engine.clear()
+            start = time.process_time()
+            if mode == "value":
+                engine.value(with_horizon(doc, horizon))
+                nodes += engine.last_nodes
+            else:
+                nodes += engine.solve(with_horizon(doc, horizon)).nodes
+            cpu += time.process_time() - start
+        total += nodes
+        print(f"{seats} players, horizon {horizon}, {n} deals, {mode}: {nodes:,} nodes, {cpu:.2f} s CPU", flush=True)
+    print(f"total {total:,} nodes")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--make-corpus", action="store_true", help="write the seeded corpora and stop")
+    parser.add_argument("--nodes", action="store_true", help="print the fixed node count (a search signature) and stop")
+    parser.add_argument("--deals", type=int, default=100, help="fresh deals per player count (default 100)")
+    parser.add_argument("--horizons", default="10,20,30", help="horizons to time (default 10,20,30)")
+    parser.add_argument("--seats", default="2,3,4,5,6", help="player counts (default 2,3,4,5,6)")
+    parser.add_argument("--reach", type=int, default=10, help="deals per player count for the reach (default 10; 0: skip)")
+    parser.add_argument("--budgets", default="1,10", help="reach budgets in seconds (default 1,10)")
+    args = parser.parse_args()
+    if args.make_corpus:
+        make_corpus()
+        return
+    if args.nodes:
+        node_count()
+        return
+    seats_list = [int(x) for x in args.seats.split(",")]
+    print(f"Machine: {platform.machine()}, Python {platform.python_version()}, "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
+    print("| players | horizon | positions | +1/0/−1 | search median | p90 | max | nodes median | nodes/s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    engine = ddcards.Solver()
+    targets = {}
+    for seats in seats_list:
+        docs = load(f"fresh-{seats}", args.deals)
+        for horizon in [int(h) for h in args.horizons.split(",")] + ([12] if seats in (3, 4) else []):
+            row = solve_rows(docs, f"{seats}, fresh", horizon, engine)
+            print(row, flush=True)
+            if (seats, horizon) in ((2, 20), (3, 12), (4, 12)):
+                targets[(seats, horizon)] = row.split("|")[5].strip()
+    print(solve_rows(load("midgame"), "2-6, mid-game", None, engine), flush=True)
+    print()
+    for (seats, horizon), median in targets.items():
+        print(f"- target: {seats} players, fresh deal, horizon {horizon}: median {median} (target <= 1 s)")
+    if args.reach:
+        budgets = [float(b) for b in args.budgets.split(",")]
+        print("\n| players | deals | " + " | ".join(f"horizon in {b:g} s (median, min-max)" for b in budgets) + " |")
+        print("|---|---|" + "---|" * len(budgets))
+        for seats in seats_list[:3]:
+            docs = load(f"fresh-{seats}", args.reach)
+            cells = []
+            for budget in budgets:
+                got = [reach(doc, budget, 20) for doc in docs]
+                cells.append(f"{statistics.median(got):g} ({min(got)}-{max(got)})")
+            print(f"| {seats} | {len(docs)} | " + " | ".join(cells) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,782 @@
+"""Prší (Czech Mau-Mau, 2–6 players) — RULES.md §4, docs/RULES.md §4.
+
+A shedding game: players shed cards onto a pile by suit or rank, 7s stack,
+aces skip, an Ober names a suit, anyone may draw instead of playing, and
+the pile is turned over (unshuffled) when the stock runs out.  Play can go
+on for ever, so a position is solved within a horizon of H plies
+(``options.horizon``, default :data:`DEFAULT_HORIZON`), or exactly where that
+can be proven (``horizon: null``; docs/RULES.md §4.9).
+
+Values are those of one player P (``options.player``, default the one to
+move): with two players +1 if P can force being out first within the
+horizon, -1 if the opponent can, 0 if neither; with more players +1 if P
+can force it against all the others together (paranoid), else -1.  The
+result's ``distance`` is the number of plies to the end that value forces
+(the winner hurries, the loser delays), and every action is listed with its
+value and distance.
+
+The rules run in C (``_prsi.pyx``); this module validates the position
+document, names actions, explains illegal ones, drives the search (to a
+horizon; exactly; ``deepen``: ever longer horizons within a time budget)
+and reads the end of a line.
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ddcards.errors import (IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
+                            NotationError, SearchCancelled, SearchTimeout)
+from ddcards.games import _prsi
+from ddcards._jsonio import shown, token_text
+from ddcards.games._document import (OPTIONS_RULE, cards_field, check_deal, check_fields, check_hand_sizes, hand_field,
+                                     options_field)
+from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Session
+from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
+
+#: Plies searched when a request does not say (any number of players).
+DEFAULT_HORIZON = 20
+#: The largest horizon a request may ask for, in plies.
+MAX_HORIZON = _prsi.MAX_HORIZON
+#: The most states the exact analysis (``horizon: null``) explores before it gives up.
+EXACT_STATE_CAP = 200_000
+#: Past the cap, the longest horizon searched to prove a forced end exactly.
+EXACT_PROOF_HORIZON = 30
+HAND_SIZE = 4
+SEATS = (2, 3, 4, 5, 6)
+RANKS = (Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.TEN, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE)
+DECK = tuple(Card(rank, suit) for suit in Suit for rank in RANKS)
+CODE = {card: int(card.suit) * 8 + i for card in DECK for i, rank in enumerate(RANKS) if rank == card.rank}
+CARD = {c: card for card, c in CODE.items()}
+DRAW, PASS, OBER = _prsi.MOVE_DRAW, _prsi.MOVE_PASS, _prsi.MOVE_OBER
+FIELDS = ("game", "hands", "stock", "upcard", "options", "played", "leader")
+ACTION_RULE = "an action is a card (TH), an Ober naming a suit (QH/S), draw or pass"
+# The clauses of docs/RULES.md §4 an illegal action can break (IllegalPlayError.rule), by section.
+CLAUSES = {"play a card from your hand": "§4.2", "matching by suit or rank": "§4.3", "the Ober names a suit": "§4.4",
+           "7s stack": "§4.5", "aces skip": "§4.6", "the end": "§4.8"}
+# The exact analysis codes a win in d plies as EXACT_WIN - d (a loss: its negative).
+EXACT_WIN = 20000
+
+INFO = GameInfo(
+    name="prsi",
+    title="Prší",
+    seats=SEATS,
+    contracts=(),
+    objectives={},
+    options=(
+        OptionInfo("horizon", "int", DEFAULT_HORIZON,
+                   f"plies searched (1..{MAX_HORIZON}); null (or \"none\"): exact values, where a forced end "
+                   f"within {EXACT_PROOF_HORIZON} plies or a reachable game of at most {EXACT_STATE_CAP:,} "
+                   f"states proves them", minimum=1, maximum=MAX_HORIZON),
+        OptionInfo("player", "int", None, "the seat whose value is reported (default: the player to move)",
+                   maximum=5),
+        OptionInfo("play_on", "bool", False,
+                   "play on until one player is left, the loser: a player's value is then +1 for getting out"),
+        OptionInfo("return", "bool", False,
+                   "a player who went out is back in if the next player plays a 7 on his last card"),
+    ),
+    aliases=("prší", "prsi"),
+    sides=(),
+    value_doc="+1 / 0 / -1 for the player to move (options.player): he can force being out first within "
+              "the horizon / neither side can / the opponent can; 3+ players: +1 / -1 against all the "
+              "others; distance: plies to that end",
+)
+
+
+@dataclass(frozen=True)
+class PrsiSetup:
+    hands: tuple[tuple[Card, ...], ...]
+    stock: tuple[Card, ...]
+    upcard: Card
+    leader: int
+    horizon: int | None
+    player: int | None
+    play_on: bool
+    comeback: bool
+    played: tuple[str, ...]
+
+    @property
+    def seats(self) -> int:
+        return len(self.hands)
+
+
+# ---------------------------------------------------------------- the document
+
+def parse_action(token: Any, ply: int | None = None) -> str:
+    """An action in canonical notation: "TH", "QH/S", "draw", "pass"."""
+    where = f"played[{ply}]: " if ply is not None else ""
+    if not isinstance(token, str):
+        raise NotationError(f"{where}an action is text, not {token!r:.40} ({ACTION_RULE})",
+                            token=repr(token), rule=ACTION_RULE)
+    text = token.strip()
+    if text.lower() in ("draw", "pass"):
+        return text.lower()
+    card_text, slash, named = text.partition("/")
+    try:
+        card = Card.parse(card_text)
+        suit = Suit.parse(named) if slash else None
+    except NotationError as exc:
+        raise type(exc)(f"{where}{exc} ({ACTION_RULE})", token=exc.token, rule=exc.rule) from None
+    return f"{card}/{suit}" if suit is not None else str(card)
+
+
+def _options(doc: Mapping[str, Any], seats: int) -> tuple[int | None, int | None, bool, bool]:
+    raw = doc.get("options")
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, Mapping):
+        raise InvalidOptionError(f"options must be an object of variant names to values, not {shown(raw)} "
+                                 f"({OPTIONS_RULE})", token=token_text(raw), rule=OPTIONS_RULE, field="options")
+    # horizon and player may be null, which the generic reader does not take.
+    rest = {k: v for k, v in raw.items() if not (k in ("horizon", "player") and v is None)}
+    horizon_raw = raw.get("horizon", DEFAULT_HORIZON)
+    if isinstance(horizon_raw, str) and horizon_raw.strip().lower() in ("none", "exact"):
+        horizon_raw = None
+        rest.pop("horizon")
+    options = options_field({"options": rest}, INFO)
+    horizon = None if horizon_raw is None else options["horizon"]     # 1..MAX_HORIZON: OptionInfo's range
+    player = options["player"]
+    if player is not None and not 0 <= player < seats:
+        raise InvalidOptionError(f"option 'player' is a seat 0..{seats - 1}, not {player} ({OPTIONS_RULE})",
+                                 token=str(player), rule=OPTIONS_RULE, field="options.player")
+    return horizon, player, options["play_on"], options["return"]
+
+
+def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
+    """Validate a Prší position document (everything but the history's legality)."""
+    check_fields(doc, FIELDS, "prsi")
+    raw = doc.get("hands")
+    if not isinstance(raw, (list, tuple)) or not 2 <= len(raw) <= 6:
+        count = len(raw) if isinstance(raw, (list, tuple)) else raw
+        raise InvalidDealError(f"Prší is played by 2 to 6 players: give 2 to 6 hands (field 'hands'), not "
+                               f"{count!r:.40}", token="hands", rule="2 to 6 players")
+    hands = tuple(_hand(h, seat) for seat, h in enumerate(raw))
+    seats = len(hands)
+    if "upcard" not in doc:
+        raise InvalidDealError("Prší needs the upcard (field 'upcard', the card turned up to start the pile)",
+                               token="upcard", rule="the upcard starts the pile")
+    upcard = cards_field(doc["upcard"], "upcard")
+    if len(upcard) != 1:
+        raise InvalidDealError(f"the upcard is one card, not {len(upcard)} ({format_cards(upcard) or 'none'})",
+                               token=format_cards(upcard) or "upcard", rule="one upcard")
+    if "stock" not in doc:
+        raise InvalidDealError("Prší needs the stock (field 'stock', the cards left after the deal, first "
+                               "drawn first)", token="stock", rule="the stock in order")
+    stock = cards_field(doc["stock"], "stock")
+    places = [(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("upcard", upcard), ("stock", stock)]
+    check_deal(places, "Prší")
+    check_hand_sizes(hands, HAND_SIZE, "Prší", " as dealt")
+    held = {card for _, cards in places for card in cards}
+    missing = [card for card in DECK if card not in held]
+    if missing:
+        raise InvalidDealError(f"the deal must place all 32 cards; missing {format_cards(missing)} (the stock "
+                               f"holds every card not dealt or turned up: {32 - HAND_SIZE * seats - 1} here)",
+                               token=str(missing[0]), rule="32 cards: hands, upcard and stock")
+    leader = doc.get("leader", 0)
+    if isinstance(leader, bool) or not isinstance(leader, int) or not 0 <= leader < seats:
+        raise InvalidOptionError(f"leader is the seat who starts, 0..{seats - 1}, not {leader!r}",
+                                 token=str(leader), rule="leader is a seat")
+    horizon, player, play_on, comeback = _options(doc, seats)
+    raw_played = doc.get("played", ())
+    if isinstance(raw_played, str):
+        tokens = raw_played.replace(",", " ").split()
+    elif isinstance(raw_played, (list, tuple)):
+        tokens = list(raw_played)
+    else:
+        raise NotationError(f"played must be a list of actions, not {raw_played!r:.40}", token=repr(raw_played),
+                            rule="history")
+    played = tuple(parse_action(t, i) for i, t in enumerate(tokens))
+    return PrsiSetup(hands, stock, upcard[0], leader, horizon, player, play_on, comeback, played)
+
+
+def _hand(value: Any, seat: int) -> tuple[Card, ...]:
+    """A hand: PBN "Q.7.AT." (suits S.H.D.C), or, Prší's hands being short, cards "QS 7H AD TD"."""
+    if isinstance(value, str) and "." not in value and value.strip():
+        cards = cards_field(value, f"hand {seat}")
+        format_hand(cards)          # rejects a card given twice
+        return cards
+    return hand_field(value, seat)
+
+
+def _salt(setup: PrsiSetup) -> tuple[int, int]:
+    """Table keys hold the queue relative to the deal's stock: salt them with it and the rules."""
+    text = f"prsi|{setup.seats}|{setup.play_on}|{setup.comeback}|{format_cards(setup.stock)}"
+    digest = hashlib.blake2b(text.encode(), digest_size=16).digest()
+    return int.from_bytes(digest[:8], "little"), int.from_bytes(digest[8:], "little")
+
+
+def _mask(cards: Sequence[Card]) -> int:
+    return sum(1 << CODE[c] for c in cards)
+
+
+def _cards(mask: int) -> list[Card]:
+    return [CARD[c] for c in range(32) if mask >> c & 1]
+
+
+def _suit_name(suit: int) -> str:
+    return str(Suit(suit))
+
+
+# ---------------------------------------------------------------- the session
+
+class PrsiSession(Session):
+    trick_size = None
+    value_legend = "+1 forces a win, 0 neither side can force the end, -1 a loss, within the horizon"
+
+    def __init__(self, setup: PrsiSetup):
+        self.setup = setup
+        salt0, salt1 = _salt(setup)
+        self.board = _prsi.PrsiBoard([_mask(h) for h in setup.hands], [CODE[c] for c in setup.stock],
+                                     CODE[setup.upcard], setup.leader, setup.play_on, setup.comeback, salt0, salt1)
+        self.history: list[str] = []
+        self.player = setup.leader       # set once the history is replayed (Prsi.replay)
+        self.horizon = setup.horizon
+
+    # -- naming
+    def move_name(self, move: int) -> str:
+        if move == DRAW:
+            return "draw"
+        if move == PASS:
+            return "pass"
+        if move >= OBER:
+            return f"Q{_suit_name((move - OBER) >> 2)}/{_suit_name((move - OBER) & 3)}"
+        return str(CARD[move])
+
+    def move_code(self, token: str) -> int:
+        text = parse_action(token)
+        if text == "draw":
+            return DRAW
+        if text == "pass":
+            return PASS
+        card_text, slash, named = text.partition("/")
+        card = Card.parse(card_text)
+        if card not in CODE:
+            raise InvalidCardError(f"card '{card}' is not in the Prší deck (32 cards, 7 to A)", token=str(card),
+                                   rule="32 cards, 7 to A")
+        if card.rank == Rank.QUEEN:
+            if not slash:
+                raise IllegalPlayError(f"an Ober names the suit to play next: '{card}/S', '{card}/H', '{card}/D' "
+                                       f"or '{card}/C', not '{card}' alone (docs/RULES.md §4.4)", token=text,
+                                       rule="the Ober names a suit")
+            return OBER + int(card.suit) * 4 + int(Suit.parse(named))
+        if slash:
+            raise IllegalPlayError(f"only an Ober names a suit; '{text}' is not one (play '{card}'; docs/RULES.md "
+                                   f"§4.4)", token=text, rule="the Ober names a suit")
+        return CODE[card]
+
+    def move_order(self, move: int) -> tuple[int, ...]:
+        if move >= DRAW:
+            return (1, move)
+        if move >= OBER:
+            return (0, (move - OBER) >> 2, 5, (move - OBER) & 3)
+        return (0, move >> 3, move & 7, 0)
+
+    # -- state
+    @property
+    def to_move(self) -> int:
+        return self.board.to_move
+
+    @property
+    def over(self) -> bool:
+        return self.board.done
+
+    @property
+    def value_kind(self) -> str:
+        return "outcome"
+
+    @property
+    def value_owner(self) -> str:          # type: ignore[override]
+        return f"seat {self.player}"
+
+    def legal_moves(self) -> list[str]:
+        if self.over:
+            return []
+        return [self.move_name(m) for m in sorted(self.board.legal_moves(), key=self.move_order)]
+
+    def hands(self) -> list[list[Card]]:
+        return [_cards(m) for m in self.board.state["hands"]]
+
+    def describe(self) -> dict[str, Any]:
+        st = self.board.state
+        s = self.setup
+        top = CARD[st["top"]]
+        title = f"Prší, {s.seats} players"
+        variants = [v for v, on in (("play on", s.play_on), ("return", s.comeback)) if on]
+        if variants:
+            title += " (" + ", ".join(variants) + ")"
+        title += f", {'exact' if self.horizon is None else f'horizon {self.horizon} plies'}"
+        top_text = str(top)
+        if top.rank == Rank.QUEEN and st["suit"] != int(top.suit):
+            top_text += f", {_suit_name(st['suit'])} named"
+        if st["sevens"]:
+            top_text += f", 7s active: draw {2 * st['sevens']}"
+        if st["ace"]:
+            top_text += ", ace active"
+        out = {"title": title, "hands": [format_hand(h) for h in self.hands()], "top": top_text,
+               "stock": format_cards(CARD[c] for c in st["stock"]) or "(empty)"}
+        if st["pile"]:
+            out["pile"] = format_cards(CARD[c] for c in st["pile"])
+        return out
+
+    def seat_role(self, seat: int) -> str:
+        st = self.board.state
+        if st["out"][seat]:
+            return "out"
+        return "player" if seat == self.player else ""
+
+    def score(self) -> dict[str, int]:
+        return {f"seat {i}": len(h) for i, h in enumerate(self.hands())}
+
+    def verdict(self, value: int, won: bool, value_kind: str) -> str:
+        me = f"seat {self.player}"
+        window = "ever" if self.horizon is None else f"within {self.horizon} plies"
+        if value > 0:
+            return f"{me} can force {'getting out' if self.setup.play_on else 'being out first'} {window}"
+        if value < 0 and self.setup.seats == 2:
+            return f"the opponent can force {'getting out' if self.setup.play_on else 'being out first'} {window}"
+        if value < 0:
+            return f"{me} cannot force {'getting out' if self.setup.play_on else 'being out first'} {window}"
+        return f"neither side can force the end {window}"
+
+    def is_max(self, seat: int) -> bool:
+        return seat == self.player
+
+    # -- play
+    def play(self, token: str) -> None:
+        ply = len(self.history)
+        try:
+            code = self.move_code(token)
+        except (NotationError, IllegalPlayError) as exc:
+            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
+        if not self.board.is_legal(code):
+            raise self._illegal(code, ply)
+        if self.board.ply >= _prsi.MAX_HISTORY:
+            raise IllegalPlayError(f"played[{ply}]: a history holds at most {_prsi.MAX_HISTORY} actions",
+                                   token=self.move_name(code), rule="history length")
+        self.board.play(code)
+        self.history.append(self.move_name(code))
+
+    def _illegal(self, move: int, ply: int) -> IllegalPlayError:
+        """Why the mover may not take this action: the clause of docs/RULES.md §4 it breaks."""
+        st = self.board.state
+        seat = st["turn"]
+        name = self.move_name(move)
+        where = f"played[{ply}] '{name}' by seat {seat}"
+
+        def error(why: str, rule: str) -> IllegalPlayError:
+            return IllegalPlayError(f"{where}: {why} (docs/RULES.md {CLAUSES[rule]}: {rule})", token=name, rule=rule)
+
+        if st["done"]:
+            first = st["first_out"]
+            return error(f"the game is over: seat {first} went out first" if not self.setup.play_on else
+                         "the game is over: one player is left", "the end")
+        top = CARD[st["top"]]
+        legal = " ".join(self.legal_moves())
+        if move == PASS:
+            return error(f"pass only answers an active ace, and {top} is not one (to let the turn go, draw; "
+                         f"legal: {legal})", "aces skip")
+        if move == DRAW:
+            return error(f"an active ace ({top}): play an ace or pass, not draw (legal: {legal})", "aces skip")
+        card = CARD[move if move < OBER else ((move - OBER) >> 2) * 8 + 5]
+        hands = st["hands"]
+        if not hands[seat] >> CODE[card] & 1:
+            owner = next((s for s, m in enumerate(hands) if m >> CODE[card] & 1), None)
+            if owner is not None:
+                why = f"{card} is in seat {owner}'s hand, not seat {seat}'s"
+            elif card == top:
+                why = f"{card} is the top card of the pile"
+            elif CODE[card] in st["stock"]:
+                why = f"{card} is in the stock"
+            else:
+                why = f"{card} is in the pile"
+            return error(why, "play a card from your hand")
+        if st["sevens"]:
+            n = st["sevens"]
+            return error(f"an active 7 ({n} in the chain): play a 7 or draw {2 * n} (legal: {legal})", "7s stack")
+        if st["ace"]:
+            return error(f"an active ace ({top}): play an ace or pass (legal: {legal})", "aces skip")
+        suit = _suit_name(st["suit"])
+        if top.rank == Rank.QUEEN and st["suit"] != int(top.suit):
+            return error(f"{card} does not follow the named suit {suit} (after {top} naming {suit}: a {suit} card "
+                         f"or an Ober; legal: {legal})", "matching by suit or rank")
+        return error(f"{card} matches neither the suit {suit} nor the rank {top.rank} of {top} (an Ober fits "
+                     f"anything; legal: {legal})", "matching by suit or rank")
+
+    # -- searching
+    def _decode(self, value: int) -> tuple[int, int | None]:
+        scale = EXACT_WIN if self.horizon is None else self.horizon + 1
+        if value > 0:
+            return 1, scale - value
+        if value < 0:
+            return -1, scale + value
+        return (0 if self.setup.seats == 2 else -1), None
+
+    def reported(self, value: int) -> int:
+        return self._decode(value)[0]
+
+    def distance(self, value: int) -> int | None:
+        return self._decode(value)[1]
+
+    def search(self, searcher: Any, mode: int, cancel: Any, timeout: float | None,
+               want_pv: bool = True) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
+        if self.horizon is None:
+            return exact_solve(self, searcher, mode, cancel, timeout, want_pv)
+        self.board.set_search(self.player, self.horizon)
+        return searcher.solve(self.board, mode, cancel, timeout, want_pv=want_pv)
+
+    def search_value(self, searcher: Any, cancel: Any, timeout: float | None) -> int:
+        if self.horizon is None:
+            return exact_solve(self, searcher, 0, cancel, timeout, False, value_only=True)[0]
+        self.board.set_search(self.player, self.horizon)
+        return searcher.value(self.board, cancel, timeout)
+
+    def action_value(self, searcher: Any, before: int, optimal: bool, after: int, cancel: Any,
+                     timeout: float | None) -> tuple[int, int]:
+        if optimal or self.horizon is None:
+            return (before if optimal else after), 0
+        # One ply in, the window ends where the search before the action ended.
+        self.board.set_search(self.player, self.horizon - 1)
+        value = searcher.value(self.board, cancel, timeout)
+        return value, searcher.nodes
+
+    # -- results
+    def summary(self, line: Sequence[int], value: int) -> LineSummary:
+        for move in line:
+            self.board.play(move)
+        st = self.board.state
+        for _ in line:
+            self.board.undo()
+        seats = self.setup.seats
+        scores = {f"seat {i}": bin(m).count("1") for i, m in enumerate(st["hands"])}
+        places = st["places"]
+        outcomes = {f"seat {i} out": bool(places[i]) for i in range(seats)}
+        settlement = [0] * seats
+        if self.setup.play_on:
+            if st["done"]:
+                loser = next(i for i in range(seats) if not places[i])
+                settlement = [1] * seats
+                settlement[loser] = -(seats - 1)
+        elif st["first_out"] is not None:
+            settlement = [-1] * seats
+            settlement[st["first_out"]] = seats - 1
+        return LineSummary(scores=scores, tricks={}, won=self.reported(value) > 0, settlement=settlement,
+                           outcomes=outcomes)
+
+
+# ---------------------------------------------------------------- searching ever longer horizons
+
+@dataclass(frozen=True)
+class Deepening:
+    """The value of a position within one horizon, as ``deepen`` found it."""
+
+    horizon: int
+    value: int
+    distance: int | None
+    nodes: int
+    elapsed: float               # seconds since deepen started
+
+
+def deepen(position: Any, seconds: float, *, first: int = 1, last: int = MAX_HORIZON,
+           tt_mb: int = 2) -> list[Deepening]:
+    """Search `position` (a Prší Position or document) within horizons first, first + 1, ...
+    until `seconds` have passed; one entry per horizon finished, the longest last.
+
+    The anytime way to ask Prší "how far can you see in this time": each search keeps the
+    table of the shorter ones (its entries hold for any horizon: they are keyed on the plies
+    left).  A search cut off by the time is not reported.  For one horizon known in advance a
+    plain solve is cheaper (about 2.4x fewer nodes on fresh two-player deals than deepening to
+    it: the entries of the shorter searches are rarely met again at the same plies left).
+    """
+    from ddcards._core.search import Searcher
+    from ddcards.position import Position
+
+    pos = position if isinstance(position, Position) else Position.from_dict(position)
+    if pos.game != "prsi":
+        raise InvalidOptionError(f"deepen searches Prší positions, not {pos.game}", token=pos.game,
+                                 rule="Prší's horizon")
+    session = pos.session()
+    assert isinstance(session, PrsiSession)
+    searcher = Searcher(tt_mb)
+    start = time.perf_counter()
+    out: list[Deepening] = []
+    for horizon in range(max(1, first), min(last, MAX_HORIZON) + 1):
+        left = seconds - (time.perf_counter() - start)
+        if left <= 0:
+            break
+        session.horizon = horizon
+        session.board.set_search(session.player, horizon)
+        try:
+            raw = searcher.value(session.board, None, left)
+        except SearchTimeout:
+            break
+        out.append(Deepening(horizon, session.reported(raw), session.distance(raw), searcher.nodes,
+                             time.perf_counter() - start))
+    return out
+
+
+# ---------------------------------------------------------------- the exact analysis
+
+class _TooBig(Exception):
+    """The reachable game has more states than the exact analysis explores."""
+
+
+class _NoProof(Exception):
+    """No forced end within the proof horizon (after `action`, if set)."""
+
+    def __init__(self, action: str | None = None):
+        super().__init__(action)
+        self.action = action
+
+
+def exact_solve(session: PrsiSession, searcher: Any, mode: int, cancel: Any = None, timeout: float | None = None,
+                want_pv: bool = True, value_only: bool = False,
+                ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
+    """Solve without a horizon (docs/RULES.md §4.9); returns what Searcher.solve returns.
+
+    Values are coded EXACT_WIN - d for a win in d plies, its negative for a loss, 0 for a draw
+    (no side can force an end, ever).  A forced end is proven by searching ever longer horizons,
+    up to EXACT_PROOF_HORIZON plies; where that proves nothing (the root, or an action whose value
+    is asked), the whole reachable game is solved backwards (``retrograde``) if it has at most
+    EXACT_STATE_CAP states; else InvalidOptionError.
+    """
+    deadline = None if timeout is None else time.monotonic() + timeout
+    try:
+        return _exact_by_deepening(session, searcher, mode, cancel, deadline, want_pv, value_only)
+    except _NoProof as exc:
+        action = exc.action
+    try:
+        setup = session.setup
+        return exact_graph(session.board.pack(), setup.seats, setup.play_on, setup.comeback, session.player,
+                           cancel, deadline)
+    except _TooBig:
+        where, hint = "", ""
+        if action is not None:
+            where = f" after '{action}'"
+            hint = " or ask for the optimal actions only (mode optimal: the value itself is proven)"
+        raise InvalidOptionError(
+            f"options.horizon null: no side can force the end within {EXACT_PROOF_HORIZON} plies{where} and the "
+            f"game reachable from this position has more than {EXACT_STATE_CAP:,} states, too many to prove a "
+            f"draw; give a horizon (plies, e.g. {DEFAULT_HORIZON}){hint}", token=action or "horizon",
+            rule="exact analysis: proof horizon and state cap") from None
+
+
+def _left(deadline: float | None) -> float | None:
+    if deadline is None:
+        return None
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise SearchTimeout("the exact analysis ran out of time")
+    return left
+
+
+def _first_forced(session: PrsiSession, searcher: Any, first: int, cancel: Any,
+                  deadline: float | None) -> tuple[int, int, int]:
+    """(value, horizon, nodes): the shortest horizon from `first` up that shows a forced end.
+
+    A forced end within h plies is forced exactly so: the winner cannot do faster (h - 1 showed
+    nothing), the loser cannot hold out longer (every line of his ends by then)."""
+    nodes = 0
+    for horizon in range(first, EXACT_PROOF_HORIZON + 1):
+        session.board.set_search(session.player, horizon)
+        raw = searcher.value(session.board, cancel, _left(deadline))
+        nodes += searcher.nodes
+        if raw:
+            return raw, horizon, nodes
+    raise _NoProof
+
+
+def _exact_by_deepening(session: PrsiSession, searcher: Any, mode: int, cancel: Any, deadline: float | None,
+                        want_pv: bool, value_only: bool) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
+    raw, horizon, nodes = _first_forced(session, searcher, 1, cancel, deadline)
+    if value_only:
+        return _exact_code(raw, horizon), [], [], nodes
+    value, moves, pv, n = searcher.solve(session.board, mode, cancel, _left(deadline), want_pv=want_pv)
+    nodes += n
+    exact_moves = []
+    for move, v in moves:
+        if v == 0:
+            # No end forced within `horizon` after it: look further from its own position.
+            session.board.play(move)
+            try:
+                v, h, n = _first_forced(session, searcher, horizon, cancel, deadline)
+            except _NoProof:
+                raise _NoProof(session.move_name(move)) from None
+            finally:
+                session.board.undo()
+            nodes += n
+            exact_moves.append((move, _exact_code(v, h + 1)))
+        else:
+            exact_moves.append((move, None if v is None else _exact_code(v, horizon)))
+    return _exact_code(value, horizon), exact_moves, pv, nodes
+
+
+def _exact_code(raw: int, horizon: int) -> int:
+    """A value coded for a horizon (an end at ply d: ±(horizon + 1 - d)) as the exact analysis codes it."""
+    if raw > 0:
+        return EXACT_WIN - (horizon + 1 - raw)
+    if raw < 0:
+        return -(EXACT_WIN - (horizon + 1 + raw))
+    return 0
+
+
+def exact_graph(root: bytes, seats: int, play_on: bool, comeback: bool, player: int, cancel: Any = None,
+                deadline: float | None = None) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
+    """The whole game reachable from `root` (PrsiBoard.pack's bytes), breadth first, solved backwards:
+    (value, [(move, value)], line, states) coded as exact_solve says.  Raises _TooBig past the cap."""
+    board = _prsi.PrsiBoard([0] * seats, [], 0, 0, play_on, comeback)
+    index = {root: 0}
+    states = [root]
+    succ: list[list[tuple[int, int]]] = []
+    settled: list[int] = []              # P's outcome where settled (+1 / -1), else 0
+    todo = deque([0])
+    while todo:                          # breadth first: states leave the queue in index order
+        i = todo.popleft()
+        if (i & 1023) == 0:
+            _check_stop(cancel, deadline)
+        board.load(states[i])
+        board.set_search(player, 1)
+        outcome = board.settled()
+        settled.append(outcome)
+        edges: list[tuple[int, int]] = []
+        if not outcome:
+            for move in board.legal_moves():
+                board.play(move)
+                packed = board.pack()
+                board.undo()
+                j = index.get(packed)
+                if j is None:
+                    if len(states) >= EXACT_STATE_CAP:
+                        raise _TooBig
+                    j = index[packed] = len(states)
+                    states.append(packed)
+                    todo.append(j)
+                edges.append((move, j))
+        succ.append(edges)
+    value = retrograde(succ, settled, [_mover(s) == player for s in states])
+    pv: list[int] = []
+    seen = {0}
+    at = 0
+    while succ[at] and len(pv) < 200:
+        step = next(((m, j) for m, j in succ[at] if _follows(value[j], value[at])), None)
+        if step is None:
+            break
+        pv.append(step[0])
+        at = step[1]
+        if at in seen:                   # a drawn line goes round: stop where it repeats
+            break
+        seen.add(at)
+    # A move's value is that of the whole line from the root: its position's, one ply later.
+    return value[0], [(move, _one_ply_later(value[j])) for move, j in succ[0]], pv, len(states)
+
+
+def _one_ply_later(value: int) -> int:
+    return value - 1 if value > 0 else value + 1 if value < 0 else 0
+
+
+def decode_exact(value: int) -> tuple[int, int | None]:
+    """(outcome, plies) of a value coded by the exact analysis; (0, None) for a draw."""
+    if value > 0:
+        return 1, EXACT_WIN - value
+    if value < 0:
+        return -1, EXACT_WIN + value
+    return 0, None
+
+
+def _follows(child: int, parent: int) -> bool:
+    """Is a move to a child of this value on an optimal line from a parent of that value?"""
+    if parent == 0:
+        return child == 0
+    return child == parent + (1 if parent > 0 else -1)
+
+
+def _mover(packed: bytes) -> int:
+    return packed[4]
+
+
+def _check_stop(cancel: Any, deadline: float | None) -> None:
+    if cancel is not None and cancel.cancelled:
+        raise SearchCancelled("the exact analysis was cancelled")
+    if deadline is not None and time.monotonic() > deadline:
+        raise SearchTimeout("the exact analysis ran out of time")
+
+
+def retrograde(succ: Sequence[Sequence[tuple[int, int]]], settled: Sequence[int], max_moves: Sequence[bool]) -> list[int]:
+    """Values of a game graph, coded as exact_solve says: settled states are worth their outcome at
+    distance 0; a state whose mover has a move to a win for him wins one ply later than the
+    fastest such win, one whose every move loses loses one ply after the slowest; the rest draw."""
+    n = len(succ)
+    pred: list[list[int]] = [[] for _ in range(n)]
+    for i, edges in enumerate(succ):
+        for _, j in edges:
+            pred[j].append(i)
+    value = [0] * n
+    left = [len(e) for e in succ]
+    frontier = [i for i in range(n) if settled[i]]
+    for i in frontier:
+        value[i] = settled[i] * EXACT_WIN
+    dist = 0
+    while frontier:
+        dist += 1
+        new = []
+        for j in frontier:
+            good_for_p = value[j] > 0
+            for i in pred[j]:
+                if value[i] or settled[i]:
+                    continue
+                if good_for_p == max_moves[i]:
+                    value[i] = (EXACT_WIN - dist) * (1 if good_for_p else -1)
+                    new.append(i)
+                else:
+                    left[i] -= 1
+                    if left[i] == 0:
+                        value[i] = (EXACT_WIN - dist) * (1 if good_for_p else -1)
+                        new.append(i)
+        frontier = new
+    return value
+
+
+# ---------------------------------------------------------------- the game
+
+class Prsi(Game):
+    info = INFO
+
+    def parse(self, doc: Mapping[str, Any]) -> PrsiSetup:
+        return parse_setup(doc)
+
+    def replay(self, setup: PrsiSetup) -> PrsiSession:
+        session = PrsiSession(setup)
+        for token in setup.played:
+            session.play(token)
+        session.player = setup.player if setup.player is not None else \
+            (session.to_move if not session.over else setup.leader)
+        return session
+
+    def normalise(self, s: PrsiSetup) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "game": "prsi",
+            "hands": [format_hand(h) for h in s.hands],
+            "upcard": str(s.upcard),
+            "stock": format_cards(s.stock),
+        }
+        if s.leader:
+            out["leader"] = s.leader
+        options: dict[str, Any] = {}
+        if s.horizon != DEFAULT_HORIZON:
+            options["horizon"] = s.horizon
+        if s.player is not None:
+            options["player"] = s.player
+        if s.play_on:
+            options["play_on"] = True
+        if s.comeback:
+            options["return"] = True
+        if options:
+            out["options"] = options
+        out["played"] = list(s.played)
+        return out
+
+
+GAME = Prsi()

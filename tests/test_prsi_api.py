@@ -1,0 +1,207 @@
+"""Prší through every interface: the Python API, the result document, the analysis, the exact
+analysis, the command line and the gRPC service (the values are hand-checked in
+test_prsi_rules.py and checked against the reference in test_differential_prsi.py)."""
+import json
+import subprocess
+import sys
+
+import grpc
+import pytest
+
+import ddcards
+from ddcards import InvalidOptionError, SearchTimeout
+
+ENDGAME = ddcards.example("prsi-endgame")     # seat 0 faces a 7: drawing the penalty wins in 11
+FRESH = ddcards.example("prsi")               # a fresh two-player deal: QS/D wins in 11
+
+
+def test_solve_the_endgame():
+    res = ddcards.solve(ENDGAME)
+    assert (res.value, res.distance, res.horizon, res.value_kind) == (1, 11, 20, "outcome")
+    assert res.to_move == 0 and res.optimal_moves == ["draw"] and res.won
+    assert [(m.move, m.value, m.distance, m.optimal) for m in res.moves] == [
+        ("7D", 0, None, False), ("draw", 1, 11, True)]
+    assert len(res.pv) == 11 and res.pv[0] == "draw" and res.settlement == [1, -1]
+    assert res.scores["seat 0"] == 0 and res.outcomes == {"seat 0 out": True, "seat 1 out": False}
+    # the line is legal and ends with seat 0 out
+    end = ddcards.Position.from_dict(dict(ENDGAME, played=ENDGAME["played"] + res.pv))
+    assert end.is_over
+
+
+def test_the_result_document():
+    d = json.loads(json.dumps(ddcards.solve(FRESH).to_dict()))
+    assert (d["game"], d["value"], d["distance"], d["horizon"]) == ("prsi", 1, 11, 20)
+    assert d["optimal_moves"] == ["QS/D"]
+    assert {m["move"]: (m["value"], m["distance"]) for m in d["moves"]} == {
+        "QS/S": (0, None), "QS/H": (-1, 16), "QS/D": (1, 11), "QS/C": (0, None), "7H": (0, None), "draw": (0, None)}
+    assert d["tricks"] == {} and sum(d["settlement"]) == 0
+
+
+def test_modes_value_and_player():
+    best = ddcards.solve(ENDGAME, mode="best")
+    assert best.moves == [ddcards.MoveValue("draw", 1, True, 11)]
+    optimal = ddcards.solve(ENDGAME, mode="optimal")
+    assert [(m.move, m.value) for m in optimal.moves] == [("7D", None), ("draw", 1)]
+    assert ddcards.Solver().value(ENDGAME) == 1
+    other = ddcards.solve(dict(ENDGAME, options={"player": 1}))
+    assert (other.value, other.distance) == (-1, 11) and other.optimal_moves == ["draw"]
+    assert ddcards.solve(dict(ENDGAME, options={"horizon": 10})).value == 0
+
+
+def test_analyse_the_endgame():
+    an = ddcards.analyse(ENDGAME)
+    assert an.value_kind == "outcome" and an.initial_value == 0 and an.final_value == 1
+    assert [s.ply for s in an.mistakes] == [11]
+    step = an.steps[11]
+    assert (step.seat, step.move, step.value_before, step.value_after, step.cost) == (1, "draw", 0, 1, 1)
+    assert step.best_moves == ["7H"]
+    # the view is seat 0's (who starts): seat 0's own actions cost him nothing here
+    assert all(s.cost == 0 for s in an.steps if s.seat == 0)
+
+
+def test_analyse_measures_within_the_same_window():
+    # The value after an action is its value in the search of the position before it (the same
+    # window of plies), so an optimal action keeps the value and a mistake costs what it costs there.
+    doc = dict(ENDGAME, options={"horizon": 14, "player": 0})     # the analysis is seat 0's view
+    an = ddcards.analyse(doc)
+    for step in an.steps:
+        before = ddcards.solve(dict(doc, played=doc["played"][:step.ply]))
+        assert step.value_before == before.value
+        assert step.value_after == before.move_values[step.move]
+        assert step.mistake == (step.move not in before.optimal_moves and step.cost > 0)
+
+
+def test_exact_analysis():
+    exact = dict(ENDGAME, options={"horizon": None})
+    res = ddcards.solve(exact, mode="optimal")
+    assert (res.value, res.distance, res.horizon, res.optimal_moves) == (1, 11, None, ["draw"])
+    assert res.to_dict()["horizon"] is None
+    with pytest.raises(InvalidOptionError, match="after '7D'") as err:
+        ddcards.solve(exact, mode="all")
+    assert err.value.token == "7D" and "200,000 states" in str(err.value) and "30 plies" in str(err.value)
+    # a position already settled is exact at once
+    done = dict(ENDGAME, played=ENDGAME["played"] + ddcards.solve(ENDGAME).pv, options={"horizon": "none"})
+    res = ddcards.solve(done)
+    assert (res.value, res.distance, res.moves) == (1, 0, [])
+
+
+def test_exact_analysis_with_no_forced_end_is_refused_not_hung():
+    with pytest.raises(InvalidOptionError, match="no side can force the end within 30 plies") as err:
+        ddcards.solve(dict(FRESH, played=["QS/S"], options={"horizon": None}), timeout=120)
+    assert err.value.rule == "exact analysis: proof horizon and state cap"
+
+
+def test_timeout():
+    with pytest.raises(SearchTimeout):
+        ddcards.solve(dict(FRESH, options={"horizon": 60}), timeout=0.05)
+
+
+def test_games_registry():
+    info = ddcards.find_game("Prší")
+    assert info.name == "prsi" and info.seats == (2, 3, 4, 5, 6)
+    assert [o.name for o in info.options] == ["horizon", "player", "play_on", "return"]
+    assert info.option("horizon").default == 20
+
+
+def test_position_round_trip_and_canonical_actions():
+    p = ddcards.Position.from_dict(dict(ENDGAME, played=["OD/♣", "DRAW"]))
+    assert p.played == ("QD/C", "draw")
+    assert ddcards.Position.from_json(p.to_json()) == p
+    assert "options" not in p.to_dict()           # the default horizon is not written out
+
+
+# ---------------------------------------------------------------- the command line
+
+def run(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "ddcards", *args], input=stdin, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_cli_solve_and_analyse():
+    out = run("solve", "--example", "prsi-endgame")
+    assert out.returncode == 0, out.stderr
+    assert "seat 0 can force being out first within 20 plies, the end in 11 plies" in out.stdout
+    assert "Moves       7D +0  draw +1 in 11" in out.stdout and "top            7H, 7s active: draw 2" in out.stdout
+    assert "tricks" not in out.stdout
+    out = run("solve", "--example", "prsi-endgame", "--json")
+    doc = json.loads(out.stdout)
+    assert doc["distance"] == 11 and doc["moves"][1] == {"move": "draw", "value": 1, "optimal": True, "distance": 11}
+    out = run("analyse", "--example", "prsi-endgame")
+    assert out.returncode == 0, out.stderr
+    assert "seat 0's view" in out.stdout and "Mistakes    1: ply 11 draw (seat 1, cost 1)" in out.stdout
+
+
+def test_cli_bad_action_names_the_clause():
+    out = run("solve", "-", stdin=json.dumps(dict(ENDGAME, played=ENDGAME["played"] + ["QH/S"])))
+    assert out.returncode == 2
+    assert "docs/RULES.md §4.5: 7s stack" in out.stderr and "'QH/S'" in out.stderr
+
+
+def test_cli_games_lists_prsi():
+    out = run("games")
+    assert "prsi: Prší (2/3/4/5/6 players)" in out.stdout and "option horizon (int 1..250, default 20)" in out.stdout
+
+
+# ---------------------------------------------------------------- the service
+
+@pytest.fixture(scope="module")
+def client():
+    from _server_helpers import running_server
+    from ddcards.client import Client
+
+    with running_server(workers=1) as server, Client(f"127.0.0.1:{server.port}", timeout=60) as c:
+        yield c
+
+
+def test_service_solves_as_the_library(client):
+    got = client.solve(ENDGAME)
+    assert (got["game"], got["value"], got["distance"], got["horizon"]) == ("prsi", 1, 11, 20)
+    assert [(m["move"], m["value"], m["distance"]) for m in got["moves"]] == [("7D", 0, None), ("draw", 1, 11)]
+    assert got["pv"] == ddcards.solve(ENDGAME).pv
+
+
+def test_service_structured_actions_and_exact(client):
+    from ddcards.server import convert
+    from ddcards.v1 import ddcards_pb2 as pb
+
+    message = convert.doc_to_position(ENDGAME)
+    message.played[0].CopyFrom(pb.Action(card=pb.Card(rank=pb.RANK_QUEEN, suit=pb.SUIT_DIAMONDS),
+                                         named_suit=pb.SUIT_CLUBS))     # "QD/C" as a structured action
+    assert client.solve(message)["value"] == 1
+    raw = client.solve(ENDGAME, as_dict=False)
+    assert raw.game == pb.GAME_PRSI
+    ober = next(a for a in raw.principal_variation if "/" in a.notation)
+    assert ober.card.rank == pb.RANK_QUEEN and convert.SUIT_LETTERS[ober.named_suit] == ober.notation[-1]
+    # horizon null travels in the JSON document (an OptionValue cannot be null) or as "none"
+    got = client.solve(dict(ENDGAME, options={"horizon": None}), mode="optimal")
+    assert (got["value"], got["distance"], got["horizon"]) == (1, 11, None)
+    message = convert.doc_to_position(dict(ENDGAME, options={"horizon": "none"}))
+    assert client.solve(message, mode="best")["distance"] == 11
+
+
+def test_service_errors_and_list_games(client):
+    with pytest.raises(grpc.RpcError) as err:
+        client.solve(dict(ENDGAME, played=ENDGAME["played"] + ["pass"]))
+    assert err.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "aces skip" in err.value.details()
+    games = {g["name"]: g for g in client.list_games()}
+    assert games["prsi"]["seats"] == [2, 3, 4, 5, 6]
+    assert [o["name"] for o in games["prsi"]["options"]] == ["horizon", "player", "play_on", "return"]
+
+
+def test_service_analysis(client):
+    got = client.analyse(ENDGAME)
+    assert [m["ply"] for m in got["mistakes"]] == [11] and got["final_value"] == 1
+
+
+def test_deepen_searches_ever_longer_horizons():
+    from ddcards.games.prsi import deepen
+
+    steps = deepen(FRESH, 600.0, last=14)                       # (milliseconds, in fact)
+    assert [s.horizon for s in steps] == list(range(1, 15))
+    for s in steps:
+        want = ddcards.Solver().solve(dict(FRESH, options={"horizon": s.horizon}), mode="best")
+        assert (s.value, s.distance) == (want.value, want.distance)
+    assert (steps[10].value, steps[10].distance) == (1, 11) and steps[9].value == 0
+    assert deepen(FRESH, 0.0) == []
+    with pytest.raises(InvalidOptionError, match="Prší"):
+        deepen(ddcards.example("marias-hra"), 1.0)

@@ -1,0 +1,434 @@
+"""Prší rules, clause by clause (docs/RULES.md §4), on hand-built deals.
+
+Each test names the clause it checks.  Deals are written as the hands, the upcard and the head
+of the stock; the rest of the 32 cards follows in the stock in deck order (``deal``).
+"""
+import pytest
+
+import ddcards
+from ddcards.games._document import HAND_SIZE_RULE, OPTION_RANGE_RULE, OPTIONS_RULE
+from ddcards import IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
+
+DECK = [r + s for s in "SHDC" for r in "789TJQKA"]
+
+
+def deal(hands, upcard, stock_head="", **fields):
+    """A full deal: `hands` (lists of cards), the upcard, the stock starting with `stock_head`."""
+    used = {c for h in hands for c in h} | {upcard}
+    head = stock_head.split()
+    rest = [c for c in DECK if c not in used and c not in head]
+    return {"game": "prsi", "hands": [list(h) for h in hands], "upcard": upcard,
+            "stock": " ".join(head + rest), **fields}
+
+
+def pos(doc, *played, **options):
+    if options:
+        doc = dict(doc, options={**doc.get("options", {}), **options})
+    return ddcards.Position.from_dict(dict(doc, played=list(played)))
+
+
+def view(position):
+    """(hands as S.H.D.C, top, stock, pile) after the history."""
+    info = position.session().describe()
+    return info["hands"], info["top"], info["stock"], info.get("pile", "")
+
+
+def illegal(doc, *played):
+    with pytest.raises(IllegalPlayError) as err:
+        pos(doc, *played)
+    return err.value
+
+
+TWO = deal([["8S", "9S", "KH", "TD"], ["JC", "7C", "AD", "QH"]], "8C", "7D 7H AS")
+
+
+# ---------------------------------------------------------------- §4.1 the deal and the document
+
+def test_4_1_a_deal_places_all_32_cards_once():
+    assert pos(TWO).to_move == 0
+    doc = dict(TWO, stock=TWO["stock"].rsplit(" ", 1)[0])
+    with pytest.raises(InvalidDealError, match="missing") as err:
+        pos(doc)
+    assert err.value.rule == "32 cards: hands, upcard and stock"
+    with pytest.raises(InvalidDealError, match="dealt twice") as err:
+        pos(dict(TWO, upcard="8S"))
+    assert err.value.token == "8S"
+    with pytest.raises(InvalidCardError, match="6S") as err:
+        pos(dict(TWO, stock=TWO["stock"] + " 6S"))
+    assert err.value.token == "6S"
+
+
+def test_4_1_four_cards_a_hand_and_two_to_six_players():
+    hands = [["8S", "9S", "KH", "TD", "7D"], ["JC", "7C", "AD", "QH"]]
+    with pytest.raises(InvalidDealError, match="hand 0 has 5 cards") as err:
+        pos(deal(hands, "8C"))
+    assert err.value.rule == HAND_SIZE_RULE
+    with pytest.raises(InvalidDealError, match="2 to 6 players"):
+        pos(deal([["8S", "9S", "KH", "TD"]], "8C"))
+    seven = [DECK[4 * i:4 * i + 4] for i in range(7)]
+    with pytest.raises(InvalidDealError, match="2 to 6 players"):
+        pos(deal(seven, "AC"))
+    six = [DECK[4 * i:4 * i + 4] for i in range(6)]
+    assert pos(deal(six, "AC")).to_move == 0
+
+
+def test_4_1_hands_as_pbn_or_cards():
+    as_cards = dict(TWO, hands=["8S 9S KH TD", ["JC", "7C", "AD", "QH"]])
+    as_pbn = dict(TWO, hands=["98.K.T.", ".Q.A.J7"])
+    assert pos(as_cards) == pos(TWO) == pos(as_pbn)
+    with pytest.raises(NotationError, match="twice"):
+        pos(dict(TWO, hands=["8S 9S KH 8S", "JC 7C AD QH"]))
+
+
+def test_4_1_fields_upcard_stock_leader():
+    with pytest.raises(InvalidDealError, match="upcard") as err:
+        pos({k: v for k, v in TWO.items() if k != "upcard"})
+    assert err.value.token == "upcard"
+    with pytest.raises(InvalidDealError, match="stock"):
+        pos({k: v for k, v in TWO.items() if k != "stock"})
+    with pytest.raises(InvalidDealError, match="one card"):
+        pos(dict(TWO, upcard="8C 7D"))
+    with pytest.raises(InvalidOptionError, match="talon") as err:
+        pos(dict(TWO, talon="7S"))
+    assert err.value.token == "talon"
+    assert pos(dict(TWO, leader=1)).to_move == 1
+    with pytest.raises(InvalidOptionError, match="leader"):
+        pos(dict(TWO, leader=2))
+
+
+def test_4_1_options():
+    with pytest.raises(InvalidOptionError, match="horizon") as err:
+        pos(TWO, horizon=0)
+    assert err.value.rule == OPTION_RANGE_RULE
+    with pytest.raises(InvalidOptionError, match="horizon"):
+        pos(TWO, horizon=251)
+    with pytest.raises(InvalidOptionError, match="takes a int"):
+        pos(TWO, horizon="20")
+    with pytest.raises(InvalidOptionError, match="player") as err:
+        pos(TWO, player=2)
+    assert err.value.rule == OPTIONS_RULE
+    with pytest.raises(InvalidOptionError, match="unknown option 'trump'"):
+        pos(TWO, trump="H")
+    assert pos(TWO, horizon=None).session().horizon is None
+    assert pos(TWO, horizon="none").session().horizon is None
+    assert pos(TWO).session().horizon == 20
+
+
+def test_4_1_action_notation():
+    p = pos(TWO, "DRAW", "oh/hearts")         # the Ober is seat 1's
+    assert p.played == ("draw", "QH/H")
+    err = illegal(TWO, "draw", "QH")
+    assert err.rule == "the Ober names a suit" and "QH/S" in str(err)
+    err = illegal(TWO, "8S/H")
+    assert err.rule == "the Ober names a suit" and "only an Ober" in str(err)
+    with pytest.raises(NotationError, match="played\\[0\\]") as err:
+        pos(TWO, "jump")
+    assert err.value.token == "jump"
+    with pytest.raises(NotationError):
+        pos(TWO, "QH/X")
+
+
+# ---------------------------------------------------------------- §4.2 a turn
+
+def test_4_2_draw_is_allowed_holding_a_card_that_fits_and_the_turn_passes():
+    p = pos(TWO)
+    assert "8S" in list(p.legal_moves) and "draw" in list(p.legal_moves)
+    p = pos(TWO, "draw")
+    hands, top, stock, _ = view(p)
+    assert hands[0] == "98.K.T7." and top == "8C" and stock.startswith("7H AS")
+    assert p.to_move == 1                      # the drawn 7D is not played at once
+
+
+def test_4_2_pass_only_on_an_active_ace():
+    err = illegal(TWO, "pass")
+    assert err.rule == "aces skip" and "not one" in str(err)
+
+
+# ---------------------------------------------------------------- §4.3 matching by suit or rank
+
+def test_4_3_suit_or_rank():
+    p = pos(TWO)
+    # 8S matches the rank of 8C; 9S, KH, TD match nothing.
+    assert list(p.legal_moves) == ["8S", "draw"]
+    err = illegal(TWO, "KH")
+    assert err.rule == "matching by suit or rank" and "neither the suit C nor the rank 8" in str(err)
+    p = pos(TWO, "8S")
+    assert list(p.legal_moves) == ["QH/S", "QH/H", "QH/D", "QH/C", "draw"]   # seat 1 holds no spade, no 8
+    p = pos(TWO, "8S", "draw", "9S")            # suit S
+    assert p.to_move == 1
+
+
+def test_4_3_card_not_in_hand():
+    err = illegal(TWO, "JC")
+    assert err.rule == "play a card from your hand" and "seat 1's hand" in str(err)
+    err = illegal(TWO, "7D")
+    assert "in the stock" in str(err)
+    err = illegal(TWO, "8C")
+    assert "top card" in str(err)
+
+
+# ---------------------------------------------------------------- §4.4 the Ober
+
+def test_4_4_ober_fits_anything_and_names_a_suit():
+    p = pos(TWO, "draw", "QH/D")               # an Ober on 8C, naming diamonds
+    hands, top, _, _ = view(p)
+    assert top == "QH, D named"
+    # seat 0: 8S 9S KH TD 7D; only the diamonds fit (the named suit), not the hearts of the Ober
+    assert list(p.legal_moves) == ["7D", "TD", "draw"]
+    err = illegal(TWO, "draw", "QH/D", "KH")
+    assert err.rule == "matching by suit or rank" and "named suit D" in str(err)
+
+
+def test_4_4_ober_naming_its_own_suit_and_ober_on_ober():
+    doc = deal([["QS", "9S", "KH", "TD"], ["QC", "7C", "AD", "JH"]], "8S")
+    p = pos(doc, "QS/S")
+    assert list(p.legal_moves) == ["QC/S", "QC/H", "QC/D", "QC/C", "draw"]
+    p = pos(doc, "QS/H", "QC/C")
+    assert list(pos(doc, "QS/H").legal_moves) == ["JH", "QC/S", "QC/H", "QC/D", "QC/C", "draw"]
+    assert list(p.legal_moves) == ["draw"]          # seat 0: 9S KH TD, clubs named
+
+
+def test_4_4_ober_upcard_its_own_suit_stands():
+    doc = deal([["9S", "KH", "TD", "7H"], ["JC", "7C", "AD", "8H"]], "QH")
+    p = pos(doc)
+    assert list(p.legal_moves) == ["7H", "KH", "draw"]
+
+
+def test_4_4_no_ober_on_an_active_7_or_ace():
+    doc = deal([["QS", "9S", "KH", "TD"], ["JC", "8C", "AD", "8H"]], "7H")
+    err = illegal(doc, "QS/S")
+    assert err.rule == "7s stack" and "play a 7 or draw 2" in str(err)
+    doc = deal([["QS", "9S", "KH", "TD"], ["JC", "8C", "7D", "8H"]], "AH")
+    err = illegal(doc, "QS/S")
+    assert err.rule == "aces skip"
+
+
+# ---------------------------------------------------------------- §4.5 7s stack
+
+SEVENS = deal([["7S", "9S", "KH", "TD"], ["7C", "8C", "AD", "JH"], ["7D", "8D", "9D", "KD"]], "7H",
+              "8H 9H TH QD AH AS")
+
+
+def test_4_5_upcard_7_acts_on_seat_0_play_a_7_or_draw_2():
+    p = pos(SEVENS)
+    assert list(p.legal_moves) == ["7S", "draw"]
+    p = pos(SEVENS, "draw")
+    hands, top, stock, _ = view(p)
+    assert hands[0] == "97.K98.T." and stock.startswith("TH QD")      # drew 8H 9H
+    # after the penalty the 7 is inactive: seat 1 matches 7H as an ordinary card
+    assert list(p.legal_moves) == ["JH", "7C", "draw"]
+
+
+def test_4_5_chains_draw_2_per_7():
+    p = pos(SEVENS, "7S", "7C")                 # a chain of three (the upcard counts)
+    assert p.to_move == 2 and list(p.legal_moves) == ["7D", "draw"]
+    p = pos(SEVENS, "7S", "7C", "draw")
+    hands, _, stock, _ = view(p)
+    assert len(hands[2].replace(".", "")) == 4 + 6
+    assert stock.split()[0] == "8S"             # 8H 9H TH QD AH AS drawn
+    p = pos(SEVENS, "7S", "7C", "7D")
+    assert list(p.legal_moves) == ["draw"]
+    hands, _, _, _ = view(pos(SEVENS, "7S", "7C", "7D", "draw"))
+    assert len(hands[0].replace(".", "")) == 3 + 8   # the chain of four: 8 cards
+    err = illegal(SEVENS, "7S", "8C")
+    assert err.rule == "7s stack" and "play a 7 or draw 4" in str(err)
+
+
+def test_4_5_a_7_after_the_penalty_starts_a_new_chain():
+    doc = deal([["7S", "9S", "KH", "TD"], ["JC", "8C", "AD", "7D"]], "8S")
+    p = pos(doc, "7S", "draw", "draw", "7D")      # 7S, seat 1 draws 2, seat 0 draws 1, seat 1 plays 7D on 7S
+    assert list(p.legal_moves)[-1] == "draw" and all(m[0] == "7" or m == "draw" for m in list(p.legal_moves))
+    hands, _, _, _ = view(pos(doc, "7S", "draw", "draw", "7D", "draw"))
+    assert len(hands[0].replace(".", "")) == 3 + 1 + 2
+
+
+# ---------------------------------------------------------------- §4.6 aces skip
+
+ACES = deal([["AS", "9S", "KH", "TD"], ["JC", "8C", "AD", "8H"], ["7D", "8D", "9D", "KD"]], "AH")
+
+
+def test_4_6_upcard_ace_acts_on_seat_0_play_an_ace_or_pass():
+    p = pos(ACES)
+    assert list(p.legal_moves) == ["AS", "pass"]
+    err = illegal(ACES, "draw")
+    assert err.rule == "aces skip" and "not draw" in str(err)
+    p = pos(ACES, "pass")
+    assert p.to_move == 1 and "pass" not in list(p.legal_moves) and "draw" in list(p.legal_moves)
+
+
+def test_4_6_an_ace_on_an_ace_passes_it_on():
+    p = pos(ACES, "AS")
+    assert p.to_move == 1 and list(p.legal_moves) == ["AD", "pass"]
+    p = pos(ACES, "AS", "AD")
+    assert p.to_move == 2 and list(p.legal_moves) == ["pass"]
+    p = pos(ACES, "AS", "AD", "pass")
+    assert p.to_move == 0 and list(p.legal_moves) == ["TD", "draw"]      # 9S KH TD on AD
+
+
+# ---------------------------------------------------------------- §4.7 the stock running out
+
+def long_deal():
+    """Two players, 23 stock cards; 22 draws leave one card in the stock."""
+    return deal([["8S", "9S", "TS", "JS"], ["8H", "9H", "TH", "JH"]], "7C")
+
+
+def test_4_7_the_pile_is_turned_over_oldest_first():
+    doc = deal([["8S", "9S", "TS", "JS"], ["8H", "9H", "TH", "JH"]], "KS")
+    # Seat 0 plays spades, seat 1 draws: the stock (23 cards) runs out after 23 draws.
+    played = ["8S", "draw", "9S", "draw", "TS", "draw"]
+    p = pos(doc, *played)
+    _, top, stock, pile = view(p)
+    assert top == "TS" and pile == "KS 8S 9S" and len(stock.split()) == 20
+    # 20 more draws empty the stock; the next draw turns the pile over: KS first.
+    played += ["draw"] * 20
+    p = pos(doc, *played)
+    _, top, stock, pile = view(p)
+    assert stock == "(empty)" and pile == "KS 8S 9S" and top == "TS"
+    turned = pos(doc, *played, "draw")
+    hands, top, stock, pile = view(turned)
+    drawer = len(played) % 2
+    assert "K" in hands[drawer].split(".")[0] and stock == "8S 9S" and pile == "" and top == "TS"
+
+
+def test_4_7_a_penalty_draw_turns_the_pile_over_midway():
+    doc = deal([["8S", "9S", "7S", "JS"], ["8H", "9H", "TH", "JH"]], "KS")
+    played = ["8S", "draw", "9S"] + ["draw"] * 21       # 22 draws: one card left in the stock
+    p = pos(doc, *played)
+    _, top, stock, pile = view(p)
+    assert len(stock.split()) == 1 and pile == "KS 8S" and top == "9S" and p.to_move == 0
+    last = stock
+    p = pos(doc, *played, "7S", "draw")                  # seat 1 draws 2: the last stock card, then KS
+    hands, top, stock, pile = view(p)
+    assert top == "7S" and stock == "8S 9S" and pile == ""
+    cards1 = {r + s for s, part in zip("SHDC", hands[1].split(".")) for r in part}
+    assert last in cards1 and "KS" in cards1
+
+
+def test_4_7_with_nothing_to_turn_over_a_draw_takes_what_there_is():
+    doc = deal([["8S", "9S", "TS", "JS"], ["8H", "9H", "TH", "JH"]], "7C")
+    played = ["draw", "draw"] * 11 + ["draw"]          # 23 draws: the stock is gone, the pile is the upcard
+    p = pos(doc, *played)
+    hands, top, stock, pile = view(p)
+    assert stock == "(empty)" and pile == "" and top == "7C"
+    before = [len(h.replace(".", "")) for h in hands]
+    hands, _, _, _ = view(pos(doc, *played, "draw"))
+    assert [len(h.replace(".", "")) for h in hands] == before     # nothing to draw; the turn passed
+    assert pos(doc, *played, "draw").to_move == 0
+
+
+# ---------------------------------------------------------------- §4.8 the end
+
+END = deal([["8C", "9S", "KH", "TD"], ["9C", "7C", "AD", "QH"]], "KC", "7D 7H AS")
+
+
+def test_4_8_first_out_wins_and_the_game_ends():
+    doc = deal([["8C", "9C", "TC", "JC"], ["8H", "9H", "TH", "JH"]], "KC")
+    played = ["8C", "draw", "9C", "draw", "TC", "draw", "JC"]
+    p = pos(doc, *played)
+    assert p.is_over and p.to_move is None and list(p.legal_moves) == []
+    err = illegal(doc, *played, "draw")
+    assert err.rule == "the end" and "seat 0 went out first" in str(err)
+    res = ddcards.solve(p)
+    assert res.value == 1 and res.distance == 0 and res.moves == [] and res.settlement == [1, -1]
+
+
+def test_4_8_the_last_card_may_be_special():
+    doc = deal([["8C", "9C", "TC", "7C"], ["8H", "9H", "TH", "JH"]], "KC")
+    p = pos(doc, "8C", "draw", "9C", "draw", "TC", "draw", "7C")
+    assert p.is_over                                # out with a 7: nobody draws, the game is over
+
+
+def test_4_8_play_on_until_one_is_left():
+    doc = deal([["8C", "9C", "TC", "7C"], ["8H", "9H", "TH", "JH"], ["8D", "9D", "TD", "JD"]], "KC")
+    played = ["8C", "draw", "draw", "9C", "draw", "draw", "TC", "draw", "draw", "7C"]
+    p = pos(doc, *played)
+    assert p.is_over                                # the usual game: seat 0 is out first
+    p = pos(doc, *played, play_on=True)
+    assert not p.is_over and p.to_move == 1         # seat 0's 7 acts on seat 1 (who drew 7S)
+    assert list(p.legal_moves) == ["7S", "draw"]
+    p = pos(doc, *played, "draw", play_on=True)
+    assert p.to_move == 2                        # turns skip seat 0
+    assert pos(doc, *played, play_on=True).session().seat_role(0) == "out"
+
+
+def test_4_8_return_a_7_on_the_last_card_brings_him_back():
+    doc = deal([["8C", "9C", "TC", "JC"], ["8H", "7C", "TH", "JH"]], "KC")
+    played = ["8C", "draw", "9C", "draw", "TC", "draw", "JC"]
+    p = pos(doc, *played, **{"return": True})
+    assert not p.is_over and p.to_move == 1        # out, unless seat 1 answers with a 7
+    back = pos(doc, *played, "7C", **{"return": True})
+    assert not back.is_over and back.to_move == 0 and list(back.legal_moves) == ["draw"]
+    hands, _, _, _ = view(pos(doc, *played, "7C", "draw", **{"return": True}))
+    assert len(hands[0].replace(".", "")) == 2   # back in with no cards, the 7's penalty drawn
+    settled = pos(doc, *played, "draw", **{"return": True})
+    assert settled.is_over
+    res = ddcards.solve(pos(doc, *played, **{"return": True}))      # seat 1 to move: only 7C saves him
+    assert res.optimal_moves == ["7C"]
+    assert {m.move: (m.value, m.distance) for m in res.moves if m.move != "7C"} == {
+        "JH": (-1, 1), "draw": (-1, 1)}
+
+
+# ---------------------------------------------------------------- §4.9 values
+
+def test_4_9_a_win_in_one_and_its_distance():
+    doc = deal([["8C", "9C", "TC", "JC"], ["8H", "9H", "TH", "JH"]], "KC")
+    p = pos(doc, "8C", "draw", "9C", "draw", "TC", "draw")
+    res = ddcards.solve(p)
+    assert (res.value, res.distance, res.optimal_moves, res.pv) == (1, 1, ["JC"], ["JC"])
+    moves = {m.move: m for m in res.moves}
+    assert set(moves) == {"JC", "draw"} and (moves["JC"].value, moves["JC"].distance) == (1, 1)
+    assert not moves["draw"].optimal and moves["draw"].value < 1      # no second win in one
+    assert res.horizon == 20 and res.value_kind == "outcome" and res.won
+    assert res.scores == {"seat 0": 0, "seat 1": 7} and res.settlement == [1, -1]
+
+
+def test_4_9_the_horizon_counts_plies():
+    # Seat 0 sheds clubs at plies 1, 3, 5, 7; seat 1 holds and draws nothing that fits a club 8-J.
+    doc = deal([["8C", "9C", "TC", "JC"], ["KH", "KD", "AH", "AD"]], "KC", "7S 7H 7D")
+    res = ddcards.solve(pos(doc, horizon=7))
+    assert (res.value, res.distance) == (1, 7)
+    assert res.pv[1::2] == ["draw"] * 3 and sorted(res.pv[0::2]) == ["8C", "9C", "JC", "TC"]
+    assert {m.move: (m.value, m.distance) for m in res.moves} == {
+        "8C": (1, 7), "9C": (1, 7), "TC": (1, 7), "JC": (1, 7), "draw": (0, None)}
+    res = ddcards.solve(pos(doc, horizon=6))
+    assert (res.value, res.distance) == (0, None)
+    res = ddcards.solve(pos(doc, horizon=7, player=1))        # the opponent's view
+    assert (res.value, res.distance) == (-1, 7)
+
+
+def test_4_9_more_players_paranoid():
+    doc = deal([["8C", "9C", "TC", "JC"], ["8H", "9H", "TH", "JH"], ["8D", "9D", "TD", "JD"]], "KC")
+    played = ["8C", "draw", "draw", "9C", "draw", "draw", "TC", "draw", "draw"]
+    res = ddcards.solve(pos(doc, *played, horizon=1))          # seat 0: JC on TC
+    assert (res.value, res.distance, res.optimal_moves) == (1, 1, ["JC"])
+    res = ddcards.solve(pos(doc, *played, horizon=1, player=2))
+    assert (res.value, res.distance) == (-1, 1)
+    # Nothing forced within the horizon: -1 for three players, with no distance.
+    res = ddcards.solve(pos(doc, horizon=1))
+    assert (res.value, res.distance) == (-1, None)
+    assert {m.move: (m.value, m.distance) for m in res.moves} == {"8C": (-1, None), "9C": (-1, None),
+                                                                "TC": (-1, None), "JC": (-1, None),
+                                                                "draw": (-1, None)}
+
+
+def test_4_9_play_on_value_is_getting_out():
+    doc = deal([["8C", "9C", "TC", "7C"], ["8H", "9H", "TH", "JH"], ["8D", "9D", "TD", "JD"]], "KC")
+    played = ["8C", "draw", "draw", "9C", "draw", "draw", "TC", "draw", "draw", "7C"]
+    p = pos(doc, *played, play_on=True, player=0)
+    res = ddcards.solve(p)
+    assert res.value == 1 and res.distance == 0   # settled by the history
+
+
+def test_the_seeds_worked_example():
+    # Players 3, 4, 1, 2 in that order are seats 0-3; the pile starts with the 9 of leaves (9S).
+    doc = deal([["7S", "8D", "9D", "KD"], ["7H", "QD", "8C", "9C"], ["TC", "8S", "JS", "KS"],
+                ["AH", "JD", "TD", "7C"]], "9S")
+    assert list(pos(doc, "7S", "7H").legal_moves) == ["draw"]        # 1. 7S, 7H: player 1 must draw 4
+    hands, _, _, _ = view(pos(doc, "7S", "7H", "draw"))           # 2. he has no 7: he draws 4
+    assert len(hands[2].replace(".", "")) == 8
+    assert list(pos(doc, "7S", "7H", "draw", "AH").legal_moves) == ["pass"]   # 3. AH: player 3 loses his turn
+    p = pos(doc, "7S", "7H", "draw", "AH", "pass")
+    assert [m for m in list(p.legal_moves) if m[1] == "H" and m[0] != "Q"] == []  # 4. no hearts, no ace ...
+    p = pos(doc, "7S", "7H", "draw", "AH", "pass", "QD/C")       # ... an Ober naming acorns
+    assert "TC" in list(p.legal_moves)                                # 5. player 1 plays TC
+    assert pos(doc, "7S", "7H", "draw", "AH", "pass", "QD/C", "TC").to_move == 3
