@@ -85,7 +85,8 @@ class Solver:
         pos = _position(position)
         if not keep_tt:
             self._searcher.clear()
-        return self._searcher.value(pos.session().board, cancel, timeout)
+        session = pos.session()
+        return session.value_of(self._searcher.value(session.board, cancel, timeout))
 
     def solve(self, position: PositionLike, *, mode: Mode | str = Mode.ALL,
               timeout: float | None = None, cancel: CancelToken | None = None,
@@ -103,20 +104,21 @@ class Solver:
         if not keep_tt:
             self._searcher.clear()
         start = time.perf_counter()
-        value, raw_moves, raw_pv, nodes = self._searcher.solve(board, _MODE_CODE[mode], cancel, timeout)
+        raw, raw_moves, raw_pv, nodes = self._searcher.solve(board, _MODE_CODE[mode], cancel, timeout)
         elapsed = time.perf_counter() - start
         raw_moves.sort(key=lambda mv: session.move_order(mv[0]))
-        moves = [MoveValue(session.move_name(m), v, v == value) for m, v in raw_moves]
+        moves = [MoveValue(session.move_name(m), _mapped(session, v), v == raw) for m, v in raw_moves]
+        value = session.value_of(raw)
         summary = session.summary(raw_pv, value)
         return Result(
-            game=pos.game, mode=mode, value=value, value_kind=_value_kind(board.exact),
+            game=pos.game, mode=mode, value=value, value_kind=session.value_kind,
             to_move=None if session.over else session.to_move,
             optimal_moves=[m.move for m in moves if m.optimal],
             moves=moves,
             pv=[session.move_name(m) for m in raw_pv],
             scores=summary.scores, tricks=summary.tricks, won=summary.won,
             settlement=summary.settlement, outcomes=summary.outcomes,
-            nodes=nodes, elapsed=elapsed, position=pos.to_dict(),
+            nodes=nodes, elapsed=elapsed, position=pos.to_dict(), parts=summary.parts,
         )
 
     def analyse(self, position: PositionLike, *, timeout: float | None = None,
@@ -136,7 +138,7 @@ class Solver:
         deadline = None if timeout is None else start + timeout
         session = pos.start().session()
         board = session.board
-        value_kind = _value_kind(board.exact)
+        value_kind = session.value_kind
         self._searcher.clear()
         nodes = 0
 
@@ -154,7 +156,8 @@ class Solver:
                                                     want_pv=False)
             nodes += n
             raw.sort(key=lambda mv: session.move_order(mv[0]))
-            return value, [MoveValue(session.move_name(m), v, v == value) for m, v in raw]
+            return session.value_of(value), [MoveValue(session.move_name(m), _mapped(session, v), v == value)
+                                             for m, v in raw]
 
         def outcome(value: int) -> str:
             # the game's own words on a value here ("declarer wins", "nat: ...")
@@ -188,8 +191,9 @@ class Solver:
                         initial_outcome=initial_outcome, final_outcome=value_outcome, final=final)
 
 
-def _value_kind(exact: bool) -> ValueKind:
-    return "points" if exact else "outcome"
+def _mapped(session: Any, raw: int | None) -> int | None:
+    """A move's value as the game reports it (None: the mode did not compute it)."""
+    return None if raw is None else session.value_of(raw)
 
 
 _local = threading.local()

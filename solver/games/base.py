@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from ddcards.notation import Card
+from ddcards.result import ValueKind
 
 #: The type of an option's value.
 OptionType = Literal["bool", "int", "str"]
@@ -92,6 +93,9 @@ class LineSummary:
     won: bool
     settlement: list[int]
     outcomes: dict[str, bool] = field(default_factory=dict)
+    # A game of several parts, each won or lost and paid on its own (Mariáš: a Hra with Sedma
+    # and/or Kilo announced): by part, {"won": bool, "stake": int, "money": int}.
+    parts: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 class Session(ABC):
@@ -171,6 +175,16 @@ class Session(ABC):
     def score(self) -> Score:
         """What the history has scored so far, by side (see :class:`Score`)."""
         return Score()
+
+    @property
+    def value_kind(self) -> ValueKind:
+        """How the values are measured (docs/RULES.md §0.8 rule 4): "points", "outcome" or "money"."""
+        return "points" if self.board.exact else "outcome"
+
+    def value_of(self, raw: int) -> int:
+        """A value the search returned, as the game reports it (default: itself; a game that
+        searches a stand-in for its measure, such as Mariáš's money, maps it back)."""
+        return raw
 
     def verdict(self, value: int, won: bool, value_kind: str) -> str:
         """A few words on the outcome for people, e.g. "declarer wins"."""
