@@ -164,8 +164,8 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
                deck_rule=DECK_RULE)
     check_hand_sizes(hands, HAND_SIZE, "Mariáš", " for card play, forehand's 12 less the 2 discarded")
     if len(talon) != TALON_SIZE:
-        shown = f" ({format_cards(talon)})" if talon else ""
-        raise InvalidDealError(f"the talon holds {TALON_SIZE} cards, not {len(talon)}{shown} ({TALON_RULE})",
+        listed = f" ({format_cards(talon)})" if talon else ""
+        raise InvalidDealError(f"the talon holds {TALON_SIZE} cards, not {len(talon)}{listed} ({TALON_RULE})",
                                token=format_cards(talon) or "talon", rule=TALON_RULE, field="talon")
     if contract == "hra":
         for card in talon:

@@ -109,8 +109,6 @@ def parse_table_deal(doc: Mapping[str, Any]) -> TableDeal:
     options = options_field(doc, INFO)
     hands = hands_field(doc, 3, 10, "Mariáš")
     talon = cards_field(doc["talon"], "talon") if doc.get("talon") not in (None, "", []) else None
-    places = [(f"hand {seat}", hand) for seat, hand in enumerate(hands)]
-    check_deal(places + ([("talon", talon)] if talon is not None else []), "Mariáš", deck_rule=DECK_RULE)
     sizes = [len(h) for h in hands] + ([len(talon)] if talon is not None else [])
     if sizes not in ([12, 10, 10], [10, 10, 10, 2]):
         given = " + ".join(map(str, sizes[:3])) + (f" and a talon of {sizes[3]}" if talon is not None else
@@ -121,6 +119,8 @@ def parse_table_deal(doc: Mapping[str, Any]) -> TableDeal:
                                f"and the 2-card talon; got {given} ({TABLE_DEAL_RULE})",
                                token=format_cards(talon) if where == "talon" and talon else where,
                                rule=TABLE_DEAL_RULE, field=where)
+    places = [(f"hand {seat}", hand) for seat, hand in enumerate(hands)]
+    check_deal(places + ([("talon", talon)] if talon is not None else []), "Mariáš", deck_rule=DECK_RULE)
     return TableDeal(hands[0], (hands[1], hands[2]), talon, options, flek, players)
 
 
@@ -180,9 +180,11 @@ Row = dict[str, Any]
 
 
 def run_job(job: Job, deal: TableDeal, searcher: Any, *, deadline: float | None = None,
-            cancel: Any = None) -> tuple[list[Row], int]:
+            cancel: Any = None, share: bool = True) -> tuple[list[Row], int]:
     """The rows of one job and the nodes searched.  ``searcher``: a
-    ``ddcards._core.search.Searcher`` (its table is kept: the keys say what differs)."""
+    ``ddcards._core.search.Searcher`` (its table is kept: the keys say what differs).
+    ``share=False`` searches every discard from scratch (a cold table, no answers shared
+    between equivalent discards, no guess): the benchmark's measure of what sharing saves."""
     code = _TABLES["hra" if job.contract == "hra" else "betl"][0]
     defenders = [card_mask(hand, code) for hand in deal.defenders]
     known: dict[Any, int] = {}          # table key -> exact value (equivalent discards)
@@ -198,13 +200,16 @@ def run_job(job: Job, deal: TableDeal, searcher: Any, *, deadline: float | None 
             left = deadline - time.perf_counter()
             if left <= 0:
                 raise SearchTimeout("the contract table ran out of time")
+        if not share:
+            searcher.clear()
+            guess = None
         value = searcher.value(board, cancel, left, guess)
         nodes += searcher.nodes
         return int(value)
 
     def exact(board: Any, guess: int | None = None) -> int:
         key = board.key()
-        if key not in known:
+        if key not in known or not share:
             known[key] = search(board, guess)
         return known[key]
 
@@ -232,8 +237,8 @@ def run_job(job: Job, deal: TableDeal, searcher: Any, *, deadline: float | None 
             board = new_board(masks, "hra", trump, "money", deal.options, 0, scale)
             above = scale.rank_above(best)
             key = board.key()
-            if key not in known:
-                if (key, above) in refuted:
+            if key not in known or not share:
+                if (key, above) in refuted and share:
                     continue
                 board.exact, board.threshold = False, above
                 if search(board) < 0:

@@ -561,3 +561,23 @@ def random_endgame(rng, contract="hra", tricks_left=3, *, trump=None, objective=
             break
     doc["played"] = played
     return doc
+
+
+def random_table_deal(rng, size=3, *, bias=True) -> tuple:
+    """A random reduced deal for ``reference_table``: forehand's ``size`` + 2 cards (before his
+    discard) and the defenders' ``size`` each; the other cards are out of play.  With ``bias``
+    forehand is often given a suit's 7, and its King and Ober, so that Sedma and Kilo can be
+    announced, and his other cards lean to aces and tens, so that points are at stake."""
+    deck = list(DECK)
+    rng.shuffle(deck)
+    forehand = []
+    if bias and rng.random() < 0.7:
+        suit = rng.choice(SUITS)
+        forehand = ["7" + suit] + (["K" + suit, "Q" + suit] if rng.random() < 0.6 else [])
+    rest = [c for c in deck if c not in forehand]
+    if bias:
+        rest.sort(key=lambda c: rng.random() - (0.3 if c[0] in "AT" else 0))
+    forehand += rest[:size + 2 - len(forehand)]
+    rest = [c for c in rest if c not in forehand]
+    rng.shuffle(rest)
+    return forehand, (rest[:size], rest[size:2 * size])
