@@ -179,7 +179,8 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
     ``played[i]``, the JSON and the error messages count them."""
     info = pos.start().session().describe()
     owner = pos.session().value_owner
-    view = f"{owner}'s view" if an.value_kind == "points" else f"{owner}'s view: +1 made, -1 defeated"
+    view = {"points": f"{owner}'s view", "money": f"{owner}'s money"}.get(
+        an.value_kind, f"{owner}'s view: +1 made, -1 defeated")
     print(f"{info.get('title', pos.game)} - value at the start {signed(an.initial_value)} ({view})", file=out)
     print(f"{'ply':>4} {'seat':>4}  {'card':<5}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
     for s in an.steps:

@@ -27,8 +27,9 @@ OPEN.  The table key carries what the future depends on: the cards (the
 Hra layout of tens and live marriages, and the trump 7), the class of Hra
 and of Kilo, and only for an OPEN part its banked score (the margin so far
 for Hra, the declarer's Kilo count for Kilo).  Sedma needs nothing more:
-it is LOST once the declarer no longer holds the trump 7, OPEN while he
-does, and decided by the last trick.  The quick bounds are the ranks of the
+it is LOST once the declarer no longer holds the trump 7 (or a defender
+holds nothing but trumps), OPEN while he does, and decided by the last
+trick: all of it follows from the cards.  The quick bounds are the ranks of the
 worst and the best combination the classes allow (money grows with every
 part won, so the rank does too).
 """
@@ -388,9 +389,19 @@ cdef inline void money_classes(MPos* p, MState* s, int* hst, int* kst) noexcept 
         kst[0] = ST_WON if s.kilo + lo >= KILO_TARGET else (ST_LOST if s.kilo + hi < KILO_TARGET else ST_OPEN)
 
 
+cdef inline int sedma_possible(MPos* p, MState* s) noexcept nogil:
+    """At a trick boundary, can the declarer still take the last trick with the trump 7?  Not
+    once he no longer holds it, nor while a defender holds nothing but trumps: that defender's
+    last card is a trump, which beats the 7 in the last trick."""
+    cdef uint32_t tm = suit_mask(p.trump)
+    if not (s.hand[0] >> (p.trump * 8 + P_SEVEN)) & 1:
+        return 0
+    return not ((s.hand[1] and (s.hand[1] & ~tm) == 0) or (s.hand[2] and (s.hand[2] & ~tm) == 0))
+
+
 cdef inline int sedma_open(MPos* p, MState* s) noexcept nogil:
-    """Sedma announced and still possible: the declarer holds the trump 7."""
-    return (p.announce & A_SEDMA) != 0 and ((s.hand[0] >> (p.trump * 8 + P_SEVEN)) & 1) != 0
+    """Sedma announced and still possible."""
+    return (p.announce & A_SEDMA) != 0 and sedma_possible(p, s)
 
 
 cdef void m_future_bounds(void* vp, int* lo, int* hi) noexcept nogil:
@@ -424,7 +435,7 @@ cdef void m_future_bounds(void* vp, int* lo, int* hi) noexcept nogil:
         hi[0] = p.rank[(1 if hst != ST_LOST else 0) | (2 if sedma_open(p, s) else 0) | (4 if kst != ST_LOST else 0)]
     elif p.objective == O_SEDMA:
         lo[0] = -1
-        hi[0] = 1 if (s.hand[0] >> (p.trump * 8 + P_SEVEN)) & 1 else -1
+        hi[0] = 1 if sedma_possible(p, s) else -1
     else:
         lo[0] = -1
         hi[0] = 1

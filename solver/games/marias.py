@@ -285,6 +285,12 @@ class MoneyScale:
         """The lowest rank worth more than `money` (len(values) if none is)."""
         return next((r for r, v in enumerate(self.values) if v > money), len(self.values))
 
+    def needed_for(self, rank: int) -> tuple[str, ...]:
+        """The parts won in every outcome of at least `rank`: to reach it the declarer must be
+        able to make each of them, whatever else happens."""
+        reaching = [self.won_parts(combo) for combo in range(8) if self.ranks[combo] >= rank]
+        return tuple(part for part in self.parts if reaching and all(won[part] for won in reaching))
+
 
 def money_scale(setup_contract: str, trump: Suit | None, options: Mapping[str, Any], flek: int,
                 announcements: Sequence[str]) -> MoneyScale:
@@ -371,6 +377,11 @@ class MariasSession(CardSession):
     @property
     def value_kind(self) -> ValueKind:
         return "money" if self.setup.objective == "money" else super().value_kind
+
+    def verdict(self, value: int, won: bool, value_kind: str) -> str:
+        if value_kind == "money":
+            return "declarer wins" if value > 0 else "declarer pays" if value < 0 else "even"
+        return super().verdict(value, won, value_kind)
 
     def value_of(self, raw: int) -> int:
         """The search measures money by the rank of its outcome (Hra) or by the outcome (Betl, Durch)."""

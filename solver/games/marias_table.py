@@ -17,8 +17,11 @@ How the work is shared (the rows are many: about 60 discards × 6 contracts):
   is reported.
 - Each Hra value is searched with the previous discard's value as its first guess.
 - The best announcements: the plain Hra's money follows from its margin; a set of
-  announcements is searched only if it could pay more (all its parts won), and first with
-  one threshold test "more than the best so far?", its exact money only if it does.
+  announcements is searched only if it could pay more (all its parts won) and if each part
+  that every better outcome needs can be made on its own (the Hra by its margin, Sedma and
+  Kilo by their own quick threshold searches: if the defenders can stop one part, they can
+  stop every outcome that needs it); then first with one threshold test "more than the best
+  so far?", its exact money only if it does.
 - The jobs run on ``threads`` Searchers at once (the searches release the GIL).
 
 The core takes the deal as cards of any equal hand size, so the tests can check it
@@ -234,8 +237,12 @@ def run_job(job: Job, deal: TableDeal, searcher: Any, *, deadline: float | None 
             scale = money_scale("hra", trump, deal.options, deal.flek, parts)
             if scale.best() <= best:
                 continue                  # even with every part won it pays no more
-            board = new_board(masks, "hra", trump, "money", deal.options, 0, scale)
             above = scale.rank_above(best)
+            if not all(margin > 0 if part == "hra" else
+                       exact(new_board(masks, "hra", trump, part, deal.options)) > 0
+                       for part in scale.needed_for(above)):
+                continue                  # a part every better outcome needs cannot be made
+            board = new_board(masks, "hra", trump, "money", deal.options, 0, scale)
             key = board.key()
             if key not in known or not share:
                 if (key, above) in refuted and share:
