@@ -15,8 +15,9 @@ from typing import Any, TypeAlias
 
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher
 from ddcards.errors import InvalidOptionError, SearchTimeout
+from ddcards.games.base import Session
 from ddcards.position import Position
-from ddcards.result import Analysis, AnalysisStep, Mode, MoveValue, Result, ValueKind
+from ddcards.result import Analysis, AnalysisStep, Mode, MoveValue, Result
 
 __all__ = ["Mode", "Solver", "solve", "analyse", "CancelToken", "DEFAULT_TT_MB", "PositionLike"]
 
@@ -191,7 +192,7 @@ class Solver:
                         initial_outcome=initial_outcome, final_outcome=value_outcome, final=final)
 
 
-def _mapped(session: Any, raw: int | None) -> int | None:
+def _mapped(session: Session, raw: int | None) -> int | None:
     """A move's value as the game reports it (None: the mode did not compute it)."""
     return None if raw is None else session.value_of(raw)
 

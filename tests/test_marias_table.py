@@ -223,7 +223,7 @@ def test_timeout_and_cancel():
 @pytest.mark.parametrize("changes,error,token,clause,field", [
     ({"hands": ["AT.AKQ9.AT.987", "KQ.TJ87.KQ.AT", "J987..J987.QJ"]}, ddcards.InvalidDealError, "hands[0]",
      "§1.13 rule 1", "hands[0]"),                                          # 11 cards, no talon
-    ({"talon": "7C"}, ddcards.InvalidDealError, "7C", "§1.13 rule 1", "talon"),   # 12 cards and a talon
+    ({"talon": "7C"}, ddcards.InvalidDealError, "hands[0]", "§1.13 rule 1", "hands[0]"),   # 12 cards and a talon
     ({"hands": SEED_FIXED["hands"]}, ddcards.InvalidDealError, "hands[0]", "§1.13 rule 1", "hands[0]"),  # no talon
     ({"hands": SEED_FIXED["hands"], "talon": "9C"}, ddcards.InvalidDealError, "9C", "§1.13 rule 1", "talon"),
     ({"hands": ["AT.AKQ9.AT.K987", "KQ.TJ87.KQ.AT", "J987..J987.QA"]}, ddcards.InvalidDealError, "AC",

@@ -136,20 +136,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
         raise InvalidOptionError(f"objective {objective!r} does not apply to {contract} ({OBJECTIVE_RULE})",
                                  token=str(objective), rule=OBJECTIVE_RULE, field="objective")
 
-    flek = doc.get("flek", 0)
-    if not isinstance(flek, int) or isinstance(flek, bool) or flek not in (0, 1, 2):
-        raise InvalidOptionError(f"flek {flek!r} is not 0, 1 or 2 ({FLEK_RULE})",
-                                 token=str(flek), rule=FLEK_RULE, field="flek")
-
-    players = doc.get("players", 3)
-    if not isinstance(players, int) or isinstance(players, bool) or players not in PLAYERS:
-        raise InvalidOptionError(f"players {shown(players)} is not 3 or 4 ({PLAYERS_RULE})",
-                                 token=token_text(players), rule=PLAYERS_RULE, field="players")
-
-    leader = doc.get("leader", 0)
-    if not isinstance(leader, int) or isinstance(leader, bool) or leader != 0:
-        raise InvalidOptionError(f"leader {leader!r}: only seat 0 leads in Mariáš ({LEADER_RULE})",
-                                 token=str(leader), rule=LEADER_RULE, field="leader")
+    flek, players = table_fields(doc)
 
     why = f"{contract} has no points, marriages or trumps"
     options = options_field(doc, INFO, not_here={name: why for name in HRA_ONLY_OPTIONS} if contract != "hra"
@@ -179,6 +166,24 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     played = played_field(doc)
     return MariasSetup(hands, talon, contract, trump, objective.lower(), flek, options, played,
                        announcements, players)
+
+
+def table_fields(doc: Mapping[str, Any]) -> tuple[int, int]:
+    """`flek` and `players` (a position's and a contract table's), and `leader`, which can only
+    be forehand (docs/RULES.md §1.2 rules 5 and 6, §1.1 rule 5)."""
+    flek = doc.get("flek", 0)
+    if not isinstance(flek, int) or isinstance(flek, bool) or flek not in (0, 1, 2):
+        raise InvalidOptionError(f"flek {flek!r} is not 0, 1 or 2 ({FLEK_RULE})",
+                                 token=str(flek), rule=FLEK_RULE, field="flek")
+    players = doc.get("players", 3)
+    if not isinstance(players, int) or isinstance(players, bool) or players not in PLAYERS:
+        raise InvalidOptionError(f"players {shown(players)} is not 3 or 4 ({PLAYERS_RULE})",
+                                 token=token_text(players), rule=PLAYERS_RULE, field="players")
+    leader = doc.get("leader", 0)
+    if not isinstance(leader, int) or isinstance(leader, bool) or leader != 0:
+        raise InvalidOptionError(f"leader {leader!r}: only seat 0 leads in Mariáš ({LEADER_RULE})",
+                                 token=str(leader), rule=LEADER_RULE, field="leader")
+    return flek, players
 
 
 def announcements_field(raw: Any, contract: str, trump: Suit | None,

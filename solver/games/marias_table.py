@@ -39,9 +39,8 @@ from typing import Any
 from ddcards._jsonio import shown, token_text
 from ddcards.errors import InvalidDealError, InvalidOptionError, SearchTimeout
 from ddcards.games._document import cards_field, check_deal, check_fields, hands_field, options_field, played_field
-from ddcards.games.marias import (ANNOUNCEMENTS, CONTRACT_RULE, DECK_RULE, FIELDS, FLEK_RULE, INFO, LEADER_RULE,
-                                  PLAYERS, PLAYERS_RULE, TRUMP_RULE, _TABLES, can_announce, card_mask,
-                                  money_scale, new_board)
+from ddcards.games.marias import (ANNOUNCEMENTS, CONTRACT_RULE, DECK_RULE, FIELDS, INFO, TRUMP_RULE, _TABLES,
+                                  can_announce, card_mask, money_scale, new_board, table_fields)
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 
 __all__ = ["TableDeal", "Job", "parse_table_deal", "plan", "run_job", "best_first", "describe_deal", "run_table",
@@ -97,18 +96,7 @@ def parse_table_deal(doc: Mapping[str, Any]) -> TableDeal:
                                  f"played, from played[0] '{played[0]}' ({TABLE_HISTORY_RULE})",
                                  token=played[0], rule=TABLE_HISTORY_RULE, field="played[0]")
     _check_chosen_fields(doc)
-    flek = doc.get("flek", 0)
-    if not isinstance(flek, int) or isinstance(flek, bool) or flek not in (0, 1, 2):
-        raise InvalidOptionError(f"flek {shown(flek)} is not 0, 1 or 2 ({FLEK_RULE})",
-                                 token=token_text(flek), rule=FLEK_RULE, field="flek")
-    players = doc.get("players", 3)
-    if not isinstance(players, int) or isinstance(players, bool) or players not in PLAYERS:
-        raise InvalidOptionError(f"players {shown(players)} is not 3 or 4 ({PLAYERS_RULE})",
-                                 token=token_text(players), rule=PLAYERS_RULE, field="players")
-    leader = doc.get("leader", 0)
-    if not isinstance(leader, int) or isinstance(leader, bool) or leader != 0:
-        raise InvalidOptionError(f"leader {shown(leader)}: only seat 0 leads in Mariáš ({LEADER_RULE})",
-                                 token=token_text(leader), rule=LEADER_RULE, field="leader")
+    flek, players = table_fields(doc)
     options = options_field(doc, INFO)
     hands = hands_field(doc, 3, 10, "Mariáš")
     talon = cards_field(doc["talon"], "talon") if doc.get("talon") not in (None, "", []) else None
@@ -116,8 +104,9 @@ def parse_table_deal(doc: Mapping[str, Any]) -> TableDeal:
     if sizes not in ([12, 10, 10], [10, 10, 10, 2]):
         given = " + ".join(map(str, sizes[:3])) + (f" and a talon of {sizes[3]}" if talon is not None else
                                                    ", no talon")
-        where = next((f"hands[{seat}]" for seat, (n, want) in enumerate(zip(sizes, (12, 10, 10)))
-                      if n != want and talon is None), "talon" if talon is not None and len(talon) != 2 else "hands")
+        # the field to blame: the first hand of the wrong size for the form the talon chose, else the talon
+        wanted = (12, 10, 10) if talon is None else (10, 10, 10)
+        where = next((f"hands[{seat}]" for seat, (n, want) in enumerate(zip(sizes, wanted)) if n != want), "talon")
         raise InvalidDealError(f"the table needs forehand's 12 cards and the defenders' 10 (no talon), or 10 + 10 + 10 "
                                f"and the 2-card talon; got {given} ({TABLE_DEAL_RULE})",
                                token=format_cards(talon) if where == "talon" and talon else where,
@@ -193,10 +182,10 @@ def run_job(job: Job, deal: TableDeal, searcher: Any, *, deadline: float | None 
     known: dict[Any, int] = {}          # table key -> exact value (equivalent discards)
     refuted: set[Any] = set()           # (table key, rank): the money does not reach the rank
     nodes = 0
-    guess = 0
+    guess = 0                           # the previous discard's margin: the next one's first guess
     rows: list[Row] = []
 
-    def search(board: Any, guess: int | None = None) -> int:
+    def search(board: Any, first_guess: int | None = None) -> int:
         nonlocal nodes
         left = None
         if deadline is not None:
@@ -205,15 +194,16 @@ def run_job(job: Job, deal: TableDeal, searcher: Any, *, deadline: float | None 
                 raise SearchTimeout("the contract table ran out of time")
         if not share:
             searcher.clear()
-            guess = None
-        value = searcher.value(board, cancel, left, guess)
+            first_guess = None
+        value = searcher.value(board, cancel, left, first_guess)
         nodes += searcher.nodes
         return int(value)
 
-    def exact(board: Any, guess: int | None = None) -> int:
+    def exact(board: Any, first_guess: int | None = None) -> int:
+        """The board's value, or an equivalent discard's (same table key)."""
         key = board.key()
         if key not in known or not share:
-            known[key] = search(board, guess)
+            known[key] = search(board, first_guess)
         return known[key]
 
     for place, discard in job.discards:
@@ -276,7 +266,8 @@ def best_first(rows: list[Row]) -> list[Row]:
 
 def describe_deal(deal: TableDeal) -> dict[str, Any]:
     """The deal as the table's answer shows it: canonical hands, the fixed talon, the stakes' settings."""
-    changed = {k: v for k, v in deal.options.items() if v != INFO.option(k).default}  # type: ignore[union-attr]
+    defaults = {option.name: option.default for option in INFO.options}
+    changed = {k: v for k, v in deal.options.items() if v != defaults[k]}
     return {"hands": [format_hand(deal.forehand), *(format_hand(h) for h in deal.defenders)],
             "talon": None if deal.talon is None else format_cards(sorted(deal.talon, key=hand_order)),
             "flek": deal.flek, "players": deal.players, "options": changed}
