@@ -369,6 +369,10 @@ def position_to_doc(msg: pb.Position, *, canonical_game: Callable[[str], str] = 
         doc["played"] = [action_to_str(a, f"{where}.played[{i}]") for i, a in enumerate(msg.played)]
     if msg.HasField("leader"):
         doc["leader"] = msg.leader
+    if len(msg.announcements):
+        doc["announcements"] = list(msg.announcements)
+    if msg.HasField("players"):
+        doc["players"] = msg.players
     return doc
 
 
@@ -438,7 +442,8 @@ def doc_to_position(doc: Mapping[str, Any]) -> pb.Position | None:
     """A Position message for a position document, or None if the document has
     fields the message cannot carry (send it as ``document_json`` then)."""
     known = {"game", "hands", "talon", "stock", "upcard", "contract", "trump", "playing_team", "rules",
-             "objective", "start_scores", "first_deal", "flek", "options", "played", "leader"}
+             "objective", "start_scores", "first_deal", "flek", "options", "played", "leader", "announcements",
+             "players"}
     if not isinstance(doc, Mapping) or set(doc) - known:
         return None
     try:
@@ -465,7 +470,12 @@ def doc_to_position(doc: Mapping[str, Any]) -> pb.Position | None:
         for field in _DOC_SCALARS:
             if field in doc:
                 setattr(msg, field, str(doc[field]))
-        for field in ("playing_team", "flek", "leader", "first_deal"):
+        if "announcements" in doc:
+            value = doc["announcements"]
+            if not isinstance(value, (list, tuple)) or not all(isinstance(a, str) for a in value):
+                return None
+            msg.announcements.extend(value)
+        for field in ("playing_team", "flek", "leader", "first_deal", "players"):
             if field in doc:
                 value = doc[field]
                 if field == "first_deal" and not isinstance(value, bool):
@@ -610,11 +620,29 @@ def result_to_response(result: Any, *, mode: str | int = "all", game: str = "") 
 
 
 def table_to_response(table: Mapping[str, Any]) -> pb.SolveTableResponse:
-    """A SolveTableResponse for ddcards.ddtable.dd_table's result."""
+    """A SolveTableResponse for ddcards.ddtable.dd_table's result (Klaverjas: ``values`` by suit
+    and team; Mariáš: ``entries``, one per discard x contract, best first)."""
     msg = pb.SolveTableResponse(game_name=table["game"], game=name_to_enum(pb.Game, table["game"]),
                                 rules=str(table.get("rules", "")), leader=int(table.get("leader", 0)),
                                 nodes=int(table.get("nodes", 0)),
                                 elapsed_seconds=float(table.get("elapsed_ms", 0.0)) / 1000.0)
+    if "entries" in table:
+        msg.hands.extend(pb.Cards(notation=hand) for hand in table.get("hands", ()))
+        if table.get("talon"):
+            msg.talon.CopyFrom(pb.Cards(notation=table["talon"]))
+        msg.flek = int(table.get("flek", 0))
+        msg.players = int(table.get("players", 3))
+        for i, row in enumerate(table["entries"]):
+            entry = msg.entries.add(value=int32(row["value"], "entries.value", i),
+                                    money=int32(row["money"], "entries.money", i),
+                                    contract_name=row["contract"], contract=name_to_enum(pb.Contract, row["contract"]),
+                                    announcements=list(row["announcements"]), value_kind=row["value_kind"],
+                                    won=bool(row["won"]))
+            entry.discard.CopyFrom(pb.Cards(notation=row["discard"],
+                                            cards=[card_message(c) for c in row["discard"].split()]))
+            if row.get("trump"):
+                entry.trump = _SUIT_BY_LETTER[row["trump"]]
+        return msg
     for suit, values in table["values"].items():
         for team, value in enumerate(values):
             msg.entries.add(trump=_SUIT_BY_LETTER[suit], playing_team=team, value=int32(value, "values", f"{suit}{team}"))
@@ -623,12 +651,21 @@ def table_to_response(table: Mapping[str, Any]) -> pb.SolveTableResponse:
 
 def table_response_to_dict(msg: pb.SolveTableResponse) -> dict[str, Any]:
     """The dd_table-shaped dict of a SolveTableResponse."""
+    common = {"game": msg.game_name, "nodes": msg.nodes, "elapsed_ms": round(msg.elapsed_seconds * 1000, 3)}
+    if msg.game == pb.GAME_MARIAS or msg.game_name == "marias":
+        entries = [{"discard": entry.discard.notation, "contract": entry.contract_name,
+                    "trump": SUIT_LETTERS[entry.trump] if entry.trump else None,
+                    "announcements": list(entry.announcements), "value": entry.value,
+                    "value_kind": entry.value_kind, "won": entry.won, "money": entry.money}
+                   for entry in msg.entries]
+        return {**common, "hands": [h.notation for h in msg.hands],
+                "talon": msg.talon.notation if msg.HasField("talon") else None, "flek": msg.flek,
+                "players": msg.players, "entries": entries}
     values: dict[str, list[int]] = {}
     for entry in msg.entries:
         row = values.setdefault(SUIT_LETTERS[entry.trump], [0, 0])
         row[entry.playing_team] = entry.value
-    return {"game": msg.game_name, "rules": msg.rules, "leader": msg.leader, "values": values,
-            "nodes": msg.nodes, "elapsed_ms": round(msg.elapsed_seconds * 1000, 3)}
+    return {**common, "rules": msg.rules, "leader": msg.leader, "values": values}
 
 
 def _step_message(step: Any) -> pb.AnalysisStep:

@@ -3,7 +3,7 @@
 setup.py compiles the extensions with profiling, runs ``python -m
 ddcards._profile_workload``, and compiles them again with what it recorded, so
 that the compiler lays out the search's branches as real solves take them.
-Every game, every search mode, nat deals, DD tables and analyses; a few
+Every game, every search mode, nat deals, DD tables (a Mariáš contract table too) and analyses; a few
 seconds in all.  Deterministic (fixed seeds).
 """
 from __future__ import annotations
@@ -59,6 +59,8 @@ def main() -> None:
         for doc in prsi_deals(6, seats, 4, horizon):
             engine.solve(doc)
     engine.analyse(example("prsi-endgame"))
+    # a Mariáš contract table: Hra margins, money with announcements, Betl and Durch
+    dd_table({"game": "marias", "hands": ["AT.AKQ9.AT.K987", "KQ.TJ87.KQ.AT", "J987..J987.QJ"]}, solver=engine)
     print(f"profile workload: {time.perf_counter() - start:.1f} s")
 
 

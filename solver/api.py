@@ -116,7 +116,7 @@ class Solver:
             pv=[session.move_name(m) for m in raw_pv],
             scores=summary.scores, tricks=summary.tricks, won=summary.won,
             settlement=summary.settlement, outcomes=summary.outcomes,
-            nodes=nodes, elapsed=elapsed, position=pos.to_dict(),
+            nodes=nodes, elapsed=elapsed, position=pos.to_dict(), parts=summary.parts,
             distance=session.distance(value), horizon=session.horizon,
         )
 

@@ -3,7 +3,8 @@
     ddcards solve FILE|-          solve a position document, JSON Lines (one a line) or an array
     ddcards solve --example       solve a bundled example
     ddcards analyse FILE|-        value before/after every recorded card, mistakes
-    ddcards table FILE|-          Klaverjas: the value for every trump suit and playing team
+    ddcards table FILE|-          a deal's DD table: Klaverjas, every trump suit and playing team;
+                                  Mariáš, every discard and contract with its value and money
     ddcards games                 games, contracts, objectives, options
     ddcards examples              list (or print) the bundled examples
     ddcards serve                 run the gRPC service
@@ -110,6 +111,10 @@ def describe_value(res: ddcards.Result, session: Any) -> str:
     verdict = session.verdict(res.value, res.won, res.value_kind)
     if res.distance is not None:
         verdict += f", the end in {res.distance} plies"
+    if res.value_kind == "money":
+        parts = ", ".join(f"{name} {'won' if part['won'] else 'lost'} {signed(part['money'])}"
+                          for name, part in res.parts.items())
+        return f"{signed(res.value)}  {verdict} ({parts})"
     if res.value_kind == "points":
         scores = ", ".join(f"{k} {v}" for k, v in res.scores.items())
         return f"{signed(res.value)}  {verdict} ({scores})"
@@ -183,7 +188,8 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
     start = pos.start().session()
     info = start.describe()
     owner = start.value_owner          # the analysis is from the start of the deal
-    view = f"{owner}'s view" if an.value_kind == "points" else f"{owner}'s view: {start.value_legend}"
+    view = {"points": f"{owner}'s view", "money": f"{owner}'s money"}.get(
+        an.value_kind, f"{owner}'s view: {start.value_legend}")
     print(f"{info.get('title', pos.game)} - value at the start {signed(an.initial_value)} ({view})", file=out)
     print(f"{'ply':>4} {'seat':>4}  {'card':<5}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
     for s in an.steps:
@@ -384,14 +390,16 @@ def cmd_table(args: argparse.Namespace) -> int:
             print(record(table, entry))
             return
         header(entry, source)
-        print(f"Klaverjas DD table - rules {table['rules']}, seat {table['leader']} leads; "
-              "values for the team that chooses trumps")
-        for seat, hand in enumerate(table["hands"]):
-            shown = "  ".join(f"{s}: {h or '-'}" for s, h in zip("SHDC", hand.split(".")))
-            print(f"  seat {seat}  {shown}")
-        print(f"\n{'trump':<7}{'seats 0+2':>10}{'seats 1+3':>11}")
-        for suit, (v0, v1) in table["values"].items():
-            print(f"{suit:<7}{signed(v0):>10}{signed(v1):>11}")
+        if table["game"] == "marias":
+            print_marias_table(table, sys.stdout, every_row=args.all)
+        else:
+            print(f"Klaverjas DD table - rules {table['rules']}, seat {table['leader']} leads; "
+                  "values for the team that chooses trumps")
+            for seat, hand in enumerate(table["hands"]):
+                print(f"  seat {seat}  {display_hand(hand)}")
+            print(f"\n{'trump':<7}{'seats 0+2':>10}{'seats 1+3':>11}")
+            for suit, (v0, v1) in table["values"].items():
+                print(f"{suit:<7}{signed(v0):>10}{signed(v1):>11}")
         print(f"Searched    {table['nodes']:,} nodes in {table['elapsed_ms']:.1f} ms "
               f"({threads} thread{'s' if threads > 1 else ''})")
         if not source.single:
@@ -399,6 +407,53 @@ def cmd_table(args: argparse.Namespace) -> int:
 
     return for_each_document(args, lambda doc: dd_table(doc, solver=engine, timeout=args.timeout,
                                                           threads=threads), show)
+
+
+def display_hand(hand: str) -> str:
+    return "  ".join(f"{s}: {h or '-'}" for s, h in zip("SHDC", hand.split(".")))
+
+
+def print_marias_table(table: dict[str, Any], out: TextIO, *, every_row: bool = False) -> None:
+    """The Mariáš contract table (docs/RULES.md §1.13): the best row of each contract, best
+    first, or with `every_row` every discard × contract."""
+    rows = table["entries"]
+    fixed = table.get("talon")
+    what = f"discard {fixed} fixed" if fixed else "every discard of forehand's 12 cards"
+    extras = [f"{'flek' if table['flek'] == 1 else 're'}"] if table.get("flek") else []
+    extras += [f"{table['players']} players"] if table.get("players", 3) != 3 else []
+    extras += [f"{name} {value}" for name, value in (table.get("options") or {}).items()]
+    print(f"Mariáš contract table - {what}; money is the declarer's settlement"
+          + (f" ({', '.join(extras)})" if extras else ""), file=out)
+    for seat, hand in enumerate(table["hands"]):
+        print(f"  seat {seat}  {display_hand(hand)}", file=out)
+
+    def label(row: dict[str, Any]) -> str:
+        name = row["contract"] + (f" {row['trump']}" if row["trump"] else "")
+        return " + ".join([name, *row["announcements"]])
+
+    if rows:
+        best = rows[0]
+        print(f"\nBest: {label(best)}, discard {best['discard']}: value {signed(best['value'])}, "
+              f"money {signed(best['money'])}", file=out)
+    if every_row:
+        shown = rows
+        print(f"\n{'discard':<9}{'contract':<22}{'value':>6}{'money':>7}   (every row, best first)", file=out)
+    else:
+        # the best row of each contract, and how many of its discards are worth as much
+        seen: dict[tuple[str, str | None], dict[str, Any]] = {}
+        ties: dict[tuple[str, str | None], int] = {}
+        for row in rows:
+            key = (row["contract"], row["trump"])
+            first = seen.setdefault(key, row)
+            if row["money"] == first["money"] and row["value"] == first["value"]:
+                ties[key] = ties.get(key, 0) + 1
+        shown = list(seen.values())
+        print(f"\n{'discard':<9}{'contract':<22}{'value':>6}{'money':>7}   (the best discard of each contract)",
+              file=out)
+    for row in shown:
+        more = ties.get((row["contract"], row["trump"]), 1) - 1 if not every_row else 0
+        also = f"   and {more} other discard{'s' if more > 1 else ''}" if more else ""
+        print(f"{row['discard']:<9}{label(row):<22}{signed(row['value']):>6}{signed(row['money']):>7}{also}", file=out)
 
 
 def cmd_games(args: argparse.Namespace) -> int:
@@ -477,10 +532,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="optimal: the best cards at each step (default); all: every legal card's value too")
     p.set_defaults(func=cmd_analyse)
 
-    p = sub.add_parser("table", help="Klaverjas: the value for every trump suit and playing team")
+    p = sub.add_parser("table", help="a deal's DD table: Klaverjas, every trump suit and playing team; Mariáš, "
+                                     "every discard and contract with its value and money")
     common(p, example="klaverjas")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="searches run at once (default: the CPUs available, at most 8)")
+    p.add_argument("--all", action="store_true",
+                   help="Mariáš: print every discard x contract, not only the best discard of each contract")
     p.set_defaults(func=cmd_table)
 
     p = sub.add_parser("games", help="list games, contracts, objectives and options")

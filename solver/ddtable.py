@@ -1,9 +1,11 @@
-"""Double-dummy tables: the value of a deal for every trump suit and playing team.
+"""Double-dummy tables: what a deal is worth for every choice made before the first card.
 
-Klaverjas (docs/RULES.md §2) is the game with a table: the same 32 cards are worth something
-different for each of the 4 trump suits and for each of the 2 teams choosing them, so the
-table holds 8 exact values, each from the view of that playing team (its final score minus
-the other team's, roem, last trick, pit and nat included):
+The same entry point, ``dd_table``, serves each game that has such a choice:
+
+**Klaverjas** (docs/RULES.md §2.8 rule 5): the same 32 cards are worth something different for
+each of the 4 trump suits and for each of the 2 teams choosing them, so the table holds 8 exact
+values, each from the view of that playing team (its final score minus the other team's, roem,
+last trick, pit and nat included):
 
 >>> import ddcards
 >>> from ddcards.ddtable import dd_table
@@ -16,6 +18,15 @@ the other team's, roem, last trick, pit and nat included):
 
 One Solver (its transposition table) serves all 8 solves; the table keys carry the trump
 suit and the playing team, so the searches never mix.
+
+**Mariáš** (docs/RULES.md §1.13): forehand's discard and contract.  Given the deal as dealt
+(his 12 cards, the defenders' 10) or with the discard fixed (10 + 10 + 10 and the talon), the
+table lists every legal discard × contract — Hra in each suit with its best announcements,
+Betl, Durch — with its exact value and money, best first (``ddcards.games.marias_table``):
+
+>>> table = dd_table(ddcards.example("marias-hra"))     # the discard 9C KC, fixed
+>>> [(e["contract"], e["trump"], e["announcements"], e["money"]) for e in table["entries"][:2]]
+[('hra', 'H', ['kilo'], 12), ('hra', 'S', [], 2)]
 """
 from __future__ import annotations
 
@@ -28,20 +39,20 @@ from typing import Any
 
 from ddcards._jsonio import POSITION_RULE, loads, shown, token_text
 from ddcards.errors import InvalidOptionError, NotationError, SearchTimeout
-from ddcards.games import get_game
+from ddcards.games import get_game, marias_table
 from ddcards.games._document import check_fields, played_field
 from ddcards.games.klaverjas import FIELDS as KLAVERJAS_FIELDS
 from ddcards.position import Position
 
-__all__ = ["dd_table", "available_threads", "TABLE_SUITS"]
+__all__ = ["dd_table", "available_threads", "TABLE_SUITS", "TABLE_GAMES"]
 
 TABLE_SUITS = ("S", "H", "D", "C")
+TABLE_GAMES = ("klaverjas", "marias")
 _SET_BY_THE_TABLE = ("trump", "playing_team", "played")
 
 
-def _deal_document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[str, Any]:
-    """The deal of a Klaverjas document: its fields less ``trump``, ``playing_team`` and an empty
-    ``played``, validated as far as the table does not set them itself."""
+def _document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[str, Any]:
+    """The position document of what dd_table was given."""
     if isinstance(position_or_doc, Position):
         doc = position_or_doc.to_dict()
     elif isinstance(position_or_doc, str):
@@ -55,11 +66,12 @@ def _deal_document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[
         raise InvalidOptionError(f"dd_table takes a Position or a position document, not "
                                  f"{type(position_or_doc).__name__} {shown(position_or_doc)}",
                                  token=token_text(position_or_doc), rule=POSITION_RULE)
-    game = get_game(doc.get("game"))
-    if game.info.name != "klaverjas":
-        raise InvalidOptionError(f"dd_table covers Klaverjas deals (every trump suit and playing team); "
-                                 f"'{game.info.name}' has no such table", token=game.info.name,
-                                 rule="dd_table: klaverjas", field="game")
+    return doc
+
+
+def _klaverjas_deal(doc: dict[str, Any]) -> dict[str, Any]:
+    """The deal of a Klaverjas document: its fields less ``trump``, ``playing_team`` and an empty
+    ``played``, validated as far as the table does not set them itself."""
     check_fields(doc, KLAVERJAS_FIELDS, "klaverjas")
     played = played_field(doc)           # a history of the wrong type or with a bad card says so
     if played:
@@ -74,28 +86,46 @@ def _deal_document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[
 
 def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any = None,
              timeout: float | None = None, cancel: Any = None, threads: int = 1) -> dict[str, Any]:
-    """The exact value of a Klaverjas deal for each trump suit and each playing team.
+    """The double-dummy table of a deal: its exact value for every choice made before play.
 
-    ``position_or_doc``: a Position or a position document (its ``trump`` and
-    ``playing_team``, if any, are ignored; ``hands``, ``rules`` and ``leader`` are used;
-    nothing may be played yet).  ``solver``: a :class:`ddcards.Solver` to reuse (default:
-    this thread's); ``timeout`` (seconds) bounds the whole table (SearchTimeout);
-    ``cancel``: a CancelToken (SearchCancelled).  ``threads``: how many of the 8 searches
-    run at once (each further thread has a Solver of its own, of the same table size;
-    the searches release the GIL).  ``available_threads()`` is what this machine offers.
+    ``position_or_doc``: a Position or a position document, nothing played yet.
+    ``solver``: a :class:`ddcards.Solver` to reuse (default: this thread's); ``timeout``
+    (seconds) bounds the whole table (SearchTimeout); ``cancel``: a CancelToken
+    (SearchCancelled).  ``threads``: how many searches run at once (each further thread has
+    a Solver of its own, of the same table size; the searches release the GIL).
+    ``available_threads()`` is what this machine offers.
 
-    Returns ``{"game", "hands", "rules", "leader", "values", "nodes", "elapsed_ms"}`` where
-    ``values[suit] == [v0, v1]`` for suit in S H D C: ``v0`` with seats 0 and 2 as the
-    playing team, ``v1`` with seats 1 and 3 (each from its playing team's view; positive
-    means the contract is made, negative means nat).
+    **Klaverjas**: the position's ``trump`` and ``playing_team``, if any, are ignored;
+    ``hands``, ``rules`` and ``leader`` are used.  Returns ``{"game", "hands", "rules",
+    "leader", "values", "nodes", "elapsed_ms"}`` where ``values[suit] == [v0, v1]`` for suit
+    in S H D C: ``v0`` with seats 0 and 2 as the playing team, ``v1`` with seats 1 and 3 (each
+    from its playing team's view; positive means the contract is made, negative means nat).
+
+    **Mariáš** (docs/RULES.md §1.13): ``hands`` as dealt — forehand's 12 cards and the
+    defenders' 10, no ``talon`` — or 10 + 10 + 10 with the ``talon`` (the discard fixed);
+    ``flek``, ``players`` and ``options`` apply to every row; ``contract``, ``trump``,
+    ``objective`` and ``announcements`` are the table's to choose.  Returns ``{"game",
+    "hands", "talon", "flek", "players", "options", "entries", "nodes", "elapsed_ms"}``:
+    ``entries`` holds one row per legal discard × contract, best first, each ``{"discard",
+    "contract", "trump", "announcements", "value", "value_kind", "won", "money"}`` (value:
+    the Hra margin, or +1/-1 in Betl and Durch; money: the declarer's settlement, with the
+    best announcements in Hra).
     """
     from ddcards.api import Solver, default_solver
 
     if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
         raise InvalidOptionError(f"threads is a whole number, at least 1 (got {threads!r})",
                                  token=repr(threads), rule="dd_table: threads")
-    deal = _deal_document(position_or_doc)
+    doc = _document(position_or_doc)
+    game = get_game(doc.get("game"))
     engine = solver if solver is not None else default_solver()
+    if game.info.name == "marias":
+        return _marias_table(marias_table.parse_table_deal(doc), engine, timeout, cancel, threads, Solver)
+    if game.info.name != "klaverjas":
+        raise InvalidOptionError(f"dd_table covers {' and '.join(TABLE_GAMES)} deals; '{game.info.name}' has no "
+                                 "such table", token=game.info.name, rule="dd_table: klaverjas or marias",
+                                 field="game")
+    deal = _klaverjas_deal(doc)
     start = time.perf_counter()
     deadline = None if timeout is None else start + timeout
     # Validate all 8 positions before searching any.
@@ -110,10 +140,11 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
                 raise SearchTimeout("the DD table ran out of time")
         return _value(engine, pos, left, cancel)
 
+    positions = [pos for _, _, pos in jobs]
     if threads == 1:
-        answers = [run(engine, pos) for _, _, pos in jobs]
+        answers = [run(engine, pos) for pos in positions]
     else:
-        answers = _run_threaded(jobs, run, engine, min(threads, len(jobs)), Solver)
+        answers = _run_threaded(positions, run, engine, min(threads, len(jobs)), Solver)
     values: dict[str, list[int]] = {suit: [0, 0] for suit in TABLE_SUITS}
     for (suit, team, _), (value, _) in zip(jobs, answers):
         values[suit][team] = value
@@ -137,8 +168,27 @@ def available_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _run_threaded(jobs: list, run: Any, engine: Any, threads: int, solver_class: Any) -> list[tuple[int, int]]:
-    """Run the jobs on `threads` threads, the caller's Solver serving the first one.
+def _marias_table(deal: marias_table.TableDeal, engine: Any, timeout: float | None, cancel: Any,
+                  threads: int, solver_class: Any) -> dict[str, Any]:
+    """The Mariáš contract table: its jobs (one contract each) on `threads` Solvers."""
+    deadline = None if timeout is None else time.perf_counter() + timeout
+    engine.clear()                      # cold, so that node counts repeat
+
+    def run(engine: Any, job: marias_table.Job) -> tuple[list[Any], int]:
+        # The job searches on the Solver's own Searcher, keeping its table between discards.
+        return marias_table.run_job(job, deal, engine._searcher, deadline=deadline, cancel=cancel)
+
+    def run_jobs(jobs: list[marias_table.Job]) -> list[tuple[list[Any], int]]:
+        if threads == 1:
+            return [run(engine, job) for job in jobs]
+        return _run_threaded(jobs, run, engine, min(threads, len(jobs)), solver_class)
+
+    return marias_table.run_table(deal, run_jobs)
+
+
+def _run_threaded(items: list, run: Any, engine: Any, threads: int, solver_class: Any) -> list[Any]:
+    """``[run(solver, item) for item in items]`` on `threads` threads, each with a Solver of
+    its own (the caller's serves the first), the items taken in order as threads come free.
 
     Every search has the same deadline and cancel token, so when one stops the others
     stop with it; the first error is raised once all have returned.
@@ -148,15 +198,15 @@ def _run_threaded(jobs: list, run: Any, engine: Any, threads: int, solver_class:
     for e in engines:
         free.put(e)
 
-    def one(pos: Position) -> tuple[int, int]:
+    def one(item: Any) -> Any:
         e = free.get()
         try:
-            return run(e, pos)
+            return run(e, item)
         finally:
             free.put(e)
 
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ddtable") as pool:
-        futures = [pool.submit(one, pos) for _, _, pos in jobs]
+        futures = [pool.submit(one, item) for item in items]
         wait(futures)
     return [f.result() for f in futures]
 

@@ -4,7 +4,7 @@ Every result is a frozen dataclass with typed fields, and ``to_dict()``
 gives its JSON document (what ``ddcards solve --json`` prints).  Values are
 from the maximising side's view (Mariáš: the declarer; Klaverjas: the playing
 team): ``value_kind`` ``"points"`` for a margin in points, ``"outcome"`` for
-+1 (made) / -1 (not made).  Plies count from 0, as ``Position.played`` does.
++1 (made) / -1 (not made), ``"money"`` for the declarer's settlement.  Plies count from 0, as ``Position.played`` does.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 __all__ = ["Mode", "ValueKind", "MoveValue", "Result", "AnalysisStep", "Analysis"]
 
-#: How a value is measured: a margin in points, or +1/-1 for made/not made.
-ValueKind = Literal["points", "outcome"]
+#: How a value is measured: a margin in points, +1/-1 for made/not made, or money (a settlement).
+ValueKind = Literal["points", "outcome", "money"]
 
 
 class Mode(str, Enum):
@@ -72,6 +72,9 @@ class Result:
     # horizon searched, in plies (None: the game is searched to its end, or Prší's exact analysis).
     distance: int | None = None
     horizon: int | None = None
+    # A game of several parts (Mariáš: a Hra with Sedma and/or Kilo announced): each part's
+    # outcome on the pv, {"won", "stake", "money"}; empty otherwise (and left out of to_dict).
+    parts: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def best_move(self) -> str | None:
@@ -96,6 +99,7 @@ class Result:
             "won": self.won,
             "settlement": list(self.settlement),
             "outcomes": dict(self.outcomes),
+            **({"parts": {name: dict(part) for name, part in self.parts.items()}} if self.parts else {}),
             "nodes": self.nodes,
             "elapsed_ms": round(self.elapsed * 1000, 3),
             "distance": self.distance,

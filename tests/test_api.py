@@ -491,10 +491,10 @@ def test_games_registry():
     assert "marias" in [g.name for g in games]
     info = ddcards.find_game("Mariáš")
     assert info is ddcards.find_game("marias") is ddcards.find_game("MARIAS")
-    assert info.seats == (3,)
+    assert info.seats == (3, 4)                  # four players: the dealer sits out
     assert set(info.contracts) == {"hra", "betl", "durch"}
-    assert set(info.objectives["hra"]) == {"hra", "sedma", "kilo"}
-    assert tuple(info.objectives["betl"]) == ("betl",) and tuple(info.objectives["durch"]) == ("durch",)
+    assert set(info.objectives["hra"]) == {"hra", "sedma", "kilo", "money"}
+    assert tuple(info.objectives["betl"]) == ("betl", "money") and tuple(info.objectives["durch"]) == ("durch", "money")
     assert {o.name for o in info.options} == {"marriage_on_follow", "talon_points", "sedma_value", "kilo_value"}
     assert info.option("marriage_on_follow").default is False
     assert {(o.name, o.type, o.default) for o in info.options} == {

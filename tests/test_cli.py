@@ -104,7 +104,7 @@ def test_games_and_examples():
     games = json.loads(out.stdout)
     marias = next(g for g in games if g["name"] == "marias")
     assert marias["contracts"] == ["hra", "betl", "durch"]
-    assert marias["objectives"]["hra"] == ["hra", "sedma", "kilo"]
+    assert marias["objectives"]["hra"] == ["hra", "sedma", "kilo", "money"]
     assert {o["name"] for o in marias["options"]} >= {"marriage_on_follow", "talon_points"}
     kilo = next(o for o in marias["options"] if o["name"] == "kilo_value")
     assert (kilo["minimum"], kilo["maximum"]) == (0, 1_000_000)          # the range validation applies
@@ -150,8 +150,8 @@ def test_klaverjas_table_matches_single_solves():
         for team in (0, 1):
             assert table["values"][suit][team] == ddcards.solve(dict(deal, trump=suit, playing_team=team),
                                                                mode="best").value
-    out = run("table", "--example", "marias-hra")
-    assert out.returncode == 2 and "dd_table covers Klaverjas deals" in out.stderr
+    out = run("table", "--example", "marias-hra", "--threads", "1")       # Mariáš: the discard fixed
+    assert out.returncode == 0 and "Best: hra H + kilo, discard KC 9C: value +70, money +12" in out.stdout, out.stdout
     out = run("table", "--example", "klaverjas", "--threads", "1")
     assert out.returncode == 0 and "(1 thread)" in out.stdout and "+132" in out.stdout, out.stdout
     out = run("table", "--example", "--threads", "1")          # the table's default example

@@ -190,8 +190,8 @@ def test_dd_table_inputs():
     assert dd_table(pos)["values"] == dd_table(json.dumps(doc()))["values"]
     with pytest.raises(InvalidOptionError):
         dd_table(doc(played=["AC"]))
-    with pytest.raises(InvalidOptionError):
-        dd_table({"game": "marias", "hands": ["", "", ""]})
+    with pytest.raises(ddcards.NotationError, match="hand '' is empty"):
+        dd_table({"game": "marias", "hands": ["", "", ""]})     # a Mariáš table reads its deal (§1.13)
     with pytest.raises(ddcards.SearchTimeout):
         dd_table(doc(), timeout=1e-9)
     token = ddcards.CancelToken()

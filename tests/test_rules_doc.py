@@ -1,7 +1,8 @@
 """docs/RULES.md is checked against the solver.
 
-- Every worked example (a ``json`` block, followed by a ``Solved:`` or ``Rejected:`` line) is
-  solved, and what ddcards answers must be what the line states.
+- Every worked example (a ``json`` block, followed by a ``Solved:``, ``Rejected:`` or ``Tabled:``
+  line) is solved (a ``Tabled:`` one tabulated by ``dd_table``), and what ddcards answers must be
+  what the line states.
 - Every clause that is cited — by an error message or ``.rule`` in the source, in the README or
   the docs, or inside RULES.md itself — exists there as a heading or as a numbered rule of it.
 - The errors that bad input provokes cite clauses that exist.
@@ -70,7 +71,7 @@ def missing(citations: list[tuple[str, list[int]]]) -> list[str]:
 
 def test_every_game_section_and_the_common_notation_have_clauses():
     for clause in ("0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "0.10",
-                   "1", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.11", "1.12",
+                   "1", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.11", "1.12", "1.13",
                    "2", "2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8", "2.9", "2.10"):
         assert clause in CLAUSES, f"§{clause} has no heading"
     assert CLAUSES["1.4"] == {1, 2, 3, 4, 5}
@@ -216,6 +217,9 @@ def _pairs(text: str) -> dict[str, int]:
 def test_worked_example(example):
     kind, _, body = example.claim.partition(":")
     items = [item.strip() for item in body.split("·")]
+    if kind == "Tabled":
+        check_table(example, items)
+        return
     if kind == "Rejected":
         error, clause = items
         with pytest.raises(ddcards.DdcardsError) as info:
@@ -246,6 +250,8 @@ def test_worked_example(example):
             assert sorted(position.legal_moves) == sorted(value.split())
         elif key in ("won", "lost"):
             assert result.won is (key == "won")
+        elif key == "parts":
+            assert {name: part["money"] for name, part in result.parts.items()} == _pairs(value)
         elif key == "outcomes":
             happen = set() if value == "none" else {name.strip() for name in value.split(",")}
             assert happen <= set(result.outcomes)
@@ -253,3 +259,31 @@ def test_worked_example(example):
         else:
             pytest.fail(f"line {example.line}: unknown item {item!r}")
     assert "value" in seen
+
+
+def check_table(example: Example, items: list[str]) -> None:
+    """A ``Tabled:`` line (docs/RULES.md §1.13): ``rows N``, and ``[best] CONTRACT [TRUMP]
+    [ANNOUNCEMENTS...]: discard C C, value N, money N`` for the first row of that contract (the
+    table's first row with ``best``), whose announcements are those named."""
+    from ddcards.ddtable import dd_table
+    rows = dd_table(example.doc, threads=1)["entries"]
+    for item in items:
+        if item.startswith("rows "):
+            assert len(rows) == int(item.split()[1])
+            continue
+        label, _, fields = item.partition(":")
+        words = label.split()
+        best = words[0] == "best"
+        words = words[1:] if best else words
+        contract, trump = words[0], (words[1] if words[0] == "hra" else None)
+        announcements = words[2:] if contract == "hra" else words[1:]
+        row = rows[0] if best else next(r for r in rows if (r["contract"], r["trump"]) == (contract, trump))
+        assert (row["contract"], row["trump"], row["announcements"]) == (contract, trump, announcements), row
+        for field in fields.split(","):
+            key, _, value = field.strip().partition(" ")
+            if key == "discard":
+                assert row["discard"] == value, row
+            elif key in ("value", "money"):
+                assert row[key] == _number(value), row
+            else:
+                pytest.fail(f"line {example.line}: unknown table field {key!r}")

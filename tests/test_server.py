@@ -220,9 +220,9 @@ def test_solve_table_klaverjas(client):
 
 def test_solve_table_bad_requests(client):
     with pytest.raises(grpc.RpcError) as info:
-        client.solve_table(ddcards.example("marias-hra"))
+        client.solve_table(dict(ddcards.example("marias-hra"), talon="9C"))
     assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
-    assert "dd_table covers Klaverjas deals" in info.value.details()
+    assert "docs/RULES.md §1.13 rule 1" in info.value.details()
     with pytest.raises(grpc.RpcError) as info:
         client.solve_table(dict(ddcards.example("klaverjas"), played=["AS"]))
     assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "AS" in info.value.details()

@@ -100,7 +100,7 @@ def test_mypy_sees_the_real_types(installed: Path, tmp_path: Path) -> None:
         (11, 'Value of type "dict[str, Any] | SolveResponse" is not indexable'),
         (12, 'expression has type "Mode", variable has type "int"'),
         (13, 'expression has type "Card", variable has type "str"'),
-        (14, 'expression has type "Literal[\'margin\']", variable has type "Literal[\'points\', \'outcome\']"'),
+        (14, 'expression has type "Literal[\'margin\']", variable has type "Literal[\'points\', \'outcome\', \'money\']"'),
     ]:
         reported = [text for text in out.stdout.splitlines() if text.startswith(f"wrong.py:{line}: error:")]
         assert len(reported) == 1 and message in reported[0], out.stdout

@@ -11,14 +11,20 @@ OBJ_SEDMA: int
 OBJ_KILO: int
 OBJ_BETL: int
 OBJ_DURCH: int
+OBJ_MONEY: int
+ANN_SEDMA: int
+ANN_KILO: int
 
 @disjoint_base
 class MariasBoard(Board):
     """A Mariáš position in C form (hands: three masks of card codes ``suit * 8 + power``)."""
 
     def __init__(self, hands: Sequence[int], trump: int, objective: int, marriage_on_follow: bool = False,
-                 talon_points: int = 0, salt0: int = 0, salt1: int = 0) -> None: ...
+                 talon_points: int = 0, salt0: int = 0, salt1: int = 0, announce: int = 0,
+                 ranks: Sequence[int] | None = None) -> None: ...
     def legal_mask(self) -> int: ...
+    def key(self) -> tuple[int, int]:
+        """The table key (k0, k1) of this position, at a trick boundary."""
     @property
     def finished(self) -> bool:
         """All cards played."""

@@ -7,6 +7,31 @@ masks with one 8-bit lane per suit.  The Python side (marias.py) maps
 notation cards to these ints.
 
 Seat 0 is the declarer (the maximising side); seats 1 and 2 defend together.
+
+Money: a non-additive measure
+-----------------------------
+The objective ``money`` measures a Hra with Sedma and/or Kilo announced on
+top (docs/RULES.md §1.8): the declarer's settlement, the sum over the parts
+of +stake if he wins the part and -stake if he loses it.  The search never
+sees the money itself (stakes up to a million would not fit the table's
+16-bit bounds): Python numbers the distinct sums of the 8 outcome
+combinations (bit 0 Hra won, bit 1 Sedma won, bit 2 Kilo won) from the
+lowest, ``rank[combo]``, and the search finds the minimax of the rank, a
+strictly increasing function of the money, so the same line is optimal.
+
+The rank depends on the finished deal as a whole, so, as Klaverjas's nat
+(_klaverjas.pyx), nothing is banked (banked = 0, future = the rank) and
+at each trick boundary every announced part is classed with sure bounds on
+what is still to come: WON (it cannot be lost), LOST (it cannot be won) or
+OPEN.  The table key carries what the future depends on: the cards (the
+Hra layout of tens and live marriages, and the trump 7), the class of Hra
+and of Kilo, and only for an OPEN part its banked score (the margin so far
+for Hra, the declarer's Kilo count for Kilo).  Sedma needs nothing more:
+it is LOST once the declarer no longer holds the trump 7 (or a defender
+holds nothing but trumps), OPEN while he does, and decided by the last
+trick: all of it follows from the cards.  The quick bounds are the ranks of the
+worst and the best combination the classes allow (money grows with every
+part won, so the rank does too).
 """
 from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy, memset
@@ -21,6 +46,11 @@ OBJ_SEDMA = 1    # declarer wins the last trick with the trump 7: +1 / -1
 OBJ_KILO = 2     # declarer's cards + last trick + trump marriage >= 100
 OBJ_BETL = 3     # declarer takes no trick
 OBJ_DURCH = 4    # declarer takes every trick
+OBJ_MONEY = 5    # Hra: the declarer's money over the announced parts, as a rank (see above)
+
+# Parts announced on top of Hra (objective money).
+ANN_SEDMA = 1
+ANN_KILO = 2
 
 cdef enum:
     O_HRA = 0
@@ -28,6 +58,14 @@ cdef enum:
     O_KILO = 2
     O_BETL = 3
     O_DURCH = 4
+    O_MONEY = 5
+    A_SEDMA = 1
+    A_KILO = 2
+    # classes of an announced part at a trick boundary (objective money)
+    ST_LOST = 0
+    ST_WON = 1
+    ST_OPEN = 2
+    KILO_TARGET = 100
     NSEATS = 3
     MAXSTACK = 40
     # Hra powers of the cards that matter
@@ -57,6 +95,8 @@ ctypedef struct MPos:
     int objective
     int mof           # marriage_on_follow
     uint32_t tens     # A and T of every suit (Hra), for points
+    int announce      # money: the parts announced on top of Hra (A_SEDMA | A_KILO)
+    int rank[8]       # money: the rank of each outcome combination (bit 0 Hra, 1 Sedma, 2 Kilo won)
     uint64_t salt0
     uint64_t salt1
     int sp
@@ -235,29 +275,52 @@ cdef int m_terminal_future(void* vp) noexcept nogil:
         return -1 if s.tricks[0] > 0 else 1
     if p.objective == O_DURCH:
         return -1 if s.tricks[1] > 0 else 1
+    if p.objective == O_MONEY:
+        return money_rank(p, s.pts[0] - s.pts[1], s.kilo, s.sedma)
     return 0
+
+
+cdef inline int money_rank(MPos* p, int margin, int kilo, int sedma) noexcept nogil:
+    """The rank of a finished deal's money: which announced parts the declarer won."""
+    cdef int combo = 1 if margin > 0 else 0
+    if sedma and (p.announce & A_SEDMA):
+        combo |= 2
+    if kilo >= KILO_TARGET and (p.announce & A_KILO):
+        combo |= 4
+    return p.rank[combo]
+
+
+cdef inline int last_trick_play(MPos* p, MState* s, int* best) noexcept nogil:
+    """Play out the last trick (one card left in each hand: it is forced); return its winner,
+    with the winning card in best[0]."""
+    cdef int c0 = dd_ctz32(s.hand[s.leader])
+    cdef int c1 = dd_ctz32(s.hand[(s.leader + 1) % NSEATS])
+    cdef int c2 = dd_ctz32(s.hand[(s.leader + 2) % NSEATS])
+    cdef int b = c0, bi = 0
+    if ((c1 >> 3) == (b >> 3) and c1 > b) or ((c1 >> 3) == p.trump and (b >> 3) != p.trump):
+        b = c1
+        bi = 1
+    if ((c2 >> 3) == (b >> 3) and c2 > b) or ((c2 >> 3) == p.trump and (b >> 3) != p.trump):
+        b = c2
+        bi = 2
+    best[0] = b
+    return (s.leader + bi) % NSEATS
 
 
 cdef int last_trick_future(MPos* p, MState* s) noexcept nogil:
     """The future value when one card is left in each hand: play is forced."""
-    cdef int c0 = dd_ctz32(s.hand[s.leader])
-    cdef int c1 = dd_ctz32(s.hand[(s.leader + 1) % NSEATS])
-    cdef int c2 = dd_ctz32(s.hand[(s.leader + 2) % NSEATS])
-    cdef int best = c0, bi = 0, w, pts
-    if ((c1 >> 3) == (best >> 3) and c1 > best) or ((c1 >> 3) == p.trump and (best >> 3) != p.trump):
-        best = c1
-        bi = 1
-    if ((c2 >> 3) == (best >> 3) and c2 > best) or ((c2 >> 3) == p.trump and (best >> 3) != p.trump):
-        best = c2
-        bi = 2
-    w = (s.leader + bi) % NSEATS
+    cdef int best, w, pts
+    w = last_trick_play(p, s, &best)
+    pts = 10 * dd_popcount32((s.hand[0] | s.hand[1] | s.hand[2]) & p.tens) + 10
     if p.objective == O_HRA:
-        pts = card_points(p, c0) + card_points(p, c1) + card_points(p, c2) + 10
         return pts if w == 0 else -pts
     if p.objective == O_KILO:
-        return card_points(p, c0) + card_points(p, c1) + card_points(p, c2) + 10 if w == 0 else 0
+        return pts if w == 0 else 0
     if p.objective == O_SEDMA:
         return 1 if w == 0 and best == p.trump * 8 + P_SEVEN else -1
+    if p.objective == O_MONEY:
+        return money_rank(p, s.pts[0] - s.pts[1] + (pts if w == 0 else -pts), s.kilo + (pts if w == 0 else 0),
+                          w == 0 and best == p.trump * 8 + P_SEVEN)
     if p.objective == O_BETL:
         return -1 if w == 0 else 1
     return 1 if w == 0 else -1
@@ -272,6 +335,75 @@ cdef inline int best_marriage(MPos* p, uint32_t live) noexcept nogil:
     return 20
 
 
+cdef inline void sure_trump_points(MPos* p, MState* s, int* sure_d, int* sure_f) noexcept nogil:
+    """Points of the trump Aces and Tens above every trump of the other side: the highest
+    trump out always wins its trick (only its own side's trumps could beat it), so these
+    points are their owner's side's, whatever is played."""
+    cdef uint32_t tm, dt, ft
+    sure_d[0] = 0
+    sure_f[0] = 0
+    if p.trump < 0:
+        return
+    tm = suit_mask(p.trump)
+    dt = s.hand[0] & tm
+    ft = (s.hand[1] | s.hand[2]) & tm
+    if dt:
+        sure_d[0] = 10 * dd_popcount32(dt & p.tens & ~(((<uint32_t> 2) << dd_msb32(ft)) - 1 if ft else 0))
+    if ft:
+        sure_f[0] = 10 * dd_popcount32(ft & p.tens & ~(((<uint32_t> 2) << dd_msb32(dt)) - 1 if dt else 0))
+
+
+cdef inline void margin_bounds(MPos* p, MState* s, int pts, int sure_d, int sure_f, int* lo, int* hi) noexcept nogil:
+    """Bounds on the Hra margin still to come: at most every point left, the last trick and
+    the declarer's marriages, at least all that for the defenders; sure trump points and a
+    marriage the player on lead can score now tighten them."""
+    cdef int lead_m
+    hi[0] = pts + marriage_value(p, live_marriages(s, 0, 0, p.trump)) - 2 * sure_f
+    lo[0] = -pts - marriage_value(p, live_marriages(s, 1, 0, p.trump) | live_marriages(s, 2, 0, p.trump)) \
+        + 2 * sure_d
+    lead_m = best_marriage(p, live_marriages(s, s.leader, 0, p.trump))
+    if s.leader == 0:
+        lo[0] += lead_m
+    else:
+        hi[0] -= lead_m
+
+
+cdef inline void kilo_bounds(MPos* p, MState* s, int pts, int sure_d, int sure_f, int* lo, int* hi) noexcept nogil:
+    """Bounds on the declarer's Kilo count still to come (cards, last trick, trump marriage)."""
+    hi[0] = pts + (40 if live_marriages(s, 0, 1, p.trump) else 0) - sure_f
+    lo[0] = sure_d
+
+
+cdef inline void money_classes(MPos* p, MState* s, int* hst, int* kst) noexcept nogil:
+    """Classify the announced parts at a trick boundary (not the last trick): ST_WON,
+    ST_LOST or ST_OPEN by sure bounds on what is to come (Kilo not announced: ST_LOST)."""
+    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2]
+    cdef int pts = 10 * dd_popcount32(rem & p.tens) + 10, sure_d, sure_f, lo, hi, d
+    sure_trump_points(p, s, &sure_d, &sure_f)
+    margin_bounds(p, s, pts, sure_d, sure_f, &lo, &hi)
+    d = s.pts[0] - s.pts[1]
+    hst[0] = ST_WON if d + lo > 0 else (ST_LOST if d + hi <= 0 else ST_OPEN)
+    kst[0] = ST_LOST
+    if p.announce & A_KILO:
+        kilo_bounds(p, s, pts, sure_d, sure_f, &lo, &hi)
+        kst[0] = ST_WON if s.kilo + lo >= KILO_TARGET else (ST_LOST if s.kilo + hi < KILO_TARGET else ST_OPEN)
+
+
+cdef inline int sedma_possible(MPos* p, MState* s) noexcept nogil:
+    """At a trick boundary, can the declarer still take the last trick with the trump 7?  Not
+    once he no longer holds it, nor while a defender holds nothing but trumps: that defender's
+    last card is a trump, which beats the 7 in the last trick."""
+    cdef uint32_t tm = suit_mask(p.trump)
+    if not (s.hand[0] >> (p.trump * 8 + P_SEVEN)) & 1:
+        return 0
+    return not ((s.hand[1] and (s.hand[1] & ~tm) == 0) or (s.hand[2] and (s.hand[2] & ~tm) == 0))
+
+
+cdef inline int sedma_open(MPos* p, MState* s) noexcept nogil:
+    """Sedma announced and still possible."""
+    return (p.announce & A_SEDMA) != 0 and sedma_possible(p, s)
+
+
 cdef void m_future_bounds(void* vp, int* lo, int* hi) noexcept nogil:
     """Quick bounds on the future value at a trick boundary.
 
@@ -279,43 +411,31 @@ cdef void m_future_bounds(void* vp, int* lo, int* hi) noexcept nogil:
     and his marriages; at least lose all that to the defenders.  Two sure
     things tighten it: the highest trump out always wins its trick, so if it
     is a 10-pointer its points are its owner's; and the player on lead can
-    score a marriage now by leading it.
+    score a marriage now by leading it.  Money: the ranks of the worst and
+    the best outcome the parts' classes allow.
     """
     cdef MPos* p = <MPos*> vp
     cdef MState* s = &p.st[p.sp]
-    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2], tm, dt, ft
-    cdef int pts, sure_d = 0, sure_f = 0, lead_m
+    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2]
+    cdef int pts, sure_d, sure_f, hst, kst
     if dd_popcount32(rem) == NSEATS:
         lo[0] = last_trick_future(p, s)
         hi[0] = lo[0]
         return
     if p.objective == O_HRA or p.objective == O_KILO:
         pts = 10 * dd_popcount32(rem & p.tens) + 10
-        if p.trump >= 0:
-            # A trump above every trump of the other side wins its trick for
-            # its own side (only its own side's trumps could beat it).
-            tm = suit_mask(p.trump)
-            dt = s.hand[0] & tm
-            ft = (s.hand[1] | s.hand[2]) & tm
-            if dt:
-                sure_d = 10 * dd_popcount32(dt & p.tens & ~(((<uint32_t> 2) << dd_msb32(ft)) - 1 if ft else 0))
-            if ft:
-                sure_f = 10 * dd_popcount32(ft & p.tens & ~(((<uint32_t> 2) << dd_msb32(dt)) - 1 if dt else 0))
+        sure_trump_points(p, s, &sure_d, &sure_f)
         if p.objective == O_HRA:
-            hi[0] = pts + marriage_value(p, live_marriages(s, 0, 0, p.trump)) - 2 * sure_f
-            lo[0] = -pts - marriage_value(p, live_marriages(s, 1, 0, p.trump) | live_marriages(s, 2, 0, p.trump)) \
-                + 2 * sure_d
-            lead_m = best_marriage(p, live_marriages(s, s.leader, 0, p.trump))
-            if s.leader == 0:
-                lo[0] += lead_m
-            else:
-                hi[0] -= lead_m
+            margin_bounds(p, s, pts, sure_d, sure_f, lo, hi)
         else:
-            hi[0] = pts + (40 if live_marriages(s, 0, 1, p.trump) else 0) - sure_f
-            lo[0] = sure_d
+            kilo_bounds(p, s, pts, sure_d, sure_f, lo, hi)
+    elif p.objective == O_MONEY:
+        money_classes(p, s, &hst, &kst)
+        lo[0] = p.rank[(1 if hst == ST_WON else 0) | (4 if kst == ST_WON else 0)]
+        hi[0] = p.rank[(1 if hst != ST_LOST else 0) | (2 if sedma_open(p, s) else 0) | (4 if kst != ST_LOST else 0)]
     elif p.objective == O_SEDMA:
         lo[0] = -1
-        hi[0] = 1 if (s.hand[0] >> (p.trump * 8 + P_SEVEN)) & 1 else -1
+        hi[0] = 1 if sedma_possible(p, s) else -1
     else:
         lo[0] = -1
         hi[0] = 1
@@ -325,25 +445,30 @@ cdef void m_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept no
     """Relative-rank key: who holds each live card (in the hands or in the
     current trick), in rank order, plus the layout of the classes that
     matter (counts per suit of 10-pointers, live marriages, the trump 7), the
-    trick's cards by their place among the live ones, and the leader."""
+    trick's cards by their place among the live ones, and the leader.
+    Money adds the classes of Hra and Kilo and, for an open part, its banked
+    score (bits 46-55, above the trick's cards)."""
     cdef MPos* p = <MPos*> vp
     cdef MState* s = &p.st[p.sp]
     cdef uint32_t hands = s.hand[0] | s.hand[1] | s.hand[2]
     cdef uint32_t rem = hands | s.trickmask
     cdef uint32_t lane, live = 0, tk = 0
-    cdef uint64_t layout = 0
-    cdef int su, n, ntens, nlive
-    if p.objective == O_HRA or p.objective == O_KILO:
+    cdef uint64_t layout = 0, banked = 0
+    cdef int su, n, ntens, nlive, hst, kst
+    cdef int points = p.objective == O_HRA or p.objective == O_KILO or p.objective == O_MONEY
+    if points:
         live = live_marriages(s, 0, p.objective == O_KILO, p.trump) | \
                live_marriages(s, 1, p.objective == O_KILO, p.trump) | \
                live_marriages(s, 2, p.objective == O_KILO, p.trump)
     for su in range(4):
         lane = (rem >> (8 * su)) & 0xFF
         n = dd_popcount32(lane)
-        if p.objective == O_HRA or p.objective == O_KILO:
+        if points:
             ntens = dd_popcount32(lane & HRA_TENS_LANE)
             nlive = 1 if (live >> (8 * su)) & KO_LANE else 0
             layout |= (<uint64_t> (n | (ntens << 4) | (nlive << 6))) << (8 * su)
+            if p.objective == O_MONEY and su == p.trump:
+                layout |= (<uint64_t> (lane & 1)) << (8 * su + 7)      # is the trump 7 live?
         elif p.objective == O_SEDMA and su == p.trump:
             layout |= (<uint64_t> (n | ((lane & 1) << 4))) << (8 * su)
         else:
@@ -353,8 +478,14 @@ cdef void m_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept no
         tk = dd_popcount32(rem & (((<uint32_t> 1) << s.trick[0]) - 1)) + 1
         if s.nt > 1:
             tk |= (dd_popcount32(rem & (((<uint32_t> 1) << s.trick[1]) - 1)) + 1) << 6
+    elif p.objective == O_MONEY and dd_popcount32(hands) > NSEATS:
+        # A part's class, or for an open part its banked score in tens: the margin so far
+        # (|margin| < 320 while Hra is open) and the declarer's Kilo count (< 100 while open).
+        money_classes(p, s, &hst, &kst)
+        banked = <uint64_t> (hst if hst != ST_OPEN else ST_OPEN + 32 + (s.pts[0] - s.pts[1]) // 10)
+        banked |= (<uint64_t> (kst if kst != ST_OPEN else ST_OPEN + s.kilo // 10)) << 6
     k0[0] = ((<uint64_t> dd_pext32(s.hand[0], rem)) | ((<uint64_t> dd_pext32(s.hand[1], rem)) << 32)) ^ p.salt0
-    k1[0] = (layout | ((<uint64_t> s.leader) << 32) | ((<uint64_t> tk) << 34)) ^ p.salt1
+    k1[0] = (layout | ((<uint64_t> s.leader) << 32) | ((<uint64_t> tk) << 34) | (banked << 46)) ^ p.salt1
     depth[0] = dd_popcount32(hands) + 1
 
 
@@ -363,6 +494,10 @@ cdef inline uint32_t equivalence_singletons(MPos* p, MState* s) noexcept nogil:
     cdef uint32_t single = 0
     if p.objective == O_HRA:
         single = live_marriages(s, s.turn, 0, p.trump)
+    elif p.objective == O_MONEY:
+        single = live_marriages(s, s.turn, 0, p.trump)
+        if p.announce & A_SEDMA:
+            single |= (<uint32_t> 1) << (p.trump * 8 + P_SEVEN)
     elif p.objective == O_KILO:
         single = live_marriages(s, s.turn, 1, p.trump)
     elif p.objective == O_SEDMA:
@@ -380,7 +515,7 @@ cdef int m_equivalent(void* vp, int a, int b) noexcept nogil:
         return 0
     others = ((s.hand[0] | s.hand[1] | s.hand[2]) & ~s.hand[s.turn]) | s.trickmask
     single = equivalence_singletons(p, s)
-    classmask = p.tens if (p.objective == O_HRA or p.objective == O_KILO) else 0
+    classmask = p.tens if p.hra and p.objective != O_SEDMA else 0
     span = ((<uint32_t> 2) << hi) - ((<uint32_t> 1) << lo)     # lo..hi inclusive
     if others & span or single & span:
         return 0
@@ -403,7 +538,7 @@ cdef int m_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
         # of one class: both 10-pointers or both plain, neither special.
         others = ((s.hand[0] | s.hand[1] | s.hand[2]) & ~s.hand[s.turn]) | s.trickmask
         single = equivalence_singletons(p, s)
-        classmask = p.tens if (p.objective == O_HRA or p.objective == O_KILO) else 0
+        classmask = p.tens if p.hra and p.objective != O_SEDMA else 0
         for su in range(4):
             L = legal & suit_mask(su)
             prev = -1
@@ -513,18 +648,28 @@ cdef class MariasBoard(Board):
 
     hands: three uint32 masks (seat 0 = declarer); trump: suit index or -1;
     objective: OBJ_*; talon_points: points banked by the defenders up front.
+    Objective OBJ_MONEY: announce, the parts announced on top of Hra (ANN_*);
+    ranks, the rank of each of the 8 outcome combinations (see the module's
+    docstring), which is what the search values.
     """
     cdef MPos* mp
 
     def __cinit__(self, hands, int trump, int objective, bint marriage_on_follow=False,
-                  int talon_points=0, unsigned long long salt0=0, unsigned long long salt1=0):
+                  int talon_points=0, unsigned long long salt0=0, unsigned long long salt1=0,
+                  int announce=0, ranks=None):
+        if objective == O_MONEY and (trump < 0 or ranks is None or len(ranks) != 8):
+            raise ValueError("the money objective needs a trump suit and the 8 ranks of its outcomes")
         self.mp = <MPos*> PyMem_Calloc(1, sizeof(MPos))
         if self.mp == NULL:
             raise MemoryError()
         p = self.mp
         p.trump = trump
         p.objective = objective
-        p.hra = objective in (O_HRA, O_SEDMA, O_KILO)
+        p.hra = objective in (O_HRA, O_SEDMA, O_KILO, O_MONEY)
+        p.announce = announce if objective == O_MONEY else 0
+        if objective == O_MONEY:
+            for i in range(8):
+                p.rank[i] = ranks[i]
         p.mof = marriage_on_follow
         p.tens = 0xC0C0C0C0 if p.hra else 0
         p.salt0 = salt0
@@ -535,7 +680,7 @@ cdef class MariasBoard(Board):
         p.st[0].pts[1] = talon_points
         self.ops = &MARIAS_OPS
         self.pos = <void*> p
-        self.exact = objective == O_HRA
+        self.exact = objective == O_HRA or objective == O_MONEY
         self.threshold = 100 if objective == O_KILO else 1
         self.granularity = 10 if objective == O_HRA else 1
         self.max_ply = MAXSTACK - 1
@@ -546,6 +691,16 @@ cdef class MariasBoard(Board):
 
     def legal_mask(self):
         return legal_mask(self.mp, &self.mp.st[self.mp.sp])
+
+    def key(self):
+        """The table key (k0, k1) of this position, at a trick boundary: positions with the
+        same key have the same future (the contract table groups discards by it)."""
+        cdef uint64_t k0, k1
+        cdef int depth
+        if self.mp.st[self.mp.sp].nt != 0:
+            raise ValueError("a table key is taken at a trick boundary")
+        m_tt_key(self.mp, &k0, &k1, &depth)
+        return k0, k1
 
     @property
     def finished(self):

@@ -96,6 +96,9 @@ class LineSummary:
     won: bool
     settlement: list[int]
     outcomes: dict[str, bool] = field(default_factory=dict)
+    # A game of several parts, each won or lost and paid on its own (Mariáš: a Hra with Sedma
+    # and/or Kilo announced): by part, {"won": bool, "stake": int, "money": int}.
+    parts: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 class Session(ABC):
@@ -191,7 +194,8 @@ class Session(ABC):
 
     @property
     def value_kind(self) -> ValueKind:
-        """"points" (a margin) or "outcome" (+1 / -1, Prší also 0)."""
+        """How the values are measured (docs/RULES.md §0.8 rule 4): "points" (a margin),
+        "outcome" (+1 / -1, Prší also 0) or "money" (Mariáš's settlement)."""
         return "points" if self.board.exact else "outcome"
 
     horizon: int | None = None       # plies the values look ahead (None: to the end)
@@ -217,7 +221,9 @@ class Session(ABC):
         return after, 0
 
     def reported(self, value: int) -> int:
-        """A value in search units as the result reports it."""
+        """A value in search units as the result reports it (default: itself; a game whose
+        search codes its measure decodes it: Prší's distance inside the value, Mariáš's money
+        searched as the rank of its outcome)."""
         return value
 
     def distance(self, value: int) -> int | None:
@@ -251,7 +257,8 @@ class Session(ABC):
 
     @abstractmethod
     def summary(self, line: Sequence[int], value: int) -> LineSummary:
-        """Play `line` (move codes) from here, read the end, undo; `value` is the solved value."""
+        """Play `line` (move codes) from here, read the end, undo; `value` is the solved value,
+        in search units (as `search` returned it)."""
 
     @property
     @abstractmethod

@@ -1,16 +1,19 @@
-"""Mariáš (Volený mariáš, 3 players) — docs/RULES.md §1.
+"""Mariáš (Volený mariáš, 3 players, or 4 with the dealer sitting out) — docs/RULES.md §1.
 
-Seat 0 is forehand and the declarer; seats 1 and 2 defend together.  Values
-are the declarer's: Hra — his final points minus the defenders'; Betl, Durch,
-and the Sedma and Kilo objectives — +1 if he makes it, -1 if not.
+Seat 0 is forehand and the declarer; seats 1 and 2 defend together (seat 3,
+in the four-player form, is the dealer, who sits the deal out).  Values are
+the declarer's: Hra — his final points minus the defenders'; Betl, Durch,
+and the Sedma and Kilo objectives — +1 if he makes it, -1 if not; the money
+objective — his settlement over the parts of the game announced (a Hra with
+Sedma and/or Kilo on top, §1.8 rule 5).
 The card play itself runs in C (``_marias.pyx``); this module validates the
-position document, names cards and explains illegal plays.
+position document, names cards, explains illegal plays and settles.
 """
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ddcards.errors import IllegalPlayError, InvalidDealError, InvalidOptionError
@@ -18,8 +21,10 @@ from ddcards.games import _marias
 from ddcards.games._document import (cards_field, check_deal, check_fields, check_hand_sizes, hands_field,
                                     options_field, played_field)
 from ddcards.games._cards import CardSession
+from ddcards._jsonio import shown, token_text
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
+from ddcards.result import ValueKind
 
 DECK = tuple(Card(rank, suit) for suit in Suit for rank in Rank if rank != Rank.SIX)
 HAND_SIZE = 10
@@ -30,19 +35,31 @@ HRA_ORDER = (Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.JACK, Rank.QUEEN, Rank.KING
 BETL_ORDER = (Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.TEN, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE)
 
 OBJECTIVES = {"hra": _marias.OBJ_HRA, "sedma": _marias.OBJ_SEDMA, "kilo": _marias.OBJ_KILO,
-              "betl": _marias.OBJ_BETL, "durch": _marias.OBJ_DURCH}
+              "betl": _marias.OBJ_BETL, "durch": _marias.OBJ_DURCH, "money": _marias.OBJ_MONEY}
 BASE_VALUE = {"hra": 1, "betl": 5, "durch": 10}
 HRA_ONLY_OPTIONS = ("marriage_on_follow", "talon_points", "sedma_value", "kilo_value")
-FIELDS = ("game", "hands", "talon", "contract", "trump", "objective", "flek", "options", "played", "leader")
+FIELDS = ("game", "hands", "talon", "contract", "trump", "objective", "announcements", "flek", "players",
+          "options", "played", "leader")
+# The parts a Hra can carry on top (docs/RULES.md §1.2 rule 7), in their canonical order.
+ANNOUNCEMENTS = ("sedma", "kilo")
+ANNOUNCE_BITS = {"sedma": _marias.ANN_SEDMA, "kilo": _marias.ANN_KILO}
+PLAYERS = (3, 4)
+KILO_TARGET = 100
 
 # The clauses of docs/RULES.md that errors cite (as `.rule`, and in the message).
 DECK_RULE = "docs/RULES.md §1.1 rule 2: 32 cards, 7 8 9 T J Q K A in each suit"
+PLAYERS_RULE = "docs/RULES.md §1.1 rule 5: players is 3, or 4 with the dealer (seat 3) sitting out"
 CONTRACT_RULE = "docs/RULES.md §1.2 rule 1: the contract is hra, betl or durch"
 TRUMP_RULE = "docs/RULES.md §1.2 rule 2: Hra is played with a trump suit"
 NO_TRUMP_RULE = "docs/RULES.md §1.2 rule 3: Betl and Durch are played without trumps"
-OBJECTIVE_RULE = "docs/RULES.md §1.2 rule 4: the objective of hra is hra, sedma or kilo; of betl and durch, itself"
+OBJECTIVE_RULE = ("docs/RULES.md §1.2 rule 4: the objective of hra is hra, sedma, kilo or money; "
+                  "of betl and durch, itself or money")
 FLEK_RULE = "docs/RULES.md §1.2 rule 5: flek is 0 (none), 1 (flek) or 2 (re)"
 LEADER_RULE = "docs/RULES.md §1.2 rule 6: forehand (seat 0) declares and leads the first trick"
+ANNOUNCE_RULE = "docs/RULES.md §1.2 rule 7: announcements are sedma and kilo, each at most once, on top of a Hra"
+SEDMA_CARD_RULE = "docs/RULES.md §1.2 rule 8: Sedma is announced only by a declarer holding the 7 of trumps"
+KILO_CARD_RULE = ("docs/RULES.md §1.2 rule 8: Kilo is announced only by a declarer holding the King and Ober "
+                  "of trumps")
 TALON_RULE = "docs/RULES.md §1.3 rule 2: the talon holds the 2 cards forehand discarded"
 HRA_TALON_RULE = "docs/RULES.md §1.3 rule 3: no ace or ten may be discarded in Hra"
 FOLLOW_RULE = "docs/RULES.md §1.4 rule 2: holding the led suit you must play it"
@@ -53,20 +70,21 @@ OVERTRUMP_RULE = "docs/RULES.md §1.4 rule 3: you must beat the highest trump in
 INFO = GameInfo(
     name="marias",
     title="Mariáš (Volený mariáš)",
-    seats=(3,),
+    seats=PLAYERS,
     contracts=("hra", "betl", "durch"),
-    objectives={"hra": ("hra", "sedma", "kilo"), "betl": ("betl",), "durch": ("durch",)},
+    objectives={"hra": ("hra", "sedma", "kilo", "money"), "betl": ("betl", "money"), "durch": ("durch", "money")},
     options=(
         OptionInfo("marriage_on_follow", "bool", False,
                    "a marriage also scores when its K or O is played as a follower"),
         OptionInfo("talon_points", "str", "defenders",
                    "who scores the card points in the talon", ("defenders", "nobody")),
-        OptionInfo("sedma_value", "int", 1, "stake of the Sedma objective (doubled in hearts)"),
-        OptionInfo("kilo_value", "int", 2, "stake of the Kilo objective (doubled in hearts)"),
+        OptionInfo("sedma_value", "int", 1, "stake of Sedma, announced or the objective (doubled in hearts)"),
+        OptionInfo("kilo_value", "int", 2, "stake of Kilo, announced or the objective (doubled in hearts)"),
     ),
     aliases=("mariáš", "mariash", "voleny", "volený mariáš", "voleny marias"),
     sides=("declarer", "defenders"),
-    value_doc="hra: declarer's final points - defenders'; betl/durch/sedma/kilo: +1 made, -1 not",
+    value_doc="hra: declarer's final points - defenders'; betl/durch/sedma/kilo: +1 made, -1 not; "
+              "money: the declarer's settlement over the announced parts",
 )
 
 
@@ -80,6 +98,13 @@ class MariasSetup:
     flek: int
     options: Mapping[str, Any]
     played: tuple[str, ...]
+    announcements: tuple[str, ...] = ()     # parts announced on top of a Hra, canonical order
+    players: int = 3
+
+    @property
+    def default_objective(self) -> str:
+        """What is solved when the document names no objective: a combined game's money."""
+        return "money" if self.announcements else self.contract
 
 
 def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
@@ -107,22 +132,11 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
                                  token=str(trump_text), rule=NO_TRUMP_RULE, field="trump")
 
     objective = doc.get("objective")
-    if objective is None:
-        objective = contract
-    if not isinstance(objective, str) or objective.lower() not in INFO.objectives[contract]:
+    if objective is not None and (not isinstance(objective, str) or objective.lower() not in INFO.objectives[contract]):
         raise InvalidOptionError(f"objective {objective!r} does not apply to {contract} ({OBJECTIVE_RULE})",
                                  token=str(objective), rule=OBJECTIVE_RULE, field="objective")
-    objective = objective.lower()
 
-    flek = doc.get("flek", 0)
-    if not isinstance(flek, int) or isinstance(flek, bool) or flek not in (0, 1, 2):
-        raise InvalidOptionError(f"flek {flek!r} is not 0, 1 or 2 ({FLEK_RULE})",
-                                 token=str(flek), rule=FLEK_RULE, field="flek")
-
-    leader = doc.get("leader", 0)
-    if not isinstance(leader, int) or isinstance(leader, bool) or leader != 0:
-        raise InvalidOptionError(f"leader {leader!r}: only seat 0 leads in Mariáš ({LEADER_RULE})",
-                                 token=str(leader), rule=LEADER_RULE, field="leader")
+    flek, players = table_fields(doc)
 
     why = f"{contract} has no points, marriages or trumps"
     options = options_field(doc, INFO, not_here={name: why for name in HRA_ONLY_OPTIONS} if contract != "hra"
@@ -137,8 +151,8 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
                deck_rule=DECK_RULE)
     check_hand_sizes(hands, HAND_SIZE, "Mariáš", " for card play, forehand's 12 less the 2 discarded")
     if len(talon) != TALON_SIZE:
-        shown = f" ({format_cards(talon)})" if talon else ""
-        raise InvalidDealError(f"the talon holds {TALON_SIZE} cards, not {len(talon)}{shown} ({TALON_RULE})",
+        listed = f" ({format_cards(talon)})" if talon else ""
+        raise InvalidDealError(f"the talon holds {TALON_SIZE} cards, not {len(talon)}{listed} ({TALON_RULE})",
                                token=format_cards(talon) or "talon", rule=TALON_RULE, field="talon")
     if contract == "hra":
         for card in talon:
@@ -146,15 +160,189 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
                 raise InvalidDealError(f"talon card '{card}' may not be discarded ({HRA_TALON_RULE})",
                                        token=str(card), rule=HRA_TALON_RULE, field="talon")
 
+    announcements = announcements_field(doc.get("announcements"), contract, trump, hands[0])
+    if objective is None:
+        objective = "money" if announcements else contract
     played = played_field(doc)
-    return MariasSetup(hands, talon, contract, trump, objective, flek, options, played)
+    return MariasSetup(hands, talon, contract, trump, objective.lower(), flek, options, played,
+                       announcements, players)
 
 
-def _salt(setup: MariasSetup) -> tuple[int, int]:
-    """Table keys carry the parameters that change a position's future value."""
-    text = f"marias|{setup.objective}|{setup.trump}|{setup.options['marriage_on_follow']}"
+def table_fields(doc: Mapping[str, Any]) -> tuple[int, int]:
+    """`flek` and `players` (a position's and a contract table's), and `leader`, which can only
+    be forehand (docs/RULES.md §1.2 rules 5 and 6, §1.1 rule 5)."""
+    flek = doc.get("flek", 0)
+    if not isinstance(flek, int) or isinstance(flek, bool) or flek not in (0, 1, 2):
+        raise InvalidOptionError(f"flek {flek!r} is not 0, 1 or 2 ({FLEK_RULE})",
+                                 token=str(flek), rule=FLEK_RULE, field="flek")
+    players = doc.get("players", 3)
+    if not isinstance(players, int) or isinstance(players, bool) or players not in PLAYERS:
+        raise InvalidOptionError(f"players {shown(players)} is not 3 or 4 ({PLAYERS_RULE})",
+                                 token=token_text(players), rule=PLAYERS_RULE, field="players")
+    leader = doc.get("leader", 0)
+    if not isinstance(leader, int) or isinstance(leader, bool) or leader != 0:
+        raise InvalidOptionError(f"leader {leader!r}: only seat 0 leads in Mariáš ({LEADER_RULE})",
+                                 token=str(leader), rule=LEADER_RULE, field="leader")
+    return flek, players
+
+
+def announcements_field(raw: Any, contract: str, trump: Suit | None,
+                        forehand: Sequence[Card]) -> tuple[str, ...]:
+    """The parts announced on top of a Hra, in canonical order (docs/RULES.md §1.2 rules 7 and 8):
+    a list of names or one text ("sedma kilo"), any case; each must be possible from forehand's
+    cards for card play."""
+    if raw is None:
+        return ()
+    if isinstance(raw, str):
+        items: list[Any] = raw.replace(",", " ").split()
+    elif isinstance(raw, (list, tuple)):
+        items = list(raw)
+    else:
+        raise InvalidOptionError(f"announcements is a list such as [\"sedma\", \"kilo\"], not {shown(raw)} "
+                                 f"({ANNOUNCE_RULE})", token=token_text(raw), rule=ANNOUNCE_RULE,
+                                 field="announcements")
+    names: list[str] = []
+    for i, item in enumerate(items):
+        where = f"announcements[{i}]"
+        name = item.strip().lower() if isinstance(item, str) else None
+        if name not in ANNOUNCEMENTS:
+            raise InvalidOptionError(f"{where}: {shown(item)} is not an announcement (sedma, kilo; {ANNOUNCE_RULE})",
+                                     token=token_text(item), rule=ANNOUNCE_RULE, field=where)
+        if contract != "hra":
+            raise InvalidOptionError(f"{where}: '{name}' is announced on top of a Hra, not in {contract} "
+                                     f"({ANNOUNCE_RULE})", token=name, rule=ANNOUNCE_RULE, field=where)
+        if name in names:
+            raise InvalidOptionError(f"{where}: '{name}' is announced twice ({ANNOUNCE_RULE})",
+                                     token=name, rule=ANNOUNCE_RULE, field=where)
+        assert trump is not None                      # a Hra has one (checked before)
+        missing = [card for card in required_cards(name, trump) if card not in forehand]
+        if missing:
+            rule = SEDMA_CARD_RULE if name == "sedma" else KILO_CARD_RULE
+            raise InvalidOptionError(f"{where}: '{name}' cannot be announced: forehand (seat 0) does not hold "
+                                     f"{' '.join(map(str, missing))} ({rule})", token=name, rule=rule, field=where)
+        names.append(name)
+    return tuple(sorted(names, key=ANNOUNCEMENTS.index))
+
+
+def required_cards(announcement: str, trump: Suit) -> tuple[Card, ...]:
+    """The cards forehand must hold to announce it: the trump 7 for Sedma, the trump King and
+    Ober (the trump marriage) for Kilo (docs/RULES.md §1.2 rule 8)."""
+    if announcement == "sedma":
+        return (Card(Rank.SEVEN, trump),)
+    return (Card(Rank.KING, trump), Card(Rank.QUEEN, trump))
+
+
+def can_announce(announcement: str, trump: Suit, forehand: Sequence[Card]) -> bool:
+    return all(card in forehand for card in required_cards(announcement, trump))
+
+
+# ----------------------------------------------------------------- stakes and money
+
+def part_stakes(contract: str, trump: Suit | None, options: Mapping[str, Any], flek: int) -> dict[str, int]:
+    """What each defender pays per part (docs/RULES.md §1.8 rules 1 and 2): Hra 1, Sedma and Kilo
+    their options' values, all doubled in hearts; Betl 5, Durch 10; everything x 2^flek."""
+    factor = 2 ** flek
+    if contract != "hra":
+        return {contract: BASE_VALUE[contract] * factor}
+    factor *= 2 if trump == Suit.H else 1
+    return {"hra": BASE_VALUE["hra"] * factor, "sedma": options["sedma_value"] * factor,
+            "kilo": options["kilo_value"] * factor}
+
+
+@dataclass(frozen=True)
+class MoneyScale:
+    """The money of a game of one or more parts (docs/RULES.md §1.8 rule 5) and the ranks the
+    search values it by (``_marias.pyx``: the money itself may not fit the table's bounds).
+
+    ``parts``: the contract first, then the announced parts; ``stakes``: each part's stake per
+    defender.  An outcome is a combination of parts won — bit 0 the contract (Hra), bit 1
+    Sedma, bit 2 Kilo — and its money is the declarer's: twice the sum over the parts of +stake
+    (won) or -stake (lost).  ``values`` lists the distinct moneys from the lowest; ``ranks``
+    gives each combination's index in it.
+    """
+
+    parts: tuple[str, ...]
+    stakes: Mapping[str, int]
+    values: tuple[int, ...] = field(init=False)
+    ranks: tuple[int, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        moneys = [self.money(self.won_parts(combo)) for combo in range(8)]
+        values = tuple(sorted(set(moneys)))
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "ranks", tuple(values.index(m) for m in moneys))
+
+    def won_parts(self, combo: int) -> dict[str, bool]:
+        bits = {self.parts[0]: 1, "sedma": 2, "kilo": 4}
+        return {part: bool(combo & bits[part]) for part in self.parts}
+
+    def part_money(self, part: str, won: bool) -> int:
+        """The declarer's money from one part: what the two defenders pay him, or he pays them."""
+        return 2 * self.stakes[part] * (1 if won else -1)
+
+    def money(self, won: Mapping[str, bool]) -> int:
+        return sum(self.part_money(part, won[part]) for part in self.parts)
+
+    def best(self) -> int:
+        return self.values[-1]
+
+    def rank_above(self, money: int) -> int:
+        """The lowest rank worth more than `money` (len(values) if none is)."""
+        return next((r for r, v in enumerate(self.values) if v > money), len(self.values))
+
+    def needed_for(self, rank: int) -> tuple[str, ...]:
+        """The parts won in every outcome of at least `rank`: to reach it the declarer must be
+        able to make each of them, whatever else happens."""
+        reaching = [self.won_parts(combo) for combo in range(8) if self.ranks[combo] >= rank]
+        return tuple(part for part in self.parts if reaching and all(won[part] for won in reaching))
+
+
+def money_scale(setup_contract: str, trump: Suit | None, options: Mapping[str, Any], flek: int,
+                announcements: Sequence[str]) -> MoneyScale:
+    stakes = part_stakes(setup_contract, trump, options, flek)
+    return MoneyScale((setup_contract, *announcements), stakes)
+
+
+def seat_settlement(money: int, players: int) -> list[int]:
+    """The settlement by seat for the declarer's `money` (docs/RULES.md §1.8 rules 3 and 6): each
+    of the two defenders pays half; in the four-player form seat 3, the dealer, gets 0."""
+    return [money, -money // 2, -money // 2] + [0] * (players - 3)
+
+
+def board_salt(objective: str, trump: Suit | None, marriage_on_follow: bool,
+               scale: MoneyScale | None = None) -> tuple[int, int]:
+    """Table keys carry the parameters that change a position's future value: the objective,
+    the trumps, the marriage rule and, for money, the parts and the ranks of their outcomes
+    (not the deal: positions of different deals or discards share entries, soundly)."""
+    text = f"marias|{objective}|{trump}|{marriage_on_follow}"
+    if scale is not None:
+        text += f"|{','.join(scale.parts)}|{scale.ranks}"
     digest = hashlib.blake2b(text.encode(), digest_size=16).digest()
     return int.from_bytes(digest[:8], "little"), int.from_bytes(digest[8:], "little")
+
+
+def new_board(masks: Sequence[int], contract: str, trump: Suit | None, objective: str,
+              options: Mapping[str, Any], talon_points: int = 0,
+              scale: MoneyScale | None = None) -> _marias.MariasBoard:
+    """The C board of a deal given as card masks (seat 0 first), for the objective searched.
+
+    Money in Betl and Durch is their outcome (+1/-1) times the stake: the board searches the
+    outcome.  Money in Hra searches the rank of the announced parts' outcome (``scale``).
+    """
+    if objective == "money" and contract != "hra":
+        objective = contract
+    if objective != "money":
+        scale = None
+    elif scale is None:
+        raise ValueError("the money objective of a Hra needs its MoneyScale")
+    mof = bool(options.get("marriage_on_follow", False))
+    salt0, salt1 = board_salt(objective, trump, mof, scale)
+    announce = sum(ANNOUNCE_BITS[part] for part in scale.parts[1:]) if scale is not None else 0
+    board = _marias.MariasBoard(masks, -1 if trump is None else int(trump), OBJECTIVES[objective], mof,
+                                talon_points, salt0, salt1, announce, None if scale is None else scale.ranks)
+    if scale is not None:
+        board.guess = scale.ranks[1]          # the contract made, the announced parts lost
+    return board
 
 
 def _card_tables(order: tuple[Rank, ...]) -> tuple[dict[Card, int], dict[int, Card], dict[int, str]]:
@@ -179,15 +367,34 @@ class MariasSession(CardSession):
     def __init__(self, setup: MariasSetup):
         self.setup = setup
         self._code, self._card, self._name = _TABLES["hra" if setup.contract == "hra" else "betl"]
-        masks = [sum(1 << self._code[c] for c in hand) for hand in setup.hands]
+        masks = [card_mask(hand, self._code) for hand in setup.hands]
         talon_points = 0
         if setup.contract == "hra" and setup.options["talon_points"] == "defenders":
             talon_points = 10 * sum(1 for c in setup.talon if c.rank in (Rank.ACE, Rank.TEN))
-        salt0, salt1 = _salt(setup)
-        self.board = _marias.MariasBoard(
-            masks, -1 if setup.trump is None else int(setup.trump), OBJECTIVES[setup.objective],
-            setup.options["marriage_on_follow"], talon_points, salt0, salt1)
+        # A combined game is settled as the sum of its parts whatever is solved (§1.8 rule 5).
+        self.scale = None
+        if setup.announcements or setup.objective == "money":
+            self.scale = money_scale(setup.contract, setup.trump, setup.options, setup.flek, setup.announcements)
+        self.board = new_board(masks, setup.contract, setup.trump, setup.objective, setup.options, talon_points,
+                               self.scale)
         self.history: list[str] = []
+
+    @property
+    def value_kind(self) -> ValueKind:
+        return "money" if self.setup.objective == "money" else super().value_kind
+
+    def verdict(self, value: int, won: bool, value_kind: str) -> str:
+        if value_kind == "money":
+            return "declarer wins" if value > 0 else "declarer pays" if value < 0 else "even"
+        return super().verdict(value, won, value_kind)
+
+    def reported(self, raw: int) -> int:
+        """The search measures money by the rank of its outcome (Hra) or by the outcome (Betl, Durch)."""
+        if self.setup.objective != "money" or self.scale is None:
+            return raw
+        if self.setup.contract == "hra":
+            return self.scale.values[raw]
+        return self.scale.part_money(self.setup.contract, raw > 0)
 
     def is_max(self, seat: int) -> bool:
         return seat == 0
@@ -197,7 +404,9 @@ class MariasSession(CardSession):
         title = f"Mariáš {s.contract}"
         if s.trump is not None:
             title += f", trumps {s.trump}"
-        if s.objective != s.contract:
+        for part in s.announcements:
+            title += f" + {part}"
+        if s.objective != s.default_objective:
             title += f", objective {s.objective}"
         if s.flek:
             title += ", " + ("flek", "re")[s.flek - 1]
@@ -260,39 +469,47 @@ class MariasSession(CardSession):
 
     # -- results
     def summary(self, line: Sequence[int], value: int) -> LineSummary:
+        value = self.reported(value)          # the search's value, as the result reports it
         for move in line:
             self.board.play(move)
         st = self.board.state
         for _ in line:
             self.board.undo()
         setup = self.setup
+        tricks = {"declarer": st["tricks"][0], "defenders": st["tricks"][1]}
         if setup.contract == "hra":
             scores = {"declarer": st["points"][0], "defenders": st["points"][1]}
-            outcomes = {"sedma": st["sedma"], "kilo": st["kilo"] >= 100}
+            outcomes = {"sedma": st["sedma"], "kilo": st["kilo"] >= KILO_TARGET}
         else:
             scores = {"declarer": st["tricks"][0], "defenders": st["tricks"][1]}
             outcomes = {}
         won = value > 0
-        return LineSummary(scores=scores, tricks={"declarer": st["tricks"][0], "defenders": st["tricks"][1]},
-                           won=won, settlement=settlement(setup, won), outcomes=outcomes)
+        if self.scale is None:
+            return LineSummary(scores=scores, tricks=tricks, won=won,
+                               settlement=seat_settlement(2 * (stake(setup) if won else -stake(setup)), setup.players),
+                               outcomes=outcomes)
+        # A combined game (or the money objective): every part won or lost on the line, and paid.
+        if setup.contract == "hra":
+            part_won = {"hra": st["points"][0] > st["points"][1], **outcomes}
+        else:
+            part_won = {setup.contract: value > 0}        # the line stops once the outcome is settled
+        parts = {part: {"won": part_won[part], "stake": self.scale.stakes[part],
+                        "money": self.scale.part_money(part, part_won[part])} for part in self.scale.parts}
+        money = sum(p["money"] for p in parts.values())
+        return LineSummary(scores=scores, tricks=tricks, won=won, settlement=seat_settlement(money, setup.players),
+                           outcomes=outcomes, parts=parts)
+
+
+def card_mask(cards: Sequence[Card], code: Mapping[Card, int]) -> int:
+    return sum(1 << code[c] for c in cards)
 
 
 def stake(setup: MariasSetup) -> int:
-    """Money per defender for the game asked (docs/RULES.md §1.8)."""
-    hearts = setup.trump == Suit.H
-    if setup.objective == "sedma":
-        base = setup.options["sedma_value"] * (2 if hearts else 1)
-    elif setup.objective == "kilo":
-        base = setup.options["kilo_value"] * (2 if hearts else 1)
-    else:
-        base = BASE_VALUE[setup.contract] * (2 if hearts and setup.contract == "hra" else 1)
-    return base * (2 ** setup.flek)
-
-
-def settlement(setup: MariasSetup, won: bool) -> list[int]:
-    """Each defender pays the declarer the stake, or receives it if he loses (docs/RULES.md §1.8 rule 3)."""
-    v = stake(setup) if won else -stake(setup)
-    return [2 * v, -v, -v]
+    """Money per defender for the objective asked when nothing is announced (docs/RULES.md §1.8 rule 4)."""
+    stakes = part_stakes(setup.contract, setup.trump, setup.options, setup.flek)
+    if setup.objective in ("sedma", "kilo"):
+        return stakes[setup.objective]
+    return stakes[setup.contract]
 
 
 class Marias(Game):
@@ -316,10 +533,14 @@ class Marias(Game):
         }
         if s.trump is not None:
             out["trump"] = str(s.trump)
-        if s.objective != s.contract:
+        if s.announcements:
+            out["announcements"] = list(s.announcements)
+        if s.objective != s.default_objective:
             out["objective"] = s.objective
         if s.flek:
             out["flek"] = s.flek
+        if s.players != 3:
+            out["players"] = s.players
         changed = {k: v for k, v in s.options.items() if v != INFO.option(k).default}
         if changed:
             out["options"] = changed

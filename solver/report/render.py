@@ -45,7 +45,7 @@ class Page:
         self.suit_names: Sequence[str] = self.deal.get("suit_names") or ()
         self.roles: Sequence[str] = self.deal.get("roles") or ()
         self.steps: Sequence[Mapping[str, Any]] = doc["steps"]
-        self.points = doc["value_kind"] == "points"
+        self.points = doc["value_kind"] in ("points", "money")     # an amount, not made/defeated
         try:
             self.game_title = find_game(doc["game"]).title
             self.value_doc = find_game(doc["game"]).value_doc

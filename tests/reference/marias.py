@@ -16,9 +16,21 @@ Values (RULES.md §0/§1), always for the whole deal, history included:
   hra / sedma    +1 if the declarer wins the last trick with the trump 7, else −1
   hra / kilo     +1 if declarer's card points + last trick (+40 if he scored the trump
                  marriage) >= 100, else −1
+  money          the declarer's settlement (RULES.md §1.8): twice the sum over the game's
+                 parts — the contract and, in Hra, the announced Sedma and Kilo — of
+                 +stake if the part is won, −stake if it is lost
+
+Stakes per defender: Hra 1, Betl 5, Durch 10, Sedma ``sedma_value`` (1), Kilo ``kilo_value``
+(2); the Hra family doubled in hearts; everything × 2^flek.  Four players: the dealer (seat 3)
+sits out and is paid 0.
+
+Reduced deals (fewer than 10 cards a hand, the other cards out of play) are played by the
+same rules: the deal ends when the hands are empty, the last trick scores 10.
+``reference_table`` tabulates every discard × contract of such a deal by plain minimax.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, replace
 
@@ -31,9 +43,13 @@ ORDER = {                                    # low -> high
     "durch": "789TJQKA",
 }
 CONTRACTS = tuple(ORDER)
-OBJECTIVES = {"hra": ("hra", "sedma", "kilo"), "betl": ("betl",), "durch": ("durch",)}
+OBJECTIVES = {"hra": ("hra", "sedma", "kilo", "money"), "betl": ("betl", "money"),
+              "durch": ("durch", "money")}
 OPTIONS = {"marriage_on_follow": (False, True), "talon_points": ("defenders", "nobody")}
-OPTION_DEFAULTS = {"marriage_on_follow": False, "talon_points": "defenders"}
+STAKE_OPTIONS = ("sedma_value", "kilo_value")          # whole numbers >= 0
+OPTION_DEFAULTS = {"marriage_on_follow": False, "talon_points": "defenders", "sedma_value": 1, "kilo_value": 2}
+ANNOUNCEMENTS = ("sedma", "kilo")
+BASE_STAKE = {"hra": 1, "betl": 5, "durch": 10}
 RANK_ALIASES = {"10": "T", "X": "T", "U": "J", "O": "Q"}
 SUIT_ALIASES = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
 HAND_FORMAT_ORDER = "AKQJT987"               # how format_hand lists the ranks of a suit
@@ -152,10 +168,12 @@ class State:
     declarer_trump_marriage: bool = False
     declarer_tricks: int = 0
     sedma: bool = False                  # declarer won the last trick with the trump 7
+    announcements: tuple[str, ...] = ()  # parts announced on top of a hra
+    stakes: tuple[tuple[str, int], ...] = ()   # (part, stake per defender) for money
 
     @property
     def over(self) -> bool:
-        return self.tricks_done == 10
+        return not any(self.hands)
 
     @property
     def to_move(self) -> int | None:
@@ -187,11 +205,12 @@ class State:
             return st
         winner = (self.leader + trick_winner(trick, self.trump, self.contract)) % 3
         done = self.tricks_done + 1
-        points = sum(card_points(c) for c in trick) + (10 if done == 10 else 0)
+        last = not any(hands)
+        points = sum(card_points(c) for c in trick) + (10 if last else 0)
         cards = list(self.cards)
         cards[side(winner)] += points
         declarer_card = trick[(0 - self.leader) % 3]
-        sedma = (done == 10 and winner == 0 and self.trump is not None
+        sedma = (last and winner == 0 and self.trump is not None
                  and declarer_card == "7" + self.trump)
         return replace(st, leader=winner, trick=(), tricks_done=done, cards=tuple(cards),
                        declarer_tricks=self.declarer_tricks + (winner == 0), sedma=sedma)
@@ -204,36 +223,75 @@ class State:
         return {"declarer": self.declarer_tricks,
                 "defenders": self.tricks_done - self.declarer_tricks}
 
+    def part_won(self) -> dict:
+        """Whether the declarer wins each part of the game on this finished deal."""
+        assert self.over
+        if self.contract == "betl":
+            return {"betl": self.declarer_tricks == 0}
+        if self.contract == "durch":
+            return {"durch": self.declarer_tricks == self.tricks_done}
+        s = self.scores()
+        kilo = self.cards[0] + (40 if self.declarer_trump_marriage else 0)
+        return {"hra": s["declarer"] > s["defenders"], "sedma": self.sedma, "kilo": kilo >= 100}
+
+    def money(self) -> int:
+        """The declarer's settlement on this finished deal for the parts played (his view)."""
+        won = self.part_won()
+        return sum(2 * stake * (1 if won[part] else -1) for part, stake in self.stakes)
+
     def value(self) -> int:
         """Value of a finished deal for the declarer (see module docstring)."""
         assert self.over
-        if self.contract == "betl":
-            return 1 if self.declarer_tricks == 0 else -1
-        if self.contract == "durch":
-            return 1 if self.declarer_tricks == 10 else -1
-        if self.objective == "sedma":
-            return 1 if self.sedma else -1
-        if self.objective == "kilo":
-            kilo = self.cards[0] + (40 if self.declarer_trump_marriage else 0)
-            return 1 if kilo >= 100 else -1
+        if self.objective == "money":
+            return self.money()
+        if self.contract in ("betl", "durch"):
+            return 1 if self.part_won()[self.contract] else -1
+        if self.objective in ("sedma", "kilo"):
+            return 1 if self.part_won()[self.objective] else -1
         s = self.scores()
         return s["declarer"] - s["defenders"]
 
 
-def initial_state(hands, talon, contract, trump=None, objective=None, options=None) -> State:
-    """State before the first card; ``hands``/``talon`` are lists of canonical cards."""
+def stakes_of(contract, trump, announcements=(), options=None, flek=0) -> tuple:
+    """(part, stake per defender) for the contract and its announced parts."""
+    opts = dict(OPTION_DEFAULTS, **(options or {}))
+    factor = 2 ** flek * (2 if contract == "hra" and trump == "H" else 1)
+    parts = [(contract, BASE_STAKE[contract] * factor)]
+    for part in announcements:
+        parts.append((part, opts[part + "_value"] * factor))
+    return tuple(parts)
+
+
+def settlement(money: int, players: int = 3) -> list:
+    """By seat: the declarer's money, each defender pays half, the sitting-out dealer 0."""
+    return [money, -money // 2, -money // 2] + [0] * (players - 3)
+
+
+def initial_state(hands, talon, contract, trump=None, objective=None, options=None,
+                  announcements=(), flek=0) -> State:
+    """State before the first card; ``hands``/``talon`` are lists of canonical cards (any
+    equal number of cards a hand: a reduced deal leaves the other cards out of play)."""
     opts = dict(OPTION_DEFAULTS, **(options or {}))
     talon_to_defenders = contract == "hra" and opts["talon_points"] == "defenders"
-    return State(contract=contract, trump=trump, objective=objective or contract,
+    return State(contract=contract, trump=trump,
+                 objective=objective or ("money" if announcements else contract),
                  marriage_on_follow=bool(opts["marriage_on_follow"]),
                  hands=tuple(frozenset(h) for h in hands),
-                 cards=(0, sum(map(card_points, talon)) if talon_to_defenders else 0))
+                 cards=(0, sum(map(card_points, talon)) if talon_to_defenders else 0),
+                 announcements=tuple(announcements),
+                 stakes=stakes_of(contract, trump, announcements, opts, flek))
+
+
+def can_announce(part: str, trump: str, forehand) -> bool:
+    """Sedma needs the trump 7, Kilo the trump K and O in forehand's hand."""
+    needed = ["7" + trump] if part == "sedma" else ["K" + trump, "Q" + trump]
+    return all(c in forehand for c in needed)
 
 
 def from_doc(doc: dict) -> State:
     """Validate a RULES.md §0 position document for Mariáš and replay its history."""
     known = {"game", "hands", "talon", "contract", "trump", "objective", "options", "played",
-             "leader", "flek"}
+             "leader", "flek", "announcements", "players"}
     if doc.get("game") != "marias":
         raise InvalidPosition(f"game {doc.get('game')!r} is not 'marias'")
     if set(doc) - known:
@@ -248,14 +306,28 @@ def from_doc(doc: dict) -> State:
         trump = parse_suit(trump)
     elif trump is not None:
         raise InvalidPosition(f"{contract} has no trumps (got {trump!r})")
-    objective = doc.get("objective") or contract
+    announcements = doc.get("announcements") or []
+    if isinstance(announcements, str):
+        announcements = announcements.replace(",", " ").split()
+    announcements = [a.lower() for a in announcements]
+    if any(a not in ANNOUNCEMENTS for a in announcements) or len(set(announcements)) != len(announcements):
+        raise InvalidPosition(f"bad announcements {announcements!r}")
+    if announcements and contract != "hra":
+        raise InvalidPosition(f"announcements on top of {contract}")
+    announcements = [a for a in ANNOUNCEMENTS if a in announcements]
+    objective = doc.get("objective") or ("money" if announcements else contract)
     if objective not in OBJECTIVES[contract]:
         raise InvalidPosition(f"objective {objective!r} does not apply to {contract}")
+    if doc.get("players", 3) not in (3, 4):
+        raise InvalidPosition(f"bad players {doc.get('players')!r}")
     options = doc.get("options") or {}
     for name, val in options.items():
-        if name not in OPTIONS:
+        if name in STAKE_OPTIONS:
+            if type(val) is not int or val < 0:
+                raise InvalidPosition(f"bad value {val!r} for option {name!r}")
+        elif name not in OPTIONS:
             raise InvalidPosition(f"unknown option {name!r}")
-        if val not in OPTIONS[name] or type(val) is not type(OPTIONS[name][0]):
+        elif val not in OPTIONS[name] or type(val) is not type(OPTIONS[name][0]):
             raise InvalidPosition(f"bad value {val!r} for option {name!r}")
         if contract != "hra":
             raise InvalidPosition(f"option {name!r} does not apply to {contract}")
@@ -274,7 +346,11 @@ def from_doc(doc: dict) -> State:
         raise InvalidPosition("hands + talon must be the 32-card deck, each card once")
     if contract == "hra" and any(c[0] in "AT" for c in talon):
         raise InvalidPosition(f"aces and tens may not be discarded in hra (talon {talon})")
-    st = initial_state(hands, talon, contract, trump, objective, options)
+    for part in announcements:
+        if not can_announce(part, trump, hands[0]):
+            raise InvalidPosition(f"{part} cannot be announced without its cards (hand 0 {hands[0]})")
+    st = initial_state(hands, talon, contract, trump, objective, options, announcements,
+                       doc.get("flek", 0))
     played = doc.get("played") or []
     if len(played) > 30:
         raise InvalidPosition("more than 30 cards played")
@@ -313,6 +389,55 @@ def solve_state(st: State, prune: bool = True) -> dict:
 def reference_solve(doc: dict, prune: bool = True) -> dict:
     """{"value": int, "moves": {card: exact value}, "to_move": seat} for a position document."""
     return solve_state(from_doc(doc), prune)
+
+
+# ----------------------------------------------------------------------------- the contract table
+
+HAND_ORDER = {r + s: (SUITS.index(s), HAND_FORMAT_ORDER.index(r)) for s in SUITS for r in MARIAS_RANKS}
+
+
+def reference_table(forehand, defenders, talon=None, options=None, flek=0) -> list:
+    """Every discard × contract of a (reduced) deal, by plain minimax, best first.
+
+    ``forehand``: his cards before the discard (with ``talon`` None) or after it (``talon``
+    the fixed discard); ``defenders``: their two hands.  A row is a dict: discard (the two
+    cards, in hand order), contract, trump, announcements, value (Hra margin; Betl/Durch
+    +1/-1) and money (the declarer's, with the best announcements: the most money, then
+    the fewest parts, then Sedma before Kilo).  Hra in a suit forehand keeps a card of;
+    no ace or ten in a Hra discard.  Best first: money, then the contract (hra, betl,
+    durch), the value, the trump (S H D C), the discard's place in the enumeration.
+    """
+    opts = dict(OPTION_DEFAULTS, **(options or {}))
+    cards = sorted(forehand, key=HAND_ORDER.get)
+    if talon is None:
+        discards = [list(pair) for pair in itertools.combinations(cards, 2)]
+    else:
+        discards = [sorted(talon, key=HAND_ORDER.get)]
+    rows = []
+    for index, discard in enumerate(discards):
+        kept = [c for c in cards if c not in discard] if talon is None else cards
+        hands = [kept, list(defenders[0]), list(defenders[1])]
+        games = [("hra", t) for t in SUITS if any(c[1] == t for c in kept)] if not any(
+            c[0] in "AT" for c in discard) else []
+        for contract, trump in games + [("betl", None), ("durch", None)]:
+            value = minimax(initial_state(hands, discard, contract, trump, None, opts if trump else None))
+            best = None
+            possible = [a for a in ANNOUNCEMENTS if contract == "hra" and can_announce(a, trump, kept)]
+            for size in range(len(possible) + 1):
+                for parts in itertools.combinations(possible, size):
+                    st = initial_state(hands, discard, contract, trump, "money", opts if trump else None,
+                                       parts, flek)
+                    money = minimax(st)
+                    if best is None or money > best[0]:
+                        best = (money, list(parts))
+            rows.append({"discard": " ".join(discard), "contract": contract, "trump": trump,
+                         "announcements": best[1], "value": value, "money": best[0], "_order": index})
+    contract_order = {"hra": 0, "betl": 1, "durch": 2}
+    rows.sort(key=lambda r: (-r["money"], contract_order[r["contract"]], -r["value"],
+                             SUITS.index(r["trump"]) if r["trump"] else 0, r["_order"]))
+    for row in rows:
+        del row["_order"]
+    return rows
 
 
 # ----------------------------------------------------------------------------- seed example
@@ -388,7 +513,8 @@ def _pick(rng, st: State, keep, bias: bool) -> str:
 
 
 def random_endgame(rng, contract="hra", tricks_left=3, *, trump=None, objective=None,
-                   options=None, cards_in_trick=0, bias=True) -> dict:
+                   options=None, cards_in_trick=0, bias=True, announcements=(), flek=0,
+                   players=3) -> dict:
     """A random legal deal plus a random legal history, stopped when ``tricks_left`` tricks
     are not yet complete, ``cards_in_trick`` (0-2) cards of the current one already played.
 
@@ -404,15 +530,25 @@ def random_endgame(rng, contract="hra", tricks_left=3, *, trump=None, objective=
     if contract == "hra" and trump is None:
         trump = rng.choice(SUITS)
     hands, talon = _deal(rng, contract, objective, bias)
-    keep = {"sedma": ["7" + str(trump)], "kilo": ["K" + str(trump), "Q" + str(trump)]}.get(
-        objective, []) if bias else []
+    needs = {"sedma": ["7" + str(trump)], "kilo": ["K" + str(trump), "Q" + str(trump)]}
+    keep = needs.get(objective, []) if bias else []
+    for part in announcements:           # an announcement needs its cards, bias or not
+        keep = keep + [c for c in needs[part] if c not in keep]
     _give(rng, hands, talon, keep)
+    if not bias:
+        keep = []
     doc = {"game": "marias", "hands": [format_hand(h) for h in hands],
            "talon": " ".join(talon), "contract": contract}
     if trump is not None:
         doc["trump"] = trump
+    if announcements:
+        doc["announcements"] = list(announcements)
     if objective not in (None, contract):
         doc["objective"] = objective
+    if flek:
+        doc["flek"] = flek
+    if players != 3:
+        doc["players"] = players
     doc["options"] = dict(options or {})
     start = from_doc(doc)
     for _attempt in range(20 if bias else 1):
@@ -425,3 +561,23 @@ def random_endgame(rng, contract="hra", tricks_left=3, *, trump=None, objective=
             break
     doc["played"] = played
     return doc
+
+
+def random_table_deal(rng, size=3, *, bias=True) -> tuple:
+    """A random reduced deal for ``reference_table``: forehand's ``size`` + 2 cards (before his
+    discard) and the defenders' ``size`` each; the other cards are out of play.  With ``bias``
+    forehand is often given a suit's 7, and its King and Ober, so that Sedma and Kilo can be
+    announced, and his other cards lean to aces and tens, so that points are at stake."""
+    deck = list(DECK)
+    rng.shuffle(deck)
+    forehand = []
+    if bias and rng.random() < 0.7:
+        suit = rng.choice(SUITS)
+        forehand = ["7" + suit] + (["K" + suit, "Q" + suit] if rng.random() < 0.6 else [])
+    rest = [c for c in deck if c not in forehand]
+    if bias:
+        rest.sort(key=lambda c: rng.random() - (0.3 if c[0] in "AT" else 0))
+    forehand += rest[:size + 2 - len(forehand)]
+    rest = [c for c in rest if c not in forehand]
+    rng.shuffle(rest)
+    return forehand, (rest[:size], rest[size:2 * size])
