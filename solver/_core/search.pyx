@@ -372,7 +372,7 @@ cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF,
     the best so far, and if so, by how much" (and with c.split set, reads the
     best so far, which other threads raise, before each test).
     """
-    cdef int g = c.granularity, beta = guess, r, up = 0, down = 0, lower_done = 0
+    cdef int g = c.granularity, beta = guess, r, up = 0, down = 0, lower_done = 0, at_cut
     if exact_out != NULL:
         exact_out[0] = 0
     while lo < hi:
@@ -398,10 +398,24 @@ cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF,
         beta = snap(c, beta, 1)
         if beta > hi:
             beta = hi
+        at_cut = 1
         if lo < cut_below <= hi:
             beta = cut_below                    # "does it reach the cut?"
         elif lo <= cut_above < hi:
             beta = snap(c, cut_above + 1, 1)    # "does it stay at or below the cut?"
+        else:
+            at_cut = 0
+        if at_cut and beta <= c.lower_below and c.ops.set_mode != NULL:
+            # As at_least: the lower measure (cheaper) may already reach the cut.
+            c.ops.set_mode(c.pos, 2, beta)
+            r = alphabeta(c, beta - 1, beta)
+            if c.aborted:
+                return 0
+            if r >= beta:
+                lo = snap(c, r, 1)
+                beta = lo + up
+                up = up * 2 if up else g
+                continue
         r = test(c, beta)
         if c.aborted:
             return 0
