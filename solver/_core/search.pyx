@@ -138,6 +138,16 @@ ctypedef struct SearchCtx:
     double cpu           # CPU seconds of this thread's part (the root split), else 0
     volatile_int* quit   # the root split: set when another thread answered the move searched
     int reverse          # the root split's helper: the search's first node tries its moves last first
+    # The root split keeps its threads' contexts side by side: this keeps one
+    # thread's hot fields (nodes, ply) off the cache lines of the other's.
+    char pad[128]
+
+
+ctypedef struct ThreadTable:
+    # A thread's view of the shared table (its own counters and side area),
+    # padded as SearchCtx is: the counters change at every probe.
+    TTable t
+    char pad[128]
 
 
 cdef inline double monotonic() noexcept nogil:
@@ -546,7 +556,7 @@ cdef class Searcher:
         cdef int exact = board.exact, t = board.threshold
         cdef int g0 = board.guess if guess is None else guess
         cdef SearchCtx* ctxs
-        cdef TTable* tables
+        cdef ThreadTable* tables
         helpers = list(helpers)
         nthreads = 1 + len(helpers)
         if nthreads > MAX_THREADS:
@@ -565,7 +575,7 @@ cdef class Searcher:
             searchers.append(h_searcher)
             boards.append(h_board)
         ctxs = <SearchCtx*> PyMem_Malloc(nthreads * sizeof(SearchCtx))
-        tables = <TTable*> PyMem_Malloc(nthreads * sizeof(TTable))
+        tables = <ThreadTable*> PyMem_Malloc(nthreads * sizeof(ThreadTable))
         if ctxs == NULL or tables == NULL:
             PyMem_Free(ctxs)
             PyMem_Free(tables)
@@ -577,12 +587,12 @@ cdef class Searcher:
                 prepared += 1
                 # Every thread probes and stores this Searcher's buckets (tt.pxd: lockless
                 # entries); the game's side area stays each thread's own.
-                tables[k] = self.tt
-                tables[k].probes = tables[k].hits = tables[k].stores = 0
-                tables[k].aux = (<Searcher> searchers[k]).tt.aux
-                ctxs[k].tt = &tables[k]
+                tables[k].t = self.tt
+                tables[k].t.probes = tables[k].t.hits = tables[k].t.stores = 0
+                tables[k].t.aux = (<Searcher> searchers[k]).tt.aux
+                ctxs[k].tt = &tables[k].t
                 if ctxs[k].ops.use_table != NULL:
-                    ctxs[k].ops.use_table(ctxs[k].pos, &tables[k])
+                    ctxs[k].ops.use_table(ctxs[k].pos, &tables[k].t)
             with nogil:
                 n = -2
                 if nthreads > 1 or split:
@@ -603,9 +613,9 @@ cdef class Searcher:
             nodes = 0
             for k in range(nthreads):
                 nodes += ctxs[k].nodes
-                self.tt.probes += tables[k].probes
-                self.tt.hits += tables[k].hits
-                self.tt.stores += tables[k].stores
+                self.tt.probes += tables[k].t.probes
+                self.tt.hits += tables[k].t.hits
+                self.tt.stores += tables[k].t.stores
         finally:
             for k in range(prepared):
                 (<Searcher> searchers[k])._release(&ctxs[k])
