@@ -16,6 +16,13 @@ Reading guide
   and first bounds a lost deal by its value as if lost: ``lower_measure``).
   ``set_mode`` also names the test's threshold: every search is a
   null-window one, so a game may skip work no node of that test can use.
+- The root split (``split_root``) answers a position: each root move is
+  valued against the best value found so far (``mtd``'s cuts: in mode
+  optimal a move that falls short of it is dropped after one test), the
+  moves shared out among threads that probe one lockless table (tt.pxd);
+  a thread with no move left helps an open one from its other end.  One
+  thread runs it too: fewer nodes than finding the value first and then
+  testing each move against it (``solve_one_thread``, kept for comparison).
 - ``Searcher`` is the Python face: value, per-move values by mode, the
   principal variation, node counts.  It releases the GIL for all of it and
   polls a cancel flag and a deadline every few thousand nodes.
