@@ -155,7 +155,7 @@ def test_the_root_split_answers_as_the_driver_it_replaced(mode):
         searcher.clear()
         old = searcher.solve(pos.session().board, mode, split=False, want_pv=False)
         searcher.clear()
-        new = searcher.solve(pos.session().board, mode, want_pv=False)
+        new = searcher.solve(pos.session().board, mode, want_pv=False, split=True)
         assert new[0] == old[0], json.dumps(doc)
         if mode == MODE_BEST:
             continue       # one optimal move each, maybe not the same

@@ -73,7 +73,7 @@ class Searcher:
     def solve(self, board: Board, mode: int = ..., cancel: CancelToken | None = None,
               timeout: float | None = None, guess: int | None = None,
               want_pv: bool = True, helpers: Iterable[tuple[Searcher, Board]] = (),
-              split: bool = True, want_moves: bool = True,
+              split: bool | None = None, want_moves: bool = True,
               ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
         """Search `board` and return (value, [(move, value or None)], principal variation, nodes)."""
     def value(self, board: Board, cancel: CancelToken | None = None, timeout: float | None = None,

@@ -137,9 +137,10 @@ cdef inline int tt_probe(TTable* t, uint64_t k0, uint64_t k1, TTHit* out) noexce
     cdef int i
     t.probes += 1
     for i in range(TT_WAYS):
+        if dd_load64(&b[i].k0) != k0:
+            continue
         d = dd_load64(&b[i].data)
-        if dd_load64(&b[i].k0) == k0 and (dd_load64(&b[i].kx) ^ d) == k1 and \
-                tt_depth(d) != 0 and tt_gen(d) == t.gen:
+        if (dd_load64(&b[i].kx) ^ d) == k1 and tt_depth(d) != 0 and tt_gen(d) == t.gen:
             t.hits += 1
             out.lo = tt_lo(d)
             out.hi = tt_hi(d)
