@@ -45,6 +45,10 @@ from ddcards.server.status import Overloaded, StreamIdle
 from ddcards.v1 import ddcards_pb2 as pb
 from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
 
+#: Threads of one search (Solver.solve's threads=): the service runs its calls in parallel,
+#: one per worker, so a call splitting its own search would only take a core from another.
+SEARCH_THREADS = 1
+
 log = logging.getLogger("ddcards.server")
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["SolverService"].full_name
@@ -288,7 +292,8 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         mode = convert.mode_to_name(request.mode)
         position = self._position(request)
         result = self._run(
-            lambda s, timeout, cancel: s.solve(position, mode=mode, timeout=timeout, cancel=cancel),
+            lambda s, timeout, cancel: s.solve(position, mode=mode, timeout=timeout, cancel=cancel,
+                                               threads=SEARCH_THREADS),
             request.timeout_seconds, context)
         calllog.note(nodes=result.nodes)
         return convert.result_to_response(result, mode=mode, game=position.game)
@@ -382,7 +387,8 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                             raise SearchCancelled("the stream ended before the search started")
                         with self._pool.lend(token, stream_deadline, bounded=False) as instance:
                             timeout = stream_deadline.search_timeout(limit)
-                            return instance.solve(position, mode=mode, timeout=timeout, cancel=token)
+                            return instance.solve(position, mode=mode, timeout=timeout, cancel=token,
+                                                  threads=SEARCH_THREADS)
 
                     future = self._pool.submit(job)
                     with lock:

@@ -19,9 +19,11 @@ from ddcards.games.base import Session
 from ddcards.position import Position
 from ddcards.result import Analysis, AnalysisStep, Mode, MoveValue, Result
 
-__all__ = ["Mode", "Solver", "solve", "analyse", "CancelToken", "DEFAULT_TT_MB", "PositionLike"]
+__all__ = ["Mode", "Solver", "solve", "analyse", "CancelToken", "DEFAULT_TT_MB", "MAX_THREADS", "PositionLike"]
 
 DEFAULT_TT_MB = 2
+#: The most threads one search may use (``Solver.solve(..., threads=)``).
+MAX_THREADS = 64
 
 #: What solve() and analyse() take: a Position, a position document, or its JSON text.
 PositionLike: TypeAlias = Position | Mapping[str, Any] | str
@@ -44,6 +46,13 @@ def _check_limits(timeout: float | None, cancel: CancelToken | None) -> None:
         raise TypeError(f"cancel must be a ddcards.CancelToken or None, not {cancel!r}")
 
 
+def _threads(threads: int) -> int:
+    if not isinstance(threads, int) or isinstance(threads, bool) or not 1 <= threads <= MAX_THREADS:
+        raise InvalidOptionError(f"threads is a whole number from 1 to {MAX_THREADS} (got {threads!r})",
+                                 token=repr(threads), rule="solve: threads", field="threads")
+    return threads
+
+
 def _position(position: PositionLike) -> Position:
     if isinstance(position, Position):
         return position
@@ -58,13 +67,24 @@ class Solver:
     two-trick endgames).
 
     Not thread-safe: give each thread its own.  Searches release the GIL, so
-    threads with their own Solver run in parallel.
+    threads with their own Solver run in parallel.  One search may also use
+    several threads itself (``threads=``): they share this Solver's table,
+    each with a side area of its own.
     """
 
     def __init__(self, tt_mb: int = DEFAULT_TT_MB):
         if not isinstance(tt_mb, int) or isinstance(tt_mb, bool) or tt_mb < 1:
             raise ValueError(f"tt_mb must be a whole number of MiB, at least 1 (got {tt_mb!r})")
         self._searcher = Searcher(tt_mb)
+        # One per further thread of a search: only its side area serves (the table is
+        # this Solver's), so it holds the smallest table.
+        self._helpers: list[Searcher] = []
+
+    def _helper_boards(self, pos: Position, threads: int) -> list[tuple[Searcher, Any]]:
+        """(Searcher, board at `pos`) for each thread beyond the caller's."""
+        while len(self._helpers) < threads - 1:
+            self._helpers.append(Searcher(1))
+        return [(helper, pos.session().board) for helper in self._helpers[:threads - 1]]
 
     @property
     def tt_mb(self) -> int:
@@ -80,31 +100,46 @@ class Solver:
         return self._searcher.nodes
 
     def value(self, position: PositionLike, *, timeout: float | None = None,
-              cancel: CancelToken | None = None, keep_tt: bool = False) -> int:
-        """The value of `position` alone: no move values, no principal variation (the fastest ask)."""
+              cancel: CancelToken | None = None, keep_tt: bool = False, threads: int = 1) -> int:
+        """The value of `position` alone: no move values, no principal variation (the fastest ask).
+
+        threads: how many threads the search uses (see ``solve``)."""
         _check_limits(timeout, cancel)
+        threads = _threads(threads)
         pos = _position(position)
         if not keep_tt:
             self._searcher.clear()
         session = pos.session()
-        return session.reported(session.search_value(self._searcher, cancel, timeout))
+        helpers = self._helper_boards(pos, threads) if threads > 1 else ()
+        return session.reported(session.search_value(self._searcher, cancel, timeout, helpers=helpers))
 
     def solve(self, position: PositionLike, *, mode: Mode | str = Mode.ALL,
               timeout: float | None = None, cancel: CancelToken | None = None,
-              keep_tt: bool = False) -> Result:
+              keep_tt: bool = False, threads: int = 1) -> Result:
         """Solve `position`: its value, the moves by `mode`, the principal variation.
+
+        threads: how many threads this one search uses (1 to MAX_THREADS;
+        more than the machine's cores only adds overhead).  The moves of the
+        player to move are shared out among them, all probing this Solver's
+        table; the answers are the same whatever the count (in mode "best"
+        the move reported may be another optimal one), ``nodes`` counts every
+        thread's.  Default 1: a server or a batch running one search per core
+        gains nothing from more.
 
         Raises SearchTimeout after `timeout` seconds and SearchCancelled when
         `cancel` is cancelled; DdcardsError subclasses for bad input.
         """
         _check_limits(timeout, cancel)
+        threads = _threads(threads)
         pos = _position(position)
         mode = _mode(mode)
         session = pos.session()
         if not keep_tt:
             self._searcher.clear()
+        helpers = self._helper_boards(pos, threads) if threads > 1 else ()
         start = time.perf_counter()
-        value, raw_moves, raw_pv, nodes = session.search(self._searcher, _MODE_CODE[mode], cancel, timeout)
+        value, raw_moves, raw_pv, nodes = session.search(self._searcher, _MODE_CODE[mode], cancel, timeout,
+                                                         helpers=helpers)
         elapsed = time.perf_counter() - start
         moves = _move_values(session, raw_moves, value)
         summary = session.summary(raw_pv, value)
@@ -213,9 +248,9 @@ def default_solver() -> Solver:
 
 
 def solve(position: PositionLike, *, mode: Mode | str = Mode.ALL,
-          timeout: float | None = None, cancel: CancelToken | None = None) -> Result:
+          timeout: float | None = None, cancel: CancelToken | None = None, threads: int = 1) -> Result:
     """Solve `position` with this thread's Solver; see Solver.solve."""
-    return default_solver().solve(position, mode=mode, timeout=timeout, cancel=cancel)
+    return default_solver().solve(position, mode=mode, timeout=timeout, cancel=cancel, threads=threads)
 
 
 def analyse(position: PositionLike, *, timeout: float | None = None,

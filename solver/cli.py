@@ -334,7 +334,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     def work(doc: Any) -> tuple[ddcards.Result, ddcards.Position]:
         pos = as_position(doc)
-        return engine.solve(pos, mode=args.mode, timeout=args.timeout), pos
+        return engine.solve(pos, mode=args.mode, timeout=args.timeout, threads=args.threads), pos
 
     def show(answer: tuple[ddcards.Result, ddcards.Position], entry: Entry, source: Input) -> None:
         res, pos = answer
@@ -524,6 +524,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="best: one optimal move; optimal: all optimal moves; all: every move's value (default)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show a progress line for batches (default: when stderr is a terminal)")
+    p.add_argument("--threads", type=int, default=1, metavar="N",
+                   help="threads for each position's search (default 1; the answers are the same)")
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("analyse", aliases=["analyze"], help="analyse the recorded play of a deal")

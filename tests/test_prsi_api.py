@@ -91,6 +91,18 @@ def test_exact_analysis_with_no_forced_end_is_refused_not_hung():
     assert err.value.rule == "exact analysis: proof horizon and state cap"
 
 
+@pytest.mark.parametrize("name, horizon", [("prsi-endgame", 14), ("prsi", 12), ("prsi-4players", 10)])
+def test_two_threads_answer_as_one(name, horizon):
+    """The root split over threads (Solver.solve(threads=)) sets every helper board's
+    player and horizon: the same values, distances and optimal actions as one thread."""
+    doc = dict(ddcards.example(name), options={**ddcards.example(name).get("options", {}), "horizon": horizon})
+    one = ddcards.Solver().solve(doc, mode="all")
+    two = ddcards.Solver().solve(doc, mode="all", threads=2)
+    assert (two.value, two.distance, two.optimal_moves) == (one.value, one.distance, one.optimal_moves)
+    assert [(m.move, m.value, m.distance) for m in two.moves] == [(m.move, m.value, m.distance) for m in one.moves]
+    assert ddcards.Solver().value(doc, threads=2) == one.value
+
+
 def test_timeout():
     with pytest.raises(SearchTimeout):
         ddcards.solve(dict(FRESH, options={"horizon": 60}), timeout=0.05)

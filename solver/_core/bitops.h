@@ -52,6 +52,14 @@ static inline uint64_t dd_pext64(uint64_t x, uint64_t mask) {
 #endif
 }
 
+/* A word another thread may write: read it whole, never from a register copy. */
+static inline int dd_atomic_load_int(const int* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline void dd_atomic_store_int(int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+/* One whole 64-bit load or store (a plain mov on x86-64) of a table word that another
+   thread may write at the same time: the compiler may neither split nor repeat it. */
+static inline uint64_t dd_load64(const uint64_t* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline void dd_store64(uint64_t* p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+
 /* The instruction sets this file was compiled for, as a word list
  * (ddcards._core.search.BUILD_FEATURES: which build of the kernels runs). */
 #if defined(__POPCNT__)

@@ -12,6 +12,10 @@ cdef extern from "bitops.h" nogil:
     uint64_t dd_pext64(uint64_t x, uint64_t mask)
     uint64_t dd_mix64(uint64_t z)
     void dd_prefetch(const void* p)
+    int dd_atomic_load_int(const int* p)
+    void dd_atomic_store_int(int* p, int v)
+    uint64_t dd_load64(const uint64_t* p)
+    void dd_store64(uint64_t* p, uint64_t v)
     void* dd_table_alloc(size_t bytes)
     const char* DD_BUILD_FEATURES
 

@@ -3,6 +3,8 @@
 The public API exposes :class:`CancelToken` (``ddcards.CancelToken``); the
 rest is what game modules and the solver use.
 """
+from collections.abc import Iterable
+
 from typing_extensions import disjoint_base  # Cython extension types take no second native base
 
 from ddcards.errors import SearchCancelled as SearchCancelled
@@ -65,10 +67,15 @@ class Searcher:
     def tt_stats(self) -> dict[str, int]: ...
     def clear(self) -> None:
         """Forget all stored positions (O(1))."""
+    @property
+    def cpu_seconds(self) -> float:
+        """The CPU time of this table's thread in the last root split."""
     def solve(self, board: Board, mode: int = ..., cancel: CancelToken | None = None,
               timeout: float | None = None, guess: int | None = None,
-              want_pv: bool = True) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
+              want_pv: bool = True, helpers: Iterable[tuple[Searcher, Board]] = (),
+              split: bool | None = None, want_moves: bool = True,
+              ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
         """Search `board` and return (value, [(move, value or None)], principal variation, nodes)."""
     def value(self, board: Board, cancel: CancelToken | None = None, timeout: float | None = None,
-              guess: int | None = None) -> int:
+              guess: int | None = None, helpers: Iterable[tuple[Searcher, Board]] = ()) -> int:
         """The value alone (exact measure or +1/-1)."""

@@ -16,17 +16,27 @@ Reading guide
   and first bounds a lost deal by its value as if lost: ``lower_measure``).
   ``set_mode`` also names the test's threshold: every search is a
   null-window one, so a game may skip work no node of that test can use.
+- The root split (``split_root``) answers a position: each root move is
+  valued against the best value found so far (``mtd``'s cuts: in mode
+  optimal a move that falls short of it is dropped after one test), the
+  moves shared out among threads that probe one lockless table (tt.pxd);
+  a thread with no move left helps an open one from its other end.  One
+  thread runs it too: fewer nodes than finding the value first and then
+  testing each move against it (``solve_one_thread``), except for a game
+  whose own lead order is weak (``Board.history_leads``), which keeps the
+  value-first driver on one thread.
 - ``Searcher`` is the Python face: value, per-move values by mode, the
   principal variation, node counts.  It releases the GIL for all of it and
   polls a cancel flag and a deadline every few thousand nodes.
 """
 from libc.stdint cimport uint64_t
 from libc.string cimport memset
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from cpython.mem cimport PyMem_Malloc, PyMem_Free
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID
 
-from ddcards._core.tt cimport (TTable, TTEntry, TT_NO_MOVE, TT_WAYS, tt_init, tt_free,
+from ddcards._core.tt cimport (TTable, TTHit, TT_NO_MOVE, TT_WAYS, tt_init, tt_free,
                               tt_new_generation, tt_probe, tt_store)
-from ddcards._core.bits cimport DD_BUILD_FEATURES
+from ddcards._core.bits cimport DD_BUILD_FEATURES, dd_atomic_load_int, dd_atomic_store_int
 from ddcards.errors import SearchCancelled, SearchTimeout
 
 #: The instruction sets this module was compiled for ("base popcnt bmi2 avx2"...).
@@ -49,6 +59,7 @@ cdef enum:
     POLL_MASK = 4095
     ABORT_CANCELLED = 1
     ABORT_TIMEOUT = 2
+    ABORT_QUIT = 3       # the root split: another thread answered this root move first
 
 
 cdef class Board:
@@ -130,6 +141,22 @@ ctypedef struct SearchCtx:
     # Mid-trick: the move that last cut off at this ply (from the search's
     # root, mod 64) and side where the game's first choice did not, -1 none
     int reply[64][2]
+    # The root split this search works for (RootSplit*), else NULL: the
+    # root move's value search reads the best value so far (mtd's cuts)
+    void* split
+    double cpu           # CPU seconds of this thread's part (the root split), else 0
+    volatile_int* quit   # the root split: set when another thread answered the move searched
+    int reverse          # the root split's helper: the search's first node tries its moves last first
+    # The root split keeps its threads' contexts side by side: this keeps one
+    # thread's hot fields (nodes, ply) off the cache lines of the other's.
+    char pad[128]
+
+
+ctypedef struct ThreadTable:
+    # A thread's view of the shared table (its own counters and side area),
+    # padded as SearchCtx is: the counters change at every probe.
+    TTable t
+    char pad[128]
 
 
 cdef inline double monotonic() noexcept nogil:
@@ -143,6 +170,8 @@ cdef inline int poll_stop(SearchCtx* c) noexcept nogil:
         c.aborted = ABORT_CANCELLED
     elif c.deadline > 0 and monotonic() > c.deadline:
         c.aborted = ABORT_TIMEOUT
+    elif c.quit != NULL and c.quit[0] != 0:
+        c.aborted = ABORT_QUIT
     return c.aborted
 
 
@@ -195,7 +224,7 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
     cdef int n, i, j, v, best, bestmove = TT_NO_MOVE, ttmove = TT_NO_MOVE
     cdef int alpha0 = alpha, beta0 = beta, ismax
     cdef uint64_t k0 = 0, k1 = 0
-    cdef TTEntry* e
+    cdef TTHit e
 
     c.nodes += 1
     if (c.nodes & POLL_MASK) == 0 and poll_stop(c):
@@ -211,8 +240,7 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
             return banked + hi
     if kind == NODE_BOUNDARY:
         ops.tt_key(pos, &k0, &k1, &depth)
-        e = tt_probe(c.tt, k0, k1)
-        if e != NULL:
+        if tt_probe(c.tt, k0, k1, &e):
             if e.lo > lo:
                 lo = e.lo
             if e.hi < hi:
@@ -245,6 +273,13 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
     if ttmove != TT_NO_MOVE:
         # The move that was best here before goes first.
         raise_move(moves, n, ttmove)
+    if c.reverse and c.ply == 0:
+        # A second thread on the same root move (the root split) starts at the
+        # other end, so that the two meet through the shared table.
+        for i in range(n // 2):
+            j = moves[i]
+            moves[i] = moves[n - 1 - i]
+            moves[n - 1 - i] = j
 
     if ismax:
         best = -VALUE_INF
@@ -336,7 +371,8 @@ cdef int lower_measure(SearchCtx* c, int hi) noexcept nogil:
     return lo
 
 
-cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF) noexcept nogil:
+cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF,
+             int cut_below=-VALUE_INF, int cut_above=VALUE_INF, int* exact_out=NULL) noexcept nogil:
     """Exact value by null-window tests "value >= beta?" (MTD-style).
 
     lo <= value <= hi is what the caller already knows.  While one side is
@@ -347,9 +383,24 @@ cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF) noexc
     between two such values asks the same as one at the upper of them.
     Once the value is known <= Board.lower_below, the game's lower measure
     bounds it from below first (``lower_measure``).
+
+    cut_below / cut_above: stop as soon as the value is known to be below
+    cut_below (return that upper bound) or above cut_above (return that
+    lower bound), exact_out[0] then 0; the next test falls on the cut when
+    it lies between the bounds.  The root split asks "does this move reach
+    the best so far, and if so, by how much" (and with c.split set, reads the
+    best so far, which other threads raise, before each test).
     """
-    cdef int g = c.granularity, beta = guess, r, up = 0, down = 0, lower_done = 0
+    cdef int g = c.granularity, beta = guess, r, up = 0, down = 0, lower_done = 0, at_cut
+    if exact_out != NULL:
+        exact_out[0] = 0
     while lo < hi:
+        if c.split != NULL:
+            split_cuts(c, &cut_below, &cut_above)
+        if hi < cut_below:
+            return hi
+        if lo > cut_above:
+            return lo
         if not lower_done and hi <= c.lower_below and c.ops.set_mode != NULL:
             lower_done = 1
             r = lower_measure(c, hi)
@@ -366,6 +417,24 @@ cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF) noexc
         beta = snap(c, beta, 1)
         if beta > hi:
             beta = hi
+        at_cut = 1
+        if lo < cut_below <= hi:
+            beta = cut_below                    # "does it reach the cut?"
+        elif lo <= cut_above < hi:
+            beta = snap(c, cut_above + 1, 1)    # "does it stay at or below the cut?"
+        else:
+            at_cut = 0
+        if at_cut and beta <= c.lower_below and c.ops.set_mode != NULL:
+            # As at_least: the lower measure (cheaper) may already reach the cut.
+            c.ops.set_mode(c.pos, 2, beta)
+            r = alphabeta(c, beta - 1, beta)
+            if c.aborted:
+                return 0
+            if r >= beta:
+                lo = snap(c, r, 1)
+                beta = lo + up
+                up = up * 2 if up else g
+                continue
         r = test(c, beta)
         if c.aborted:
             return 0
@@ -377,6 +446,8 @@ cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF) noexc
             hi = snap(c, r, 0)
             beta = hi - down
             down = down * 2 if down else g
+    if exact_out != NULL:
+        exact_out[0] = 1
     return lo
 
 
@@ -405,6 +476,7 @@ cdef class Searcher:
     cdef TTable tt
     cdef readonly size_t tt_mb
     cdef readonly uint64_t nodes
+    cdef readonly double cpu_seconds   # the last root split: this table's thread's CPU time
 
     def __cinit__(self, size_t tt_mb=64):
         if tt_mb < 1:
@@ -439,6 +511,10 @@ cdef class Searcher:
         memset(c.killer, 0xFF, sizeof(c.killer))
         memset(c.reply, 0xFF, sizeof(c.reply))
         c.ply = 0
+        c.split = NULL
+        c.cpu = 0.0
+        c.quit = NULL
+        c.reverse = 0
         c.stop = &cancel.flag if cancel is not None else NULL
         c.granularity = board.granularity if board.granularity > 0 else 1
         c.history_leads = board.history_leads
@@ -456,69 +532,151 @@ cdef class Searcher:
             c.ops.use_table(c.pos, c.tt)
         return 0
 
-    cdef int _finish(self, SearchCtx* c) except -1:
+    cdef void _release(self, SearchCtx* c) noexcept:
+        """The search on c is over: its nodes are this Searcher's count, the board lets the table go."""
         self.nodes = c.nodes
+        self.cpu_seconds = c.cpu
         if c.ops.use_table != NULL:
             c.ops.use_table(c.pos, NULL)
-        if c.aborted == ABORT_CANCELLED:
-            raise SearchCancelled(f"the search was cancelled after {c.nodes} nodes")
-        if c.aborted == ABORT_TIMEOUT:
-            raise SearchTimeout(f"the search ran out of time after {c.nodes} nodes")
-        return 0
 
     def solve(self, Board board, int mode=C_MODE_ALL, CancelToken cancel=None,
-              timeout=None, guess=None, bint want_pv=True):
+              timeout=None, guess=None, bint want_pv=True, helpers=(), split=None,
+              bint want_moves=True):
         """Search `board` and return (value, moves, pv, nodes).
 
         value: the exact measure (exact games) or +1/-1 (threshold games).
         moves: [(move, value or None)] by `mode`; pv: the principal variation.
         The board is left as it was given.
+
+        The root split (below) answers each root move against the best value
+        found so far, the root's moves shared out among the threads: the
+        caller's and one per helper.  helpers: (Searcher, Board) pairs, each
+        Board holding the same position as `board`; every thread probes and
+        stores this Searcher's table, each keeps its game's side area in its
+        own Searcher.  split=False (one thread only): the value first, then
+        each move against it.  split=None (default): the root split, except
+        on one thread for a game whose own lead order is weak
+        (Board.history_leads, Mariáš): the root split takes the game's first
+        move for the likely best, while the value-first driver orders the
+        root's leads by what each of its tests learnt (measured on the 200
+        Hra deals: the root split +5% nodes in mode optimal; Klaverjas -8%).
+        want_moves=False: the value alone (moves may be empty).
         """
-        cdef SearchCtx c
         cdef int moves[MAX_MOVES]
         cdef int values[MAX_MOVES]
         cdef int flags[MAX_MOVES]
         cdef int pv[MAX_PLY]
-        cdef int n = 0, i, value, ismax, npv = 0, won = 0, first
+        cdef int n = 0, i, value = 0, npv = 0, owner = 0, first = -1, nthreads
         cdef int exact = board.exact, t = board.threshold
         cdef int g0 = board.guess if guess is None else guess
-        self._prepare(&c, board, cancel, timeout)
-        with nogil:
-            if exact:
-                value = mtd(&c, g0)
-            else:
-                won = at_least(&c, t)
-                value = 1 if won else -1
-            if not c.aborted:
-                n = root_moves(&c, moves, values, flags, mode, exact, t, value)
-            if want_pv and not c.aborted:
-                # In "best" mode the line starts with the move reported.
-                first = -1
-                if mode == C_MODE_BEST:
-                    for i in range(n):
-                        if flags[i]:
-                            first = moves[i]
-                npv = principal_variation(&c, pv, exact, t, value, first)
-        self._finish(&c)
+        cdef SearchCtx* ctxs
+        cdef ThreadTable* tables
+        cdef bint use_split
+        helpers = list(helpers)
+        nthreads = 1 + len(helpers)
+        if nthreads > MAX_THREADS:
+            raise ValueError(f"at most {MAX_THREADS} threads")
+        use_split = (nthreads > 1 or not board.history_leads) if split is None else bool(split)
+        if nthreads > 1 and not use_split:
+            raise ValueError("helpers work through the root split (split=True)")
+        searchers = [self]
+        boards = [board]
+        for h_searcher, h_board in helpers:
+            if not isinstance(h_searcher, Searcher) or not isinstance(h_board, Board):
+                raise TypeError("helpers are (Searcher, Board) pairs")
+            if any(h_searcher is x for x in searchers) or any(h_board is x for x in boards):
+                raise ValueError("each thread needs a Searcher and a Board of its own")
+            if (<Board> h_board).ops != board.ops or (<Board> h_board).ply != board.ply:
+                raise ValueError("the helpers' boards must hold the same position as the board")
+            searchers.append(h_searcher)
+            boards.append(h_board)
+        ctxs = <SearchCtx*> PyMem_Malloc(nthreads * sizeof(SearchCtx))
+        tables = <ThreadTable*> PyMem_Malloc(nthreads * sizeof(ThreadTable))
+        if ctxs == NULL or tables == NULL:
+            PyMem_Free(ctxs)
+            PyMem_Free(tables)
+            raise MemoryError()
+        prepared = 0
+        try:
+            for k in range(nthreads):
+                (<Searcher> searchers[k])._prepare(&ctxs[k], boards[k], cancel, timeout)
+                prepared += 1
+                # Every thread probes and stores this Searcher's buckets (tt.pxd: lockless
+                # entries); the game's side area stays each thread's own.
+                tables[k].t = self.tt
+                tables[k].t.probes = tables[k].t.hits = tables[k].t.stores = 0
+                tables[k].t.aux = (<Searcher> searchers[k]).tt.aux
+                ctxs[k].tt = &tables[k].t
+                if ctxs[k].ops.use_table != NULL:
+                    ctxs[k].ops.use_table(ctxs[k].pos, &tables[k].t)
+            with nogil:
+                n = -2
+                if use_split:
+                    n = split_root(ctxs, nthreads, moves, values, flags, mode, exact, t, g0,
+                                   &value, &owner, &first)
+                if n == -2:
+                    n = solve_one_thread(&ctxs[0], mode, exact, t, g0, moves, values, flags, &value,
+                                         want_moves)
+                    npv = -1
+                if want_pv and not ctxs[0].aborted:
+                    if npv == -1:
+                        npv = pv_after(&ctxs[0], pv, mode, exact, t, value, moves, flags, n)
+                    else:
+                        # The table that searched the first optimal move follows its line.
+                        npv = principal_variation(&ctxs[owner], pv, exact, t, value, first)
+                if npv < 0:
+                    npv = 0
+            nodes = 0
+            for k in range(nthreads):
+                nodes += ctxs[k].nodes
+                self.tt.probes += tables[k].t.probes
+                self.tt.hits += tables[k].t.hits
+                self.tt.stores += tables[k].t.stores
+        finally:
+            for k in range(prepared):
+                (<Searcher> searchers[k])._release(&ctxs[k])
+            aborted = ctxs[0].aborted
+            PyMem_Free(ctxs)
+            PyMem_Free(tables)
+        self.nodes = nodes
+        if aborted == ABORT_CANCELLED:
+            raise SearchCancelled(f"the search was cancelled after {nodes} nodes")
+        if aborted == ABORT_TIMEOUT:
+            raise SearchTimeout(f"the search ran out of time after {nodes} nodes")
         out = []
         for i in range(n):
             if flags[i]:
                 out.append((moves[i], values[i] if values[i] != VALUE_INF else None))
-        return value, out, [pv[i] for i in range(npv)], c.nodes
+        return value, out, [pv[i] for i in range(npv)], nodes
 
-    def value(self, Board board, CancelToken cancel=None, timeout=None, guess=None):
-        """The value alone (exact measure or +1/-1)."""
-        cdef SearchCtx c
-        cdef int value
-        cdef int g0 = board.guess if guess is None else guess
-        self._prepare(&c, board, cancel, timeout)
-        with nogil:
-            if board.exact:
-                value = mtd(&c, g0)
-            else:
-                value = 1 if at_least(&c, board.threshold) else -1
-        self._finish(&c)
-        return value
+    def value(self, Board board, CancelToken cancel=None, timeout=None, guess=None, helpers=()):
+        """The value alone (exact measure or +1/-1): the root split in mode best."""
+        return self.solve(board, C_MODE_BEST, cancel, timeout, guess, want_pv=False, helpers=helpers,
+                          want_moves=False)[0]
+
+
+cdef int solve_one_thread(SearchCtx* c, int mode, int exact, int t, int guess, int* moves,
+                          int* values, int* flags, int* value, int want_moves) noexcept nogil:
+    """The value first, then each root move against it (root_moves)."""
+    if exact:
+        value[0] = mtd(c, guess)
+    else:
+        value[0] = 1 if at_least(c, t) else -1
+    if c.aborted or not want_moves:
+        return 0
+    return root_moves(c, moves, values, flags, mode, exact, t, value[0])
+
+
+cdef int pv_after(SearchCtx* c, int* pv, int mode, int exact, int t, int value, int* moves,
+                  int* flags, int n) noexcept nogil:
+    """The principal variation once the root is answered: in mode best it
+    starts with the move reported."""
+    cdef int i, first = -1
+    if mode == C_MODE_BEST:
+        for i in range(n):
+            if flags[i]:
+                first = moves[i]
+    return principal_variation(c, pv, exact, t, value, first)
 
 
 cdef int child_outcome(SearchCtx* c, int exact, int t, int value, int ismax,
@@ -629,3 +787,283 @@ cdef int principal_variation(SearchCtx* c, int* pv, int exact, int t, int value,
     for i in range(npv):
         ops.unmake(c.pos)
     return npv
+
+
+# ---------------------------------------------------------------- the root split (threads)
+#
+# One deal on several threads: the root's moves are shared out among workers,
+# each with a board of its own (the same position) and a table of its own.
+# A worker takes the next move not yet taken (the game's order: the likely best
+# first) and answers for it what the mode needs, knowing the best value any
+# move has reached so far (``RootSplit.best``):
+# - all: the move's exact value (its search starts at the best so far);
+# - optimal: does it reach the best so far?  If not, it is not optimal and
+#   one test said so; if it does, its exact value (which may raise the best);
+# - best: does it beat the best so far?  Only then its exact value.
+# The value is the best exact value found; a move is optimal when its exact
+# value is that.  Threshold games (won / lost) test each move once.
+# Tables are not shared: the subtrees of two first moves hold no common
+# position (each player's card of trick 1 differs), so a shared table would
+# save nothing and cost the locking.  (The one-thread driver finds the value
+# first, then tests each move against it: see Searcher.solve.)
+
+cdef extern from "<pthread.h>" nogil:
+    ctypedef struct pthread_t:
+        pass
+    ctypedef struct pthread_mutex_t:
+        pass
+    ctypedef struct pthread_attr_t:
+        pass
+    int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
+                       void* (*start)(void*) noexcept nogil, void* arg)
+    int pthread_join(pthread_t thread, void** ret)
+    int pthread_mutex_init(pthread_mutex_t* m, void* attr)
+    int pthread_mutex_destroy(pthread_mutex_t* m)
+    int pthread_mutex_lock(pthread_mutex_t* m)
+    int pthread_mutex_unlock(pthread_mutex_t* m)
+
+cdef enum:
+    MAX_THREADS = 64
+
+
+ctypedef struct RootSplit:
+    pthread_mutex_t lock
+    int n                      # distinct root moves (one per equivalent group)
+    int moves[MAX_MOVES]
+    int values[MAX_MOVES]      # exact value, or a bound short of the best (exactf 0)
+    int exactf[MAX_MOVES]
+    int owner[MAX_MOVES]       # the worker that answered it
+    volatile_int finished[MAX_MOVES]   # answered (the other workers on it quit)
+    int workers_on[MAX_MOVES]  # workers searching it now
+    int taken[MAX_MOVES]       # a worker took it
+    int boundary               # the root is a trick's start (moves are leads)
+    int next                   # the next move to take (under lock)
+    int best                   # the best exact value so far, the mover's view
+    int have_best
+    int done                   # mode best in a threshold game: a winning move was found
+    int ismax
+    int mode
+    int exact
+    int t                      # threshold (threshold games)
+    int guess
+
+
+ctypedef struct SplitWorker:
+    SearchCtx* c
+    RootSplit* rs
+    int index
+
+
+cdef inline void split_cuts(SearchCtx* c, int* cut_below, int* cut_above) noexcept nogil:
+    """Raise a root move's cuts to the best value any thread has found so far:
+    in mode optimal a move must reach it, in mode best beat it."""
+    cdef RootSplit* rs = <RootSplit*> c.split
+    cdef int L
+    if rs.mode == C_MODE_ALL or not dd_atomic_load_int(&rs.have_best):
+        return
+    L = dd_atomic_load_int(&rs.best)
+    if rs.ismax:
+        L = L if rs.mode == C_MODE_OPTIMAL else snap(c, L + 1, 1)
+        if L > cut_below[0]:
+            cut_below[0] = L
+    else:
+        L = L if rs.mode == C_MODE_OPTIMAL else snap(c, L - 1, 0)
+        if L < cut_above[0]:
+            cut_above[0] = L
+
+
+cdef void split_child(SearchCtx* c, RootSplit* rs, int i, int w_index) noexcept nogil:
+    """Answer for root move i (already made on c's board) what rs.mode needs."""
+    cdef int v, exactv = 1, won, L
+    if c.quit != NULL and c.quit[0]:
+        return                                  # answered while this worker made the move
+    if not rs.exact:
+        won = at_least(c, rs.t)
+        v = 1 if won else -1
+    else:
+        # The search starts at the best so far (a likely value for a good move)
+        # and stops once the move falls short of it (mtd, split_cuts).
+        L = dd_atomic_load_int(&rs.best) if dd_atomic_load_int(&rs.have_best) else rs.guess
+        c.split = <void*> rs
+        v = mtd(c, L, -VALUE_INF, VALUE_INF, -VALUE_INF, VALUE_INF, &exactv)
+        c.split = NULL
+    if c.aborted:
+        return
+    pthread_mutex_lock(&rs.lock)
+    if rs.finished[i]:
+        pthread_mutex_unlock(&rs.lock)          # another worker answered it first
+        return
+    rs.finished[i] = 1
+    rs.owner[i] = w_index
+    rs.values[i] = v
+    rs.exactf[i] = exactv
+    if exactv:
+        if not rs.have_best or (v > rs.best if rs.ismax else v < rs.best):
+            dd_atomic_store_int(&rs.best, v)
+            dd_atomic_store_int(&rs.have_best, 1)
+        if not rs.exact and rs.mode == C_MODE_BEST and v == (1 if rs.ismax else -1):
+            rs.done = 1
+    pthread_mutex_unlock(&rs.lock)
+
+
+cdef int next_root_move(SearchCtx* c, RootSplit* rs) noexcept nogil:
+    """The next root move to take (under rs.lock): the game's order, or for a
+    game that orders its leads by history (Board.history_leads) at a trick's
+    start, the untaken move with the best history so far in this thread's
+    search (the other moves' searches teach it which leads cut off)."""
+    cdef int i, k = -1
+    cdef uint64_t h, best = 0
+    if not (c.history_leads and rs.boundary):
+        k = rs.next
+    else:
+        for i in range(rs.n):
+            if not rs.taken[i]:
+                h = c.history[rs.ismax][rs.moves[i]]
+                if k < 0 or h > best:
+                    k = i
+                    best = h
+    rs.taken[k] = 1
+    return k
+
+
+cdef void* split_worker(void* arg) noexcept nogil:
+    """Take root moves until none is left (or the search stops)."""
+    cdef SplitWorker* w = <SplitWorker*> arg
+    cdef SearchCtx* c = w.c
+    cdef RootSplit* rs = w.rs
+    cdef int i, j, helping
+    cdef timespec t0, t1
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0)
+    while not c.aborted:
+        helping = 0
+        pthread_mutex_lock(&rs.lock)
+        i = rs.n
+        if not rs.done:
+            if rs.next < rs.n:
+                i = next_root_move(c, rs)
+                rs.next += 1
+            else:
+                # Every move is taken: help the one with the fewest workers that is
+                # still open (the earliest on a tie), through the shared table.
+                for j in range(rs.n):
+                    if not rs.finished[j] and rs.workers_on[j] > 0 and \
+                            (i == rs.n or rs.workers_on[j] < rs.workers_on[i]):
+                        i = j
+                helping = 1
+        if i < rs.n:
+            rs.workers_on[i] += 1
+        pthread_mutex_unlock(&rs.lock)
+        if i >= rs.n:
+            break
+        c.ops.make(c.pos, rs.moves[i])
+        c.quit = &rs.finished[i]
+        c.reverse = helping
+        split_child(c, rs, i, w.index)
+        c.quit = NULL
+        c.reverse = 0
+        if c.aborted == ABORT_QUIT:
+            c.aborted = 0                   # (nothing of the abandoned search was stored)
+        c.ops.unmake(c.pos)
+        pthread_mutex_lock(&rs.lock)
+        rs.workers_on[i] -= 1
+        pthread_mutex_unlock(&rs.lock)
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1)
+    c.cpu = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9
+    return NULL
+
+
+cdef int split_root(SearchCtx* ctxs, int nthreads, int* moves, int* values, int* flags,
+                    int mode, int exact, int t, int guess, int* value, int* owner,
+                    int* firstmove) noexcept nogil:
+    """The root split: fill moves / values / flags as root_moves does and the value;
+    owner[0] the worker whose table searched the first optimal move.  Returns the
+    number of legal moves; -2 when there is nothing to share out (the caller
+    then runs the one-thread driver).  Workers that cannot be started leave
+    their share to the others."""
+    cdef SearchCtx* c = &ctxs[0]
+    cdef const GameOps* ops = c.ops
+    cdef RootSplit rs
+    cdef SplitWorker workers[MAX_THREADS]
+    cdef pthread_t tids[MAX_THREADS]
+    cdef int rep[MAX_MOVES]
+    cdef int n, i, j, k, started = 0, first = -1
+    n = ops.gen_moves(c.pos, moves, 0)
+    rs.n = 0
+    for i in range(n):
+        rep[i] = -1
+        if ops.equivalent != NULL:
+            value_mode(c)
+            for j in range(i):
+                if rep[j] >= 0 and rs.moves[rep[j]] == moves[j] and ops.equivalent(c.pos, moves[i], moves[j]):
+                    rep[i] = rep[j]
+                    break
+        if rep[i] < 0:
+            rep[i] = rs.n
+            rs.moves[rs.n] = moves[i]
+            rs.exactf[rs.n] = 0
+            rs.values[rs.n] = VALUE_INF
+            rs.owner[rs.n] = 0
+            rs.finished[rs.n] = 0
+            rs.workers_on[rs.n] = 0
+            rs.taken[rs.n] = 0
+            rs.n += 1
+    if rs.n < 2 or ops.node_kind(c.pos) == NODE_TERMINAL:
+        return -2                   # nothing to share out: the one-thread driver
+    rs.next = 0
+    rs.boundary = ops.node_kind(c.pos) == NODE_BOUNDARY
+    rs.best = 0
+    rs.have_best = 0
+    rs.done = 0
+    rs.ismax = ops.max_to_move(c.pos)
+    rs.mode = mode
+    rs.exact = exact
+    rs.t = t
+    rs.guess = guess
+    pthread_mutex_init(&rs.lock, NULL)
+    for k in range(nthreads):
+        workers[k].c = &ctxs[k]
+        workers[k].rs = &rs
+        workers[k].index = k
+    for k in range(1, nthreads):
+        if pthread_create(&tids[k], NULL, split_worker, &workers[k]) != 0:
+            break
+        started = k
+    split_worker(&workers[0])
+    for k in range(1, started + 1):
+        pthread_join(tids[k], NULL)
+    pthread_mutex_destroy(&rs.lock)
+    for k in range(nthreads):
+        if ctxs[k].aborted:
+            c.aborted = ctxs[k].aborted
+            return n
+    if not rs.have_best:
+        # Mode best in a threshold game that stopped early can leave none: cannot
+        # happen otherwise (the first move taken is always answered exactly).
+        for i in range(rs.n):
+            if rs.exactf[i]:
+                rs.best = rs.values[i]
+                rs.have_best = 1
+    if not exact and mode == C_MODE_BEST and not rs.done:
+        rs.best = -1 if rs.ismax else 1
+    value[0] = rs.best
+    for i in range(n):
+        k = rep[i]
+        flags[i] = 0
+        if rs.exactf[k] and rs.values[k] == rs.best:
+            if first < 0:
+                first = k
+            values[i] = rs.values[k]
+            if mode == C_MODE_BEST:
+                if first == k and rs.moves[k] == moves[i]:
+                    flags[i] = 1
+                continue
+            flags[i] = 1
+        elif rs.exactf[k] and (mode == C_MODE_ALL or not exact):
+            values[i] = rs.values[k]
+            flags[i] = 1
+        else:
+            values[i] = VALUE_INF
+            flags[i] = mode != C_MODE_BEST
+    owner[0] = rs.owner[first] if first >= 0 else 0
+    firstmove[0] = rs.moves[first] if first >= 0 else -1
+    return n

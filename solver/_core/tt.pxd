@@ -17,13 +17,21 @@
 # (GameOps.use_table lends it the table).  Its entries are the game's, keyed
 # with everything they depend on (the game itself included: one Searcher may
 # serve several games) and stamped with `gen`, so that clearing the table (a
-# new generation) forgets them too.
+# new generation) forgets them too.  The side area is never shared between
+# threads; the buckets may be (the root split of search.pyx).
 #
-#   k0:64 | k1:64 | lo:16 | hi:16 | depth:8 | gen:8 | move:8 | pad:72
-from libc.stdint cimport uint8_t, int16_t, uint64_t
+#   k0:64 | kx:64 | data:64 | pad:64,   kx = k1 ^ data,
+#   data = lo:16 | hi:16 | depth:8 | gen:8 | move:8 (from the low bits)
+#
+# Threads that share the buckets write them without locks: a probe reads the
+# data word once and accepts the entry only if k0 matches and kx ^ data is k1,
+# so an entry torn by two writes at once (words of two stores) reads as a
+# miss, never as the bounds of another position (the lockless scheme of chess
+# engines' shared tables).  One thread alone pays one xor for it.
+from libc.stdint cimport uint8_t, int16_t, uint16_t, uint64_t
 from libc.stdlib cimport free
 from libc.string cimport memset
-from ddcards._core.bits cimport dd_mix64, dd_table_alloc
+from ddcards._core.bits cimport dd_mix64, dd_table_alloc, dd_load64, dd_store64
 
 cdef enum:
     TT_WAYS = 2          # 2 x 32 bytes: a bucket is one cache line
@@ -32,13 +40,15 @@ cdef enum:
 
 ctypedef struct TTEntry:
     uint64_t k0
-    uint64_t k1
-    int16_t lo
-    int16_t hi
-    uint8_t depth     # 0 = empty
-    uint8_t gen
-    uint8_t move      # best move found here, TT_NO_MOVE if none
-    uint8_t pad[9]
+    uint64_t kx       # k1 ^ data
+    uint64_t data     # see above; depth 0 = empty
+    uint64_t pad
+
+ctypedef struct TTHit:
+    # What a probe found: a copy, so that another thread's store cannot change it.
+    int lo
+    int hi
+    int move          # TT_NO_MOVE if none
 
 ctypedef struct TTable:
     TTEntry* slots
@@ -49,6 +59,27 @@ ctypedef struct TTable:
     uint64_t probes
     uint64_t hits
     uint64_t stores
+
+
+cdef inline uint64_t tt_pack(int lo, int hi, int depth, int gen, int move) noexcept nogil:
+    return (<uint64_t> <uint16_t> lo) | ((<uint64_t> <uint16_t> hi) << 16) | \
+        ((<uint64_t> <uint8_t> depth) << 32) | ((<uint64_t> <uint8_t> gen) << 40) | \
+        ((<uint64_t> <uint8_t> move) << 48)
+
+cdef inline int tt_lo(uint64_t d) noexcept nogil:
+    return <int16_t> (d & 0xFFFF)
+
+cdef inline int tt_hi(uint64_t d) noexcept nogil:
+    return <int16_t> ((d >> 16) & 0xFFFF)
+
+cdef inline int tt_depth(uint64_t d) noexcept nogil:
+    return <int> ((d >> 32) & 0xFF)
+
+cdef inline int tt_gen(uint64_t d) noexcept nogil:
+    return <int> ((d >> 40) & 0xFF)
+
+cdef inline int tt_move(uint64_t d) noexcept nogil:
+    return <int> ((d >> 48) & 0xFF)
 
 
 cdef inline int tt_init(TTable* t, size_t megabytes) noexcept nogil:
@@ -99,44 +130,55 @@ cdef inline TTEntry* tt_bucket(TTable* t, uint64_t k0, uint64_t k1) noexcept nog
     return t.slots + (dd_mix64(k0 ^ dd_mix64(k1)) & t.nbuckets_mask) * TT_WAYS
 
 
-cdef inline TTEntry* tt_probe(TTable* t, uint64_t k0, uint64_t k1) noexcept nogil:
+cdef inline int tt_probe(TTable* t, uint64_t k0, uint64_t k1, TTHit* out) noexcept nogil:
+    """1 and the entry's bounds and move in out if the table holds key (k0, k1), else 0."""
     cdef TTEntry* b = tt_bucket(t, k0, k1)
+    cdef uint64_t d
     cdef int i
     t.probes += 1
     for i in range(TT_WAYS):
-        if b[i].k0 == k0 and b[i].k1 == k1 and b[i].depth != 0 and b[i].gen == t.gen:
+        if dd_load64(&b[i].k0) != k0:
+            continue
+        d = dd_load64(&b[i].data)
+        if (dd_load64(&b[i].kx) ^ d) == k1 and tt_depth(d) != 0 and tt_gen(d) == t.gen:
             t.hits += 1
-            return &b[i]
-    return NULL
+            out.lo = tt_lo(d)
+            out.hi = tt_hi(d)
+            out.move = tt_move(d)
+            return 1
+    return 0
+
+
+cdef inline void tt_write(TTEntry* e, uint64_t k0, uint64_t k1, uint64_t d) noexcept nogil:
+    dd_store64(&e.k0, k0)
+    dd_store64(&e.kx, k1 ^ d)
+    dd_store64(&e.data, d)
 
 
 cdef inline void tt_store(TTable* t, uint64_t k0, uint64_t k1, int depth,
                           int lo, int hi, int move) noexcept nogil:
     cdef TTEntry* b = tt_bucket(t, k0, k1)
     cdef TTEntry* victim = NULL
-    cdef TTEntry* e
-    cdef int i
+    cdef int i, vdepth = 0, vlive = 0, edepth, elive
+    cdef uint64_t d
     t.stores += 1
     for i in range(TT_WAYS):
-        e = &b[i]
-        if e.depth != 0 and e.gen == t.gen and e.k0 == k0 and e.k1 == k1:
+        d = dd_load64(&b[i].data)
+        edepth = tt_depth(d)
+        elive = edepth != 0 and tt_gen(d) == t.gen
+        if elive and dd_load64(&b[i].k0) == k0 and (dd_load64(&b[i].kx) ^ d) == k1:
             # Both the old and the new bounds hold: keep their intersection.
-            if lo > e.lo:
-                e.lo = <int16_t> lo
-            if hi < e.hi:
-                e.hi = <int16_t> hi
-            if move != TT_NO_MOVE:
-                e.move = <uint8_t> move
+            if tt_lo(d) > lo:
+                lo = tt_lo(d)
+            if tt_hi(d) < hi:
+                hi = tt_hi(d)
+            if move == TT_NO_MOVE:
+                move = tt_move(d)
+            tt_write(&b[i], k0, k1, tt_pack(lo, hi, edepth, t.gen, move))
             return
-        if e.depth == 0 or e.gen != t.gen:
-            if victim == NULL or (victim.depth != 0 and victim.gen == t.gen):
-                victim = e
-        elif victim == NULL or (victim.depth != 0 and victim.gen == t.gen and e.depth < victim.depth):
-            victim = e
-    victim.k0 = k0
-    victim.k1 = k1
-    victim.lo = <int16_t> lo
-    victim.hi = <int16_t> hi
-    victim.depth = <uint8_t> depth
-    victim.gen = t.gen
-    victim.move = <uint8_t> move
+        # An empty or stale slot first, else the shallowest live one.
+        if victim == NULL or (vlive and (not elive or edepth < vdepth)):
+            victim = &b[i]
+            vdepth = edepth
+            vlive = elive
+    tt_write(victim, k0, k1, tt_pack(lo, hi, depth, t.gen, move))

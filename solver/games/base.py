@@ -201,15 +201,18 @@ class Session(ABC):
     horizon: int | None = None       # plies the values look ahead (None: to the end)
 
     def search(self, searcher: Any, mode: int, cancel: Any, timeout: float | None,
-               want_pv: bool = True) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
-        """Search this position: (value, [(move, value or None)], pv, nodes), in search units."""
+               want_pv: bool = True, helpers: Sequence[tuple[Any, Any]] = ()
+               ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
+        """Search this position: (value, [(move, value or None)], pv, nodes), in search units.
+        helpers: (Searcher, board at this position) for each further thread of the search."""
         found: tuple[int, list[tuple[int, int | None]], list[int], int] = searcher.solve(
-            self.board, mode, cancel, timeout, want_pv=want_pv)
+            self.board, mode, cancel, timeout, want_pv=want_pv, helpers=helpers)
         return found
 
-    def search_value(self, searcher: Any, cancel: Any, timeout: float | None) -> int:
-        """The value alone, in search units."""
-        value: int = searcher.value(self.board, cancel, timeout)
+    def search_value(self, searcher: Any, cancel: Any, timeout: float | None,
+                     helpers: Sequence[tuple[Any, Any]] = ()) -> int:
+        """The value alone, in search units (helpers: as for `search`)."""
+        value: int = searcher.value(self.board, cancel, timeout, helpers=helpers)
         return value
 
     def action_value(self, searcher: Any, before: int, optimal: bool, after: int, cancel: Any,

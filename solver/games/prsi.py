@@ -422,17 +422,24 @@ class PrsiSession(Session):
         return self._decode(value)[1]
 
     def search(self, searcher: Any, mode: int, cancel: Any, timeout: float | None,
-               want_pv: bool = True) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
-        if self.horizon is None:
+               want_pv: bool = True, helpers: Sequence[tuple[Any, Any]] = ()
+               ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
+        if self.horizon is None:                  # the exact analysis runs on one thread
             return exact_solve(self, searcher, mode, cancel, timeout, want_pv)
-        self.board.set_search(self.player, self.horizon)
-        return searcher.solve(self.board, mode, cancel, timeout, want_pv=want_pv)
+        self._set_search(helpers)
+        return searcher.solve(self.board, mode, cancel, timeout, want_pv=want_pv, helpers=helpers)
 
-    def search_value(self, searcher: Any, cancel: Any, timeout: float | None) -> int:
+    def search_value(self, searcher: Any, cancel: Any, timeout: float | None,
+                     helpers: Sequence[tuple[Any, Any]] = ()) -> int:
         if self.horizon is None:
             return exact_solve(self, searcher, 0, cancel, timeout, False, value_only=True)[0]
-        self.board.set_search(self.player, self.horizon)
-        return searcher.value(self.board, cancel, timeout)
+        self._set_search(helpers)
+        return searcher.value(self.board, cancel, timeout, helpers=helpers)
+
+    def _set_search(self, helpers: Sequence[tuple[Any, Any]]) -> None:
+        """The search's player and horizon, on this board and every helper thread's."""
+        for board in (self.board, *(board for _, board in helpers)):
+            board.set_search(self.player, self.horizon)
 
     def action_value(self, searcher: Any, before: int, optimal: bool, after: int, cancel: Any,
                      timeout: float | None) -> tuple[int, int]:

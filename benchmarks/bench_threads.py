@@ -1,0 +1,91 @@
+"""One deal on several threads: ``Solver.solve(..., threads=N)`` against one thread.
+
+    python benchmarks/bench_threads.py [--deals N] [--threads 2] [--seed S]
+
+Full deals, cold (table cleared per solve), each solved on one thread and on N threads one
+after the other (so both see the same host): fresh random Klaverjas layouts (random trump,
+playing team and rule set, as benchmarks/bench_dds.py draws them), the first deals of the
+Klaverjas corpora and of the Mariáš Hra corpus, in modes ``optimal`` and ``all``.
+Reported per set and mode: the median search time on 1 and on N threads, the ratio of the
+medians and the median of the per-deal ratios; and the DD table of the Klaverjas deals
+(dd_table, 8 value searches) on N threads.
+
+A speed-up needs N free cores: on a shared machine run it as
+``chrt -f 10 python benchmarks/bench_threads.py`` (real-time priority, root), or the other
+processes take the second core from the threads.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import ddcards  # noqa: E402
+from bench_dds import random_layout  # noqa: E402
+from ddcards.ddtable import dd_table  # noqa: E402
+
+CORPUS = ROOT / "benchmarks" / "corpus"
+
+
+def load(name: str, n: int) -> list[dict]:
+    return [json.loads(line) for line in (CORPUS / f"{name}.jsonl").read_text().splitlines()[:n]]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=40, help="deals per set")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=None, help="of the random Klaverjas layouts (default: fresh)")
+    ap.add_argument("--tables", type=int, default=10, help="Klaverjas deals for the DD table (0: none)")
+    args = ap.parse_args()
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+    rng = random.Random(seed)
+    sets = {
+        "klaverjas, random layouts": [random_layout(rng) for _ in range(args.deals)],
+        "klaverjas-amsterdam corpus": load("klaverjas-amsterdam", args.deals),
+        "klaverjas-rotterdam corpus": load("klaverjas-rotterdam", args.deals),
+        "marias-hra corpus": load("marias-hra", args.deals),
+    }
+    n = args.threads
+    one, many = ddcards.Solver(), ddcards.Solver()
+    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
+          f"2 cores. Command: python benchmarks/bench_threads.py --deals {args.deals} --threads {n} "
+          f"--seed {seed} --tables {args.tables}\n")
+    print(f"| deals | mode | 1 thread median | {n} threads median | ratio of medians | median of ratios | sums |")
+    print("|---|---|---|---|---|---|---|")
+    for name, docs in sets.items():
+        for mode in ("optimal", "all"):
+            t1, tn = [], []
+            for doc in docs:
+                a = one.solve(doc, mode=mode)
+                b = many.solve(doc, mode=mode, threads=n)
+                assert (a.value, sorted((m.move, m.value) for m in a.moves)) == \
+                    (b.value, sorted((m.move, m.value) for m in b.moves)), json.dumps(doc)
+                t1.append(a.elapsed)
+                tn.append(b.elapsed)
+            print(f"| {name} ({len(docs)}) | {mode} | {statistics.median(t1) * 1e3:.2f} ms | "
+                  f"{statistics.median(tn) * 1e3:.2f} ms | {statistics.median(t1) / statistics.median(tn):.2f}x | "
+                  f"{statistics.median(x / y for x, y in zip(t1, tn)):.2f}x | {sum(t1) / sum(tn):.2f}x |")
+    if args.tables:
+        docs = sets["klaverjas, random layouts"][:args.tables]
+        for threads in (1, n):
+            times = []
+            for doc in docs:
+                t = time.perf_counter()
+                dd_table(doc, solver=one, threads=threads)
+                times.append(time.perf_counter() - t)
+            print(f"\nDD table, random layouts ({len(docs)}), {threads} thread(s): median "
+                  f"{statistics.median(times) * 1e3:.1f} ms, max {max(times) * 1e3:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

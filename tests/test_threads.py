@@ -1,0 +1,234 @@
+"""One search on several threads (``Solver.solve(..., threads=)``, the core's root split).
+
+The root's moves are shared out among threads that share one lockless table; whatever the
+count, every answer must be the one thread's: the value, every move's value (mode all), the
+optimal moves, and a principal variation that reaches the value.  The one-thread root split
+is checked against the driver it replaced (the value first, then each move against it), and
+both against the plain-Python references on endgames.
+"""
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import ddcards
+from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, Searcher
+from ddcards.errors import InvalidOptionError, SearchCancelled, SearchTimeout
+
+try:
+    from tests.reference import klaverjas as kref
+    from tests.reference import marias as mref
+except ImportError:  # pytest put tests/ itself on sys.path
+    from reference import klaverjas as kref  # type: ignore[no-redef]
+    from reference import marias as mref  # type: ignore[no-redef]
+
+CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus"
+
+
+def corpus(name: str, n: int, start: int = 0) -> list[dict]:
+    lines = (CORPUS / f"{name}.jsonl").read_text().splitlines()[start:start + n]
+    return [json.loads(line) for line in lines]
+
+
+def random_klaverjas(seed: int) -> dict:
+    """A fresh full deal with a random trump, playing team, rule set and leader."""
+    rng = random.Random(seed)
+    deck = [r + s for s in "SHDC" for r in "789TJQKA"]
+    rng.shuffle(deck)
+    hands = [".".join("".join(r for r in "AKQJT987" if r + s in deck[8 * i: 8 * i + 8]) for s in "SHDC")
+             for i in range(4)]
+    return {"game": "klaverjas", "hands": hands, "trump": rng.choice("SHDC"),
+            "playing_team": rng.randrange(2), "rules": rng.choice(("amsterdam", "rotterdam")),
+            "leader": rng.randrange(4)}
+
+
+def mid_deal(doc: dict, cards: int) -> dict:
+    """`doc` with the first `cards` cards of its principal variation played."""
+    line = ddcards.Solver().solve(doc, mode="best").pv
+    return dict(doc, played=line[:cards])
+
+
+DEALS = (corpus("klaverjas-amsterdam", 6) + corpus("klaverjas-rotterdam", 6)
+         + [random_klaverjas(seed) for seed in range(8)]
+         + corpus("marias-hra", 10) + corpus("marias-betl", 5) + corpus("marias-durch", 3))
+
+
+def answer(res: ddcards.Result) -> tuple:
+    return res.value, tuple(sorted((m.move, m.value, m.optimal) for m in res.moves))
+
+
+def assert_line_reaches(doc: dict, res: ddcards.Result) -> None:
+    pos = ddcards.Position.from_dict(doc)
+    for move in res.pv:                              # every card of the line is legal
+        pos = pos.play(move)
+    # (a won / lost game's line stops once the outcome is settled)
+    assert pos.is_over or res.value_kind == "outcome"
+    assert ddcards.Solver().solve(pos).value == res.value
+
+
+@pytest.mark.parametrize("mode", ["all", "optimal"])
+@pytest.mark.parametrize("threads", [2, 3])
+def test_threads_give_the_answers_of_one(mode, threads):
+    one, many = ddcards.Solver(), ddcards.Solver()
+    for doc in DEALS:
+        expected = one.solve(doc, mode=mode)
+        got = many.solve(doc, mode=mode, threads=threads)
+        assert answer(got) == answer(expected), json.dumps(doc)
+        assert got.nodes > 0
+
+
+def test_threads_in_mode_best_report_an_optimal_move_and_a_line_to_the_value():
+    engine = ddcards.Solver()
+    for doc in DEALS[::2]:
+        every = engine.solve(doc, mode="all")
+        best = engine.solve(doc, mode="best", threads=2)
+        assert best.value == every.value
+        assert len(best.optimal_moves) == 1 and best.optimal_moves[0] in every.optimal_moves
+        assert best.pv[0] == best.optimal_moves[0]
+        assert_line_reaches(doc, best)
+
+
+def test_threads_line_reaches_the_value():
+    engine = ddcards.Solver()
+    for doc in DEALS[::3]:
+        res = engine.solve(doc, mode="optimal", threads=2)
+        assert res.pv and res.pv[0] in res.optimal_moves
+        assert_line_reaches(doc, res)
+
+
+def test_threads_mid_deal_and_mid_trick():
+    one, two = ddcards.Solver(), ddcards.Solver()
+    for doc, cards in ((DEALS[0], 5), (DEALS[13], 9), (DEALS[20], 4), (DEALS[21], 13)):
+        pos = mid_deal(doc, cards)
+        assert answer(two.solve(pos, threads=2)) == answer(one.solve(pos)), json.dumps(pos)
+
+
+def test_threads_value_alone():
+    one, two = ddcards.Solver(), ddcards.Solver()
+    for doc in DEALS[::2]:
+        assert two.value(doc, threads=2) == one.value(doc) == one.solve(doc, mode="best").value
+
+
+def test_a_forced_or_finished_position_needs_no_split():
+    doc = mid_deal(corpus("klaverjas-amsterdam", 1)[0], 31)     # one card left: forced
+    res = ddcards.Solver().solve(doc, threads=2)
+    assert len(res.moves) == 1 and res.value == ddcards.Solver().solve(doc).value
+    done = mid_deal(corpus("klaverjas-amsterdam", 1)[0], 32)
+    assert ddcards.Solver().solve(done, threads=2).moves == []
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_split_drivers_match_the_klaverjas_reference(seed):
+    rng = random.Random(seed)
+    doc = kref.random_endgame(rng, rng.choice((2, 3)), cards_in_trick=rng.randrange(4),
+                              rules=rng.choice(kref.RULESETS), close=2)
+    expected = kref.reference_solve(doc)
+    for threads in (1, 2):
+        res = ddcards.Solver().solve(doc, mode="all", threads=threads)
+        assert res.value == expected["value"], json.dumps(doc)
+        assert {m.move: m.value for m in res.moves} == expected["moves"], json.dumps(doc)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_split_drivers_match_the_marias_reference(seed):
+    rng = random.Random(seed)
+    contract = ("hra", "betl", "durch")[seed % 3]
+    doc = mref.random_endgame(rng, contract, rng.choice((2, 3)), cards_in_trick=rng.randrange(3))
+    expected = mref.reference_solve(doc)
+    for threads in (1, 2):
+        res = ddcards.Solver().solve(doc, mode="all", threads=threads)
+        assert res.value == expected["value"], json.dumps(doc)
+        assert {m.move: m.value for m in res.moves} == expected["moves"], json.dumps(doc)
+
+
+@pytest.mark.parametrize("mode", [MODE_ALL, MODE_OPTIMAL, MODE_BEST])
+def test_the_root_split_answers_as_the_driver_it_replaced(mode):
+    """split=False: the value first, then each root move against it (the old driver)."""
+    searcher = Searcher(2)
+    for doc in DEALS:
+        pos = ddcards.Position.from_dict(doc)
+        searcher.clear()
+        old = searcher.solve(pos.session().board, mode, split=False, want_pv=False)
+        searcher.clear()
+        new = searcher.solve(pos.session().board, mode, want_pv=False, split=True)
+        assert new[0] == old[0], json.dumps(doc)
+        if mode == MODE_BEST:
+            continue       # one optimal move each, maybe not the same
+        assert sorted(new[1]) == sorted(old[1]), json.dumps(doc)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 65, 1.5, True, "2", None])
+def test_bad_thread_counts_are_refused(bad):
+    with pytest.raises(InvalidOptionError) as err:
+        ddcards.Solver().solve(DEALS[0], threads=bad)
+    assert err.value.token == repr(bad)
+    assert err.value.rule == "solve: threads"
+    with pytest.raises(InvalidOptionError):
+        ddcards.Solver().value(DEALS[0], threads=bad)
+
+
+def test_helpers_must_hold_the_same_position_on_their_own_tables():
+    pos = ddcards.Position.from_dict(DEALS[0])
+    searcher = Searcher(2)
+    board = pos.session().board
+    with pytest.raises(ValueError, match="of its own"):
+        searcher.solve(board, MODE_ALL, helpers=[(searcher, pos.session().board)])
+    with pytest.raises(ValueError, match="of its own"):
+        searcher.solve(board, MODE_ALL, helpers=[(Searcher(1), board)])
+    later = pos.play(pos.legal_moves[0]).session().board
+    with pytest.raises(ValueError, match="same position"):
+        searcher.solve(board, MODE_ALL, helpers=[(Searcher(1), later)])
+    with pytest.raises(ValueError, match="root split"):
+        searcher.solve(board, MODE_ALL, split=False, helpers=[(Searcher(1), pos.session().board)])
+
+
+def slowest(docs: list[dict]) -> dict:
+    engine = ddcards.Solver()
+    return max(docs, key=lambda d: engine.solve(d, mode="all").nodes)
+
+
+def test_timeout_stops_every_thread():
+    doc = slowest(corpus("klaverjas-amsterdam", 20))
+    engine = ddcards.Solver()
+    with pytest.raises(SearchTimeout):
+        engine.solve(doc, mode="all", threads=2, timeout=0.0005)
+    # the Solver is usable again, with the same answers
+    assert answer(engine.solve(doc, mode="all", threads=2)) == answer(ddcards.Solver().solve(doc, mode="all"))
+
+
+def test_cancel_from_another_thread_stops_every_thread():
+    doc = slowest(corpus("klaverjas-amsterdam", 20))
+    token = ddcards.CancelToken()
+    timer = threading.Timer(0.002, token.cancel)
+    timer.start()
+    start = time.perf_counter()
+    with pytest.raises(SearchCancelled):
+        for _ in range(50):          # a search may finish before the token is set: ask again
+            ddcards.Solver().solve(doc, mode="all", threads=2, cancel=token)
+    assert time.perf_counter() - start < 5
+    timer.cancel()
+
+
+def test_module_level_solve_takes_threads():
+    assert answer(ddcards.solve(DEALS[0], threads=2)) == answer(ddcards.solve(DEALS[0]))
+
+
+def test_cli_solve_threads(tmp_path, capsys):
+    from ddcards import cli
+
+    path = tmp_path / "deals.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in DEALS[:4]))
+    outs = []
+    for threads in ("1", "2"):
+        assert cli.main(["solve", str(path), "--json", "--threads", threads]) == 0
+        docs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        outs.append([(d["value"], sorted((m["move"], m["value"]) for m in d["moves"])) for d in docs])
+    assert outs[0] == outs[1] and len(outs[0]) == 4
+    assert cli.main(["solve", str(path), "--threads", "0"]) == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "threads" in err and "1 to 64" in err
