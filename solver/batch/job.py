@@ -289,6 +289,10 @@ def run(args: argparse.Namespace) -> int:
             raise
         wall = time.perf_counter() - start
         bar.close()
+    if not tally.records and not lost:
+        print(f"ddcards: error: {source.name} holds no position document (it is empty, or only blank lines "
+              "and comments)", file=sys.stderr)
+        return EXIT_BAD_INPUT
     _summary(args, source, tally, lost, wall, where)
     status = max((k for k, n in tally.failures.items() if n), default=EXIT_OK)
     return max(status, EXIT_INTERNAL if lost else EXIT_OK)

@@ -6,6 +6,7 @@ a CI log get nothing, so the output of a batch never carries carriage returns.
 """
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any, TextIO
 
@@ -27,17 +28,27 @@ def wanted(asked: bool | None, stream: TextIO | None = None) -> bool:
         return False
 
 
+def _columns(stream: TextIO) -> int:
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return 0
+
+
 class ProgressBar:
     """Positions answered so far, of `total` if known; nothing at all when not `enabled`."""
 
-    def __init__(self, enabled: bool, *, total: int | None = None, initial: int = 0, unit: str = "pos",
+    def __init__(self, enabled: bool, *, total: int | None = None, initial: int = 0, unit: str = " pos",
                  stream: TextIO | None = None):
         self.enabled = enabled
         self._bar: Any = None
         if enabled:
-            self._bar = tqdm(total=total, initial=initial, unit=unit, unit_scale=True, smoothing=0.05,
-                             mininterval=0.25, dynamic_ncols=True, file=sys.stderr if stream is None else stream,
-                             bar_format=None if total else "{n_fmt} {unit} [{elapsed}, {rate_fmt}]")
+            stream = sys.stderr if stream is None else stream
+            sized = _columns(stream) > 0         # a terminal that tells its width (a bare pty may say 0)
+            self._bar = tqdm(total=total, initial=initial, unit=unit, smoothing=0.05, mininterval=0.25,
+                             dynamic_ncols=sized, ncols=None if sized else 80, nrows=None if sized else 20,
+                             file=stream,
+                             bar_format=None if total else "{n_fmt}{unit} [{elapsed}, {rate_fmt}]")
 
     def update(self, n: int = 1) -> None:
         if self._bar is not None:
