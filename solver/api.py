@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher
@@ -220,7 +220,7 @@ def analyse(position: PositionLike, *, timeout: float | None = None,
 
 def solve_many(positions: Iterable[PositionLike], *, jobs: int | None = None, executor: Any = None,
                mode: Mode | str = Mode.ALL, timeout: float | None = None, tt_mb: int = DEFAULT_TT_MB,
-               window: int | None = None, chunk_size: int | None = None) -> Iterator[Solved]:
+               window: int | None = None, chunk_size: int | None = None) -> Generator[Solved, None, None]:
     """Solve every position of `positions` in parallel, yielding a ``Solved`` for each as it finishes.
 
     ``Solved.index`` is the position's place in `positions` (answers come in the order they
@@ -236,7 +236,7 @@ def solve_many(positions: Iterable[PositionLike], *, jobs: int | None = None, ex
 
     `positions` is read on a thread of its own, at most `window` tasks (default: twice the
     searches that run at once) ahead of the answers taken; a task is a chunk of positions
-    (`chunk_size`; by default sized from the time positions take).  Closing the iterator,
+    (`chunk_size`; by default sized from the time positions take).  Closing the generator,
     or leaving the ``for`` loop, stops the work.  Each search thread keeps a Solver of
     `tt_mb` MiB.
 

@@ -5,8 +5,10 @@ starts its own cluster; a scheduler that cannot be reached is a clear error."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -86,6 +88,41 @@ def test_a_journal_begun_locally_is_finished_on_the_cluster(client, local_run, t
     assert proc.returncode == cli.EXIT_BAD_INPUT, proc.stderr
     assert "cut an unfinished last line (25 bytes)" in proc.stderr
     assert without_times(read_records(out)) == without_times(want)
+
+
+def test_the_documented_commands_dask_scheduler_and_dask_worker(local_run, tmp_path):
+    """docs/BATCH.md: `dask scheduler`, `dask worker ADDRESS --nworkers N --nthreads 1`, then --dask ADDRESS."""
+    source, want = local_run
+    dask = str(Path(sys.executable).with_name("dask"))
+    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"],
+                                 stderr=subprocess.PIPE, text=True)
+    worker = None
+    try:
+        address = None
+        for line in scheduler.stderr:                      # "Scheduler at:   tcp://127.0.0.1:PORT"
+            match = re.search(r"Scheduler at:\s+(tcp://127\.0\.0\.1:\d+)", line)
+            if match:
+                address = match.group(1)
+                break
+        assert address, "the scheduler did not say where it listens"
+        threading.Thread(target=scheduler.stderr.read, daemon=True).start()   # keep its log flowing
+        worker = subprocess.Popen([dask, "worker", address, "--nworkers", "2", "--nthreads", "1",
+                                   "--no-dashboard"], stderr=subprocess.DEVNULL)
+        out = tmp_path / "out.jsonl"
+        proc = subprocess.run([*DDCARDS, "batch", str(source), "-o", str(out), "--dask", address],
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == cli.EXIT_BAD_INPUT, proc.stderr
+        assert f"on the Dask cluster at {address}" in proc.stderr
+        assert without_times(read_records(out)) == without_times(want)
+    finally:
+        for process in (worker, scheduler):
+            if process is not None:
+                process.terminate()
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
 
 
 def test_dask_local_starts_a_cluster_of_worker_processes(local_run, tmp_path):

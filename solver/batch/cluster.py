@@ -35,20 +35,21 @@ def _worker_version() -> str:
 def dask_client(address: str, workers: int | None) -> Iterator[tuple[Any, str]]:
     """(a connected dask.distributed Client, a description for the summary); closed on exit."""
     try:
-        from distributed import Client, LocalCluster
+        import distributed
     except ImportError:
         raise InvalidOptionError("--dask needs Dask's distributed scheduler: pip install 'ddcards[dask]'",
                                  token=address, rule=DASK_RULE) from None
+    dist: Any = distributed                 # untyped calls, kept at arm's length
     cluster = None
     try:
         if address == "local":
             from ddcards.ddtable import available_threads
 
-            cluster = LocalCluster(n_workers=workers or available_threads(), threads_per_worker=1, processes=True,
+            cluster = dist.LocalCluster(n_workers=workers or available_threads(), threads_per_worker=1, processes=True,
                                    dashboard_address=None, silence_logs=logging.ERROR)
-            client = Client(cluster)
+            client = dist.Client(cluster)
         else:
-            client = Client(address, timeout=CONNECT_SECONDS)
+            client = dist.Client(address, timeout=CONNECT_SECONDS)
     except (OSError, TimeoutError, ValueError) as exc:
         if cluster is not None:
             cluster.close()

@@ -328,7 +328,7 @@ def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tal
                 with lock:
                     del plan.pending[item.key]
                 lost += 1 + len(item.duplicates)
-                print(f"ddcards: line {item.entry.line}: {error}", file=sys.stderr)
+                bar.message(f"ddcards: line {item.entry.line}: {error}")
             else:
                 with lock:                      # the planner sees the search pending, or its record in OUT
                     del plan.pending[item.key]

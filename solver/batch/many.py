@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -31,6 +31,8 @@ CHUNK_SECONDS = 0.25          # a task's work on an executor in other processes
 THREAD_CHUNK_SECONDS = 0.002  # ... on this process's threads
 MAX_CHUNK = 1024
 _RULE = "ddcards.solve_many: options"
+#: (tag, result, error) for each task, as they finish; close() stops the work.
+Answers = Generator[tuple[Any, "Result | None", "BaseException | None"], None, None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,8 +173,7 @@ def _portable(position: PositionLike) -> PositionLike:
 
 def solve_tasks(tasks: Iterable[Task], *, jobs: int | None = None, executor: Any = None,
                 mode: Mode | str = Mode.ALL, timeout: float | None = None, tt_mb: int = DEFAULT_TT_MB,
-                window: int | None = None, chunk_size: int | None = None
-                ) -> Iterator[tuple[Any, Result | None, BaseException | None]]:
+                window: int | None = None, chunk_size: int | None = None) -> Answers:
     """(tag, result, error) for every task, as each finishes; what solve_many and the batch job run.
 
     A task without a position comes back as (tag, None, None).  The options are checked
@@ -203,7 +204,7 @@ def _is_dask_client(executor: Any) -> bool:
 
 
 def _run(tasks: Iterable[Task], jobs: int | None, executor: Any, mode: str, timeout: float | None, tt_mb: int,
-         window: int | None, chunk_size: int | None) -> Iterator[tuple[Any, Result | None, BaseException | None]]:
+         window: int | None, chunk_size: int | None) -> Answers:
     runner = _Runner(jobs, executor)
     size = _ChunkSize(chunk_size, THREAD_CHUNK_SECONDS if runner.threads else CHUNK_SECONDS)
     cancel = CancelToken() if runner.threads else None   # stops our threads' searches when we stop
@@ -244,12 +245,10 @@ def _unpack(done: Done, size: _ChunkSize) -> Iterator[tuple[Any, Result | None, 
         yield tag, result, error
 
 
-def answers_of(answers: Iterator[tuple[Any, Result | None, BaseException | None]]) -> Iterator[Solved]:
+def answers_of(answers: Answers) -> Generator[Solved, None, None]:
     """solve_many's answers: each (index, result, error) as a Solved (closing this closes them)."""
     try:
         for index, result, error in answers:
             yield Solved(index, result, error)
     finally:
-        close = getattr(answers, "close", None)
-        if close is not None:
-            close()
+        answers.close()

@@ -21,7 +21,8 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, cast
 
 __all__ = ["Work", "Done", "Pipeline", "END"]
 
@@ -66,7 +67,7 @@ class Pipeline:
     log, and the items read before it still complete.
     """
 
-    def __init__(self, source: Iterable[Work], submit: Callable[[Callable[[], Any]], Future], window: int,
+    def __init__(self, source: Iterable[Work], submit: Callable[[Callable[[], Any]], Future[Any]], window: int,
                  *, name: str = "ddcards-batch-reader"):
         if window < 1:
             raise ValueError(f"window must be at least 1, not {window}")
@@ -77,7 +78,7 @@ class Pipeline:
         self._slots = threading.Semaphore(window)
         self._outbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._lock = threading.Lock()
-        self._futures: set[Future] = set()
+        self._futures: set[Future[Any]] = set()
         self._outstanding = 0            # taken from the source, outcome not yet taken by the consumer
         self._reading = True
         self._stop = threading.Event()
@@ -107,13 +108,13 @@ class Pipeline:
                     continue
                 with self._lock:
                     self._futures.add(future)
-                future.add_done_callback(lambda f, tag=item.tag: self._finish(tag, f))
+                future.add_done_callback(partial(self._finish, item.tag))
         except BaseException as exc:              # noqa: BLE001 - kept for the consumer (source_error)
             self.source_error = exc
         finally:
             self._outbox.put(_SOURCE_DONE)
 
-    def _finish(self, tag: Any, future: Future) -> None:
+    def _finish(self, tag: Any, future: Future[Any]) -> None:
         # The outcome is queued before the future leaves the in-flight set.
         try:
             self._outbox.put(Done(tag, result=future.result()))
@@ -141,11 +142,12 @@ class Pipeline:
         return self._stop.is_set()
 
     def get(self, timeout: float | None = None) -> Done | None:
-        """The next outcome; None if `timeout` seconds pass first; :data:`END` when all are taken."""
+        """The next outcome; None if `timeout` seconds pass first; :data:`END` when all are taken
+        (typed as a Done: compare with ``is END``)."""
         while True:
             with self._lock:
                 if not self._reading and self._outstanding == 0:
-                    return END
+                    return cast(Done, END)
             try:
                 done = self._outbox.get(timeout=timeout)
             except queue.Empty:
@@ -156,7 +158,7 @@ class Pipeline:
             with self._lock:
                 self._outstanding -= 1
             self._slots.release()
-            return done
+            return cast(Done, done)
 
     def __iter__(self) -> Iterator[Done]:
         while (done := self.get()) is not END:

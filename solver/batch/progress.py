@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Any, TextIO
 
-from tqdm import tqdm
+from tqdm import tqdm  # type: ignore[import-untyped]
 
 from ddcards._batch import _skipped, _starts_a_longer_text
 
@@ -64,6 +64,13 @@ class ProgressBar:
         """A short status after the figures (e.g. failures so far)."""
         if self._bar is not None:
             self._bar.set_postfix_str(text, refresh=False)
+
+    def message(self, text: str) -> None:
+        """A line on standard error that does not tear the bar."""
+        if self._bar is not None:
+            self._bar.write(text, file=self._bar.fp)
+        else:
+            print(text, file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self._bar is not None:
