@@ -10,7 +10,8 @@ here, and then:
   is not searched again: it waits for that search, or copies its record from OUT;
 - the rest are searched on every core (threads) or on a Dask cluster, the positions with
   the fewest actions played (the biggest searches) first among the next
-  :data:`LOOKAHEAD` documents, so that a batch does not end on one long search.
+  :data:`LOOKAHEAD` positions (more with many searches at once), so that a batch does not
+  end on one long search.
 
 Records go to OUT (:class:`~ddcards.batch.journal.Journal`) in the order they finish,
 each led by the input's ``line`` (``index`` inside an array, the ``id`` it carried) and,
@@ -49,16 +50,19 @@ from ddcards.errors import DdcardsError, InvalidOptionError, NotationError, Sear
 
 __all__ = ["run", "position_key", "LOOKAHEAD"]
 
-#: Documents read ahead of the searches, to start the biggest first (each held as a
-#: validated Position, about 6 KiB).
-LOOKAHEAD = 1024
+#: Positions read ahead of the searches, to start the biggest first: at least this many,
+#: and 8 per search running at once.  Each is held as a validated Position (about 6 KiB);
+#: far more would only grow the memory and let them go cold in the cache before their search.
+LOOKAHEAD = 256
 _LABEL_FIELDS = ("line", "index", "id")
 
 
 def position_key(position: ddcards.Position) -> str:
-    """The position's fingerprint: 128 bits of BLAKE2b over its canonical document."""
-    canonical = json.dumps(position.to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.blake2b(canonical.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    """The position's fingerprint: 128 bits of BLAKE2b over its canonical document.
+
+    ``to_json()`` is canonical to the byte (the game builds the document, fields in its own
+    order, defaults left out), whatever notation and key order the input used."""
+    return hashlib.blake2b(position.to_json().encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 # ----------------------------------------------------------------- the work items
@@ -92,8 +96,8 @@ class _Copy:
 class _Plan:
     """Reads the input and hands out the work, biggest searches first (runs on the reader thread)."""
 
-    def __init__(self, source: BinaryIO, journal: Journal, lock: threading.Lock):
-        self.source, self.journal, self.lock = source, journal, lock
+    def __init__(self, source: BinaryIO, journal: Journal, lock: threading.Lock, lookahead: int):
+        self.source, self.journal, self.lock, self.lookahead = source, journal, lock, lookahead
         self.pending: dict[str, _Search] = {}   # key -> the search that will answer it (queued or running)
         self.read = 0                           # documents read (answered earlier or not)
         self.finished = False
@@ -109,8 +113,8 @@ class _Plan:
             if isinstance(item, _Search):
                 # fewer actions played: a bigger search (a proxy that needs no search)
                 heapq.heappush(queue, (item.position.ply, seq, item))
-                # Read ahead up to LOOKAHEAD, growing from a few so that the first searches start at once.
-                while len(queue) > min(LOOKAHEAD, 8 + 2 * handed):
+                # Read ahead, up to the look-ahead growing from a few so that the first searches start at once.
+                while len(queue) > min(self.lookahead, 8 + 2 * handed):
                     handed += 1
                     search = heapq.heappop(queue)[2]
                     yield Task(search, search.position)
@@ -302,7 +306,8 @@ def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tal
          executor: Any, jobs: int | None) -> int:
     """Answer every document OUT lacks; the number the executor lost (not written: the next run retries)."""
     lock = threading.Lock()
-    plan = _Plan(source.stream, journal, lock)
+    parallel = jobs if executor is None else max(1, sum(executor.nthreads().values()))
+    plan = _Plan(source.stream, journal, lock, max(LOOKAHEAD, 8 * (parallel or 1)))
     lost = 0
 
     def write(records: list[dict[str, Any]]) -> int:

@@ -102,17 +102,24 @@ def solve_chunk(positions: list[PositionLike], mode: str, timeout: float | None,
 # ----------------------------------------------------------------- executors
 
 class _Runner:
-    """Where the chunks run: our own threads, a caller's executor, or a Dask client's."""
+    """Where the chunks run: this thread (one job), our own threads, a caller's executor, or a
+    Dask client's."""
 
     def __init__(self, jobs: int | None, executor: Any):
         self.owned: Executor | None = None
+        self.executor: Any = None
+        self.inline = False
         if executor is None:
             from ddcards.ddtable import available_threads
 
             self.parallel = jobs or available_threads()
-            self.executor: Any = ThreadPoolExecutor(self.parallel, thread_name_prefix="ddcards-solve")
-            self.owned = self.executor
             self.threads = True
+            # One job needs no thread: handing every position between threads would only
+            # make the Python parts of the work (reading, validating, writing) take turns
+            # at the GIL.
+            self.inline = self.parallel == 1
+            if not self.inline:
+                self.executor = self.owned = ThreadPoolExecutor(self.parallel, thread_name_prefix="ddcards-solve")
         elif _is_dask_client(executor):
             # a dask.distributed Client: its concurrent.futures face, one task per chunk
             self.executor = executor.get_executor(pure=False)
@@ -206,6 +213,12 @@ def _is_dask_client(executor: Any) -> bool:
 def _run(tasks: Iterable[Task], jobs: int | None, executor: Any, mode: str, timeout: float | None, tt_mb: int,
          window: int | None, chunk_size: int | None) -> Answers:
     runner = _Runner(jobs, executor)
+    if runner.inline:
+        # each position solved and its answer handed over before the next is read
+        for work in _chunks(tasks, _ChunkSize(chunk_size or 1, 0.0),
+                            lambda positions: partial(solve_chunk, positions, mode, timeout, tt_mb, None, False)):
+            yield from _unpack(Done(work.tag, work.run() if work.run is not None else work.result), None)
+        return
     size = _ChunkSize(chunk_size, THREAD_CHUNK_SECONDS if runner.threads else CHUNK_SECONDS)
     cancel = CancelToken() if runner.threads else None   # stops our threads' searches when we stop
 
@@ -227,7 +240,7 @@ def _run(tasks: Iterable[Task], jobs: int | None, executor: Any, mode: str, time
         runner.close()
 
 
-def _unpack(done: Done, size: _ChunkSize) -> Iterator[tuple[Any, Result | None, BaseException | None]]:
+def _unpack(done: Done, size: _ChunkSize | None) -> Iterator[tuple[Any, Result | None, BaseException | None]]:
     tags = done.tag
     if done.error is not None:
         failure = ExecutorFailure(f"the executor did not run this position's task: "
@@ -240,7 +253,8 @@ def _unpack(done: Done, size: _ChunkSize) -> Iterator[tuple[Any, Result | None, 
         yield tags[0], None, None
         return
     answers, seconds = done.result
-    size.measured(seconds, len(answers))
+    if size is not None:
+        size.measured(seconds, len(answers))
     for tag, (result, error) in zip(tags, answers):
         yield tag, result, error
 
