@@ -4,6 +4,7 @@ interruption (a torn last line cut), the job file guarding OUT, standard input, 
 the progress bar on a real terminal and the summary."""
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -288,3 +289,34 @@ def test_done_marks_lines_and_array_elements():
     assert not done.add(700, None) and not done.add(5, 1)
     assert (700, None) in done and (5, 1) in done and (5, None) not in done and (2, None) not in done
     assert done.count == 4
+
+
+def test_positions_the_executor_loses_are_left_for_the_next_run(tmp_path, capsys):
+    import argparse
+
+    from ddcards.batch import job
+    from ddcards.batch.journal import Journal
+    from ddcards.batch.progress import ProgressBar
+    from concurrent.futures import ThreadPoolExecutor
+
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    docs = [endgame(cut) for cut in range(20, 30)] + [endgame(25)]
+    source.write_text("".join(json.dumps(d) + "\n" for d in docs) + "{bad\n")
+    args = argparse.Namespace(input=str(source), output=str(out), mode="all", timeout=None, tt_mb=2)
+    broken = ThreadPoolExecutor(1)
+    broken.shutdown()                        # every task it is given fails to start
+    with contextlib.ExitStack() as stack:
+        found = job._open_input(str(source), stack)
+        journal = Journal(str(out), job._job(found, args))
+        lost = job._run(args, found, journal, job._Tally(), ProgressBar(False), broken, None)
+        journal.close()
+    assert lost == 11                        # 10 searches, one of them with a duplicate
+    assert "the executor did not run this position's task: RuntimeError" in capsys.readouterr().err
+    assert [r["line"] for r in read_records(out).values()] == [12]     # only the bad line has its record
+    # the same command again answers them
+    assert batch(str(source), "-o", str(out)) == cli.EXIT_BAD_INPUT
+    assert "resuming: 1 documents answered already" in capsys.readouterr().err
+    records = read_records(out)
+    assert len(records) == 12
+    assert all(records[(n + 1, None)]["value"] == ddcards.solve(doc).value for n, doc in enumerate(docs))
+    assert records[(11, None)]["duplicate_of"] == {"line": 6}

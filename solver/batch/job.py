@@ -55,6 +55,7 @@ __all__ = ["run", "position_key", "LOOKAHEAD"]
 #: far more would only grow the memory and let them go cold in the cache before their search.
 LOOKAHEAD = 256
 _LABEL_FIELDS = ("line", "index", "id")
+MAX_LOST_SHOWN = 10
 
 
 def position_key(position: ddcards.Position) -> str:
@@ -244,6 +245,13 @@ def _open_input(name: str, stack: ExitStack) -> _Input:
     return _Input(shown, stream, size, digest.hexdigest(), counter.total())
 
 
+def _job(source: _Input, args: argparse.Namespace) -> dict[str, Any]:
+    """What OUT answers (OUT.job): the input, and the options that change answers."""
+    return {"format": JOB_FORMAT, "ddcards": ddcards.__version__, "input_name": source.name,
+            "input": {"bytes": source.size, "sha256": source.sha256},
+            "options": {"mode": args.mode, "timeout": args.timeout}}
+
+
 def _same_file(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
@@ -260,11 +268,8 @@ def run(args: argparse.Namespace) -> int:
                                  rule="-o: the output is a new file")
     with ExitStack() as stack:
         source = _open_input(args.input, stack)
-        job = {"format": JOB_FORMAT, "ddcards": ddcards.__version__, "input_name": source.name,
-               "input": {"bytes": source.size, "sha256": source.sha256},
-               "options": {"mode": args.mode, "timeout": args.timeout}}
         tally = _Tally()
-        journal = Journal(args.output, job, restart=args.restart, on_record=tally.add)
+        journal = Journal(args.output, _job(source, args), restart=args.restart, on_record=tally.add)
         stack.callback(journal.close)
         tally.earlier = tally.records
         show = wanted(args.progress)
@@ -306,9 +311,9 @@ def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tal
          executor: Any, jobs: int | None) -> int:
     """Answer every document OUT lacks; the number the executor lost (not written: the next run retries)."""
     lock = threading.Lock()
-    parallel = jobs if executor is None else max(1, sum(executor.nthreads().values()))
+    parallel = jobs if executor is None else _parallel(executor)
     plan = _Plan(source.stream, journal, lock, max(LOOKAHEAD, 8 * (parallel or 1)))
-    lost = 0
+    lost = lost_searches = 0
 
     def write(records: list[dict[str, Any]]) -> int:
         offset = journal.append([json_line(r) for r in records])
@@ -333,7 +338,9 @@ def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tal
                 with lock:
                     del plan.pending[item.key]
                 lost += 1 + len(item.duplicates)
-                bar.message(f"ddcards: line {item.entry.line}: {error}")
+                lost_searches += 1
+                if lost_searches <= MAX_LOST_SHOWN:      # a lost cluster loses every task: say it a few times
+                    bar.message(f"ddcards: line {item.entry.line}: {error}")
             else:
                 with lock:                      # the planner sees the search pending, or its record in OUT
                     del plan.pending[item.key]
@@ -346,6 +353,14 @@ def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tal
         answers.close()
     bar.set_total(plan.read)
     return lost
+
+
+def _parallel(executor: Any) -> int:
+    """How many searches `executor` runs at once (a Dask client's threads, a pool's workers)."""
+    nthreads = getattr(executor, "nthreads", None)
+    if callable(nthreads):
+        return max(1, sum(nthreads().values()))
+    return max(1, getattr(executor, "_max_workers", 1))
 
 
 def _summary(args: argparse.Namespace, source: _Input, tally: _Tally, lost: int, wall: float, where: str) -> None:
