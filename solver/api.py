@@ -234,8 +234,9 @@ def solve_many(positions: Iterable[PositionLike], *, jobs: int | None = None, ex
     get chunks of positions as documents) or a ``dask.distributed.Client`` (chunks of
     positions per task on the cluster's workers, which need ddcards installed).
 
-    `positions` is read on a thread of its own, at most `window` tasks (default: twice the
-    searches that run at once) ahead of the answers taken; a task is a chunk of positions
+    `positions` is read on a thread of its own (with ``jobs=1`` and no executor, all runs
+    in the calling thread), at most `window` tasks (default: twice the searches that run
+    at once) ahead of the answers taken; a task is a chunk of positions
     (`chunk_size`; by default sized from the time positions take).  Closing the generator,
     or leaving the ``for`` loop, stops the work.  Each search thread keeps a Solver of
     `tt_mb` MiB.

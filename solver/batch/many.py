@@ -1,12 +1,13 @@
 """Many positions on every core, or on any executor: what ``ddcards.solve_many`` runs.
 
-Positions go out in *chunks* (a task solves several one after another), sized so that a
-task takes about :data:`CHUNK_SECONDS` on an executor in another process (a Dask cluster,
-a process pool: one round trip per few hundred milliseconds of work) and about
+Positions go out in *chunks* (a task solves several one after another), sized from the time
+positions have taken so that a task takes about :data:`CHUNK_SECONDS` on an executor in
+other processes (a Dask cluster, a process pool: one round trip per tenth of a second of
+work, and the last tasks of a batch end close together) and about
 :data:`THREAD_CHUNK_SECONDS` on threads of this process (where a round trip costs a few
-microseconds, and small chunks keep the last positions spread over every thread).  The
-chunks run through a :class:`~ddcards.batch.pipeline.Pipeline`: at most ``window`` of
-them outstanding, answers yielded as they finish.
+microseconds).  The chunks run through a :class:`~ddcards.batch.pipeline.Pipeline`: at
+most ``window`` of them outstanding, answers yielded as they finish.  One job with no
+executor runs in the calling thread.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from ddcards.batch.pipeline import Done, Pipeline, Work
 __all__ = ["Solved", "ExecutorFailure", "Task", "solve_tasks", "solve_chunk", "answers_of",
            "CHUNK_SECONDS", "THREAD_CHUNK_SECONDS"]
 
-CHUNK_SECONDS = 0.25          # a task's work on an executor in other processes
+CHUNK_SECONDS = 0.1           # a task's work on an executor in other processes
 THREAD_CHUNK_SECONDS = 0.002  # ... on this process's threads
 MAX_CHUNK = 1024
 _RULE = "ddcards.solve_many: options"
