@@ -382,4 +382,8 @@ def _summary(args: argparse.Namespace, source: _Input, tally: _Tally, lost: int,
         approx = "" if times.exact else "~"
         print(f"ddcards batch: search time per position: median {approx}{milliseconds(times.quantile(0.5))}, "
               f"p90 {approx}{milliseconds(times.quantile(0.9))}, max {milliseconds(times.max)}; "
-              f"{times.nodes_per_second() / 1e6:.1f} M nodes/s per search thread", file=sys.stderr)
+              f"{_rate(times.nodes_per_second())} nodes/s per search thread", file=sys.stderr)
+
+
+def _rate(per_second: float) -> str:
+    return f"{per_second / 1e6:.1f} M" if per_second >= 1e6 else f"{per_second:,.0f}"
