@@ -103,3 +103,27 @@ def test_the_summary_of_a_resumed_run_counts_only_its_own_searches(tmp_path):
                            timeout=300)
     assert re.search(r"24 documents \(10 answered by earlier runs\); 14 answered in", again.stderr), again.stderr
     assert without_times(read_records(out)) == without_times(complete)
+
+
+def test_one_writer_at_a_time_and_a_killed_one_leaves_no_lock(tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(d) + "\n" for d in corpus("marias-hra", 120)))
+    out = tmp_path / "out.jsonl"
+    argv = [*DDCARDS, "batch", str(source), "-o", str(out), "--jobs", "1"]
+    first = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while _records_so_far(out) < 1:
+            assert first.poll() is None, "the first run ended before the second could start"
+            time.sleep(0.001)
+        second = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        assert second.returncode == 2
+        assert f"{out} is being written by another ddcards batch" in second.stderr
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(timeout=30)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and "answered by earlier runs" in again.stderr, again.stderr
+    assert len(read_records(out)) == 120

@@ -14,6 +14,7 @@ the end, so a power cut costs at most the last second's answers (which are solve
 from __future__ import annotations
 
 import bisect
+import fcntl
 import heapq
 import json
 import os
@@ -31,6 +32,7 @@ __all__ = ["Journal", "KeyIndex", "JOB_SUFFIX", "JOB_FORMAT", "RESUME_RULE"]
 JOB_SUFFIX = ".job"
 JOB_FORMAT = "ddcards-batch/1"
 RESUME_RULE = "docs/BATCH.md: a batch resumes with the same input and options into its own output file"
+WRITE_RULE = "-o: a file that can be written"
 SYNC_SECONDS = 1.0
 _LABEL = ("line", "index", "id")
 
@@ -132,26 +134,43 @@ class Journal:
         self.index = KeyIndex()
         self.notes: list[str] = []
         self.resumed = False
-        if restart:
-            for stale in (path, self.job_path):
-                if os.path.lexists(stale):
-                    os.remove(stale)
-        if os.path.exists(path):
-            self._check_job(job)
-            self.resumed = True
-        else:
-            _write_atomically(self.job_path, json.dumps(job, ensure_ascii=False, indent=1) + "\n")
+        if os.path.isdir(path):
+            raise InvalidOptionError(f"the output {path} is a folder: give a file", token=path, rule=WRITE_RULE)
+        existed = os.path.exists(path)
+        if existed and not restart:
+            self._check_job(job)        # before anything is changed: a foreign file stays as it is
+        elif not existed:
+            self._write_job(job)        # first, so that an OUT never exists without its job file
         try:
             self._fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
         except OSError as exc:
-            raise InvalidOptionError(f"cannot write {path}: {exc.strerror}", token=path,
-                                     rule="-o: a file that can be written") from None
+            raise InvalidOptionError(f"cannot write {path}: {exc.strerror}", token=path, rule=WRITE_RULE) from None
+        try:
+            # One writer at a time: a second run of the same command (another terminal, an
+            # overlapping cron job) would answer documents twice.  The kernel drops the lock
+            # when the process dies, SIGKILL included.
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._fd)
+            raise InvalidOptionError(f"{path} is being written by another ddcards batch: wait for it, or stop it "
+                                     "and run the command again to resume", token=path, rule=RESUME_RULE) from None
         self.size = 0
-        if self.resumed:
-            self._scan(on_record)
+        self.resumed = existed and not restart
+        try:
+            if existed and restart:
+                os.ftruncate(self._fd, 0)
+                self._write_job(job)
+            if self.resumed:
+                self._scan(on_record)
+        except BaseException:
+            os.close(self._fd)             # and with it the lock
+            raise
         self._synced = time.monotonic()
 
     # ------------------------------------------------------------ opening
+
+    def _write_job(self, job: dict[str, Any]) -> None:
+        _write_atomically(self.job_path, json.dumps(job, ensure_ascii=False, indent=1) + "\n")
 
     def _check_job(self, job: dict[str, Any]) -> None:
         try:
@@ -282,8 +301,7 @@ def _write_atomically(path: str, text: str) -> None:
     try:
         fd, temp = tempfile.mkstemp(prefix=".ddcards-", suffix=".tmp", dir=folder)
     except OSError as exc:
-        raise InvalidOptionError(f"cannot write in {folder}: {exc.strerror}", token=path,
-                                 rule="-o: a file that can be written") from None
+        raise InvalidOptionError(f"cannot write in {folder}: {exc.strerror}", token=path, rule=WRITE_RULE) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
