@@ -144,7 +144,7 @@ def test_a_finished_batch_run_again_does_nothing_and_keeps_its_status(answered, 
     capsys.readouterr()
     assert batch(str(source), "-o", str(out)) == cli.EXIT_BAD_INPUT
     assert out.read_bytes() == before
-    assert f"0 answered" in capsys.readouterr().err
+    assert "0 answered" in capsys.readouterr().err
 
 
 def test_the_job_file_guards_the_output(answered, tmp_path, capsys):

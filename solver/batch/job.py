@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import heapq
-import json
 import os
 import shutil
 import sys
@@ -46,7 +45,7 @@ from ddcards.batch.journal import key_bits
 from ddcards.batch.progress import DocumentCounter, ProgressBar, wanted
 from ddcards.batch.summary import SearchTimes, milliseconds
 from ddcards.cli import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, json_line
-from ddcards.errors import DdcardsError, InvalidOptionError, NotationError, SearchAborted
+from ddcards.errors import InvalidOptionError, NotationError
 
 __all__ = ["run", "position_key", "LOOKAHEAD"]
 
