@@ -68,15 +68,21 @@ def speedup(rounds: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.jsonl"
         walls: dict[str, list[float]] = {"1 job": [], "2 jobs": []}
+        cpus: dict[str, list[float]] = {"1 job": [], "2 jobs": []}
         saved, sys.stderr = sys.stderr, _quiet_stderr()
         try:
             _batch(HRA, out, "--jobs", "1")                  # warm the caches
             for _ in range(rounds):
-                walls["1 job"].append(_batch(HRA, out, "--jobs", "1"))
-                walls["2 jobs"].append(_batch(HRA, out, "--jobs", "2"))
+                walls["1 job"].append(_batch(HRA, out, "--jobs", "1", cpu=cpus["1 job"]))
+                walls["2 jobs"].append(_batch(HRA, out, "--jobs", "2", cpu=cpus["2 jobs"]))
         finally:
             sys.stderr = saved
     _report("Mariáš Hra corpus, 200 deals, mode all", rounds, walls, "speed-up of 2 jobs over 1", 1.8)
+    # How many cores the host gave: CPU seconds over wall seconds (2 jobs on a quiet
+    # 2-core machine: close to 2; below 1, the host had less than one core to spare).
+    for name in walls:
+        print(f"  {name}: CPU {statistics.median(cpus[name]):.3f} s (median), CPU/wall "
+              + ", ".join(f"{c / w:.2f}" for c, w in zip(cpus[name], walls[name])))
 
 
 def _report(what: str, rounds: int, walls: dict[str, list[float]], ratio: str, target: float) -> None:

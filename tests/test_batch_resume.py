@@ -127,3 +127,23 @@ def test_one_writer_at_a_time_and_a_killed_one_leaves_no_lock(tmp_path):
     again = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0 and "answered by earlier runs" in again.stderr, again.stderr
     assert len(read_records(out)) == 120
+
+
+def test_ctrl_c_stops_at_once_and_the_same_command_goes_on(tmp_path):
+    source = tmp_path / "in.jsonl"
+    total = _input(source)
+    out = tmp_path / "out.jsonl"
+    argv = [*DDCARDS, "batch", str(source), "-o", str(out), "--jobs", "2"]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    while _records_so_far(out) < 20:
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        time.sleep(0.001)
+    proc.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and time.monotonic() - sent < 5
+    done = int(re.search(r"interrupted after (\d+) answers; run the same command again to go on", err).group(1))
+    assert done == _records_so_far(out) < total
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 2 and f"({done:,} answered by earlier runs)" in again.stderr
+    assert len(read_records(out)) == total
