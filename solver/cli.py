@@ -281,9 +281,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
             if not source.single:
                 print()
         if bar is None:                  # a batch: the bar from its first answer on
-            show = wanted(args.progress) and not source.single
-            total = document_count(args.file) if show and args.file not in (None, "-") else None
-            bar = ProgressBar(show, total=total)
+            visible = wanted(args.progress) and not source.single
+            total = document_count(args.file) if visible and args.file not in (None, "-") else None
+            bar = ProgressBar(visible, total=total)
         bar.update()
 
     try:
