@@ -45,16 +45,22 @@ def dask_client(address: str, workers: int | None) -> Iterator[tuple[Any, str]]:
         if address == "local":
             from ddcards.ddtable import available_threads
 
-            cluster = dist.LocalCluster(n_workers=workers or available_threads(), threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.ERROR)
+            import dask
+
+            # Dask's statistical profiler samples every worker thread 100 times a second:
+            # 10% of the workers' CPU on a batch of searches, for a profile nobody reads here.
+            with dask.config.set({"distributed.worker.profile.enabled": False}):
+                cluster = dist.LocalCluster(n_workers=workers or available_threads(), threads_per_worker=1,
+                                            processes=True, dashboard_address=None, silence_logs=logging.ERROR)
             client = dist.Client(cluster)
         else:
             client = dist.Client(address, timeout=CONNECT_SECONDS)
-    except (OSError, TimeoutError, ValueError) as exc:
+    except (OSError, TimeoutError, ValueError, RuntimeError) as exc:
         if cluster is not None:
             cluster.close()
-        raise InvalidOptionError(f"cannot reach the Dask scheduler at {address}: {exc}", token=address,
-                                 rule=DASK_RULE) from None
+        what = ("the local Dask cluster did not start" if address == "local" else
+                f"cannot reach the Dask scheduler at {address}")
+        raise InvalidOptionError(f"{what}: {exc}", token=address, rule=DASK_RULE) from None
     try:
         try:
             client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
