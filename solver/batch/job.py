@@ -45,6 +45,7 @@ from ddcards.batch.journal import key_bits
 from ddcards.batch.progress import DocumentCounter, ProgressBar, wanted
 from ddcards.batch.summary import SearchTimes, milliseconds
 from ddcards.cli import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, json_line
+from ddcards import errors
 from ddcards.errors import InvalidOptionError, NotationError
 
 __all__ = ["run", "position_key", "LOOKAHEAD"]
@@ -176,7 +177,9 @@ def status_of(record: dict[str, Any]) -> int:
         return EXIT_OK
     if kind == "InternalError":
         return EXIT_INTERNAL
-    return EXIT_ABORTED if kind in ("SearchTimeout", "SearchCancelled", "SearchAborted") else EXIT_BAD_INPUT
+    cls = getattr(errors, str(kind), None)              # the error classes are named in the record
+    stopped = isinstance(cls, type) and issubclass(cls, errors.SearchAborted)
+    return EXIT_ABORTED if stopped else EXIT_BAD_INPUT
 
 
 class _Tally:
