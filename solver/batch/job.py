@@ -38,14 +38,13 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 import ddcards
+from ddcards import errors
 from ddcards._batch import Entry, Outcome, read_documents
-from ddcards.batch.journal import JOB_FORMAT, Journal
+from ddcards.batch.journal import JOB_FORMAT, Journal, key_bits
 from ddcards.batch.many import ExecutorFailure, Task, solve_tasks
-from ddcards.batch.journal import key_bits
 from ddcards.batch.progress import DocumentCounter, ProgressBar, wanted
 from ddcards.batch.summary import SearchTimes, milliseconds
 from ddcards.cli import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, json_line
-from ddcards import errors
 from ddcards.errors import InvalidOptionError, NotationError
 
 __all__ = ["run", "position_key", "LOOKAHEAD"]
@@ -114,7 +113,7 @@ class _Plan:
             if isinstance(item, _Search):
                 # fewer actions played: a bigger search (a proxy that needs no search)
                 heapq.heappush(queue, (item.position.ply, seq, item))
-                # Read ahead, up to the look-ahead growing from a few so that the first searches start at once.
+                # Read ahead up to the look-ahead, growing from a few so that the first searches start at once.
                 while len(queue) > min(self.lookahead, 8 + 2 * handed):
                     handed += 1
                     search = heapq.heappop(queue)[2]
@@ -171,7 +170,7 @@ def _copy(entry: Entry, record: dict[str, Any]) -> dict[str, Any]:
 
 
 def status_of(record: dict[str, Any]) -> int:
-    """The exit status a record stands for (docs/RULES.md: 0, 1 stopped, 2 bad input, 3 a bug)."""
+    """The exit status a record stands for (as ddcards solve's: 0 answered, 1 stopped, 2 bad input, 3 a bug)."""
     kind = record.get("error_type")
     if kind is None:
         return EXIT_OK
