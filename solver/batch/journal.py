@@ -290,7 +290,10 @@ def _parse_record(raw: bytes) -> dict[str, Any] | None:
         record = json.loads(raw)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(record, dict) or not isinstance(record.get("line"), int):
+    if not isinstance(record, dict):
+        return None
+    line, index = record.get("line"), record.get("index")
+    if not isinstance(line, int) or line < 1 or not (index is None or isinstance(index, int) and index >= 0):
         return None
     return record
 
