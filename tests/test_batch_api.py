@@ -131,7 +131,10 @@ def test_the_pipeline_passes_answered_items_in_their_turn_and_bounds_what_is_out
     with ThreadPoolExecutor(4) as pool, Pipeline(iter(items), pool.submit, window=2) as pipe:
         done = pipe.get(timeout=5)
         assert done is not None and done.tag == 1 and isinstance(done.error, ValueError)
-        time.sleep(0.2)
+        deadline = time.monotonic() + 5
+        while len(started) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)                                                # room for a third, were there any
         assert sorted(started) == [0, 2] and pipe.outstanding == 2     # item 3 waits for room
         release.set()
         rest = {d.tag: d.result for d in pipe}
