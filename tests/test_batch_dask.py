@@ -131,7 +131,7 @@ def test_dask_local_starts_a_cluster_of_worker_processes(local_run, tmp_path):
     proc = subprocess.run([*DDCARDS, "batch", str(source), "-o", str(out), "--dask", "local", "--jobs", "2"],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == cli.EXIT_BAD_INPUT, proc.stderr
-    assert "on a local Dask cluster of 2 worker processes" in proc.stderr
+    assert re.search(r"on a local Dask cluster of 2 worker processes \(started in [\d.]+ s\)", proc.stderr)
     assert without_times(read_records(out)) == without_times(want)
 
 

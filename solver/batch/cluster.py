@@ -8,6 +8,7 @@ Every worker must run the same ddcards as the driver: they are asked before any 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -41,6 +42,7 @@ def dask_client(address: str, workers: int | None) -> Iterator[tuple[Any, str]]:
                                  token=address, rule=DASK_RULE) from None
     dist: Any = distributed                 # untyped calls, kept at arm's length
     cluster = None
+    start = time.perf_counter()
     try:
         if address == "local":
             from ddcards.ddtable import available_threads
@@ -76,7 +78,8 @@ def dask_client(address: str, workers: int | None) -> Iterator[tuple[Any, str]]:
                                      f"like this driver ({len(wrong)} of {len(versions)} workers differ): install "
                                      "the same ddcards on every worker", token=address, rule=DASK_RULE)
         threads = sum(client.nthreads().values())
-        where = (f"a local Dask cluster of {len(versions)} worker processes" if cluster is not None else
+        where = (f"a local Dask cluster of {len(versions)} worker processes (started in "
+                 f"{time.perf_counter() - start:.1f} s)" if cluster is not None else
                  f"the Dask cluster at {address} ({len(versions)} workers, {threads} threads)")
         yield client, where
     finally:
