@@ -360,8 +360,8 @@ def _parallel(executor: Any) -> int:
     """How many searches `executor` runs at once (a Dask client's threads, a pool's workers)."""
     nthreads = getattr(executor, "nthreads", None)
     if callable(nthreads):
-        return max(1, sum(nthreads().values()))
-    return max(1, getattr(executor, "_max_workers", 1))
+        return max(1, sum(int(n) for n in nthreads().values()))
+    return max(1, int(getattr(executor, "_max_workers", 1)))
 
 
 def _summary(args: argparse.Namespace, source: _Input, tally: _Tally, lost: int, wall: float, where: str) -> None:
