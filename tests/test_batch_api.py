@@ -16,6 +16,7 @@ import pytest
 import ddcards
 from ddcards.batch.pipeline import END, Pipeline, Work
 from _batch_data import corpus, endgame, expected_answer  # tests/ is on sys.path
+from test_typing import installed, mypy_config, run_mypy  # noqa: F401 - installed is a fixture
 
 MIXED = corpus("marias-hra", 12) + corpus("marias-durch", 4) + [endgame(c) for c in (18, 24, 29)] + [
     ddcards.example("klaverjas"), dict(endgame(24), played=["ZZ"]), "not a document"]
@@ -177,3 +178,11 @@ def test_solve_stream_reads_requests_only_a_window_ahead_of_its_responses():
         responses.close()
         call.ended()
         pool.shutdown()
+
+
+def test_the_batch_modules_pass_mypy_strict(installed, tmp_path) -> None:
+    # `installed`: the package laid out as a wheel installs it (test_typing.py's fixture)
+    config = mypy_config(installed, tmp_path, strict_modules=["ddcards.batch", "ddcards.batch.*", "ddcards.api"])
+    out = run_mypy("--config-file", str(config), "-p", "ddcards.batch", "-m", "ddcards.api", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Success: no issues found" in out.stdout
