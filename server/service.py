@@ -25,18 +25,19 @@ from __future__ import annotations
 
 import logging
 import math
-import queue
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 import grpc
 
 import ddcards
+from ddcards.batch.pipeline import END, Pipeline, Work
 from ddcards.ddtable import dd_table
 from ddcards.errors import SearchCancelled, SearchTimeout
 from ddcards.server import calllog, convert, status
@@ -320,10 +321,13 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
 
     def SolveStream(self, request_iterator: Iterator[pb.SolveStreamRequest],
                     context: grpc.ServicerContext) -> Iterator[pb.SolveStreamResponse]:
-        """Results in completion order; at most ``stream_window`` searches of one stream at a time.
+        """Results in completion order; at most ``stream_window`` items of one stream between
+        their request and their response.
 
-        A reader thread takes requests, validates them and queues searches;
-        this generator yields each outcome as it arrives. A bad item (one that
+        The batch path (:class:`ddcards.batch.pipeline.Pipeline`, as ``ddcards.solve_many``):
+        a reader thread takes requests, validates them and queues searches; this generator
+        yields each outcome as it arrives.  A client that stops reading responses stops the
+        reading of its requests once the window is full (back-pressure). A bad item (one that
         does not even decode, a bad position, a result that does not fit the
         response) yields an in-band Error and the stream goes on; the call's
         cancellation or deadline stops every search of the stream and ends it
@@ -333,115 +337,65 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         """
         token = ddcards.CancelToken()               # shared by every search of this stream
         stream_deadline = _Deadline(context)
-        outbox: queue.Queue = queue.Queue()
-        slots = threading.Semaphore(self._window)
-        futures: set[Future] = set()
-        lock = threading.Lock()
-        stop = threading.Event()
         last_request = [time.monotonic()]
-        _END = object()
 
-        def finish(index: int, item_id: str, game: str, mode: str, request: Any, future: Future) -> None:
-            # Queue the outcome *before* the future leaves `futures`: the
-            # generator ends once nothing is in flight and the outbox is empty.
-            try:
-                result = future.result()
-            except BaseException as exc:  # noqa: BLE001 - reported in band or ends the stream
-                outbox.put((index, item_id, game, None, exc, request))
-            else:
-                outbox.put((index, item_id, game, (result, mode), None, request))
-            with lock:
-                futures.discard(future)
-            slots.release()
+        def job(position: Any, mode: str, limit: float) -> Any:
+            if token.cancelled:
+                raise SearchCancelled("the stream ended before the search started")
+            with self._pool.lend(token, stream_deadline, bounded=False) as instance:
+                timeout = stream_deadline.search_timeout(limit)
+                return instance.solve(position, mode=mode, timeout=timeout, cancel=token,
+                                      threads=SEARCH_THREADS)
 
-        def read() -> None:
-            index = 0
-            try:
-                for item in request_iterator:
-                    last_request[0] = time.monotonic()
-                    if stop.is_set():
-                        break
-                    if isinstance(item, Undecodable):
-                        outbox.put((index, "", "", None, item.to_error(), None))
-                        index += 1
-                        continue
-                    item_id = item.id
-                    try:
-                        mode = convert.mode_to_name(item.solve.mode)
-                        doc = convert.request_to_doc(item.solve, canonical_game=_canonical_game)
-                        position = ddcards.Position.from_dict(doc)
-                    except Exception as exc:  # noqa: BLE001 - bad item: in-band error
-                        outbox.put((index, item_id, "", None, exc, item.solve))
-                        index += 1
-                        continue
-                    limit = item.solve.timeout_seconds
-                    while not slots.acquire(timeout=0.1):
-                        if stop.is_set():
-                            return
-                    if stop.is_set():
-                        slots.release()
-                        return
+        def items() -> Iterator[Work]:
+            # On the pipeline's reader thread: a bad item is answered in band, in its turn.
+            for index, item in enumerate(request_iterator):
+                last_request[0] = time.monotonic()
+                if isinstance(item, Undecodable):
+                    yield Work((index, "", "", None, None), error=item.to_error())
+                    continue
+                try:
+                    mode = convert.mode_to_name(item.solve.mode)
+                    doc = convert.request_to_doc(item.solve, canonical_game=_canonical_game)
+                    position = ddcards.Position.from_dict(doc)
+                except Exception as exc:  # noqa: BLE001 - bad item: in-band error
+                    yield Work((index, item.id, "", None, item.solve), error=exc)
+                    continue
+                yield Work((index, item.id, position.game, mode, item.solve),
+                           partial(job, position, mode, item.solve.timeout_seconds))
 
-                    def job(position=position, mode=mode, limit=limit) -> Any:
-                        if token.cancelled:
-                            raise SearchCancelled("the stream ended before the search started")
-                        with self._pool.lend(token, stream_deadline, bounded=False) as instance:
-                            timeout = stream_deadline.search_timeout(limit)
-                            return instance.solve(position, mode=mode, timeout=timeout, cancel=token,
-                                                  threads=SEARCH_THREADS)
-
-                    future = self._pool.submit(job)
-                    with lock:
-                        futures.add(future)
-                    future.add_done_callback(
-                        lambda f, i=index, d=item_id, g=position.game, m=mode, r=item.solve: finish(i, d, g, m, r, f))
-                    index += 1
-            except Exception as exc:  # noqa: BLE001 - the request stream broke (client cancelled)
-                if not stop.is_set():
-                    log.debug("SolveStream request iterator ended: %s", calllog.log_field(repr(exc), 200))
-            finally:
-                outbox.put(_END)
+        # At most `stream_window` items between their request and their response: a
+        # client that does not read its responses stops the reading of its requests.
+        pipe = Pipeline(items(), self._pool.submit, self._window, name="ddcards-stream-reader")
 
         def cancel_all() -> None:
-            stop.set()
+            pipe.close()
             token.cancel()
-            with lock:
-                pending = list(futures)
-            for future in pending:
-                future.cancel()
 
         if not context.add_callback(cancel_all):
             cancel_all()
-        reader = threading.Thread(target=read, name="ddcards-stream-reader", daemon=True)
-        reader.start()
-        reading = True
         last_sent = time.monotonic()
         poll = 0.25 if self._idle_timeout is None else min(0.25, self._idle_timeout / 2)
         try:
             while True:
-                with lock:
-                    in_flight = len(futures)
-                if not reading and in_flight == 0 and outbox.empty():
+                done = pipe.get(timeout=poll)
+                if done is END:
+                    if pipe.source_error is not None and not pipe.stopped:
+                        log.debug("SolveStream request iterator ended: %s",
+                                  calllog.log_field(repr(pipe.source_error), 200))
                     return
-                try:
-                    entry = outbox.get(timeout=poll)
-                except queue.Empty:
-                    with lock:
-                        in_flight = len(futures)
-                    if (self._idle_timeout is not None and in_flight == 0 and reading
+                if done is None:
+                    if (self._idle_timeout is not None and pipe.outstanding == 0 and pipe.reading
                             and time.monotonic() - max(last_request[0], last_sent) > self._idle_timeout):
                         raise StreamIdle(f"no request for {self._idle_timeout:g} s and nothing in flight: the "
                                          "server closed the idle stream; open a new one when there is work",
                                          retry_after=0.0,
                                          metadata={"idle_timeout_seconds": f"{self._idle_timeout:g}"}) from None
                     continue
-                if entry is _END:
-                    reading = False
-                    continue
-                index, item_id, game, payload, exc, request = entry
+                (index, item_id, game, mode, request), exc = done.tag, done.error
                 response = None
                 if exc is None:
-                    result, mode = payload
+                    result = done.result
                     try:
                         response = pb.SolveStreamResponse(
                             id=item_id, index=index, result=convert.result_to_response(result, mode=mode, game=game))
@@ -450,7 +404,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                         exc = conversion_error
                 if exc is not None:
                     if isinstance(exc, (SearchCancelled, SearchTimeout, CancelledError)) and (
-                            stop.is_set() or _expired(stream_deadline)):
+                            pipe.stopped or _expired(stream_deadline)):
                         raise exc  # the stream itself ended: its status is the answer
                     failure = status.describe(exc, request, prefix="solve.")
                     if failure.code is grpc.StatusCode.INTERNAL:

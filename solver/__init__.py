@@ -5,7 +5,8 @@
 >>> res.value, res.scores
 (70, {'declarer': 100, 'defenders': 30})
 """
-from ddcards.api import CancelToken, Mode, PositionLike, Solver, analyse, default_solver, solve
+from ddcards.api import CancelToken, Mode, PositionLike, Solver, analyse, default_solver, solve, solve_many
+from ddcards.batch.many import ExecutorFailure, Solved
 from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError,
                            InvalidOptionError, NotationError, SearchAborted, SearchCancelled,
                            SearchTimeout)
@@ -17,7 +18,8 @@ from ddcards.position import Position
 from ddcards.result import Analysis, AnalysisStep, MoveValue, Result, ValueKind
 
 __all__ = [
-    "solve", "analyse", "Solver", "Mode", "CancelToken", "default_solver", "PositionLike",
+    "solve", "analyse", "solve_many", "Solved", "ExecutorFailure", "Solver", "Mode", "CancelToken",
+    "default_solver", "PositionLike",
     "Position", "TrickCard", "Score", "Result", "MoveValue", "Analysis", "AnalysisStep", "ValueKind",
     "list_games", "find_game", "GameInfo", "OptionInfo",
     "Card", "Suit", "Rank", "parse_cards", "format_cards", "parse_hand", "format_hand",

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
-from typing import Any, TypeAlias
+from collections.abc import Generator, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher
 from ddcards.errors import InvalidOptionError, SearchTimeout
@@ -19,7 +19,11 @@ from ddcards.games.base import Session
 from ddcards.position import Position
 from ddcards.result import Analysis, AnalysisStep, Mode, MoveValue, Result
 
-__all__ = ["Mode", "Solver", "solve", "analyse", "CancelToken", "DEFAULT_TT_MB", "MAX_THREADS", "PositionLike"]
+if TYPE_CHECKING:
+    from ddcards.batch.many import Solved
+
+__all__ = ["Mode", "Solver", "solve", "analyse", "solve_many", "CancelToken", "DEFAULT_TT_MB", "MAX_THREADS",
+           "PositionLike"]
 
 DEFAULT_TT_MB = 2
 #: The most threads one search may use (``Solver.solve(..., threads=)``).
@@ -257,3 +261,41 @@ def analyse(position: PositionLike, *, timeout: float | None = None,
             cancel: CancelToken | None = None, mode: Mode | str = Mode.OPTIMAL) -> Analysis:
     """Analyse the recorded play of `position`; see Solver.analyse."""
     return default_solver().analyse(position, timeout=timeout, cancel=cancel, mode=mode)
+
+
+def solve_many(positions: Iterable[PositionLike], *, jobs: int | None = None, executor: Any = None,
+               mode: Mode | str = Mode.ALL, timeout: float | None = None, tt_mb: int = DEFAULT_TT_MB,
+               window: int | None = None, chunk_size: int | None = None) -> Generator[Solved, None, None]:
+    """Solve every position of `positions` in parallel, yielding a ``Solved`` for each as it finishes.
+
+    ``Solved.index`` is the position's place in `positions` (answers come in the order they
+    finish); ``Solved.result`` is its Result, or ``Solved.error`` what stopped it: a
+    DdcardsError for a bad position, SearchTimeout past `timeout` (seconds, per position),
+    ``ExecutorFailure`` when the executor lost the task.  One bad position costs only itself.
+
+    Where the searches run: `jobs` threads of this process (default: every CPU it may use;
+    the searches release the GIL), or `executor`: any ``concurrent.futures.Executor`` (a
+    ``ThreadPoolExecutor`` is used as it is; others, such as a ``ProcessPoolExecutor``,
+    get chunks of positions as documents) or a ``dask.distributed.Client`` (chunks of
+    positions per task on the cluster's workers, which need ddcards installed).
+
+    `positions` is read on a thread of its own (with ``jobs=1`` and no executor, all runs
+    in the calling thread), at most `window` tasks (default: twice the searches that run
+    at once) ahead of the answers taken; a task is a chunk of positions
+    (`chunk_size`; by default sized from the time positions take).  Closing the generator,
+    or leaving the ``for`` loop, stops the work.  Each search thread keeps a Solver of
+    `tt_mb` MiB.
+
+    >>> import ddcards
+    >>> docs = [ddcards.example("marias-hra"), ddcards.example("marias-betl"), {"game": "marias"}]
+    >>> for done in sorted(ddcards.solve_many(docs, jobs=2), key=lambda d: d.index):
+    ...     print(done.index, done.result.value if done.ok else type(done.error).__name__)
+    0 70
+    1 1
+    2 InvalidOptionError
+    """
+    from ddcards.batch.many import Task, answers_of, solve_tasks
+
+    tasks = (Task(index, position) for index, position in enumerate(positions))
+    return answers_of(solve_tasks(tasks, jobs=jobs, executor=executor, mode=mode, timeout=timeout, tt_mb=tt_mb,
+                                  window=window, chunk_size=chunk_size))

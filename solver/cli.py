@@ -2,6 +2,7 @@
 
     ddcards solve FILE|-          solve a position document, JSON Lines (one a line) or an array
     ddcards solve --example       solve a bundled example
+    ddcards batch IN -o OUT       solve a batch on every core (or a Dask cluster), resumable
     ddcards analyse FILE|-        value before/after every recorded card, mistakes
     ddcards table FILE|-          a deal's DD table: Klaverjas, every trump suit and playing team;
                                   Mariáš, every discard and contract with its value and money
@@ -21,14 +22,14 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import random
 import sys
-import time
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, TextIO
 
 import ddcards
 from ddcards._batch import Entry, Outcome, answer_each, read_documents
+from ddcards.batch.progress import ProgressBar, document_count, wanted
+from ddcards.batch.summary import SearchTimes
 from ddcards.errors import DdcardsError, NotationError, SearchAborted
 
 EXIT_OK, EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -207,59 +208,6 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
 
 # ----------------------------------------------------------------- commands
 
-class Progress:
-    """A one-line counter on stderr for long batches (only on a terminal, or when asked)."""
-
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
-        self.start = time.perf_counter()
-        self.last = 0.0
-
-    def update(self, done: int) -> None:
-        now = time.perf_counter()
-        if self.enabled and now - self.last > 0.5:
-            self.last = now
-            rate = done / (now - self.start)
-            print(f"\rsolved {done} positions ({rate:.1f}/s)", end="", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self.enabled and self.last:
-            print(file=sys.stderr)
-
-
-class SearchTimes:
-    """Count, total, maximum and median of the search times of a batch, in bounded memory.
-
-    The median is exact up to RESERVOIR positions and estimated from a fixed random sample
-    of that size beyond (a batch of any length keeps the same few kilobytes).
-    """
-
-    RESERVOIR = 10_001
-
-    def __init__(self) -> None:
-        self.count, self.total, self.max = 0, 0.0, 0.0
-        self._sample: list[float] = []
-        self._rng = random.Random(0)
-
-    def add(self, seconds: float) -> None:
-        self.count += 1
-        self.total += seconds
-        self.max = max(self.max, seconds)
-        if len(self._sample) < self.RESERVOIR:
-            self._sample.append(seconds)
-        else:
-            slot = self._rng.randrange(self.count)
-            if slot < self.RESERVOIR:
-                self._sample[slot] = seconds
-
-    def median(self) -> tuple[float, bool]:
-        """(the median, whether it is exact)."""
-        ordered = sorted(self._sample)
-        n = len(ordered)
-        mid = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
-        return mid, self.count <= self.RESERVOIR
-
-
 def for_each_document(args: argparse.Namespace, work: Callable[[Any], Any],
                       show: Callable[[Any, Entry, Input], None]) -> int:
     """Run `work` on every document of the input as it is read, and `show` each answer.
@@ -330,15 +278,16 @@ def as_position(doc: Any) -> ddcards.Position:
 def cmd_solve(args: argparse.Namespace) -> int:
     engine = ddcards.Solver(tt_mb=args.tt_mb)
     times = SearchTimes()
-    progress = Progress(bool(args.progress))
+    bar: ProgressBar | None = None
 
     def work(doc: Any) -> tuple[ddcards.Result, ddcards.Position]:
         pos = as_position(doc)
         return engine.solve(pos, mode=args.mode, timeout=args.timeout, threads=args.threads), pos
 
     def show(answer: tuple[ddcards.Result, ddcards.Position], entry: Entry, source: Input) -> None:
+        nonlocal bar
         res, pos = answer
-        times.add(res.elapsed)
+        times.add(res.elapsed, res.nodes)
         if args.json:
             print(record(res.to_dict(), entry))
         else:
@@ -346,17 +295,28 @@ def cmd_solve(args: argparse.Namespace) -> int:
             print_result(res, pos, sys.stdout)
             if not source.single:
                 print()
-        if args.progress is None and not source.single and sys.stderr.isatty():
-            progress.enabled = True
-        progress.update(times.count)
+        if bar is None:                  # a batch: the bar from its first answer on
+            visible = wanted(args.progress) and not source.single
+            total = document_count(args.file) if visible and args.file not in (None, "-") else None
+            bar = ProgressBar(visible, total=total)
+        bar.update()
 
-    status = for_each_document(args, work, show)
-    progress.close()
+    try:
+        status = for_each_document(args, work, show)
+    finally:
+        if bar is not None:
+            bar.close()
     if times.count > 1:
         median, exact = times.median()
         print(f"ddcards: solved {times.count} positions in {times.total:.3f} s of search; per position median "
               f"{'' if exact else '~'}{median * 1000:.2f} ms, max {times.max * 1000:.2f} ms", file=sys.stderr)
     return status
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    from ddcards.batch import job
+
+    return job.run(args)
 
 
 def cmd_analyse(args: argparse.Namespace) -> int:
@@ -523,10 +483,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=["best", "optimal", "all"], default="all",
                    help="best: one optimal move; optimal: all optimal moves; all: every move's value (default)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="show a progress line for batches (default: when stderr is a terminal)")
+                   help="show a progress bar for batches (default: when stderr is a terminal)")
     p.add_argument("--threads", type=int, default=1, metavar="N",
                    help="threads for each position's search (default 1; the answers are the same)")
     p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("batch", help="solve a batch on every core or a Dask cluster; resumable (docs/BATCH.md)",
+                       description="Solve every position of IN into OUT (JSON Lines, one record per document, in "
+                                   "the order they finish, each with its input line and id). Run the same command "
+                                   "again after a kill and it goes on where it stopped.")
+    p.add_argument("input", metavar="IN", help="JSON Lines of position documents (or an array, or - for stdin)")
+    p.add_argument("-o", "--output", metavar="OUT", required=True,
+                   help="the results (JSON Lines); OUT.job beside it lets a killed run resume")
+    p.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                   help="searches at once: threads (default: every CPU), or with --dask local its worker processes")
+    p.add_argument("--dask", metavar="SCHEDULER", default=None,
+                   help="run on a Dask cluster: a scheduler's address (tcp://HOST:8786), or 'local' to start "
+                        "one on this machine (pip install 'ddcards[dask]')")
+    p.add_argument("--mode", choices=["best", "optimal", "all"], default="all",
+                   help="best: one optimal move; optimal: all optimal moves; all: every move's value (default)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="stop a position's search after this long (its record is an error; exit status 1)")
+    p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
+                   help="transposition table of each search thread (default %(default)s MiB)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="the progress bar (default: when stderr is a terminal)")
+    p.add_argument("--restart", action="store_true",
+                   help="replace OUT instead of resuming it")
+    p.set_defaults(func=cmd_batch)
 
     p = sub.add_parser("analyse", aliases=["analyze"], help="analyse the recorded play of a deal")
     common(p)
@@ -574,6 +558,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "tt_mb", 1) < 1:
         parser.error("--tt-mb must be at least 1")
+    if getattr(args, "jobs", None) is not None and args.jobs < 1:
+        parser.error(f"--jobs must be at least 1 (got {args.jobs})")
     timeout = getattr(args, "timeout", None)
     if timeout is not None and not timeout >= 0:          # also NaN
         parser.error(f"--timeout must be a number of seconds, at least 0 (got {timeout})")

@@ -1,0 +1,88 @@
+"""A Dask client for ``ddcards batch --dask``: an existing cluster, or a local one.
+
+``--dask tcp://HOST:8786`` connects to a running scheduler (``dask scheduler`` with
+``dask worker`` processes, dask-jobqueue on SLURM, ...: docs/BATCH.md); ``--dask local``
+starts a ``distributed.LocalCluster`` of worker processes (one thread each) on this machine.
+Every worker must run the same ddcards as the driver: they are asked before any work is sent.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import ddcards
+from ddcards.errors import InvalidOptionError
+
+__all__ = ["dask_client", "DASK_RULE", "WORKER_WAIT_SECONDS"]
+
+DASK_RULE = "--dask: a Dask scheduler's address (tcp://HOST:8786) or 'local' (pip install 'ddcards[dask]')"
+WORKER_WAIT_SECONDS = 60.0
+CONNECT_SECONDS = 20.0
+
+
+def _worker_version() -> str:
+    """What a worker runs (sent to every worker): ddcards' version, or why it cannot import it."""
+    try:
+        import ddcards as worker_ddcards
+    except Exception as exc:            # noqa: BLE001 - reported to the driver as text
+        return f"no ddcards ({type(exc).__name__}: {exc})"
+    return str(worker_ddcards.__version__)
+
+
+@contextmanager
+def dask_client(address: str, workers: int | None) -> Iterator[tuple[Any, str]]:
+    """(a connected dask.distributed Client, a description for the summary); closed on exit."""
+    try:
+        import distributed
+    except ImportError:
+        raise InvalidOptionError("--dask needs Dask's distributed scheduler: pip install 'ddcards[dask]'",
+                                 token=address, rule=DASK_RULE) from None
+    dist: Any = distributed                 # untyped calls, kept at arm's length
+    cluster = None
+    start = time.perf_counter()
+    try:
+        if address == "local":
+            from ddcards.ddtable import available_threads
+
+            import dask
+
+            # Dask's statistical profiler samples every worker thread 100 times a second:
+            # 10% of the workers' CPU on a batch of searches, for a profile nobody reads here.
+            with dask.config.set({"distributed.worker.profile.enabled": False}):
+                cluster = dist.LocalCluster(n_workers=workers or available_threads(), threads_per_worker=1,
+                                            processes=True, dashboard_address=None, silence_logs=logging.ERROR)
+            client = dist.Client(cluster)
+        else:
+            client = dist.Client(address, timeout=CONNECT_SECONDS)
+    except (OSError, TimeoutError, ValueError, RuntimeError) as exc:
+        if cluster is not None:
+            cluster.close()
+        what = ("the local Dask cluster did not start" if address == "local" else
+                f"cannot reach the Dask scheduler at {address}")
+        raise InvalidOptionError(f"{what}: {exc}", token=address, rule=DASK_RULE) from None
+    try:
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
+        except TimeoutError:
+            raise InvalidOptionError(f"no Dask worker joined the scheduler at {address} in "
+                                     f"{WORKER_WAIT_SECONDS:g} s: start some (dask worker {address})",
+                                     token=address, rule=DASK_RULE) from None
+        versions = client.run(_worker_version)
+        wrong = {worker: v for worker, v in versions.items() if v != ddcards.__version__}
+        if wrong:
+            worker, version = sorted(wrong.items())[0]
+            raise InvalidOptionError(f"the Dask worker {worker} runs {version}, not ddcards {ddcards.__version__} "
+                                     f"like this driver ({len(wrong)} of {len(versions)} workers differ): install "
+                                     "the same ddcards on every worker", token=address, rule=DASK_RULE)
+        threads = sum(client.nthreads().values())
+        where = (f"a local Dask cluster of {len(versions)} worker processes (started in "
+                 f"{time.perf_counter() - start:.1f} s)" if cluster is not None else
+                 f"the Dask cluster at {address} ({len(versions)} workers, {threads} threads)")
+        yield client, where
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

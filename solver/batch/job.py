@@ -1,0 +1,390 @@
+"""``ddcards batch IN -o OUT``: a batch of positions as a job that survives being killed.
+
+The input is read with :func:`ddcards._batch.read_documents` (the batch formats of
+docs/RULES.md §0.11: JSON Lines, arrays, one JSON text), each document is validated once,
+here, and then:
+
+- a document OUT answers already (an earlier, interrupted run) is skipped;
+- a bad document gets its error record (with its line number and the precise message);
+- a position equal to one met before (the same canonical document: its *position key*)
+  is not searched again: it waits for that search, or copies its record from OUT;
+- the rest are searched on every core (threads) or on a Dask cluster, the positions with
+  the fewest actions played (the biggest searches) first among the next
+  :data:`LOOKAHEAD` positions (more with many searches at once), so that a batch does not
+  end on one long search.
+
+Records go to OUT (:class:`~ddcards.batch.journal.Journal`) in the order they finish,
+each led by the input's ``line`` (``index`` inside an array, the ``id`` it carried) and,
+for a valid position, its ``position_key``; a duplicate also names the document whose
+search answered it (``duplicate_of``).  A progress bar runs on a terminal; a summary
+closes the run on standard error.  Exit status: the worst of the records (0 all answered,
+1 a search stopped by --timeout, 2 a bad document, 3 an internal error or work the
+executor lost, which the next run retries).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import heapq
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+import ddcards
+from ddcards import errors
+from ddcards._batch import Entry, Outcome, read_documents
+from ddcards.batch.journal import JOB_FORMAT, Journal, key_bits
+from ddcards.batch.many import ExecutorFailure, Task, solve_tasks
+from ddcards.batch.progress import DocumentCounter, ProgressBar, wanted
+from ddcards.batch.summary import SearchTimes, milliseconds
+from ddcards.cli import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, json_line
+from ddcards.errors import InvalidOptionError, NotationError
+
+__all__ = ["run", "position_key", "LOOKAHEAD"]
+
+#: Positions read ahead of the searches, to start the biggest first: at least this many,
+#: and 8 per search running at once.  Each is held as a validated Position (about 6 KiB);
+#: far more would only grow the memory and let them go cold in the cache before their search.
+LOOKAHEAD = 256
+_LABEL_FIELDS = ("line", "index", "id")
+MAX_LOST_SHOWN = 10
+
+
+def position_key(position: ddcards.Position) -> str:
+    """The position's fingerprint: 128 bits of BLAKE2b over its canonical document.
+
+    ``to_json()`` is canonical to the byte (the game builds the document, fields in its own
+    order, defaults left out), whatever notation and key order the input used."""
+    return hashlib.blake2b(position.to_json().encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+# ----------------------------------------------------------------- the work items
+
+@dataclass(slots=True)
+class _Search:
+    """A position to search, and the documents that wait for its answer."""
+
+    entry: Entry
+    position: ddcards.Position
+    key: str
+    duplicates: list[Entry] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Failed:
+    """A document answered without a search: not a position (its error)."""
+
+    entry: Entry
+    error: BaseException
+
+
+@dataclass(frozen=True, slots=True)
+class _Copy:
+    """A duplicate of a position whose record OUT holds already."""
+
+    entry: Entry
+    record: dict[str, Any]
+
+
+class _Plan:
+    """Reads the input and hands out the work, biggest searches first (runs on the reader thread)."""
+
+    def __init__(self, source: BinaryIO, journal: Journal, lock: threading.Lock, lookahead: int):
+        self.source, self.journal, self.lock, self.lookahead = source, journal, lock, lookahead
+        self.pending: dict[str, _Search] = {}   # key -> the search that will answer it (queued or running)
+        self.read = 0                           # documents read (answered earlier or not)
+        self.finished = False
+
+    def tasks(self) -> Iterator[Task]:
+        queue: list[tuple[int, int, _Search]] = []
+        handed = 0
+        for seq, entry in enumerate(read_documents(self.source)):
+            self.read += 1
+            if self.journal.has(entry.line, entry.index):
+                continue
+            item = self._item(entry)
+            if isinstance(item, _Search):
+                # fewer actions played: a bigger search (a proxy that needs no search)
+                heapq.heappush(queue, (item.position.ply, seq, item))
+                # Read ahead up to the look-ahead, growing from a few so that the first searches start at once.
+                while len(queue) > min(self.lookahead, 8 + 2 * handed):
+                    handed += 1
+                    search = heapq.heappop(queue)[2]
+                    yield Task(search, search.position)
+            elif item is not None:
+                yield Task(item, None)
+        self.finished = True
+        while queue:
+            search = heapq.heappop(queue)[2]
+            yield Task(search, search.position)
+
+    def _item(self, entry: Entry) -> _Search | _Failed | _Copy | None:
+        if entry.error is not None:
+            return _Failed(entry, entry.error)
+        try:
+            position = ddcards.Position.from_dict(entry.document)
+            key = position_key(position)
+        except Exception as exc:          # noqa: BLE001 - a DdcardsError, or a bug: that document's record
+            return _Failed(entry, exc)
+        with self.lock:
+            search = self.pending.get(key)
+            if search is not None:
+                search.duplicates.append(entry)
+                return None
+            record = self.journal.lookup(key)
+            if record is not None:
+                return _Copy(entry, record)
+            search = self.pending[key] = _Search(entry, position, key)
+            return search
+
+
+# ----------------------------------------------------------------- records and figures
+
+def _record(entry: Entry, key: str | None, result: Any, error: BaseException | None,
+            duplicate_of: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One record: the entry's label, its position key, then the answer or the error (Outcome.record)."""
+    body = Outcome(entry, answer=result, error=error).record(lambda res: res.to_dict())
+    out = entry.label()
+    if key is not None:
+        out["position_key"] = key
+    if duplicate_of is not None:
+        out["duplicate_of"] = duplicate_of
+    out.update((k, v) for k, v in body.items() if k not in out)
+    return out
+
+
+def _copy(entry: Entry, record: dict[str, Any]) -> dict[str, Any]:
+    """A record for `entry` that repeats the answer of `record` (an earlier search of the same position)."""
+    out = entry.label()
+    out["position_key"] = record["position_key"]
+    out["duplicate_of"] = {k: record[k] for k in _LABEL_FIELDS if k in record}
+    out.update((k, v) for k, v in record.items() if k not in out and k not in _LABEL_FIELDS)
+    return out
+
+
+def status_of(record: dict[str, Any]) -> int:
+    """The exit status a record stands for (as ddcards solve's: 0 answered, 1 stopped, 2 bad input, 3 a bug)."""
+    kind = record.get("error_type")
+    if kind is None:
+        return EXIT_OK
+    if kind == "InternalError":
+        return EXIT_INTERNAL
+    cls = getattr(errors, str(kind), None)              # the error classes are named in the record
+    stopped = isinstance(cls, type) and issubclass(cls, errors.SearchAborted)
+    return EXIT_ABORTED if stopped else EXIT_BAD_INPUT
+
+
+class _Tally:
+    """What the records say: counts by outcome, search times (of the searches, not their copies)."""
+
+    def __init__(self) -> None:
+        self.records = 0
+        self.earlier = 0
+        self.failures = {EXIT_ABORTED: 0, EXIT_BAD_INPUT: 0, EXIT_INTERNAL: 0}
+        self.duplicates = 0
+        self.times = SearchTimes()
+
+    def add(self, record: dict[str, Any]) -> None:
+        self.records += 1
+        status = status_of(record)
+        if status != EXIT_OK:
+            self.failures[status] += 1
+        if "duplicate_of" in record:
+            self.duplicates += 1
+        elif status == EXIT_OK:
+            self.times.add(record.get("elapsed_ms", 0) / 1000, record.get("nodes", 0))
+
+    @property
+    def failed(self) -> int:
+        return sum(self.failures.values())
+
+
+# ----------------------------------------------------------------- the input
+
+@dataclass
+class _Input:
+    name: str
+    stream: BinaryIO
+    size: int
+    sha256: str
+    documents: int | None      # an estimate (lines that hold a document), None when unknown
+
+
+def _open_input(name: str, stack: ExitStack) -> _Input:
+    """The input, hashed (to know it again on resume) and its documents counted (for the ETA).
+
+    Standard input is copied to a temporary file first: it is read twice, and a resumed
+    run must see the same bytes.
+    """
+    if name == "-":
+        spool = stack.enter_context(tempfile.TemporaryFile(prefix="ddcards-batch-"))
+        shutil.copyfileobj(getattr(sys.stdin, "buffer", sys.stdin), spool, 1 << 20)
+        stream: BinaryIO = spool
+        shown = "standard input"
+    else:
+        try:
+            stream = stack.enter_context(open(name, "rb"))
+        except OSError as exc:
+            raise NotationError(f"cannot read {name}: {exc.strerror}", token=name, rule="readable file") from None
+        shown = name
+    stream.seek(0)
+    digest = hashlib.sha256()
+    counter = DocumentCounter()
+    size = 0
+    for raw in stream:
+        digest.update(raw)
+        counter.feed(raw)
+        size += len(raw)
+    stream.seek(0)
+    return _Input(shown, stream, size, digest.hexdigest(), counter.total())
+
+
+def _job(source: _Input, args: argparse.Namespace) -> dict[str, Any]:
+    """What OUT answers (OUT.job): the input, and the options that change answers."""
+    return {"format": JOB_FORMAT, "ddcards": ddcards.__version__, "input_name": source.name,
+            "input": {"bytes": source.size, "sha256": source.sha256},
+            "options": {"mode": args.mode, "timeout": args.timeout}}
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+# ----------------------------------------------------------------- the job
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``ddcards batch`` with parsed `args`; the exit status."""
+    if args.input != "-" and _same_file(args.input, args.output):
+        raise InvalidOptionError(f"the output {args.output} is the input: choose another file", token=args.output,
+                                 rule="-o: the output is a new file")
+    with ExitStack() as stack:
+        source = _open_input(args.input, stack)
+        tally = _Tally()
+        journal = Journal(args.output, _job(source, args), restart=args.restart, on_record=tally.add)
+        stack.callback(journal.close)
+        tally.earlier = tally.records
+        show = wanted(args.progress)
+        for note in journal.notes:
+            print(f"ddcards: {args.output}: {note}", file=sys.stderr)
+        jobs, executor = args.jobs, None
+        if args.dask:
+            from ddcards.batch.cluster import dask_client
+
+            executor, where = stack.enter_context(dask_client(args.dask, args.jobs))
+            jobs = None                        # the cluster's threads set the pace
+        else:
+            from ddcards.ddtable import available_threads
+
+            jobs = jobs or available_threads()
+            where = f"{jobs} thread{'s' if jobs != 1 else ''}"
+        bar = ProgressBar(show, total=source.documents, initial=tally.records)
+        stack.callback(bar.close)
+        start = time.perf_counter()
+        try:
+            lost = _run(args, source, journal, tally, bar, executor, jobs)
+        except KeyboardInterrupt:
+            bar.close()
+            print(f"ddcards batch: interrupted after {tally.records - tally.earlier:,} answers; "
+                  "run the same command again to go on", file=sys.stderr)
+            raise
+        wall = time.perf_counter() - start
+        bar.close()
+    if not tally.records and not lost:
+        print(f"ddcards: error: {source.name} holds no position document (it is empty, or only blank lines "
+              "and comments)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    _summary(args, source, tally, lost, wall, where)
+    status = max((k for k, n in tally.failures.items() if n), default=EXIT_OK)
+    return max(status, EXIT_INTERNAL if lost else EXIT_OK)
+
+
+def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tally, bar: ProgressBar,
+         executor: Any, jobs: int | None) -> int:
+    """Answer every document OUT lacks; the number the executor lost (not written: the next run retries)."""
+    lock = threading.Lock()
+    parallel = jobs if executor is None else _parallel(executor)
+    plan = _Plan(source.stream, journal, lock, max(LOOKAHEAD, 8 * (parallel or 1)))
+    lost = lost_searches = 0
+
+    def write(records: list[dict[str, Any]]) -> int:
+        offset = journal.append([json_line(r) for r in records])
+        for record in records:
+            tally.add(record)
+        bar.update(len(records))
+        if tally.failed:
+            bar.note(f"{tally.failed} failed")
+        return offset
+
+    answers = solve_tasks(plan.tasks(), jobs=jobs, executor=executor, mode=args.mode, timeout=args.timeout,
+                          tt_mb=args.tt_mb)
+    try:
+        for item, result, error in answers:
+            if plan.finished:
+                bar.set_total(plan.read)
+            if isinstance(item, _Failed):
+                write([_record(item.entry, None, None, item.error)])
+            elif isinstance(item, _Copy):
+                write([_copy(item.entry, item.record)])
+            elif isinstance(error, ExecutorFailure):
+                with lock:
+                    del plan.pending[item.key]
+                lost += 1 + len(item.duplicates)
+                lost_searches += 1
+                if lost_searches <= MAX_LOST_SHOWN:      # a lost cluster loses every task: say it a few times
+                    bar.message(f"ddcards: line {item.entry.line}: {error}")
+            else:
+                with lock:                      # the planner sees the search pending, or its record in OUT
+                    del plan.pending[item.key]
+                    owner = _record(item.entry, item.key, result, error)
+                    label = item.entry.label()
+                    copies = [_record(e, item.key, result, error, duplicate_of=label) for e in item.duplicates]
+                    offset = write([owner, *copies])
+                    journal.index.add(key_bits(item.key), offset)
+    finally:
+        answers.close()
+    bar.set_total(plan.read)
+    return lost
+
+
+def _parallel(executor: Any) -> int:
+    """How many searches `executor` runs at once (a Dask client's threads, a pool's workers)."""
+    nthreads = getattr(executor, "nthreads", None)
+    if callable(nthreads):
+        return max(1, sum(int(n) for n in nthreads().values()))
+    return max(1, int(getattr(executor, "_max_workers", 1)))
+
+
+def _summary(args: argparse.Namespace, source: _Input, tally: _Tally, lost: int, wall: float, where: str) -> None:
+    times = tally.times
+    now = tally.records - tally.earlier
+    parts = [f"{tally.records:,} documents" + (f" ({tally.earlier:,} answered by earlier runs)" if tally.earlier else ""),
+             f"{now:,} answered in {wall:.2f} s" + (f" ({now / wall:,.0f}/s)" if wall > 0 and now else "")
+             + f" on {where}"]
+    failed = ", ".join(f"{n:,} {what}" for what, n in (("bad input", tally.failures[EXIT_BAD_INPUT]),
+                                                       ("stopped", tally.failures[EXIT_ABORTED]),
+                                                       ("internal errors", tally.failures[EXIT_INTERNAL])) if n)
+    parts.append(f"{tally.failed:,} failed" + (f" ({failed})" if failed else ""))
+    if tally.duplicates:
+        parts.append(f"{tally.duplicates:,} duplicates answered by the search of their first copy")
+    if lost:
+        parts.append(f"{lost:,} not answered: the executor lost their tasks (run the same command again)")
+    print(f"ddcards batch: {source.name} -> {args.output}: " + "; ".join(parts), file=sys.stderr)
+    if times.count:
+        approx = "" if times.exact else "~"
+        print(f"ddcards batch: search time per position: median {approx}{milliseconds(times.quantile(0.5))}, "
+              f"p90 {approx}{milliseconds(times.quantile(0.9))}, max {milliseconds(times.max)}; "
+              f"{_rate(times.nodes_per_second())} nodes/s per search thread", file=sys.stderr)
+
+
+def _rate(per_second: float) -> str:
+    return f"{per_second / 1e6:.1f} M" if per_second >= 1e6 else f"{per_second:,.0f}"

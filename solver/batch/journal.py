@@ -1,0 +1,322 @@
+"""The output of ``ddcards batch`` as an append-only journal that a killed run resumes.
+
+The output file (OUT) is JSON Lines, one record per input document, in the order the
+answers finish.  It is written only by appending, each record (or the records of one
+search: a position and its duplicates) in one ``write``: a run killed at any moment —
+SIGKILL, a power cut — leaves every record whole except perhaps an unfinished last line,
+which the next run cuts off before going on.  Beside OUT, ``OUT.job`` (written once,
+atomically: a temporary file, fsync, rename) says what OUT answers: the input's size and
+SHA-256 and the options that change answers (mode, timeout).  Running the same command
+again finds OUT and its job file, checks that they match, and answers only the documents
+OUT does not have yet — none lost, none twice.  OUT is fsynced about once a second and at
+the end, so a power cut costs at most the last second's answers (which are solved again).
+"""
+from __future__ import annotations
+
+import bisect
+import fcntl
+import heapq
+import json
+import os
+import tempfile
+import time
+from array import array
+from collections.abc import Callable
+from typing import Any
+
+from ddcards._jsonio import token_text
+from ddcards.errors import InvalidOptionError, NotationError
+
+__all__ = ["Journal", "KeyIndex", "JOB_SUFFIX", "JOB_FORMAT", "RESUME_RULE"]
+
+JOB_SUFFIX = ".job"
+JOB_FORMAT = "ddcards-batch/1"
+RESUME_RULE = "docs/BATCH.md: a batch resumes with the same input and options into its own output file"
+WRITE_RULE = "-o: a file that can be written"
+SYNC_SECONDS = 1.0
+_LABEL = ("line", "index", "id")
+
+
+class KeyIndex:
+    """64-bit keys to file offsets, the first offset given for a key kept.
+
+    Sorted arrays (16 bytes a key) hold the bulk and a dict the newest keys; the dict is
+    merged in when it reaches an eighth of the arrays, so memory stays near 25 bytes a key
+    (a plain dict takes about 100; 100,000 keys: 2.2 MB, 4.6 MB at the peak of a merge) and
+    the merges cost a few microseconds a key.
+    """
+
+    MIN_MERGE = 4096
+    RATIO = 8
+
+    def __init__(self) -> None:
+        self._keys = array("Q")
+        self._offsets = array("Q")
+        self._recent: dict[int, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._keys) + len(self._recent)
+
+    def get(self, key: int) -> int | None:
+        offset = self._recent.get(key)
+        if offset is not None:
+            return offset
+        i = bisect.bisect_left(self._keys, key)
+        if i < len(self._keys) and self._keys[i] == key:
+            return self._offsets[i]
+        return None
+
+    def add(self, key: int, offset: int) -> None:
+        if self.get(key) is not None:
+            return
+        self._recent[key] = offset
+        if len(self._recent) >= max(self.MIN_MERGE, len(self._keys) // self.RATIO):
+            self._merge()
+
+    def _merge(self) -> None:
+        keys, offsets = array("Q"), array("Q")
+        for key, offset in heapq.merge(zip(self._keys, self._offsets), sorted(self._recent.items())):
+            keys.append(key)
+            offsets.append(offset)
+        self._keys, self._offsets, self._recent = keys, offsets, {}
+
+
+class _Done:
+    """Which input documents OUT answers: a bit per line, and (line, index) pairs for arrays."""
+
+    def __init__(self) -> None:
+        self._lines = bytearray()
+        self._in_arrays: set[tuple[int, int]] = set()
+        self.count = 0
+
+    def add(self, line: int, index: int | None) -> bool:
+        """Mark it; False if it was marked already."""
+        if index is not None:
+            if (line, index) in self._in_arrays:
+                return False
+            self._in_arrays.add((line, index))
+        else:
+            byte, bit = divmod(line, 8)
+            if byte >= len(self._lines):
+                self._lines.extend(bytes(byte + 1 - len(self._lines) + len(self._lines) // 2))
+            if self._lines[byte] >> bit & 1:
+                return False
+            self._lines[byte] |= 1 << bit
+        self.count += 1
+        return True
+
+    def __contains__(self, label: tuple[int, int | None]) -> bool:
+        line, index = label
+        if index is not None:
+            return label in self._in_arrays
+        byte, bit = divmod(line, 8)
+        return byte < len(self._lines) and bool(self._lines[byte] >> bit & 1)
+
+
+def key_bits(key: str) -> int:
+    """The 64 bits of a position key that the index holds (a hit is checked on the whole key)."""
+    return int(key[:16], 16)
+
+
+class Journal:
+    """OUT, opened to append (and resumed if it holds a run of the same job).
+
+    `job` is what OUT answers (its ``input`` and ``options`` must match to resume);
+    `on_record(record)` sees every record a resumed OUT already holds.  :attr:`notes`
+    says what opening did (resumed, cut an unfinished line), for the user.
+    """
+
+    def __init__(self, path: str, job: dict[str, Any], *, restart: bool = False,
+                 on_record: Callable[[dict[str, Any]], None] | None = None):
+        self.path = path
+        self.job_path = path + JOB_SUFFIX
+        self.done = _Done()
+        self.index = KeyIndex()
+        self.notes: list[str] = []
+        self.resumed = False
+        if os.path.isdir(path):
+            raise InvalidOptionError(f"the output {path} is a folder: give a file", token=path, rule=WRITE_RULE)
+        existed = os.path.exists(path)
+        if existed and not restart:
+            self._check_job(job)        # before anything is changed: a foreign file stays as it is
+        elif not existed:
+            self._write_job(job)        # first, so that an OUT never exists without its job file
+        try:
+            self._fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        except OSError as exc:
+            raise InvalidOptionError(f"cannot write {path}: {exc.strerror}", token=path, rule=WRITE_RULE) from None
+        try:
+            # One writer at a time: a second run of the same command (another terminal, an
+            # overlapping cron job) would answer documents twice.  The kernel drops the lock
+            # when the process dies, SIGKILL included.
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._fd)
+            raise InvalidOptionError(f"{path} is being written by another ddcards batch: wait for it, or stop it "
+                                     "and run the command again to resume", token=path, rule=RESUME_RULE) from None
+        self.size = 0
+        self.resumed = existed and not restart
+        try:
+            if existed and restart:
+                os.ftruncate(self._fd, 0)
+                self._write_job(job)
+            if self.resumed:
+                self._scan(on_record)
+        except BaseException:
+            os.close(self._fd)             # and with it the lock
+            raise
+        self._synced = time.monotonic()
+
+    # ------------------------------------------------------------ opening
+
+    def _write_job(self, job: dict[str, Any]) -> None:
+        _write_atomically(self.job_path, json.dumps(job, ensure_ascii=False, indent=1) + "\n")
+
+    def _check_job(self, job: dict[str, Any]) -> None:
+        try:
+            with open(self.job_path, encoding="utf-8") as fh:
+                earlier = json.load(fh)
+        except FileNotFoundError:
+            raise InvalidOptionError(
+                f"{self.path} exists and is not the output of a ddcards batch (there is no {self.job_path}): "
+                "choose another output file, or add --restart to replace it", token=self.path,
+                rule=RESUME_RULE) from None
+        except (OSError, ValueError) as exc:
+            raise InvalidOptionError(f"cannot read {self.job_path}: {exc}", token=self.job_path,
+                                     rule=RESUME_RULE) from None
+        if not isinstance(earlier, dict) or earlier.get("format") != JOB_FORMAT:
+            raise InvalidOptionError(f"{self.job_path} is not a ddcards batch job file (format {JOB_FORMAT})",
+                                     token=self.job_path, rule=RESUME_RULE)
+        for field in ("input", "options"):
+            was, now = earlier.get(field), job.get(field)
+            if was == now:
+                continue
+            changed = [k for k in sorted(set(was or {}) | set(now or {}))
+                       if (was or {}).get(k) != (now or {}).get(k)]
+            what = ", ".join(f"{field}.{k} was {(was or {}).get(k)!r}, now {(now or {}).get(k)!r}"
+                             for k in changed)
+            raise InvalidOptionError(
+                f"{self.path} holds answers to another job ({what}): run the same input with the same options "
+                "to resume it, or add --restart to start again", token=self.path, rule=RESUME_RULE)
+
+    def _scan(self, on_record: Callable[[dict[str, Any]], None] | None) -> None:
+        """Read the records OUT holds; cut an unfinished last line."""
+        offset = 0
+        lineno = 0
+        bad: tuple[int, int, bytes] | None = None       # (line, offset, text) of a line that is no record
+        with open(self.path, "rb") as fh:
+            for raw in fh:
+                lineno += 1
+                if bad is not None:
+                    raise self._corrupt(*bad)
+                record = _parse_record(raw) if raw.endswith(b"\n") else None
+                if record is None:
+                    bad = (lineno, offset, raw)
+                    offset += len(raw)
+                    continue
+                if not self.done.add(record["line"], record.get("index")):
+                    raise self._corrupt(lineno, offset, raw, "answers a document that an earlier line answers")
+                key = record.get("position_key")
+                if isinstance(key, str) and "duplicate_of" not in record:
+                    self.index.add(key_bits(key), offset)
+                if on_record is not None:
+                    on_record(record)
+                offset += len(raw)
+        if bad is not None:              # only the last line may be unfinished: a kill in mid-write
+            os.truncate(self.path, bad[1])
+            self.notes.append(f"cut an unfinished last line ({len(bad[2])} bytes) that the interrupted run left")
+            offset = bad[1]
+        self.size = offset
+        self.notes.append(f"resuming: {self.done.count} documents answered already")
+
+    def _corrupt(self, lineno: int, offset: int, raw: bytes, why: str = "is not a record of ddcards batch"
+                 ) -> NotationError:
+        return NotationError(f"{self.path} line {lineno} {why} (was the file changed by hand?): "
+                             "add --restart to start again", token=token_text(raw[:40].decode("utf-8", "replace")),
+                             rule=RESUME_RULE)
+
+    # ------------------------------------------------------------ reading and writing
+
+    def has(self, line: int, index: int | None) -> bool:
+        """Does OUT answer this document already (from an earlier run)?"""
+        return (line, index) in self.done
+
+    def lookup(self, key: str) -> dict[str, Any] | None:
+        """The record of the search that answered the position with this key, if OUT holds one."""
+        offset = self.index.get(key_bits(key))
+        if offset is None:
+            return None
+        record = _parse_record(self._read_line(offset))
+        return record if record is not None and record.get("position_key") == key else None
+
+    def _read_line(self, offset: int) -> bytes:
+        parts = []
+        while True:
+            piece = os.pread(self._fd, 8192, offset)
+            if not piece:
+                break
+            end = piece.find(b"\n")
+            if end >= 0:
+                parts.append(piece[:end + 1])
+                break
+            parts.append(piece)
+            offset += len(piece)
+        return b"".join(parts)
+
+    def append(self, lines: list[str]) -> int:
+        """Append records (JSON texts without their newline) in one write; the offset of the first."""
+        data = "".join(line + "\n" for line in lines).encode("utf-8", "surrogatepass")
+        start = self.size
+        view = memoryview(data)
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+        self.size += len(data)
+        now = time.monotonic()
+        if now - self._synced >= SYNC_SECONDS:
+            os.fsync(self._fd)
+            self._synced = now
+        return start
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.fsync(self._fd)
+            os.close(self._fd)
+            self._fd = -1
+
+
+def _parse_record(raw: bytes) -> dict[str, Any] | None:
+    try:
+        record = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    line, index = record.get("line"), record.get("index")
+    if not isinstance(line, int) or line < 1 or not (index is None or isinstance(index, int) and index >= 0):
+        return None
+    return record
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """`text` into `path` whole or not at all: a temporary file beside it, fsync, rename, fsync the folder."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, temp = tempfile.mkstemp(prefix=".ddcards-", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise InvalidOptionError(f"cannot write in {folder}: {exc.strerror}", token=path, rule=WRITE_RULE) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.remove(temp)
+        raise
+    dir_fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)

@@ -1,0 +1,322 @@
+"""``ddcards batch``: every document answered once under its line and id, duplicates searched
+once, the biggest searches first, bad lines as error records, the journal resumed after an
+interruption (a torn last line cut), the job file guarding OUT, standard input, the exit status,
+the progress bar on a real terminal and the summary."""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import pty
+import re
+import struct
+import subprocess
+import sys
+import termios
+from pathlib import Path
+
+import pytest
+
+import ddcards
+from ddcards import cli
+from ddcards.batch.journal import JOB_SUFFIX, KeyIndex, _Done
+from _batch_data import (corpus, endgame, expected_answer, read_records, without_times,  # tests/ is on sys.path
+                         write_batch)
+
+DDCARDS = [sys.executable, "-m", "ddcards"]
+
+
+def batch(*argv: str) -> int:
+    return cli.main(["batch", *argv])
+
+
+@pytest.fixture(scope="module")
+def answered(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, dict, str]:
+    """One batch over every kind of line, on 2 threads: (input, expected, records, stderr)."""
+    folder = tmp_path_factory.mktemp("batch")
+    source = folder / "in.jsonl"
+    expect = write_batch(source)
+    out = folder / "out.jsonl"
+    proc = subprocess.run([*DDCARDS, "batch", str(source), "-o", str(out), "--jobs", "2"], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == cli.EXIT_BAD_INPUT, proc.stderr      # some lines are bad
+    return source, expect, read_records(out), proc.stderr
+
+
+def test_every_document_is_answered_once_under_its_line_index_and_id(answered):
+    _, expect, records, _ = answered
+    assert set(records) == set(expect)
+    for (line, index), want in expect.items():
+        record = records[(line, index)]
+        assert record["line"] == line and record.get("index") == index
+        if "error" in want:
+            continue
+        assert record.get("id") == want.get("id")
+        doc = {k: v for k, v in want.items() if k != "id"}
+        got = {k: v for k, v in record.items() if k not in ("line", "index", "id", "position_key", "duplicate_of",
+                                                           "elapsed_ms")}
+        assert got == expected_answer(doc), (line, index)
+
+
+def test_the_worked_example_and_a_full_deal_have_their_hand_checked_values(answered):
+    _, _, records, _ = answered
+    assert records[(7, None)]["id"] == "hra-0"
+    assert records[(20, 0)]["value"] == ddcards.solve(endgame(29)).value
+    # docs/RULES.md's worked Hra example, solved alone: +70 (README); its endgame after 24 cards
+    assert ddcards.solve(ddcards.example("marias-hra")).value == 70
+    assert records[(4, None)]["value"] == records[(19, None)]["value"] == ddcards.solve(endgame(24)).value
+
+
+def test_bad_lines_get_error_records_with_the_token_and_the_rule(answered):
+    _, expect, records, _ = answered
+    for label, want in expect.items():
+        if "error" not in want:
+            continue
+        record = records[label]
+        assert record["error_type"] == want["error"], record
+        assert record["rule"].startswith("docs/RULES.md §"), record
+        if "token" in want:
+            assert record["token"] == want["token"]
+        assert "position_key" not in record and "value" not in record
+    assert "line 1" not in json.dumps(records[(21, None)])     # the message is about its own line only
+    assert "'ZZ'" in records[(22, None)]["error"]
+
+
+def test_duplicates_are_searched_once_and_name_the_search_that_answered_them(answered):
+    _, _, records, _ = answered
+    duplicates = {label: r["duplicate_of"] for label, r in records.items() if "duplicate_of" in r}
+    # the same position in other notation, the same document again, and a copy inside an array
+    assert duplicates == {(18, None): {"line": 7, "id": "hra-0"}, (19, None): {"line": 4}, (20, 1): {"line": 3}}
+    for label, first in duplicates.items():
+        original = records[(first["line"], first.get("index"))]
+        assert records[label]["position_key"] == original["position_key"]
+        assert records[label]["nodes"] == original["nodes"]
+    searched = [r["position_key"] for r in records.values() if "position_key" in r and "duplicate_of" not in r]
+    assert len(searched) == len(set(searched))
+
+
+def test_the_summary_counts_documents_failures_duplicates_and_times(answered):
+    _, expect, records, stderr = answered
+    assert f"{len(expect)} documents" in stderr
+    assert "4 failed (4 bad input)" in stderr
+    assert "3 duplicates answered by the search of their first copy" in stderr
+    match = re.search(r"median ([\d.]+) ms, p90 ([\d.]+) ms, max ([\d,.]+) ms; ([\d.]+) M nodes/s", stderr)
+    assert match, stderr
+    times = sorted(r["elapsed_ms"] for r in records.values() if "value" in r and "duplicate_of" not in r)
+    assert float(match.group(3).replace(",", "")) == pytest.approx(times[-1], rel=0.01, abs=0.01)
+    assert float(match.group(1)) <= float(match.group(2)) <= float(match.group(3).replace(",", ""))
+
+
+def test_the_biggest_searches_go_first(tmp_path):
+    # Endgames first in the file, full deals after: on one thread the full deals (no card
+    # played) are searched before the endgames read ahead of them.
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    docs = [endgame(cut) for cut in (27, 24, 21, 26, 28, 23)] + corpus("marias-hra", 6, start=20)
+    source.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    assert batch(str(source), "-o", str(out), "--jobs", "1") == cli.EXIT_OK
+    order = [json.loads(raw)["line"] for raw in out.read_bytes().splitlines()]
+    assert sorted(order) == list(range(1, 13))
+    assert set(order[:6]) == set(range(7, 13)), order
+    plies = [len(docs[line - 1].get("played", [])) for line in order]
+    assert plies[6:] == sorted(plies[6:])
+
+
+def test_an_interrupted_journal_resumes_and_its_torn_last_line_is_cut(answered, tmp_path, capsys):
+    source, _, records, _ = answered
+    done = sorted(records.values(), key=lambda r: r["line"])[:9]
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(b"".join(cli.json_line(r).encode() + b"\n" for r in done) + b'{"line": 30, "posi')
+    job = json.loads((Path(str(source).replace("in.jsonl", "out.jsonl") + JOB_SUFFIX)).read_text())
+    (tmp_path / ("out.jsonl" + JOB_SUFFIX)).write_text(json.dumps(job))
+    assert batch(str(source), "-o", str(out), "--jobs", "2") == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "cut an unfinished last line (18 bytes)" in err and "resuming: 9 documents answered already" in err
+    assert "(9 answered by earlier runs)" in err
+    assert without_times(read_records(out)) == without_times(records)
+
+
+def test_a_finished_batch_run_again_does_nothing_and_keeps_its_status(answered, tmp_path, capsys):
+    source, _, records, _ = answered
+    out = tmp_path / "out.jsonl"
+    assert batch(str(source), "-o", str(out), "--mode", "all") == cli.EXIT_BAD_INPUT
+    before = out.read_bytes()
+    capsys.readouterr()
+    assert batch(str(source), "-o", str(out)) == cli.EXIT_BAD_INPUT
+    assert out.read_bytes() == before
+    assert "0 answered" in capsys.readouterr().err
+
+
+def test_the_job_file_guards_the_output(answered, tmp_path, capsys):
+    source, _, _, _ = answered
+    out = tmp_path / "out.jsonl"
+    out.write_text("my notes\n")
+    assert batch(str(source), "-o", str(out)) == cli.EXIT_BAD_INPUT
+    assert "is not the output of a ddcards batch" in capsys.readouterr().err
+    assert out.read_text() == "my notes\n"
+    assert batch(str(source), "-o", str(out), "--restart") == cli.EXIT_BAD_INPUT
+    assert len(read_records(out)) > 10
+    # other options, or another input, do not resume this output
+    assert batch(str(source), "-o", str(out), "--mode", "best") == cli.EXIT_BAD_INPUT
+    assert "options.mode was 'all', now 'best'" in capsys.readouterr().err
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps(endgame(27)) + "\n")
+    assert batch(str(other), "-o", str(out)) == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "holds answers to another job (input.bytes was" in err and "input.sha256" in err
+    assert batch(str(source), "-o", str(source)) == cli.EXIT_BAD_INPUT
+    assert "is the input" in capsys.readouterr().err
+
+
+def test_a_hand_edited_journal_is_refused_not_overwritten(answered, tmp_path, capsys):
+    source, _, records, _ = answered
+    out = tmp_path / "out.jsonl"
+    assert batch(str(source), "-o", str(out)) == cli.EXIT_BAD_INPUT
+    lines = out.read_bytes().splitlines(keepends=True)
+    out.write_bytes(b"".join(lines[:3] + [b"garbage\n"] + lines[3:]))
+    capsys.readouterr()
+    assert batch(str(source), "-o", str(out)) == cli.EXIT_BAD_INPUT
+    assert "line 4 is not a record of ddcards batch" in capsys.readouterr().err
+    out.write_bytes(b"".join(lines + lines[:1]))
+    assert batch(str(source), "-o", str(out)) == cli.EXIT_BAD_INPUT
+    assert "answers a document that an earlier line answers" in capsys.readouterr().err
+
+
+def test_standard_input_is_resumed_from_the_same_bytes(tmp_path):
+    docs = [endgame(cut) for cut in range(18, 30)]
+    data = "".join(json.dumps(dict(d, id=f"e{n}")) + "\n" for n, d in enumerate(docs)).encode()
+    out = tmp_path / "out.jsonl"
+    first = subprocess.run([*DDCARDS, "batch", "-", "-o", str(out)], input=data, capture_output=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    records = read_records(out)
+    assert {r["id"]: r["value"] for r in records.values()} == {f"e{n}": ddcards.solve(d).value
+                                                              for n, d in enumerate(docs)}
+    lines = out.read_bytes().splitlines(keepends=True)
+    out.write_bytes(b"".join(lines[:5]))
+    again = subprocess.run([*DDCARDS, "batch", "-", "-o", str(out)], input=data, capture_output=True, timeout=120)
+    assert again.returncode == 0 and b"(5 answered by earlier runs)" in again.stderr
+    assert without_times(read_records(out)) == without_times(records)
+    other = subprocess.run([*DDCARDS, "batch", "-", "-o", str(out)], input=data[:-40], capture_output=True,
+                           timeout=120)
+    assert other.returncode == 2 and b"holds answers to another job" in other.stderr
+
+
+def test_exit_status_says_what_failed(tmp_path, capsys):
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    source.write_text(json.dumps(endgame(24)) + "\n" + json.dumps(corpus("marias-hra", 1)[0]) + "\n")
+    assert batch(str(source), "-o", str(out)) == cli.EXIT_OK
+    # a timeout of 0 stops every search that is not over at once: their records are errors, status 1
+    assert batch(str(source), "-o", str(tmp_path / "t.jsonl"), "--timeout", "0") == cli.EXIT_ABORTED
+    stopped = [r for r in read_records(tmp_path / "t.jsonl").values() if "error" in r]
+    assert stopped and all(r["error_type"] == "SearchTimeout" for r in stopped)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("# nothing\n\n")
+    capsys.readouterr()
+    assert batch(str(empty), "-o", str(tmp_path / "e.jsonl")) == cli.EXIT_BAD_INPUT
+    assert "holds no position document" in capsys.readouterr().err
+    assert batch(str(tmp_path / "missing.jsonl"), "-o", str(out)) == cli.EXIT_BAD_INPUT
+    assert "cannot read" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        batch(str(source), "-o", str(out), "--jobs", "0")
+    assert info.value.code == 2 and "--jobs must be at least 1" in capsys.readouterr().err
+
+
+def _on_a_terminal(argv: list[str], cwd: Path) -> str:
+    """Run `argv` with its standard error on a pseudo-terminal; what the terminal showed."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))   # 30 rows, 120 columns
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=slave, stdin=subprocess.DEVNULL, cwd=cwd)
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:                 # the terminal's other end closed: the program ended
+            break
+        if not chunk:
+            break
+        shown += chunk
+    proc.wait(timeout=120)
+    os.close(master)
+    return shown.decode("utf-8", "replace")
+
+
+def test_a_real_progress_bar_on_a_terminal_and_none_in_a_pipe(tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(d) + "\n" for d in corpus("marias-hra", 30)))
+    shown = _on_a_terminal([*DDCARDS, "batch", str(source), "-o", str(tmp_path / "a.jsonl")], tmp_path)
+    # tqdm's bar: the count of the total, the percentage, elapsed<ETA and the rate, redrawn with \r
+    assert re.search(r"100%\|.*\| 30/30 \[\d\d:\d\d<\d\d:\d\d, +[\d.]+ ?pos/s\]", shown), shown
+    assert "\r" in shown and "ddcards batch: " in shown
+    piped = subprocess.run([*DDCARDS, "batch", str(source), "-o", str(tmp_path / "b.jsonl")], capture_output=True,
+                           text=True, timeout=120)
+    assert "pos/s" not in piped.stderr and "\r" not in piped.stderr
+    assert piped.stderr.startswith("ddcards batch: ")
+    forced = subprocess.run([*DDCARDS, "batch", str(source), "-o", str(tmp_path / "c.jsonl"), "--progress"],
+                            capture_output=True, text=True, timeout=120)
+    assert "30/30" in forced.stderr
+
+
+def test_solve_shows_the_same_bar_for_its_batches(tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(endgame(cut)) + "\n" for cut in range(20, 30)))
+    shown = _on_a_terminal([*DDCARDS, "solve", str(source), "--json"], tmp_path)
+    assert re.search(r"100%\|.*\| 10/10 \[", shown), shown
+    single = _on_a_terminal([*DDCARDS, "solve", "--example", "--json"], tmp_path)
+    assert "pos/s" not in single
+
+
+# ---------------------------------------------------------------- the journal's structures
+
+def test_key_index_agrees_with_a_dict_and_keeps_the_first_offset():
+    import random
+
+    rng = random.Random(13)
+    index, plain = KeyIndex(), {}
+    for offset in range(30_000):
+        key = rng.getrandbits(64) if rng.random() < 0.8 or not plain else rng.choice(list(plain))
+        index.add(key, offset)
+        plain.setdefault(key, offset)
+    assert len(index) == len(plain)
+    assert all(index.get(key) == offset for key, offset in plain.items())
+    assert all(index.get(rng.getrandbits(64)) is None for _ in range(1000))
+    assert len(index._recent) < len(plain) // 2          # most keys live in the packed arrays
+
+
+def test_done_marks_lines_and_array_elements():
+    done = _Done()
+    assert done.add(1, None) and done.add(700, None) and done.add(5, 0) and done.add(5, 1)
+    assert not done.add(700, None) and not done.add(5, 1)
+    assert (700, None) in done and (5, 1) in done and (5, None) not in done and (2, None) not in done
+    assert done.count == 4
+
+
+def test_positions_the_executor_loses_are_left_for_the_next_run(tmp_path, capsys):
+    import argparse
+
+    from ddcards.batch import job
+    from ddcards.batch.journal import Journal
+    from ddcards.batch.progress import ProgressBar
+    from concurrent.futures import ThreadPoolExecutor
+
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    docs = [endgame(cut) for cut in range(20, 30)] + [endgame(25)]
+    source.write_text("".join(json.dumps(d) + "\n" for d in docs) + "{bad\n")
+    args = argparse.Namespace(input=str(source), output=str(out), mode="all", timeout=None, tt_mb=2)
+    broken = ThreadPoolExecutor(1)
+    broken.shutdown()                        # every task it is given fails to start
+    with contextlib.ExitStack() as stack:
+        found = job._open_input(str(source), stack)
+        journal = Journal(str(out), job._job(found, args))
+        lost = job._run(args, found, journal, job._Tally(), ProgressBar(False), broken, None)
+        journal.close()
+    assert lost == 11                        # 10 searches, one of them with a duplicate
+    assert "the executor did not run this position's task: RuntimeError" in capsys.readouterr().err
+    assert [r["line"] for r in read_records(out).values()] == [12]     # only the bad line has its record
+    # the same command again answers them
+    assert batch(str(source), "-o", str(out)) == cli.EXIT_BAD_INPUT
+    assert "resuming: 1 documents answered already" in capsys.readouterr().err
+    records = read_records(out)
+    assert len(records) == 12
+    assert all(records[(n + 1, None)]["value"] == ddcards.solve(doc).value for n, doc in enumerate(docs))
+    assert records[(11, None)]["duplicate_of"] == {"line": 6}

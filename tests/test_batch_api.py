@@ -1,0 +1,188 @@
+"""``ddcards.solve_many`` and the pipeline under it (also under the gRPC SolveStream): answers as
+they finish, equal to plain solves, on threads or any executor (a process pool here; Dask in
+test_batch_dask.py); bad positions, timeouts and a lost executor per position; options checked
+at the call; bounded work ahead of a slow consumer (back-pressure); stopping early."""
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+import ddcards
+from ddcards.batch.pipeline import END, Pipeline, Work
+from _batch_data import corpus, endgame, expected_answer  # tests/ is on sys.path
+from test_typing import installed, mypy_config, run_mypy  # noqa: F401 - installed is a fixture
+
+MIXED = corpus("marias-hra", 12) + corpus("marias-durch", 4) + [endgame(c) for c in (18, 24, 29)] + [
+    ddcards.example("klaverjas"), dict(endgame(24), played=["ZZ"]), "not a document"]
+
+
+def _check(answers: list[ddcards.Solved], docs: list[Any], mode: str = "all") -> None:
+    assert sorted(a.index for a in answers) == list(range(len(docs)))
+    for done in answers:
+        doc = docs[done.index]
+        if isinstance(doc, dict) and doc.get("played") == ["ZZ"]:
+            assert isinstance(done.error, ddcards.InvalidCardError) and done.error.token == "ZZ" and not done.ok
+        elif isinstance(doc, str):
+            assert isinstance(done.error, ddcards.NotationError) and done.result is None
+        else:
+            assert done.ok, done.error
+            got = done.result.to_dict()
+            got.pop("elapsed_ms")
+            assert got == expected_answer(doc, mode), done.index
+
+
+def test_solve_many_on_threads_answers_what_a_plain_solve_answers():
+    answers = list(ddcards.solve_many(MIXED, jobs=2))
+    _check(answers, MIXED)
+
+
+def test_solve_many_on_a_callers_thread_pool_leaves_it_running():
+    with ThreadPoolExecutor(2, thread_name_prefix="mine") as pool:
+        _check(list(ddcards.solve_many(MIXED, executor=pool, mode="best")), MIXED, "best")
+        assert pool.submit(lambda: 6 * 7).result() == 42
+
+
+def test_solve_many_on_a_process_pool_sends_chunks_and_gets_errors_home():
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        _check(list(ddcards.solve_many(MIXED, executor=pool, mode="optimal", chunk_size=3)), MIXED, "optimal")
+
+
+def test_a_timeout_stops_each_search_on_its_own():
+    docs = corpus("marias-hra", 6) + [endgame(29)]
+    answers = {a.index: a for a in ddcards.solve_many(docs, jobs=2, timeout=0.0)}
+    assert any(isinstance(a.error, ddcards.SearchTimeout) for a in answers.values())
+    assert all(a.ok or isinstance(a.error, ddcards.SearchTimeout) for a in answers.values())
+
+
+def test_an_executor_that_cannot_run_the_work_is_an_executor_failure_per_position():
+    pool = ThreadPoolExecutor(1)
+    pool.shutdown()
+    answers = list(ddcards.solve_many([endgame(27), endgame(28)], executor=pool, chunk_size=1))
+    assert sorted(a.index for a in answers) == [0, 1]
+    assert all(isinstance(a.error, ddcards.ExecutorFailure) and "RuntimeError" in str(a.error) for a in answers)
+
+
+def test_options_are_checked_at_the_call():
+    with pytest.raises(ddcards.InvalidOptionError, match="jobs is a whole number, at least 1"):
+        ddcards.solve_many(MIXED, jobs=0)
+    with pytest.raises(ddcards.InvalidOptionError, match="unknown mode 'fast'"):
+        ddcards.solve_many(MIXED, mode="fast")
+    with pytest.raises(TypeError, match="executor must be a concurrent.futures.Executor or a dask"):
+        ddcards.solve_many(MIXED, executor="tcp://127.0.0.1:8786")
+    with pytest.raises(ddcards.InvalidOptionError, match="chunk_size"):
+        ddcards.solve_many(MIXED, chunk_size=0)
+
+
+def test_an_error_of_the_input_iterable_comes_after_the_answers_before_it():
+    def positions():
+        yield endgame(27)
+        yield endgame(28)
+        raise OSError("the corpus disappeared")
+
+    got = []
+    with pytest.raises(OSError, match="the corpus disappeared"):
+        for done in ddcards.solve_many(positions(), jobs=1):
+            got.append(done.index)
+    assert sorted(got) == [0, 1]
+
+
+def _solver_threads() -> int:
+    return sum(t.name.startswith("ddcards-solve") for t in threading.enumerate())
+
+
+def test_work_stays_a_window_ahead_of_a_slow_consumer_and_stops_with_it():
+    pulled = itertools.count()
+    taken = [0]
+
+    def positions():
+        for doc in itertools.cycle([endgame(c) for c in range(20, 30)]):
+            taken[0] = next(pulled) + 1
+            yield doc
+
+    answers = ddcards.solve_many(positions(), jobs=2, window=3, chunk_size=1)
+    first = next(answers)
+    assert first.ok
+    time.sleep(0.5)                      # an endless input: without back-pressure it would all be read
+    # one answer taken, 3 outstanding, one more read and waiting for room
+    assert taken[0] <= 1 + 3 + 1, taken[0]
+    answers.close()                      # leaving the loop stops the work and the threads
+    deadline = time.monotonic() + 5
+    while _solver_threads() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _solver_threads() == 0
+
+
+def test_the_pipeline_passes_answered_items_in_their_turn_and_bounds_what_is_outstanding():
+    release = threading.Event()
+    started = []
+
+    def slow(n: int) -> int:
+        started.append(n)
+        release.wait(5)
+        return n * n
+
+    items = [Work(0, lambda: slow(0)), Work(1, error=ValueError("bad item")), Work(2, lambda: slow(2)),
+             Work(3, lambda: slow(3))]
+    with ThreadPoolExecutor(4) as pool, Pipeline(iter(items), pool.submit, window=2) as pipe:
+        done = pipe.get(timeout=5)
+        assert done is not None and done.tag == 1 and isinstance(done.error, ValueError)
+        deadline = time.monotonic() + 5
+        while len(started) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)                                                # room for a third, were there any
+        assert sorted(started) == [0, 2] and pipe.outstanding == 2     # item 3 waits for room
+        release.set()
+        rest = {d.tag: d.result for d in pipe}
+        assert rest == {0: 0, 2: 4, 3: 9}
+        assert pipe.get(timeout=0) is END
+
+
+def test_solve_stream_reads_requests_only_a_window_ahead_of_its_responses():
+    from ddcards.client import Client
+    from ddcards.server.service import SolverPool, SolverServicer
+    from ddcards.v1 import ddcards_pb2 as pb
+
+    class Call:
+        """The parts of a gRPC call the handler asks for: no deadline, a callback at its end."""
+
+        def add_callback(self, callback: Any) -> bool:
+            self.ended = callback
+            return True
+
+        def time_remaining(self) -> None:
+            return None
+
+    read = [0]
+
+    def requests():
+        for n in itertools.count():
+            read[0] = n + 1
+            yield pb.SolveStreamRequest(id=str(n), solve=Client.solve_request(endgame(20 + n % 10), "best"))
+
+    pool = SolverPool(workers=2, tt_mb=2)
+    call = Call()
+    responses = SolverServicer(pool, stream_window=3).SolveStream(requests(), call)
+    try:
+        first = next(responses)
+        assert first.WhichOneof("outcome") == "result"
+        assert first.result.value == ddcards.solve(endgame(20 + first.index % 10), mode="best").value
+        time.sleep(0.5)
+        assert read[0] <= 1 + 3 + 1, read[0]
+    finally:
+        responses.close()
+        call.ended()
+        pool.shutdown()
+
+
+def test_the_batch_modules_pass_mypy_strict(installed, tmp_path) -> None:
+    # `installed`: the package laid out as a wheel installs it (test_typing.py's fixture)
+    config = mypy_config(installed, tmp_path, strict_modules=["ddcards.batch", "ddcards.batch.*", "ddcards.api"])
+    out = run_mypy("--config-file", str(config), "-p", "ddcards.batch", "-m", "ddcards.api", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Success: no issues found" in out.stdout

@@ -1,0 +1,151 @@
+"""Kill ``ddcards batch`` (SIGKILL, a real subprocess) several times mid-run; the same command
+run again each time goes on where it stopped, and the final output is the unkilled run's:
+no document lost, none answered twice, no torn line."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from _batch_data import corpus, endgame, read_records, without_times  # tests/ is on sys.path
+
+DDCARDS = [sys.executable, "-m", "ddcards"]
+
+
+def _input(path: Path) -> int:
+    """Full deals of three contracts, endgames, duplicates and bad lines; the number of documents."""
+    docs = corpus("marias-hra", 160) + corpus("marias-betl", 80) + [endgame(cut) for cut in range(12, 30)]
+    lines = [json.dumps(dict(d, id=n)) for n, d in enumerate(docs)]
+    lines += [json.dumps(docs[n]) for n in range(0, 160, 16)]          # duplicates, without ids
+    lines += ["{not json", json.dumps(dict(docs[3], talon="ZZ 7D"))]
+    path.write_text("\n".join(lines) + "\n")
+    return len(lines)
+
+
+def _records_so_far(out: Path) -> int:
+    try:
+        return out.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return -1
+
+
+def _run_until(argv: list[str], out: Path, records: int) -> tuple[int, bool]:
+    """Start `argv`, SIGKILL it once OUT holds `records` records (0: once OUT exists);
+    (the records OUT held then, whether it was killed before it ended by itself)."""
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while proc.poll() is None:
+            if _records_so_far(out) >= records:
+                os.kill(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=30)
+                return _records_so_far(out), True
+            time.sleep(0.001)
+        return _records_so_far(out), False
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_killed_again_and_again_the_batch_resumes_to_the_unkilled_result(tmp_path):
+    source = tmp_path / "in.jsonl"
+    total = _input(source)
+    reference = tmp_path / "reference.jsonl"
+    unkilled = subprocess.run([*DDCARDS, "batch", str(source), "-o", str(reference), "--jobs", "2"],
+                              capture_output=True, text=True, timeout=600)
+    assert unkilled.returncode == 2, unkilled.stderr                 # the two bad lines
+    want = read_records(reference)
+    assert len(want) == total
+
+    out = tmp_path / "out.jsonl"
+    argv = [*DDCARDS, "batch", str(source), "-o", str(out), "--jobs", "2"]
+    kills = 0
+    for threshold in (0, total // 10, total // 3, total // 2, (3 * total) // 4):
+        held, killed = _run_until(argv, out, threshold)
+        assert killed, f"the run ended before it held {threshold} records"
+        kills += 1
+        # Whatever the moment of the kill, every line but an unfinished last one is a whole record.
+        lines = out.read_bytes().split(b"\n") if out.exists() else [b""]
+        for raw in lines[:-1]:
+            assert isinstance(json.loads(raw)["line"], int)
+        assert held < total
+    assert kills == 5
+
+    before = read_records_upto_torn(out)
+    final = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    assert final.returncode == 2, final.stderr
+    assert f"{total:,} documents ({before:,} answered by earlier runs); {total - before:,} answered" in final.stderr
+    got = read_records(out)                     # whole lines only, each document once
+    assert len(got) == total
+    assert without_times(got) == without_times(want)
+
+
+def read_records_upto_torn(out: Path) -> int:
+    """The whole records OUT holds (an unfinished last line does not count)."""
+    return out.read_bytes().count(b"\n")
+
+
+def test_the_summary_of_a_resumed_run_counts_only_its_own_searches(tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(endgame(cut)) + "\n" for cut in range(6, 30)))
+    out = tmp_path / "out.jsonl"
+    first = subprocess.run([*DDCARDS, "batch", str(source), "-o", str(out)], capture_output=True, text=True,
+                           timeout=300)
+    assert first.returncode == 0
+    complete = read_records(out)
+    out.write_bytes(b"".join(out.read_bytes().splitlines(keepends=True)[:10]))
+    again = subprocess.run([*DDCARDS, "batch", str(source), "-o", str(out)], capture_output=True, text=True,
+                           timeout=300)
+    assert re.search(r"24 documents \(10 answered by earlier runs\); 14 answered in", again.stderr), again.stderr
+    assert without_times(read_records(out)) == without_times(complete)
+
+
+def test_one_writer_at_a_time_and_a_killed_one_leaves_no_lock(tmp_path):
+    source = tmp_path / "in.jsonl"
+    docs = corpus("marias-hra", 200) + corpus("klaverjas-amsterdam", 200)      # seconds of work on one job
+    source.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    out = tmp_path / "out.jsonl"
+    argv = [*DDCARDS, "batch", str(source), "-o", str(out), "--jobs", "1"]
+    first = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while _records_so_far(out) < 1:
+            assert first.poll() is None, "the first run ended before the second could start"
+            time.sleep(0.001)
+        second = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        assert first.poll() is None, "the first run ended while the second started: no overlap to test"
+        assert second.returncode == 2
+        assert f"{out} is being written by another ddcards batch" in second.stderr
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(timeout=30)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and "answered by earlier runs" in again.stderr, again.stderr
+    assert len(read_records(out)) == len(docs)
+
+
+def test_ctrl_c_stops_at_once_and_the_same_command_goes_on(tmp_path):
+    source = tmp_path / "in.jsonl"
+    total = _input(source)
+    out = tmp_path / "out.jsonl"
+    argv = [*DDCARDS, "batch", str(source), "-o", str(out), "--jobs", "2"]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    while _records_so_far(out) < 20:
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        time.sleep(0.001)
+    proc.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and time.monotonic() - sent < 5
+    done = int(re.search(r"interrupted after (\d+) answers; run the same command again to go on", err).group(1))
+    assert done == _records_so_far(out) < total
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 2 and f"({done:,} answered by earlier runs)" in again.stderr
+    assert len(read_records(out)) == total
