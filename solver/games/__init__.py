@@ -15,8 +15,8 @@ __all__ = ["Game", "GameInfo", "OptionInfo", "find_game", "list_games", "get_gam
 
 
 def _registry() -> dict[str, Game]:
-    from ddcards.games import klaverjas, marias
-    return {g.info.name: g for g in (marias.GAME, klaverjas.GAME)}
+    from ddcards.games import klaverjas, marias, mariasz
+    return {g.info.name: g for g in (marias.GAME, klaverjas.GAME, mariasz.GAME)}
 
 
 _GAMES: dict[str, Game] | None = None
