@@ -53,6 +53,14 @@ def _check_limits(timeout: float | None, cancel: CancelToken | None) -> None:
         raise TypeError(f"cancel must be a ddcards.CancelToken or None, not {cancel!r}")
 
 
+def _value_kind(session: Any) -> str:
+    """"points" (a margin) or "outcome" (+1 / -1, or 0 where a game has a draw, e.g. a Mariasz race)."""
+    kind = getattr(session, "value_kind", None)
+    if kind:
+        return kind
+    return "points" if session.board.exact else "outcome"
+
+
 def _position(position: Position | Mapping[str, Any] | str) -> Position:
     if isinstance(position, Position):
         return position
@@ -120,7 +128,7 @@ class Solver:
         summary = session.summary(raw_pv, value)
         return Result(
             game=pos.game, mode=mode.value, value=value,
-            value_kind="points" if board.exact else "outcome",
+            value_kind=_value_kind(session),
             to_move=None if session.over else session.to_move,
             optimal_moves=[m.move for m in moves if m.optimal],
             moves=moves,
@@ -169,7 +177,7 @@ class Solver:
             steps.append(AnalysisStep(ply=ply, seat=seat, move=session.history[-1], value_before=value,
                                       value_after=after, best_moves=best, cost=cost, mistake=cost > 0))
             value, best = after, next_best
-        return Analysis(game=pos.game, value_kind="points" if board.exact else "outcome",
+        return Analysis(game=pos.game, value_kind=_value_kind(session),
                         initial_value=initial, final_value=value, steps=steps, nodes=nodes,
                         elapsed=time.perf_counter() - start)
 

@@ -460,6 +460,20 @@ class MariaszSession(Session):
             return "the points are level"
         return f"{names[0 if value > 0 else 1]} scores more"
 
+    def value_detail(self, res: Any) -> str:
+        """The scores behind a value, for people: points, or race totals and the claim."""
+        names = self.side_names
+        sc = res.scores
+        married = ", ".join(f"seat {i} {sc[f'seat{i}_marriages']}" for i in range(self.setup.nseats)
+                            if sc.get(f"seat{i}_marriages"))
+        if self.setup.objective == "points":
+            text = ", ".join(f"{name} {sc[name]}" for name in names)
+        else:
+            text = "totals " + ", ".join(f"{name} {sc[f'{name}_total']}" for name in names)
+            claimer = next((name for name in names if res.outcomes.get(f"{name}_claims")), None)
+            text += f"; {claimer} claims, stake {sc['stake']}" if claimer else "; no claim"
+        return text + (f"; marriages {married}" if married else "")
+
     def format_line(self, moves: Sequence[str]) -> str:
         """A line of play split into tricks; 'exchange' stays with the lead it precedes."""
         cards = len(self.board.state["trick"])          # the trick in progress is finished first
