@@ -19,7 +19,7 @@ Values (RULES.md §3.8), always for the whole deal, history included:
 """
 from __future__ import annotations
 
-import functools
+import math
 from dataclasses import dataclass
 
 SUITS = "SHDC"
@@ -330,19 +330,46 @@ def _banked(st: State) -> int:
     return st.points[r.player] if r.players == 3 else st.points[0] - st.points[1]
 
 
-@functools.lru_cache(maxsize=1 << 18)
-def _future(key: State) -> int:
-    """Exact future value (value - banked) under optimal play, plain minimax over the memo."""
+_EXACT: dict = {}      # memo key -> exact future value
+
+
+def _future(key: State, alpha: float, beta: float) -> int:
+    """The future value (value - banked) of memo key `key`, fail-soft alpha-beta.
+
+    Exact when alpha < result < beta; result <= alpha says the value is at most that, result
+    >= beta at least that.  Only exact values are memoised.  A race is decided at +1 (-1) for
+    the side to move: nothing better can follow, so that cuts too (and is exact).
+    """
     if key.over:
         return key.value() - _banked(key)
+    hit = _EXACT.get(key)
+    if hit is not None:
+        return hit
     here = _banked(key)
-    values = [(_banked(child) - here) + _future(_memo_key(child)) for child in (key._play(a) for a in key.legal())]
-    return max(values) if key.rules.is_max(key.to_move) else min(values)
+    maximise = key.rules.is_max(key.to_move)
+    race_best = (1 if maximise else -1) if key.rules.objective == "race" else None
+    best = None
+    a, b = alpha, beta
+    for action in key.legal():
+        child = key._play(action)
+        gain = _banked(child) - here
+        v = gain + _future(_memo_key(child), a - gain, b - gain)
+        if best is None or (v > best if maximise else v < best):
+            best = v
+        if maximise:
+            a = max(a, best)
+        else:
+            b = min(b, best)
+        if best == race_best or a >= b:
+            break
+    if alpha < best < beta or best == race_best:
+        _EXACT[key] = best
+    return best
 
 
 def minimax(st: State) -> int:
     """Exact value of the deal (history included) from `st`."""
-    return _banked(st) + _future(_memo_key(st))
+    return _banked(st) + _future(_memo_key(st), -math.inf, math.inf)
 
 
 def solve_state(st: State) -> dict:
@@ -359,7 +386,7 @@ def reference_solve(doc: dict) -> dict:
 
 
 def clear_memo() -> None:
-    _future.cache_clear()
+    _EXACT.clear()
 
 
 def principal_line(st: State) -> State:
