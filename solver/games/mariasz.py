@@ -16,9 +16,12 @@ validates the position document, maps notation to card codes, explains
 illegal actions and reads the end of a line (scores, claims, the stake).
 
 >>> import ddcards
->>> pos = ddcards.Position.from_dict(ddcards.example("mariasz-phase2"))
->>> pos.to_move, pos.legal_moves()[:3]
-(0, ['AS', 'QH', '9H'])
+>>> pos = ddcards.Position.from_dict(ddcards.example("mariasz-phase2"))   # the stock is used up
+>>> pos.to_move, pos.legal_moves()
+(0, ['AS', '8S', 'QH', '9H', '6H', 'KD'])
+>>> res = ddcards.solve(pos)
+>>> res.value, res.optimal_moves, res.scores["seat0"], res.scores["seat1"]
+(64, ['QH'], 101, 37)
 """
 from __future__ import annotations
 
@@ -542,7 +545,7 @@ class MariaszSession(Session):
             else:
                 held = "it has been played"
             why = f"seat {seat} does not hold the trump six {six} ({held})"
-        return IllegalPlayError(f"{where}: {why}", token=EXCHANGE, rule=rule)
+        return IllegalPlayError(f"{where}: {why} ({rule})", token=EXCHANGE, rule=rule)
 
     def _illegal(self, card: Card, ply: int) -> IllegalPlayError:
         st = self.board.state
@@ -603,11 +606,11 @@ def line_summary(setup: MariaszSetup, st: Mapping[str, Any], value: int) -> Line
             scores[f"{name}_total"] = setup.start_scores[side] + st["points"][side]
         scores["stake"] = 0 if st["claimed"] is None else (2 if setup.first_deal else 1)
     outcomes = {}
-    if race:
+    if race:                                     # what the stake depends on
         for side, name in enumerate(names):
             outcomes[f"{name}_claims"] = st["claimed"] == side
-    for seat in range(setup.nseats):
-        outcomes[f"seat{seat}_swatowe"] = st["marriages"][seat] == 4
+        for seat in range(setup.nseats):
+            outcomes[f"seat{seat}_swatowe"] = st["marriages"][seat] == 4
     return LineSummary(scores=scores, tricks=dict(zip(names, st["tricks"])), won=value > 0,
                        settlement=settlement(setup, st), outcomes=outcomes)
 
