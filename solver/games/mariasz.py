@@ -233,7 +233,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
     deck_size = 24 if szlifowany else 36
     if nseats == 2 and len(stock) != deck_size - 12:
         raise InvalidDealError(f"the stock holds {deck_size - 12} cards ({deck_rule(szlifowany)}, 6 in each hand), "
-                               f"not {len(stock)}", token=format_cards(stock[-3:]) or "stock",
+                               f"not {len(stock)}", token="stock",
                                rule=_clause("2", "the stock"))
 
     trump = _trump(doc, variant, slepy, hands, stock, leader)
