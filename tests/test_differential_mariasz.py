@@ -205,3 +205,28 @@ def test_playouts(seed, variant):
     assert list(summary.tricks.values()) == list(ref.tricks), text
     claimed = [name for name in session.side_names if summary.outcomes.get(f"{name}_claims")]
     assert claimed == ([] if ref.claimed is None else [session.side_names[ref.claimed]]), text
+
+
+# ---------------------------------------------------------------- the endgame search against the core
+
+@settings(deadline=None, max_examples=300)
+@given(seeds, st.integers(0, 1))
+def test_endgame_search_agrees_with_the_core(seed, in_trick):
+    """Whole phase-2 endgames (six tricks, too many for the reference) solved twice: by the
+    two-player endgame search (GameOps.leaf) and by the core alone, every option and objective."""
+    from ddcards.games import _mariasz
+
+    rng = random.Random(seed)
+    doc = deal(rng, start=(30, 131))
+    doc = m.random_history(rng, doc, len(doc["stock"].split()) + in_trick)
+    pos = ddcards.Position.from_dict(doc)
+    solver = ddcards.Solver()
+    old = _mariasz.use_endgame(False)
+    try:
+        plain = solver.solve(pos, mode="all")
+    finally:
+        _mariasz.use_endgame(old)
+    fast = solver.solve(pos, mode="all")
+    text = json.dumps(doc)
+    assert fast.value == plain.value and fast.move_values == plain.move_values, text
+    assert fast.scores == plain.scores and fast.pv == plain.pv, text

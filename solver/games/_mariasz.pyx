@@ -10,7 +10,7 @@ from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
 from cpython.mem cimport PyMem_Calloc, PyMem_Free
 
-from ddcards._core.bits cimport dd_popcount64, dd_pext64
+from ddcards._core.bits cimport dd_popcount64
 from ddcards._core.search cimport (Board, GameOps, sort_moves, NODE_INNER, NODE_BOUNDARY, NODE_SMALL,
                                   NODE_TERMINAL, MAX_MOVES)
 from ddcards.games._mariasz_state cimport (ZPos, ZState, top, bit, lane, all_hands, stock_card,
@@ -18,21 +18,18 @@ from ddcards.games._mariasz_state cimport (ZPos, ZState, top, bit, lane, all_han
 from ddcards.games._mariasz_rules cimport legal_cards, can_exchange, play_card, exchange
 from ddcards.games._mariasz_bounds cimport PointMasks, future_bounds
 from ddcards.games._mariasz_moves cimport generate, others_live, singletons, interchangeable
+from ddcards.games._mariasz_key cimport boundary_key
+from ddcards.games._mariasz_endgame cimport Endgame, eg_node
+from ddcards._core.tt cimport TTable
 
 OBJ_POINTS = OBJ_POINTS_C
 OBJ_RACE = OBJ_RACE_C
 EXCHANGE = MZ_EXCHANGE
 
-cdef extern from *:
-    """
-    #define MZ_LANES36 0x01FF01FF01FF01FFULL  /* the 9 card bits of each 16-bit suit lane */
-    """
-    uint64_t LANES36 "MZ_LANES36"
-
-
 ctypedef struct ZBoard:
     ZPos pos
     PointMasks pm
+    Endgame eg          # the two-player phase-2 search (GameOps.leaf)
 
 
 # ---------------------------------------------------------------- ops
@@ -101,51 +98,15 @@ cdef int z_terminal_future(void* vp) noexcept nogil:
     return 0
 
 
-cdef inline void put(uint64_t* k, int* at, uint64_t v, int nbits) noexcept nogil:
-    """Append the nbits-bit value v at bit `at` of the 128-bit key k[0], k[1]."""
-    cdef int a = at[0]
-    if a < 64:
-        k[0] |= v << a
-        if a + nbits > 64:
-            k[1] |= v >> (64 - a)
-    else:
-        k[1] |= v << (a - 64)
-    at[0] = a + nbits
-
-
 cdef void z_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil:
-    """Exact key of a trick boundary: everything the rest of the deal depends on.
-
-    Two players: both hands (36 bits each), how much of the stock is drawn
-    (the deal's salt carries its order), whether the six was exchanged, the
-    leader.  Kiks and three players: the cards left (36 bits), then two
-    owner bits per card left, the leader.  Race: the points each side still
-    needs (8 bits each; three players at the deal's start leave them to the
-    salt, which carries the start scores, to stay within 128 bits).
-    """
+    """The exact key of a trick boundary (_mariasz_key.pxd)."""
     cdef ZPos* p = &(<ZBoard*> vp).pos
     cdef ZState* s = top(p)
-    cdef uint64_t k[2]
-    cdef uint64_t rem = all_hands(s)
-    cdef int at = 0, side, nrem = dd_popcount64(rem)
-    k[0] = 0
-    k[1] = 0
-    if p.nseats == 2:
-        put(k, &at, dd_pext64(s.hand[0], LANES36), 36)
-        put(k, &at, dd_pext64(s.hand[1], LANES36), 36)
-        put(k, &at, <uint64_t> s.drawn, 5)
-        put(k, &at, <uint64_t> s.exchanged, 1)
-    else:
-        put(k, &at, dd_pext64(rem, LANES36), 36)
-        put(k, &at, dd_pext64(s.hand[1] | s.hand[3], rem), nrem)
-        put(k, &at, dd_pext64(s.hand[2] | s.hand[3], rem), nrem)
-    put(k, &at, <uint64_t> s.leader, 2)
-    if p.objective == OBJ_RACE_C and not (p.nseats == 3 and nrem == 36):
-        for side in range(p.nsides):
-            put(k, &at, <uint64_t> (p.need[side] - s.pts[side]), 8)
-    k0[0] = k[0] ^ p.salt0
-    k1[0] = k[1] ^ p.salt1
-    depth[0] = nrem + dd_popcount64(s.stockmask) + 1
+    cdef int need_left[4]
+    cdef int side
+    for side in range(p.nsides):
+        need_left[side] = p.need[side] - s.pts[side]
+    depth[0] = boundary_key(p, s.hand, s.drawn, s.exchanged, s.leader, need_left, k0, k1)
 
 
 cdef int z_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
@@ -186,6 +147,36 @@ cdef int z_snap(void* vp, int v, int up) noexcept nogil:
     return v
 
 
+cdef int USE_ENDGAME = 1
+
+
+def use_endgame(bint on):
+    """Switch the phase-2 endgame search on or off (for side-by-side measurements); returns the old setting."""
+    global USE_ENDGAME
+    old = USE_ENDGAME
+    USE_ENDGAME = on
+    return bool(old)
+
+
+cdef int z_leaf(void* vp, int alpha, int beta, int* value) noexcept nogil:
+    """Two players, the stock used up: the endgame search (_mariasz_endgame.pxd) takes over."""
+    cdef ZBoard* b = <ZBoard*> vp
+    cdef ZPos* p = &b.pos
+    cdef ZState* s = top(p)
+    cdef int bank
+    if not USE_ENDGAME or p.nseats != 2 or s.drawn < p.nstock or s.nt != 0:
+        return 0
+    bank = banked(p, s)
+    b.eg.exchanged = s.exchanged
+    value[0] = bank + eg_node(&b.eg, s.hand[0], s.hand[1], s.leader, p.need[0] - s.pts[0],
+                              p.need[1] - s.pts[1], alpha - bank, beta - bank, 0)
+    return 1
+
+
+cdef void z_use_table(void* vp, TTable* t) noexcept nogil:
+    (<ZBoard*> vp).eg.tt = t
+
+
 cdef GameOps MARIASZ_OPS
 MARIASZ_OPS.gen_moves = z_gen_moves
 MARIASZ_OPS.make = z_make
@@ -197,6 +188,8 @@ MARIASZ_OPS.terminal_future = z_terminal_future
 MARIASZ_OPS.tt_key = z_tt_key
 MARIASZ_OPS.equivalent = z_equivalent
 MARIASZ_OPS.snap = z_snap
+MARIASZ_OPS.leaf = z_leaf
+MARIASZ_OPS.use_table = z_use_table
 
 
 # ---------------------------------------------------------------- the board
@@ -271,6 +264,8 @@ cdef class MariaszBoard(Board):
                     pm.m2 |= bit(c)
         p.salt0 = salt0
         p.salt1 = salt1
+        self.zb.eg.p = p
+        self.zb.eg.pm = &self.zb.pm
         p.sp = 0
         s = &p.st[0]
         s.leader = leader
@@ -286,6 +281,11 @@ cdef class MariaszBoard(Board):
     def __dealloc__(self):
         if self.zb != NULL:
             PyMem_Free(self.zb)
+
+    @property
+    def endgame_nodes(self):
+        """Cards tried by the phase-2 endgame search since the board was made (the core does not count them)."""
+        return self.zb.eg.nodes
 
     def legal_mask(self):
         """The cards the player to move may play, as a mask of codes."""
