@@ -1,7 +1,8 @@
 """Mariasz solver benchmark over seeded corpora (prints a Markdown report).
 
     python benchmarks/bench_mariasz.py corpus          # (re)write benchmarks/corpus/mariasz-*.jsonl
-    python benchmarks/bench_mariasz.py [--deals N] [--ladder-deals N] [--ladder-limit SECONDS]
+    python benchmarks/bench_mariasz.py endgame [MIB]   # the endgame search off / on, side by side
+    python benchmarks/bench_mariasz.py [--deals N] [--limit S] [--ladder-deals N] [--ladder-limit S] [--tt-mb MIB]
 
 Every solve is cold (the table cleared per position), one core, and answers what
 the CLI answers by default: the value and the exact value of every legal first
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
 import random
 import statistics
@@ -167,28 +167,33 @@ def solve(engine: Searcher, doc: dict, timeout: float | None = None) -> tuple[fl
     return time.perf_counter() - start, engine.nodes + board.endgame_nodes
 
 
-def corpus_rows(engine: Searcher, deals: int) -> list[str]:
-    rows = ["| corpus | positions | search median | p90 | max | nodes median | nodes/s |", "|---|---|---|---|---|---|---|"]
-    for name, n in (("szlifowany", deals), ("race", deals), ("phase2", 4 * deals), ("kiks", deals),
+def corpus_rows(engine: Searcher, deals: int, limit: float) -> None:
+    """One row per corpus, printed as it is measured."""
+    print("| corpus | positions | finished (limit) | search median | p90 | max | nodes median | nodes/s |")
+    print("|---|---|---|---|---|---|---|---|", flush=True)
+    for name, n in (("phase2", 4 * deals), ("race", deals), ("szlifowany", deals), ("kiks", deals),
                     ("three", deals)):
-        times, nodes = [], []
-        for doc in load(name, n):
-            t, k = solve(engine, doc)
-            times.append(t)
-            nodes.append(k)
-        rows.append(f"| mariasz-{name} | {len(times)} | {statistics.median(times) * 1e3:.2f} ms | "
-                    f"{pct(times, 0.9) * 1e3:.2f} ms | {max(times) * 1e3:.1f} ms | {statistics.median(nodes):,.0f} | "
-                    f"{sum(nodes) / sum(times) / 1e6:.1f} M |")
-    return rows
+        times, nodes, docs = [], [], load(name, n)
+        for doc in docs:
+            got = solve(engine, doc, timeout=limit)
+            if got is not None:
+                times.append(got[0])
+                nodes.append(got[1])
+        # a position stopped at the limit counts as the limit in the median and the p90 (it took longer)
+        padded = times + [limit] * (len(docs) - len(times))
+        note = "" if len(times) == len(docs) else " (unfinished: > limit)"
+        print(f"| mariasz-{name} | {len(docs)} | {len(times)} ({limit:g} s) | {statistics.median(padded) * 1e3:.2f} ms | "
+              f"{pct(padded, 0.9) * 1e3:.2f} ms | {max(padded) * 1e3:.1f} ms{note} | {statistics.median(nodes):,.0f} | "
+              f"{sum(nodes) / sum(times) / 1e6:.1f} M |", flush=True)
 
 
-def ladder_rows(engine: Searcher, deals: int, limit: float) -> list[str]:
+def ladder_rows(engine: Searcher, deals: int, limit: float) -> None:
     """Median work by stock size on the ladder deals, up the ladder while every deal finishes."""
     by_stock: dict[int, list[dict]] = {}
     for doc in load("ladder"):
         by_stock.setdefault(stock_left(doc), []).append(doc)
-    rows = ["| stock left | positions | finished | search median | p90 | max | nodes median | growth per trick |",
-            "|---|---|---|---|---|---|---|---|"]
+    print("| stock left | positions | finished | search median | p90 | max | nodes median | growth per trick |")
+    print("|---|---|---|---|---|---|---|---|", flush=True)
     previous = None
     for stock in sorted(by_stock):
         docs = by_stock[stock][:deals]
@@ -198,36 +203,67 @@ def ladder_rows(engine: Searcher, deals: int, limit: float) -> list[str]:
             if got is not None:
                 times.append(got[0])
                 nodes.append(got[1])
-        med = statistics.median(nodes) if nodes else 0
-        growth = f"{med / previous:.1f}x" if previous and len(nodes) == len(docs) else ""
-        if len(nodes) == len(docs):
-            rows.append(f"| {stock} | {len(docs)} | {len(nodes)} | {statistics.median(times) * 1e3:.1f} ms | "
-                        f"{pct(times, 0.9) * 1e3:.1f} ms | {max(times) * 1e3:.1f} ms | {med:,.0f} | {growth} |")
-        else:
-            rows.append(f"| {stock} | {len(docs)} | {len(nodes)} (limit {limit:g} s) | | | | | |")
-            break
+        if len(nodes) < len(docs):
+            print(f"| {stock} | {len(docs)} | {len(nodes)} (limit {limit:g} s) | | | | | |", flush=True)
+            return
+        med = statistics.median(nodes)
+        growth = f"{med / previous:.1f}x" if previous else ""
+        print(f"| {stock} | {len(docs)} | {len(nodes)} | {statistics.median(times) * 1e3:.1f} ms | "
+              f"{pct(times, 0.9) * 1e3:.1f} ms | {max(times) * 1e3:.1f} ms | {med:,.0f} | {growth} |", flush=True)
         previous = med
-    return rows
+
+
+def side_by_side(tt_mb: int) -> None:
+    """The endgame search off and on, on the same positions (the value alone, CPU seconds)."""
+    from ddcards.games import _mariasz
+
+    ladder = load("ladder")
+    sets = {"36 cards, 10 left in the stock": [d for d in ladder if stock_left(d) == 10][:6],
+            "36 cards, 6 left in the stock": [d for d in ladder if stock_left(d) == 6][:12],
+            "szlifowany, from the first trick": load("szlifowany", 3)}
+    engine = Searcher(tt_mb)
+    print("| positions | endgame search | core nodes | endgame nodes | CPU time | values |")
+    print("|---|---|---|---|---|---|", flush=True)
+    for name, docs in sets.items():
+        for on in (False, True):
+            old = _mariasz.use_endgame(on)
+            core = endgame = 0
+            values = []
+            start = time.process_time()
+            for doc in docs:
+                board = ddcards.Position.from_dict(doc).session().board
+                engine.clear()
+                values.append(engine.value(board))
+                core += engine.nodes
+                endgame += board.endgame_nodes
+            spent = time.process_time() - start
+            _mariasz.use_endgame(old)
+            print(f"| {name} ({len(docs)}) | {'on' if on else 'off'} | {core:,} | {endgame:,} | {spent:.2f} s | "
+                  f"sum {sum(values)} |", flush=True)
 
 
 def main() -> None:
     if sys.argv[1:2] == ["corpus"]:
         make_corpora()
         return
+    if sys.argv[1:2] == ["endgame"]:
+        side_by_side(int(sys.argv[2]) if len(sys.argv) > 2 else 16)
+        return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=40, help="positions per corpus (phase 2: four times as many)")
     ap.add_argument("--ladder-deals", type=int, default=12, help="deals per rung of the stock ladder")
     ap.add_argument("--ladder-limit", type=float, default=20.0, help="seconds per ladder position")
-    ap.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB)
+    ap.add_argument("--limit", type=float, default=30.0, help="seconds per corpus position")
+    ap.add_argument("--tt-mb", type=int, default=16)
     args = ap.parse_args()
     engine = Searcher(args.tt_mb)
     print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, 2 cores "
           f"(shared); one search thread; table {args.tt_mb} MiB. Command: python benchmarks/bench_mariasz.py "
-          f"--deals {args.deals} --ladder-deals {args.ladder_deals} --ladder-limit {args.ladder_limit:g} "
-          f"--tt-mb {args.tt_mb}\n")
-    print("\n".join(corpus_rows(engine, args.deals)))
+          f"--deals {args.deals} --limit {args.limit:g} --ladder-deals {args.ladder_deals} "
+          f"--ladder-limit {args.ladder_limit:g} --tt-mb {args.tt_mb}\n", flush=True)
+    corpus_rows(engine, args.deals, args.limit)
     print()
-    print("\n".join(ladder_rows(engine, args.ladder_deals, args.ladder_limit)))
+    ladder_rows(engine, args.ladder_deals, args.ladder_limit)
 
 
 if __name__ == "__main__":

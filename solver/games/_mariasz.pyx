@@ -1,9 +1,11 @@
 """Mariasz for the search core (RULES.md §3): the GameOps table and the board.
 
-The rules are in _mariasz_rules.pxd, the quick bounds in _mariasz_bounds.pxd,
-move generation and order in _mariasz_moves.pxd, the state in
-_mariasz_state.pxd; this file strings them into the core's GameOps and
-builds the table key.  mariasz.py validates documents and maps notation to
+One job per file: the state in _mariasz_state.pxd, the rules (what may be
+played, who wins a trick, draws, the exchange, marriages, claims) in
+_mariasz_rules.pxd, quick bounds in _mariasz_bounds.pxd, move generation and
+order in _mariasz_moves.pxd, the table key in _mariasz_key.pxd, and the
+two-player phase-2 search in _mariasz_endgame.pxd.  This file strings them
+into the core's GameOps.  mariasz.py validates documents and maps notation to
 the card codes.
 """
 from libc.stdint cimport uint64_t

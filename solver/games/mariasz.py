@@ -72,7 +72,7 @@ INFO = GameInfo(
                    "a marriage also scores when its K or Q is played as a follower and wins the trick"),
         OptionInfo("player", "int", 0, "three players: the seat solved for, against the other two"),
     ),
-    aliases=("mariasz polski", "polish mariasz", "mariasz szlifowany", "kiks"),
+    aliases=("mariasz polski", "polish mariasz"),
     sides=("seat0", "seat1"),
     value_doc="points: seat 0's deal points - seat 1's (Kiks: team 0's - team 1's; three players: the points "
               "of seat `player`); race: +1 seat 0 (`player`) reaches 131 first, -1 another side, 0 no one",
@@ -325,7 +325,20 @@ def card_points(card: Card, trump: Suit) -> int:
     return POINTS.get(card.rank, 0)
 
 
-_CODES = {suit: card_codes(suit) for suit in Suit}
+def _card_tables(trump: Suit) -> tuple[dict[Card, int], list[int], list[int], list[int]]:
+    """For one trump suit: card -> code, and by code the points, the marriage partner's code
+    (-1 for cards other than K and Q) and the marriage's points (built once)."""
+    codes = card_codes(trump)
+    points, partner, marriage = [0] * 64, [-1] * 64, [0] * 64
+    for card, code in codes.items():
+        points[code] = card_points(card, trump)
+        if card.rank in (Rank.KING, Rank.QUEEN):
+            partner[code] = codes[Card(Rank.QUEEN if card.rank == Rank.KING else Rank.KING, card.suit)]
+            marriage[code] = 40 if card.suit == trump else 20
+    return codes, points, partner, marriage
+
+
+_TABLES = {suit: _card_tables(suit) for suit in Suit}
 
 
 def _salt(setup: MariaszSetup) -> tuple[int, int]:
@@ -346,21 +359,12 @@ class MariaszSession(Session):
 
     def __init__(self, setup: MariaszSetup):
         self.setup = setup
-        self._code = _CODES[setup.trump]
+        trump = setup.trump
+        self._code, points, partner, marriage = _TABLES[trump]
         self._card = {c: card for card, c in self._code.items()}
         self._deck = frozenset(setup.deck)
         self.side_names = setup.side_names
         self.value_kind = "points" if setup.objective == "points" else "outcome"
-        trump = setup.trump
-        points = [0] * 64
-        partner = [-1] * 64
-        marriage = [0] * 64
-        for card, code in self._code.items():
-            points[code] = card_points(card, trump)
-            if card.rank in (Rank.KING, Rank.QUEEN):
-                other = Card(Rank.QUEEN if card.rank == Rank.KING else Rank.KING, card.suit)
-                partner[code] = self._code[other]
-                marriage[code] = 40 if card.suit == trump else 20
         six = Card(Rank.SIX, trump)
         exchangeable = (setup.nseats == 2 and setup.stock[-1].suit == trump and setup.stock[-1] != six)
         salt0, salt1 = _salt(setup)
