@@ -1,7 +1,7 @@
 """Mariasz solver benchmark over seeded corpora (prints a Markdown report).
 
     python benchmarks/bench_mariasz.py corpus          # (re)write benchmarks/corpus/mariasz-*.jsonl
-    python benchmarks/bench_mariasz.py endgame [MIB]   # the endgame search off / on, side by side
+    python benchmarks/bench_mariasz.py side-by-side [MIB]   # ideas measured side by side
     python benchmarks/bench_mariasz.py [--deals N] [--limit S] [--ladder-deals N] [--ladder-limit S] [--tt-mb MIB]
 
 Every solve is cold (the table cleared per position), one core, and answers what
@@ -214,7 +214,7 @@ def ladder_rows(engine: Searcher, deals: int, limit: float) -> None:
 
 
 def side_by_side(tt_mb: int) -> None:
-    """The endgame search off and on, on the same positions (the value alone, CPU seconds)."""
+    """Ideas measured on the same positions in one run (CPU seconds, exact node counts)."""
     from ddcards.games import _mariasz
 
     ladder = load("ladder")
@@ -222,6 +222,7 @@ def side_by_side(tt_mb: int) -> None:
             "36 cards, 6 left in the stock": [d for d in ladder if stock_left(d) == 6][:12],
             "szlifowany, from the first trick": load("szlifowany", 3)}
     engine = Searcher(tt_mb)
+    print("The phase-2 endgame search off and on (the value alone):\n")
     print("| positions | endgame search | core nodes | endgame nodes | CPU time | values |")
     print("|---|---|---|---|---|---|", flush=True)
     for name, docs in sets.items():
@@ -240,13 +241,32 @@ def side_by_side(tt_mb: int) -> None:
             _mariasz.use_endgame(old)
             print(f"| {name} ({len(docs)}) | {'on' if on else 'off'} | {core:,} | {endgame:,} | {spent:.2f} s | "
                   f"sum {sum(values)} |", flush=True)
+    print("\nThe first null-window test at 0 or at the heuristic guess (szlifowany deals 21-32 of the corpus):\n")
+    print("| first test | value: nodes | CPU | every first card: nodes | CPU |")
+    print("|---|---|---|---|---|", flush=True)
+    docs = load("szlifowany")[20:32]
+    for label, zero in (("at 0", True), ("at the guess", False)):
+        row = [0, 0.0, 0, 0.0]
+        for doc in docs:
+            for k, mode in ((0, None), (2, MODE_ALL)):
+                board = ddcards.Position.from_dict(doc).session().board
+                guess = 0 if zero else None
+                engine.clear()
+                start = time.process_time()
+                if mode is None:
+                    engine.value(board, guess=guess)
+                else:
+                    engine.solve(board, mode, guess=guess, want_pv=False)
+                row[k + 1] += time.process_time() - start
+                row[k] += engine.nodes + board.endgame_nodes
+        print(f"| {label} | {row[0]:,} | {row[1]:.2f} s | {row[2]:,} | {row[3]:.2f} s |", flush=True)
 
 
 def main() -> None:
     if sys.argv[1:2] == ["corpus"]:
         make_corpora()
         return
-    if sys.argv[1:2] == ["endgame"]:
+    if sys.argv[1:2] == ["side-by-side"]:
         side_by_side(int(sys.argv[2]) if len(sys.argv) > 2 else 16)
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -375,6 +375,7 @@ class MariaszSession(Session):
             [self._code[c] for c in setup.stock], self._code[six] if exchangeable else -1,
             [TARGET - s for s in setup.start_scores], points, partner, marriage,
             setup.options["must_beat"], setup.options["marriage_on_second"], setup.leader, salt0, salt1)
+        self.board.refresh_guess()
         self.history: list[str] = []
         self.value_owner = "team 0" if setup.variant == "kiks" else f"seat {setup.maxside}"
 
@@ -509,6 +510,7 @@ class MariaszSession(Session):
         elif self.board.finished or not self.board.legal_mask() >> code & 1:
             raise self._illegal(self._card[code], ply)
         self.board.play(code)
+        self.board.refresh_guess()
         self.history.append(self.move_name(code))
 
     def _over_why(self) -> str:
