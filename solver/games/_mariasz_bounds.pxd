@@ -14,7 +14,7 @@
 from libc.stdint cimport uint64_t
 
 from ddcards._core.bits cimport dd_popcount64, dd_msb64, dd_ctz64
-from ddcards.games._mariasz_state cimport (ZPos, ZState, lane, bit, above, all_hands,
+from ddcards.games._mariasz_state cimport (ZPos, ZState, bit, above, all_hands,
                                           MZ_LAST_TRICK, OBJ_POINTS_C)
 from ddcards.games._mariasz_rules cimport beats
 

@@ -5,17 +5,18 @@
 # Nearly all of a full deal's nodes are spent here, every phase-2 position
 # being reached from many lines of phase 1, so it gets a search of its own:
 # a fail-soft null-window alpha-beta over whole tricks on two hand masks, with
-# no state copies, its own move order and equivalent cards merged, that probes
-# and stores the core's table (same keys, same bounds on the future) where
-# enough cards are left for a hit to pay.  The core calls it (GameOps.leaf) at
-# every phase-2 trick boundary it does not settle by itself.
+# no state copies, its own move order and equivalent cards merged.  It keeps
+# what it learns as the core does (same keys, bounds on the future): in the
+# core's table with 4 or more tricks left, in a small cache in the table's side
+# area with 2 or 3 (those come back most often).  The core calls it
+# (GameOps.leaf) at every phase-2 trick boundary it does not settle by itself.
 #
 # Values are futures from seat 0's view (the maximising side with two
 # players): points, the margin still to come; race, +1 / 0 / -1, with the
 # points each seat still needs to reach 131.
 from libc.stdint cimport uint64_t, int16_t, uint8_t
 
-from ddcards._core.bits cimport dd_popcount64, dd_msb64, dd_ctz64, dd_prefetch, dd_mix64
+from ddcards._core.bits cimport dd_popcount64, dd_msb64, dd_prefetch, dd_mix64
 from ddcards._core.tt cimport TTable, TTEntry, tt_bucket, tt_probe, tt_store, TT_NO_MOVE, TT_AUX_BYTES
 from ddcards.games._mariasz_state cimport ZPos, lane, bit, above, MZ_LAST_TRICK, OBJ_RACE_C
 from ddcards.games._mariasz_bounds cimport PointMasks, mask_points, top_trumps
@@ -24,8 +25,8 @@ from ddcards.games._mariasz_key cimport boundary_key
 
 cdef enum:
     EG_INF = 30000
-    EG_SMALL_CARDS = 4          # 2 .. 4 tricks left: the small cache; 5 or 6 tricks: the core's table
-    EG_LARGE_CARDS = 8
+    EG_SMALL_CARDS = 4          # 2 or 3 tricks left (4-6 cards): the small cache
+    EG_LARGE_CARDS = 8          # 4 or more tricks left: the core's table
     EG_SLOTS = TT_AUX_BYTES // 32
 
 
