@@ -3,8 +3,8 @@
 setup.py compiles the extensions with profiling, runs ``python -m
 ddcards._profile_workload``, and compiles them again with what it recorded, so
 that the compiler lays out the search's branches as real solves take them.
-Every game, every search mode, nat deals, DD tables (a Mariáš contract table too) and analyses; a few
-seconds in all.  Deterministic (fixed seeds).
+Every game, every search mode, nat deals, DD tables (a Mariáš contract table too) and analyses,
+Mariasz's phase 1 and endgame search; a few seconds in all.  Deterministic (fixed seeds).
 """
 from __future__ import annotations
 
@@ -40,6 +40,28 @@ def prsi_deals(n: int, seats: int, seed: int, horizon: int) -> Iterator[dict[str
                "stock": " ".join(deck[4 * seats + 1:]), "options": {"horizon": horizon}}
 
 
+def mariasz_positions(n: int, seed: int) -> Iterator[dict[str, Any]]:
+    """Two-player deals (either deck) after random play down to 4-8 cards left in the stock."""
+    from ddcards import Position
+
+    rng = random.Random(seed)
+    for i in range(n):
+        ranks = "6TJQKA" if i % 2 else "6789TJQKA"
+        deck = [r + s for s in "SHDC" for r in ranks]
+        rng.shuffle(deck)
+        hands = [".".join("".join(r for r in reversed(ranks) if r + s in deck[6 * k:6 * k + 6]) for s in "SHDC")
+                 for k in range(2)]
+        doc: dict[str, Any] = {"game": "mariasz", "hands": hands, "stock": " ".join(deck[12:]),
+                               "options": {"szlifowany": bool(i % 2), "must_beat": i % 3 == 0}}
+        pos = Position.from_dict(doc)
+        played: list[str] = []
+        while len(deck) - 12 - sum(a != "exchange" for a in played) > 4 + 2 * (i % 3) and not pos.is_over:
+            move = rng.choice(pos.legal_moves)
+            pos = pos.play(move)
+            played.append(move)
+        yield dict(doc, played=played)
+
+
 def main() -> None:
     from ddcards import Solver, example
     from ddcards.ddtable import dd_table
@@ -61,6 +83,11 @@ def main() -> None:
     engine.analyse(example("prsi-endgame"))
     # a Mariáš contract table: Hra margins, money with announcements, Betl and Durch
     dd_table({"game": "marias", "hands": ["AT.AKQ9.AT.K987", "KQ.TJ87.KQ.AT", "J987..J987.QJ"]}, solver=engine)
+    # Mariasz: phase 1 and the endgame search (mid-stock deals), a race, Kiks, three players
+    for doc in mariasz_positions(12, 4):
+        engine.solve(doc, mode="all")
+    for name in ("mariasz", "mariasz-race", "mariasz-kiks", "mariasz-three", "mariasz-phase2"):
+        engine.solve(example(name), mode="all")
     print(f"profile workload: {time.perf_counter() - start:.1f} s")
 
 

@@ -116,6 +116,9 @@ def describe_value(res: ddcards.Result, session: Any) -> str:
         parts = ", ".join(f"{name} {'won' if part['won'] else 'lost'} {signed(part['money'])}"
                           for name, part in res.parts.items())
         return f"{signed(res.value)}  {verdict} ({parts})"
+    detail = getattr(session, "value_detail", None)      # a game that words its own scores
+    if detail is not None:
+        return f"{signed(res.value)}  {verdict} ({detail(res)})"
     if res.value_kind == "points":
         scores = ", ".join(f"{k} {v}" for k, v in res.scores.items())
         return f"{signed(res.value)}  {verdict} ({scores})"
@@ -160,7 +163,7 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
         suits = hand.split(".")
         shown = "  ".join(f"{s}: {h or '-'}" for s, h in zip("SHDC", suits))
         print(f"  seat {i}  {session.seat_role(i):<{width}} {shown}", file=out)
-    for label in ("talon", "trick", "top", "stock", "pile"):
+    for label in ("talon", "stock", "trick", "top", "pile"):
         if info.get(label):
             shown = info[label] if isinstance(info[label], str) else " ".join(info[label])
             print(f"  {label:<{width + 8}} {shown}", file=out)
@@ -173,7 +176,9 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
         print("Moves       " + "  ".join(move_value(m) for m in res.moves), file=out)
     if res.pv:
         offset = len(info.get("trick", []))
-        print(f"Line        {format_line(res.pv, session.trick_size, offset)}", file=out)
+        own = getattr(session, "format_line", None)      # a game with non-card actions groups its own line
+        line = own(res.pv) if own is not None else format_line(res.pv, session.trick_size, offset)
+        print(f"Line        {line}", file=out)
     achieved = [k for k, v in res.outcomes.items() if v]
     if res.outcomes:
         missed = ", ".join(f"no {k}" for k, v in res.outcomes.items() if not v)

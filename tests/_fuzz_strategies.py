@@ -127,6 +127,7 @@ def _rewrite(draw, doc: dict, name: str) -> None:
     elif kind == 2:
         doc["game"] = draw(st.sampled_from({"marias": ["Mariáš", "MARIAS", "mariash", "voleny"],
                                             "klaverjas": ["Klaverjas", "klaverjassen", "jassen"],
+                                            "mariasz": ["Mariasz", "MARIASZ", "polish mariasz"],
                                             "prsi": ["Prší", "PRSI", "prší"]}[BASES[name]["game"]]))
     elif kind == 3 and isinstance(doc.get("talon"), str):
         doc["talon"] = [_card_alias(draw, c) for c in doc["talon"].split()]

@@ -18,8 +18,8 @@ GAME_RULE = "docs/RULES.md §0.6 rule 1: game names the game by its name or an a
 
 
 def _registry() -> dict[str, Game]:
-    from ddcards.games import klaverjas, marias, prsi
-    return {g.info.name: g for g in (marias.GAME, klaverjas.GAME, prsi.GAME)}
+    from ddcards.games import klaverjas, marias, mariasz, prsi
+    return {g.info.name: g for g in (marias.GAME, klaverjas.GAME, mariasz.GAME, prsi.GAME)}
 
 
 _GAMES: dict[str, Game] | None = None

@@ -1,0 +1,290 @@
+"""Mariasz solver benchmark over seeded corpora (prints a Markdown report).
+
+    python benchmarks/bench_mariasz.py corpus          # (re)write benchmarks/corpus/mariasz-*.jsonl
+    python benchmarks/bench_mariasz.py side-by-side [MIB]   # ideas measured side by side
+    python benchmarks/bench_mariasz.py [--deals N] [--limit S] [--ladder-deals N] [--ladder-limit S] [--tt-mb MIB]
+
+Every solve is cold (the table cleared per position), one core, and answers what
+the CLI answers by default: the value and the exact value of every legal first
+action, plus the principal variation.  "search" is the time in the C search
+(the Result's elapsed); nodes are the core's plus the phase-2 endgame search's
+(the core does not count the latter).
+
+The corpora sample the whole space from fixed seeds: random deals (so random
+trumps: the turned card's suit), every variant, both objectives, the options
+(must_beat, marriage_on_second, ślepy) switched on at random.
+
+- mariasz-szlifowany: szlifowany deals from the first trick, points.
+- mariasz-race: 36-card and szlifowany deals from the first trick, a race from
+  random carried scores (60..130 each, so that a claim is in reach).
+- mariasz-phase2: two-player positions with the stock used up (random play).
+- mariasz-kiks, mariasz-three: Kiks and three-player deals from the first trick.
+- mariasz-ladder: 36-card deals, points, each cut by random play at every stock
+  size 0, 2, ..., 24 cards left: how the work grows with the stock.  A 36-card
+  deal from the first trick is the ladder's top rung.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import ddcards  # noqa: E402
+from ddcards._core.search import MODE_ALL, Searcher  # noqa: E402
+from ddcards.errors import SearchTimeout  # noqa: E402
+
+CORPUS = ROOT / "benchmarks" / "corpus"
+SUITS = "SHDC"
+FULL = "6789TJQKA"
+SZLIFOWANY = "6TJQKA"
+
+
+# ---------------------------------------------------------------- corpora
+
+def hand(cards: list[str]) -> str:
+    return ".".join("".join(r for r in reversed(FULL) if r + s in cards) for s in SUITS)
+
+
+def deal(rng: random.Random, variant: str = "standard", szlifowany: bool = False) -> dict:
+    deck = [r + s for s in SUITS for r in (SZLIFOWANY if szlifowany else FULL)]
+    rng.shuffle(deck)
+    options: dict = {}
+    if variant != "standard":
+        options["variant"] = variant
+    if szlifowany:
+        options["szlifowany"] = True
+    for name in ("must_beat", "marriage_on_second"):
+        if rng.random() < 0.25:
+            options[name] = True
+    doc: dict = {"game": "mariasz"}
+    if variant == "standard":
+        doc["hands"] = [hand(deck[:6]), hand(deck[6:12])]
+        doc["stock"] = " ".join(deck[12:])
+        if rng.random() < 0.15:
+            options["slepy"] = True
+            doc["trump"] = rng.choice(SUITS)
+    else:
+        n = 4 if variant == "kiks" else 3
+        size = len(deck) // n
+        hands = [deck[i * size:(i + 1) * size] for i in range(n)]
+        doc["hands"] = [hand(h) for h in hands]
+        doc["trump"] = hands[n - 1][-1][1]          # the dealer's last card
+        if variant == "three":
+            options["player"] = rng.randrange(3)
+    if options:
+        doc["options"] = options
+    return doc
+
+
+def random_play(rng: random.Random, doc: dict, plies: int) -> dict:
+    """`doc` with `plies` random legal actions (an exchange taken when it is offered)."""
+    pos = ddcards.Position.from_dict(doc)
+    played: list[str] = []
+    while len(played) < plies and not pos.is_over:
+        moves = list(pos.legal_moves)
+        move = "exchange" if "exchange" in moves else rng.choice(moves)
+        pos = pos.play(move)
+        played.append(move)
+    return dict(doc, played=played)
+
+
+def make_corpora(n: int = 40) -> None:
+    CORPUS.mkdir(exist_ok=True)
+    out: dict[str, list[dict]] = {}
+    rng = random.Random(20261201)
+    out["szlifowany"] = [dict(deal(rng, szlifowany=True), played=[]) for _ in range(n)]
+    rng = random.Random(20261202)
+    out["race"] = []
+    for _ in range(n):
+        doc = deal(rng, szlifowany=rng.random() < 0.5)
+        doc.update(objective="race", start_scores=[rng.randrange(60, 131), rng.randrange(60, 131)], played=[])
+        out["race"].append(doc)
+    rng = random.Random(20261203)
+    out["phase2"] = []
+    for _ in range(4 * n):
+        doc = deal(rng, szlifowany=rng.random() < 0.5)
+        if rng.random() < 0.3:
+            doc.update(objective="race", start_scores=[rng.randrange(0, 131), rng.randrange(0, 131)])
+        stock = len(doc["stock"].split())
+        out["phase2"].append(random_play(rng, doc, stock + 2 * rng.randrange(0, 3) + rng.randrange(2)))
+    rng = random.Random(20261204)
+    out["kiks"] = [dict(deal(rng, "kiks"), played=[]) for _ in range(n)]
+    rng = random.Random(20261205)
+    out["three"] = [dict(deal(rng, "three", szlifowany=rng.random() < 0.5), played=[]) for _ in range(n)]
+    rng = random.Random(20261206)
+    out["ladder"] = []
+    for _ in range(n):
+        doc = deal(rng)
+        line = random_play(rng, doc, 25)["played"]      # 24 cards: phase 1 (25 actions with an exchange)
+        if "exchange" not in line:
+            line = line[:24]
+        for stock in range(0, 26, 2):
+            cards = 0
+            cut = 0
+            while cut < len(line) and cards < 24 - stock:
+                cards += line[cut] != "exchange"
+                cut += 1
+            out["ladder"].append(dict(doc, played=line[:cut]))
+    for name, docs in out.items():
+        path = CORPUS / f"mariasz-{name}.jsonl"
+        path.write_text("".join(json.dumps(d) + "\n" for d in docs))
+        print(f"wrote {len(docs)} positions to {path}")
+
+
+def load(name: str, n: int | None = None) -> list[dict]:
+    docs = [json.loads(line) for line in (CORPUS / f"mariasz-{name}.jsonl").read_text().splitlines()]
+    return docs if n is None else docs[:n]
+
+
+# ---------------------------------------------------------------- measuring
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def stock_left(doc: dict) -> int:
+    return len(doc["stock"].split()) - sum(action != "exchange" for action in doc["played"])
+
+
+def solve(engine: Searcher, doc: dict, timeout: float | None = None) -> tuple[float, int] | None:
+    """(search seconds, nodes: the core's + the endgame's) of a cold 'all' solve; None if it timed out."""
+    board = ddcards.Position.from_dict(doc).session().board
+    engine.clear()
+    start = time.perf_counter()
+    try:
+        engine.solve(board, MODE_ALL, None, timeout)
+    except SearchTimeout:
+        return None
+    return time.perf_counter() - start, engine.nodes + board.endgame_nodes
+
+
+def corpus_rows(engine: Searcher, deals: int, limit: float) -> None:
+    """One row per corpus, printed as it is measured."""
+    print("| corpus | positions | finished (limit) | search median | p90 | max | nodes median | nodes/s |")
+    print("|---|---|---|---|---|---|---|---|", flush=True)
+    for name, n in (("phase2", 4 * deals), ("race", deals), ("szlifowany", deals), ("kiks", deals),
+                    ("three", deals)):
+        times, nodes, docs = [], [], load(name, n)
+        for doc in docs:
+            got = solve(engine, doc, timeout=limit)
+            if got is not None:
+                times.append(got[0])
+                nodes.append(got[1])
+        # a position stopped at the limit counts as the limit in the median and the p90 (it took longer)
+        padded = times + [limit] * (len(docs) - len(times))
+        note = "" if len(times) == len(docs) else " (unfinished: > limit)"
+        print(f"| mariasz-{name} | {len(docs)} | {len(times)} ({limit:g} s) | {statistics.median(padded) * 1e3:.2f} ms | "
+              f"{pct(padded, 0.9) * 1e3:.2f} ms | {max(padded) * 1e3:.1f} ms{note} | {statistics.median(nodes):,.0f} | "
+              f"{sum(nodes) / sum(times) / 1e6:.1f} M |", flush=True)
+
+
+def ladder_rows(engine: Searcher, deals: int, limit: float) -> None:
+    """Median work by stock size on the ladder deals, up the ladder while every deal finishes."""
+    by_stock: dict[int, list[dict]] = {}
+    for doc in load("ladder"):
+        by_stock.setdefault(stock_left(doc), []).append(doc)
+    print("| stock left | positions | finished | search median | p90 | max | nodes median | growth per trick |")
+    print("|---|---|---|---|---|---|---|---|", flush=True)
+    previous = None
+    for stock in sorted(by_stock):
+        docs = by_stock[stock][:deals]
+        times, nodes = [], []
+        for doc in docs:
+            got = solve(engine, doc, timeout=limit)
+            if got is not None:
+                times.append(got[0])
+                nodes.append(got[1])
+        if len(nodes) < len(docs):
+            print(f"| {stock} | {len(docs)} | {len(nodes)} (limit {limit:g} s) | | | | | |", flush=True)
+            return
+        med = statistics.median(nodes)
+        growth = f"{med / previous:.1f}x" if previous else ""
+        print(f"| {stock} | {len(docs)} | {len(nodes)} | {statistics.median(times) * 1e3:.1f} ms | "
+              f"{pct(times, 0.9) * 1e3:.1f} ms | {max(times) * 1e3:.1f} ms | {med:,.0f} | {growth} |", flush=True)
+        previous = med
+
+
+def side_by_side(tt_mb: int) -> None:
+    """Ideas measured on the same positions in one run (CPU seconds, exact node counts)."""
+    from ddcards.games import _mariasz
+
+    ladder = load("ladder")
+    sets = {"36 cards, 10 left in the stock": [d for d in ladder if stock_left(d) == 10][:6],
+            "36 cards, 6 left in the stock": [d for d in ladder if stock_left(d) == 6][:12],
+            "szlifowany, from the first trick": load("szlifowany", 3)}
+    engine = Searcher(tt_mb)
+    print("The phase-2 endgame search off and on (the value alone):\n")
+    print("| positions | endgame search | core nodes | endgame nodes | CPU time | values |")
+    print("|---|---|---|---|---|---|", flush=True)
+    for name, docs in sets.items():
+        for on in (False, True):
+            old = _mariasz.use_endgame(on)
+            core = endgame = 0
+            values = []
+            start = time.process_time()
+            for doc in docs:
+                board = ddcards.Position.from_dict(doc).session().board
+                engine.clear()
+                values.append(engine.value(board))
+                core += engine.nodes
+                endgame += board.endgame_nodes
+            spent = time.process_time() - start
+            _mariasz.use_endgame(old)
+            print(f"| {name} ({len(docs)}) | {'on' if on else 'off'} | {core:,} | {endgame:,} | {spent:.2f} s | "
+                  f"sum {sum(values)} |", flush=True)
+    print("\nThe first null-window test at 0 or at the heuristic guess (szlifowany deals 21-32 of the corpus):\n")
+    print("| first test | value: nodes | CPU | every first card: nodes | CPU |")
+    print("|---|---|---|---|---|", flush=True)
+    docs = load("szlifowany")[20:32]
+    for label, zero in (("at 0", True), ("at the guess", False)):
+        row = [0, 0.0, 0, 0.0]
+        for doc in docs:
+            for k, mode in ((0, None), (2, MODE_ALL)):
+                board = ddcards.Position.from_dict(doc).session().board
+                guess = 0 if zero else None
+                engine.clear()
+                start = time.process_time()
+                if mode is None:
+                    engine.value(board, guess=guess)
+                else:
+                    engine.solve(board, mode, guess=guess, want_pv=False)
+                row[k + 1] += time.process_time() - start
+                row[k] += engine.nodes + board.endgame_nodes
+        print(f"| {label} | {row[0]:,} | {row[1]:.2f} s | {row[2]:,} | {row[3]:.2f} s |", flush=True)
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["corpus"]:
+        make_corpora()
+        return
+    if sys.argv[1:2] == ["side-by-side"]:
+        side_by_side(int(sys.argv[2]) if len(sys.argv) > 2 else 16)
+        return
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=40, help="positions per corpus (phase 2: four times as many)")
+    ap.add_argument("--ladder-deals", type=int, default=12, help="deals per rung of the stock ladder")
+    ap.add_argument("--ladder-limit", type=float, default=20.0, help="seconds per ladder position")
+    ap.add_argument("--limit", type=float, default=30.0, help="seconds per corpus position")
+    ap.add_argument("--tt-mb", type=int, default=16)
+    args = ap.parse_args()
+    engine = Searcher(args.tt_mb)
+    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, 2 cores "
+          f"(shared); one search thread; table {args.tt_mb} MiB. Command: python benchmarks/bench_mariasz.py "
+          f"--deals {args.deals} --limit {args.limit:g} --ladder-deals {args.ladder_deals} "
+          f"--ladder-limit {args.ladder_limit:g} --tt-mb {args.tt_mb}\n", flush=True)
+    corpus_rows(engine, args.deals, args.limit)
+    print()
+    ladder_rows(engine, args.ladder_deals, args.ladder_limit)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+# Quick bounds on a Mariasz position's future value at a trick boundary.
+#
+# What is left to win: the points in the hands and the stock, the last
+# trick's 10 and the marriages a side can still announce (both cards live,
+# neither held by another side).  Two sure things narrow it:
+# - a trump above every trump another side holds or the stock hides wins
+#   whenever it is played (it is led and unbeatable, or it follows and beats
+#   everything), so its points are its side's;
+# - the leader can announce a marriage he holds by leading it now.
+# Points: MAX's future margin lies between MAX getting only his sure cards
+# and the other side getting only theirs.  Race: a side that cannot reach
+# 131 with everything it could still win never claims; one whose sure points
+# reach it claims by the deal's end unless another side claims first.
+from libc.stdint cimport uint64_t
+
+from ddcards._core.bits cimport dd_popcount64, dd_msb64, dd_ctz64
+from ddcards.games._mariasz_state cimport (ZPos, ZState, bit, above, all_hands,
+                                          MZ_LAST_TRICK, OBJ_POINTS_C)
+from ddcards.games._mariasz_rules cimport beats
+
+
+ctypedef struct PointMasks:
+    uint64_t m11     # A, pamfil
+    uint64_t m10     # T
+    uint64_t m4      # K
+    uint64_t m3      # plain Q
+    uint64_t m2      # J
+
+
+cdef inline int mask_points(PointMasks* pm, uint64_t m) noexcept nogil:
+    return (11 * dd_popcount64(m & pm.m11) + 10 * dd_popcount64(m & pm.m10) + 4 * dd_popcount64(m & pm.m4)
+            + 3 * dd_popcount64(m & pm.m3) + 2 * dd_popcount64(m & pm.m2))
+
+
+cdef inline uint64_t top_trumps(ZPos* p, uint64_t mine, uint64_t theirs) noexcept nogil:
+    """My trumps above every trump in `theirs`: each wins the trick it is played to."""
+    cdef uint64_t mt = mine & p.trumps, tt = theirs & p.trumps
+    if mt == 0 or tt == 0:
+        return mt
+    return mt & above(dd_msb64(tt))
+
+
+cdef inline int marriage_potential(ZPos* p, ZState* s, int side) noexcept nogil:
+    """Marriage points `side` could still announce: a seat of it holds or may draw both cards."""
+    cdef int total = 0, seat, su
+    cdef uint64_t pair
+    for su in range(4):
+        pair = bit(p.king[su]) | bit(p.queen[su])
+        for seat in range(p.nseats):
+            if p.side_of[seat] == side and ((s.hand[seat] | s.stockmask) & pair) == pair:
+                total += p.marriage_of[p.king[su]]
+                break
+    return total
+
+
+cdef inline int lead_marriage(ZPos* p, ZState* s) noexcept nogil:
+    """The best marriage the leader can announce by leading now (0 if none)."""
+    cdef uint64_t h = s.hand[s.leader], m
+    cdef int best = 0, c
+    m = h
+    while m:
+        c = dd_ctz64(m)
+        m &= m - 1
+        if p.marriage_of[c] and (h >> p.partner[c]) & 1 and p.marriage_of[c] > best:
+            best = p.marriage_of[c]
+    return best
+
+
+cdef inline int last_trick_future(ZPos* p, ZState* s) noexcept nogil:
+    """One card left in every hand, stock empty: the play is forced (exact future)."""
+    cdef int i, seat, c, best, bi = 0, w, side, tp
+    best = dd_ctz64(s.hand[s.leader])
+    tp = p.pts_of[best] + MZ_LAST_TRICK
+    for i in range(1, p.nseats):
+        seat = (s.leader + i) % p.nseats
+        c = dd_ctz64(s.hand[seat])
+        tp += p.pts_of[c]
+        if beats(p, c, best):
+            best = c
+            bi = i
+    w = (s.leader + bi) % p.nseats
+    side = p.side_of[w]
+    if p.objective == OBJ_POINTS_C:
+        if p.nsides == 3:
+            return tp if side == p.maxside else 0
+        return tp if side == p.maxside else -tp
+    if s.pts[side] + tp >= p.need[side]:
+        return 1 if side == p.maxside else -1
+    return 0
+
+
+cdef inline void future_bounds(ZPos* p, PointMasks* pm, ZState* s, int* lo, int* hi) noexcept nogil:
+    """lo <= future value <= hi at a trick boundary (see the file's head)."""
+    cdef uint64_t hands = all_hands(s), held[4], others
+    cdef int rest, side, seat, sure[4], beyond[4], mpot[4], mx = p.maxside, lead_m, lead_side
+    cdef int can_max, others_can, max_sure, other_sure
+    if s.drawn >= p.nstock and dd_popcount64(hands) == p.nseats:
+        lo[0] = last_trick_future(p, s)
+        hi[0] = lo[0]
+        return
+    rest = mask_points(pm, hands | s.stockmask) + MZ_LAST_TRICK
+    for side in range(p.nsides):
+        held[side] = 0
+    for seat in range(p.nseats):
+        held[p.side_of[seat]] |= s.hand[seat]
+    for side in range(p.nsides):
+        others = (hands & ~held[side]) | s.stockmask
+        sure[side] = mask_points(pm, top_trumps(p, held[side], others))
+        beyond[side] = mask_points(pm, top_trumps(p, hands & ~held[side], held[side] | s.stockmask))
+        mpot[side] = marriage_potential(p, s, side)
+    lead_m = lead_marriage(p, s)
+    lead_side = p.side_of[s.leader]
+    if p.objective == OBJ_POINTS_C:
+        if p.nsides == 2:
+            hi[0] = rest - 2 * sure[1 - mx] + mpot[mx]
+            lo[0] = -(rest - 2 * sure[mx] + mpot[1 - mx])
+            if lead_side == mx:
+                lo[0] += lead_m
+            else:
+                hi[0] -= lead_m
+        else:
+            lo[0] = sure[mx] + (lead_m if lead_side == mx else 0)
+            hi[0] = rest - beyond[mx] + mpot[mx]
+        return
+    # race: who can still reach 131, who surely will
+    if lead_m and s.pts[lead_side] + lead_m >= p.need[lead_side]:
+        lo[0] = 1 if lead_side == mx else -1      # the leader claims now with a marriage
+        hi[0] = lo[0]
+        return
+    can_max = s.pts[mx] + rest - beyond[mx] + mpot[mx] >= p.need[mx]
+    max_sure = s.pts[mx] + sure[mx] >= p.need[mx]
+    others_can = 0
+    other_sure = 0
+    for side in range(p.nsides):
+        if side != mx:
+            if s.pts[side] + rest - beyond[side] + mpot[side] >= p.need[side]:
+                others_can = 1
+            if s.pts[side] + sure[side] >= p.need[side]:
+                other_sure = 1
+    lo[0] = -1 if others_can else 0
+    hi[0] = 1 if can_max else 0
+    if max_sure and not others_can:
+        lo[0] = 1
+    if other_sure and not can_max:
+        hi[0] = -1

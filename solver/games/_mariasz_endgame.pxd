@@ -1,0 +1,340 @@
+# The two-player endgame: phase 2 (the stock used up) searched on its own.
+#
+# Once the stock is empty a two-player deal is a small game of perfect
+# information with obligations (§3.4): at most six tricks, two hands, no draws.
+# Nearly all of a full deal's nodes are spent here, every phase-2 position
+# being reached from many lines of phase 1, so it gets a search of its own:
+# a fail-soft null-window alpha-beta over whole tricks on two hand masks, with
+# no state copies, its own move order and equivalent cards merged.  It keeps
+# what it learns as the core does (same keys, bounds on the future): in the
+# core's table with 4 or more tricks left, in a small cache in the table's side
+# area with 2 or 3 (those come back most often).  The core calls it
+# (GameOps.leaf) at every phase-2 trick boundary it does not settle by itself.
+#
+# Values are futures from seat 0's view (the maximising side with two
+# players): points, the margin still to come; race, +1 / 0 / -1, with the
+# points each seat still needs to reach 131.
+from libc.stdint cimport uint64_t, int16_t, uint8_t
+
+from ddcards._core.bits cimport dd_popcount64, dd_msb64, dd_prefetch, dd_mix64
+from ddcards._core.tt cimport TTable, TTHit, tt_bucket, tt_probe, tt_store, TT_NO_MOVE, TT_AUX_BYTES
+from ddcards.games._mariasz_state cimport ZPos, lane, bit, above, MZ_LAST_TRICK, OBJ_RACE_C
+from ddcards.games._mariasz_bounds cimport PointMasks, mask_points, top_trumps
+from ddcards.games._mariasz_rules cimport beats
+from ddcards.games._mariasz_key cimport boundary_key
+
+cdef enum:
+    EG_INF = 30000
+    EG_SMALL_CARDS = 4          # 2 or 3 tricks left (4-6 cards): the small cache
+    EG_LARGE_CARDS = 8          # 4 or more tricks left: the core's table
+    EG_SLOTS = TT_AUX_BYTES // 32
+
+
+# The small cache: bounds on the futures of the last tricks, which come back
+# most often, in the search table's side area (TTable.aux, 256 KiB: it stays
+# in the L2 cache, where probing the big table mostly waits on memory).  Keyed
+# as the table is (the same 128 bits), stamped with its generation.
+ctypedef struct EgSlot:
+    uint64_t k0
+    uint64_t k1
+    int16_t lo
+    int16_t hi
+    uint8_t gen
+    uint8_t move
+    uint8_t pad[10]
+
+
+ctypedef struct Endgame:
+    ZPos* p
+    PointMasks* pm
+    TTable* tt                  # the core's table, NULL outside a search
+    int exchanged               # for the key: the deal's exchange is history by now
+    uint64_t nodes              # cards tried (leads and replies), as the core counts nodes
+
+
+cdef inline uint64_t follow_mask(ZPos* p, uint64_t h, int lead) noexcept nogil:
+    """The cards of h that may follow `lead` (§3.4; two players)."""
+    cdef uint64_t inled = h & lane(lead >> 4), tr, higher
+    if inled:
+        if p.must_beat:
+            higher = inled & above(lead)
+            if higher:
+                return higher
+        return inled
+    tr = h & p.trumps
+    if tr:
+        return tr                # with two players any trump beats a plain lead
+    return h
+
+
+cdef inline int marriage_with(ZPos* p, uint64_t h, int c) noexcept nogil:
+    """Points of the marriage playing c from hand h announces (0 if none)."""
+    if p.marriage_of[c] and (h >> p.partner[c]) & 1:
+        return p.marriage_of[c]
+    return 0
+
+
+cdef inline int pick(ZPos* p, uint64_t cards, uint64_t others, uint64_t hand, int* out, int* score,
+                     int lead) noexcept nogil:
+    """The cards to try, one per group of equivalent ones, with their order scores.
+
+    lead < 0: leads; else replies to `lead`.  `others`: the opponent's cards.
+    """
+    cdef int n = 0, c, prev, su, pts, power, trump, i, j, m, sc
+    cdef uint64_t L, between
+    for su in range(4):
+        L = cards & lane(su)
+        prev = -1
+        while L:
+            c = dd_msb64(L)
+            L &= ~bit(c)
+            if prev >= 0 and p.pts_of[c] == p.pts_of[prev] and not marriage_with(p, hand, c) \
+                    and not marriage_with(p, hand, prev):
+                between = (bit(prev) - 1) & ~((bit(c) << 1) - 1)
+                if (others & between) == 0:
+                    prev = c
+                    continue
+            pts = p.pts_of[c]
+            power = c & 15
+            trump = (c >> 4) == p.trump
+            if lead < 0:
+                if marriage_with(p, hand, c):
+                    score[n] = 5000 + p.marriage_of[c]
+                elif (others & lane(su) & above(c)) == 0 and (trump or (others & lane(su))
+                                                          or (others & p.trumps) == 0):
+                    score[n] = 3000 + 10 * pts + power      # wins: the opponent must follow under it
+                else:
+                    score[n] = 1000 - 10 * pts - power - (20 if trump else 0)
+            elif beats(p, c, lead):
+                score[n] = 3000 + 10 * (p.pts_of[lead] + pts) - power - (12 if trump else 0)
+            else:
+                score[n] = 2000 - 10 * pts - power
+            out[n] = c
+            n += 1
+            prev = c
+    # insertion sort, best first
+    for i in range(1, n):
+        m = out[i]
+        sc = score[i]
+        j = i - 1
+        while j >= 0 and score[j] < sc:
+            out[j + 1] = out[j]
+            score[j + 1] = score[j]
+            j -= 1
+        out[j + 1] = m
+        score[j + 1] = sc
+    return n
+
+
+cdef inline int eg_bounds(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0, int n1,
+                          int* lo, int* hi) noexcept nogil:
+    """Quick bounds on the future (as _mariasz_bounds.future_bounds, for two hands)."""
+    cdef ZPos* p = e.p
+    cdef int rest = mask_points(e.pm, h0 | h1) + MZ_LAST_TRICK
+    cdef int sure0 = mask_points(e.pm, top_trumps(p, h0, h1))
+    cdef int sure1 = mask_points(e.pm, top_trumps(p, h1, h0))
+    cdef int m0 = 0, m1 = 0, su, lead_m = 0
+    cdef uint64_t pair
+    for su in range(4):
+        pair = bit(p.king[su]) | bit(p.queen[su])
+        if (h0 & pair) == pair:
+            m0 += p.marriage_of[p.king[su]]
+            if leader == 0 and p.marriage_of[p.king[su]] > lead_m:
+                lead_m = p.marriage_of[p.king[su]]
+        elif (h1 & pair) == pair:
+            m1 += p.marriage_of[p.king[su]]
+            if leader == 1 and p.marriage_of[p.king[su]] > lead_m:
+                lead_m = p.marriage_of[p.king[su]]
+    if p.objective != OBJ_RACE_C:
+        hi[0] = rest - 2 * sure1 + m0 - (lead_m if leader == 1 else 0)
+        lo[0] = -(rest - 2 * sure0 + m1) + (lead_m if leader == 0 else 0)
+        return 0
+    if lead_m >= (n0 if leader == 0 else n1):
+        lo[0] = 1 if leader == 0 else -1            # the leader claims with a marriage now
+        hi[0] = lo[0]
+        return 0
+    lo[0] = -1 if rest - sure0 + m1 >= n1 else 0
+    hi[0] = 1 if rest - sure1 + m0 >= n0 else 0
+    if sure0 >= n0 and lo[0] == 0:
+        lo[0] = 1
+    if sure1 >= n1 and hi[0] == 0:
+        hi[0] = -1
+    return 0
+
+
+cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0, int n1,
+                        int alpha, int beta, int probe) noexcept nogil:
+    """A phase-2 trick boundary: the future value, fail-soft in (alpha, beta).
+
+    Two levels per call: the leader's leads (max for seat 0), and for each the
+    follower's replies (the other way), each reply recursing to the next trick.
+    """
+    cdef ZPos* p = e.p
+    cdef int lo, hi, maxl = leader == 0, i, j, l, f, m, v, fv, best, fbest, n, nf, w, gain, sign, last
+    cdef int depth = 0, bestmove = TT_NO_MOVE, ttmove = TT_NO_MOVE, cards
+    cdef int alpha0 = alpha, beta0 = beta, fa, fb, k0n, k1n, c0, c1, offset
+    cdef uint64_t hl = h0 if leader == 0 else h1
+    cdef uint64_t ho = h1 if leader == 0 else h0
+    cdef uint64_t k0 = 0, k1 = 0, a0, a1, b0, b1
+    cdef uint64_t hands[4]
+    cdef int need_left[4]
+    cdef int moves[12]
+    cdef int replies[12]
+    cdef int score[12]
+    cdef TTHit t
+    cdef EgSlot* slot = NULL
+    cards = dd_popcount64(h0 | h1)
+    if probe and e.tt != NULL and cards >= EG_SMALL_CARDS:
+        # the key first, and its slot on its way into the cache while the bounds are worked out
+        hands[0] = h0
+        hands[1] = h1
+        hands[2] = 0
+        hands[3] = 0
+        need_left[0] = n0
+        need_left[1] = n1
+        depth = boundary_key(p, hands, p.nstock, e.exchanged, leader, need_left, &k0, &k1)
+        if cards < EG_LARGE_CARDS:
+            slot = (<EgSlot*> e.tt.aux) + (dd_mix64(k0 ^ (k1 * 0x9E3779B97F4A7C15ULL)) & (EG_SLOTS - 1))
+            dd_prefetch(slot)
+        else:
+            dd_prefetch(tt_bucket(e.tt, k0, k1))
+    eg_bounds(e, h0, h1, leader, n0, n1, &lo, &hi)
+    if lo >= beta:
+        return lo
+    if hi <= alpha:
+        return hi
+    if depth:
+        if slot != NULL:
+            if slot.k0 == k0 and slot.k1 == k1 and slot.gen == e.tt.gen:
+                if slot.lo > lo:
+                    lo = slot.lo
+                if slot.hi < hi:
+                    hi = slot.hi
+                ttmove = slot.move
+        else:
+            if tt_probe(e.tt, k0, k1, &t):
+                if t.lo > lo:
+                    lo = t.lo
+                if t.hi < hi:
+                    hi = t.hi
+                ttmove = t.move
+        if lo >= beta:
+            return lo
+        if hi <= alpha:
+            return hi
+    n = pick(p, hl, ho, hl, moves, score, -1)
+    if ttmove != TT_NO_MOVE:
+        for i in range(1, n):
+            if moves[i] == ttmove:
+                moves[i] = moves[0]
+                moves[0] = ttmove
+                break
+    best = -EG_INF if maxl else EG_INF
+    for i in range(n):
+        l = moves[i]
+        e.nodes += 1
+        m = marriage_with(p, hl, l)
+        a0 = h0 & ~bit(l) if leader == 0 else h0
+        a1 = h1 & ~bit(l) if leader == 1 else h1
+        # after the lead: a race may be claimed with the marriage; points bank it
+        k0n = n0
+        k1n = n1
+        offset = 0
+        if p.objective == OBJ_RACE_C:
+            if leader == 0:
+                k0n -= m
+            else:
+                k1n -= m
+        else:
+            offset = m if leader == 0 else -m
+        if p.objective == OBJ_RACE_C and (k0n <= 0 or k1n <= 0):
+            v = 1 if leader == 0 else -1                      # claims with the marriage
+        else:
+            # the follower's replies: the other side's optimum, in the window shifted by the marriage
+            fa = alpha - offset
+            fb = beta - offset
+            nf = pick(p, follow_mask(p, ho, l), (a0 if leader == 0 else a1) | bit(l), ho, replies, score, l)
+            fbest = EG_INF if maxl else -EG_INF
+            for j in range(nf):
+                f = replies[j]
+                e.nodes += 1
+                b0 = a0 & ~bit(f) if leader == 1 else a0
+                b1 = a1 & ~bit(f) if leader == 0 else a1
+                gain = p.pts_of[l] + p.pts_of[f]
+                if beats(p, f, l):
+                    w = 1 - leader
+                    if p.mos:
+                        gain += marriage_with(p, ho, f)
+                else:
+                    w = leader
+                last = (b0 | b1) == 0
+                if last:
+                    gain += MZ_LAST_TRICK
+                sign = 1 if w == 0 else -1
+                if p.objective == OBJ_RACE_C:
+                    c0 = k0n - (gain if w == 0 else 0)
+                    c1 = k1n - (gain if w == 1 else 0)
+                    if c0 <= 0 or c1 <= 0:
+                        fv = sign                             # the winner claims
+                    elif last:
+                        fv = 0
+                    else:
+                        fv = eg_node(e, b0, b1, w, c0, c1, fa, fb, 1)
+                elif last:
+                    fv = sign * gain
+                else:
+                    fv = sign * gain + eg_node(e, b0, b1, w, n0, n1, fa - sign * gain, fb - sign * gain, 1)
+                if maxl:                                      # the follower is seat 1: minimises
+                    if fv < fbest:
+                        fbest = fv
+                        if fbest <= fa:
+                            break
+                        if fbest < fb:
+                            fb = fbest
+                else:
+                    if fv > fbest:
+                        fbest = fv
+                        if fbest >= fb:
+                            break
+                        if fbest > fa:
+                            fa = fbest
+            v = offset + fbest
+        if maxl:
+            if v > best:
+                best = v
+                bestmove = l
+                if best >= beta:
+                    break
+                if best > alpha:
+                    alpha = best
+        else:
+            if v < best:
+                best = v
+                bestmove = l
+                if best <= alpha:
+                    break
+                if best < beta:
+                    beta = best
+    if depth:
+        # what this search learnt, as the core stores it (fail-soft: a bound, or the value)
+        if best <= alpha0:
+            if best < hi:
+                hi = best
+            if maxl:
+                bestmove = TT_NO_MOVE
+        elif best >= beta0:
+            if best > lo:
+                lo = best
+        else:
+            lo = best
+            hi = best
+        if slot != NULL:
+            slot.k0 = k0
+            slot.k1 = k1
+            slot.lo = <int16_t> lo
+            slot.hi = <int16_t> hi
+            slot.gen = e.tt.gen
+            slot.move = <uint8_t> bestmove
+        else:
+            tt_store(e.tt, k0, k1, depth, lo, hi, bestmove)
+    return best

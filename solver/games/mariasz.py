@@ -1,0 +1,685 @@
+"""Mariasz (Polish, the stock game) — RULES.md §3.
+
+Two players with six cards each and a stock whose order is known, solved
+exactly from the first trick; the variants szlifowany (24 cards), ślepy
+(trumps drawn before the deal), Kiks (four players in pairs) and three
+players.  Values (RULES.md §3.8):
+
+- ``points``: two players, seat 0's deal points − seat 1's (cards, last trick,
+  marriages); Kiks, team {0, 2}'s − team {1, 3}'s; three players, the deal
+  points of seat ``options.player``;
+- ``race`` to 131 from ``start_scores``: +1 if seat 0's side (three players:
+  ``player``) reaches 131 first, −1 if another side does, 0 if no one does.
+
+The card play runs in C (``_mariasz.pyx`` and its ``.pxd`` files); this module
+validates the position document, maps notation to card codes, explains
+illegal actions and reads the end of a line (scores, claims, the stake).
+
+>>> import ddcards
+>>> pos = ddcards.Position.from_dict(ddcards.example("mariasz-phase2"))   # the stock is used up
+>>> pos.to_move, pos.legal_moves()
+(0, ['AS', '8S', 'QH', '9H', '6H', 'KD'])
+>>> res = ddcards.solve(pos)
+>>> res.value, res.optimal_moves, res.scores["seat0"], res.scores["seat1"]
+(64, ['QH'], 101, 37)
+"""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ddcards.errors import IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
+from ddcards.games import _mariasz
+from ddcards.games._document import cards_field, check_fields, hands_field, options_field
+from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Session
+from ddcards.result import ValueKind
+from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
+
+TARGET = 131
+EXCHANGE = "exchange"
+EXCHANGE_CODE = _mariasz.EXCHANGE
+VARIANTS = ("standard", "kiks", "three")
+SEATS = {"standard": 2, "kiks": 4, "three": 3}
+CONTRACT = "play"
+FIELDS = ("game", "hands", "stock", "trump", "objective", "start_scores", "first_deal", "options", "played",
+          "leader", "contract")
+
+FULL_RANKS = tuple(Rank)                                                  # 6 .. A
+SZLIFOWANY_RANKS = (Rank.SIX, Rank.TEN, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE)
+# Strength order (power 0 = lowest) in a plain suit and in the trump suit (§3.1).
+PLAIN_ORDER = (Rank.SIX, Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.TEN, Rank.ACE)
+TRUMP_ORDER = (Rank.SIX, Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.JACK, Rank.KING, Rank.TEN, Rank.ACE, Rank.QUEEN)
+POINTS = {Rank.ACE: 11, Rank.TEN: 10, Rank.KING: 4, Rank.QUEEN: 3, Rank.JACK: 2}
+PAMFIL_POINTS = 11
+
+INFO = GameInfo(
+    name="mariasz",
+    title="Mariasz (Polish)",
+    seats=(2, 3, 4),
+    contracts=(CONTRACT,),
+    objectives={CONTRACT: ("points", "race")},
+    options=(
+        OptionInfo("variant", "str", "standard",
+                   "standard: two players and a stock; kiks: four players in pairs, 9 cards each; "
+                   "three: three players, each for himself", VARIANTS),
+        OptionInfo("szlifowany", "bool", False, "the 24-card deck (6 T J Q K A): 6 each and 12 in the stock "
+                   "(three players: 8 each)"),
+        OptionInfo("slepy", "bool", False, "ślepy: the trump suit is drawn before the deal and given by 'trump', "
+                   "whatever the turned card"),
+        OptionInfo("must_beat", "bool", False, "phase 2: beat the trick if you can (as in modern 66)"),
+        OptionInfo("marriage_on_second", "bool", False,
+                   "a marriage also scores when its K or Q is played as a follower and wins the trick"),
+        OptionInfo("player", "int", 0, "three players: the seat solved for, against the other two"),
+    ),
+    aliases=("mariasz polski", "polish mariasz"),
+    sides=("seat0", "seat1"),
+    value_doc="points: seat 0's deal points - seat 1's (Kiks: team 0's - team 1's; three players: the points "
+              "of seat `player`); race: +1 seat 0 (`player`) reaches 131 first, -1 another side, 0 no one",
+)
+
+
+@dataclass(frozen=True)
+class MariaszSetup:
+    variant: str
+    szlifowany: bool
+    slepy: bool
+    hands: tuple[tuple[Card, ...], ...]
+    stock: tuple[Card, ...]
+    trump: Suit
+    objective: str
+    start_scores: tuple[int, ...]
+    first_deal: bool
+    options: Mapping[str, Any]
+    played: tuple[str, ...]
+    leader: int
+
+    @property
+    def nseats(self) -> int:
+        return SEATS[self.variant]
+
+    @property
+    def nsides(self) -> int:
+        return 2 if self.variant == "kiks" else self.nseats
+
+    def side_of(self, seat: int) -> int:
+        return seat % 2 if self.variant == "kiks" else seat
+
+    @property
+    def maxside(self) -> int:
+        return self.options["player"] if self.variant == "three" else 0
+
+    @property
+    def side_names(self) -> tuple[str, ...]:
+        word = "team" if self.variant == "kiks" else "seat"
+        return tuple(f"{word}{i}" for i in range(self.nsides))
+
+    @property
+    def dealer(self) -> int:
+        return (self.leader - 1) % self.nseats
+
+    @property
+    def deck(self) -> tuple[Card, ...]:
+        ranks = SZLIFOWANY_RANKS if self.szlifowany else FULL_RANKS
+        return tuple(Card(rank, suit) for suit in Suit for rank in ranks)
+
+
+# ---------------------------------------------------------------- reading a document
+
+def _clause(n: str, what: str) -> str:
+    return f"RULES.md §3.{n} {what}"
+
+
+def _int(value: Any, name: str, rule: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidOptionError(f"{name} must be a whole number, not {value!r:.40}", token=str(value)[:40], rule=rule)
+    return value
+
+
+def deck_rule(szlifowany: bool) -> str:
+    return "szlifowany: 24 cards, 6 T J Q K A" if szlifowany else "36 cards, 6 to A"
+
+
+def _check_cards(places: Sequence[tuple[str, Sequence[Card]]], szlifowany: bool) -> None:
+    """Each card once, every card of the variant's deck."""
+    seen: dict[Card, str] = {}
+    rule = deck_rule(szlifowany)
+    for where, cards in places:
+        for card in cards:
+            if szlifowany and card.rank not in SZLIFOWANY_RANKS:
+                raise InvalidCardError(f"card '{card}' in {where} is not in the szlifowany deck ({rule})",
+                                       token=str(card), rule=rule)
+            if card in seen:
+                raise InvalidDealError(f"card '{card}' is dealt twice ({seen[card]} and {where})",
+                                       token=str(card), rule="each card once")
+            seen[card] = where
+
+
+def _played(doc: Mapping[str, Any]) -> tuple[str, ...]:
+    """The history in canonical notation: cards and `exchange`."""
+    raw = doc.get("played", ())
+    if isinstance(raw, str):
+        tokens = raw.replace(",", " ").split()
+    elif isinstance(raw, (list, tuple)):
+        tokens = list(raw)
+    else:
+        raise NotationError(f"played must be a list of actions (cards and 'exchange'), not {raw!r:.40}",
+                            token=repr(raw)[:40], rule="history")
+    out = []
+    for ply, token in enumerate(tokens):
+        if isinstance(token, str) and token.strip().lower() == EXCHANGE:
+            out.append(EXCHANGE)
+            continue
+        try:
+            out.append(str(Card.parse(token)))
+        except NotationError as exc:
+            raise type(exc)(f"played[{ply}]: {exc} (an action is a card or 'exchange')",
+                            token=exc.token, rule=exc.rule) from None
+    return tuple(out)
+
+
+def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
+    """Validate a Mariasz position document (everything but the history's legality)."""
+    check_fields(doc, FIELDS, "mariasz")
+    contract = doc.get("contract", CONTRACT)
+    if not isinstance(contract, str) or contract.strip().lower() != CONTRACT:
+        raise InvalidOptionError(f"unknown contract {contract!r}: Mariasz has the single contract '{CONTRACT}' "
+                                 "(the objective and the options say the rest)", token=str(contract),
+                                 rule="contract")
+    options = options_field(doc, INFO)
+    variant = options["variant"]
+    szlifowany, slepy = options["szlifowany"], options["slepy"]
+    nseats = SEATS[variant]
+    title = {"standard": "Mariasz", "kiks": "Kiks", "three": "Mariasz for three"}[variant]
+    if variant == "kiks" and szlifowany:
+        raise InvalidOptionError("Kiks is played with the 36-card deck (9 cards each): option 'szlifowany' does "
+                                 "not apply", token="szlifowany", rule=_clause("10", "Kiks"))
+    if variant != "three" and "player" in (doc.get("options") or {}):
+        raise InvalidOptionError("option 'player' applies to three players only (variant 'three'): with two "
+                                 "players and in Kiks the value is seat 0's side's", token="player",
+                                 rule=_clause("10", "three players"))
+    if variant == "three" and not 0 <= options["player"] < 3:
+        raise InvalidOptionError(f"option 'player' is a seat 0..2, not {options['player']}",
+                                 token=str(options["player"]), rule=_clause("10", "three players"))
+
+    objective = doc.get("objective", "points")
+    if not isinstance(objective, str) or objective.strip().lower() not in ("points", "race"):
+        raise InvalidOptionError(f"unknown objective {objective!r}: Mariasz objectives are points and race",
+                                 token=str(objective), rule=_clause("8", "objectives"))
+    objective = objective.strip().lower()
+
+    leader = doc.get("leader", 0)
+    if isinstance(leader, bool) or not isinstance(leader, int) or not 0 <= leader < nseats:
+        raise InvalidOptionError(f"leader must be a seat 0..{nseats - 1}, not {leader!r:.20}", token=str(leader),
+                                 rule=_clause("2", "seats"))
+
+    size = 6 if nseats == 2 else (24 if szlifowany else 36) // nseats
+    hands = hands_field(doc, nseats, size, title)
+    stock: tuple[Card, ...] = ()
+    if nseats == 2:
+        if "stock" not in doc:
+            raise InvalidDealError("Mariasz needs the stock (field 'stock': the undealt cards in draw order, the "
+                                   "turned trump last)", token="stock", rule=_clause("2", "the stock"))
+        stock = cards_field(doc["stock"], "stock")
+    elif "stock" in doc:
+        raise InvalidOptionError(f"{title} has no stock: all cards are dealt (leave out field 'stock')",
+                                 token="stock", rule=_clause("10", "variants"))
+    _check_cards([(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("the stock", stock)], szlifowany)
+    why = {2: " (two players take 6 each)", 3: " (three players share the deck)", 4: " (Kiks deals 9 each)"}
+    for seat, hand in enumerate(hands):
+        if len(hand) != size:
+            raise InvalidDealError(f"hand {seat} has {len(hand)} cards; {title} hands hold {size}{why[nseats]}",
+                                   token=f"hand {seat}", rule=f"{size} cards a hand")
+    deck_size = 24 if szlifowany else 36
+    if nseats == 2 and len(stock) != deck_size - 12:
+        raise InvalidDealError(f"the stock holds {deck_size - 12} cards ({deck_rule(szlifowany)}, 6 in each hand), "
+                               f"not {len(stock)}", token="stock",
+                               rule=_clause("2", "the stock"))
+
+    trump = _trump(doc, variant, slepy, hands, stock, leader)
+    nsides = 2 if variant == "kiks" else nseats
+    start_scores, first_deal = _race_fields(doc, objective, nsides)
+    return MariaszSetup(variant, szlifowany, slepy, hands, stock, trump, objective, start_scores, first_deal,
+                        options, _played(doc), leader)
+
+
+def _trump(doc: Mapping[str, Any], variant: str, slepy: bool, hands: Sequence[Sequence[Card]],
+           stock: Sequence[Card], leader: int) -> Suit:
+    text = doc.get("trump")
+    given: Suit | None = None
+    if text not in (None, ""):
+        if not isinstance(text, str):
+            raise InvalidOptionError(f"trump must be a suit such as \"H\", not {text!r:.20}", token=repr(text)[:20],
+                                     rule="trump")
+        given = Suit.parse(text)
+    if variant == "standard":
+        turned = stock[-1]
+        if slepy:
+            if given is None:
+                raise InvalidOptionError("ślepy Mariasz needs the trump suit drawn before the deal (field 'trump')",
+                                         token="trump", rule=_clause("10", "ślepy"))
+            return given
+        if given is not None and given != turned.suit:
+            raise InvalidOptionError(f"trump {given} contradicts the turned card {turned} (the stock's last card "
+                                     "fixes trumps; option 'slepy' draws them apart)", token=str(given),
+                                     rule=_clause("2", "the turned trump"))
+        return turned.suit
+    if given is None:
+        raise InvalidOptionError("Kiks and three players need the trump suit (field 'trump': the suit of the "
+                                 "dealer's last card)", token="trump", rule=_clause("10", "variants"))
+    dealer = (leader - 1) % len(hands)
+    if not slepy and not any(card.suit == given for card in hands[dealer]):
+        raise InvalidDealError(f"trump {given}: the dealer (seat {dealer}) holds no {given}, so his last card "
+                               "cannot have fixed trumps (option 'slepy' draws them apart)", token=str(given),
+                               rule=_clause("10", "the dealer's last card"))
+    return given
+
+
+def _race_fields(doc: Mapping[str, Any], objective: str, nsides: int) -> tuple[tuple[int, ...], bool]:
+    rule = _clause("8", "race")
+    if objective != "race":
+        for name in ("start_scores", "first_deal"):
+            if name in doc:
+                raise InvalidOptionError(f"field '{name}' applies to the race objective only (objective "
+                                         f"'{objective}' scores this deal alone)", token=name, rule=rule)
+        return (0,) * nsides, True
+    raw = doc.get("start_scores")
+    if raw is None:
+        scores = (0,) * nsides
+    else:
+        if not isinstance(raw, (list, tuple)) or len(raw) != nsides:
+            raise InvalidOptionError(f"start_scores needs {nsides} scores (one per side), not {raw!r:.40}",
+                                     token=str(raw)[:40], rule=rule)
+        scores = tuple(_int(v, "a start score", rule) for v in raw)
+        for v in scores:
+            if not 0 <= v < TARGET:
+                raise InvalidOptionError(f"start score {v} is outside 0..130 (reaching 131 ends the game)",
+                                         token=str(v), rule=rule)
+    carried = any(scores)
+    first = doc.get("first_deal")
+    if first is None:
+        first = not carried
+    elif not isinstance(first, bool):
+        raise InvalidOptionError(f"first_deal is true or false, not {first!r:.20}", token=str(first), rule=rule)
+    elif first and carried:
+        raise InvalidOptionError(f"first_deal is true but start_scores {list(scores)} carry points from earlier "
+                                 "deals", token="first_deal", rule=rule)
+    return scores, first
+
+
+# ---------------------------------------------------------------- card codes
+
+def card_codes(trump: Suit) -> dict[Card, int]:
+    """Card -> C code (suit * 16 + power in its suit's order) for this trump suit."""
+    codes = {}
+    for suit in Suit:
+        order = TRUMP_ORDER if suit == trump else PLAIN_ORDER
+        for power, rank in enumerate(order):
+            codes[Card(rank, suit)] = int(suit) * 16 + power
+    return codes
+
+
+def card_points(card: Card, trump: Suit) -> int:
+    if card.rank == Rank.QUEEN and card.suit == trump:
+        return PAMFIL_POINTS
+    return POINTS.get(card.rank, 0)
+
+
+def _card_tables(trump: Suit) -> tuple[dict[Card, int], list[int], list[int], list[int]]:
+    """For one trump suit: card -> code, and by code the points, the marriage partner's code
+    (-1 for cards other than K and Q) and the marriage's points (built once)."""
+    codes = card_codes(trump)
+    points, partner, marriage = [0] * 64, [-1] * 64, [0] * 64
+    for card, code in codes.items():
+        points[code] = card_points(card, trump)
+        if card.rank in (Rank.KING, Rank.QUEEN):
+            partner[code] = codes[Card(Rank.QUEEN if card.rank == Rank.KING else Rank.KING, card.suit)]
+            marriage[code] = 40 if card.suit == trump else 20
+    return codes, points, partner, marriage
+
+
+_TABLES = {suit: _card_tables(suit) for suit in Suit}
+
+
+def _salt(setup: MariaszSetup) -> tuple[int, int]:
+    """Table keys carry everything a deal fixes that changes a position's future (the stock's order too)."""
+    opts = setup.options
+    text = (f"mariasz|{setup.variant}|{setup.szlifowany}|{setup.objective}|{setup.trump}|{opts['must_beat']}|"
+            f"{opts['marriage_on_second']}|{setup.maxside}|{setup.start_scores}|{format_cards(setup.stock)}")
+    digest = hashlib.blake2b(text.encode(), digest_size=16).digest()
+    return int.from_bytes(digest[:8], "little"), int.from_bytes(digest[8:], "little")
+
+
+# ---------------------------------------------------------------- the session
+
+class MariaszSession(Session):
+    """A Mariasz deal replayed to a position."""
+
+    trick_size = None
+
+    def __init__(self, setup: MariaszSetup):
+        self.setup = setup
+        trump = setup.trump
+        self._code, points, partner, marriage = _TABLES[trump]
+        self._card = {c: card for card, c in self._code.items()}
+        self._deck = frozenset(setup.deck)
+        self.side_names = setup.side_names
+        six = Card(Rank.SIX, trump)
+        exchangeable = (setup.nseats == 2 and setup.stock[-1].suit == trump and setup.stock[-1] != six)
+        salt0, salt1 = _salt(setup)
+        self.board = _mariasz.MariaszBoard(
+            [sum(1 << self._code[c] for c in hand) for hand in setup.hands],
+            [setup.side_of(seat) for seat in range(setup.nseats)], setup.maxside, int(trump),
+            _mariasz.OBJ_POINTS if setup.objective == "points" else _mariasz.OBJ_RACE,
+            [self._code[c] for c in setup.stock], self._code[six] if exchangeable else -1,
+            [TARGET - s for s in setup.start_scores], points, partner, marriage,
+            setup.options["must_beat"], setup.options["marriage_on_second"], setup.leader, salt0, salt1)
+        self.board.refresh_guess()
+        self.history: list[str] = []
+        self.value_owner = "team 0" if setup.variant == "kiks" else f"seat {setup.maxside}"
+
+    # -- naming
+    def move_name(self, move: int) -> str:
+        return EXCHANGE if move == EXCHANGE_CODE else str(self._card[move])
+
+    def move_code(self, token: str) -> int:
+        if isinstance(token, str) and token.strip().lower() == EXCHANGE:
+            return EXCHANGE_CODE
+        card = Card.parse(token)
+        if card not in self._deck:
+            rule = deck_rule(self.setup.szlifowany)
+            raise InvalidCardError(f"card '{card}' is not in the {'szlifowany ' if self.setup.szlifowany else ''}"
+                                   f"deck ({rule})", token=str(card), rule=rule)
+        return self._code[card]
+
+    def move_order(self, move: int) -> tuple[int, ...]:
+        if move == EXCHANGE_CODE:
+            return (-1, 0)
+        return (move >> 4, -(move & 15))             # exchange, then suits S H D C, strongest first
+
+    def _cards(self, mask: int) -> list[Card]:
+        return sorted((self._card[c] for c in self._card if mask >> c & 1), key=lambda c: (c.suit, -self._code[c]))
+
+    # -- state
+    @property
+    def to_move(self) -> int:
+        return self.board.to_move
+
+    @property
+    def over(self) -> bool:
+        return self.board.finished
+
+    def is_max(self, seat: int) -> bool:
+        return self.setup.side_of(seat) == self.setup.maxside
+
+    def legal_moves(self) -> list[str]:
+        moves = [EXCHANGE_CODE] if self.board.can_exchange() else []
+        mask = self.board.legal_mask()
+        moves += [c for c in self._card if mask >> c & 1]
+        return [self.move_name(m) for m in sorted(moves, key=self.move_order)]
+
+    def score(self) -> dict[str, int]:
+        st = self.board.state
+        return dict(zip(self.side_names, st["points"]))
+
+    def describe(self) -> dict[str, Any]:
+        s = self.setup
+        st = self.board.state
+        title = {"standard": "Mariasz", "kiks": "Kiks", "three": "Mariasz for three"}[s.variant]
+        extras = [f"trumps {s.trump}"]
+        if s.szlifowany:
+            extras.append("szlifowany")
+        if s.slepy:
+            extras.append("ślepy")
+        if s.objective == "race":
+            extras.append(f"race from {'/'.join(map(str, s.start_scores))}"
+                          + (" (first deal)" if s.first_deal else ""))
+        if s.variant == "three":
+            extras.append(f"solved for seat {s.maxside}")
+        out: dict[str, Any] = {"title": f"{title}, " + ", ".join(extras),
+                               "hands": [format_hand(self._cards(h)) for h in st["hands"]],
+                               "trick": [str(self._card[c]) for c in st["trick"]]}
+        if s.nseats == 2:
+            out["stock"] = format_cards(self._card[c] for c in st["stock"]) or "-"
+        return out
+
+    def seat_role(self, seat: int) -> str:
+        s = self.setup
+        if s.variant == "kiks":
+            return f"team {seat % 2}"
+        if s.variant == "three":
+            return "solved" if seat == s.maxside else "opponent"
+        return "dealer" if seat == s.dealer else "forehand"
+
+    @property
+    def value_kind(self) -> ValueKind:
+        """A points margin, or a race's outcome: +1, 0 (nobody reaches 131 this deal) or -1."""
+        return "points" if self.setup.objective == "points" else "outcome"
+
+    def verdict(self, value: int, won: bool, value_kind: str) -> str:
+        s = self.setup
+        if s.objective == "race":
+            if value == 0:
+                return "no one reaches 131 in this deal"
+            if s.variant == "three":
+                return f"seat {s.maxside} reaches 131 first" if value > 0 else f"seat {s.maxside} loses the race"
+            names = ("team 0", "team 1") if s.variant == "kiks" else ("seat 0", "seat 1")
+            return f"{names[0 if value > 0 else 1]} reaches 131 first"
+        if s.variant == "three":
+            return f"seat {s.maxside}'s deal points"
+        names = ("team 0", "team 1") if s.variant == "kiks" else ("seat 0", "seat 1")
+        if value == 0:
+            return "the points are level"
+        return f"{names[0 if value > 0 else 1]} scores more"
+
+    def value_detail(self, res: Any) -> str:
+        """The scores behind a value, for people: points, or race totals and the claim."""
+        names = self.side_names
+        sc = res.scores
+        married = ", ".join(f"seat {i} {sc[f'seat{i}_marriages']}" for i in range(self.setup.nseats)
+                            if sc.get(f"seat{i}_marriages"))
+        if self.setup.objective == "points":
+            text = ", ".join(f"{name} {sc[name]}" for name in names)
+        else:
+            text = "totals " + ", ".join(f"{name} {sc[f'{name}_total']}" for name in names)
+            claimer = next((name for name in names if res.outcomes.get(f"{name}_claims")), None)
+            text += f"; {claimer} claims, stake {sc['stake']}" if claimer else "; no claim"
+        return text + (f"; marriages {married}" if married else "")
+
+    def format_line(self, moves: Sequence[str]) -> str:
+        """A line of play split into tricks; 'exchange' stays with the lead it precedes."""
+        cards = len(self.board.state["trick"])          # the trick in progress is finished first
+        tricks, current = [], []
+        for move in moves:
+            current.append(move)
+            if move != EXCHANGE:
+                cards += 1
+                if cards == self.setup.nseats:
+                    tricks.append(" ".join(current))
+                    current, cards = [], 0
+        if current:
+            tricks.append(" ".join(current))
+        return " | ".join(tricks)
+
+    # -- play
+    def play(self, token: str) -> None:
+        ply = len(self.history)
+        try:
+            code = self.move_code(token)
+        except NotationError as exc:
+            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
+        if code == EXCHANGE_CODE:
+            if not self.board.can_exchange():
+                raise self._no_exchange(ply)
+        elif self.board.finished or not self.board.legal_mask() >> code & 1:
+            raise self._illegal(self._card[code], ply)
+        self.board.play(code)
+        self.board.refresh_guess()
+        self.history.append(self.move_name(code))
+
+    def _over_why(self) -> str:
+        st = self.board.state
+        if st["claimed"] is not None:
+            name = self.side_names[st["claimed"]]
+            return (f"the deal is over: {name} reached 131 and claimed "
+                    f"({_clause('8', 'race: the deal ends at the claim')})")
+        return f"the deal is over: all {st['tricks_played']} tricks have been played"
+
+    def _no_exchange(self, ply: int) -> IllegalPlayError:
+        s = self.setup
+        st = self.board.state
+        rule = _clause("7", "the trump six")
+        where = f"played[{ply}] 'exchange'"
+        six = Card(Rank.SIX, s.trump)
+        if self.board.finished:
+            why = self._over_why()
+        elif s.nseats != 2:
+            why = "there is no stock to exchange with in Kiks or with three players"
+        elif st["trick"]:
+            why = "the exchange is made on lead, before leading, not in the middle of a trick"
+        elif not st["stock"]:
+            why = "the stock is empty: the turned trump has been drawn"
+        elif st["exchanged"]:
+            why = "the trump six has already been exchanged in this deal"
+        elif s.stock[-1] == six:
+            why = f"the turned card is the trump six {six} itself"
+        elif s.stock[-1].suit != s.trump:
+            why = f"the turned card {s.stock[-1]} is not a trump (ślepy: trumps are {s.trump})"
+        else:
+            seat, code = st["turn"], self._code[six]
+            holder = next((i for i, m in enumerate(st["hands"]) if m >> code & 1), None)
+            if holder is not None:
+                held = f"seat {holder} holds it"
+            elif code in st["stock"]:
+                held = "it is still in the stock"
+            else:
+                held = "it has been played"
+            why = f"seat {seat} does not hold the trump six {six} ({held})"
+        return IllegalPlayError(f"{where}: {why} ({rule})", token=EXCHANGE, rule=rule)
+
+    def _illegal(self, card: Card, ply: int) -> IllegalPlayError:
+        st = self.board.state
+        seat = st["turn"]
+        where = f"played[{ply}] '{card}' by seat {seat}"
+        if self.board.finished:
+            return IllegalPlayError(f"played[{ply}] '{card}': {self._over_why()}", token=str(card),
+                                    rule="the deal is over")
+        code = self._code[card]
+        hands = st["hands"]
+        if not hands[seat] >> code & 1:
+            owner = next((i for i, m in enumerate(hands) if m >> code & 1), None)
+            if owner is not None:
+                why = f"that card is in seat {owner}'s hand, not seat {seat}'s"
+            elif code in st["stock"]:
+                why = f"that card is still in the stock ({len(st['stock'])} cards left)"
+            else:
+                why = "that card has already been played"
+            return IllegalPlayError(f"{where}: {why}", token=str(card), rule="play a card from your hand")
+        hand = self._cards(hands[seat])
+        trick = [self._card[c] for c in st["trick"]]
+        legal = format_cards(self._cards(self.board.legal_mask()))
+        led, trump = trick[0].suit, self.setup.trump
+        order = {c: self._code[c] for c in hand + trick}
+        if card.suit != led and any(c.suit == led for c in hand):
+            return IllegalPlayError(f"{where}: must follow suit {led} ({_clause('4.2', 'phase 2: follow suit')}; "
+                                    f"legal: {legal})", token=str(card), rule=_clause("4.2", "follow suit"))
+        if card.suit == led:
+            best = max((c for c in trick if c.suit == led), key=order.__getitem__)
+            return IllegalPlayError(f"{where}: must beat {best} with a higher {led} ({_clause('4.5', 'must_beat')}; "
+                                    f"legal: {legal})", token=str(card), rule=_clause("4.5", "must beat"))
+        if card.suit != trump:
+            return IllegalPlayError(f"{where}: void in {led}, must trump ({_clause('4.3', 'phase 2: trump')}; "
+                                    f"legal: {legal})", token=str(card), rule=_clause("4.3", "trump when void"))
+        best = max((c for c in trick if c.suit == trump), key=order.__getitem__)
+        return IllegalPlayError(f"{where}: must overtrump {best} ({_clause('4.5', 'must_beat')}; legal: {legal})",
+                                token=str(card), rule=_clause("4.5", "must overtrump"))
+
+    # -- results
+    def summary(self, line: Sequence[int], value: int) -> LineSummary:
+        for move in line:
+            self.board.play(move)
+        st = self.board.state
+        for _ in line:
+            self.board.undo()
+        return line_summary(self.setup, st, value)
+
+
+def line_summary(setup: MariaszSetup, st: Mapping[str, Any], value: int) -> LineSummary:
+    """Scores, tricks, claims and the settlement at the end of a line (RULES.md §3.9, §3.11)."""
+    names = setup.side_names
+    race = setup.objective == "race"
+    scores = dict(zip(names, st["points"]))
+    for seat in range(setup.nseats):
+        scores[f"seat{seat}_marriages"] = st["marriage_points"][seat]
+    if race:
+        for side, name in enumerate(names):
+            scores[f"{name}_total"] = setup.start_scores[side] + st["points"][side]
+        scores["stake"] = 0 if st["claimed"] is None else (2 if setup.first_deal else 1)
+    outcomes = {}
+    if race:                                     # what the stake depends on
+        for side, name in enumerate(names):
+            outcomes[f"{name}_claims"] = st["claimed"] == side
+        for seat in range(setup.nseats):
+            outcomes[f"seat{seat}_swatowe"] = st["marriages"][seat] == 4
+    return LineSummary(scores=scores, tricks=dict(zip(names, st["tricks"])), won=value > 0,
+                       settlement=settlement(setup, st), outcomes=outcomes)
+
+
+def marriage_stake(points: int, count: int) -> int:
+    """What a seat's marriages pay (§3.9): 1 each, a trump marriage 2; all four (swatowe) 5."""
+    trump = 1 if points - 20 * count else 0          # the trump marriage is worth 40, the others 20
+    return 5 if count == 4 else (count - trump) + 2 * trump
+
+
+def settlement(setup: MariaszSetup, st: Mapping[str, Any]) -> list[int]:
+    """Money per seat (§3.9); sums to 0."""
+    n, sides = setup.nseats, setup.nsides
+    if setup.objective == "points":
+        pts = st["points"]
+        if sides == 2:
+            margin = pts[0] - pts[1]
+            return [margin if setup.side_of(seat) == 0 else -margin for seat in range(n)]
+        total = sum(pts)
+        return [3 * pts[seat] - total for seat in range(n)]
+    # race: what each side receives from each opponent side, then pairwise balances
+    due = [0] * sides
+    for seat in range(n):
+        due[setup.side_of(seat)] += marriage_stake(st["marriage_points"][seat], st["marriages"][seat])
+    if st["claimed"] is not None:
+        due[st["claimed"]] += 2 if setup.first_deal else 1
+    balance = [sum(due[a] - due[b] for b in range(sides) if b != a) for a in range(sides)]
+    return [balance[setup.side_of(seat)] for seat in range(n)]
+
+
+class Mariasz(Game):
+    info = INFO
+
+    def parse(self, doc: Mapping[str, Any]) -> MariaszSetup:
+        return parse_setup(doc)
+
+    def replay(self, setup: MariaszSetup) -> MariaszSession:
+        session = MariaszSession(setup)
+        for token in setup.played:
+            session.play(token)
+        return session
+
+    def normalise(self, s: MariaszSetup) -> dict[str, Any]:
+        out: dict[str, Any] = {"game": "mariasz", "hands": [format_hand(h) for h in s.hands]}
+        if s.stock:
+            out["stock"] = format_cards(s.stock)
+        out["trump"] = str(s.trump)
+        out["objective"] = s.objective
+        if s.objective == "race":
+            out["start_scores"] = list(s.start_scores)
+            out["first_deal"] = s.first_deal
+        changed = {k: v for k, v in s.options.items() if v != INFO.option(k).default}
+        if changed:
+            out["options"] = changed
+        if s.leader:
+            out["leader"] = s.leader
+        out["played"] = list(s.played)
+        return out
+
+
+GAME = Mariasz()
