@@ -1,4 +1,4 @@
-"""ddcards: double-dummy solver for Mariáš and Klaverjas, on one game-agnostic search core.
+"""ddcards: double-dummy solver for Mariáš, Klaverjas, Mariasz and Prší, on one game-agnostic search core.
 
 >>> import ddcards
 >>> res = ddcards.solve(ddcards.example("marias-hra"))
