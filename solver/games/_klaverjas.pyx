@@ -1755,6 +1755,7 @@ cdef void follow_scores(KPos* p, KState* s, int* moves, int* scores, int n) noex
     cdef int c, power, suit, pts, wc, wseat, tp, i, led, safe, safe0 = -1, base, wt0, mine, r, top
     cdef int wc0 = s.trick[s.win], wseat0 = (s.leader + s.win) & 3
     cdef uint32_t others = (s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & ~s.hand[seat]
+    cdef uint32_t opp = s.hand[(seat + 1) & 3] | s.hand[(seat + 3) & 3]
     led = s.trick[0] >> 3
     if s.nt == NSEATS - 1:
         # Last to play: the exact worth of the trick for my team.
@@ -1797,8 +1798,11 @@ cdef void follow_scores(KPos* p, KState* s, int* moves, int* scores, int n) noex
         top = wc != c and suit != p.trump and above(others & suit_mask(suit), c) == 0
         if team_of(p, wseat) == me:
             if safe:
-                if wc == c and suit == p.trump:
-                    scores[i] = 100 + r - power     # win with the lowest trump that is safe
+                if wc == c and (suit == p.trump or
+                                above(opp & suit_mask(suit), c) == 0):
+                    # a card that wins later too (a trump, or no opponent holds a
+                    # higher card of its suit): win with the lowest that is safe
+                    scores[i] = 100 + r - power
                 elif top:
                     scores[i] = 100 + r - 1         # keep a winner for later
                 else:
