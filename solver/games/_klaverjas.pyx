@@ -1744,13 +1744,18 @@ cdef inline int later_can_beat(KPos* p, KState* s, int wseat, int led, int wc) n
 
 cdef void follow_scores(KPos* p, KState* s, int* moves, int* scores, int n) noexcept nogil:
     """Order of a follower's cards: win a trick your team keeps with the most
-    points, add points to a trick your partner surely wins, throw the least
-    on a trick surely lost; the last player sees the trick's exact worth.
-    (All of a node's moves at once: what does not depend on the card is
-    worked out once.)"""
+    points (with the lowest trump that wins it safely), add points to a trick
+    your partner surely wins, throw the least on a trick surely lost; the
+    last player sees the trick's exact worth.  A card's worth counts the roem
+    it makes with the cards in the trick.  A card thrown on a trick it does
+    not win is kept if it is its suit's best card still out (a trick it
+    would win later).  (All of a node's moves at once: what does not depend
+    on the card is worked out once.)"""
     cdef int seat = s.turn, me = team_of(p, seat)
-    cdef int c, power, suit, pts, wc, wseat, tp, i, led, safe, safe0 = -1, base, wt0, mine
+    cdef int c, power, suit, pts, wc, wseat, tp, i, led, safe, safe0 = -1, base, wt0, mine, r, top
     cdef int wc0 = s.trick[s.win], wseat0 = (s.leader + s.win) & 3
+    cdef uint32_t others = (s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & ~s.hand[seat]
+    cdef uint32_t opp = s.hand[(seat + 1) & 3] | s.hand[(seat + 3) & 3]
     led = s.trick[0] >> 3
     if s.nt == NSEATS - 1:
         # Last to play: the exact worth of the trick for my team.
@@ -1759,14 +1764,26 @@ cdef void follow_scores(KPos* p, KState* s, int* moves, int* scores, int n) noex
         for i in range(n):
             c = moves[i]
             tp = base + p.points[c] + trick_roem(p, s.tricknat | p.natbit[c])
-            mine = 1 if beats(p, c, wc0) else wt0
-            scores[i] = 8 * (tp if mine else -tp) - ((c & 7) if (c >> 3) == p.trump else 0)
+            if beats(p, c, wc0):
+                if (c >> 3) == p.trump:
+                    # my trump's own points are mine whenever it wins: the lowest that wins
+                    scores[i] = 8 * (tp - p.points[c]) - (c & 7)
+                else:
+                    scores[i] = 8 * tp
+                continue
+            top = (c >> 3) != p.trump and above(others & suit_mask(c >> 3), c) == 0
+            if wt0:
+                scores[i] = 8 * (tp - (p.points[c] + 1 if top else 0))
+            else:
+                scores[i] = -8 * tp
         return
     for i in range(n):
         c = moves[i]
         power = c & 7
         suit = c >> 3
-        pts = p.points[c]
+        # The card's points and the roem it makes with the cards in the trick
+        r = trick_roem(p, s.tricknat | p.natbit[c])
+        pts = p.points[c] + r
         # Can a later player of the other team than the winner's take the trick?
         if beats(p, c, wc0):
             wc = c
@@ -1778,9 +1795,18 @@ cdef void follow_scores(KPos* p, KState* s, int* moves, int* scores, int n) noex
             if safe0 < 0:
                 safe0 = not later_can_beat(p, s, wseat0, led, wc0)
             safe = safe0
+        top = wc != c and suit != p.trump and above(others & suit_mask(suit), c) == 0
         if team_of(p, wseat) == me:
             if safe:
-                scores[i] = 100 + pts - (power if wc == c and suit == p.trump else 0)
+                if wc == c and (suit == p.trump or
+                                above(opp & suit_mask(suit), c) == 0):
+                    # a card that wins later too (a trump, or no opponent holds a
+                    # higher card of its suit): win with the lowest that is safe
+                    scores[i] = 100 + r - power
+                elif top:
+                    scores[i] = 100 + r - 1         # keep a winner for later
+                else:
+                    scores[i] = 100 + pts
             elif wc == c:
                 scores[i] = 40 - pts - power        # winning for now with my card
             else:
