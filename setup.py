@@ -50,7 +50,9 @@ BASELINE_ONLY = ("ddcards._cpuid",)
 def packages():
     found = ["ddcards"] + ["ddcards." + p for p in find_packages("solver")]
     found += ["ddcards.server"] + ["ddcards.server." + p for p in find_packages("server")]
-    return found + ["ddcards.v1"]
+    # The pages' templates are data folders: listed as packages of their own so that setuptools
+    # ships them without warning that they look importable.
+    return found + ["ddcards.v1", "ddcards.report.templates", "ddcards.board.templates"]
 
 
 def base_flags():
