@@ -2,7 +2,7 @@
 
 Nothing here talks to a network or runs a search, so every function can be
 tested on its own. The request side builds the *position document* of
-RULES.md §0 (a plain dict) from a ``Position`` message; the solver validates
+docs/RULES.md §0 (a plain dict) from a ``Position`` message; the solver validates
 it (``ddcards.Position.from_dict``), so this module only rejects what it cannot
 express as a document (a structured card without a suit, an option without a
 value, ...). The response side reads the documented attributes of

@@ -1,5 +1,5 @@
 """Mariasz through every interface: documents and their errors, the Python API, the result
-document, the command line and the gRPC service (RULES.md §3.2, §3.11, §3.12)."""
+document, the command line and the gRPC service (docs/RULES.md §3.2, §3.11, §3.12)."""
 from __future__ import annotations
 
 import json

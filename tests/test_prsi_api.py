@@ -88,7 +88,7 @@ def test_exact_analysis():
 def test_exact_analysis_with_no_forced_end_is_refused_not_hung():
     with pytest.raises(InvalidOptionError, match="no side can force the end within 30 plies") as err:
         ddcards.solve(dict(FRESH, played=["QS/S"], options={"horizon": None}), timeout=120)
-    assert err.value.rule == "exact analysis: proof horizon and state cap"
+    assert err.value.rule == "docs/RULES.md §4.9: what is solved, within a horizon or exactly"
 
 
 @pytest.mark.parametrize("name, horizon", [("prsi-endgame", 14), ("prsi", 12), ("prsi-4players", 10)])

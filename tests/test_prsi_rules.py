@@ -6,6 +6,7 @@ of the stock; the rest of the 32 cards follows in the stock in deck order (``dea
 import pytest
 
 import ddcards
+from ddcards.games import prsi
 from ddcards.games._document import HAND_SIZE_RULE, OPTION_RANGE_RULE, OPTIONS_RULE
 from ddcards import IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
 
@@ -49,7 +50,7 @@ def test_4_1_a_deal_places_all_32_cards_once():
     doc = dict(TWO, stock=TWO["stock"].rsplit(" ", 1)[0])
     with pytest.raises(InvalidDealError, match="missing") as err:
         pos(doc)
-    assert err.value.rule == "32 cards: hands, upcard and stock"
+    assert err.value.rule == prsi.DECK_RULE
     with pytest.raises(InvalidDealError, match="dealt twice") as err:
         pos(dict(TWO, upcard="8S"))
     assert err.value.token == "8S"
@@ -118,9 +119,9 @@ def test_4_1_action_notation():
     p = pos(TWO, "DRAW", "oh/hearts")         # the Ober is seat 1's
     assert p.played == ("draw", "QH/H")
     err = illegal(TWO, "draw", "QH")
-    assert err.rule == "the Ober names a suit" and "QH/S" in str(err)
+    assert err.rule == "docs/RULES.md §4.4: the Ober names a suit" and "QH/S" in str(err)
     err = illegal(TWO, "8S/H")
-    assert err.rule == "the Ober names a suit" and "only an Ober" in str(err)
+    assert err.rule == "docs/RULES.md §4.4: the Ober names a suit" and "only an Ober" in str(err)
     with pytest.raises(NotationError, match="played\\[0\\]") as err:
         pos(TWO, "jump")
     assert err.value.token == "jump"
@@ -141,7 +142,7 @@ def test_4_2_draw_is_allowed_holding_a_card_that_fits_and_the_turn_passes():
 
 def test_4_2_pass_only_on_an_active_ace():
     err = illegal(TWO, "pass")
-    assert err.rule == "aces skip" and "not one" in str(err)
+    assert err.rule == "docs/RULES.md §4.6: aces skip" and "not one" in str(err)
 
 
 # ---------------------------------------------------------------- §4.3 matching by suit or rank
@@ -151,7 +152,7 @@ def test_4_3_suit_or_rank():
     # 8S matches the rank of 8C; 9S, KH, TD match nothing.
     assert list(p.legal_moves) == ["8S", "draw"]
     err = illegal(TWO, "KH")
-    assert err.rule == "matching by suit or rank" and "neither the suit C nor the rank 8" in str(err)
+    assert err.rule == "docs/RULES.md §4.3: matching by suit or rank" and "neither the suit C nor the rank 8" in str(err)
     p = pos(TWO, "8S")
     assert list(p.legal_moves) == ["QH/S", "QH/H", "QH/D", "QH/C", "draw"]   # seat 1 holds no spade, no 8
     p = pos(TWO, "8S", "draw", "9S")            # suit S
@@ -160,7 +161,7 @@ def test_4_3_suit_or_rank():
 
 def test_4_3_card_not_in_hand():
     err = illegal(TWO, "JC")
-    assert err.rule == "play a card from your hand" and "seat 1's hand" in str(err)
+    assert err.rule == "docs/RULES.md §4.2: play a card from your hand" and "seat 1's hand" in str(err)
     err = illegal(TWO, "7D")
     assert "in the stock" in str(err)
     err = illegal(TWO, "8C")
@@ -176,7 +177,7 @@ def test_4_4_ober_fits_anything_and_names_a_suit():
     # seat 0: 8S 9S KH TD 7D; only the diamonds fit (the named suit), not the hearts of the Ober
     assert list(p.legal_moves) == ["7D", "TD", "draw"]
     err = illegal(TWO, "draw", "QH/D", "KH")
-    assert err.rule == "matching by suit or rank" and "named suit D" in str(err)
+    assert err.rule == "docs/RULES.md §4.3: matching by suit or rank" and "named suit D" in str(err)
 
 
 def test_4_4_ober_naming_its_own_suit_and_ober_on_ober():
@@ -197,10 +198,10 @@ def test_4_4_ober_upcard_its_own_suit_stands():
 def test_4_4_no_ober_on_an_active_7_or_ace():
     doc = deal([["QS", "9S", "KH", "TD"], ["JC", "8C", "AD", "8H"]], "7H")
     err = illegal(doc, "QS/S")
-    assert err.rule == "7s stack" and "play a 7 or draw 2" in str(err)
+    assert err.rule == "docs/RULES.md §4.5: 7s stack" and "play a 7 or draw 2" in str(err)
     doc = deal([["QS", "9S", "KH", "TD"], ["JC", "8C", "7D", "8H"]], "AH")
     err = illegal(doc, "QS/S")
-    assert err.rule == "aces skip"
+    assert err.rule == "docs/RULES.md §4.6: aces skip"
 
 
 # ---------------------------------------------------------------- §4.5 7s stack
@@ -231,7 +232,7 @@ def test_4_5_chains_draw_2_per_7():
     hands, _, _, _ = view(pos(SEVENS, "7S", "7C", "7D", "draw"))
     assert len(hands[0].replace(".", "")) == 3 + 8   # the chain of four: 8 cards
     err = illegal(SEVENS, "7S", "8C")
-    assert err.rule == "7s stack" and "play a 7 or draw 4" in str(err)
+    assert err.rule == "docs/RULES.md §4.5: 7s stack" and "play a 7 or draw 4" in str(err)
 
 
 def test_4_5_a_7_after_the_penalty_starts_a_new_chain():
@@ -251,7 +252,7 @@ def test_4_6_upcard_ace_acts_on_seat_0_play_an_ace_or_pass():
     p = pos(ACES)
     assert list(p.legal_moves) == ["AS", "pass"]
     err = illegal(ACES, "draw")
-    assert err.rule == "aces skip" and "not draw" in str(err)
+    assert err.rule == "docs/RULES.md §4.6: aces skip" and "not draw" in str(err)
     p = pos(ACES, "pass")
     assert p.to_move == 1 and "pass" not in list(p.legal_moves) and "draw" in list(p.legal_moves)
 
@@ -327,7 +328,7 @@ def test_4_8_first_out_wins_and_the_game_ends():
     p = pos(doc, *played)
     assert p.is_over and p.to_move is None and list(p.legal_moves) == []
     err = illegal(doc, *played, "draw")
-    assert err.rule == "the end" and "seat 0 went out first" in str(err)
+    assert err.rule == "docs/RULES.md §4.8: the end" and "seat 0 went out first" in str(err)
     res = ddcards.solve(p)
     assert res.value == 1 and res.distance == 0 and res.moves == [] and res.settlement == [1, -1]
 

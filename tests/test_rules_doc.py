@@ -102,8 +102,8 @@ def test_clauses_cited_by_the_code_and_docs_exist(path):
 def test_the_code_cites_the_document():
     # Every clause constant of the game modules is a citation of docs/RULES.md.
     from ddcards import notation
-    from ddcards.games import _cards, _document, klaverjas, marias
-    constants = [value for module in (notation, _cards, _document, marias, klaverjas)
+    from ddcards.games import _cards, _document, klaverjas, marias, mariasz, prsi
+    constants = [value for module in (notation, _cards, _document, marias, klaverjas, mariasz, prsi)
                  for name, value in vars(module).items() if name.endswith("_RULE") and isinstance(value, str)]
     assert len(constants) > 30
     for rule in constants:
@@ -122,6 +122,17 @@ def provoked_errors():
              dict(kj, contract="hra"), dict(kj, options={"pit": True}), dict(kj, hands=kj["hands"][:3]),
              dict(kj, hands=["A.KT.987.AKQ"] + kj["hands"][1:]), dict(kj, played=["AC", "KS"]),
              dict(kj, game="klaverjas rotterdam")]
+    mz = ddcards.example("mariasz")
+    kiks = ddcards.example("mariasz-kiks")
+    docs += [dict(mz, stock="JH KS"), dict(mz, trump="C"), dict(mz, contract="hra"), dict(mz, objective="money"),
+             dict(mz, leader=2), dict(mz, played="AS KS"), dict(mz, played=5), dict(mz, trump=5),
+             dict(mz, hands=[mz["hands"][0], mz["hands"][0]]), dict(mz, options={"player": 1}),
+             dict(mz, start_scores=[10, 20]), dict(mz, played=mz["played"] + ["exchange"]),
+             dict(kiks, stock="6S"), dict(kiks, trump=None), dict(kiks, options={"variant": "kiks", "szlifowany": True})]
+    ps = ddcards.example("prsi")
+    docs += [dict(ps, hands=ps["hands"][:1]), {k: v for k, v in ps.items() if k != "upcard"}, dict(ps, upcard="7S 8S"),
+             {k: v for k, v in ps.items() if k != "stock"}, dict(ps, leader=9), dict(ps, played=5),
+             dict(ps, played=["6S"]), dict(ps, played=["QH"]), dict(ps, played=["7H/S"]), dict(ps, played=["AC", "AC"])]
     return docs
 
 

@@ -1,4 +1,4 @@
-"""Mariasz for the search core (RULES.md §3): the GameOps table and the board.
+"""Mariasz for the search core (docs/RULES.md §3): the GameOps table and the board.
 
 One job per file: the state in _mariasz_state.pxd, the rules (what may be
 played, who wins a trick, draws, the exchange, marriages, claims) in

@@ -1,4 +1,4 @@
-# Mariasz rules in C (RULES.md §3.3-§3.8): what may be played, who wins a
+# Mariasz rules in C (docs/RULES.md §3.3-§3.8): what may be played, who wins a
 # trick, drawing from the stock, the exchange, marriages, race claims.
 # Everything here reads or changes one ZState; make/unmake live in _mariasz.pyx.
 from libc.stdint cimport uint64_t

@@ -1,4 +1,4 @@
-# Mariasz in C: the position the search core walks (RULES.md §3).
+# Mariasz in C: the position the search core walks (docs/RULES.md §3).
 #
 # Cards are ints ``suit * 16 + power`` (power 0..8: the card's strength in
 # its suit's order: plain 6 7 8 9 J Q K T A, trumps 6 7 8 9 J K T A Q), so a

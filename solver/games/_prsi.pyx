@@ -1,4 +1,4 @@
-"""Prší in C for the search core (RULES.md §4, docs/RULES.md §4).
+"""Prší in C for the search core (docs/RULES.md §4).
 
 Prší is a shedding game, not a trick game: every ply is one player's action
 (a card, an Ober naming a suit, ``draw`` or ``pass``) and play can go on for

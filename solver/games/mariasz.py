@@ -1,9 +1,9 @@
-"""Mariasz (Polish, the stock game) — RULES.md §3.
+"""Mariasz (Polish, the stock game) — docs/RULES.md §3.
 
 Two players with six cards each and a stock whose order is known, solved
 exactly from the first trick; the variants szlifowany (24 cards), ślepy
 (trumps drawn before the deal), Kiks (four players in pairs) and three
-players.  Values (RULES.md §3.8):
+players.  Values (docs/RULES.md §3.8):
 
 - ``points``: two players, seat 0's deal points − seat 1's (cards, last trick,
   marriages); Kiks, team {0, 2}'s − team {1, 3}'s; three players, the deal
@@ -28,14 +28,17 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from ddcards.errors import IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
+from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
+                            NotationError)
 from ddcards.games import _mariasz
 from ddcards.games._document import cards_field, check_fields, hands_field, options_field
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Session
 from ddcards.result import ValueKind
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
+
+E = TypeVar("E", bound=DdcardsError)
 
 TARGET = 131
 EXCHANGE = "exchange"
@@ -127,32 +130,61 @@ class MariaszSetup:
 
 # ---------------------------------------------------------------- reading a document
 
+# The clauses a bad document breaks (DdcardsError.rule), as every game cites docs/RULES.md.
+KIKS_DECK_RULE = "docs/RULES.md §3.10: Kiks is played with the 36-card deck"
+PLAYER_RULE = "docs/RULES.md §3.10: option player is a seat of the three-player game"
+OBJECTIVE_RULE = "docs/RULES.md §3.8: the objectives are points and race"
+LEADER_RULE = "docs/RULES.md §3.2: leader is a seat"
+STOCK_RULE = "docs/RULES.md §3.2: the stock holds the undealt cards in draw order, the turned trump last"
+ALL_DEALT_RULE = "docs/RULES.md §3.10: Kiks and three players deal every card; trumps are the dealer's last card's"
+SLEPY_RULE = "docs/RULES.md §3.10: ślepy, trumps are drawn before the deal and given by trump"
+TURNED_TRUMP_RULE = "docs/RULES.md §3.2: the turned trump fixes trumps"
+DEALER_TRUMP_RULE = "docs/RULES.md §3.10: the dealer's last card fixes trumps"
+RACE_RULE = "docs/RULES.md §3.8: race to 131, with start_scores and first_deal"
+EXCHANGE_RULE = "docs/RULES.md §3.7: the trump six exchange"
+
+
 def _clause(n: str, what: str) -> str:
-    return f"RULES.md §3.{n} {what}"
+    """A citation of docs/RULES.md §3: "4.2" is §3.4 rule 2, "10" the clause §3.10."""
+    section, _, number = n.partition(".")
+    return f"docs/RULES.md §3.{section}{f' rule {number}' if number else ''}: {what}"
+
+
+def _error(cls: type[E], message: str, *, token: str, rule: str) -> E:
+    return cls(_with(rule, message), token=token, rule=rule)
+
+
+def _with(rule: str, message: str) -> str:
+    """The message with its clause, as every error of the project reads."""
+    return message if rule in message else f"{message} ({rule})"
 
 
 def _int(value: Any, name: str, rule: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidOptionError(f"{name} must be a whole number, not {value!r:.40}", token=str(value)[:40], rule=rule)
+        raise _error(InvalidOptionError, f"{name} must be a whole number, not {value!r:.40}", token=str(value)[:40],
+                     rule=rule)
     return value
 
 
 def deck_rule(szlifowany: bool) -> str:
-    return "szlifowany: 24 cards, 6 T J Q K A" if szlifowany else "36 cards, 6 to A"
+    if szlifowany:
+        return _clause("10", "szlifowany is played with 24 cards, 6 T J Q K A in each suit")
+    return _clause("1", "36 cards, 6 to A in each suit")
 
 
 def _check_cards(places: Sequence[tuple[str, Sequence[Card]]], szlifowany: bool) -> None:
     """Each card once, every card of the variant's deck."""
     seen: dict[Card, str] = {}
-    rule = deck_rule(szlifowany)
+    deck = deck_rule(szlifowany)
     for where, cards in places:
         for card in cards:
             if szlifowany and card.rank not in SZLIFOWANY_RANKS:
-                raise InvalidCardError(f"card '{card}' in {where} is not in the szlifowany deck ({rule})",
-                                       token=str(card), rule=rule)
+                raise InvalidCardError(f"card '{card}' in {where} is not in the szlifowany deck ({deck})",
+                                       token=str(card), rule=deck)
             if card in seen:
-                raise InvalidDealError(f"card '{card}' is dealt twice ({seen[card]} and {where})",
-                                       token=str(card), rule="each card once")
+                rule = _clause("2", "hands and stock hold each card of the deck once")
+                raise InvalidDealError(_with(rule, f"card '{card}' is dealt twice ({seen[card]} and {where})"),
+                                       token=str(card), rule=rule)
             seen[card] = where
 
 
@@ -164,8 +196,9 @@ def _played(doc: Mapping[str, Any]) -> tuple[str, ...]:
     elif isinstance(raw, (list, tuple)):
         tokens = list(raw)
     else:
-        raise NotationError(f"played must be a list of actions (cards and 'exchange'), not {raw!r:.40}",
-                            token=repr(raw)[:40], rule="history")
+        rule = _clause("2", "played is a list of actions, cards and 'exchange'")
+        raise NotationError(_with(rule, f"played must be a list of actions (cards and 'exchange'), not {raw!r:.40}"),
+                            token=repr(raw)[:40], rule=rule)
     out = []
     for ply, token in enumerate(tokens):
         if isinstance(token, str) and token.strip().lower() == EXCHANGE:
@@ -174,7 +207,7 @@ def _played(doc: Mapping[str, Any]) -> tuple[str, ...]:
         try:
             out.append(str(Card.parse(token)))
         except NotationError as exc:
-            raise type(exc)(f"played[{ply}]: {exc} (an action is a card or 'exchange')",
+            raise type(exc)(f"played[{ply}]: {exc} (a Mariasz action is a card or 'exchange')",
                             token=exc.token, rule=exc.rule) from None
     return tuple(out)
 
@@ -184,58 +217,59 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
     check_fields(doc, FIELDS, "mariasz")
     contract = doc.get("contract", CONTRACT)
     if not isinstance(contract, str) or contract.strip().lower() != CONTRACT:
-        raise InvalidOptionError(f"unknown contract {contract!r}: Mariasz has the single contract '{CONTRACT}' "
-                                 "(the objective and the options say the rest)", token=str(contract),
-                                 rule="contract")
+        rule = _clause("2", "the contract, if given, is 'play'")
+        raise InvalidOptionError(_with(rule, f"unknown contract {contract!r}: Mariasz has the single contract "
+                                       f"'{CONTRACT}' (the objective and the options say the rest)"),
+                                 token=str(contract), rule=rule)
     options = options_field(doc, INFO)
     variant = options["variant"]
     szlifowany, slepy = options["szlifowany"], options["slepy"]
     nseats = SEATS[variant]
     title = {"standard": "Mariasz", "kiks": "Kiks", "three": "Mariasz for three"}[variant]
     if variant == "kiks" and szlifowany:
-        raise InvalidOptionError("Kiks is played with the 36-card deck (9 cards each): option 'szlifowany' does "
-                                 "not apply", token="szlifowany", rule=_clause("10", "Kiks"))
+        raise _error(InvalidOptionError, "Kiks is played with the 36-card deck (9 cards each): option "
+                     "'szlifowany' does not apply", token="szlifowany", rule=KIKS_DECK_RULE)
     if variant != "three" and "player" in (doc.get("options") or {}):
-        raise InvalidOptionError("option 'player' applies to three players only (variant 'three'): with two "
-                                 "players and in Kiks the value is seat 0's side's", token="player",
-                                 rule=_clause("10", "three players"))
+        raise _error(InvalidOptionError, "option 'player' applies to three players only (variant 'three'): "
+                     "with two players and in Kiks the value is seat 0's side's", token="player",
+                     rule=PLAYER_RULE)
     if variant == "three" and not 0 <= options["player"] < 3:
-        raise InvalidOptionError(f"option 'player' is a seat 0..2, not {options['player']}",
-                                 token=str(options["player"]), rule=_clause("10", "three players"))
+        raise _error(InvalidOptionError, f"option 'player' is a seat 0..2, not {options['player']}",
+                     token=str(options["player"]), rule=PLAYER_RULE)
 
     objective = doc.get("objective", "points")
     if not isinstance(objective, str) or objective.strip().lower() not in ("points", "race"):
-        raise InvalidOptionError(f"unknown objective {objective!r}: Mariasz objectives are points and race",
-                                 token=str(objective), rule=_clause("8", "objectives"))
+        raise _error(InvalidOptionError, f"unknown objective {objective!r}: Mariasz objectives are points and race",
+                     token=str(objective), rule=OBJECTIVE_RULE)
     objective = objective.strip().lower()
 
     leader = doc.get("leader", 0)
     if isinstance(leader, bool) or not isinstance(leader, int) or not 0 <= leader < nseats:
-        raise InvalidOptionError(f"leader must be a seat 0..{nseats - 1}, not {leader!r:.20}", token=str(leader),
-                                 rule=_clause("2", "seats"))
+        raise _error(InvalidOptionError, f"leader must be a seat 0..{nseats - 1}, not {leader!r:.20}",
+                     token=str(leader), rule=LEADER_RULE)
 
     size = 6 if nseats == 2 else (24 if szlifowany else 36) // nseats
     hands = hands_field(doc, nseats, size, title)
     stock: tuple[Card, ...] = ()
     if nseats == 2:
         if "stock" not in doc:
-            raise InvalidDealError("Mariasz needs the stock (field 'stock': the undealt cards in draw order, the "
-                                   "turned trump last)", token="stock", rule=_clause("2", "the stock"))
+            raise _error(InvalidDealError, "Mariasz needs the stock (field 'stock': the undealt cards in draw "
+                         "order, the turned trump last)", token="stock", rule=STOCK_RULE)
         stock = cards_field(doc["stock"], "stock")
     elif "stock" in doc:
-        raise InvalidOptionError(f"{title} has no stock: all cards are dealt (leave out field 'stock')",
-                                 token="stock", rule=_clause("10", "variants"))
+        raise _error(InvalidOptionError, f"{title} has no stock: all cards are dealt (leave out field 'stock')",
+                     token="stock", rule=ALL_DEALT_RULE)
     _check_cards([(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("the stock", stock)], szlifowany)
     why = {2: " (two players take 6 each)", 3: " (three players share the deck)", 4: " (Kiks deals 9 each)"}
     for seat, hand in enumerate(hands):
         if len(hand) != size:
-            raise InvalidDealError(f"hand {seat} has {len(hand)} cards; {title} hands hold {size}{why[nseats]}",
-                                   token=f"hand {seat}", rule=f"{size} cards a hand")
+            rule = _clause("2", f"{title} hands hold {size} cards")
+            raise InvalidDealError(_with(rule, f"hand {seat} has {len(hand)} cards; {title} hands hold "
+                                         f"{size}{why[nseats]}"), token=f"hand {seat}", rule=rule)
     deck_size = 24 if szlifowany else 36
     if nseats == 2 and len(stock) != deck_size - 12:
-        raise InvalidDealError(f"the stock holds {deck_size - 12} cards ({deck_rule(szlifowany)}, 6 in each hand), "
-                               f"not {len(stock)}", token="stock",
-                               rule=_clause("2", "the stock"))
+        raise _error(InvalidDealError, f"the stock holds {deck_size - 12} cards ({deck_size} in the deck, 6 in "
+                     f"each hand), not {len(stock)}", token="stock", rule=STOCK_RULE)
 
     trump = _trump(doc, variant, slepy, hands, stock, leader)
     nsides = 2 if variant == "kiks" else nseats
@@ -250,61 +284,63 @@ def _trump(doc: Mapping[str, Any], variant: str, slepy: bool, hands: Sequence[Se
     given: Suit | None = None
     if text not in (None, ""):
         if not isinstance(text, str):
-            raise InvalidOptionError(f"trump must be a suit such as \"H\", not {text!r:.20}", token=repr(text)[:20],
-                                     rule="trump")
+            rule = _clause("2", "trump is a suit")
+            raise InvalidOptionError(_with(rule, f"trump must be a suit such as \"H\", not {text!r:.20}"),
+                                     token=repr(text)[:20], rule=rule)
         given = Suit.parse(text)
     if variant == "standard":
         turned = stock[-1]
         if slepy:
             if given is None:
-                raise InvalidOptionError("ślepy Mariasz needs the trump suit drawn before the deal (field 'trump')",
-                                         token="trump", rule=_clause("10", "ślepy"))
+                raise _error(InvalidOptionError, "ślepy Mariasz needs the trump suit drawn before the deal "
+                             "(field 'trump')", token="trump", rule=SLEPY_RULE)
             return given
         if given is not None and given != turned.suit:
-            raise InvalidOptionError(f"trump {given} contradicts the turned card {turned} (the stock's last card "
-                                     "fixes trumps; option 'slepy' draws them apart)", token=str(given),
-                                     rule=_clause("2", "the turned trump"))
+            raise _error(InvalidOptionError, f"trump {given} contradicts the turned card {turned} (the stock's "
+                         "last card fixes trumps; option 'slepy' draws them apart)", token=str(given),
+                         rule=TURNED_TRUMP_RULE)
         return turned.suit
     if given is None:
-        raise InvalidOptionError("Kiks and three players need the trump suit (field 'trump': the suit of the "
-                                 "dealer's last card)", token="trump", rule=_clause("10", "variants"))
+        raise _error(InvalidOptionError, "Kiks and three players need the trump suit (field 'trump': the suit of "
+                     "the dealer's last card)", token="trump", rule=ALL_DEALT_RULE)
     dealer = (leader - 1) % len(hands)
     if not slepy and not any(card.suit == given for card in hands[dealer]):
-        raise InvalidDealError(f"trump {given}: the dealer (seat {dealer}) holds no {given}, so his last card "
-                               "cannot have fixed trumps (option 'slepy' draws them apart)", token=str(given),
-                               rule=_clause("10", "the dealer's last card"))
+        raise _error(InvalidDealError, f"trump {given}: the dealer (seat {dealer}) holds no {given}, so his last "
+                     "card cannot have fixed trumps (option 'slepy' draws them apart)", token=str(given),
+                     rule=DEALER_TRUMP_RULE)
     return given
 
 
 def _race_fields(doc: Mapping[str, Any], objective: str, nsides: int) -> tuple[tuple[int, ...], bool]:
-    rule = _clause("8", "race")
+    rule = RACE_RULE
     if objective != "race":
         for name in ("start_scores", "first_deal"):
             if name in doc:
-                raise InvalidOptionError(f"field '{name}' applies to the race objective only (objective "
-                                         f"'{objective}' scores this deal alone)", token=name, rule=rule)
+                raise _error(InvalidOptionError, f"field '{name}' applies to the race objective only (objective "
+                             f"'{objective}' scores this deal alone)", token=name, rule=rule)
         return (0,) * nsides, True
     raw = doc.get("start_scores")
     if raw is None:
         scores = (0,) * nsides
     else:
         if not isinstance(raw, (list, tuple)) or len(raw) != nsides:
-            raise InvalidOptionError(f"start_scores needs {nsides} scores (one per side), not {raw!r:.40}",
-                                     token=str(raw)[:40], rule=rule)
+            raise _error(InvalidOptionError, f"start_scores needs {nsides} scores (one per side), not {raw!r:.40}",
+                         token=str(raw)[:40], rule=rule)
         scores = tuple(_int(v, "a start score", rule) for v in raw)
         for v in scores:
             if not 0 <= v < TARGET:
-                raise InvalidOptionError(f"start score {v} is outside 0..130 (reaching 131 ends the game)",
-                                         token=str(v), rule=rule)
+                raise _error(InvalidOptionError, f"start score {v} is outside 0..130 (reaching 131 ends the game)",
+                             token=str(v), rule=rule)
     carried = any(scores)
     first = doc.get("first_deal")
     if first is None:
         first = not carried
     elif not isinstance(first, bool):
-        raise InvalidOptionError(f"first_deal is true or false, not {first!r:.20}", token=str(first), rule=rule)
+        raise _error(InvalidOptionError, f"first_deal is true or false, not {first!r:.20}", token=str(first),
+                     rule=rule)
     elif first and carried:
-        raise InvalidOptionError(f"first_deal is true but start_scores {list(scores)} carry points from earlier "
-                                 "deals", token="first_deal", rule=rule)
+        raise _error(InvalidOptionError, f"first_deal is true but start_scores {list(scores)} carry points from "
+                     "earlier deals", token="first_deal", rule=rule)
     return scores, first
 
 
@@ -522,14 +558,13 @@ class MariaszSession(Session):
         st = self.board.state
         if st["claimed"] is not None:
             name = self.side_names[st["claimed"]]
-            return (f"the deal is over: {name} reached 131 and claimed "
-                    f"({_clause('8', 'race: the deal ends at the claim')})")
+            return f"the deal is over: {name} reached 131 and claimed ({_clause('8', 'a race ends at the claim')})"
         return f"the deal is over: all {st['tricks_played']} tricks have been played"
 
     def _no_exchange(self, ply: int) -> IllegalPlayError:
         s = self.setup
         st = self.board.state
-        rule = _clause("7", "the trump six")
+        rule = EXCHANGE_RULE
         where = f"played[{ply}] 'exchange'"
         six = Card(Rank.SIX, s.trump)
         if self.board.finished:
@@ -563,8 +598,9 @@ class MariaszSession(Session):
         seat = st["turn"]
         where = f"played[{ply}] '{card}' by seat {seat}"
         if self.board.finished:
-            return IllegalPlayError(f"played[{ply}] '{card}': {self._over_why()}", token=str(card),
-                                    rule="the deal is over")
+            rule = _clause("12", "nothing is played after the deal has ended")
+            return IllegalPlayError(_with(rule, f"played[{ply}] '{card}': {self._over_why()}"), token=str(card),
+                                    rule=rule)
         code = self._code[card]
         hands = st["hands"]
         if not hands[seat] >> code & 1:
@@ -575,25 +611,30 @@ class MariaszSession(Session):
                 why = f"that card is still in the stock ({len(st['stock'])} cards left)"
             else:
                 why = "that card has already been played"
-            return IllegalPlayError(f"{where}: {why}", token=str(card), rule="play a card from your hand")
+            rule = _clause("12", "a card is played from the mover's hand")
+            return IllegalPlayError(_with(rule, f"{where}: {why}"), token=str(card), rule=rule)
         hand = self._cards(hands[seat])
         trick = [self._card[c] for c in st["trick"]]
         legal = format_cards(self._cards(self.board.legal_mask()))
         led, trump = trick[0].suit, self.setup.trump
         order = {c: self._code[c] for c in hand + trick}
         if card.suit != led and any(c.suit == led for c in hand):
-            return IllegalPlayError(f"{where}: must follow suit {led} ({_clause('4.2', 'phase 2: follow suit')}; "
-                                    f"legal: {legal})", token=str(card), rule=_clause("4.2", "follow suit"))
+            rule = _clause("4.2", "phase 2, follow suit")
+            return IllegalPlayError(f"{where}: must follow suit {led} ({rule}; legal: {legal})", token=str(card),
+                                    rule=rule)
         if card.suit == led:
             best = max((c for c in trick if c.suit == led), key=order.__getitem__)
-            return IllegalPlayError(f"{where}: must beat {best} with a higher {led} ({_clause('4.5', 'must_beat')}; "
-                                    f"legal: {legal})", token=str(card), rule=_clause("4.5", "must beat"))
+            rule = _clause("4.5", "must_beat, beat the best card of the led suit")
+            return IllegalPlayError(f"{where}: must beat {best} with a higher {led} ({rule}; legal: {legal})",
+                                    token=str(card), rule=rule)
         if card.suit != trump:
-            return IllegalPlayError(f"{where}: void in {led}, must trump ({_clause('4.3', 'phase 2: trump')}; "
-                                    f"legal: {legal})", token=str(card), rule=_clause("4.3", "trump when void"))
+            rule = _clause("4.3", "phase 2, trump when void")
+            return IllegalPlayError(f"{where}: void in {led}, must trump ({rule}; legal: {legal})", token=str(card),
+                                    rule=rule)
         best = max((c for c in trick if c.suit == trump), key=order.__getitem__)
-        return IllegalPlayError(f"{where}: must overtrump {best} ({_clause('4.5', 'must_beat')}; legal: {legal})",
-                                token=str(card), rule=_clause("4.5", "must overtrump"))
+        rule = _clause("4.5", "must_beat, overtrump")
+        return IllegalPlayError(f"{where}: must overtrump {best} ({rule}; legal: {legal})", token=str(card),
+                                rule=rule)
 
     # -- results
     def summary(self, line: Sequence[int], value: int) -> LineSummary:
@@ -606,7 +647,7 @@ class MariaszSession(Session):
 
 
 def line_summary(setup: MariaszSetup, st: Mapping[str, Any], value: int) -> LineSummary:
-    """Scores, tricks, claims and the settlement at the end of a line (RULES.md §3.9, §3.11)."""
+    """Scores, tricks, claims and the settlement at the end of a line (docs/RULES.md §3.9, §3.11)."""
     names = setup.side_names
     race = setup.objective == "race"
     scores = dict(zip(names, st["points"]))

@@ -1,4 +1,4 @@
-"""Prší (Czech Mau-Mau, 2–6 players) — RULES.md §4, docs/RULES.md §4.
+"""Prší (Czech Mau-Mau, 2–6 players) — docs/RULES.md §4.
 
 A shedding game: players shed cards onto a pile by suit or rank, 7s stack,
 aces skip, an Ober names a suit, anyone may draw instead of playing, and
@@ -54,8 +54,18 @@ CODE = {card: int(card.suit) * 8 + i for card in DECK for i, rank in enumerate(R
 CARD = {c: card for card, c in CODE.items()}
 DRAW, PASS, OBER = _prsi.MOVE_DRAW, _prsi.MOVE_PASS, _prsi.MOVE_OBER
 FIELDS = ("game", "hands", "stock", "upcard", "options", "played", "leader")
-ACTION_RULE = "an action is a card (TH), an Ober naming a suit (QH/S), draw or pass"
-# The clauses of docs/RULES.md §4 an illegal action can break (IllegalPlayError.rule), by section.
+# The clauses a bad document or action breaks (DdcardsError.rule), as every game cites docs/RULES.md.
+ACTION_RULE = "docs/RULES.md §4.1: an action is a card (TH), an Ober naming a suit (QH/S), draw or pass"
+PLAYERS_RULE = "docs/RULES.md §4.1: 2 to 6 players"
+UPCARD_RULE = "docs/RULES.md §4.1: one upcard starts the pile"
+STOCK_RULE = "docs/RULES.md §4.1: the stock holds the cards left after the deal, in draw order"
+DECK_RULE = "docs/RULES.md §4.1: 32 cards, 7 to A, between the hands, the upcard and the stock"
+LEADER_RULE = "docs/RULES.md §4.1: leader is a seat"
+HISTORY_RULE = "docs/RULES.md §4.1: played is a list of actions"
+HISTORY_LENGTH_RULE = "docs/RULES.md §4.1: a history holds at most 1,748 actions"
+OBER_RULE = "docs/RULES.md §4.4: the Ober names a suit"
+HORIZON_RULE = "docs/RULES.md §4.9: what is solved, within a horizon or exactly"
+# The clauses an illegal action can break, by their short names.
 CLAUSES = {"play a card from your hand": "§4.2", "matching by suit or rank": "§4.3", "the Ober names a suit": "§4.4",
            "7s stack": "§4.5", "aces skip": "§4.6", "the end": "§4.8"}
 # The exact analysis codes a win in d plies as EXACT_WIN - d (a loss: its negative).
@@ -153,19 +163,20 @@ def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
     if not isinstance(raw, (list, tuple)) or not 2 <= len(raw) <= 6:
         count = len(raw) if isinstance(raw, (list, tuple)) else raw
         raise InvalidDealError(f"Prší is played by 2 to 6 players: give 2 to 6 hands (field 'hands'), not "
-                               f"{count!r:.40}", token="hands", rule="2 to 6 players")
+                               f"{count!r:.40} ({PLAYERS_RULE})", token="hands", rule=PLAYERS_RULE)
     hands = tuple(_hand(h, seat) for seat, h in enumerate(raw))
     seats = len(hands)
     if "upcard" not in doc:
-        raise InvalidDealError("Prší needs the upcard (field 'upcard', the card turned up to start the pile)",
-                               token="upcard", rule="the upcard starts the pile")
+        raise InvalidDealError(f"Prší needs the upcard (field 'upcard', the card turned up to start the pile; "
+                               f"{UPCARD_RULE})", token="upcard", rule=UPCARD_RULE)
     upcard = cards_field(doc["upcard"], "upcard")
     if len(upcard) != 1:
-        raise InvalidDealError(f"the upcard is one card, not {len(upcard)} ({format_cards(upcard) or 'none'})",
-                               token=format_cards(upcard) or "upcard", rule="one upcard")
+        raise InvalidDealError(f"the upcard is one card, not {len(upcard)} ({format_cards(upcard) or 'none'}; "
+                               f"{UPCARD_RULE})",
+                               token=format_cards(upcard) or "upcard", rule=UPCARD_RULE)
     if "stock" not in doc:
-        raise InvalidDealError("Prší needs the stock (field 'stock', the cards left after the deal, first "
-                               "drawn first)", token="stock", rule="the stock in order")
+        raise InvalidDealError(f"Prší needs the stock (field 'stock'; {STOCK_RULE}, first drawn first)",
+                               token="stock", rule=STOCK_RULE)
     stock = cards_field(doc["stock"], "stock")
     places = [(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("upcard", upcard), ("stock", stock)]
     check_deal(places, "Prší")
@@ -174,12 +185,13 @@ def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
     missing = [card for card in DECK if card not in held]
     if missing:
         raise InvalidDealError(f"the deal must place all 32 cards; missing {format_cards(missing)} (the stock "
-                               f"holds every card not dealt or turned up: {32 - HAND_SIZE * seats - 1} here)",
-                               token=str(missing[0]), rule="32 cards: hands, upcard and stock")
+                               f"holds every card not dealt or turned up: {32 - HAND_SIZE * seats - 1} here; "
+                               f"{DECK_RULE})",
+                               token=str(missing[0]), rule=DECK_RULE)
     leader = doc.get("leader", 0)
     if isinstance(leader, bool) or not isinstance(leader, int) or not 0 <= leader < seats:
-        raise InvalidOptionError(f"leader is the seat who starts, 0..{seats - 1}, not {leader!r}",
-                                 token=str(leader), rule="leader is a seat")
+        raise InvalidOptionError(f"leader is the seat who starts, 0..{seats - 1}, not {leader!r:.20} ({LEADER_RULE})",
+                                 token=str(leader), rule=LEADER_RULE)
     horizon, player, play_on, comeback = _options(doc, seats)
     raw_played = doc.get("played", ())
     if isinstance(raw_played, str):
@@ -187,8 +199,9 @@ def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
     elif isinstance(raw_played, (list, tuple)):
         tokens = list(raw_played)
     else:
-        raise NotationError(f"played must be a list of actions, not {raw_played!r:.40}", token=repr(raw_played),
-                            rule="history")
+        raise NotationError(f"played must be a list of actions, not {raw_played!r:.40} ({HISTORY_RULE})",
+                            token=repr(raw_played)[:40],
+                            rule=HISTORY_RULE)
     played = tuple(parse_action(t, i) for i, t in enumerate(tokens))
     return PrsiSetup(hands, stock, upcard[0], leader, horizon, player, play_on, comeback, played)
 
@@ -255,17 +268,17 @@ class PrsiSession(Session):
         card_text, slash, named = text.partition("/")
         card = Card.parse(card_text)
         if card not in CODE:
-            raise InvalidCardError(f"card '{card}' is not in the Prší deck (32 cards, 7 to A)", token=str(card),
-                                   rule="32 cards, 7 to A")
+            raise InvalidCardError(f"card '{card}' is not in the Prší deck ({DECK_RULE})", token=str(card),
+                                   rule=DECK_RULE)
         if card.rank == Rank.QUEEN:
             if not slash:
                 raise IllegalPlayError(f"an Ober names the suit to play next: '{card}/S', '{card}/H', '{card}/D' "
-                                       f"or '{card}/C', not '{card}' alone (docs/RULES.md §4.4)", token=text,
-                                       rule="the Ober names a suit")
+                                       f"or '{card}/C', not '{card}' alone ({OBER_RULE})", token=text,
+                                       rule=OBER_RULE)
             return OBER + int(card.suit) * 4 + int(Suit.parse(named))
         if slash:
-            raise IllegalPlayError(f"only an Ober names a suit; '{text}' is not one (play '{card}'; docs/RULES.md "
-                                   f"§4.4)", token=text, rule="the Ober names a suit")
+            raise IllegalPlayError(f"only an Ober names a suit; '{text}' is not one (play '{card}'; {OBER_RULE})",
+                                   token=text, rule=OBER_RULE)
         return CODE[card]
 
     def move_order(self, move: int) -> tuple[int, ...]:
@@ -355,8 +368,9 @@ class PrsiSession(Session):
         if not self.board.is_legal(code):
             raise self._illegal(code, ply)
         if self.board.ply >= _prsi.MAX_HISTORY:
-            raise IllegalPlayError(f"played[{ply}]: a history holds at most {_prsi.MAX_HISTORY} actions",
-                                   token=self.move_name(code), rule="history length")
+            raise IllegalPlayError(f"played[{ply}]: a history holds at most {_prsi.MAX_HISTORY} actions "
+                                   f"({HISTORY_LENGTH_RULE})",
+                                   token=self.move_name(code), rule=HISTORY_LENGTH_RULE)
         self.board.play(code)
         self.history.append(self.move_name(code))
 
@@ -368,7 +382,8 @@ class PrsiSession(Session):
         where = f"played[{ply}] '{name}' by seat {seat}"
 
         def error(why: str, rule: str) -> IllegalPlayError:
-            return IllegalPlayError(f"{where}: {why} (docs/RULES.md {CLAUSES[rule]}: {rule})", token=name, rule=rule)
+            cited = f"docs/RULES.md {CLAUSES[rule]}: {rule}"
+            return IllegalPlayError(f"{where}: {why} ({cited})", token=name, rule=cited)
 
         if st["done"]:
             first = st["first_out"]
@@ -503,8 +518,8 @@ def deepen(position: Any, seconds: float, *, first: int = 1, last: int = MAX_HOR
 
     pos = position if isinstance(position, Position) else Position.from_dict(position)
     if pos.game != "prsi":
-        raise InvalidOptionError(f"deepen searches Prší positions, not {pos.game}", token=pos.game,
-                                 rule="Prší's horizon")
+        raise InvalidOptionError(f"deepen searches Prší positions, not {pos.game} ({HORIZON_RULE})", token=pos.game,
+                                 rule=HORIZON_RULE)
     session = pos.session()
     assert isinstance(session, PrsiSession)
     searcher = Searcher(tt_mb)
@@ -567,8 +582,8 @@ def exact_solve(session: PrsiSession, searcher: Any, mode: int, cancel: Any = No
         raise InvalidOptionError(
             f"options.horizon null: no side can force the end within {EXACT_PROOF_HORIZON} plies{where} and the "
             f"game reachable from this position has more than {EXACT_STATE_CAP:,} states, too many to prove a "
-            f"draw; give a horizon (plies, e.g. {DEFAULT_HORIZON}){hint}", token=action or "horizon",
-            rule="exact analysis: proof horizon and state cap") from None
+            f"draw; give a horizon (plies, e.g. {DEFAULT_HORIZON}){hint} ({HORIZON_RULE})", token=action or "horizon",
+            rule=HORIZON_RULE) from None
 
 
 def _left(deadline: float | None) -> float | None:
