@@ -103,6 +103,12 @@ class Solver:
         """Nodes searched by the last call."""
         return self._searcher.nodes
 
+    @property
+    def nodes_now(self) -> int:
+        """Nodes of the search under way so far, every thread's: another thread may read it while
+        this Solver searches (the search holds no GIL), e.g. to show progress."""
+        return int(self._searcher.nodes_now)
+
     def value(self, position: PositionLike, *, timeout: float | None = None,
               cancel: CancelToken | None = None, keep_tt: bool = False, threads: int = 1) -> int:
         """The value of `position` alone: no move values, no principal variation (the fastest ask).

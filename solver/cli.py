@@ -28,6 +28,7 @@ from typing import Any, BinaryIO, TextIO
 
 import ddcards
 from ddcards._batch import Entry, Outcome, answer_each, read_documents
+from ddcards._foreground import Foreground
 from ddcards.batch.progress import ProgressBar, document_count, wanted
 from ddcards.batch.summary import SearchTimes
 from ddcards.errors import DdcardsError, NotationError, SearchAborted
@@ -280,14 +281,21 @@ def as_position(doc: Any) -> ddcards.Position:
     return ddcards.Position.from_dict(doc)
 
 
+def foreground(args: argparse.Namespace, engine: ddcards.Solver) -> Foreground:
+    """The command's searches: Ctrl-C stops one at once, a long one shows a ticker."""
+    return Foreground(engine, ticker=wanted(getattr(args, "progress", None)))
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     engine = ddcards.Solver(tt_mb=args.tt_mb)
     times = SearchTimes()
     bar: ProgressBar | None = None
+    searches = foreground(args, engine)
 
     def work(doc: Any) -> tuple[ddcards.Result, ddcards.Position]:
         pos = as_position(doc)
-        return engine.solve(pos, mode=args.mode, timeout=args.timeout, threads=args.threads), pos
+        return searches.run(lambda cancel: engine.solve(pos, mode=args.mode, timeout=args.timeout, cancel=cancel,
+                                                        threads=args.threads)), pos
 
     def show(answer: tuple[ddcards.Result, ddcards.Position], entry: Entry, source: Input) -> None:
         nonlocal bar
@@ -309,6 +317,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     try:
         status = for_each_document(args, work, show)
     finally:
+        searches.close()
         if bar is not None:
             bar.close()
     if times.count > 1:
@@ -326,10 +335,12 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
 def cmd_analyse(args: argparse.Namespace) -> int:
     engine = ddcards.Solver(tt_mb=args.tt_mb)
+    searches = foreground(args, engine)
 
     def work(doc: Any) -> tuple[ddcards.Analysis, ddcards.Position]:
         pos = as_position(doc)
-        return engine.analyse(pos, timeout=args.timeout, mode=args.mode), pos
+        return searches.run(lambda cancel: engine.analyse(pos, timeout=args.timeout, cancel=cancel,
+                                                          mode=args.mode)), pos
 
     def show(answer: tuple[ddcards.Analysis, ddcards.Position], entry: Entry, source: Input) -> None:
         an, pos = answer
@@ -341,7 +352,10 @@ def cmd_analyse(args: argparse.Namespace) -> int:
             if not source.single:
                 print()
 
-    return for_each_document(args, work, show)
+    try:
+        return for_each_document(args, work, show)
+    finally:
+        searches.close()
 
 
 def cmd_table(args: argparse.Namespace) -> int:
@@ -370,8 +384,9 @@ def cmd_table(args: argparse.Namespace) -> int:
         if not source.single:
             print()
 
-    return for_each_document(args, lambda doc: dd_table(doc, solver=engine, timeout=args.timeout,
-                                                          threads=threads), show)
+    with foreground(args, engine) as searches:
+        return for_each_document(args, lambda doc: searches.run(
+            lambda cancel: dd_table(doc, solver=engine, timeout=args.timeout, cancel=cancel, threads=threads)), show)
 
 
 def display_hand(hand: str) -> str:
@@ -469,7 +484,8 @@ def version_text() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ddcards", description="Double-dummy solver for Mariáš, Klaverjas and Prší (Central-European card games).")
+    parser = argparse.ArgumentParser(prog="ddcards", description="Double-dummy solver for Mariáš, Klaverjas, Mariasz "
+                                     "and Prší (Central-European card games).")
     parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -482,13 +498,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="stop a search after this long (exit status 1)")
         p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
                        help="transposition table size (default %(default)s MiB)")
+        p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                       help="show progress on stderr: a ticker for a search that runs a second or more (and "
+                            "with solve a bar over a batch); default: when stderr is a terminal")
 
     p = sub.add_parser("solve", help="solve positions")
     common(p)
     p.add_argument("--mode", choices=["best", "optimal", "all"], default="all",
                    help="best: one optimal move; optimal: all optimal moves; all: every move's value (default)")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="show a progress bar for batches (default: when stderr is a terminal)")
     p.add_argument("--threads", type=int, default=1, metavar="N",
                    help="threads for each position's search (default 1; the answers are the same)")
     p.set_defaults(func=cmd_solve)
@@ -577,6 +594,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ddcards: stopped: {exc}", file=sys.stderr)
         return EXIT_ABORTED
     except KeyboardInterrupt:
+        print("ddcards: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # the reader went away (e.g. `| head`): stop quietly

@@ -477,6 +477,10 @@ cdef class Searcher:
     cdef readonly size_t tt_mb
     cdef readonly uint64_t nodes
     cdef readonly double cpu_seconds   # the last root split: this table's thread's CPU time
+    # The contexts of the search under way, for nodes_now (set and cleared holding the GIL,
+    # so a reader holding it never sees them freed).
+    cdef SearchCtx* live
+    cdef int live_threads
 
     def __cinit__(self, size_t tt_mb=64):
         if tt_mb < 1:
@@ -492,6 +496,17 @@ cdef class Searcher:
     def clear(self):
         """Forget all stored positions (O(1))."""
         tt_new_generation(&self.tt)
+
+    @property
+    def nodes_now(self):
+        """Nodes of the search under way so far (every thread's), read from another thread
+        while this one searches without the GIL; between searches, the last one's."""
+        cdef uint64_t total = 0
+        if self.live == NULL:
+            return self.nodes
+        for k in range(self.live_threads):
+            total += self.live[k].nodes
+        return total
 
     @property
     def tt_entries(self):
@@ -609,6 +624,7 @@ cdef class Searcher:
                 ctxs[k].tt = &tables[k].t
                 if ctxs[k].ops.use_table != NULL:
                     ctxs[k].ops.use_table(ctxs[k].pos, &tables[k].t)
+            self.live, self.live_threads = ctxs, nthreads
             with nogil:
                 n = -2
                 if use_split:
@@ -633,6 +649,7 @@ cdef class Searcher:
                 self.tt.hits += tables[k].t.hits
                 self.tt.stores += tables[k].t.stores
         finally:
+            self.live = NULL
             for k in range(prepared):
                 (<Searcher> searchers[k])._release(&ctxs[k])
             aborted = ctxs[0].aborted
@@ -640,9 +657,9 @@ cdef class Searcher:
             PyMem_Free(tables)
         self.nodes = nodes
         if aborted == ABORT_CANCELLED:
-            raise SearchCancelled(f"the search was cancelled after {nodes} nodes")
+            raise SearchCancelled(f"the search was cancelled after {nodes:,} nodes")
         if aborted == ABORT_TIMEOUT:
-            raise SearchTimeout(f"the search ran out of time after {nodes} nodes")
+            raise SearchTimeout(f"the search ran out of time after {nodes:,} nodes")
         out = []
         for i in range(n):
             if flags[i]:

@@ -1,0 +1,83 @@
+"""Searches the command line runs in the foreground: Ctrl-C stops them, a ticker shows them.
+
+A search runs in C without the GIL, and Python runs signal handlers in the main thread only,
+between bytecodes: a search on the main thread would hold Ctrl-C back until it ends (hours,
+for a fresh Mariasz deal). So each search runs on one worker thread while the main thread
+waits in short slices: it takes the KeyboardInterrupt, cancels the search through its
+CancelToken (polled every few thousand nodes), waits for it to stop and lets the interrupt
+go on. While it waits, a search that has run for a second gets a one-line ticker on standard
+error (elapsed time, nodes, rate), shown as the progress bar is: on a terminal, or as asked.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Callable, TextIO, TypeVar
+
+from ddcards.api import CancelToken, Solver
+
+__all__ = ["Foreground"]
+
+T = TypeVar("T")
+
+DELAY = 1.0        # seconds before a search gets its ticker: short ones print nothing
+SLICE = 0.25       # how often the main thread wakes: for Ctrl-C and the ticker
+
+
+class Foreground:
+    """Runs a command's searches, one at a time, on one worker thread (see the module)."""
+
+    def __init__(self, solver: Solver, *, ticker: bool, stream: TextIO | None = None,
+                 delay: float = DELAY):
+        self.solver = solver
+        self.ticker = ticker
+        self.stream = sys.stderr if stream is None else stream
+        self.delay = delay
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ddcards-search")
+        self._shown = False
+
+    def run(self, search: Callable[[CancelToken], T]) -> T:
+        """`search(cancel)` on the worker; its answer, or its exception, here."""
+        cancel = CancelToken()
+        future: Future[T] = self._pool.submit(search, cancel)
+        start = time.monotonic()
+        try:
+            while True:
+                try:
+                    return future.result(timeout=SLICE)
+                except FutureTimeout:
+                    if self.ticker and time.monotonic() - start >= self.delay:
+                        self._tick(time.monotonic() - start)
+        except KeyboardInterrupt:
+            cancel.cancel()
+            future.exception()            # the search stops at its next poll; its SearchCancelled is dropped
+            raise
+        finally:
+            self._clear()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
+    def __enter__(self) -> Foreground:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _tick(self, elapsed: float) -> None:
+        nodes = self.solver.nodes_now
+        minutes, seconds = divmod(int(elapsed), 60)
+        hours, minutes = divmod(minutes, 60)
+        clock = f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
+        line = f"ddcards: searching {clock}, {nodes / 1e6:,.1f} M nodes ({nodes / elapsed / 1e6:.1f} M/s); Ctrl-C stops"
+        self.stream.write("\r" + line + "\x1b[K")
+        self.stream.flush()
+        self._shown = True
+
+    def _clear(self) -> None:
+        if self._shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self._shown = False

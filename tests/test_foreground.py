@@ -1,0 +1,97 @@
+"""Long searches from the command line: Ctrl-C stops them at once, a ticker shows them.
+
+A search runs without the GIL, so on the main thread it would hold Ctrl-C back until it ended
+(ddcards/_foreground.py); these run a search that takes hours (a fresh 36-card Mariasz deal)
+and interrupt it.
+"""
+from __future__ import annotations
+
+import io
+import json
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import ddcards
+from ddcards._foreground import Foreground
+
+# Hours of search from the first trick (benchmarks/RESULTS.md, Mariasz): never ends in a test.
+FRESH = {"game": "mariasz", "hands": ["AS KS QS JS TS 9S", "AH KH QH JH TH 9H"],
+         "stock": "AD KD QD JD TD 9D AC KC QC JC TC 9C 8S 7S 6S 8H 7H 6H 8D 7D 6D 8C 7C 6C"}
+
+
+def wait_for(proc: subprocess.Popen, text: bytes, limit: float = 60) -> bytes:
+    """Standard error up to `text`, as bytes (the ticker redraws its line with carriage returns)."""
+    seen, end = b"", time.monotonic() + limit
+    while text not in seen:
+        assert time.monotonic() < end and proc.poll() is None, seen
+        seen += proc.stderr.read(1)
+    return seen
+
+
+@pytest.mark.parametrize("command", ["solve", "analyse"])
+def test_ctrl_c_stops_a_long_search_at_once(tmp_path, command):
+    path = tmp_path / "fresh.json"
+    path.write_text(json.dumps(FRESH))
+    proc = subprocess.Popen([sys.executable, "-m", "ddcards", command, str(path), "--progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+    try:
+        ticker = wait_for(proc, b"Ctrl-C stops")
+        assert b"\rddcards: searching 0:0" in ticker and b" M nodes (" in ticker
+        proc.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130 and time.monotonic() - sent < 5
+        whole = ticker + err                      # the ticker's line cleared, then the one message
+        assert out == b"" and whole.endswith(b"\x1b[K\r\x1b[Kddcards: interrupted\n"), whole[-200:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_no_ticker_into_a_pipe_by_default_and_short_searches_print_none(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "ddcards", "solve", "--example", "mariasz"], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0 and "searching" not in out.stderr and "\r" not in out.stderr
+    assert "Value       -20" in out.stdout
+
+
+def test_nodes_now_counts_a_search_under_way_from_another_thread():
+    solver = ddcards.Solver(tt_mb=4)
+    cancel = ddcards.CancelToken()
+    outcome: list[BaseException] = []
+
+    def search() -> None:
+        try:
+            solver.solve(FRESH, cancel=cancel)
+        except ddcards.SearchCancelled as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=search)
+    worker.start()
+    readings = []
+    while len(readings) < 3 or readings[-1] == readings[0]:
+        time.sleep(0.05)
+        readings.append(solver.nodes_now)
+    cancel.cancel()
+    worker.join(30)
+    assert not worker.is_alive() and len(outcome) == 1
+    assert readings == sorted(readings) and readings[-1] > readings[0] > 0
+    assert solver.nodes_now == solver.last_nodes >= readings[-1]     # between searches: the last one's
+
+
+def test_foreground_returns_the_answer_and_raises_the_searchs_error():
+    solver = ddcards.Solver(tt_mb=1)
+    stream = io.StringIO()
+    with Foreground(solver, ticker=True, stream=stream, delay=0.0) as searches:
+        res = searches.run(lambda cancel: solver.solve(ddcards.example("mariasz"), cancel=cancel))
+        assert res.value == -20 and res.optimal_moves == ["6C"]
+        with pytest.raises(ddcards.SearchTimeout):
+            searches.run(lambda cancel: solver.solve(FRESH, cancel=cancel, timeout=0.6))
+    # delay 0: the timed-out search was shown, then its line cleared
+    assert "ddcards: searching 0:00, " in stream.getvalue() and stream.getvalue().endswith("\r\x1b[K")
