@@ -88,7 +88,7 @@ def test_variant_specific_errors():
     void = dict(THREE, hands=["AT.K6.J.QT6", "Q.QJ.T6.AKJ", "KJ6.AT.AKQ."], trump="C")
     rejected(void, InvalidDealError, "C", "dealer (seat 2) holds no C", "slepy")
     assert ddcards.Position.from_dict(dict(void, options={**THREE["options"], "slepy": True}))
-    rejected(dict(THREE, options={**THREE["options"], "player": 3}), InvalidOptionError, "3", "seat 0..2")
+    rejected(dict(THREE, options={**THREE["options"], "player": 3}), InvalidOptionError, "3", "from 0 to 2, not 3")
     rejected(dict(THREE, objective="race", start_scores=[0, 0]), InvalidOptionError, "[0, 0]", "3 scores")
 
 

@@ -74,12 +74,13 @@ INFO = GameInfo(
         OptionInfo("must_beat", "bool", False, "phase 2: beat the trick if you can (as in modern 66)"),
         OptionInfo("marriage_on_second", "bool", False,
                    "a marriage also scores when its K or Q is played as a follower and wins the trick"),
-        OptionInfo("player", "int", 0, "three players: the seat solved for, against the other two"),
+        OptionInfo("player", "int", 0, "three players: the seat solved for, against the other two", maximum=2),
     ),
     aliases=("mariasz polski", "polish mariasz"),
     sides=("seat0", "seat1"),
     value_doc="points: seat 0's deal points - seat 1's (Kiks: team 0's - team 1's; three players: the points "
-              "of seat `player`); race: +1 seat 0 (`player`) reaches 131 first, -1 another side, 0 no one",
+              "of the seat options.player); race: +1 if seat 0 (three players: options.player) reaches 131 first, "
+              "-1 if another side does, 0 if no one does in this deal",
 )
 
 
