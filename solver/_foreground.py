@@ -37,10 +37,12 @@ class Foreground:
         self.delay = delay
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ddcards-search")
         self._shown = False
+        self._base = self._last = 0        # nodes of the run's earlier searches; the last reading
 
     def run(self, search: Callable[[CancelToken], T]) -> T:
         """`search(cancel)` on the worker; its answer, or its exception, here."""
         cancel = CancelToken()
+        self._base = self._last = 0
         future: Future[T] = self._pool.submit(search, cancel)
         start = time.monotonic()
         try:
@@ -67,11 +69,18 @@ class Foreground:
         self.close()
 
     def _tick(self, elapsed: float) -> None:
-        nodes = self.solver.nodes_now
+        # One call may run many searches (an analysis: one per action); nodes_now restarts with
+        # each, so a reading below the last one means a new search began.
+        now = self.solver.nodes_now
+        if now < self._last:
+            self._base += self._last
+        self._last = now
+        nodes = self._base + now
         minutes, seconds = divmod(int(elapsed), 60)
         hours, minutes = divmod(minutes, 60)
         clock = f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
-        line = f"ddcards: searching {clock}, {nodes / 1e6:,.1f} M nodes ({nodes / elapsed / 1e6:.1f} M/s); Ctrl-C stops"
+        figures = f", {nodes / 1e6:,.1f} M nodes ({nodes / elapsed / 1e6:.1f} M/s)" if nodes else ""
+        line = f"ddcards: searching {clock}{figures}; Ctrl-C stops"
         self.stream.write("\r" + line + "\x1b[K")
         self.stream.flush()
         self._shown = True
