@@ -157,14 +157,14 @@ def stock_left(doc: dict) -> int:
 
 def solve(engine: Searcher, doc: dict, timeout: float | None = None) -> tuple[float, int] | None:
     """(search seconds, nodes: the core's + the endgame's) of a cold 'all' solve; None if it timed out."""
-    board = ddcards.Position.from_dict(doc).session().board
+    session = ddcards.Position.from_dict(doc).session()
     engine.clear()
     start = time.perf_counter()
     try:
-        engine.solve(board, MODE_ALL, None, timeout)
+        session.search(engine, MODE_ALL, None, timeout)       # as the CLI and the API search it
     except SearchTimeout:
         return None
-    return time.perf_counter() - start, engine.nodes + board.endgame_nodes
+    return time.perf_counter() - start, engine.nodes + session.board.endgame_nodes
 
 
 def corpus_rows(engine: Searcher, deals: int, limit: float) -> None:
