@@ -2,6 +2,7 @@
 
     python benchmarks/bench_mariasz.py corpus          # (re)write benchmarks/corpus/mariasz-*.jsonl
     python benchmarks/bench_mariasz.py side-by-side [MIB]   # ideas measured side by side
+    python benchmarks/bench_mariasz.py etc-split [MIB]      # the mid-trick ETC and the root split, off / on
     python benchmarks/bench_mariasz.py [--deals N] [--limit S] [--ladder-deals N] [--ladder-limit S] [--tt-mb MIB]
 
 Every solve is cold (the table cleared per position), one core, and answers what
@@ -262,12 +263,53 @@ def side_by_side(tt_mb: int) -> None:
         print(f"| {label} | {row[0]:,} | {row[1]:.2f} s | {row[2]:,} | {row[3]:.2f} s |", flush=True)
 
 
+NO_ETC = 30000      # Board.etc_from that never looks children up (the core's VALUE_INF)
+
+
+def etc_split(tt_mb: int) -> None:
+    """The mid-trick enhanced transposition cutoff (Board.etc_from) and the root split on one
+    thread (MariaszSession.search), each off and on, every first card's value as the CLI asks
+    it; the three set-ups take turns on each position (CPU seconds, exact node counts)."""
+    ladder = load("ladder")
+    sets = {"szlifowany, from the first trick (1-20)": load("szlifowany", 20),
+            "36 cards, 12 left in the stock": [d for d in ladder if stock_left(d) == 12][:10],
+            "36 cards, 14 left in the stock": [d for d in ladder if stock_left(d) == 14][:10]}
+    setups = (("neither (as before)", False, False), ("ETC", True, False), ("ETC + root split", True, True))
+    engine = Searcher(tt_mb)
+    print("| positions | set-up | nodes median | nodes total | CPU median | CPU total | answers |")
+    print("|---|---|---|---|---|---|---|", flush=True)
+    for name, docs in sets.items():
+        cpu: list[list[float]] = [[] for _ in setups]
+        nodes: list[list[int]] = [[] for _ in setups]
+        answers: list[list[object]] = [[] for _ in setups]
+        for i, doc in enumerate(docs):
+            order = list(range(len(setups)))
+            for k in order[i % len(setups):] + order[:i % len(setups)]:
+                _, etc, split = setups[k]
+                board = ddcards.Position.from_dict(doc).session().board
+                if not etc:
+                    board.etc_from = NO_ETC
+                engine.clear()
+                start = time.process_time()
+                value, moves, _, _ = engine.solve(board, MODE_ALL, split=split)
+                cpu[k].append(time.process_time() - start)
+                nodes[k].append(engine.nodes + board.endgame_nodes)
+                answers[k].append((value, sorted(moves)))
+        for k, (label, _, _) in enumerate(setups):
+            same = "the same" if answers[k] == answers[0] else "DIFFER"
+            print(f"| {name} ({len(docs)}) | {label} | {statistics.median(nodes[k]):,.0f} | {sum(nodes[k]):,} | "
+                  f"{statistics.median(cpu[k]) * 1e3:.0f} ms | {sum(cpu[k]):.2f} s | {same} |", flush=True)
+
+
 def main() -> None:
     if sys.argv[1:2] == ["corpus"]:
         make_corpora()
         return
     if sys.argv[1:2] == ["side-by-side"]:
         side_by_side(int(sys.argv[2]) if len(sys.argv) > 2 else 16)
+        return
+    if sys.argv[1:2] == ["etc-split"]:
+        etc_split(int(sys.argv[2]) if len(sys.argv) > 2 else 16)
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=40, help="positions per corpus (phase 2: four times as many)")
