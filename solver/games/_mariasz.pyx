@@ -109,7 +109,7 @@ cdef void z_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept no
     cdef int side
     for side in range(p.nsides):
         need_left[side] = p.need[side] - s.pts[side]
-    depth[0] = boundary_key(p, s.hand, s.drawn, s.exchanged, s.leader, need_left, k0, k1)
+    depth[0] = boundary_key(p, s.hand, s.drawn, s.exchanged, s.leader, need_left, s.stockmask, k0, k1)
 
 
 cdef int z_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
