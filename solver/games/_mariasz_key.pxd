@@ -2,7 +2,8 @@
 # deal depends on, packed into 128 bits, then salted with the deal (the stock's
 # order, the trumps, the options, the race's start scores).
 #
-#   two players:  hand 0 (36 bits) | hand 1 (36) | stock cards drawn (5) | exchanged (1)
+#   two players:  hand 0 (36 bits) | hand 1 (36) | stock cards drawn (5) | exchanged while
+#                 the stock lasts (1)
 #   Kiks, three:  cards left (36) | owner bit 0 per card left | owner bit 1 per card left
 #   then:         leader (2) | race: the points each side still needs (8 each; three players
 #                 at the deal's start leave them to the salt, to stay within 128 bits)
@@ -84,7 +85,8 @@ cdef inline int boundary_key(ZPos* p, uint64_t* hand, int drawn, int exchanged, 
         put(k, &at, dd_pext64(h0, LANES36), 36)
         put(k, &at, dd_pext64(packed & ~h0, LANES36), 36)
         put(k, &at, <uint64_t> drawn, 5)
-        put(k, &at, <uint64_t> exchanged, 1)
+        # once the stock is used up, whether the six was exchanged changes nothing to come
+        put(k, &at, <uint64_t> (exchanged and drawn < p.nstock), 1)
     else:
         # packing keeps each suit's order, so the owner bits (in rem's order) stay as they are
         pack_low(p, rem, 0, stockmask, six_live, &packed)
