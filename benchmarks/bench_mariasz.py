@@ -2,6 +2,8 @@
 
     python benchmarks/bench_mariasz.py corpus          # (re)write benchmarks/corpus/mariasz-*.jsonl
     python benchmarks/bench_mariasz.py side-by-side [MIB]   # ideas measured side by side
+    python benchmarks/bench_mariasz.py etc-split [MIB]      # the mid-trick ETC and the root split, off / on
+    python benchmarks/bench_mariasz.py builds OLD NEW [MIB]  # two builds taking turns on the same positions
     python benchmarks/bench_mariasz.py [--deals N] [--limit S] [--ladder-deals N] [--ladder-limit S] [--tt-mb MIB]
 
 Every solve is cold (the table cleared per position), one core, and answers what
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import statistics
@@ -157,14 +160,14 @@ def stock_left(doc: dict) -> int:
 
 def solve(engine: Searcher, doc: dict, timeout: float | None = None) -> tuple[float, int] | None:
     """(search seconds, nodes: the core's + the endgame's) of a cold 'all' solve; None if it timed out."""
-    board = ddcards.Position.from_dict(doc).session().board
+    session = ddcards.Position.from_dict(doc).session()
     engine.clear()
     start = time.perf_counter()
     try:
-        engine.solve(board, MODE_ALL, None, timeout)
+        session.search(engine, MODE_ALL, None, timeout)       # as the CLI and the API search it
     except SearchTimeout:
         return None
-    return time.perf_counter() - start, engine.nodes + board.endgame_nodes
+    return time.perf_counter() - start, engine.nodes + session.board.endgame_nodes
 
 
 def corpus_rows(engine: Searcher, deals: int, limit: float) -> None:
@@ -262,12 +265,114 @@ def side_by_side(tt_mb: int) -> None:
         print(f"| {label} | {row[0]:,} | {row[1]:.2f} s | {row[2]:,} | {row[3]:.2f} s |", flush=True)
 
 
+NO_ETC = 30000      # Board.etc_from that never looks children up (the core's VALUE_INF)
+
+
+def etc_split(tt_mb: int) -> None:
+    """The mid-trick enhanced transposition cutoff (Board.etc_from) and the root split on one
+    thread (MariaszSession.search), each off and on, every first card's value as the CLI asks
+    it; the three set-ups take turns on each position (CPU seconds, exact node counts)."""
+    ladder = load("ladder")
+    sets = {"szlifowany, from the first trick (1-20)": load("szlifowany", 20),
+            "36 cards, 12 left in the stock": [d for d in ladder if stock_left(d) == 12][:10],
+            "36 cards, 14 left in the stock": [d for d in ladder if stock_left(d) == 14][:10]}
+    setups = (("neither (as before)", False, False), ("ETC", True, False), ("ETC + root split", True, True))
+    engine = Searcher(tt_mb)
+    print("| positions | set-up | nodes median | nodes total | CPU median | CPU total | answers |")
+    print("|---|---|---|---|---|---|---|", flush=True)
+    for name, docs in sets.items():
+        cpu: list[list[float]] = [[] for _ in setups]
+        nodes: list[list[int]] = [[] for _ in setups]
+        answers: list[list[object]] = [[] for _ in setups]
+        for i, doc in enumerate(docs):
+            order = list(range(len(setups)))
+            for k in order[i % len(setups):] + order[:i % len(setups)]:
+                _, etc, split = setups[k]
+                board = ddcards.Position.from_dict(doc).session().board
+                if not etc:
+                    board.etc_from = NO_ETC
+                engine.clear()
+                start = time.process_time()
+                value, moves, _, _ = engine.solve(board, MODE_ALL, split=split)
+                cpu[k].append(time.process_time() - start)
+                nodes[k].append(engine.nodes + board.endgame_nodes)
+                answers[k].append((value, sorted(moves)))
+        for k, (label, _, _) in enumerate(setups):
+            same = "the same" if answers[k] == answers[0] else "DIFFER"
+            print(f"| {name} ({len(docs)}) | {label} | {statistics.median(nodes[k]):,.0f} | {sum(nodes[k]):,} | "
+                  f"{statistics.median(cpu[k]) * 1e3:.0f} ms | {sum(cpu[k]):.2f} s | {same} |", flush=True)
+
+
+BUILD_SETS = (("szlifowany, from the first trick (1-20)", "szlifowany", None, 20),
+              ("36 cards, 10 left in the stock", "ladder", 10, 10),
+              ("36 cards, 12 left in the stock", "ladder", 12, 10),
+              ("36 cards, 14 left in the stock", "ladder", 14, 10),
+              ("Kiks, from the first trick (1-20)", "kiks", None, 20))
+
+
+def build_worker(tt_mb: int) -> None:
+    """One side of `builds`: solves the documents it reads, one JSON line each (CPU s, nodes, answer)."""
+    engine = Searcher(tt_mb)
+    for line in sys.stdin:
+        session = ddcards.Position.from_dict(json.loads(line)).session()
+        engine.clear()
+        start = time.process_time()
+        value, moves, _, _ = session.search(engine, MODE_ALL, None, None)
+        spent = time.process_time() - start
+        print(json.dumps([spent, engine.nodes + session.board.endgame_nodes, [value, sorted(moves)]]), flush=True)
+
+
+def builds(old: str, new: str, tt_mb: int) -> None:
+    """Two builds of the package side by side: OLD and NEW are folders holding a `ddcards`
+    package each (e.g. a copy of `solver/` as built at each commit, renamed), or `.` for the
+    installed one.  One worker process per build; they take turns on each position (every
+    first card's value, as the CLI asks it)."""
+    import subprocess
+
+    workers = []
+    for path in (old, new):
+        env = dict(os.environ)
+        if path != ".":
+            env["PYTHONPATH"] = os.path.abspath(path)
+        workers.append(subprocess.Popen([sys.executable, __file__, "build-worker", str(tt_mb)], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True, env=env, cwd="/"))
+    print(f"| positions | build | nodes median | nodes total | CPU median | CPU total | answers |")
+    print("|---|---|---|---|---|---|---|", flush=True)
+    for label, corpus, stock, n in BUILD_SETS:
+        docs = load(corpus) if stock is None else [d for d in load(corpus) if stock_left(d) == stock]
+        docs = docs[:n]
+        got: list[list[list]] = [[], []]
+        for i, doc in enumerate(docs):
+            for k in ((0, 1) if i % 2 == 0 else (1, 0)):
+                workers[k].stdin.write(json.dumps(doc) + "\n")
+                workers[k].stdin.flush()
+                got[k].append(json.loads(workers[k].stdout.readline()))
+        for k, path in enumerate((old, new)):
+            same = "the same" if [r[2] for r in got[k]] == [r[2] for r in got[0]] else "DIFFER"
+            cpu = [r[0] for r in got[k]]
+            nodes = [r[1] for r in got[k]]
+            print(f"| {label} ({len(docs)}) | {path} | {statistics.median(nodes):,.0f} | {sum(nodes):,} | "
+                  f"{statistics.median(cpu) * 1e3:.0f} ms | {sum(cpu):.2f} s | {same} |", flush=True)
+    for w in workers:
+        w.stdin.close()
+        w.wait()
+
+
 def main() -> None:
     if sys.argv[1:2] == ["corpus"]:
         make_corpora()
         return
     if sys.argv[1:2] == ["side-by-side"]:
         side_by_side(int(sys.argv[2]) if len(sys.argv) > 2 else 16)
+        return
+    if sys.argv[1:2] == ["builds"]:
+        builds(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 16)
+        return
+    if sys.argv[1:2] == ["build-worker"]:
+        build_worker(int(sys.argv[2]))
+        return
+    if sys.argv[1:2] == ["etc-split"]:
+        etc_split(int(sys.argv[2]) if len(sys.argv) > 2 else 16)
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=40, help="positions per corpus (phase 2: four times as many)")

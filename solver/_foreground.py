@@ -81,9 +81,9 @@ class Foreground:
         clock = f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
         figures = f", {nodes / 1e6:,.1f} M nodes ({nodes / elapsed / 1e6:.1f} M/s)" if nodes else ""
         line = f"ddcards: searching {clock}{figures}; Ctrl-C stops"
+        self._shown = True                  # before the write: Ctrl-C may land in it, and the line is cleared
         self.stream.write("\r" + line + "\x1b[K")
         self.stream.flush()
-        self._shown = True
 
     def _clear(self) -> None:
         if self._shown:

@@ -161,6 +161,61 @@ def test_last_leads_of_phase1(seed, back, want_exchange):
     check(doc)
 
 
+# ---------------------------------------------------------------- one table across lines
+
+@settings(deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow])
+@given(seeds)
+def test_one_table_across_lines_of_a_deal(seed):
+    """Lines of one 36-card deal solved with one table kept between them (keep_tt).  The key
+    gives a suit's live 6-9 relative ranks (_mariasz_key.pxd), so positions that differ only in
+    which low cards were played share entries; a suit with a low card still in the stock, or the
+    trumps while the six may still be exchanged, must not: positions late in phase 1 (a race
+    near 131, so that the reference can solve them; exchanges taken at random) and in phase 2,
+    and every answer must be the reference's."""
+    rng = random.Random(seed)
+    doc = deal(rng, szlifowany=False, race=True, start=(116, 131))
+    stock = len(doc["stock"].split())
+    solver = ddcards.Solver(tt_mb=1)
+    for _ in range(6):
+        plies = rng.choice([rng.randrange(stock - 4, stock), stock + 2 * (6 - rng.randrange(1, 4)) + rng.randrange(2)])
+        full = m.random_history(rng, doc, plies, exchange_bias=rng.choice([0.0, 0.5]))
+        line = not_over(rng, doc, len(full["played"])) if m.from_doc(full).over else full
+        m.clear_memo()
+        expected = m.reference_solve(line)
+        res = solver.solve(ddcards.Position.from_dict(line), mode="all", keep_tt=True)
+        text = json.dumps(line, ensure_ascii=False)
+        assert res.value == expected["value"], text
+        assert {mv.move: mv.value for mv in res.moves} == expected["moves"], text
+
+
+# Two positions of one deal, two tricks before the stock runs out, that differ only in the low
+# club the leader kept: the 8 (he led the 6) or the 6 (he led the 8).  The 9 is gone and the 7
+# is still in the stock, to be drawn after the next trick but one: so the two are not alike
+# (the 8 beats the 7, the 6 does not), and neither are the positions a trick later, which the
+# search looks up in its table; the key must not give the clubs relative ranks while a low
+# club is in the stock (_mariasz_key.pxd).
+TWIN_DEAL = {"game": "mariasz", "options": {}, "hands": ["QJ.6.97.K", "T.KQ.AK.Q"],
+             "stock": "9H AS AC JH AH TD QD 9C 6D 8H 8D TH 7H JC 9S 8C 6C KS 8S JD TC 7S 7C 6S"}
+TWIN_LINE = "QS QC 6H KD JS AD 7D JH QD AS 9C AC 8H TH QH 9H 6D 8D".split()
+
+
+@pytest.mark.parametrize("first, second", [("6C", "8C"), ("8C", "6C")])
+def test_low_cards_with_one_in_the_stock_keep_their_ranks(first, second):
+    """The twins solved one after the other with one table kept between them (keep_tt): each
+    answer is the reference's, although the first's entries are in the table."""
+    docs = [dict(TWIN_DEAL, played=TWIN_LINE + [lead, "7H"]) for lead in (first, second)]
+    expected = []
+    for doc in docs:
+        m.clear_memo()
+        expected.append(m.reference_solve(doc))
+    assert expected[0]["value"] != expected[1]["value"]     # the pair is a trap worth setting
+    solver = ddcards.Solver(tt_mb=1)
+    for doc, want in zip(docs, expected):
+        res = solver.solve(ddcards.Position.from_dict(doc), mode="all", keep_tt=True)
+        assert res.value == want["value"], json.dumps(doc)
+        assert {mv.move: mv.value for mv in res.moves} == want["moves"], json.dumps(doc)
+
+
 # ---------------------------------------------------------------- Kiks and three players
 
 @settings(deadline=None, max_examples=600)

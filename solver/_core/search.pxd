@@ -94,6 +94,10 @@ cdef class Board:
     game's mode 1 (GameOps.set_mode), where it may search an upper measure
     U >= value with U >= beta <=> value >= beta for such beta (fail-soft
     results stay bounds on the value); VALUE_INF: never.
+    etc_from: enhanced transposition cutoff mid-trick: before searching the
+    moves of a mid-trick node whose moves end the trick, make each and look
+    its boundary up (quick bounds and table) when its depth is >= etc_from;
+    any that settles the node answers without a search; VALUE_INF: never.
     lower_below: once the value is known to be <= lower_below, the driver
     first finds the exact minimax of the game's lower measure L <= value
     (mode 2, GameOps.set_mode): a lower bound, often the value itself, from
@@ -109,5 +113,6 @@ cdef class Board:
     cdef public bint killer_leads
     cdef public int upper_from
     cdef public int lower_below
+    cdef public int etc_from
     cdef public int max_ply       # how many moves the game's state stack holds
     cdef readonly int ply         # moves played through play() and not undone

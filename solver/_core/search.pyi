@@ -29,6 +29,7 @@ class Board:
     killer_leads: bool
     upper_from: int
     lower_below: int
+    etc_from: int
     max_ply: int
     @property
     def ply(self) -> int: ...

@@ -35,8 +35,8 @@ from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID
 
 from ddcards._core.tt cimport (TTable, TTHit, TT_NO_MOVE, TT_WAYS, tt_init, tt_free,
-                              tt_new_generation, tt_probe, tt_store)
-from ddcards._core.bits cimport DD_BUILD_FEATURES, dd_atomic_load_int, dd_atomic_store_int
+                              tt_new_generation, tt_probe, tt_store, tt_bucket)
+from ddcards._core.bits cimport DD_BUILD_FEATURES, dd_prefetch, dd_atomic_load_int, dd_atomic_store_int
 from ddcards.errors import SearchCancelled, SearchTimeout
 
 #: The instruction sets this module was compiled for ("base popcnt bmi2 avx2"...).
@@ -72,6 +72,7 @@ cdef class Board:
         self.killer_leads = False
         self.upper_from = VALUE_INF
         self.lower_below = -VALUE_INF
+        self.etc_from = VALUE_INF
         self.max_ply = 0
         self.ply = 0
 
@@ -133,6 +134,7 @@ ctypedef struct SearchCtx:
     int killer_leads     # try the last lead that cut off at the same depth early
     int upper_from       # tests at beta >= this run in the game's mode 1
     int lower_below      # a value known <= this: bound it by the lower measure (mode 2)
+    int etc_from         # mid-trick: look up the boundaries the moves reach from this depth (Board.etc_from)
     int ply              # depth below the current test's root
     # History of cutoffs by moves at boundaries (leads), per side: [is_max][move]
     uint64_t history[2][256]
@@ -216,6 +218,59 @@ cdef inline void raise_move(int* moves, int n, int m) noexcept nogil:
             return
 
 
+cdef int etc_cutoff(SearchCtx* c, int* moves, int n, int ismax, int alpha, int beta,
+                    int* value) noexcept nogil:
+    """Enhanced transposition cutoff at a mid-trick node: 1 and value[0] (a
+    fail-soft bound that settles the node) if a move's boundary, looked up
+    without a search (quick bounds, then the table), already refutes the
+    window; 0 otherwise, or when the moves do not end the trick or reach
+    boundaries shallower than c.etc_from (every move of a trick's last card
+    reaches the same depth, so the first tells).  The keys are worked out
+    first and their buckets prefetched, then probed: the probes wait on
+    memory together rather than one after another."""
+    cdef const GameOps* ops = c.ops
+    cdef int i, kind, banked[MAX_MOVES], cismax, lo, hi, depth, nk = 0
+    cdef int idx[MAX_MOVES]
+    cdef uint64_t k0[MAX_MOVES]
+    cdef uint64_t k1[MAX_MOVES]
+    cdef TTHit e
+    for i in range(n):
+        lo = -VALUE_INF
+        hi = VALUE_INF
+        ops.make(c.pos, moves[i])
+        kind = ops.node_info(c.pos, &banked[i], &cismax, &lo, &hi)
+        if kind == NODE_INNER:
+            ops.unmake(c.pos)
+            return 0
+        if kind == NODE_TERMINAL:
+            lo = ops.terminal_future(c.pos)
+            hi = lo
+        elif kind == NODE_BOUNDARY:
+            ops.tt_key(c.pos, &k0[nk], &k1[nk], &depth)
+            if depth < c.etc_from:
+                ops.unmake(c.pos)
+                return 0
+            dd_prefetch(tt_bucket(c.tt, k0[nk], k1[nk]))
+            idx[nk] = i
+            nk += 1
+        ops.unmake(c.pos)
+        if ismax and banked[i] + lo >= beta:
+            value[0] = banked[i] + lo
+            return 1
+        if not ismax and banked[i] + hi <= alpha:
+            value[0] = banked[i] + hi
+            return 1
+    for i in range(nk):
+        if tt_probe(c.tt, k0[i], k1[i], &e):
+            if ismax and banked[idx[i]] + e.lo >= beta:
+                value[0] = banked[idx[i]] + e.lo
+                return 1
+            if not ismax and banked[idx[i]] + e.hi <= alpha:
+                value[0] = banked[idx[i]] + e.hi
+                return 1
+    return 0
+
+
 cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
     cdef const GameOps* ops = c.ops
     cdef void* pos = c.pos
@@ -257,6 +312,8 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
         return best
 
     n = ops.gen_moves(pos, moves, 1)
+    if kind == NODE_INNER and n > 1 and c.etc_from < VALUE_INF and etc_cutoff(c, moves, n, ismax, alpha, beta, &v):
+        return v
     if kind == NODE_BOUNDARY and n > 1 and c.history_leads:
         # Leads that cut off elsewhere in this search go first: the game's
         # static guess is weakest on leads (measured: -40% nodes).
@@ -536,6 +593,7 @@ cdef class Searcher:
         c.killer_leads = board.killer_leads
         c.upper_from = board.upper_from
         c.lower_below = board.lower_below
+        c.etc_from = board.etc_from
         c.deadline = 0.0
         if timeout is not None:
             if timeout <= 0:

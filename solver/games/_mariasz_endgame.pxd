@@ -192,7 +192,7 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
         hands[3] = 0
         need_left[0] = n0
         need_left[1] = n1
-        depth = boundary_key(p, hands, p.nstock, e.exchanged, leader, need_left, &k0, &k1)
+        depth = boundary_key(p, hands, p.nstock, e.exchanged, leader, need_left, 0, &k0, &k1)
         if cards < EG_LARGE_CARDS:
             slot = (<EgSlot*> e.tt.aux) + (dd_mix64(k0 ^ (k1 * 0x9E3779B97F4A7C15ULL)) & (EG_SLOTS - 1))
             dd_prefetch(slot)
