@@ -262,8 +262,8 @@ def test_an_idle_solve_stream_is_closed_with_stream_idle():
 def test_a_busy_solve_stream_is_not_idle():
     """A search longer than the idle timeout keeps the stream open: idle means no request,
     nothing in flight and nothing to send."""
-    corpus = Path(__file__).resolve().parents[1] / "benchmarks" / "corpus" / "klaverjas-amsterdam.jsonl"
-    hard = json.loads(corpus.read_text().splitlines()[0])   # ~0.1 s: twice the idle timeout and more
+    corpus = Path(__file__).resolve().parents[1] / "benchmarks" / "corpus" / "mariasz-szlifowany.jsonl"
+    hard = json.loads(corpus.read_text().splitlines()[0])   # ~0.9 s: many times the idle timeout
     with running_server(workers=1, stream_idle_timeout=0.05) as srv, \
             grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
         gate: queue.Queue = queue.Queue()
