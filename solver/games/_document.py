@@ -123,18 +123,24 @@ def option_value(info: OptionInfo, value: Any) -> Any:
     return value
 
 
+def options_object(doc: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The document's `options` as given: an object (absent or null: empty)."""
+    raw = doc.get("options")
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise InvalidOptionError(f"options must be an object of variant names to values, not {shown(raw)} "
+                                 f"({OPTIONS_RULE})", token=token_text(raw), rule=OPTIONS_RULE, field="options")
+    return raw
+
+
 def options_field(doc: Mapping[str, Any], info: GameInfo, *,
                   not_here: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The game's options with the document's values over the defaults.
 
     not_here: options that exist but do not apply to this position, with why.
     """
-    raw = doc.get("options")
-    if raw is None:
-        raw = {}
-    if not isinstance(raw, Mapping):
-        raise InvalidOptionError(f"options must be an object of variant names to values, not {shown(raw)} "
-                                 f"({OPTIONS_RULE})", token=token_text(raw), rule=OPTIONS_RULE, field="options")
+    raw = options_object(doc)
     options = {opt.name: opt.default for opt in info.options}
     for name, value in raw.items():
         opt = info.option(name)

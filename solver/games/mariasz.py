@@ -153,12 +153,8 @@ def _clause(n: str, what: str) -> str:
 
 
 def _error(cls: type[E], message: str, *, token: str, rule: str) -> E:
-    return cls(_with(rule, message), token=token, rule=rule)
-
-
-def _with(rule: str, message: str) -> str:
-    """The message with its clause, as every error of the project reads."""
-    return message if rule in message else f"{message} ({rule})"
+    """The error with its clause in the message, as every error of the project reads."""
+    return cls(message if rule in message else f"{message} ({rule})", token=token, rule=rule)
 
 
 def _int(value: Any, name: str, rule: str) -> int:
@@ -185,8 +181,8 @@ def _check_cards(places: Sequence[tuple[str, Sequence[Card]]], szlifowany: bool)
                                        token=str(card), rule=deck)
             if card in seen:
                 rule = _clause("2", "hands and stock hold each card of the deck once")
-                raise InvalidDealError(_with(rule, f"card '{card}' is dealt twice ({seen[card]} and {where})"),
-                                       token=str(card), rule=rule)
+                raise _error(InvalidDealError, f"card '{card}' is dealt twice ({seen[card]} and {where})",
+                             token=str(card), rule=rule)
             seen[card] = where
 
 
@@ -199,8 +195,8 @@ def _played(doc: Mapping[str, Any]) -> tuple[str, ...]:
         tokens = list(raw)
     else:
         rule = _clause("2", "played is a list of actions, cards and 'exchange'")
-        raise NotationError(_with(rule, f"played must be a list of actions (cards and 'exchange'), not {raw!r:.40}"),
-                            token=repr(raw)[:40], rule=rule)
+        raise _error(NotationError, f"played must be a list of actions (cards and 'exchange'), not {raw!r:.40}",
+                     token=repr(raw)[:40], rule=rule)
     out = []
     for ply, token in enumerate(tokens):
         if isinstance(token, str) and token.strip().lower() == EXCHANGE:
@@ -220,9 +216,8 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
     contract = doc.get("contract", CONTRACT)
     if not isinstance(contract, str) or contract.strip().lower() != CONTRACT:
         rule = _clause("2", "the contract, if given, is 'play'")
-        raise InvalidOptionError(_with(rule, f"unknown contract {contract!r}: Mariasz has the single contract "
-                                       f"'{CONTRACT}' (the objective and the options say the rest)"),
-                                 token=str(contract), rule=rule)
+        raise _error(InvalidOptionError, f"unknown contract {contract!r}: Mariasz has the single contract "
+                     f"'{CONTRACT}' (the objective and the options say the rest)", token=str(contract), rule=rule)
     options = options_field(doc, INFO)
     variant = options["variant"]
     szlifowany, slepy = options["szlifowany"], options["slepy"]
@@ -266,8 +261,8 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
     for seat, hand in enumerate(hands):
         if len(hand) != size:
             rule = _clause("2", f"{title} hands hold {size} cards")
-            raise InvalidDealError(_with(rule, f"hand {seat} has {len(hand)} cards; {title} hands hold "
-                                         f"{size}{why[nseats]}"), token=f"hand {seat}", rule=rule)
+            raise _error(InvalidDealError, f"hand {seat} has {len(hand)} cards; {title} hands hold "
+                         f"{size}{why[nseats]}", token=f"hand {seat}", rule=rule)
     deck_size = 24 if szlifowany else 36
     if nseats == 2 and len(stock) != deck_size - 12:
         raise _error(InvalidDealError, f"the stock holds {deck_size - 12} cards ({deck_size} in the deck, 6 in "
@@ -287,8 +282,8 @@ def _trump(doc: Mapping[str, Any], variant: str, slepy: bool, hands: Sequence[Se
     if text not in (None, ""):
         if not isinstance(text, str):
             rule = _clause("2", "trump is a suit")
-            raise InvalidOptionError(_with(rule, f"trump must be a suit such as \"H\", not {text!r:.20}"),
-                                     token=repr(text)[:20], rule=rule)
+            raise _error(InvalidOptionError, f"trump must be a suit such as \"H\", not {text!r:.20}",
+                         token=repr(text)[:20], rule=rule)
         given = Suit.parse(text)
     if variant == "standard":
         turned = stock[-1]
@@ -619,8 +614,8 @@ class MariaszSession(Session):
         where = f"played[{ply}] '{card}' by seat {seat}"
         if self.board.finished:
             rule = _clause("12", "nothing is played after the deal has ended")
-            return IllegalPlayError(_with(rule, f"played[{ply}] '{card}': {self._over_why()}"), token=str(card),
-                                    rule=rule)
+            return _error(IllegalPlayError, f"played[{ply}] '{card}': {self._over_why()}", token=str(card),
+                          rule=rule)
         code = self._code[card]
         hands = st["hands"]
         if not hands[seat] >> code & 1:
@@ -632,7 +627,7 @@ class MariaszSession(Session):
             else:
                 why = "that card has already been played"
             rule = _clause("12", "a card is played from the mover's hand")
-            return IllegalPlayError(_with(rule, f"{where}: {why}"), token=str(card), rule=rule)
+            return _error(IllegalPlayError, f"{where}: {why}", token=str(card), rule=rule)
         hand = self._cards(hands[seat])
         trick = [self._card[c] for c in st["trick"]]
         legal = format_cards(self._cards(self.board.legal_mask()))

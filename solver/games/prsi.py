@@ -32,9 +32,8 @@ from typing import Any
 from ddcards.errors import (IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
                             NotationError, SearchCancelled, SearchTimeout)
 from ddcards.games import _prsi
-from ddcards._jsonio import shown, token_text
 from ddcards.games._document import (OPTIONS_RULE, cards_field, check_deal, check_fields, check_hand_sizes, hand_field,
-                                     options_field)
+                                     options_field, options_object)
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Session
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 
@@ -135,12 +134,7 @@ def parse_action(token: Any, ply: int | None = None) -> str:
 
 
 def _options(doc: Mapping[str, Any], seats: int) -> tuple[int | None, int | None, bool, bool]:
-    raw = doc.get("options")
-    if raw is None:
-        raw = {}
-    if not isinstance(raw, Mapping):
-        raise InvalidOptionError(f"options must be an object of variant names to values, not {shown(raw)} "
-                                 f"({OPTIONS_RULE})", token=token_text(raw), rule=OPTIONS_RULE, field="options")
+    raw = options_object(doc)
     # horizon and player may be null, which the generic reader does not take.
     rest = {k: v for k, v in raw.items() if not (k in ("horizon", "player") and v is None)}
     horizon_raw = raw.get("horizon", DEFAULT_HORIZON)
