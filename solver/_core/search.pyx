@@ -398,6 +398,12 @@ cdef inline int test(SearchCtx* c, int beta) noexcept nogil:
     return alphabeta(c, beta - 1, beta)
 
 
+cdef inline int lower_test(SearchCtx* c, int beta) noexcept nogil:
+    """Null-window search at beta of the game's lower measure (mode 2; the game has set_mode)."""
+    c.ops.set_mode(c.pos, 2, beta)
+    return alphabeta(c, beta - 1, beta)
+
+
 cdef inline int snap(SearchCtx* c, int v, int up) noexcept nogil:
     return c.ops.snap(c.pos, v, up) if c.ops.snap != NULL else v
 
@@ -415,8 +421,7 @@ cdef int lower_measure(SearchCtx* c, int hi) noexcept nogil:
         beta = snap(c, beta if beta > lo else lo + 1, 1)
         if beta > hi:
             beta = hi
-        c.ops.set_mode(c.pos, 2, beta)
-        r = alphabeta(c, beta - 1, beta)
+        r = lower_test(c, beta)
         if c.aborted:
             return 0
         if r >= beta:
@@ -483,8 +488,7 @@ cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF,
             at_cut = 0
         if at_cut and beta <= c.lower_below and c.ops.set_mode != NULL:
             # As at_least: the lower measure (cheaper) may already reach the cut.
-            c.ops.set_mode(c.pos, 2, beta)
-            r = alphabeta(c, beta - 1, beta)
+            r = lower_test(c, beta)
             if c.aborted:
                 return 0
             if r >= beta:
@@ -512,8 +516,7 @@ cdef inline int at_least(SearchCtx* c, int target) noexcept nogil:
     """Is the value >= target?"""
     if target <= c.lower_below and c.ops.set_mode != NULL:
         # The lower measure (cheaper to search) may already reach it.
-        c.ops.set_mode(c.pos, 2, target)
-        if alphabeta(c, target - 1, target) >= target or c.aborted:
+        if lower_test(c, target) >= target or c.aborted:
             return 1
     return test(c, target) >= target
 
