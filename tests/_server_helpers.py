@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+import time
 from contextlib import contextmanager
 from typing import Any
 
@@ -63,3 +64,13 @@ def running_server(**kwargs: Any):
         yield server
     finally:
         server.stop(0)
+
+
+def wait_until(predicate: Any, timeout: float = 5.0, step: float = 0.005) -> bool:
+    """Poll `predicate` until it holds or `timeout` seconds pass; its last answer."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(step)
+    return bool(predicate())

@@ -22,7 +22,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 import ddcards
-from _server_helpers import marias_deal, marias_position, running_server
+from _server_helpers import marias_deal, marias_position, running_server, wait_until
 from ddcards.client import Client, error_details
 from ddcards.server import convert
 from ddcards.v1 import ddcards_pb2 as pb
@@ -44,15 +44,6 @@ def client(server):
 
 def _doc():
     return marias_position(99, 8)
-
-
-def _wait_until(predicate, timeout=5.0, step=0.005):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
 
 
 def _invalid(call):
@@ -161,7 +152,7 @@ def test_log_fields_are_escaped_and_cut(client, caplog):
         for name in names:
             with pytest.raises(grpc.RpcError):
                 client.solve({"game": name})
-        _wait_until(lambda: sum("rpc method=Solve" in r.getMessage() for r in caplog.records) >= len(names))
+        wait_until(lambda: sum("rpc method=Solve" in r.getMessage() for r in caplog.records) >= len(names))
     lines = [r.getMessage() for r in caplog.records if "rpc method=Solve" in r.getMessage()]
     assert len(lines) == len(names)
     for line in lines:
@@ -218,7 +209,7 @@ def test_idle_watch_streams_and_idle_solve_streams_never_block_solve_or_health()
                 gates.append(gate)
                 idle = channel.stream_stream("/ddcards.v1.SolverService/SolveStream")(iter(gate.get, None), timeout=60)
                 calls.append(idle)
-            assert _wait_until(lambda: srv.streams.open_streams("/ddcards.v1.SolverService/SolveStream") == 8)
+            assert wait_until(lambda: srv.streams.open_streams("/ddcards.v1.SolverService/SolveStream") == 8)
             _quick_calls_succeed(srv.port)
             # One more of a kind is turned away with retry advice; the other kinds are not affected.
             with pytest.raises(grpc.RpcError) as info:
@@ -235,7 +226,7 @@ def test_idle_watch_streams_and_idle_solve_streams_never_block_solve_or_health()
             for channel in channels:
                 channel.close()
         # Closed streams free their places.
-        assert _wait_until(lambda: srv.streams.open_streams("/grpc.health.v1.Health/Watch") == 0)
+        assert wait_until(lambda: srv.streams.open_streams("/grpc.health.v1.Health/Watch") == 0)
 
 
 def test_an_idle_solve_stream_is_closed_with_stream_idle():
@@ -333,7 +324,7 @@ def test_a_killed_reflection_client_logs_no_error(tmp_path, caplog):
             finally:
                 proc.kill()
                 proc.wait()
-            assert _wait_until(lambda: any("ServerReflectionInfo" in r.getMessage() for r in caplog.records), 5.0)
+            assert wait_until(lambda: any("ServerReflectionInfo" in r.getMessage() for r in caplog.records), 5.0)
     problems = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert not problems, problems
     line = next(r.getMessage() for r in caplog.records if "rpc method=ServerReflectionInfo" in r.getMessage())

@@ -20,7 +20,7 @@ import ddcards
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc  # noqa: E402
 
-from _server_helpers import marias_deal, marias_position, running_server  # noqa: E402
+from _server_helpers import marias_deal, marias_position, running_server, wait_until  # noqa: E402
 from ddcards.server import convert  # noqa: E402
 from ddcards.v1 import ddcards_pb2 as pb  # noqa: E402
 from ddcards.client import Client, error_details  # noqa: E402
@@ -67,15 +67,6 @@ def _direct(doc, mode="all"):
 
 def _quick_doc():
     return marias_position(99, 8)
-
-
-def _wait_until(predicate, timeout=5.0, step=0.005):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
 
 
 # ---------------------------------------------------------------- Solve
@@ -287,7 +278,7 @@ def test_deadline_mid_search(client, server):
         client.solve(HARD, mode="all", timeout=deadline)
     assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
     # The search stops too: the workers are free again, and the server answers.
-    assert _wait_until(lambda: server.pool.busy == 0, timeout=1.0)
+    assert wait_until(lambda: server.pool.busy == 0, timeout=1.0)
     doc = _quick_doc()
     assert client.solve(doc, timeout=10)["value"] == _direct(doc).value
 
@@ -304,13 +295,13 @@ def test_cancel_stops_the_search(caplog):
     with running_server(workers=1) as srv, Client(f"127.0.0.1:{srv.port}") as c:
         with caplog.at_level(logging.INFO, logger="ddcards.server"):
             future = c.solve_future(ENDLESS, mode="all")
-            assert _wait_until(lambda: srv.pool.busy == 1, timeout=5.0, step=0.0005), "the search never started"
+            assert wait_until(lambda: srv.pool.busy == 1, timeout=5.0, step=0.0005), "the search never started"
             future.cancel()
-            assert _wait_until(lambda: srv.pool.busy == 0, timeout=1.0), "the worker kept searching"
+            assert wait_until(lambda: srv.pool.busy == 0, timeout=1.0), "the worker kept searching"
             doc = _quick_doc()
             assert c.solve(doc, timeout=10)["value"] == _direct(doc).value
             assert future.cancelled()
-            _wait_until(lambda: sum("rpc method=Solve " in r.getMessage() for r in caplog.records) >= 2)
+            wait_until(lambda: sum("rpc method=Solve " in r.getMessage() for r in caplog.records) >= 2)
         solve_lines = [r.getMessage() for r in caplog.records if "rpc method=Solve " in r.getMessage()]
         # The search was stopped, not finished (it runs for hours): the call ended CANCELLED and
         # reported no finished search (nodes=0).
@@ -325,10 +316,10 @@ def test_cancel_frees_the_worker():
         stream = c.stub.SolveStream(iter(requests), timeout=120)
         first = next(stream)                       # the stream is under way
         assert first.WhichOneof("outcome") == "result"
-        assert srv.pool.busy == 1 or _wait_until(lambda: srv.pool.busy == 1, timeout=2.0)
+        assert srv.pool.busy == 1 or wait_until(lambda: srv.pool.busy == 1, timeout=2.0)
         stream.cancel()
         cancelled = time.monotonic()
-        assert _wait_until(lambda: srv.pool.busy == 0, timeout=1.0), "the worker kept searching after the cancel"
+        assert wait_until(lambda: srv.pool.busy == 0, timeout=1.0), "the worker kept searching after the cancel"
         doc = _quick_doc()
         assert c.solve(doc, timeout=10)["value"] == _direct(doc).value
         assert time.monotonic() - cancelled < 2.0
@@ -341,7 +332,7 @@ def test_stream_deadline_ends_the_stream(client, server):
     with pytest.raises(grpc.RpcError) as info:
         list(client.solve_many(LONG_STREAM, timeout=0.2))
     assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
-    assert _wait_until(lambda: server.pool.busy == 0, timeout=1.0)
+    assert wait_until(lambda: server.pool.busy == 0, timeout=1.0)
 
 
 # ---------------------------------------------------------------- bad requests
@@ -472,9 +463,9 @@ def test_a_full_queue_turns_calls_away_with_retry_advice():
     with RESOURCE_EXHAUSTED, reason OVERLOADED and a RetryInfo."""
     with running_server(workers=1, max_queue=1) as srv, Client(f"127.0.0.1:{srv.port}") as c:
         futures = [c.solve_future(ENDLESS, timeout=30)]
-        assert _wait_until(lambda: srv.pool.busy == 1, timeout=5.0, step=0.0005)
+        assert wait_until(lambda: srv.pool.busy == 1, timeout=5.0, step=0.0005)
         futures.append(c.solve_future(ENDLESS, timeout=30))
-        assert _wait_until(lambda: srv.pool.waiting == 1, timeout=5.0, step=0.0005)
+        assert wait_until(lambda: srv.pool.waiting == 1, timeout=5.0, step=0.0005)
         futures += [c.solve_future(ENDLESS, timeout=30) for _ in range(3)]
         try:
             outcomes = _outcomes(futures[2:], wait=5.0)
@@ -487,7 +478,7 @@ def test_a_full_queue_turns_calls_away_with_retry_advice():
             assert got["reason"] == "OVERLOADED" and 0.1 <= got["retry_after"] <= 30.0, got
             assert "busy" in got["message"]
         # Capacity frees up once the admitted calls end.
-        assert _wait_until(lambda: srv.pool.busy == 0 and srv.pool.waiting == 0, timeout=2.0)
+        assert wait_until(lambda: srv.pool.busy == 0 and srv.pool.waiting == 0, timeout=2.0)
         doc = _quick_doc()
         assert c.solve(doc, timeout=10)["value"] == _direct(doc).value
 
@@ -497,7 +488,7 @@ def test_a_call_waits_in_the_queue_for_its_bound_then_gets_retry_advice():
     with running_server(workers=1, queue_timeout=bound) as srv, Client(f"127.0.0.1:{srv.port}") as c:
         running = c.solve_future(ENDLESS, timeout=30)
         try:
-            assert _wait_until(lambda: srv.pool.busy == 1, timeout=5.0, step=0.0005)
+            assert wait_until(lambda: srv.pool.busy == 1, timeout=5.0, step=0.0005)
             started = time.monotonic()
             with pytest.raises(grpc.RpcError) as info:
                 c.solve(_quick_doc(), timeout=30)
@@ -567,7 +558,7 @@ def test_graceful_shutdown():
         stopper = threading.Thread(target=srv.stop, args=(60,))
         stopper.start()
         try:
-            assert _wait_until(lambda: srv.health._gracefully_shutting_down, timeout=5.0)
+            assert wait_until(lambda: srv.health._gracefully_shutting_down, timeout=5.0)
             with grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
                 health = health_pb2_grpc.HealthStub(channel)
                 try:
@@ -597,7 +588,7 @@ def test_one_log_line_per_request(client, caplog):
         client.solve(doc)
         with pytest.raises(grpc.RpcError):
             client.solve(dict(doc, game="skat"))
-        _wait_until(lambda: len([r for r in caplog.records if "rpc method=" in r.getMessage()]) >= 2, timeout=2)
+        wait_until(lambda: len([r for r in caplog.records if "rpc method=" in r.getMessage()]) >= 2, timeout=2)
     lines = [r.getMessage() for r in caplog.records if "rpc method=" in r.getMessage()]
     assert len(lines) == 2, lines
     ok, bad = lines
