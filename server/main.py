@@ -8,7 +8,7 @@
 
 * ``--workers`` search threads (default: the cores this process may use), each
   with its own ``ddcards.Solver`` and transposition table: by default sized per
-  game (2 MiB; 16 for Mariasz, grown at a worker's first Mariasz search), so the
+  game (2 MiB; 32 for Mariasz, grown at a worker's first Mariasz search), so the
   tables take at most ``workers x`` the largest game's table in total; or
   ``--tt-mb`` MiB for every game, at most ``workers x tt_mb`` MiB.
 * Admission: calls that find every worker busy wait first come, first served:

@@ -26,7 +26,7 @@ __all__ = ["Mode", "Solver", "solve", "analyse", "solve_many", "CancelToken", "D
            "PositionLike"]
 
 #: The default of every ``tt_mb`` (Solver, solve_many, the CLI's and the server's ``--tt-mb``):
-#: None, a table sized per game (``GameInfo.table_mb``: 2 MiB, 16 for Mariasz).
+#: None, a table sized per game (``GameInfo.table_mb``: 2 MiB, 32 for Mariasz).
 DEFAULT_TT_MB: int | None = None
 #: The most threads one search may use (``Solver.solve(..., threads=)``).
 MAX_THREADS = 64
@@ -74,7 +74,7 @@ def largest_table_mb() -> int:
 
 
 def table_sizes_text() -> str:
-    """The tables sized per game, for people: "2 MiB, 16 for mariasz"."""
+    """The tables sized per game, for people: "2 MiB, 32 for mariasz"."""
     from ddcards.games import list_games
     larger = [f"{info.table_mb} for {info.name}" for info in list_games() if info.table_mb != DEFAULT_TABLE_MB]
     return ", ".join([f"{DEFAULT_TABLE_MB} MiB"] + larger)
@@ -95,7 +95,7 @@ class Solver:
 
     tt_mb=None (the default): the table is sized per game, as each game's
     ``GameInfo.table_mb`` asks: 2 MiB (it stays in a core's L2 cache, the
-    fastest for Mariáš, Klaverjas and Prší), 16 MiB for Mariasz, whose long
+    fastest for Mariáš, Klaverjas and Prší), 32 MiB for Mariasz, whose long
     searches need room.  The table starts at 2 MiB and grows, empty, the
     first time a game wants more; it keeps that size after (a Solver that
     alternates games reallocates once, not at every switch; the small games

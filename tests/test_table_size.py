@@ -1,7 +1,7 @@
 """The transposition table's size: sized per game by default, fixed when asked, resizable.
 
 A Solver made without ``tt_mb`` gives each game the table its ``GameInfo.table_mb`` asks
-for (2 MiB, 16 for Mariasz), growing once and keeping the larger table; ``tt_mb=N`` keeps
+for (2 MiB, 32 for Mariasz), growing once and keeping the larger table; ``tt_mb=N`` keeps
 N MiB for every game.  The table's size never changes an answer.
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ PRSI = ddcards.example("prsi-4players")
 POSITIONS = [ddcards.example(name) for name in (
     "marias-hra", "marias-betl", "marias-durch", "klaverjas", "mariasz", "mariasz-kiks", "mariasz-race",
     "mariasz-szlifowany", "mariasz-three", "prsi", "prsi-4players", "prsi-endgame")]
+MARIASZ_MB = 32                 # Mariasz's GameInfo.table_mb
 IMPOSSIBLE_MB = 1 << 40          # 1 EiB: more than any address space holds
 
 
@@ -33,9 +34,9 @@ def answer(res: ddcards.Result) -> tuple:
 
 def test_each_game_says_its_table_size():
     sizes = {info.name: info.table_mb for info in ddcards.list_games()}
-    assert sizes == {"marias": 2, "klaverjas": 2, "mariasz": 16, "prsi": 2}
-    assert api.largest_table_mb() == 16
-    assert api.table_sizes_text() == "2 MiB, 16 for mariasz"
+    assert sizes == {"marias": 2, "klaverjas": 2, "mariasz": MARIASZ_MB, "prsi": 2}
+    assert api.largest_table_mb() == MARIASZ_MB
+    assert api.table_sizes_text() == "2 MiB, 32 for mariasz"
 
 
 def test_a_solver_sized_per_game_grows_for_mariasz_and_keeps_it():
@@ -44,22 +45,22 @@ def test_a_solver_sized_per_game_grows_for_mariasz_and_keeps_it():
     assert solver.solve(MARIAS).value == 70
     assert solver.tt_mb == 2
     assert solver.solve(MARIASZ).value == 88
-    assert solver.tt_mb == 16
+    assert solver.tt_mb == MARIASZ_MB
     # Alternating games: no shrinking back (and the small games' answers stand).
     assert solver.solve(MARIAS).value == 70
     assert solver.value(KLAVERJAS) == 132
-    assert solver.tt_mb == 16
+    assert solver.tt_mb == MARIASZ_MB
     assert solver.solve(MARIASZ).value == 88
-    assert solver.tt_mb == 16
+    assert solver.tt_mb == MARIASZ_MB
 
 
 def test_value_and_analyse_size_the_table_too():
     solver = ddcards.Solver()
     assert solver.value(MARIASZ) == 88
-    assert solver.tt_mb == 16
+    assert solver.tt_mb == MARIASZ_MB
     solver = ddcards.Solver()
     recorded = solver.analyse(ddcards.example("mariasz-recorded"))
-    assert solver.tt_mb == 16
+    assert solver.tt_mb == MARIASZ_MB
     assert recorded.final_value == 86
 
 
@@ -86,14 +87,14 @@ def test_answers_are_the_same_whatever_the_size():
         expected = answer(per_game.solve(doc, mode="all"))
         assert answer(tiny.solve(doc, mode="all")) == expected, doc
         assert answer(large.solve(doc, mode="all")) == expected, doc
-    assert per_game.tt_mb == 16
+    assert per_game.tt_mb == MARIASZ_MB
 
 
 def test_threads_of_a_search_share_the_grown_table():
     solver = ddcards.Solver()
     alone = answer(ddcards.Solver(tt_mb=16).solve(MARIASZ, mode="all"))
     assert answer(solver.solve(MARIASZ, mode="all", threads=2)) == alone
-    assert solver.tt_mb == 16
+    assert solver.tt_mb == MARIASZ_MB
     assert answer(solver.solve(MARIAS, mode="all", threads=2)) == answer(ddcards.Solver().solve(MARIAS, mode="all"))
 
 
@@ -134,7 +135,7 @@ def test_a_table_that_cannot_grow_raises_and_the_solver_still_solves(monkeypatch
     assert solver.solve(MARIAS).value == 70
     monkeypatch.undo()
     assert solver.solve(MARIASZ).value == 88
-    assert solver.tt_mb == 16
+    assert solver.tt_mb == MARIASZ_MB
 
 
 def test_solve_many_sizes_each_threads_table_per_game():
@@ -142,7 +143,7 @@ def test_solve_many_sizes_each_threads_table_per_game():
     done = sorted(ddcards.solve_many(docs, jobs=1), key=lambda d: d.index)
     assert [d.result.value for d in done] == [70, 88]
     # jobs=1 solves in this thread, on its solve_many Solver
-    assert many._thread_solver(None).sized_per_game and many._thread_solver(None).tt_mb == 16
+    assert many._thread_solver(None).sized_per_game and many._thread_solver(None).tt_mb == MARIASZ_MB
     assert many._thread_solver(4).tt_mb == 4 and not many._thread_solver(4).sized_per_game
     with pytest.raises(ValueError, match="tt_mb"):
         ddcards.solve_many(docs, tt_mb=0)
@@ -174,10 +175,10 @@ def test_cli_and_server_default_to_tables_sized_per_game(capsys):
     assert build_parser().parse_args([]).tt_mb is None
     with pytest.raises(SystemExit):
         build_parser().parse_args(["--help"])
-    assert "per game, 2 MiB, 16 for mariasz" in " ".join(capsys.readouterr().out.split())
+    assert "per game, 2 MiB, 32 for mariasz" in " ".join(capsys.readouterr().out.split())
     per_game, fixed = SolverPool(workers=2, tt_mb=None), SolverPool(workers=2, tt_mb=8)
     try:
-        assert (per_game.table_bound_mb, fixed.table_bound_mb) == (32, 16)
+        assert (per_game.table_bound_mb, fixed.table_bound_mb) == (2 * MARIASZ_MB, 16)
     finally:
         per_game.shutdown(wait=True)
         fixed.shutdown(wait=True)
