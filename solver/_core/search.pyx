@@ -569,7 +569,8 @@ cdef class Searcher:
         """Give this Searcher a table of at most `tt_mb` MiB, empty (its side area too).
 
         The new table is allocated before the old one is freed: if it cannot be had,
-        MemoryError, and the old table stays as it was (contents included).
+        MemoryError, and the old table stays as it was (contents included).  Never while
+        a search runs on it (RuntimeError), nor while it serves as another's helper.
         """
         cdef TTable fresh
         check_table_mb(tt_mb)
