@@ -241,9 +241,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--workers", type=int, default=None,
                         help="searches run at once, each with its own solver and transposition table (default: number of cores)")
     parser.add_argument("--tt-mb", type=int, default=DEFAULT_TT_MB, metavar="MIB",
-                        help=f"transposition table per worker in MiB, the same for every game (default: per game, "
-                             f"{solver_api.table_sizes_text()}; the tables take at most workers x "
-                             f"{solver_api.largest_table_mb()} MiB); total = workers x tt-mb")
+                        help=f"transposition table per worker in MiB, the same for every game: the tables take at "
+                             f"most workers x tt-mb (default: per game, {solver_api.table_sizes_text()}: at most "
+                             f"workers x {solver_api.largest_table_mb()} MiB)")
     capacity = parser.add_argument_group("capacity")
     capacity.add_argument("--max-queue", type=int, default=DEFAULT_MAX_QUEUE,
                           help="calls that may wait for a busy worker at once; one more gets RESOURCE_EXHAUSTED "
