@@ -1,14 +1,16 @@
 """Start the ddcards gRPC server: ``python -m ddcards.server`` or ``ddcards serve``.
 
-    ddcards serve [--host 127.0.0.1] [--port 50051] [--workers N] [--tt-mb 2]
+    ddcards serve [--host 127.0.0.1] [--port 50051] [--workers N] [--tt-mb MIB]
                   [--max-queue 64] [--queue-timeout 30] [--max-streams 16]
                   [--stream-idle-timeout 60] [--grace 10] [--log-level info]
                   [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
                   [--token TOKEN | --token-file FILE] [--no-reflection]
 
 * ``--workers`` search threads (default: the cores this process may use), each
-  with its own ``ddcards.Solver`` and transposition table of ``--tt-mb``
-  megabytes, so the tables take at most ``workers x tt_mb`` MB in total.
+  with its own ``ddcards.Solver`` and transposition table: by default sized per
+  game (2 MiB; 32 for Mariasz, grown at a worker's first Mariasz search), so the
+  tables take at most ``workers x`` the largest game's table in total; or
+  ``--tt-mb`` MiB for every game, at most ``workers x tt_mb`` MiB.
 * Admission: calls that find every worker busy wait first come, first served:
   at most ``--max-queue`` of them, each at most ``--queue-timeout`` seconds;
   beyond that RESOURCE_EXHAUSTED (reason OVERLOADED) with a RetryInfo.
@@ -53,7 +55,7 @@ log = logging.getLogger("ddcards.server")
 
 DEFAULT_PORT = 50051
 DEFAULT_HOST = "127.0.0.1"
-DEFAULT_TT_MB = solver_api.DEFAULT_TT_MB     # the library's: small tables stay in cache
+DEFAULT_TT_MB = solver_api.DEFAULT_TT_MB     # the library's: None, sized per game
 DEFAULT_GRACE = 10.0
 DEFAULT_MAX_QUEUE = 64
 DEFAULT_QUEUE_TIMEOUT = 30.0
@@ -121,7 +123,7 @@ class RunningServer:
     host: str
     port: int
     workers: int
-    tt_mb: int
+    tt_mb: int | None          # None: sized per game
     max_queue: int
     queue_timeout: float
     max_streams: int
@@ -146,7 +148,7 @@ class RunningServer:
 
 
 def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers: int | None = None,
-                 tt_mb: int = DEFAULT_TT_MB, max_queue: int = DEFAULT_MAX_QUEUE,
+                 tt_mb: int | None = DEFAULT_TT_MB, max_queue: int = DEFAULT_MAX_QUEUE,
                  queue_timeout: float = DEFAULT_QUEUE_TIMEOUT, max_streams: int = DEFAULT_MAX_STREAMS,
                  stream_idle_timeout: float | None = DEFAULT_STREAM_IDLE_TIMEOUT, tls: TlsFiles | None = None,
                  token: str | None = None, reflection_enabled: bool = True,
@@ -161,8 +163,8 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
         raise ValueError("max_streams must be >= 1")
     if stream_idle_timeout is not None and not stream_idle_timeout > 0:
         raise ValueError("stream_idle_timeout must be > 0 (or None for none)")
-    if tt_mb < 1:
-        raise ValueError("tt_mb must be >= 1")
+    if tt_mb is not None and tt_mb < 1:
+        raise ValueError("tt_mb must be >= 1 (or None: sized per game)")
     if token is not None and not token:
         raise ValueError("the token must not be empty")
     credentials = tls.credentials() if tls is not None else None   # a bad file fails before anything starts
@@ -214,6 +216,10 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
                          token is not None, reflection_enabled)
 
 
+def _tables(tt_mb: int | None) -> str:
+    return f"{tt_mb}" if tt_mb is not None else f"per game ({solver_api.table_sizes_text()})"
+
+
 def _loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -234,9 +240,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = any free port)")
     parser.add_argument("--workers", type=int, default=None,
                         help="searches run at once, each with its own solver and transposition table (default: number of cores)")
-    parser.add_argument("--tt-mb", type=int, default=DEFAULT_TT_MB,
-                        help=f"transposition table per worker in MB (default {DEFAULT_TT_MB}); "
-                             "total = workers x tt-mb")
+    parser.add_argument("--tt-mb", type=int, default=DEFAULT_TT_MB, metavar="MIB",
+                        help=f"transposition table per worker in MiB, the same for every game: the tables take at "
+                             f"most workers x tt-mb (default: per game, {solver_api.table_sizes_text()}: at most "
+                             f"workers x {solver_api.largest_table_mb()} MiB)")
     capacity = parser.add_argument_group("capacity")
     capacity.add_argument("--max-queue", type=int, default=DEFAULT_MAX_QUEUE,
                           help="calls that may wait for a busy worker at once; one more gets RESOURCE_EXHAUSTED "
@@ -302,8 +309,8 @@ def _options(args: argparse.Namespace) -> dict:
     for value, name in ((args.workers, "--workers"), (args.max_streams, "--max-streams")):
         if value is not None and value < 1:
             raise _Usage(f"{name} must be >= 1")
-    if args.tt_mb < 1:
-        raise _Usage("--tt-mb must be >= 1")
+    if args.tt_mb is not None and args.tt_mb < 1:
+        raise _Usage("--tt-mb must be >= 1 (leave it out for tables sized per game)")
     if args.max_queue < 0:
         raise _Usage("--max-queue must be >= 0")
     if not args.queue_timeout > 0:
@@ -348,7 +355,7 @@ def _serve(args: argparse.Namespace) -> int:
         return 1
     # Printed whatever the log level: scripts read the bound port (--port 0) from this line.
     print(f"ddcards serve: listening on {running.address} (workers={running.workers}, "
-          f"tt_mb={running.tt_mb} per worker, {running.workers * running.tt_mb} MB total, "
+          f"tt_mb={_tables(running.tt_mb)} per worker, at most {running.pool.table_bound_mb} MiB total, "
           f"max_queue={running.max_queue}, queue_timeout={running.queue_timeout:g}s, "
           f"max_streams={running.max_streams}, tls={'on' if running.tls else 'off'}, "
           f"token={'on' if running.token else 'off'}, reflection={'on' if running.reflection else 'off'})",

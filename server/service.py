@@ -67,16 +67,18 @@ class _Waiter:
 
 
 class SolverPool:
-    """At most ``workers`` searches at once, each with its own ``ddcards.Solver(tt_mb=...)``.
+    """At most ``workers`` searches at once, each with its own ``ddcards.Solver(tt_mb=...)``
+    (``tt_mb=None``: its table sized per game, see ``ddcards.Solver``).
 
     The pool owns ``workers`` solvers (made up front, so the first calls do not
-    pay for allocating their tables), and lends each to
+    pay for allocating their tables; a table sized per game grows once, at its
+    first search of a game that wants more), and lends each to
     one thread at a time: a unary call searches in its own gRPC thread, so no
     thread hop is added to its latency; stream items search on a small
     executor of ``workers`` threads. Callers waiting for a solver are served
     first come, first served, and give up when their call is cancelled or its
     deadline passes. The transposition tables take at most ``workers x tt_mb``
-    MB.
+    MiB, sized per game ``workers x`` the largest game's table (``table_bound_mb``).
 
     Admission: at most ``max_queue`` calls wait at once, each at most
     ``queue_timeout`` seconds; a call that finds the queue full, or waits
@@ -86,7 +88,7 @@ class SolverPool:
     are not counted: their stream's window bounds them.
     """
 
-    def __init__(self, workers: int, tt_mb: int, *, max_queue: int | None = None,
+    def __init__(self, workers: int, tt_mb: int | None, *, max_queue: int | None = None,
                  queue_timeout: float | None = None, solver_factory: Callable[[], Any] | None = None):
         if workers < 1:
             raise ValueError("workers must be >= 1")
@@ -96,6 +98,8 @@ class SolverPool:
             raise ValueError("queue_timeout must be > 0")
         self.workers = workers
         self.tt_mb = tt_mb
+        # What the tables may take at most, MiB: per game, each grows to the largest game's.
+        self.table_bound_mb = workers * (ddcards.api.largest_table_mb() if tt_mb is None else tt_mb)
         self.max_queue = max_queue
         self.queue_timeout = queue_timeout
         self._queued = 0                      # bounded callers waiting now

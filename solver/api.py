@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher
 from ddcards.errors import InvalidOptionError, SearchTimeout
-from ddcards.games.base import Session
+from ddcards.games.base import DEFAULT_TABLE_MB, Session
 from ddcards.position import Position
 from ddcards.result import Analysis, AnalysisStep, Mode, MoveValue, Result
 
@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 __all__ = ["Mode", "Solver", "solve", "analyse", "solve_many", "CancelToken", "DEFAULT_TT_MB", "MAX_THREADS",
            "PositionLike"]
 
-DEFAULT_TT_MB = 2
+#: The default of every ``tt_mb`` (Solver, solve_many, the CLI's and the server's ``--tt-mb``):
+#: None, a table sized per game (``GameInfo.table_mb``: 2 MiB, 32 for Mariasz).
+DEFAULT_TT_MB: int | None = None
 #: The most threads one search may use (``Solver.solve(..., threads=)``).
 MAX_THREADS = 64
 
@@ -57,6 +59,27 @@ def _threads(threads: int) -> int:
     return threads
 
 
+def check_tt_mb(tt_mb: int | None) -> int | None:
+    """`tt_mb` if it is a table size: None (sized per game) or a whole number of MiB, at least 1."""
+    if tt_mb is not None and (not isinstance(tt_mb, int) or isinstance(tt_mb, bool) or tt_mb < 1):
+        raise ValueError(f"tt_mb must be None (sized per game) or a whole number of MiB, at least 1 "
+                         f"(got {tt_mb!r})")
+    return tt_mb
+
+
+def largest_table_mb() -> int:
+    """The most a table sized per game grows to (MiB): the largest any game asks for."""
+    from ddcards.games import list_games
+    return max(info.table_mb for info in list_games())
+
+
+def table_sizes_text() -> str:
+    """The tables sized per game, for people: "2 MiB, 32 for mariasz"."""
+    from ddcards.games import list_games
+    larger = [f"{info.table_mb} for {info.name}" for info in list_games() if info.table_mb != DEFAULT_TABLE_MB]
+    return ", ".join([f"{DEFAULT_TABLE_MB} MiB"] + larger)
+
+
 def _position(position: PositionLike) -> Position:
     if isinstance(position, Position):
         return position
@@ -70,16 +93,25 @@ class Solver:
     256 KiB side area where a game keeps exact sub-results, e.g. Klaverjas's
     two-trick endgames).
 
+    tt_mb=None (the default): the table is sized per game, as each game's
+    ``GameInfo.table_mb`` asks: 2 MiB (it stays in a core's L2 cache, the
+    fastest for Mariáš, Klaverjas and Prší), 32 MiB for Mariasz, whose long
+    searches need room.  The table starts at 2 MiB and grows, empty, the
+    first time a game wants more; it keeps that size after (a Solver that
+    alternates games reallocates once, not at every switch; the small games
+    lose a few per cent in the larger table).  A table that cannot grow
+    raises MemoryError and the Solver keeps the one it has.  tt_mb=N: N MiB
+    for every game, always.
+
     Not thread-safe: give each thread its own.  Searches release the GIL, so
     threads with their own Solver run in parallel.  One search may also use
     several threads itself (``threads=``): they share this Solver's table,
     each with a side area of its own.
     """
 
-    def __init__(self, tt_mb: int = DEFAULT_TT_MB):
-        if not isinstance(tt_mb, int) or isinstance(tt_mb, bool) or tt_mb < 1:
-            raise ValueError(f"tt_mb must be a whole number of MiB, at least 1 (got {tt_mb!r})")
-        self._searcher = Searcher(tt_mb)
+    def __init__(self, tt_mb: int | None = DEFAULT_TT_MB):
+        self._per_game = check_tt_mb(tt_mb) is None
+        self._searcher = Searcher(DEFAULT_TABLE_MB if tt_mb is None else tt_mb)
         # One per further thread of a search: only its side area serves (the table is
         # this Solver's), so it holds the smallest table.
         self._helpers: list[Searcher] = []
@@ -92,7 +124,19 @@ class Solver:
 
     @property
     def tt_mb(self) -> int:
+        """The table's size now, MiB (sized per game: the largest any game searched so far wanted)."""
         return self._searcher.tt_mb
+
+    @property
+    def sized_per_game(self) -> bool:
+        """Is the table sized per game (made with tt_mb=None) rather than fixed?"""
+        return self._per_game
+
+    def _fit_table(self, pos: Position) -> None:
+        """Sized per game: grow the table (empty) to what `pos`'s game wants; never shrink it."""
+        want = pos.game_info.table_mb
+        if self._per_game and want > self._searcher.tt_mb:
+            self._searcher.resize(want)
 
     def clear(self) -> None:
         """Forget the table's contents (O(1))."""
@@ -117,6 +161,7 @@ class Solver:
         _check_limits(timeout, cancel)
         threads = _threads(threads)
         pos = _position(position)
+        self._fit_table(pos)
         if not keep_tt:
             self._searcher.clear()
         session = pos.session()
@@ -136,14 +181,20 @@ class Solver:
         thread's.  Default 1: a server or a batch running one search per core
         gains nothing from more.
 
+        keep_tt: search on what the table holds from the searches before
+        (by default it is cleared first); a per-game Solver whose table grows
+        for this game starts it empty all the same.
+
         Raises SearchTimeout after `timeout` seconds and SearchCancelled when
-        `cancel` is cancelled; DdcardsError subclasses for bad input.
+        `cancel` is cancelled; DdcardsError subclasses for bad input;
+        MemoryError if a per-game table cannot grow to the game's size.
         """
         _check_limits(timeout, cancel)
         threads = _threads(threads)
         pos = _position(position)
         mode = _mode(mode)
         session = pos.session()
+        self._fit_table(pos)
         if not keep_tt:
             self._searcher.clear()
         helpers = self._helper_boards(pos, threads) if threads > 1 else ()
@@ -182,6 +233,7 @@ class Solver:
         deadline = None if timeout is None else start + timeout
         session = pos.start().session()
         value_kind = session.value_kind
+        self._fit_table(pos)
         self._searcher.clear()
         nodes = 0
 
@@ -270,7 +322,7 @@ def analyse(position: PositionLike, *, timeout: float | None = None,
 
 
 def solve_many(positions: Iterable[PositionLike], *, jobs: int | None = None, executor: Any = None,
-               mode: Mode | str = Mode.ALL, timeout: float | None = None, tt_mb: int = DEFAULT_TT_MB,
+               mode: Mode | str = Mode.ALL, timeout: float | None = None, tt_mb: int | None = DEFAULT_TT_MB,
                window: int | None = None, chunk_size: int | None = None) -> Generator[Solved, None, None]:
     """Solve every position of `positions` in parallel, yielding a ``Solved`` for each as it finishes.
 
@@ -290,7 +342,7 @@ def solve_many(positions: Iterable[PositionLike], *, jobs: int | None = None, ex
     at once) ahead of the answers taken; a task is a chunk of positions
     (`chunk_size`; by default sized from the time positions take).  Closing the generator,
     or leaving the ``for`` loop, stops the work.  Each search thread keeps a Solver of
-    `tt_mb` MiB.
+    `tt_mb` MiB (default: sized per game, see ``Solver``).
 
     >>> import ddcards
     >>> docs = [ddcards.example("marias-hra"), ddcards.example("marias-betl"), {"game": "marias"}]

@@ -488,6 +488,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "and Prší (Central-European card games).")
     parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    table_sizes = ddcards.api.table_sizes_text()
 
     def common(p: argparse.ArgumentParser, example: str = "marias-hra") -> None:
         p.add_argument("file", nargs="?", help="position document (JSON), JSON Lines, or - for stdin")
@@ -497,7 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                        help="stop a search after this long (exit status 1)")
         p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
-                       help="transposition table size (default %(default)s MiB)")
+                       help=f"transposition table size in MiB (default: per game, {table_sizes})")
         p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                        help="show progress on stderr: a ticker for a search that runs a second or more (and "
                             "with solve a bar over a batch); default: when stderr is a terminal")
@@ -527,7 +528,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="stop a position's search after this long (its record is an error; exit status 1)")
     p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
-                   help="transposition table of each search thread (default %(default)s MiB)")
+                   help=f"transposition table of each search thread in MiB (default: per game, {table_sizes})")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="the progress bar (default: when stderr is a terminal)")
     p.add_argument("--restart", action="store_true",
@@ -578,8 +579,8 @@ def main(argv: list[str] | None = None) -> int:
             reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "tt_mb", 1) < 1:
-        parser.error("--tt-mb must be at least 1")
+    if getattr(args, "tt_mb", None) is not None and args.tt_mb < 1:
+        parser.error(f"--tt-mb must be at least 1 (got {args.tt_mb}; leave it out for a table sized per game)")
     if getattr(args, "jobs", None) is not None and args.jobs < 1:
         parser.error(f"--jobs must be at least 1 (got {args.jobs})")
     timeout = getattr(args, "timeout", None)

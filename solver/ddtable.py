@@ -92,7 +92,8 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
     ``solver``: a :class:`ddcards.Solver` to reuse (default: this thread's); ``timeout``
     (seconds) bounds the whole table (SearchTimeout); ``cancel``: a CancelToken
     (SearchCancelled).  ``threads``: how many searches run at once (each further thread has
-    a Solver of its own, of the same table size; the searches release the GIL).
+    a Solver of its own, its table sized as the caller's: per game, or the same fixed size;
+    the searches release the GIL).
     ``available_threads()`` is what this machine offers.
 
     **Klaverjas**: the position's ``trump`` and ``playing_team``, if any, are ignored;
@@ -193,7 +194,9 @@ def _run_threaded(items: list, run: Any, engine: Any, threads: int, solver_class
     Every search has the same deadline and cancel token, so when one stops the others
     stop with it; the first error is raised once all have returned.
     """
-    engines = [engine] + [solver_class(tt_mb=engine.tt_mb) for _ in range(threads - 1)]
+    # The caller's sizing: per game if its table is, else its size.
+    tt_mb = None if engine.sized_per_game else engine.tt_mb
+    engines = [engine] + [solver_class(tt_mb=tt_mb) for _ in range(threads - 1)]
     free: queue.SimpleQueue = queue.SimpleQueue()
     for e in engines:
         free.put(e)

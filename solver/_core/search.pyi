@@ -70,6 +70,8 @@ class Searcher:
     def tt_stats(self) -> dict[str, int]: ...
     def clear(self) -> None:
         """Forget all stored positions (O(1))."""
+    def resize(self, tt_mb: int) -> None:
+        """A table of at most `tt_mb` MiB, empty; MemoryError (the old table kept) if it cannot be had."""
     @property
     def cpu_seconds(self) -> float:
         """The CPU time of this table's thread in the last root split."""

@@ -526,6 +526,15 @@ cdef inline int at_most(SearchCtx* c, int target) noexcept nogil:
     return test(c, target + 1) <= target
 
 
+cdef int check_table_mb(size_t tt_mb) except -1:
+    if tt_mb < 1:
+        raise ValueError("tt_mb must be at least 1")
+    if tt_mb > (<size_t> -1) >> 20:
+        # its bytes would not fit a size_t (tt_init would wrap round to a tiny table)
+        raise MemoryError(f"cannot allocate a {tt_mb} MiB transposition table")
+    return 0
+
+
 cdef class Searcher:
     """Owns a transposition table and answers questions about Boards.
 
@@ -543,8 +552,7 @@ cdef class Searcher:
     cdef int live_threads
 
     def __cinit__(self, size_t tt_mb=64):
-        if tt_mb < 1:
-            raise ValueError("tt_mb must be at least 1")
+        check_table_mb(tt_mb)
         if tt_init(&self.tt, tt_mb) != 0:
             raise MemoryError(f"cannot allocate a {tt_mb} MiB transposition table")
         self.tt_mb = tt_mb
@@ -556,6 +564,24 @@ cdef class Searcher:
     def clear(self):
         """Forget all stored positions (O(1))."""
         tt_new_generation(&self.tt)
+
+    def resize(self, size_t tt_mb):
+        """Give this Searcher a table of at most `tt_mb` MiB, empty (its side area too).
+
+        The new table is allocated before the old one is freed: if it cannot be had,
+        MemoryError, and the old table stays as it was (contents included).  Never while
+        a search runs on it (RuntimeError), nor while it serves as another's helper.
+        """
+        cdef TTable fresh
+        check_table_mb(tt_mb)
+        if self.live != NULL:
+            # Another thread is searching on this table (the search holds no GIL).
+            raise RuntimeError("cannot resize the table of a Searcher while it searches")
+        if tt_init(&fresh, tt_mb) != 0:
+            raise MemoryError(f"cannot allocate a {tt_mb} MiB transposition table")
+        tt_free(&self.tt)
+        self.tt = fresh
+        self.tt_mb = tt_mb
 
     @property
     def nodes_now(self):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ddcards.api import DEFAULT_TT_MB, CancelToken, PositionLike, Solver, _mode
+from ddcards.api import DEFAULT_TT_MB, CancelToken, PositionLike, Solver, _mode, check_tt_mb
 from ddcards.errors import DdcardsError, InvalidOptionError, SearchAborted
 from ddcards.position import Position
 from ddcards.result import Mode, Result
@@ -71,15 +71,16 @@ class Task:
 _local = threading.local()
 
 
-def _thread_solver(tt_mb: int) -> Solver:
-    """This thread's Solver of `tt_mb` MiB (a worker thread keeps its table between tasks)."""
+def _thread_solver(tt_mb: int | None) -> Solver:
+    """This thread's Solver of `tt_mb` MiB, or sized per game for None (a worker thread keeps
+    its table between tasks)."""
     solver: Solver | None = getattr(_local, "solver", None)
-    if solver is None or solver.tt_mb != tt_mb:
+    if solver is None or solver.sized_per_game != (tt_mb is None) or (tt_mb is not None and solver.tt_mb != tt_mb):
         solver = _local.solver = Solver(tt_mb=tt_mb)
     return solver
 
 
-def solve_chunk(positions: list[PositionLike], mode: str, timeout: float | None, tt_mb: int,
+def solve_chunk(positions: list[PositionLike], mode: str, timeout: float | None, tt_mb: int | None,
                 cancel: Any = None, portable: bool = True) -> tuple[list[tuple[Result | None, BaseException | None]], float]:
     """Solve `positions` one after another: ([(result, error) each], seconds spent).
 
@@ -180,7 +181,7 @@ def _portable(position: PositionLike) -> PositionLike:
 
 
 def solve_tasks(tasks: Iterable[Task], *, jobs: int | None = None, executor: Any = None,
-                mode: Mode | str = Mode.ALL, timeout: float | None = None, tt_mb: int = DEFAULT_TT_MB,
+                mode: Mode | str = Mode.ALL, timeout: float | None = None, tt_mb: int | None = DEFAULT_TT_MB,
                 window: int | None = None, chunk_size: int | None = None) -> Answers:
     """(tag, result, error) for every task, as each finishes; what solve_many and the batch job run.
 
@@ -190,8 +191,7 @@ def solve_tasks(tasks: Iterable[Task], *, jobs: int | None = None, executor: Any
     mode_name = _mode(mode).value
     if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool)):
         raise TypeError(f"timeout must be a number of seconds or None, not {timeout!r}")
-    if not isinstance(tt_mb, int) or isinstance(tt_mb, bool) or tt_mb < 1:
-        raise ValueError(f"tt_mb must be a whole number of MiB, at least 1 (got {tt_mb!r})")
+    check_tt_mb(tt_mb)
     _check_count("jobs", jobs)
     _check_count("window", window)
     _check_count("chunk_size", chunk_size)
@@ -211,7 +211,7 @@ def _is_dask_client(executor: Any) -> bool:
     return callable(getattr(executor, "get_executor", None)) and callable(getattr(executor, "nthreads", None))
 
 
-def _run(tasks: Iterable[Task], jobs: int | None, executor: Any, mode: str, timeout: float | None, tt_mb: int,
+def _run(tasks: Iterable[Task], jobs: int | None, executor: Any, mode: str, timeout: float | None, tt_mb: int | None,
          window: int | None, chunk_size: int | None) -> Answers:
     runner = _Runner(jobs, executor)
     if runner.inline:

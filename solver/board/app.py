@@ -89,7 +89,7 @@ def position_view(pos: ddcards.Position) -> dict[str, Any]:
 class BoardApp:
     """The app's state: one Solver per worker thread and the searches that may be stopped."""
 
-    def __init__(self, *, tt_mb: int = DEFAULT_TT_MB, timeout: float | None = None,
+    def __init__(self, *, tt_mb: int | None = DEFAULT_TT_MB, timeout: float | None = None,
                  workers: int | None = None, position: Mapping[str, Any] | None = None):
         if position is not None:
             position = ddcards.Position.from_dict(position).to_dict()      # bad input fails at start

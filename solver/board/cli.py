@@ -23,7 +23,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="stop any search after this long (default: never; the page has a Stop button)")
     p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
-                   help="transposition table size per worker (default %(default)s MiB)")
+                   help=f"transposition table size per worker in MiB (default: per game, "
+                        f"{ddcards.api.table_sizes_text()})")
     p.set_defaults(func=cmd_board)
 
 

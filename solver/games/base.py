@@ -15,6 +15,10 @@ from typing import Any, Literal, NamedTuple
 from ddcards.notation import Card
 from ddcards.result import ValueKind
 
+#: The table (MiB) of a game that asks for no other (GameInfo.table_mb), where a Solver sized
+#: per game starts.
+DEFAULT_TABLE_MB = 2
+
 #: The type of an option's value.
 OptionType = Literal["bool", "int", "str"]
 
@@ -39,7 +43,8 @@ class GameInfo:
 
     ``seats``: the player counts it is played with; ``sides``: the names of the
     sides that scores and results are given for (the first is the side whose
-    value is maximised); ``value_doc``: what a value means, in a line.
+    value is maximised); ``value_doc``: what a value means, in a line;
+    ``table_mb``: the transposition table its searches get by default (MiB).
     """
 
     name: str
@@ -51,6 +56,10 @@ class GameInfo:
     aliases: tuple[str, ...] = ()
     sides: tuple[str, ...] = ()
     value_doc: str = ""
+    # The transposition table (MiB) a Solver sized per game gives this game's searches.  2 MiB
+    # stays in a core's L2 cache: fastest for searches of 10^4-10^5 nodes, where a larger table
+    # only adds cache misses (benchmarks/RESULTS.md); a game of longer searches asks for more.
+    table_mb: int = DEFAULT_TABLE_MB
 
     def option(self, name: str) -> OptionInfo | None:
         for opt in self.options:

@@ -20,7 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="stop the analysis after this long (exit status 1)")
     p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
-                   help="transposition table size (default %(default)s MiB)")
+                   help=f"transposition table size in MiB (default: per game, {ddcards.api.table_sizes_text()})")
     p.set_defaults(func=cmd_report)
 
 

@@ -1,0 +1,184 @@
+"""The transposition table's size: sized per game by default, fixed when asked, resizable.
+
+A Solver made without ``tt_mb`` gives each game the table its ``GameInfo.table_mb`` asks
+for (2 MiB, 32 for Mariasz), growing once and keeping the larger table; ``tt_mb=N`` keeps
+N MiB for every game.  The table's size never changes an answer.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import ddcards
+from ddcards import api
+from ddcards._core.search import MODE_ALL, Searcher
+from ddcards.batch import many
+from ddcards.games import get_game, mariasz
+
+MARIAS = ddcards.example("marias-hra")
+MARIASZ = ddcards.example("mariasz-szlifowany")
+KLAVERJAS = ddcards.example("klaverjas")
+PRSI = ddcards.example("prsi-4players")
+# A few positions of each game (mid-play and full deals).
+POSITIONS = [ddcards.example(name) for name in (
+    "marias-hra", "marias-betl", "marias-durch", "klaverjas", "mariasz", "mariasz-kiks", "mariasz-race",
+    "mariasz-szlifowany", "mariasz-three", "prsi", "prsi-4players", "prsi-endgame")]
+MARIASZ_MB = 32                 # Mariasz's GameInfo.table_mb
+IMPOSSIBLE_MB = 1 << 40          # 1 EiB: more than any address space holds
+
+
+def answer(res: ddcards.Result) -> tuple:
+    return res.value, tuple((m.move, m.value) for m in res.moves), tuple(res.pv), res.settlement
+
+
+def test_each_game_says_its_table_size():
+    sizes = {info.name: info.table_mb for info in ddcards.list_games()}
+    assert sizes == {"marias": 2, "klaverjas": 2, "mariasz": MARIASZ_MB, "prsi": 2}
+    assert api.largest_table_mb() == MARIASZ_MB
+    assert api.table_sizes_text() == "2 MiB, 32 for mariasz"
+
+
+def test_a_solver_sized_per_game_grows_for_mariasz_and_keeps_it():
+    solver = ddcards.Solver()
+    assert solver.sized_per_game and solver.tt_mb == 2
+    assert solver.solve(MARIAS).value == 70
+    assert solver.tt_mb == 2
+    assert solver.solve(MARIASZ).value == 88
+    assert solver.tt_mb == MARIASZ_MB
+    # Alternating games: no shrinking back (and the small games' answers stand).
+    assert solver.solve(MARIAS).value == 70
+    assert solver.value(KLAVERJAS) == 132
+    assert solver.tt_mb == MARIASZ_MB
+    assert solver.solve(MARIASZ).value == 88
+    assert solver.tt_mb == MARIASZ_MB
+
+
+def test_value_and_analyse_size_the_table_too():
+    solver = ddcards.Solver()
+    assert solver.value(MARIASZ) == 88
+    assert solver.tt_mb == MARIASZ_MB
+    solver = ddcards.Solver()
+    recorded = solver.analyse(ddcards.example("mariasz-recorded"))
+    assert solver.tt_mb == MARIASZ_MB
+    assert recorded.final_value == 86
+
+
+def test_an_explicit_size_never_changes():
+    solver = ddcards.Solver(tt_mb=4)
+    assert not solver.sized_per_game
+    for doc in (MARIASZ, MARIAS, KLAVERJAS, PRSI):
+        solver.solve(doc)
+        assert solver.tt_mb == 4
+    small = ddcards.Solver(tt_mb=1)
+    small.solve(MARIASZ)
+    assert small.tt_mb == 1
+
+
+@pytest.mark.parametrize("bad", [0, -2, 2.5, True, "16"])
+def test_a_bad_size_is_refused(bad):
+    with pytest.raises(ValueError, match="tt_mb"):
+        ddcards.Solver(tt_mb=bad)
+
+
+def test_answers_are_the_same_whatever_the_size():
+    per_game, tiny, large = ddcards.Solver(), ddcards.Solver(tt_mb=1), ddcards.Solver(tt_mb=32)
+    for doc in POSITIONS:
+        expected = answer(per_game.solve(doc, mode="all"))
+        assert answer(tiny.solve(doc, mode="all")) == expected, doc
+        assert answer(large.solve(doc, mode="all")) == expected, doc
+    assert per_game.tt_mb == MARIASZ_MB
+
+
+def test_threads_of_a_search_share_the_grown_table():
+    solver = ddcards.Solver()
+    alone = answer(ddcards.Solver(tt_mb=16).solve(MARIASZ, mode="all"))
+    assert answer(solver.solve(MARIASZ, mode="all", threads=2)) == alone
+    assert solver.tt_mb == MARIASZ_MB
+    assert answer(solver.solve(MARIAS, mode="all", threads=2)) == answer(ddcards.Solver().solve(MARIAS, mode="all"))
+
+
+def test_searcher_resize_gives_an_empty_table_of_the_new_size():
+    board = get_game("mariasz").session(MARIASZ).board
+    cold = Searcher(8).solve(board, MODE_ALL)
+    searcher = Searcher(2)
+    assert searcher.tt_entries == 2 * 2**20 // 32
+    searcher.solve(board, MODE_ALL)
+    searcher.resize(8)
+    assert (searcher.tt_mb, searcher.tt_entries) == (8, 8 * 2**20 // 32)
+    # Nothing of the search before survives: the same search costs what a new table's does.
+    assert searcher.solve(board, MODE_ALL) == cold
+
+
+def test_a_resize_that_cannot_be_had_keeps_the_old_table():
+    board = get_game("mariasz").session(MARIASZ).board
+    searcher = Searcher(2)
+    first = searcher.solve(board, MODE_ALL)
+    for impossible in (IMPOSSIBLE_MB, (1 << 64) - 1):       # too large to have; too large to count in bytes
+        with pytest.raises(MemoryError, match=f"{impossible} MiB"):
+            searcher.resize(impossible)
+    assert (searcher.tt_mb, searcher.tt_entries) == (2, 2 * 2**20 // 32)
+    # The table still holds the first search: the same answer, far fewer nodes.
+    again = searcher.solve(board, MODE_ALL)
+    assert again[:3] == first[:3]
+    assert again[3] < first[3] // 2
+    with pytest.raises(ValueError, match="at least 1"):
+        searcher.resize(0)
+
+
+def test_a_table_that_cannot_grow_raises_and_the_solver_still_solves(monkeypatch):
+    monkeypatch.setattr(mariasz.GAME, "info", dataclasses.replace(mariasz.INFO, table_mb=IMPOSSIBLE_MB))
+    solver = ddcards.Solver()
+    with pytest.raises(MemoryError):
+        solver.solve(MARIASZ)
+    assert solver.tt_mb == 2
+    assert solver.solve(MARIAS).value == 70
+    monkeypatch.undo()
+    assert solver.solve(MARIASZ).value == 88
+    assert solver.tt_mb == MARIASZ_MB
+
+
+def test_solve_many_sizes_each_threads_table_per_game():
+    docs = [MARIAS, MARIASZ]
+    done = sorted(ddcards.solve_many(docs, jobs=1), key=lambda d: d.index)
+    assert [d.result.value for d in done] == [70, 88]
+    # jobs=1 solves in this thread, on its solve_many Solver
+    assert many._thread_solver(None).sized_per_game and many._thread_solver(None).tt_mb == MARIASZ_MB
+    assert many._thread_solver(4).tt_mb == 4 and not many._thread_solver(4).sized_per_game
+    with pytest.raises(ValueError, match="tt_mb"):
+        ddcards.solve_many(docs, tt_mb=0)
+
+
+def test_ddtable_threads_get_the_callers_sizing(monkeypatch):
+    from ddcards.ddtable import dd_table
+
+    made: list[int | None] = []
+
+    class Recording(ddcards.Solver):
+        def __init__(self, tt_mb: int | None = None):
+            made.append(tt_mb)
+            super().__init__(tt_mb)
+
+    monkeypatch.setattr(api, "Solver", Recording)
+    expected = dd_table(KLAVERJAS, solver=ddcards.Solver(tt_mb=2))["values"]
+    assert dd_table(KLAVERJAS, solver=ddcards.Solver(), threads=2)["values"] == expected
+    assert dd_table(KLAVERJAS, solver=ddcards.Solver(tt_mb=3), threads=2)["values"] == expected
+    assert made == [None, 3]
+
+
+def test_cli_and_server_default_to_tables_sized_per_game(capsys):
+    from ddcards import cli
+    from ddcards.server.main import build_parser
+    from ddcards.server.service import SolverPool
+
+    assert cli.build_parser().parse_args(["solve", "--example"]).tt_mb is None
+    assert build_parser().parse_args([]).tt_mb is None
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--help"])
+    assert "per game, 2 MiB, 32 for mariasz" in " ".join(capsys.readouterr().out.split())
+    per_game, fixed = SolverPool(workers=2, tt_mb=None), SolverPool(workers=2, tt_mb=8)
+    try:
+        assert (per_game.table_bound_mb, fixed.table_bound_mb) == (2 * MARIASZ_MB, 16)
+    finally:
+        per_game.shutdown(wait=True)
+        fixed.shutdown(wait=True)
