@@ -6,7 +6,9 @@ for a fresh Mariasz deal). So each search runs on one worker thread while the ma
 waits in short slices: it takes the KeyboardInterrupt, cancels the search through its
 CancelToken (polled every few thousand nodes), waits for it to stop and lets the interrupt
 go on. While it waits, a search that has run for a second gets a one-line ticker on standard
-error (elapsed time, nodes, rate), shown as the progress bar is: on a terminal, or as asked.
+error (elapsed time, nodes, rate, and where the search shares out the first moves, how many
+are answered and the best value so far), shown as the progress bar is: on a terminal, or as
+asked.
 """
 from __future__ import annotations
 
@@ -80,6 +82,9 @@ class Foreground:
         hours, minutes = divmod(minutes, 60)
         clock = f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
         figures = f", {nodes / 1e6:,.1f} M nodes ({nodes / elapsed / 1e6:.1f} M/s)" if nodes else ""
+        progress = self.solver.progress_now       # first moves answered, the best value so far
+        if progress is not None:
+            figures += f"; {progress}"
         line = f"ddcards: searching {clock}{figures}; Ctrl-C stops"
         self._shown = True                  # before the write: Ctrl-C may land in it, and the line is cleared
         self.stream.write("\r" + line + "\x1b[K")

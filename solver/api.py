@@ -17,7 +17,7 @@ from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken,
 from ddcards.errors import InvalidOptionError, SearchTimeout
 from ddcards.games.base import DEFAULT_TABLE_MB, Session
 from ddcards.position import Position
-from ddcards.result import Analysis, AnalysisStep, Mode, MoveValue, Result
+from ddcards.result import Analysis, AnalysisStep, Mode, MoveValue, Result, SearchProgress
 
 if TYPE_CHECKING:
     from ddcards.batch.many import Solved
@@ -115,6 +115,8 @@ class Solver:
         # One per further thread of a search: only its side area serves (the table is
         # this Solver's), so it holds the smallest table.
         self._helpers: list[Searcher] = []
+        # The session searched now, for progress_now's names and values (read by other threads).
+        self._searching: Session | None = None
 
     def _helper_boards(self, pos: Position, threads: int) -> list[tuple[Searcher, Any]]:
         """(Searcher, board at `pos`) for each thread beyond the caller's."""
@@ -153,6 +155,20 @@ class Solver:
         this Solver searches (the search holds no GIL), e.g. to show progress."""
         return int(self._searcher.nodes_now)
 
+    @property
+    def progress_now(self) -> SearchProgress | None:
+        """How far the search under way got: how many first moves are answered and the best
+        value so far (a bound on the position's value), read from another thread as
+        ``nodes_now``; None between searches and where the search does not share out the first
+        moves (Mariáš on one thread finds the value first)."""
+        session, got = self._searching, self._searcher.root_progress
+        if session is None or got is None:
+            return None
+        answered, moves, best, move, at_least = got
+        return SearchProgress(answered=answered, moves=moves,
+                              value=None if best is None else session.reported(best),
+                              move=None if move is None else session.move_name(move), at_least=at_least)
+
     def value(self, position: PositionLike, *, timeout: float | None = None,
               cancel: CancelToken | None = None, keep_tt: bool = False, threads: int = 1) -> int:
         """The value of `position` alone: no move values, no principal variation (the fastest ask).
@@ -166,7 +182,11 @@ class Solver:
             self._searcher.clear()
         session = pos.session()
         helpers = self._helper_boards(pos, threads) if threads > 1 else ()
-        return session.reported(session.search_value(self._searcher, cancel, timeout, helpers=helpers))
+        self._searching = session
+        try:
+            return session.reported(session.search_value(self._searcher, cancel, timeout, helpers=helpers))
+        finally:
+            self._searching = None
 
     def solve(self, position: PositionLike, *, mode: Mode | str = Mode.ALL,
               timeout: float | None = None, cancel: CancelToken | None = None,
@@ -199,8 +219,12 @@ class Solver:
             self._searcher.clear()
         helpers = self._helper_boards(pos, threads) if threads > 1 else ()
         start = time.perf_counter()
-        value, raw_moves, raw_pv, nodes = session.search(self._searcher, _MODE_CODE[mode], cancel, timeout,
-                                                         helpers=helpers)
+        self._searching = session
+        try:
+            value, raw_moves, raw_pv, nodes = session.search(self._searcher, _MODE_CODE[mode], cancel, timeout,
+                                                             helpers=helpers)
+        finally:
+            self._searching = None
         elapsed = time.perf_counter() - start
         moves = _move_values(session, raw_moves, value)
         summary = session.summary(raw_pv, value)
@@ -247,8 +271,12 @@ class Solver:
 
         def solve_here() -> tuple[int, list[MoveValue]]:
             nonlocal nodes
-            value, raw, _, n = session.search(self._searcher, _MODE_CODE[mode], cancel, remaining(),
-                                              want_pv=False)
+            self._searching = session
+            try:
+                value, raw, _, n = session.search(self._searcher, _MODE_CODE[mode], cancel, remaining(),
+                                                  want_pv=False)
+            finally:
+                self._searching = None
             nodes += n
             return value, _move_values(session, raw, value)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal
 
-__all__ = ["Mode", "ValueKind", "MoveValue", "Result", "AnalysisStep", "Analysis"]
+__all__ = ["Mode", "ValueKind", "MoveValue", "Result", "AnalysisStep", "Analysis", "SearchProgress"]
 
 #: How a value is measured: a margin in points, +1/-1 for made/not made, or money (a settlement).
 ValueKind = Literal["points", "outcome", "money"]
@@ -27,6 +27,30 @@ class Mode(str, Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+@dataclass(frozen=True)
+class SearchProgress:
+    """How far a search under way got (``Solver.progress_now``), while it shares out the moves of
+    the player to move (the root split: every search but Mariáš's on one thread).
+
+    ``answered`` of ``moves`` first moves are answered (equivalent moves count once).  Once one
+    of them has an exact value, ``value`` is the best so far and ``move`` the move that reached
+    it: the position's value is at least ``value`` when the maximising side is to move
+    (``at_least``), at most ``value`` otherwise.
+    """
+
+    answered: int
+    moves: int
+    value: int | None
+    move: str | None
+    at_least: bool
+
+    def __str__(self) -> str:
+        text = f"{self.answered} of {self.moves} first moves answered"
+        if self.value is not None:
+            text += f", value {'>=' if self.at_least else '<='} {self.value:+d} ({self.move})"
+        return text
 
 
 @dataclass(frozen=True)

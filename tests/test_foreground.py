@@ -13,11 +13,14 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 import ddcards
 from ddcards._foreground import Foreground
+
+CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus"
 
 # Hours of search from the first trick (benchmarks/RESULTS.md, Mariasz): never ends in a test.
 FRESH = {"game": "mariasz", "hands": ["AS KS QS JS TS 9S", "AH KH QH JH TH 9H"],
@@ -42,6 +45,8 @@ def test_ctrl_c_stops_a_long_search_at_once(tmp_path, command):
     try:
         ticker = wait_for(proc, b"Ctrl-C stops")
         assert b"\rddcards: searching 0:0" in ticker and b" M nodes (" in ticker
+        if command == "solve":          # the first moves shared out: none answered in seconds
+            assert b"; 0 of 6 first moves answered; Ctrl-C stops" in ticker, ticker
         proc.send_signal(signal.SIGINT)
         sent = time.monotonic()
         out, err = proc.communicate(timeout=30)
@@ -95,3 +100,48 @@ def test_foreground_returns_the_answer_and_raises_the_searchs_error():
             searches.run(lambda cancel: solver.solve(FRESH, cancel=cancel, timeout=0.6))
     # delay 0: the timed-out search was shown, then its line cleared
     assert "ddcards: searching 0:00, " in stream.getvalue() and stream.getvalue().endswith("\r\x1b[K")
+
+
+def test_progress_now_shows_the_first_moves_answered_and_a_bound_on_the_value():
+    # A szlifowany deal from the first trick: its six leads take some 50 ms each.
+    doc = json.loads(next(iter(open(CORPUS / "mariasz-szlifowany.jsonl"))))
+    solver = ddcards.Solver()
+    assert solver.progress_now is None
+    answer: list[ddcards.Result] = []
+    worker = threading.Thread(target=lambda: answer.append(solver.solve(doc)))
+    worker.start()
+    readings = []
+    while worker.is_alive():
+        reading = solver.progress_now
+        if reading is not None and (not readings or readings[-1] != reading):
+            readings.append(reading)
+        time.sleep(0.001)
+    worker.join()
+    res = answer[0]
+    values = {mv.move: mv.value for mv in res.moves}
+    assert solver.progress_now is None                  # between searches
+    assert [r.answered for r in readings] == sorted(r.answered for r in readings)
+    assert all(r.moves == len(values) and r.at_least and r.answered <= r.moves for r in readings)
+    bounded = [r for r in readings if r.value is not None]
+    assert bounded and readings[0].value is None
+    # each bound is a move's exact value, and the value is at least it
+    assert all(values[r.move] == r.value <= res.value for r in bounded)
+    assert str(bounded[-1]) == (f"{bounded[-1].answered} of {len(values)} first moves answered, "
+                                f"value >= {bounded[-1].value:+d} ({bounded[-1].move})")
+
+
+def test_progress_now_is_none_where_the_search_finds_the_value_first():
+    # Mariáš on one thread values the deal before its first moves (no root split), on two it
+    # shares them out.  A search takes milliseconds: 60 deals in a row are watched.
+    docs = [json.loads(line) for line in open(CORPUS / "marias-hra.jsonl")][:60]
+    solver = ddcards.Solver()
+    for threads in (1, 2):
+        worker = threading.Thread(target=lambda: [solver.solve(doc, threads=threads) for doc in docs])
+        worker.start()
+        progress, nodes = set(), set()
+        while worker.is_alive():
+            progress.add(solver.progress_now is None)
+            nodes.add(solver.nodes_now)
+        worker.join()
+        assert len(nodes) > 10                       # the readings fell inside searches
+        assert (progress == {True}) if threads == 1 else (False in progress)

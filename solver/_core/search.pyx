@@ -149,6 +149,15 @@ ctypedef struct SearchCtx:
     double cpu           # CPU seconds of this thread's part (the root split), else 0
     volatile_int* quit   # the root split: set when another thread answered the move searched
     int reverse          # the root split's helper: the search's first node tries its moves last first
+    # The root split's progress, in the first thread's context for readers on
+    # other threads (Searcher.root_progress): distinct root moves (0: no root
+    # split runs), how many are answered, and once one has an exact value, the
+    # best so far packed with its move as value * 256 + move (one atomic word).
+    int root_moves
+    int root_answered
+    int root_best
+    int root_have_best
+    int root_ismax
     # The root split keeps its threads' contexts side by side: this keeps one
     # thread's hot fields (nodes, ply) off the cache lines of the other's.
     char pad[128]
@@ -595,6 +604,24 @@ cdef class Searcher:
         return total
 
     @property
+    def root_progress(self):
+        """How far the root split under way got, read from another thread while this one
+        searches without the GIL: (root moves answered, distinct root moves, the best exact
+        value so far or None, its move or None, the root's side is MAX).  None when no root
+        split runs (between searches, or the one-thread driver)."""
+        cdef SearchCtx* c = self.live
+        cdef int n, packed
+        if c == NULL:
+            return None
+        n = dd_atomic_load_int(&c.root_moves)
+        if n == 0:
+            return None
+        if not dd_atomic_load_int(&c.root_have_best):
+            return dd_atomic_load_int(&c.root_answered), n, None, None, bool(c.root_ismax)
+        packed = dd_atomic_load_int(&c.root_best)
+        return dd_atomic_load_int(&c.root_answered), n, packed >> 8, packed & 255, bool(c.root_ismax)
+
+    @property
     def tt_entries(self):
         return self.tt.nbuckets * TT_WAYS
 
@@ -616,6 +643,7 @@ cdef class Searcher:
         c.cpu = 0.0
         c.quit = NULL
         c.reverse = 0
+        c.root_moves = c.root_answered = c.root_have_best = 0
         c.stop = &cancel.flag if cancel is not None else NULL
         c.granularity = board.granularity if board.granularity > 0 else 1
         c.history_leads = board.history_leads
@@ -950,6 +978,7 @@ ctypedef struct RootSplit:
     int exact
     int t                      # threshold (threshold games)
     int guess
+    SearchCtx* progress        # the first thread's context: where readers see how far it got
 
 
 ctypedef struct SplitWorker:
@@ -1005,8 +1034,11 @@ cdef void split_child(SearchCtx* c, RootSplit* rs, int i, int w_index) noexcept 
         if not rs.have_best or (v > rs.best if rs.ismax else v < rs.best):
             dd_atomic_store_int(&rs.best, v)
             dd_atomic_store_int(&rs.have_best, 1)
+            dd_atomic_store_int(&rs.progress.root_best, v * 256 + rs.moves[i])
+            dd_atomic_store_int(&rs.progress.root_have_best, 1)
         if not rs.exact and rs.mode == C_MODE_BEST and v == (1 if rs.ismax else -1):
             rs.done = 1
+    dd_atomic_store_int(&rs.progress.root_answered, rs.progress.root_answered + 1)
     pthread_mutex_unlock(&rs.lock)
 
 
@@ -1123,6 +1155,9 @@ cdef int split_root(SearchCtx* ctxs, int nthreads, int* moves, int* values, int*
     rs.exact = exact
     rs.t = t
     rs.guess = guess
+    rs.progress = c
+    c.root_ismax = rs.ismax
+    dd_atomic_store_int(&c.root_moves, rs.n)
     pthread_mutex_init(&rs.lock, NULL)
     for k in range(nthreads):
         workers[k].c = &ctxs[k]
