@@ -4,6 +4,8 @@
     python benchmarks/bench_mariasz.py side-by-side [MIB]   # ideas measured side by side
     python benchmarks/bench_mariasz.py etc-split [MIB]      # the mid-trick ETC and the root split, off / on
     python benchmarks/bench_mariasz.py builds OLD NEW [MIB]  # two builds taking turns on the same positions
+    python benchmarks/bench_mariasz.py fresh [--deals N] [--mode best|all] [--jobs J] [--tt-mb MIB]
+                                                        # fresh 36-card deals from the first trick, to the end
     python benchmarks/bench_mariasz.py [--deals N] [--limit S] [--ladder-deals N] [--ladder-limit S] [--tt-mb MIB]
 
 Every solve is cold (the table cleared per position), one core, and answers what
@@ -41,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import ddcards  # noqa: E402
-from ddcards._core.search import MODE_ALL, Searcher  # noqa: E402
+from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, Searcher  # noqa: E402
 from ddcards.errors import SearchTimeout  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
@@ -358,7 +360,66 @@ def builds(old: str, new: str, tt_mb: int) -> None:
         w.wait()
 
 
+# ---------------------------------------------------------------- fresh deals
+
+def fresh_one(index: int, mode: str, tt_mb: int) -> None:
+    """Solve the ladder's index-th fresh 36-card deal (24 cards in the stock) cold, as `ddcards solve
+    --mode MODE --tt-mb MIB` does; print one JSON line: CPU seconds, nodes (the core's and the
+    endgame's), the value, the optimal first actions."""
+    doc = [d for d in load("ladder") if stock_left(d) == 24][index]
+    session = ddcards.Position.from_dict(doc).session()
+    engine = Searcher(tt_mb)
+    code = {"best": MODE_BEST, "optimal": MODE_OPTIMAL, "all": MODE_ALL}[mode]
+    start = time.process_time()
+    value, moves, _, _ = session.search(engine, code, None, None, want_pv=False)
+    cpu = time.process_time() - start
+    print(json.dumps({"deal": index, "cpu": cpu, "nodes": engine.nodes + session.board.endgame_nodes,
+                      "value": session.reported(value),
+                      "optimal": [session.move_name(m) for m, v in moves if v == value or mode == "best"],
+                      "moves": {session.move_name(m): v for m, v in moves if v is not None}}), flush=True)
+
+
+def fresh(argv: list[str]) -> None:
+    """Fresh deals from the first trick, each searched to the end in a process of its own, --jobs at
+    a time (one per core); a line per deal as it finishes, then the distribution."""
+    import subprocess
+    ap = argparse.ArgumentParser(prog="bench_mariasz.py fresh", description=fresh.__doc__)
+    ap.add_argument("--deals", type=int, default=4, help="the first N fresh deals of the ladder corpus")
+    ap.add_argument("--mode", choices=("best", "optimal", "all"), default="best")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--tt-mb", type=int, default=32)
+    args = ap.parse_args(argv)
+    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, 2 cores; "
+          f"one search thread per deal, {args.jobs} deals at a time; table {args.tt_mb} MiB. Command: python "
+          f"benchmarks/bench_mariasz.py fresh --deals {args.deals} --mode {args.mode} --jobs {args.jobs} "
+          f"--tt-mb {args.tt_mb}\n", flush=True)
+    print("| deal | CPU | nodes | value | optimal first actions |")
+    print("|---|---|---|---|---|", flush=True)
+    pending, running, done = list(range(args.deals)), [], []
+    while pending or running:
+        while pending and len(running) < args.jobs:
+            i = pending.pop(0)
+            running.append(subprocess.Popen([sys.executable, __file__, "fresh-one", str(i), args.mode, str(args.tt_mb)],
+                                            stdout=subprocess.PIPE, text=True))
+        time.sleep(0.5)
+        for proc in [p for p in running if p.poll() is not None]:
+            running.remove(proc)
+            got = json.loads(proc.stdout.read())
+            done.append(got)
+            print(f"| {got['deal'] + 1} | {got['cpu']:.0f} s | {got['nodes']:,} | {got['value']:+d} | "
+                  f"{' '.join(got['optimal'])} |", flush=True)
+    cpu = [d["cpu"] for d in done]
+    print(f"\n{len(done)} fresh deals, mode {args.mode}: CPU median {statistics.median(cpu):.0f} s, "
+          f"max {max(cpu):.0f} s; nodes median {statistics.median(d['nodes'] for d in done):,.0f}")
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["fresh"]:
+        fresh(sys.argv[2:])
+        return
+    if sys.argv[1:2] == ["fresh-one"]:
+        fresh_one(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]))
+        return
     if sys.argv[1:2] == ["corpus"]:
         make_corpora()
         return
