@@ -3,6 +3,7 @@
     python benchmarks/bench_mariasz.py corpus          # (re)write benchmarks/corpus/mariasz-*.jsonl
     python benchmarks/bench_mariasz.py side-by-side [MIB]   # ideas measured side by side
     python benchmarks/bench_mariasz.py etc-split [MIB]      # the mid-trick ETC and the root split, off / on
+    python benchmarks/bench_mariasz.py reply-first [MIB]    # mid-trick: the last refuting reply first, off / on
     python benchmarks/bench_mariasz.py builds OLD NEW [MIB]  # two builds taking turns on the same positions
     python benchmarks/bench_mariasz.py fresh [--deals N] [--mode best|all] [--jobs J] [--tt-mb MIB]
                                                         # fresh 36-card deals from the first trick, to the end
@@ -270,15 +271,10 @@ def side_by_side(tt_mb: int) -> None:
 NO_ETC = 30000      # Board.etc_from that never looks children up (the core's VALUE_INF)
 
 
-def etc_split(tt_mb: int) -> None:
-    """The mid-trick enhanced transposition cutoff (Board.etc_from) and the root split on one
-    thread (MariaszSession.search), each off and on, every first card's value as the CLI asks
-    it; the three set-ups take turns on each position (CPU seconds, exact node counts)."""
-    ladder = load("ladder")
-    sets = {"szlifowany, from the first trick (1-20)": load("szlifowany", 20),
-            "36 cards, 12 left in the stock": [d for d in ladder if stock_left(d) == 12][:10],
-            "36 cards, 14 left in the stock": [d for d in ladder if stock_left(d) == 14][:10]}
-    setups = (("neither (as before)", False, False), ("ETC", True, False), ("ETC + root split", True, True))
+def compare_setups(tt_mb: int, sets: dict[str, list[dict]], setups: tuple) -> None:
+    """Set-ups (label, prepare(board) or None, root split on one thread) taking turns on each
+    position of each set, every first card's value as the CLI asks it: CPU seconds, exact node
+    counts (the core's and the endgame's), and whether the answers agree with the first set-up's."""
     engine = Searcher(tt_mb)
     print("| positions | set-up | nodes median | nodes total | CPU median | CPU total | answers |")
     print("|---|---|---|---|---|---|---|", flush=True)
@@ -289,10 +285,10 @@ def etc_split(tt_mb: int) -> None:
         for i, doc in enumerate(docs):
             order = list(range(len(setups)))
             for k in order[i % len(setups):] + order[:i % len(setups)]:
-                _, etc, split = setups[k]
+                _, prepare, split = setups[k]
                 board = ddcards.Position.from_dict(doc).session().board
-                if not etc:
-                    board.etc_from = NO_ETC
+                if prepare is not None:
+                    prepare(board)
                 engine.clear()
                 start = time.process_time()
                 value, moves, _, _ = engine.solve(board, MODE_ALL, split=split)
@@ -303,6 +299,40 @@ def etc_split(tt_mb: int) -> None:
             same = "the same" if answers[k] == answers[0] else "DIFFER"
             print(f"| {name} ({len(docs)}) | {label} | {statistics.median(nodes[k]):,.0f} | {sum(nodes[k]):,} | "
                   f"{statistics.median(cpu[k]) * 1e3:.0f} ms | {sum(cpu[k]):.2f} s | {same} |", flush=True)
+
+
+def etc_split(tt_mb: int) -> None:
+    """The mid-trick enhanced transposition cutoff (Board.etc_from) and the root split on one
+    thread (MariaszSession.search), each off and on."""
+    ladder = load("ladder")
+    sets = {"szlifowany, from the first trick (1-20)": load("szlifowany", 20),
+            "36 cards, 12 left in the stock": [d for d in ladder if stock_left(d) == 12][:10],
+            "36 cards, 14 left in the stock": [d for d in ladder if stock_left(d) == 14][:10]}
+
+    def no_etc(board: object) -> None:
+        board.etc_from = NO_ETC  # type: ignore[attr-defined]
+
+    compare_setups(tt_mb, sets, (("neither (as before)", no_etc, False), ("ETC", None, False),
+                                 ("ETC + root split", None, True)))
+
+
+def reply_first(tt_mb: int) -> None:
+    """Mid-trick replies: the game's first choice first and the last refuting reply second, or
+    the last refuting reply first (Board.reply_first), on every variant."""
+    ladder = load("ladder")
+    sets = {"szlifowany, from the first trick (1-20)": load("szlifowany", 20)}
+    for left in (10, 12, 14):
+        sets[f"36 cards, {left} left in the stock"] = [d for d in ladder if stock_left(d) == left][:10]
+    sets["Kiks, from the first trick (1-20)"] = load("kiks", 20)
+    sets["three players, from the first trick (1-10)"] = load("three", 10)
+
+    def setting(on: bool):  # noqa: ANN202
+        def prepare(board: object) -> None:
+            board.reply_first = on  # type: ignore[attr-defined]
+        return prepare
+
+    compare_setups(tt_mb, sets, (("the game's reply first", setting(False), True),
+                                 ("the last refuting reply first", setting(True), True)))
 
 
 BUILD_SETS = (("szlifowany, from the first trick (1-20)", "szlifowany", None, 20),
@@ -431,6 +461,9 @@ def main() -> None:
         return
     if sys.argv[1:2] == ["build-worker"]:
         build_worker(int(sys.argv[2]))
+        return
+    if sys.argv[1:2] == ["reply-first"]:
+        reply_first(int(sys.argv[2]) if len(sys.argv) > 2 else 32)
         return
     if sys.argv[1:2] == ["etc-split"]:
         etc_split(int(sys.argv[2]) if len(sys.argv) > 2 else 16)

@@ -88,6 +88,10 @@ cdef class Board:
     guess: where the value search starts when the caller has no better idea.
     history_leads: order moves at boundaries by the history of cutoffs
     (a large gain where the game's own lead order is weak).
+    reply_first: mid-trick, try the move that last cut off at the same ply
+    first, before the game's own first choice (where that choice is weak:
+    Mariasz's phase-1 replies, any card answering the lead); otherwise it
+    is tried second, and only a cutoff by a later move is remembered.
     killer_leads: try the lead that last cut off at the same depth second,
     after the table's move (where the game's own lead order is good).
     upper_from: tests "value >= beta" with beta >= upper_from run in the
@@ -111,6 +115,7 @@ cdef class Board:
     cdef public int guess
     cdef public bint history_leads
     cdef public bint killer_leads
+    cdef public bint reply_first
     cdef public int upper_from
     cdef public int lower_below
     cdef public int etc_from

@@ -27,6 +27,7 @@ class Board:
     guess: int
     history_leads: bool
     killer_leads: bool
+    reply_first: bool
     upper_from: int
     lower_below: int
     etc_from: int

@@ -70,6 +70,7 @@ cdef class Board:
         self.guess = 0
         self.history_leads = True
         self.killer_leads = False
+        self.reply_first = False
         self.upper_from = VALUE_INF
         self.lower_below = -VALUE_INF
         self.etc_from = VALUE_INF
@@ -132,6 +133,7 @@ ctypedef struct SearchCtx:
     int granularity      # values are multiples of it
     int history_leads    # order boundary moves by history
     int killer_leads     # try the last lead that cut off at the same depth early
+    int reply_first      # mid-trick, the last cutoff move at the ply goes first (Board.reply_first)
     int upper_from       # tests at beta >= this run in the game's mode 1
     int lower_below      # a value known <= this: bound it by the lower measure (mode 2)
     int etc_from         # mid-trick: look up the boundaries the moves reach from this depth (Board.etc_from)
@@ -331,11 +333,15 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
         # The lead that last cut off at this depth goes first (after the
         # table's move, below): sibling positions share their refutations.
         raise_move(moves, n, c.killer[depth & 63][ismax])
-    if kind == NODE_INNER and n > 2 and c.reply[c.ply & 63][ismax] >= 0 and \
-            moves[0] != c.reply[c.ply & 63][ismax]:
-        # Mid-trick the game's first choice stays first (it is right ~94% of
-        # the time); a sibling's cutoff move is the best second guess.
-        raise_move(moves + 1, n - 1, c.reply[c.ply & 63][ismax])
+    if kind == NODE_INNER and n > 1 and c.reply[c.ply & 63][ismax] >= 0:
+        if c.reply_first:
+            # A game whose first choice mid-trick is weak: a sibling's cutoff
+            # move goes first (Mariasz's phase-1 replies: -35-45% nodes).
+            raise_move(moves, n, c.reply[c.ply & 63][ismax])
+        elif n > 2 and moves[0] != c.reply[c.ply & 63][ismax]:
+            # Mid-trick the game's first choice stays first (it is right ~94% of
+            # the time); a sibling's cutoff move is the best second guess.
+            raise_move(moves + 1, n - 1, c.reply[c.ply & 63][ismax])
     if ttmove != TT_NO_MOVE:
         # The move that was best here before goes first.
         raise_move(moves, n, ttmove)
@@ -361,7 +367,7 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
                 best = v
                 bestmove = moves[i]
                 if best >= beta:
-                    if kind == NODE_INNER and i > 0:
+                    if kind == NODE_INNER and (i > 0 or c.reply_first):
                         c.reply[c.ply & 63][1] = moves[i]
                     if kind == NODE_BOUNDARY:
                         c.killer[depth & 63][1] = moves[i]
@@ -383,7 +389,7 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
                 best = v
                 bestmove = moves[i]
                 if best <= alpha:
-                    if kind == NODE_INNER and i > 0:
+                    if kind == NODE_INNER and (i > 0 or c.reply_first):
                         c.reply[c.ply & 63][0] = moves[i]
                     if kind == NODE_BOUNDARY:
                         c.killer[depth & 63][0] = moves[i]
@@ -648,6 +654,7 @@ cdef class Searcher:
         c.granularity = board.granularity if board.granularity > 0 else 1
         c.history_leads = board.history_leads
         c.killer_leads = board.killer_leads
+        c.reply_first = board.reply_first
         c.upper_from = board.upper_from
         c.lower_below = board.lower_below
         c.etc_from = board.etc_from

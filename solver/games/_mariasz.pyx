@@ -290,6 +290,13 @@ cdef class MariaszBoard(Board):
         # depth 13) up.  Measured on szlifowany deals: -30% nodes, -15% CPU; with three or
         # four players it cost more than it saved (+15% CPU for -12% nodes), so off there.
         self.etc_from = ETC_DEPTH if p.nseats == 2 else VALUE_INF
+        # Two players: in phase 1 any card answers the lead and the game's guess of the
+        # reply is weak (it cuts first 67-76% of the time), so the reply that last refuted
+        # a lead at the same ply goes first (Board.reply_first).  Measured side by side
+        # (benchmarks/RESULTS.md, Mariasz): -37/-39/-46% nodes, -34/-37/-44% CPU with 10/12/14
+        # cards left in the stock, -4%/-8% on szlifowany deals; +36% nodes in Kiks and +69%
+        # with three players, where the follow rules leave the game's order the better guess.
+        self.reply_first = p.nseats == 2
 
     def __dealloc__(self):
         if self.zb != NULL:
