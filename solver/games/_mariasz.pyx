@@ -293,9 +293,10 @@ cdef class MariaszBoard(Board):
         # Two players: in phase 1 any card answers the lead and the game's guess of the
         # reply is weak (it cuts first 67-76% of the time), so the reply that last refuted
         # a lead at the same ply goes first (Board.reply_first).  Measured side by side
-        # (benchmarks/RESULTS.md, Mariasz): -37/-39/-46% nodes, -34/-37/-44% CPU with 10/12/14
-        # cards left in the stock, -4%/-8% on szlifowany deals; +36% nodes in Kiks and +69%
-        # with three players, where the follow rules leave the game's order the better guess.
+        # (benchmarks/RESULTS.md, Mariasz, bench_mariasz.py reply-first): -29/-42/-59% nodes,
+        # -25/-36/-58% CPU with 10/12/14 cards left in the stock, szlifowany deals the same;
+        # +40% nodes in Kiks and +69% with three players, where the follow rules leave the
+        # game's own order the better guess.
         self.reply_first = p.nseats == 2
 
     def __dealloc__(self):
