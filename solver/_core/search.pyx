@@ -8,7 +8,8 @@ Reading guide
   and stores what it learnt as bounds on the future value.  Move order: the
   game's, then the table's move first; at boundaries the lead that last cut
   off at that depth (killer leads, for games that ask) or the history of
-  cutoffs; mid-trick the last cutoff move at that ply second (reply killers).
+  cutoffs; mid-trick the last cutoff move at that ply second (reply killers),
+  or first where the game's own guess of the reply is weak (``reply_first``).
 - ``mtd`` finds the exact value with a sequence of null-window searches; a
   threshold game (won / lost) needs one.  Tests fall only on values the game
   can have (``snap``), each in the measure the game names for it
