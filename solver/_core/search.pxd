@@ -89,9 +89,10 @@ cdef class Board:
     history_leads: order moves at boundaries by the history of cutoffs
     (a large gain where the game's own lead order is weak).
     reply_first: mid-trick, try the move that last cut off at the same ply
-    first, before the game's own first choice (where that choice is weak:
-    Mariasz's phase-1 replies, any card answering the lead); otherwise it
-    is tried second, and only a cutoff by a later move is remembered.
+    first and the one that cut off before it second, before the game's own
+    first choice (where that choice is weak: Mariasz's phase-1 replies, any
+    card answering the lead); otherwise the last one is tried second, and
+    only a cutoff by a later move is remembered.
     killer_leads: try the lead that last cut off at the same depth second,
     after the table's move (where the game's own lead order is good).
     upper_from: tests "value >= beta" with beta >= upper_from run in the
