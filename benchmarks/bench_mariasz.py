@@ -45,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 import ddcards  # noqa: E402
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, Searcher  # noqa: E402
+from ddcards._core import search as core  # noqa: E402
 from ddcards.errors import SearchTimeout  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
@@ -161,6 +162,14 @@ def stock_left(doc: dict) -> int:
     return len(doc["stock"].split()) - sum(action != "exchange" for action in doc["played"])
 
 
+def nodes_of(engine: Searcher, board: object) -> int:
+    """A search's nodes, the core's and the endgame's: a build before the core counted the game's
+    own nodes (GameOps.own_nodes; benchmarks/_checkout.py runs such builds) adds them here."""
+    if getattr(core, "COUNTS_OWN_NODES", False):
+        return engine.nodes
+    return engine.nodes + board.endgame_nodes  # type: ignore[attr-defined]
+
+
 def solve(engine: Searcher, doc: dict, timeout: float | None = None) -> tuple[float, int] | None:
     """(search seconds, nodes: the core's + the endgame's) of a cold 'all' solve; None if it timed out."""
     session = ddcards.Position.from_dict(doc).session()
@@ -170,7 +179,7 @@ def solve(engine: Searcher, doc: dict, timeout: float | None = None) -> tuple[fl
         session.search(engine, MODE_ALL, None, timeout)       # as the CLI and the API search it
     except SearchTimeout:
         return None
-    return time.perf_counter() - start, engine.nodes + session.board.endgame_nodes
+    return time.perf_counter() - start, nodes_of(engine, session.board)
 
 
 def corpus_rows(engine: Searcher, deals: int, limit: float) -> None:
@@ -241,8 +250,8 @@ def side_by_side(tt_mb: int) -> None:
                 board = ddcards.Position.from_dict(doc).session().board
                 engine.clear()
                 values.append(engine.value(board))
-                core += engine.nodes
                 endgame += board.endgame_nodes
+                core += nodes_of(engine, board) - board.endgame_nodes
             spent = time.process_time() - start
             _mariasz.use_endgame(old)
             print(f"| {name} ({len(docs)}) | {'on' if on else 'off'} | {core:,} | {endgame:,} | {spent:.2f} s | "
@@ -264,7 +273,7 @@ def side_by_side(tt_mb: int) -> None:
                 else:
                     engine.solve(board, mode, guess=guess, want_pv=False)
                 row[k + 1] += time.process_time() - start
-                row[k] += engine.nodes + board.endgame_nodes
+                row[k] += nodes_of(engine, board)
         print(f"| {label} | {row[0]:,} | {row[1]:.2f} s | {row[2]:,} | {row[3]:.2f} s |", flush=True)
 
 
@@ -293,7 +302,7 @@ def compare_setups(tt_mb: int, sets: dict[str, list[dict]], setups: tuple) -> No
                 start = time.process_time()
                 value, moves, _, _ = engine.solve(board, MODE_ALL, split=split)
                 cpu[k].append(time.process_time() - start)
-                nodes[k].append(engine.nodes + board.endgame_nodes)
+                nodes[k].append(nodes_of(engine, board))
                 answers[k].append((value, sorted(moves)))
         for k, (label, _, _) in enumerate(setups):
             same = "the same" if answers[k] == answers[0] else "DIFFER"
@@ -351,7 +360,7 @@ def build_worker(tt_mb: int) -> None:
         start = time.process_time()
         value, moves, _, _ = session.search(engine, MODE_ALL, None, None)
         spent = time.process_time() - start
-        print(json.dumps([spent, engine.nodes + session.board.endgame_nodes, [value, sorted(moves)]]), flush=True)
+        print(json.dumps([spent, nodes_of(engine, session.board), [value, sorted(moves)]]), flush=True)
 
 
 def builds(old: str, new: str, tt_mb: int) -> None:
@@ -403,7 +412,7 @@ def fresh_one(index: int, mode: str, tt_mb: int) -> None:
     start = time.process_time()
     value, moves, _, _ = session.search(engine, code, None, None, want_pv=False)
     cpu = time.process_time() - start
-    print(json.dumps({"deal": index, "cpu": cpu, "nodes": engine.nodes + session.board.endgame_nodes,
+    print(json.dumps({"deal": index, "cpu": cpu, "nodes": nodes_of(engine, session.board),
                       "value": session.reported(value),
                       "optimal": [session.move_name(m) for m, v in moves if v == value or mode == "best"],
                       "moves": {session.move_name(m): v for m, v in moves if v is not None}}), flush=True)

@@ -97,11 +97,13 @@ class Solver:
     ``GameInfo.table_mb`` asks: 2 MiB (it stays in a core's L2 cache, the
     fastest for Mariáš, Klaverjas and Prší), 32 MiB for Mariasz, whose long
     searches need room.  The table starts at 2 MiB and grows, empty, the
-    first time a game wants more; it keeps that size after (a Solver that
-    alternates games reallocates once, not at every switch; the small games
-    lose a few per cent in the larger table).  A table that cannot grow
-    raises MemoryError and the Solver keeps the one it has.  tt_mb=N: N MiB
-    for every game, always.
+    first time a game wants more; it keeps that memory after (a Solver that
+    alternates games allocates once, not at every switch), and a smaller
+    game searches in a 2 MiB part of it, exactly as in a table of its own
+    (the same nodes, whatever ran before; ``tt_mb`` is the size in use,
+    ``tt_allocated_mb`` the memory held).  A table that cannot grow raises
+    MemoryError and the Solver keeps the one it has.  tt_mb=N: N MiB for
+    every game, always.
 
     Not thread-safe: give each thread its own.  Searches release the GIL, so
     threads with their own Solver run in parallel.  One search may also use
@@ -126,8 +128,13 @@ class Solver:
 
     @property
     def tt_mb(self) -> int:
-        """The table's size now, MiB (sized per game: the largest any game searched so far wanted)."""
+        """The table's size now, MiB: sized per game, the last search's game's."""
         return self._searcher.tt_mb
+
+    @property
+    def tt_allocated_mb(self) -> int:
+        """The memory the table holds, MiB: sized per game, the largest any game searched so far wanted."""
+        return self._searcher.allocated_mb
 
     @property
     def sized_per_game(self) -> bool:
@@ -135,10 +142,15 @@ class Solver:
         return self._per_game
 
     def _fit_table(self, pos: Position) -> None:
-        """Sized per game: grow the table (empty) to what `pos`'s game wants; never shrink it."""
+        """Sized per game: search `pos` in the table its game wants, growing the memory (empty)
+        the first time a game wants more; a smaller game searches in a part of it, as in a
+        table of its own size (the same nodes, whatever ran before)."""
+        if not self._per_game:
+            return
         want = pos.game_info.table_mb
-        if self._per_game and want > self._searcher.tt_mb:
+        if want > self._searcher.allocated_mb:
             self._searcher.resize(want)
+        self._searcher.use(want)
 
     def clear(self) -> None:
         """Forget the table's contents (O(1))."""

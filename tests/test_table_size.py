@@ -41,17 +41,39 @@ def test_each_game_says_its_table_size():
 
 def test_a_solver_sized_per_game_grows_for_mariasz_and_keeps_it():
     solver = ddcards.Solver()
-    assert solver.sized_per_game and solver.tt_mb == 2
+    assert solver.sized_per_game and solver.tt_mb == solver.tt_allocated_mb == 2
     assert solver.solve(MARIAS).value == 70
     assert solver.tt_mb == 2
     assert solver.solve(MARIASZ).value == 88
-    assert solver.tt_mb == MARIASZ_MB
-    # Alternating games: no shrinking back (and the small games' answers stand).
+    assert solver.tt_mb == solver.tt_allocated_mb == MARIASZ_MB
+    # Alternating games: the memory stays, the small games search in 2 MiB of it.
     assert solver.solve(MARIAS).value == 70
+    assert (solver.tt_mb, solver.tt_allocated_mb) == (2, MARIASZ_MB)
     assert solver.value(KLAVERJAS) == 132
-    assert solver.tt_mb == MARIASZ_MB
     assert solver.solve(MARIASZ).value == 88
-    assert solver.tt_mb == MARIASZ_MB
+    assert solver.tt_mb == solver.tt_allocated_mb == MARIASZ_MB
+
+
+def test_a_smaller_game_searches_as_in_a_table_of_its_own():
+    # The same nodes as a new Solver's, before and after a Mariasz search grew the memory: a
+    # result does not depend on what the Solver searched before.
+    fresh = [ddcards.Solver().solve(doc).nodes for doc in (MARIAS, KLAVERJAS, PRSI)]
+    solver = ddcards.Solver()
+    solver.solve(MARIASZ)
+    assert [solver.solve(doc).nodes for doc in (MARIAS, KLAVERJAS, PRSI)] == fresh
+    assert solver.solve(MARIASZ).nodes == ddcards.Solver().solve(MARIASZ).nodes
+
+
+def test_searcher_use_searches_in_part_of_the_table():
+    board = get_game("marias").session(MARIAS).board
+    alone = Searcher(2).solve(board, MODE_ALL)
+    searcher = Searcher(8)
+    searcher.solve(board, MODE_ALL)
+    searcher.use(2)
+    assert (searcher.tt_mb, searcher.allocated_mb, searcher.tt_entries) == (2, 8, 2 * 2**20 // 32)
+    assert searcher.solve(board, MODE_ALL) == alone          # empty, and as small as a 2 MiB table
+    searcher.use(64)                                          # no more than is allocated
+    assert (searcher.tt_mb, searcher.tt_entries) == (8, 8 * 2**20 // 32)
 
 
 def test_value_and_analyse_size_the_table_too():
@@ -87,7 +109,7 @@ def test_answers_are_the_same_whatever_the_size():
         expected = answer(per_game.solve(doc, mode="all"))
         assert answer(tiny.solve(doc, mode="all")) == expected, doc
         assert answer(large.solve(doc, mode="all")) == expected, doc
-    assert per_game.tt_mb == MARIASZ_MB
+    assert per_game.tt_allocated_mb == MARIASZ_MB
 
 
 def test_threads_of_a_search_share_the_grown_table():
@@ -143,7 +165,7 @@ def test_solve_many_sizes_each_threads_table_per_game():
     done = sorted(ddcards.solve_many(docs, jobs=1), key=lambda d: d.index)
     assert [d.result.value for d in done] == [70, 88]
     # jobs=1 solves in this thread, on its solve_many Solver
-    assert many._thread_solver(None).sized_per_game and many._thread_solver(None).tt_mb == MARIASZ_MB
+    assert many._thread_solver(None).sized_per_game and many._thread_solver(None).tt_allocated_mb == MARIASZ_MB
     assert many._thread_solver(4).tt_mb == 4 and not many._thread_solver(4).sized_per_game
     with pytest.raises(ValueError, match="tt_mb"):
         ddcards.solve_many(docs, tt_mb=0)

@@ -62,6 +62,10 @@ ctypedef struct GameOps:
     # Optional (NULL: none): the table the coming search uses (NULL after it),
     # so that the game can prefetch a boundary's bucket as soon as it knows its key.
     void (*use_table)(void* pos, TTable* t) noexcept nogil
+    # Optional (NULL: none): the nodes the game's own search (its leaf) has run
+    # on this position's board so far, a running count; the core adds what each
+    # search adds to it to its own count (Result.nodes, nodes_now).
+    uint64_t (*own_nodes)(void* pos) noexcept nogil
 
 
 cdef inline void sort_moves(int* moves, int* scores, int n) noexcept nogil:

@@ -16,6 +16,7 @@ BUILD_FEATURES: str
 MODE_BEST: int
 MODE_OPTIMAL: int
 MODE_ALL: int
+COUNTS_OWN_NODES: bool      # the node counts include a game's own search's (GameOps.own_nodes)
 
 @disjoint_base
 class Board:
@@ -62,6 +63,8 @@ class Searcher:
     @property
     def tt_mb(self) -> int: ...
     @property
+    def allocated_mb(self) -> int: ...
+    @property
     def nodes(self) -> int: ...
     @property
     def nodes_now(self) -> int: ...
@@ -75,6 +78,8 @@ class Searcher:
         """Forget all stored positions (O(1))."""
     def resize(self, tt_mb: int) -> None:
         """A table of at most `tt_mb` MiB, empty; MemoryError (the old table kept) if it cannot be had."""
+    def use(self, tt_mb: int) -> None:
+        """Search in `tt_mb` MiB of the allocated table (at most all of it), empty."""
     @property
     def cpu_seconds(self) -> float:
         """The CPU time of this table's thread in the last root split."""

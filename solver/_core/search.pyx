@@ -35,7 +35,7 @@ from libc.string cimport memset
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID
 
-from ddcards._core.tt cimport (TTable, TTHit, TT_NO_MOVE, TT_WAYS, tt_init, tt_free,
+from ddcards._core.tt cimport (TTable, TTHit, TT_NO_MOVE, TT_WAYS, tt_init, tt_free, tt_use,
                               tt_new_generation, tt_probe, tt_store, tt_bucket)
 from ddcards._core.bits cimport DD_BUILD_FEATURES, dd_prefetch, dd_atomic_load_int, dd_atomic_store_int
 from ddcards.errors import SearchCancelled, SearchTimeout
@@ -135,6 +135,7 @@ ctypedef struct SearchCtx:
     int history_leads    # order boundary moves by history
     int killer_leads     # try the last lead that cut off at the same depth early
     int reply_first      # mid-trick, the last cutoff move at the ply goes first (Board.reply_first)
+    uint64_t own0        # the game's own nodes (GameOps.own_nodes) when the search began
     int upper_from       # tests at beta >= this run in the game's mode 1
     int lower_below      # a value known <= this: bound it by the lower measure (mode 2)
     int etc_from         # mid-trick: look up the boundaries the moves reach from this depth (Board.etc_from)
@@ -173,6 +174,18 @@ ctypedef struct ThreadTable:
     # padded as SearchCtx is: the counters change at every probe.
     TTable t
     char pad[128]
+
+
+cdef inline uint64_t ctx_nodes(SearchCtx* c) noexcept nogil:
+    """The nodes a search has run: the core's and those of the game's own search (a leaf's)."""
+    if c.ops.own_nodes == NULL:
+        return c.nodes
+    return c.nodes + (c.ops.own_nodes(c.pos) - c.own0)
+
+
+# Benchmarks that measured a game's own nodes apart (Mariasz's endgame) read this: since it
+# exists, the core's counts include them.
+COUNTS_OWN_NODES = True
 
 
 cdef inline double monotonic() noexcept nogil:
@@ -568,7 +581,8 @@ cdef class Searcher:
     ``clear()`` to start cold.
     """
     cdef TTable tt
-    cdef readonly size_t tt_mb
+    cdef readonly size_t tt_mb          # the part of the table searches use (use())
+    cdef readonly size_t allocated_mb   # the table allocated (resize())
     cdef readonly uint64_t nodes
     cdef readonly double cpu_seconds   # the last root split: this table's thread's CPU time
     # The contexts of the search under way, for nodes_now (set and cleared holding the GIL,
@@ -580,7 +594,7 @@ cdef class Searcher:
         check_table_mb(tt_mb)
         if tt_init(&self.tt, tt_mb) != 0:
             raise MemoryError(f"cannot allocate a {tt_mb} MiB transposition table")
-        self.tt_mb = tt_mb
+        self.tt_mb = self.allocated_mb = tt_mb
         self.nodes = 0
 
     def __dealloc__(self):
@@ -606,7 +620,20 @@ cdef class Searcher:
             raise MemoryError(f"cannot allocate a {tt_mb} MiB transposition table")
         tt_free(&self.tt)
         self.tt = fresh
-        self.tt_mb = tt_mb
+        self.tt_mb = self.allocated_mb = tt_mb
+
+    def use(self, size_t tt_mb):
+        """Search in `tt_mb` MiB of the allocated table (at most all of it), empty: each search
+        then runs as in a table of that size alone (the same nodes), whatever size the searches
+        before used.  No memory is allocated or freed; a no-op if that size is in use."""
+        check_table_mb(tt_mb)
+        if self.live != NULL:
+            raise RuntimeError("cannot change the table of a Searcher while it searches")
+        if tt_mb > self.allocated_mb:
+            tt_mb = self.allocated_mb
+        if tt_mb != self.tt_mb:
+            tt_use(&self.tt, tt_mb)
+            self.tt_mb = tt_mb
 
     @property
     def nodes_now(self):
@@ -616,7 +643,7 @@ cdef class Searcher:
         if self.live == NULL:
             return self.nodes
         for k in range(self.live_threads):
-            total += self.live[k].nodes
+            total += ctx_nodes(&self.live[k])
         return total
 
     @property
@@ -650,6 +677,7 @@ cdef class Searcher:
         c.pos = board.pos
         c.tt = &self.tt
         c.nodes = 0
+        c.own0 = c.ops.own_nodes(c.pos) if c.ops.own_nodes != NULL else 0
         c.aborted = 0
         memset(c.history, 0, sizeof(c.history))
         memset(c.killer, 0xFF, sizeof(c.killer))
@@ -682,7 +710,7 @@ cdef class Searcher:
 
     cdef void _release(self, SearchCtx* c) noexcept:
         """The search on c is over: its nodes are this Searcher's count, the board lets the table go."""
-        self.nodes = c.nodes
+        self.nodes = ctx_nodes(c)
         self.cpu_seconds = c.cpu
         if c.ops.use_table != NULL:
             c.ops.use_table(c.pos, NULL)
@@ -777,7 +805,7 @@ cdef class Searcher:
                     npv = 0
             nodes = 0
             for k in range(nthreads):
-                nodes += ctxs[k].nodes
+                nodes += ctx_nodes(&ctxs[k])
                 self.tt.probes += tables[k].t.probes
                 self.tt.hits += tables[k].t.hits
                 self.tt.stores += tables[k].t.stores

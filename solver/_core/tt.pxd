@@ -54,7 +54,8 @@ ctypedef struct TTable:
     TTEntry* slots
     void* aux            # the game's side area (TT_AUX_BYTES, zeroed at first)
     uint64_t nbuckets_mask
-    uint64_t nbuckets
+    uint64_t nbuckets    # the buckets in use (tt_use): a power of two, at most capacity
+    uint64_t capacity    # the buckets allocated
     uint8_t gen
     uint64_t probes
     uint64_t hits
@@ -82,15 +83,18 @@ cdef inline int tt_move(uint64_t d) noexcept nogil:
     return <int> ((d >> 48) & 0xFF)
 
 
-cdef inline int tt_init(TTable* t, size_t megabytes) noexcept nogil:
-    """Allocate a table of at most `megabytes` MiB (rounded down to a power of two buckets)."""
-    cdef size_t bucket_bytes = sizeof(TTEntry) * TT_WAYS
-    cdef size_t want = megabytes * 1024 * 1024 // bucket_bytes
+cdef inline size_t tt_buckets(size_t megabytes) noexcept nogil:
+    """The buckets of a table of at most `megabytes` MiB (a power of two, at least one)."""
+    cdef size_t want = megabytes * 1024 * 1024 // (sizeof(TTEntry) * TT_WAYS)
     cdef size_t n = 1
-    if want < 1:
-        want = 1
     while n * 2 <= want:
         n *= 2
+    return n
+
+
+cdef inline int tt_init(TTable* t, size_t megabytes) noexcept nogil:
+    """Allocate a table of at most `megabytes` MiB (rounded down to a power of two buckets)."""
+    cdef size_t n = tt_buckets(megabytes)
     t.slots = <TTEntry*> dd_table_alloc(n * TT_WAYS * sizeof(TTEntry))
     if t.slots == NULL:
         return -1
@@ -101,6 +105,7 @@ cdef inline int tt_init(TTable* t, size_t megabytes) noexcept nogil:
         return -1
     t.nbuckets = n
     t.nbuckets_mask = n - 1
+    t.capacity = n
     t.gen = 1
     t.probes = 0
     t.hits = 0
@@ -121,9 +126,20 @@ cdef inline void tt_new_generation(TTable* t) noexcept nogil:
     """Forget every entry in O(1): entries of another generation never match."""
     t.gen += 1
     if t.gen == 0:     # wrapped: old entries could come back to life, so wipe
-        memset(t.slots, 0, t.nbuckets * TT_WAYS * sizeof(TTEntry))
+        memset(t.slots, 0, t.capacity * TT_WAYS * sizeof(TTEntry))
         memset(t.aux, 0, TT_AUX_BYTES)
         t.gen = 1
+
+
+cdef inline void tt_use(TTable* t, size_t megabytes) noexcept nogil:
+    """Search in the first `megabytes` MiB of the buckets (at most all of them), empty: a
+    search then runs as it would in a table of that size alone, whatever ran before."""
+    cdef size_t n = tt_buckets(megabytes)
+    if n > t.capacity:
+        n = t.capacity
+    t.nbuckets = n
+    t.nbuckets_mask = n - 1
+    tt_new_generation(t)
 
 
 cdef inline TTEntry* tt_bucket(TTable* t, uint64_t k0, uint64_t k1) noexcept nogil:

@@ -178,6 +178,11 @@ cdef int z_leaf(void* vp, int alpha, int beta, int* value) noexcept nogil:
     return 1
 
 
+cdef uint64_t z_own_nodes(void* vp) noexcept nogil:
+    """GameOps.own_nodes: the phase-2 endgame search's cards tried (the core counts them in)."""
+    return (<ZBoard*> vp).eg.nodes
+
+
 cdef void z_use_table(void* vp, TTable* t) noexcept nogil:
     (<ZBoard*> vp).eg.tt = t
 
@@ -195,6 +200,7 @@ MARIASZ_OPS.equivalent = z_equivalent
 MARIASZ_OPS.snap = z_snap
 MARIASZ_OPS.leaf = z_leaf
 MARIASZ_OPS.use_table = z_use_table
+MARIASZ_OPS.own_nodes = z_own_nodes
 
 
 # ---------------------------------------------------------------- the board
@@ -305,7 +311,8 @@ cdef class MariaszBoard(Board):
 
     @property
     def endgame_nodes(self):
-        """Cards tried by the phase-2 endgame search since the board was made (the core does not count them)."""
+        """Cards tried by the phase-2 endgame search since the board was made (the core adds each
+        search's to its node count: GameOps.own_nodes)."""
         return self.zb.eg.nodes
 
     def refresh_guess(self):
