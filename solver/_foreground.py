@@ -1,7 +1,7 @@
 """Searches the command line runs in the foreground: Ctrl-C stops them, a ticker shows them.
 
 A search runs in C without the GIL, and Python runs signal handlers in the main thread only,
-between bytecodes: a search on the main thread would hold Ctrl-C back until it ends (hours,
+between bytecodes: a search on the main thread would hold Ctrl-C back until it ends (minutes,
 for a fresh Mariasz deal). So each search runs on one worker thread while the main thread
 waits in short slices: it takes the KeyboardInterrupt, cancels the search through its
 CancelToken (polled every few thousand nodes), waits for it to stop and lets the interrupt

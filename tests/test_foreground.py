@@ -1,7 +1,7 @@
 """Long searches from the command line: Ctrl-C stops them at once, a ticker shows them.
 
 A search runs without the GIL, so on the main thread it would hold Ctrl-C back until it ended
-(ddcards/_foreground.py); these run a search that takes hours (a fresh 36-card Mariasz deal)
+(ddcards/_foreground.py); these run a search that takes minutes (a fresh 36-card Mariasz deal)
 and interrupt it.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ddcards._foreground import Foreground
 
 CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus"
 
-# Hours of search from the first trick (benchmarks/RESULTS.md, Mariasz): never ends in a test.
+# Minutes of search from the first trick (benchmarks/RESULTS.md, Mariasz): never ends in a test.
 FRESH = {"game": "mariasz", "hands": ["AS KS QS JS TS 9S", "AH KH QH JH TH 9H"],
          "stock": "AD KD QD JD TD 9D AC KC QC JC TC 9C 8S 7S 6S 8H 7H 6H 8D 7D 6D 8C 7C 6C"}
 
