@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher
@@ -167,6 +168,15 @@ class Solver:
         this Solver searches (the search holds no GIL), e.g. to show progress."""
         return int(self._searcher.nodes_now)
 
+    @contextmanager
+    def _watched(self, session: Session) -> Iterator[None]:
+        """`session` is the one searched while the block runs (progress_now names its moves)."""
+        self._searching = session
+        try:
+            yield
+        finally:
+            self._searching = None
+
     @property
     def progress_now(self) -> SearchProgress | None:
         """How far the search under way got: how many first moves are answered and the best
@@ -194,11 +204,8 @@ class Solver:
             self._searcher.clear()
         session = pos.session()
         helpers = self._helper_boards(pos, threads) if threads > 1 else ()
-        self._searching = session
-        try:
+        with self._watched(session):
             return session.reported(session.search_value(self._searcher, cancel, timeout, helpers=helpers))
-        finally:
-            self._searching = None
 
     def solve(self, position: PositionLike, *, mode: Mode | str = Mode.ALL,
               timeout: float | None = None, cancel: CancelToken | None = None,
@@ -231,12 +238,9 @@ class Solver:
             self._searcher.clear()
         helpers = self._helper_boards(pos, threads) if threads > 1 else ()
         start = time.perf_counter()
-        self._searching = session
-        try:
+        with self._watched(session):
             value, raw_moves, raw_pv, nodes = session.search(self._searcher, _MODE_CODE[mode], cancel, timeout,
                                                              helpers=helpers)
-        finally:
-            self._searching = None
         elapsed = time.perf_counter() - start
         moves = _move_values(session, raw_moves, value)
         summary = session.summary(raw_pv, value)
@@ -283,12 +287,9 @@ class Solver:
 
         def solve_here() -> tuple[int, list[MoveValue]]:
             nonlocal nodes
-            self._searching = session
-            try:
+            with self._watched(session):
                 value, raw, _, n = session.search(self._searcher, _MODE_CODE[mode], cancel, remaining(),
                                                   want_pv=False)
-            finally:
-                self._searching = None
             nodes += n
             return value, _move_values(session, raw, value)
 

@@ -245,6 +245,15 @@ cdef inline void raise_move(int* moves, int n, int m) noexcept nogil:
             return
 
 
+cdef inline void remember_reply(SearchCtx* c, int ismax, int move) noexcept nogil:
+    """A mid-trick cutoff by `move` at this ply: the reply killer (and with reply_first, the one
+    before it moves to second place)."""
+    cdef int* last = &c.reply[c.ply & 63][ismax]
+    if c.reply_first and last[0] != move:
+        c.reply2[c.ply & 63][ismax] = last[0]
+    last[0] = move
+
+
 cdef int etc_cutoff(SearchCtx* c, int* moves, int n, int ismax, int alpha, int beta,
                     int* value) noexcept nogil:
     """Enhanced transposition cutoff at a mid-trick node: 1 and value[0] (a
@@ -387,9 +396,7 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
                 bestmove = moves[i]
                 if best >= beta:
                     if kind == NODE_INNER and (i > 0 or c.reply_first):
-                        if c.reply_first and c.reply[c.ply & 63][1] != moves[i]:
-                            c.reply2[c.ply & 63][1] = c.reply[c.ply & 63][1]
-                        c.reply[c.ply & 63][1] = moves[i]
+                        remember_reply(c, 1, moves[i])
                     if kind == NODE_BOUNDARY:
                         c.killer[depth & 63][1] = moves[i]
                         c.history[1][moves[i]] += depth * depth
@@ -411,9 +418,7 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
                 bestmove = moves[i]
                 if best <= alpha:
                     if kind == NODE_INNER and (i > 0 or c.reply_first):
-                        if c.reply_first and c.reply[c.ply & 63][0] != moves[i]:
-                            c.reply2[c.ply & 63][0] = c.reply[c.ply & 63][0]
-                        c.reply[c.ply & 63][0] = moves[i]
+                        remember_reply(c, 0, moves[i])
                     if kind == NODE_BOUNDARY:
                         c.killer[depth & 63][0] = moves[i]
                         c.history[0][moves[i]] += depth * depth
