@@ -28,12 +28,13 @@ import hashlib
 import heapq
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -308,6 +309,26 @@ def run(args: argparse.Namespace) -> int:
     return max(status, EXIT_INTERNAL if lost else EXIT_OK)
 
 
+@contextmanager
+def _ctrl_c_after() -> Iterator[None]:
+    """Ctrl-C (SIGINT) held back until the block is done: records written to OUT and counted
+    go together, so "interrupted after N answers" is what OUT holds (a Ctrl-C between the
+    two left the count one write short).  The signal caught meanwhile is raised again at the
+    end, to the handler there was.  (Blocking SIGINT in this thread would not do: the kernel
+    hands it to a search thread, and Python raises it here all the same.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield                              # only the main thread may set handlers; it takes SIGINT
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            signal.raise_signal(signal.SIGINT)
+
+
 def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tally, bar: ProgressBar,
          executor: Any, jobs: int | None) -> int:
     """Answer every document OUT lacks; the number the executor lost (not written: the next run retries)."""
@@ -317,9 +338,10 @@ def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tal
     lost = lost_searches = 0
 
     def write(records: list[dict[str, Any]]) -> int:
-        offset = journal.append([json_line(r) for r in records])
-        for record in records:
-            tally.add(record)
+        with _ctrl_c_after():
+            offset = journal.append([json_line(r) for r in records])
+            for record in records:
+                tally.add(record)
         bar.update(len(records))
         if tally.failed:
             bar.note(f"{tally.failed} failed")
