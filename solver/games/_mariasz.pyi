@@ -26,6 +26,8 @@ class MariaszBoard(Board):
         """Cards tried by the phase-2 endgame search since the board was made."""
     def refresh_guess(self) -> None:
         """Set the value the search's first null-window test is at, for the current position."""
+    def quick_bounds(self) -> tuple[int, int, int] | None:
+        """(banked, lo, hi) at a trick boundary: lo <= future value <= hi; None elsewhere."""
     def legal_mask(self) -> int:
         """The cards the player to move may play, as a mask of codes."""
     def can_exchange(self) -> bool:

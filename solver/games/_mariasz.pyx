@@ -340,6 +340,15 @@ cdef class MariaszBoard(Board):
             self.guess = <int> g
         return self.guess
 
+    def quick_bounds(self):
+        """(banked, lo, hi) at a trick boundary: the value banked so far and the quick bounds
+        lo <= future <= hi that the search tries there (_mariasz_bounds.pxd); None elsewhere."""
+        cdef int bank, ismax, lo = 0, hi = 0
+        cdef int kind = z_node_info(<void*> self.zb, &bank, &ismax, &lo, &hi)
+        if kind != NODE_BOUNDARY and kind != NODE_SMALL:
+            return None
+        return bank, lo, hi
+
     def legal_mask(self):
         """The cards the player to move may play, as a mask of codes."""
         cdef ZPos* p = &self.zb.pos

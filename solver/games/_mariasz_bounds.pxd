@@ -6,7 +6,11 @@
 # - a trump above every trump another side holds or the stock hides wins
 #   whenever it is played (it is led and unbeatable, or it follows and beats
 #   everything), so its points are its side's;
-# - the leader can announce a marriage he holds by leading it now.
+# - the leader can announce a marriage he holds by leading it now;
+# - three players, points: the leader can cash his sure winners (leader_run),
+#   taking his opponents' cards that the follow rules force onto them: it
+#   raises MAX's lo when he leads and lowers hi when one of the other two does
+#   (a cash of every card left settles the rest of the deal).
 # Points: MAX's future margin lies between MAX getting only his sure cards
 # and the other side getting only theirs.  Race: a side that cannot reach
 # 131 with everything it could still win never claims; one whose sure points
@@ -14,7 +18,7 @@
 from libc.stdint cimport uint64_t
 
 from ddcards._core.bits cimport dd_popcount64, dd_msb64, dd_ctz64
-from ddcards.games._mariasz_state cimport (ZPos, ZState, bit, above, all_hands,
+from ddcards.games._mariasz_state cimport (ZPos, ZState, bit, lane, above, all_hands,
                                           MZ_LAST_TRICK, OBJ_POINTS_C)
 from ddcards.games._mariasz_rules cimport beats
 
@@ -38,6 +42,65 @@ cdef inline uint64_t top_trumps(ZPos* p, uint64_t mine, uint64_t theirs) noexcep
     if mt == 0 or tt == 0:
         return mt
     return mt & above(dd_msb64(tt))
+
+
+cdef inline int cheapest(PointMasks* pm, uint64_t m, int n) noexcept nogil:
+    """The points of the n lowest cards of m, all of one suit: its cheapest (in either order,
+    plain or trumps, a card scores at least what a lower one does)."""
+    cdef uint64_t low = 0
+    while n > 0 and m:
+        low |= m & (~m + 1)
+        m &= m - 1
+        n -= 1
+    return mask_points(pm, low)
+
+
+cdef inline int leader_run(ZPos* p, PointMasks* pm, ZState* s, int* all_win) noexcept nogil:
+    """Three players: the points the leader's team (MAX, or the two others) surely takes if he
+    cashes his sure winners now, and all_win[0] = 1 when that takes every trick left.
+
+    His trumps above every other trump win one by one, each opponent following with a trump
+    while he has one (his cheapest, at least).  Once nobody else holds a trump, his cards above
+    every other live card of a plain suit win too, an opponent following with that suit's
+    cheapest cards.  The partner's cards (with three players, the other opponent's) count
+    nothing: they go to the team at best."""
+    cdef int leader = s.leader, seat, k, got, su, n, allt = 1
+    cdef int team = p.side_of[leader] != p.maxside
+    cdef uint64_t L = s.hand[leader], others = all_hands(s) & ~L, T, W, os, w, h
+    T = top_trumps(p, L, others)
+    k = dd_popcount64(T)
+    got = mask_points(pm, T)
+    for seat in range(p.nseats):
+        if seat == leader:
+            continue
+        h = s.hand[seat] & p.trumps
+        if (p.side_of[seat] != p.maxside) != team:
+            got += cheapest(pm, h, k)
+        if dd_popcount64(h) > k:
+            allt = 0
+    all_win[0] = T == L
+    if not allt:
+        return got
+    W = T
+    for su in range(4):
+        if su == p.trump:
+            continue
+        w = L & lane(su)
+        if w == 0:
+            continue
+        os = others & lane(su)
+        if os:
+            w &= above(dd_msb64(os))
+        if w == 0:
+            continue
+        W |= w
+        got += mask_points(pm, w)
+        n = dd_popcount64(w)
+        for seat in range(p.nseats):
+            if seat != leader and (p.side_of[seat] != p.maxside) != team:
+                got += cheapest(pm, s.hand[seat] & lane(su), n)
+    all_win[0] = W == L
+    return got
 
 
 cdef inline int marriage_potential(ZPos* p, ZState* s, int side) noexcept nogil:
@@ -93,7 +156,7 @@ cdef inline void future_bounds(ZPos* p, PointMasks* pm, ZState* s, int* lo, int*
     """lo <= future value <= hi at a trick boundary (see the file's head)."""
     cdef uint64_t hands = all_hands(s), held[4], others
     cdef int rest, side, seat, sure[4], beyond[4], mpot[4], mx = p.maxside, lead_m, lead_side
-    cdef int can_max, others_can, max_sure, other_sure
+    cdef int can_max, others_can, max_sure, other_sure, run, all_win
     if s.drawn >= p.nstock and dd_popcount64(hands) == p.nseats:
         lo[0] = last_trick_future(p, s)
         hi[0] = lo[0]
@@ -121,6 +184,18 @@ cdef inline void future_bounds(ZPos* p, PointMasks* pm, ZState* s, int* lo, int*
         else:
             lo[0] = sure[mx] + (lead_m if lead_side == mx else 0)
             hi[0] = rest - beyond[mx] + mpot[mx]
+            # the leader cashing his sure winners: MAX's points, or the others' that MAX never gets
+            run = leader_run(p, pm, s, &all_win)
+            if lead_side == mx:
+                if all_win:
+                    lo[0] = rest
+                elif run > lo[0]:
+                    lo[0] = run
+            elif all_win:
+                hi[0] = 0                 # MAX never wins a trick again (nor scores a marriage)
+            else:
+                # the leader's top trumps are among the others' sure ones (beyond) already
+                hi[0] -= run - mask_points(pm, top_trumps(p, s.hand[s.leader], hands & ~s.hand[s.leader]))
         return
     # race: who can still reach 131, who surely will
     if lead_m and s.pts[lead_side] + lead_m >= p.need[lead_side]:
