@@ -5,7 +5,9 @@
     python benchmarks/bench_mariasz.py etc-split [MIB]      # the mid-trick ETC and the root split, off / on
     python benchmarks/bench_mariasz.py reply-first [MIB]    # mid-trick: the last refuting reply first, off / on
     python benchmarks/bench_mariasz.py builds OLD NEW [MIB]  # two builds taking turns on the same positions
-    python benchmarks/bench_mariasz.py fresh [--deals N] [--mode best|all] [--jobs J] [--tt-mb MIB]
+    python benchmarks/bench_mariasz.py table-sizes 32,128,512 ladder:16 three [--deals N]
+                                                        # fixed table sizes side by side
+    python benchmarks/bench_mariasz.py fresh [--deals N] [--mode best|all] [--jobs J] [--tt-mb MIB (0: as the CLI)]
                                                         # fresh 36-card deals from the first trick, to the end
     python benchmarks/bench_mariasz.py [--deals N] [--limit S] [--ladder-deals N] [--ladder-limit S] [--tt-mb MIB]
 
@@ -281,10 +283,11 @@ NO_ETC = 30000      # Board.etc_from that never looks children up (the core's VA
 
 
 def compare_setups(tt_mb: int, sets: dict[str, list[dict]], setups: tuple) -> None:
-    """Set-ups (label, prepare(board) or None, root split on one thread) taking turns on each
-    position of each set, every first card's value as the CLI asks it: CPU seconds, exact node
-    counts (the core's and the endgame's), and whether the answers agree with the first set-up's."""
-    engine = Searcher(tt_mb)
+    """Set-ups (label, prepare(board) or None, root split on one thread), or (label, a Searcher of
+    its own table) with tt_mb 0, taking turns on each position of each set, every first card's
+    value as the CLI asks it: CPU seconds, exact node counts (the core's and the endgame's), and
+    whether the answers agree with the first set-up's."""
+    shared = Searcher(tt_mb) if tt_mb else None
     print("| positions | set-up | nodes median | nodes total | CPU median | CPU total | answers |")
     print("|---|---|---|---|---|---|---|", flush=True)
     for name, docs in sets.items():
@@ -294,17 +297,21 @@ def compare_setups(tt_mb: int, sets: dict[str, list[dict]], setups: tuple) -> No
         for i, doc in enumerate(docs):
             order = list(range(len(setups)))
             for k in order[i % len(setups):] + order[:i % len(setups)]:
-                _, prepare, split = setups[k]
+                _, prepare, *rest = setups[k]
                 board = ddcards.Position.from_dict(doc).session().board
-                if prepare is not None:
-                    prepare(board)
+                if isinstance(prepare, Searcher):       # a set-up of its own table (table-sizes)
+                    engine, split = prepare, True
+                else:
+                    engine, split = shared, rest[0]
+                    if prepare is not None:
+                        prepare(board)
                 engine.clear()
                 start = time.process_time()
                 value, moves, _, _ = engine.solve(board, MODE_ALL, split=split)
                 cpu[k].append(time.process_time() - start)
                 nodes[k].append(nodes_of(engine, board))
                 answers[k].append((value, sorted(moves)))
-        for k, (label, _, _) in enumerate(setups):
+        for k, (label, *_) in enumerate(setups):
             same = "the same" if answers[k] == answers[0] else "DIFFER"
             print(f"| {name} ({len(docs)}) | {label} | {statistics.median(nodes[k]):,.0f} | {sum(nodes[k]):,} | "
                   f"{statistics.median(cpu[k]) * 1e3:.0f} ms | {sum(cpu[k]):.2f} s | {same} |", flush=True)
@@ -399,15 +406,43 @@ def builds(old: str, new: str, tt_mb: int) -> None:
         w.wait()
 
 
+# ---------------------------------------------------------------- table sizes
+
+def table_sizes(argv: list[str]) -> None:
+    """Fixed table sizes taking turns on each position (every first card's value, as the CLI asks
+    it, cold): which size serves which search best.  A set is a corpus name (its first --deals
+    positions) or ladder:N (the first --deals ladder positions with N cards left in the stock)."""
+    ap = argparse.ArgumentParser(prog="bench_mariasz.py table-sizes", description=table_sizes.__doc__)
+    ap.add_argument("sizes", help="MiB, comma-separated, e.g. 32,128,512")
+    ap.add_argument("sets", nargs="+", help="e.g. ladder:16 ladder:20 three")
+    ap.add_argument("--deals", type=int, default=4)
+    args = ap.parse_args(argv)
+    sizes = [int(mb) for mb in args.sizes.split(",")]
+    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, 2 cores; "
+          f"one search thread. Command: python benchmarks/bench_mariasz.py table-sizes {args.sizes} "
+          f"{' '.join(args.sets)} --deals {args.deals}\n")
+    sets = {}
+    for name in args.sets:
+        if name.startswith("ladder:"):
+            left = int(name.split(":")[1])
+            sets[f"36 cards, {left} left in the stock"] = [d for d in load("ladder") if stock_left(d) == left][:args.deals]
+        else:
+            sets[f"{name} (1-{args.deals})"] = load(name, args.deals)
+    engines = [Searcher(mb) for mb in sizes]
+    setups = tuple((f"{mb} MiB", engine) for mb, engine in zip(sizes, engines))
+    compare_setups(0, sets, setups)
+
+
 # ---------------------------------------------------------------- fresh deals
 
 def fresh_one(index: int, mode: str, tt_mb: int) -> None:
     """Solve the ladder's index-th fresh 36-card deal (24 cards in the stock) cold, as `ddcards solve
-    --mode MODE --tt-mb MIB` does; print one JSON line: CPU seconds, nodes (the core's and the
+    --mode MODE --tt-mb MIB` does (tt_mb 0: as `ddcards solve` sizes the table); print one JSON line: CPU seconds, nodes (the core's and the
     endgame's), the value, the optimal first actions."""
     doc = [d for d in load("ladder") if stock_left(d) == 24][index]
-    session = ddcards.Position.from_dict(doc).session()
-    engine = Searcher(tt_mb)
+    position = ddcards.Position.from_dict(doc)
+    session = position.session()
+    engine = Searcher(tt_mb or position.table_mb)
     code = {"best": MODE_BEST, "optimal": MODE_OPTIMAL, "all": MODE_ALL}[mode]
     start = time.process_time()
     value, moves, _, _ = session.search(engine, code, None, None, want_pv=False)
@@ -426,10 +461,11 @@ def fresh(argv: list[str]) -> None:
     ap.add_argument("--deals", type=int, default=4, help="the first N fresh deals of the ladder corpus")
     ap.add_argument("--mode", choices=("best", "optimal", "all"), default="best")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--tt-mb", type=int, default=32)
+    ap.add_argument("--tt-mb", type=int, default=0, help="MiB; 0 (default): as the CLI sizes it (Position.table_mb)")
     args = ap.parse_args(argv)
+    table = f"{args.tt_mb} MiB" if args.tt_mb else "sized as the CLI does (Position.table_mb)"
     print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, 2 cores; "
-          f"one search thread per deal, {args.jobs} deals at a time; table {args.tt_mb} MiB. Command: python "
+          f"one search thread per deal, {args.jobs} deals at a time; table {table}. Command: python "
           f"benchmarks/bench_mariasz.py fresh --deals {args.deals} --mode {args.mode} --jobs {args.jobs} "
           f"--tt-mb {args.tt_mb}\n", flush=True)
     print("| deal | CPU | nodes | value | optimal first actions |")
@@ -455,6 +491,9 @@ def fresh(argv: list[str]) -> None:
 def main() -> None:
     if sys.argv[1:2] == ["fresh"]:
         fresh(sys.argv[2:])
+        return
+    if sys.argv[1:2] == ["table-sizes"]:
+        table_sizes(sys.argv[2:])
         return
     if sys.argv[1:2] == ["fresh-one"]:
         fresh_one(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]))

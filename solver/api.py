@@ -27,7 +27,7 @@ __all__ = ["Mode", "Solver", "solve", "analyse", "solve_many", "CancelToken", "D
            "PositionLike"]
 
 #: The default of every ``tt_mb`` (Solver, solve_many, the CLI's and the server's ``--tt-mb``):
-#: None, a table sized per game (``GameInfo.table_mb``: 2 MiB, 32 for Mariasz).
+#: None, a table sized per game (``Position.table_mb``: 2 MiB, 32 for Mariasz, up to 1024 early in a deal).
 DEFAULT_TT_MB: int | None = None
 #: The most threads one search may use (``Solver.solve(..., threads=)``).
 MAX_THREADS = 64
@@ -69,15 +69,17 @@ def check_tt_mb(tt_mb: int | None) -> int | None:
 
 
 def largest_table_mb() -> int:
-    """The most a table sized per game grows to (MiB): the largest any game asks for."""
+    """The most a table sized per game grows to (MiB): the largest any position asks for."""
     from ddcards.games import list_games
-    return max(info.table_mb for info in list_games())
+    return max(info.largest_table_mb for info in list_games())
 
 
 def table_sizes_text() -> str:
-    """The tables sized per game, for people: "2 MiB, 32 for mariasz"."""
+    """The tables sized per game, for people: "2 MiB, 32 for mariasz (up to 1024 early in a deal)"."""
     from ddcards.games import list_games
-    larger = [f"{info.table_mb} for {info.name}" for info in list_games() if info.table_mb != DEFAULT_TABLE_MB]
+    larger = [f"{info.table_mb} for {info.name}"
+              + (f" (up to {info.table_mb_max} early in a deal)" if info.table_mb_max > info.table_mb else "")
+              for info in list_games() if info.largest_table_mb != DEFAULT_TABLE_MB]
     return ", ".join([f"{DEFAULT_TABLE_MB} MiB"] + larger)
 
 
@@ -97,14 +99,17 @@ class Solver:
     tt_mb=None (the default): the table is sized per game, as each game's
     ``GameInfo.table_mb`` asks: 2 MiB (it stays in a core's L2 cache, the
     fastest for Mariáš, Klaverjas and Prší), 32 MiB for Mariasz, whose long
-    searches need room.  The table starts at 2 MiB and grows, empty, the
-    first time a game wants more; it keeps that memory after (a Solver that
-    alternates games allocates once, not at every switch), and a smaller
-    game searches in a 2 MiB part of it, exactly as in a table of its own
-    (the same nodes, whatever ran before; ``tt_mb`` is the size in use,
-    ``tt_allocated_mb`` the memory held).  A table that cannot grow raises
-    MemoryError and the Solver keeps the one it has.  tt_mb=N: N MiB for
-    every game, always.
+    searches need room, and more while 16 or more cards are left in its
+    stock, up to 1024 MiB for a fresh 36-card deal (``Position.table_mb``).
+    The table starts at 2 MiB and grows, empty, the first time a search
+    wants more; it keeps that memory after (a Solver that alternates games
+    allocates once, not at every switch), and a smaller search runs in a
+    part of it, exactly as in a table of its own (the same nodes, whatever
+    ran before; ``tt_mb`` is the size in use, ``tt_allocated_mb`` the memory
+    held).  A table beyond the game's own size that cannot be had gives way
+    to the game's own size; one of the game's own size that cannot grow
+    raises MemoryError, and the Solver keeps the one it has.  tt_mb=N: N MiB
+    for every game, always.
 
     Not thread-safe: give each thread its own.  Searches release the GIL, so
     threads with their own Solver run in parallel.  One search may also use
@@ -142,15 +147,25 @@ class Solver:
         """Is the table sized per game (made with tt_mb=None) rather than fixed?"""
         return self._per_game
 
-    def _fit_table(self, pos: Position) -> None:
-        """Sized per game: search `pos` in the table its game wants, growing the memory (empty)
-        the first time a game wants more; a smaller game searches in a part of it, as in a
-        table of its own size (the same nodes, whatever ran before)."""
+    def _fit_table(self, pos: Position, keep: bool = False) -> None:
+        """Sized per game: search `pos` in the table it wants (``Position.table_mb``), growing the
+        memory (empty) the first time a search wants more; a smaller one searches in a part of
+        it, as in a table of its own size (the same nodes, whatever ran before).  keep (keep_tt):
+        a table in use at least that large stays, with what it holds."""
         if not self._per_game:
             return
-        want = pos.game_info.table_mb
+        want = pos.table_mb
+        if keep and self._searcher.tt_mb >= want:
+            return
         if want > self._searcher.allocated_mb:
-            self._searcher.resize(want)
+            try:
+                self._searcher.resize(want)
+            except MemoryError:
+                # More than the game's own table is a speed-up, not a need: without the memory
+                # the search runs in the game's own size (which, failing, is the caller's error).
+                want = pos.game_info.table_mb
+                if want > self._searcher.allocated_mb:
+                    self._searcher.resize(want)
         self._searcher.use(want)
 
     def clear(self) -> None:
@@ -199,7 +214,7 @@ class Solver:
         _check_limits(timeout, cancel)
         threads = _threads(threads)
         pos = _position(position)
-        self._fit_table(pos)
+        self._fit_table(pos, keep_tt)
         if not keep_tt:
             self._searcher.clear()
         session = pos.session()
@@ -233,7 +248,7 @@ class Solver:
         pos = _position(position)
         mode = _mode(mode)
         session = pos.session()
-        self._fit_table(pos)
+        self._fit_table(pos, keep_tt)
         if not keep_tt:
             self._searcher.clear()
         helpers = self._helper_boards(pos, threads) if threads > 1 else ()
@@ -271,9 +286,10 @@ class Solver:
         mode = _mode(mode)
         start = time.perf_counter()
         deadline = None if timeout is None else start + timeout
-        session = pos.start().session()
+        first = pos.start()
+        session = first.session()
         value_kind = session.value_kind
-        self._fit_table(pos)
+        self._fit_table(first)               # the deal's start: the longest search of the analysis
         self._searcher.clear()
         nodes = 0
 

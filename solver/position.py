@@ -140,6 +140,12 @@ class Position:
         return self._game.info
 
     @property
+    def table_mb(self) -> int:
+        """The transposition table (MiB) a Solver sized per game searches this position in: its
+        game's, or more where the game knows the search to be long (Mariasz early in the stock)."""
+        return self._game.table_mb(self._setup)
+
+    @property
     def contract(self) -> str | None:
         """The contract played (Mariáš ``hra`` ``betl`` ``durch``; a game with one contract: that one)."""
         contract = self._doc.get("contract")

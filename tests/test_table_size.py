@@ -1,8 +1,9 @@
 """The transposition table's size: sized per game by default, fixed when asked, resizable.
 
-A Solver made without ``tt_mb`` gives each game the table its ``GameInfo.table_mb`` asks
-for (2 MiB, 32 for Mariasz), growing once and keeping the larger table; ``tt_mb=N`` keeps
-N MiB for every game.  The table's size never changes an answer.
+A Solver made without ``tt_mb`` gives each position the table its game asks for
+(``Position.table_mb``: 2 MiB, 32 for Mariasz and more early in a 36-card deal), growing
+once and keeping the larger table; ``tt_mb=N`` keeps N MiB for every game.  The table's size
+never changes an answer.
 """
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ POSITIONS = [ddcards.example(name) for name in (
     "marias-hra", "marias-betl", "marias-durch", "klaverjas", "mariasz", "mariasz-kiks", "mariasz-race",
     "mariasz-szlifowany", "mariasz-three", "prsi", "prsi-4players", "prsi-endgame")]
 MARIASZ_MB = 32                 # Mariasz's GameInfo.table_mb
+MARIASZ_MAX_MB = 1024           # ... and the most a position of it asks for (a fresh 36-card deal)
+# A 36-card two-player deal mid-stock: 17 card plays (8 tricks and a lead) and the exchange.
+MID_STOCK = ddcards.example("mariasz")
 IMPOSSIBLE_MB = 1 << 40          # 1 EiB: more than any address space holds
 
 
@@ -35,8 +39,70 @@ def answer(res: ddcards.Result) -> tuple:
 def test_each_game_says_its_table_size():
     sizes = {info.name: info.table_mb for info in ddcards.list_games()}
     assert sizes == {"marias": 2, "klaverjas": 2, "mariasz": MARIASZ_MB, "prsi": 2}
-    assert api.largest_table_mb() == MARIASZ_MB
-    assert api.table_sizes_text() == "2 MiB, 32 for mariasz"
+    assert api.largest_table_mb() == MARIASZ_MAX_MB
+    assert api.table_sizes_text() == "2 MiB, 32 for mariasz (up to 1024 early in a deal)"
+
+
+def prefix(doc: dict, actions: int) -> dict:
+    return {**doc, "played": doc["played"][:actions]}
+
+
+@pytest.mark.parametrize(("actions", "stock_left", "mb"), [
+    (0, 24, 1024), (2, 22, 512), (3, 22, 512),            # a fresh deal, its first trick
+    (4, 20, 128), (5, 20, 128),                           # "exchange" is no card: still 20
+    (7, 18, 128), (9, 16, 128), (10, 16, 128),            # mid-trick counts the tricks done
+    (11, 14, MARIASZ_MB), (18, 8, MARIASZ_MB)])
+def test_a_mariasz_position_asks_for_a_table_by_the_cards_left_in_its_stock(actions, stock_left, mb):
+    doc = prefix(MID_STOCK, actions)
+    cards = sum(a != "exchange" for a in doc["played"])
+    assert len(doc["stock"].split()) - 2 * (cards // 2) == stock_left
+    assert ddcards.Position.from_dict(doc).table_mb == mb
+
+
+def test_a_36_card_three_player_deal_asks_for_more_in_its_first_tricks():
+    deal = {"game": "mariasz", "hands": ["AQT97.A86.T.K98", "K.J7.AKJ98.AT76", "J86.KQT9.Q76.QJ"], "trump": "C",
+            "options": {"variant": "three", "player": 1}}
+    position = ddcards.Position.from_dict(deal)
+    sizes = []
+    for _ in range(13):                 # 36 cards left, then 35, ... 24
+        sizes.append(position.table_mb)
+        position = position.play(position.legal_moves[0])
+    assert sizes == [128] * 10 + [MARIASZ_MB] * 3
+    assert ddcards.Position.from_dict({**deal, "objective": "race", "start_scores": [0, 0, 0]}).table_mb == MARIASZ_MB
+
+
+def test_other_positions_ask_for_their_games_table():
+    sizes = {name: ddcards.Position.from_dict(ddcards.example(name)).table_mb for name in (
+        "marias-hra", "klaverjas", "prsi", "mariasz-szlifowany", "mariasz-kiks", "mariasz-three", "mariasz-phase2",
+        "mariasz-race")}
+    assert sizes == {"marias-hra": 2, "klaverjas": 2, "prsi": 2, "mariasz-szlifowany": MARIASZ_MB,
+                     "mariasz-kiks": MARIASZ_MB, "mariasz-three": MARIASZ_MB, "mariasz-phase2": MARIASZ_MB,
+                     "mariasz-race": MARIASZ_MB}     # a race: a fresh 36-card deal, settled by a claim early
+
+
+def test_a_solver_gives_a_position_the_table_it_asks_for(monkeypatch):
+    # Tiers shrunk to this quick mid-stock position (8 cards left): 48 MiB from 8 cards.
+    monkeypatch.setattr(mariasz, "TABLE_BY_STOCK", ((8, 48),))
+    assert ddcards.Position.from_dict(MID_STOCK).table_mb == 48
+    solver = ddcards.Solver()
+    expected = answer(ddcards.Solver(tt_mb=48).solve(MID_STOCK))
+    got = solver.solve(MID_STOCK)
+    assert answer(got) == expected
+    assert solver.tt_mb == solver.tt_allocated_mb == 48
+    phase2 = ddcards.example("mariasz-phase2")            # the stock used up: the game's 32, in part of it
+    assert answer(solver.solve(phase2)) == answer(ddcards.Solver().solve(phase2))
+    assert (solver.tt_mb, solver.tt_allocated_mb) == (MARIASZ_MB, 48)
+    assert solver.solve(MID_STOCK).nodes == got.nodes       # back to 48: as a new table of that size
+    # keep_tt: a table in use at least that large stays, with what it holds.
+    assert answer(solver.solve(phase2, keep_tt=True)) == answer(ddcards.Solver().solve(phase2))
+    assert solver.tt_mb == 48
+
+
+def test_a_table_beyond_the_games_that_cannot_be_had_gives_way_to_the_games(monkeypatch):
+    monkeypatch.setattr(mariasz, "TABLE_BY_STOCK", ((8, IMPOSSIBLE_MB),))
+    solver = ddcards.Solver()
+    assert answer(solver.solve(MID_STOCK)) == answer(ddcards.Solver(tt_mb=MARIASZ_MB).solve(MID_STOCK))
+    assert solver.tt_mb == solver.tt_allocated_mb == MARIASZ_MB
 
 
 def test_a_solver_sized_per_game_grows_for_mariasz_and_keeps_it():
@@ -197,10 +263,10 @@ def test_cli_and_server_default_to_tables_sized_per_game(capsys):
     assert build_parser().parse_args([]).tt_mb is None
     with pytest.raises(SystemExit):
         build_parser().parse_args(["--help"])
-    assert "per game, 2 MiB, 32 for mariasz" in " ".join(capsys.readouterr().out.split())
+    assert "per game, 2 MiB, 32 for mariasz (up to 1024 early in a deal)" in " ".join(capsys.readouterr().out.split())
     per_game, fixed = SolverPool(workers=2, tt_mb=None), SolverPool(workers=2, tt_mb=8)
     try:
-        assert (per_game.table_bound_mb, fixed.table_bound_mb) == (2 * MARIASZ_MB, 16)
+        assert (per_game.table_bound_mb, fixed.table_bound_mb) == (2 * MARIASZ_MAX_MB, 16)
     finally:
         per_game.shutdown(wait=True)
         fixed.shutdown(wait=True)

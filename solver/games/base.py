@@ -44,7 +44,8 @@ class GameInfo:
     ``seats``: the player counts it is played with; ``sides``: the names of the
     sides that scores and results are given for (the first is the side whose
     value is maximised); ``value_doc``: what a value means, in a line;
-    ``table_mb``: the transposition table its searches get by default (MiB).
+    ``table_mb``: the transposition table its searches get by default (MiB);
+    ``table_mb_max``: the most a position of it asks for (``Game.table_mb``).
     """
 
     name: str
@@ -60,6 +61,14 @@ class GameInfo:
     # stays in a core's L2 cache: fastest for searches of 10^4-10^5 nodes, where a larger table
     # only adds cache misses (benchmarks/RESULTS.md); a game of longer searches asks for more.
     table_mb: int = DEFAULT_TABLE_MB
+    # The most any position of the game asks for (Game.table_mb): a game whose searches grow
+    # with the position (Mariasz's with the stock) asks for more early in a deal.  0: table_mb.
+    table_mb_max: int = 0
+
+    @property
+    def largest_table_mb(self) -> int:
+        """The largest table (MiB) a position of this game gets, sized per game."""
+        return max(self.table_mb, self.table_mb_max)
 
     def option(self, name: str) -> OptionInfo | None:
         for opt in self.options:
@@ -290,6 +299,11 @@ class Game(ABC):
 
     def session(self, doc: Mapping[str, Any]) -> Session:
         return self.replay(self.parse(doc))
+
+    def table_mb(self, setup: Any) -> int:
+        """The table (MiB) a Solver sized per game gives the search of this position: the game's
+        ``GameInfo.table_mb``, unless the game knows the position's search to be larger."""
+        return self.info.table_mb
 
     @abstractmethod
     def normalise(self, setup: Any) -> dict[str, Any]:

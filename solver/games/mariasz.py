@@ -85,7 +85,16 @@ INFO = GameInfo(
     # searches of 10^6-10^8 nodes from the first trick or mid-stock: against 2 MiB, 32 MiB saves
     # 29-53% of their nodes, 16 MiB 26-47%, 64 no more CPU (benchmarks/RESULTS.md, Mariasz, table size)
     table_mb=32,
+    table_mb_max=1024,          # a fresh 36-card deal (TABLE_BY_STOCK)
 )
+
+# The table by the cards still in a two-player stock (points): the search grows about 3x a trick and the
+# table that serves it best grows with it; a larger one only adds cache misses before that
+# (benchmarks/RESULTS.md, Mariasz, "the table by the stock"): (at least this many cards, MiB).
+TABLE_BY_STOCK = ((24, 1024), (22, 512), (16, 128))
+# Three players with 36 cards, by the cards left in the hands: a deal's first tricks are the
+# long searches (up to minutes; 128 MiB halves them, a smaller search gives up nothing measurable).
+TABLE_THREE = ((27, 128),)
 
 
 @dataclass(frozen=True)
@@ -722,6 +731,20 @@ class Mariasz(Game):
         for token in setup.played:
             session.play(token)
         return session
+
+    def table_mb(self, setup: MariaszSetup) -> int:
+        """More than the game's 32 MiB early in a long deal (TABLE_BY_STOCK, TABLE_THREE), for
+        points: a race is mostly settled by a claim early on (milliseconds from the first trick)."""
+        cards_played = sum(action != "exchange" for action in setup.played)
+        if setup.objective != "points":
+            tiers, left = (), 0
+        elif setup.stock:
+            tiers, left = TABLE_BY_STOCK, len(setup.stock) - cards_played // setup.nseats * setup.nseats
+        elif setup.variant == "three" and not setup.szlifowany:
+            tiers, left = TABLE_THREE, sum(map(len, setup.hands)) - cards_played
+        else:
+            tiers, left = (), 0
+        return next((mb for cards, mb in tiers if left >= cards), self.info.table_mb)
 
     def normalise(self, s: MariaszSetup) -> dict[str, Any]:
         out: dict[str, Any] = {"game": "mariasz", "hands": [format_hand(h) for h in s.hands]}
