@@ -355,7 +355,8 @@ BUILD_SETS = (("szlifowany, from the first trick (1-20)", "szlifowany", None, 20
               ("36 cards, 10 left in the stock", "ladder", 10, 10),
               ("36 cards, 12 left in the stock", "ladder", 12, 10),
               ("36 cards, 14 left in the stock", "ladder", 14, 10),
-              ("Kiks, from the first trick (1-20)", "kiks", None, 20))
+              ("Kiks, from the first trick (1-20)", "kiks", None, 20),
+              ("three players, from the first trick (1-20)", "three", None, 20))
 
 
 def build_worker(tt_mb: int) -> None:
