@@ -4,7 +4,8 @@
     python benchmarks/bench_mariasz.py side-by-side [MIB]   # ideas measured side by side
     python benchmarks/bench_mariasz.py etc-split [MIB]      # the mid-trick ETC and the root split, off / on
     python benchmarks/bench_mariasz.py reply-first [MIB]    # mid-trick: the last refuting reply first, off / on
-    python benchmarks/bench_mariasz.py builds OLD NEW [MIB]  # two builds taking turns on the same positions
+    python benchmarks/bench_mariasz.py builds OLD NEW [MIB [SET ...]]  # two builds taking turns on the same
+                                                        # positions; SET: CORPUS:N or ladder:LEFT:N
     python benchmarks/bench_mariasz.py table-sizes 32,128,512 ladder:16 three [--deals N]
                                                         # fixed table sizes side by side
     python benchmarks/bench_mariasz.py fresh [--deals N] [--mode best|all] [--jobs J] [--tt-mb MIB (0: as the CLI)]
@@ -371,11 +372,26 @@ def build_worker(tt_mb: int) -> None:
         print(json.dumps([spent, nodes_of(engine, session.board), [value, sorted(moves)]]), flush=True)
 
 
-def builds(old: str, new: str, tt_mb: int) -> None:
+def build_sets(names: list[str]) -> tuple:
+    """BUILD_SETS's rows for sets named CORPUS:N (its first N positions) or ladder:LEFT:N (the
+    first N ladder positions with LEFT cards in the stock)."""
+    rows = []
+    for name in names:
+        parts = name.split(":")
+        if parts[0] == "ladder" and len(parts) == 3:
+            rows.append((f"36 cards, {parts[1]} left in the stock", "ladder", int(parts[1]), int(parts[2])))
+        elif len(parts) == 2:
+            rows.append((f"{parts[0]} (1-{parts[1]})", parts[0], None, int(parts[1])))
+        else:
+            raise SystemExit(f"bench_mariasz.py builds: a set is CORPUS:N or ladder:LEFT:N, not {name!r}")
+    return tuple(rows)
+
+
+def builds(old: str, new: str, tt_mb: int, sets: tuple = BUILD_SETS) -> None:
     """Two builds of the package side by side: OLD and NEW are folders holding a `ddcards`
     package each (e.g. a copy of `solver/` as built at each commit, renamed), or `.` for the
     installed one.  One worker process per build; they take turns on each position (every
-    first card's value, as the CLI asks it)."""
+    first card's value, as the CLI asks it).  sets: BUILD_SETS, or those named (build_sets)."""
     import subprocess
 
     workers = []
@@ -387,7 +403,7 @@ def builds(old: str, new: str, tt_mb: int) -> None:
                                         stdout=subprocess.PIPE, text=True, env=env, cwd="/"))
     print(f"| positions | build | nodes median | nodes total | CPU median | CPU total | answers |")
     print("|---|---|---|---|---|---|---|", flush=True)
-    for label, corpus, stock, n in BUILD_SETS:
+    for label, corpus, stock, n in sets:
         docs = load(corpus) if stock is None else [d for d in load(corpus) if stock_left(d) == stock]
         docs = docs[:n]
         got: list[list[list]] = [[], []]
@@ -506,7 +522,8 @@ def main() -> None:
         side_by_side(int(sys.argv[2]) if len(sys.argv) > 2 else 16)
         return
     if sys.argv[1:2] == ["builds"]:
-        builds(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 16)
+        builds(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 16,
+               build_sets(sys.argv[5:]) if len(sys.argv) > 5 else BUILD_SETS)
         return
     if sys.argv[1:2] == ["build-worker"]:
         build_worker(int(sys.argv[2]))
