@@ -93,8 +93,8 @@ def _position(position: PositionLike) -> Position:
 
 class Solver:
     """A solver with its own transposition table (at most `tt_mb` MiB, plus a
-    256 KiB side area where a game keeps exact sub-results, e.g. Klaverjas's
-    two-trick endgames).
+    side area of an eighth of it, 256 KiB to 16 MiB, where a game keeps exact
+    sub-results, e.g. Klaverjas's two-trick endgames, Mariasz's last tricks).
 
     tt_mb=None (the default): the table is sized per game, as each game's
     ``GameInfo.table_mb`` asks: 2 MiB (it stays in a core's L2 cache, the

@@ -186,6 +186,22 @@ def test_threads_of_a_search_share_the_grown_table():
     assert answer(solver.solve(MARIAS, mode="all", threads=2)) == answer(ddcards.Solver().solve(MARIAS, mode="all"))
 
 
+def test_the_side_area_grows_with_the_table_in_use():
+    kib = 1024
+    assert [Searcher(mb).side_area_bytes for mb in (1, 2, 3, 16, 32, 128)] == [
+        256 * kib, 256 * kib, 256 * kib, 2048 * kib, 4096 * kib, 16384 * kib]
+    # A Mariasz search in 32 MiB of a 128 MiB table runs as in a 32 MiB table alone: its side
+    # area (the endgame's memo of the last tricks) shrinks with it.
+    board = get_game("mariasz").session(MARIASZ).board
+    alone = Searcher(32).solve(board, MODE_ALL)
+    grown = Searcher(128)
+    grown.use(32)
+    assert grown.side_area_bytes == 4096 * kib
+    assert grown.solve(board, MODE_ALL) == alone
+    grown.use(2)
+    assert grown.side_area_bytes == 256 * kib
+
+
 def test_searcher_resize_gives_an_empty_table_of_the_new_size():
     board = get_game("mariasz").session(MARIASZ).board
     cold = Searcher(8).solve(board, MODE_ALL)

@@ -674,6 +674,11 @@ cdef class Searcher:
         return self.tt.nbuckets * TT_WAYS
 
     @property
+    def side_area_bytes(self):
+        """The game's side area in use (tt.pxd): an eighth of the table in use, 256 KiB to 16 MiB."""
+        return self.tt.aux_bytes
+
+    @property
     def tt_stats(self):
         return {"probes": self.tt.probes, "hits": self.tt.hits, "stores": self.tt.stores}
 
@@ -787,6 +792,7 @@ cdef class Searcher:
                 tables[k].t = self.tt
                 tables[k].t.probes = tables[k].t.hits = tables[k].t.stores = 0
                 tables[k].t.aux = (<Searcher> searchers[k]).tt.aux
+                tables[k].t.aux_bytes = (<Searcher> searchers[k]).tt.aux_bytes
                 ctxs[k].tt = &tables[k].t
                 if ctxs[k].ops.use_table != NULL:
                     ctxs[k].ops.use_table(ctxs[k].pos, &tables[k].t)

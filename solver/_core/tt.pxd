@@ -12,7 +12,8 @@
 # Layout: buckets of TT_WAYS entries of 32 bytes (one 64-byte line); replacement prefers an empty or
 # stale (older generation) slot, then the shallowest one.
 #
-# Beside the buckets the table holds a side area (`aux`, TT_AUX_BYTES) that
+# Beside the buckets the table holds a side area (`aux`, `aux_bytes`: an eighth
+# of the table, from TT_AUX_MIN_BYTES to TT_AUX_MAX_BYTES, a power of two) that
 # the game may use for its own memo of exact sub-results during a search
 # (GameOps.use_table lends it the table).  Its entries are the game's, keyed
 # with everything they depend on (the game itself included: one Searcher may
@@ -36,7 +37,8 @@ from ddcards._core.bits cimport dd_mix64, dd_table_alloc, dd_load64, dd_store64
 cdef enum:
     TT_WAYS = 2          # 2 x 32 bytes: a bucket is one cache line
     TT_NO_MOVE = 255
-    TT_AUX_BYTES = 262144
+    TT_AUX_MIN_BYTES = 262144      # 256 KiB: stays in a core's L2 cache
+    TT_AUX_MAX_BYTES = 16777216    # 16 MiB
 
 ctypedef struct TTEntry:
     uint64_t k0
@@ -52,7 +54,9 @@ ctypedef struct TTHit:
 
 ctypedef struct TTable:
     TTEntry* slots
-    void* aux            # the game's side area (TT_AUX_BYTES, zeroed at first)
+    void* aux            # the game's side area (zeroed at first)
+    size_t aux_bytes     # its size in use (tt_use): a power of two, at least TT_AUX_MIN_BYTES
+    size_t aux_capacity  # its size allocated
     uint64_t nbuckets_mask
     uint64_t nbuckets    # the buckets in use (tt_use): a power of two, at most capacity
     uint64_t capacity    # the buckets allocated
@@ -92,13 +96,25 @@ cdef inline size_t tt_buckets(size_t megabytes) noexcept nogil:
     return n
 
 
+cdef inline size_t tt_aux_bytes(size_t megabytes) noexcept nogil:
+    """The side area of a table of `megabytes` MiB: an eighth of it within the limits.  A game's
+    memo of small endgames (Mariasz's) gains with the search, as the table does: 4 MiB against
+    256 KiB saved a fifth of a 32 MiB search's nodes (benchmarks/RESULTS.md)."""
+    cdef size_t want = megabytes * 1024 * 1024 // 8
+    cdef size_t n = TT_AUX_MIN_BYTES
+    while n * 2 <= want and n * 2 <= TT_AUX_MAX_BYTES:
+        n *= 2
+    return n
+
+
 cdef inline int tt_init(TTable* t, size_t megabytes) noexcept nogil:
     """Allocate a table of at most `megabytes` MiB (rounded down to a power of two buckets)."""
     cdef size_t n = tt_buckets(megabytes)
     t.slots = <TTEntry*> dd_table_alloc(n * TT_WAYS * sizeof(TTEntry))
     if t.slots == NULL:
         return -1
-    t.aux = dd_table_alloc(TT_AUX_BYTES)
+    t.aux_bytes = t.aux_capacity = tt_aux_bytes(megabytes)
+    t.aux = dd_table_alloc(t.aux_capacity)
     if t.aux == NULL:
         free(t.slots)
         t.slots = NULL
@@ -127,7 +143,7 @@ cdef inline void tt_new_generation(TTable* t) noexcept nogil:
     t.gen += 1
     if t.gen == 0:     # wrapped: old entries could come back to life, so wipe
         memset(t.slots, 0, t.capacity * TT_WAYS * sizeof(TTEntry))
-        memset(t.aux, 0, TT_AUX_BYTES)
+        memset(t.aux, 0, t.aux_capacity)
         t.gen = 1
 
 
@@ -139,6 +155,9 @@ cdef inline void tt_use(TTable* t, size_t megabytes) noexcept nogil:
         n = t.capacity
     t.nbuckets = n
     t.nbuckets_mask = n - 1
+    t.aux_bytes = tt_aux_bytes(megabytes)
+    if t.aux_bytes > t.aux_capacity:
+        t.aux_bytes = t.aux_capacity
     tt_new_generation(t)
 
 

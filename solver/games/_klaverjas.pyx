@@ -126,7 +126,7 @@ root equivalence (``k_equivalent``) is the same test with equal points.
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from ddcards._core.tt cimport TTable, TT_AUX_BYTES, tt_bucket
+from ddcards._core.tt cimport TTable, TT_AUX_MIN_BYTES, tt_bucket
 from ddcards._core.bits cimport dd_prefetch, cards_high_to_low, dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
 from ddcards._core.search cimport (Board, GameOps, sort_moves, VALUE_INF, NODE_INNER, NODE_BOUNDARY,
                                   NODE_TERMINAL, MAX_MOVES)
@@ -330,7 +330,7 @@ ctypedef struct KPos:
     KState st[MAXSTACK]
 
 
-if sizeof(TwoEntry) << TWO_CACHE_BITS > TT_AUX_BYTES:
+if sizeof(TwoEntry) << TWO_CACHE_BITS > TT_AUX_MIN_BYTES:
     raise ImportError("two_left's cache entries do not fit the table's side area")
 
 

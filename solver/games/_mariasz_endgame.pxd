@@ -17,7 +17,7 @@
 from libc.stdint cimport uint64_t, int16_t, uint8_t
 
 from ddcards._core.bits cimport dd_popcount64, dd_msb64, dd_prefetch, dd_mix64
-from ddcards._core.tt cimport TTable, TTHit, tt_bucket, tt_probe, tt_store, TT_NO_MOVE, TT_AUX_BYTES
+from ddcards._core.tt cimport TTable, TTHit, tt_bucket, tt_probe, tt_store, TT_NO_MOVE
 from ddcards.games._mariasz_state cimport ZPos, lane, bit, above, MZ_LAST_TRICK, OBJ_RACE_C
 from ddcards.games._mariasz_bounds cimport PointMasks, mask_points, top_trumps
 from ddcards.games._mariasz_rules cimport beats
@@ -27,13 +27,14 @@ cdef enum:
     EG_INF = 30000
     EG_SMALL_CARDS = 4          # 2 or 3 tricks left (4-6 cards): the small cache
     EG_LARGE_CARDS = 8          # 4 or more tricks left: the core's table
-    EG_SLOTS = TT_AUX_BYTES // 32
 
 
 # The small cache: bounds on the futures of the last tricks, which come back
-# most often, in the search table's side area (TTable.aux, 256 KiB: it stays
-# in the L2 cache, where probing the big table mostly waits on memory).  Keyed
-# as the table is (the same 128 bits), stamped with its generation.
+# most often, in the search table's side area (TTable.aux: an eighth of the
+# table, 256 KiB to 16 MiB, direct-mapped; near the core, where probing the big
+# table mostly waits on memory, and it keeps these many small entries out of
+# the big table).  Keyed as the table is (the same 128 bits), stamped with its
+# generation.
 ctypedef struct EgSlot:
     uint64_t k0
     uint64_t k1
@@ -194,7 +195,8 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
         need_left[1] = n1
         depth = boundary_key(p, hands, p.nstock, e.exchanged, leader, need_left, 0, &k0, &k1)
         if cards < EG_LARGE_CARDS:
-            slot = (<EgSlot*> e.tt.aux) + (dd_mix64(k0 ^ (k1 * 0x9E3779B97F4A7C15ULL)) & (EG_SLOTS - 1))
+            slot = (<EgSlot*> e.tt.aux) + (dd_mix64(k0 ^ (k1 * 0x9E3779B97F4A7C15ULL))
+                                            & ((e.tt.aux_bytes >> 5) - 1))
             dd_prefetch(slot)
         else:
             dd_prefetch(tt_bucket(e.tt, k0, k1))
