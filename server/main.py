@@ -243,7 +243,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tt-mb", type=int, default=DEFAULT_TT_MB, metavar="MIB",
                         help=f"transposition table per worker in MiB, the same for every game: the tables take at "
                              f"most workers x tt-mb (default: per game, {solver_api.table_sizes_text()}: at most "
-                             f"workers x {solver_api.largest_table_mb()} MiB)")
+                             f"workers x {solver_api.table_memory_mb(solver_api.largest_table_mb())} MiB with "
+                             f"the tables' side areas)")
     capacity = parser.add_argument_group("capacity")
     capacity.add_argument("--max-queue", type=int, default=DEFAULT_MAX_QUEUE,
                           help="calls that may wait for a busy worker at once; one more gets RESOURCE_EXHAUSTED "

@@ -78,7 +78,8 @@ class SolverPool:
     executor of ``workers`` threads. Callers waiting for a solver are served
     first come, first served, and give up when their call is cancelled or its
     deadline passes. The transposition tables take at most ``workers x tt_mb``
-    MiB, sized per game ``workers x`` the largest game's table (``table_bound_mb``).
+    MiB, sized per game ``workers x`` the largest table a position asks for, each
+    with its side area (``table_bound_mb``).
 
     Admission: at most ``max_queue`` calls wait at once, each at most
     ``queue_timeout`` seconds; a call that finds the queue full, or waits
@@ -99,7 +100,8 @@ class SolverPool:
         self.workers = workers
         self.tt_mb = tt_mb
         # What the tables may take at most, MiB: per game, each grows to the largest game's.
-        self.table_bound_mb = workers * (ddcards.api.largest_table_mb() if tt_mb is None else tt_mb)
+        self.table_bound_mb = workers * ddcards.api.table_memory_mb(
+            ddcards.api.largest_table_mb() if tt_mb is None else tt_mb)
         self.max_queue = max_queue
         self.queue_timeout = queue_timeout
         self._queued = 0                      # bounded callers waiting now

@@ -14,7 +14,7 @@ from collections.abc import Generator, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher
+from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher, side_area_bytes
 from ddcards.errors import InvalidOptionError, SearchTimeout
 from ddcards.games.base import DEFAULT_TABLE_MB, Session
 from ddcards.position import Position
@@ -72,6 +72,12 @@ def largest_table_mb() -> int:
     """The most a table sized per game grows to (MiB): the largest any position asks for."""
     from ddcards.games import list_games
     return max(info.largest_table_mb for info in list_games())
+
+
+def table_memory_mb(tt_mb: int) -> int:
+    """The memory (MiB, rounded up) a table of `tt_mb` MiB takes with its side area (an eighth of
+    the table, 256 KiB to 16 MiB): what a worker's or thread's Solver may hold at most."""
+    return tt_mb + -(-side_area_bytes(tt_mb) // (1024 * 1024))
 
 
 def table_sizes_text() -> str:

@@ -190,6 +190,8 @@ def test_the_side_area_grows_with_the_table_in_use():
     kib = 1024
     assert [Searcher(mb).side_area_bytes for mb in (1, 2, 3, 16, 32, 128)] == [
         256 * kib, 256 * kib, 256 * kib, 2048 * kib, 4096 * kib, 16384 * kib]
+    # what the service states as its memory bound per worker: the table and its side area
+    assert [api.table_memory_mb(mb) for mb in (1, 2, 16, 32, 128, 1024)] == [2, 3, 18, 36, 144, 1040]
     # A Mariasz search in 32 MiB of a 128 MiB table runs as in a 32 MiB table alone: its side
     # area (the endgame's memo of the last tricks) shrinks with it.
     board = get_game("mariasz").session(MARIASZ).board
@@ -282,7 +284,8 @@ def test_cli_and_server_default_to_tables_sized_per_game(capsys):
     assert "per game, 2 MiB, 32 for mariasz (up to 1024 early in a deal)" in " ".join(capsys.readouterr().out.split())
     per_game, fixed = SolverPool(workers=2, tt_mb=None), SolverPool(workers=2, tt_mb=8)
     try:
-        assert (per_game.table_bound_mb, fixed.table_bound_mb) == (2 * MARIASZ_MAX_MB, 16)
+        # the tables and their side areas: 1024 + 16 MiB, 8 + 1 (256 KiB, rounded up)
+        assert (per_game.table_bound_mb, fixed.table_bound_mb) == (2 * (MARIASZ_MAX_MB + 16), 2 * (8 + 1))
     finally:
         per_game.shutdown(wait=True)
         fixed.shutdown(wait=True)

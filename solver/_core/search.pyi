@@ -18,6 +18,8 @@ MODE_OPTIMAL: int
 MODE_ALL: int
 COUNTS_OWN_NODES: bool      # the node counts include a game's own search's (GameOps.own_nodes)
 
+def side_area_bytes(tt_mb: int) -> int: ...
+
 @disjoint_base
 class Board:
     """A game position the core can search: the game's C state plus its ops."""

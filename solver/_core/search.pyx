@@ -36,7 +36,7 @@ from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID
 
 from ddcards._core.tt cimport (TTable, TTHit, TT_NO_MOVE, TT_WAYS, tt_init, tt_free, tt_use,
-                              tt_new_generation, tt_probe, tt_store, tt_bucket)
+                              tt_new_generation, tt_probe, tt_store, tt_bucket, tt_aux_bytes)
 from ddcards._core.bits cimport DD_BUILD_FEATURES, dd_prefetch, dd_atomic_load_int, dd_atomic_store_int
 from ddcards.errors import SearchCancelled, SearchTimeout
 
@@ -576,6 +576,12 @@ cdef int check_table_mb(size_t tt_mb) except -1:
         # its bytes would not fit a size_t (tt_init would wrap round to a tiny table)
         raise MemoryError(f"cannot allocate a {tt_mb} MiB transposition table")
     return 0
+
+
+def side_area_bytes(size_t tt_mb):
+    """The side area beside a table of `tt_mb` MiB (bytes): an eighth of it, 256 KiB to 16 MiB."""
+    check_table_mb(tt_mb)
+    return tt_aux_bytes(tt_mb)
 
 
 cdef class Searcher:
