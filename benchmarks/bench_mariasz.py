@@ -349,7 +349,7 @@ BUILD_SETS = (("phase 2, the stock used up (1-160)", "phase2", None, 160),
               ("36 cards, 10 left in the stock", "ladder", 10, 10),
               ("36 cards, 12 left in the stock", "ladder", 12, 10),
               ("36 cards, 14 left in the stock", "ladder", 14, 10),
-              ("race, from the first trick (1-40)", "race", None, 40),
+              ("race, szlifowany, from the first trick (25)", "race", 12, 25),
               ("Kiks, from the first trick (1-20)", "kiks", None, 20),
               ("three players, from the first trick (1-5)", "three", None, 5))
 

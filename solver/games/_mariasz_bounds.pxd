@@ -7,10 +7,13 @@
 #   whenever it is played (it is led and unbeatable, or it follows and beats
 #   everything), so its points are its side's;
 # - the leader can announce a marriage he holds by leading it now;
-# - three players, points: the leader can cash his sure winners (leader_run),
-#   taking his opponents' cards that the follow rules force onto them: it
+# - the leader can cash his sure winners (cash_run), taking his opponents'
+#   cards that the follow rules force onto them.  Three players, points: it
 #   raises MAX's lo when he leads and lowers hi when one of the other two does
-#   (a cash of every card left settles the rest of the deal).
+#   (a cash of every card left settles the rest of the deal).  Two players in
+#   phase 2, both objectives: cash_bounds, which only the endgame search's
+#   eg_bounds uses (here, at the phase-2 entries, it saved 2% of the nodes and
+#   cost as much time: benchmarks/RESULTS.md).
 # Points: MAX's future margin lies between MAX getting only his sure cards
 # and the other side getting only theirs.  Race: a side that cannot reach
 # 131 with everything it could still win never claims; one whose sure points
