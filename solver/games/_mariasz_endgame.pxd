@@ -10,6 +10,8 @@
 # core's table with 4 or more tricks left, in a small cache in the table's side
 # area with 2 or 3 (those come back most often).  The core calls it
 # (GameOps.leaf) at every phase-2 trick boundary it does not settle by itself.
+# Its quick bounds (eg_bounds) add the leader's cash of his sure winners to
+# the core's (_mariasz_bounds.cash_bounds).
 #
 # Values are futures from seat 0's view (the maximising side with two
 # players): points, the margin still to come; race, +1 / 0 / -1, with the
