@@ -47,15 +47,15 @@ cdef inline uint64_t top_trumps(ZPos* p, uint64_t mine, uint64_t theirs) noexcep
     return mt & above(dd_msb64(tt))
 
 
-cdef inline int cheapest(PointMasks* pm, uint64_t m, int n) noexcept nogil:
-    """The points of the n lowest cards of m, all of one suit: its cheapest (in either order,
-    plain or trumps, a card scores at least what a lower one does)."""
+cdef inline uint64_t cheapest(uint64_t m, int n) noexcept nogil:
+    """The n lowest cards of m, all of one suit: its cheapest (in either order, plain or trumps,
+    a card scores at least what a lower one does)."""
     cdef uint64_t low = 0
     while n > 0 and m:
         low |= m & (~m + 1)
         m &= m - 1
         n -= 1
-    return mask_points(pm, low)
+    return low
 
 
 cdef inline int cash_run(ZPos* p, PointMasks* pm, uint64_t* hands, int nseats, int leader, int counted,
@@ -69,25 +69,25 @@ cdef inline int cash_run(ZPos* p, PointMasks* pm, uint64_t* hands, int nseats, i
     live card of a plain suit win too, the others following with that suit's cheapest cards.
     `counted`: a bit per seat whose cards forced onto the cash count (the leader's opponents;
     a partner's go to the leader's side at best)."""
-    cdef uint64_t L = hands[leader], others = 0, T, W, os, w, h
-    cdef int seat, k, got, su, n, allt = 1
+    cdef uint64_t L = hands[leader], others = 0, T, W, os, w, h, taken
+    cdef int seat, k, su, n, allt = 1
     for seat in range(nseats):
         if seat != leader:
             others |= hands[seat]
     T = top_trumps(p, L, others)
     k = dd_popcount64(T)
-    got = mask_points(pm, T)
+    taken = T                   # the cards the cash takes, counted once at the end
     for seat in range(nseats):
         if seat == leader:
             continue
         h = hands[seat] & p.trumps
         if (counted >> seat) & 1:
-            got += cheapest(pm, h, k)
+            taken |= cheapest(h, k)
         if dd_popcount64(h) > k:
             allt = 0
     won[0] = T
     if not allt:
-        return got
+        return mask_points(pm, taken)
     W = T
     for su in range(4):
         if su == p.trump:
@@ -101,13 +101,13 @@ cdef inline int cash_run(ZPos* p, PointMasks* pm, uint64_t* hands, int nseats, i
         if w == 0:
             continue
         W |= w
-        got += mask_points(pm, w)
+        taken |= w
         n = dd_popcount64(w)
         for seat in range(nseats):
             if (counted >> seat) & 1:
-                got += cheapest(pm, hands[seat] & lane(su), n)
+                taken |= cheapest(hands[seat] & lane(su), n)
     won[0] = W
-    return got
+    return mask_points(pm, taken)
 
 
 cdef inline int leader_run(ZPos* p, PointMasks* pm, ZState* s, int* all_win) noexcept nogil:
