@@ -352,12 +352,14 @@ def reply_first(tt_mb: int) -> None:
                                  ("the last refuting reply first", setting(True), True)))
 
 
-BUILD_SETS = (("szlifowany, from the first trick (1-20)", "szlifowany", None, 20),
+BUILD_SETS = (("phase 2, the stock used up (1-160)", "phase2", None, 160),
+              ("szlifowany, from the first trick (1-20)", "szlifowany", None, 20),
               ("36 cards, 10 left in the stock", "ladder", 10, 10),
               ("36 cards, 12 left in the stock", "ladder", 12, 10),
               ("36 cards, 14 left in the stock", "ladder", 14, 10),
+              ("race, szlifowany, from the first trick (25)", "race", 12, 25),
               ("Kiks, from the first trick (1-20)", "kiks", None, 20),
-              ("three players, from the first trick (1-20)", "three", None, 20))
+              ("three players, from the first trick (1-5)", "three", None, 5))
 
 
 def build_worker(tt_mb: int) -> None:

@@ -1,11 +1,14 @@
-"""The quick bounds of Mariasz trick boundaries against exact values (three players).
+"""The quick bounds of Mariasz trick boundaries against exact values.
 
 At a trick boundary the board gives the value banked so far and bounds lo <= future <= hi
-(MariaszBoard.quick_bounds, _mariasz_bounds.pxd).  With three players the leader's cash of his
-sure winners (leader_run) narrows them: MAX's lo when he leads, hi when one of the other two does.
+(MariaszBoard.quick_bounds, _mariasz_bounds.pxd; with two players and the stock used up also
+MariaszBoard.endgame_bounds, the phase-2 endgame search's, _mariasz_endgame.pxd).  The leader's
+cash of his sure winners (cash_run) narrows them: with three players MAX's lo when he leads, hi
+when one of the other two does; with two players in phase 2 the leader's side (cash_bounds),
+both objectives.
 
-- On random three-player endgames (every option and objective, any leader) the bounds hold the
-  exact value of the plain reference minimax.
+- On random endgames (every option and objective, any leader) the bounds hold the exact value of
+  the plain reference minimax.
 - On hand-made deals the bounds are the figures worked out by hand, and the solver's exact value
   lies within them (and meets them where the cash takes every trick).
 """
@@ -93,3 +96,146 @@ def test_another_cashing_top_trumps_takes_max_trumps():
     # MAX is seat 1: 138 left, his spade marriage (20), less seat 0's sure Q A (22) and the
     # K T (14) that MAX must follow to them with
     assert bounds_and_value(hand_made(TWO_TOP, player=1, leader=0)) == ((0, 0, 122), 24)
+
+
+# ---------------------------------------------------------------- two players, phase 2
+
+def two_player_phase2(rng, tricks_left):
+    doc = m.random_deal(rng, szlifowany=rng.random() < 0.5, slepy=rng.random() < 0.2)
+    for name in ("must_beat", "marriage_on_second"):
+        if rng.random() < 0.4:
+            doc["options"][name] = True
+    if rng.random() < 0.4:
+        doc["objective"] = "race"
+        doc["start_scores"] = [rng.randrange(60, 131) for _ in range(2)]
+    stock = len(doc["stock"].split())
+    doc = m.random_history(rng, doc, stock + 2 * (6 - tricks_left))
+    state = m.from_doc(doc)
+    if state.trick and not state.over:      # an exchange took a ply: the trick's second card
+        doc["played"].append(rng.choice(state.legal()))
+    return doc
+
+
+@settings(deadline=None, max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(seeds, st.integers(1, 4))
+def test_two_player_phase2_bounds_hold_the_exact_value(seed, tricks_left):
+    doc = two_player_phase2(random.Random(seed), tricks_left)
+    if m.from_doc(doc).over:
+        return                      # a race claimed before the boundary
+    m.clear_memo()
+    exact = m.reference_solve(doc)["value"]
+    board = GAME.session(doc).board
+    for banked, lo, hi in (board.quick_bounds(), board.endgame_bounds()):
+        assert lo <= exact - banked <= hi, json.dumps(doc)
+
+
+def phase2_doc(final, leader, objective="points", need=None, **options):
+    """A szlifowany deal (trumps hearts, ślepy) played to the empty stock, then `final` (seat 0's
+    and seat 1's hands) with `leader` to lead; race: the points each still needs (`need`).
+
+    The other 12 cards are the hands of phase 1, each seat playing them in order and drawing his
+    final cards (the trick's winner first): the first of a seeded series of shuffles of them that
+    ends with `leader` winning the last trick of phase 1 (and leaves start scores 0..130)."""
+    final = [m.parse_hand(h) for h in final]
+    rest = [c for c in m.deck(True) if c not in final[0] + final[1]]
+    rng = random.Random(0)
+    while True:
+        rng.shuffle(rest)
+        phase1, turn, played, draws = [rest[:6], rest[6:]], 0, [], []
+        for t in range(6):
+            trick = [phase1[turn][t], phase1[1 - turn][t]]
+            played += trick
+            turn = turn if m.trick_winner(trick, "H") == 0 else 1 - turn
+            draws += [turn, 1 - turn]
+        if turn != leader:
+            continue
+        taken = [iter(final[0]), iter(final[1])]
+        doc = {"game": "mariasz", "hands": [m.format_hand(h) for h in phase1], "trump": "H",
+               "stock": " ".join(next(taken[seat]) for seat in draws), "played": played,
+               "options": dict(szlifowany=True, slepy=True, **options)}
+        if objective != "race":
+            break
+        pts = m.from_doc(doc).points    # phase 1's card points and marriages, by seat
+        start = [131 - need[i] - pts[i] for i in range(2)]
+        if min(start) >= 0:
+            doc.update(objective="race", start_scores=start)
+            break
+    state = m.from_doc(doc)
+    assert [sorted(h) for h in state.hands] == [sorted(h) for h in final] and state.leader == leader
+    assert not state.over
+    return doc
+
+
+def endgame_figures(doc):
+    """The endgame search's bounds (eg_bounds) and the solver's exact future, checked against the
+    reference under every option, which must not change them; the core's quick bounds
+    (future_bounds, without the cash in phase 2) hold the exact value too."""
+    seen = set()
+    for must_beat in (False, True):
+        for mos in (False, True):
+            trial = dict(doc, options=dict(doc["options"], must_beat=must_beat, marriage_on_second=mos))
+            board = GAME.session(trial).board
+            banked, lo, hi = board.quick_bounds()
+            exact = ddcards.solve(ddcards.Position.from_dict(trial)).value
+            m.clear_memo()
+            assert exact == m.reference_solve(trial)["value"]
+            assert lo <= exact - banked <= hi
+            assert board.endgame_bounds()[0] == banked
+            seen.add((board.endgame_bounds()[1:], exact - banked))
+    assert len(seen) == 1
+    return seen.pop()
+
+
+# Seat 0 holds the trump marriage with the trump A (Q A K, above seat 1's J 6) and the top
+# spades and diamonds: every card of his wins.  Seat 1's two marriages never get a lead.
+SWEEP2 = ["AT.AKQ.A.", "KQ.J6.KQ."]
+# Seat 0 holds the two best trumps (Q A: 22) and low cards; seat 1 the K T of trumps (14) that
+# must follow them, and the best spades and diamonds.
+TWO_TOP2 = ["J6.AQ.J6.", "AK.KT.AT."]
+# Seat 0 holds the trump marriage (Q K, above seat 1's J 6), the A T of spades and the A of
+# diamonds over seat 1's K J and K, and the six of clubs under seat 1's A.
+MARRIED_CASH = ["AT.KQ.A.6", "KJ.J6.K.A"]
+
+
+def swap(hands):
+    return hands[::-1]
+
+
+def test_a_cash_of_every_card_settles_the_points():
+    # every card (58 + 16) and the last trick (10), his trump marriage (40); seat 1 nothing
+    assert endgame_figures(phase2_doc(SWEEP2, leader=0)) == ((124, 124), 124)
+    assert endgame_figures(phase2_doc(swap(SWEEP2), leader=1)) == ((-124, -124), -124)
+
+
+def test_a_cash_of_every_card_settles_a_race():
+    # his 124 reach 100: he claims; they fall short of 125, and seat 1, who needs only 10,
+    # wins no trick: nobody claims
+    assert endgame_figures(phase2_doc(SWEEP2, 0, "race", need=[100, 10])) == ((1, 1), 1)
+    assert endgame_figures(phase2_doc(SWEEP2, 0, "race", need=[125, 10])) == ((0, 0), 0)
+    assert endgame_figures(phase2_doc(swap(SWEEP2), 1, "race", need=[10, 100])) == ((-1, -1), -1)
+
+
+def test_cashing_top_trumps_takes_the_trumps_that_must_follow():
+    # lo: Q A (22) with seat 1's K T (14), 36; seat 1 then takes the other 40 and the last
+    # trick: 36 - 50, the exact margin.  hi: 76 and the last trick, seat 1 has no sure trump
+    assert endgame_figures(phase2_doc(TWO_TOP2, leader=0)) == ((-14, 86), -14)
+    assert endgame_figures(phase2_doc(swap(TWO_TOP2), leader=1)) == ((-86, 14), 14)
+
+
+def test_cashing_top_trumps_in_a_race():
+    # the cash's 36 reach 30: a claim before seat 1, who needs 20, wins a trick
+    assert endgame_figures(phase2_doc(TWO_TOP2, 0, "race", need=[30, 20])) == ((1, 1), 1)
+    # 40 are out of the cash's reach, and the 50 after it out of seat 1's (60): lo 0
+    assert endgame_figures(phase2_doc(TWO_TOP2, 0, "race", need=[40, 60])) == ((0, 1), 0)
+    # with 50 seat 1 may reach them after the cash: no narrowing (and he does)
+    assert endgame_figures(phase2_doc(TWO_TOP2, 0, "race", need=[40, 50])) == ((-1, 1), -1)
+    assert endgame_figures(phase2_doc(swap(TWO_TOP2), 1, "race", need=[60, 40])) == ((-1, 0), 0)
+
+
+def test_a_marriage_led_in_the_cash_counts():
+    # the trump Q K (15) with J 6 (2), the A T of spades with K J (27), the A of diamonds with
+    # the K (15): 59 of the 80 left (with the last trick), and the trump marriage he leads in
+    # it (40): 59 - 21 + 40 = 78.  The exact margin is more (98: he gives the club trick up
+    # first, and takes the last one).  hi: everything and his marriage, 120.
+    assert endgame_figures(phase2_doc(MARRIED_CASH, leader=0)) == ((78, 120), 98)
+    assert endgame_figures(phase2_doc(swap(MARRIED_CASH), leader=1)) == ((-120, -78), -98)

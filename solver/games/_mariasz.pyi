@@ -28,6 +28,8 @@ class MariaszBoard(Board):
         """Set the value the search's first null-window test is at, for the current position."""
     def quick_bounds(self) -> tuple[int, int, int] | None:
         """(banked, lo, hi) at a trick boundary: lo <= future value <= hi; None elsewhere."""
+    def endgame_bounds(self) -> tuple[int, int, int] | None:
+        """(banked, lo, hi) at a two-player phase-2 trick boundary, as the endgame search has them."""
     def legal_mask(self) -> int:
         """The cards the player to move may play, as a mask of codes."""
     def can_exchange(self) -> bool:

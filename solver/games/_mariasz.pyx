@@ -22,7 +22,7 @@ from ddcards.games._mariasz_rules cimport legal_cards, can_exchange, play_card, 
 from ddcards.games._mariasz_bounds cimport PointMasks, future_bounds, mask_points
 from ddcards.games._mariasz_moves cimport generate, others_live, singletons, interchangeable
 from ddcards.games._mariasz_key cimport boundary_key
-from ddcards.games._mariasz_endgame cimport Endgame, eg_node
+from ddcards.games._mariasz_endgame cimport Endgame, eg_node, eg_bounds, EG_INF
 from ddcards._core.tt cimport TTable
 
 OBJ_POINTS = OBJ_POINTS_C
@@ -348,6 +348,19 @@ cdef class MariaszBoard(Board):
         if kind != NODE_BOUNDARY and kind != NODE_SMALL:
             return None
         return bank, lo, hi
+
+    def endgame_bounds(self):
+        """(banked, lo, hi) at a two-player phase-2 trick boundary: the quick bounds the endgame
+        search tries there (_mariasz_endgame.eg_bounds, with a window cutting nothing: the
+        leader's cash included); None elsewhere."""
+        cdef ZPos* p = &self.zb.pos
+        cdef ZState* s = top(p)
+        cdef int lo = 0, hi = 0
+        if p.nseats != 2 or s.drawn < p.nstock or s.nt != 0 or s.claimed >= 0 or all_hands(s) == 0:
+            return None
+        eg_bounds(&self.zb.eg, s.hand[0], s.hand[1], s.leader, p.need[0] - s.pts[0], p.need[1] - s.pts[1],
+                  -EG_INF, EG_INF, &lo, &hi)
+        return banked(p, s), lo, hi
 
     def legal_mask(self):
         """The cards the player to move may play, as a mask of codes."""

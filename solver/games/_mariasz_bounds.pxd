@@ -7,10 +7,13 @@
 #   whenever it is played (it is led and unbeatable, or it follows and beats
 #   everything), so its points are its side's;
 # - the leader can announce a marriage he holds by leading it now;
-# - three players, points: the leader can cash his sure winners (leader_run),
-#   taking his opponents' cards that the follow rules force onto them: it
+# - the leader can cash his sure winners (cash_run), taking his opponents'
+#   cards that the follow rules force onto them.  Three players, points: it
 #   raises MAX's lo when he leads and lowers hi when one of the other two does
-#   (a cash of every card left settles the rest of the deal).
+#   (a cash of every card left settles the rest of the deal).  Two players in
+#   phase 2, both objectives: cash_bounds, which only the endgame search's
+#   eg_bounds uses (here, at the phase-2 entries, it saved 2% of the nodes and
+#   cost as much time: benchmarks/RESULTS.md).
 # Points: MAX's future margin lies between MAX getting only his sure cards
 # and the other side getting only theirs.  Race: a side that cannot reach
 # 131 with everything it could still win never claims; one whose sure points
@@ -44,43 +47,47 @@ cdef inline uint64_t top_trumps(ZPos* p, uint64_t mine, uint64_t theirs) noexcep
     return mt & above(dd_msb64(tt))
 
 
-cdef inline int cheapest(PointMasks* pm, uint64_t m, int n) noexcept nogil:
-    """The points of the n lowest cards of m, all of one suit: its cheapest (in either order,
-    plain or trumps, a card scores at least what a lower one does)."""
+cdef inline uint64_t cheapest(uint64_t m, int n) noexcept nogil:
+    """The n lowest cards of m, all of one suit: its cheapest (in either order, plain or trumps,
+    a card scores at least what a lower one does)."""
     cdef uint64_t low = 0
     while n > 0 and m:
         low |= m & (~m + 1)
         m &= m - 1
         n -= 1
-    return mask_points(pm, low)
+    return low
 
 
-cdef inline int leader_run(ZPos* p, PointMasks* pm, ZState* s, int* all_win) noexcept nogil:
-    """Three players: the points the leader's team (MAX, or the two others) surely takes if he
-    cashes his sure winners now, and all_win[0] = 1 when that takes every trick left.
+cdef inline int cash_run(ZPos* p, PointMasks* pm, uint64_t* hands, int nseats, int leader, int counted,
+                         uint64_t* won) noexcept nogil:
+    """The points the leader's side surely takes if he cashes his sure winners now; won[0]: the
+    cards of his that win (his whole hand when the cash takes every trick left).
 
-    His trumps above every other trump win one by one, each opponent following with a trump
-    while he has one (his cheapest, at least).  Once nobody else holds a trump, his cards above
-    every other live card of a plain suit win too, an opponent following with that suit's
-    cheapest cards.  The partner's cards (with three players, the other opponent's) count
-    nothing: they go to the team at best."""
-    cdef int leader = s.leader, seat, k, got, su, n, allt = 1
-    cdef int team = p.side_of[leader] != p.maxside
-    cdef uint64_t L = s.hand[leader], others = all_hands(s) & ~L, T, W, os, w, h
+    His trumps above every other trump win one by one, each other seat following with a trump
+    while he has one (his cheapest, at least: phase 2 obliges to follow suit, else to trump, and
+    must_beat only adds to that).  Once no one else holds a trump, his cards above every other
+    live card of a plain suit win too, the others following with that suit's cheapest cards.
+    `counted`: a bit per seat whose cards forced onto the cash count (the leader's opponents;
+    a partner's go to the leader's side at best)."""
+    cdef uint64_t L = hands[leader], others = 0, T, W, os, w, h, taken
+    cdef int seat, k, su, n, allt = 1
+    for seat in range(nseats):
+        if seat != leader:
+            others |= hands[seat]
     T = top_trumps(p, L, others)
     k = dd_popcount64(T)
-    got = mask_points(pm, T)
-    for seat in range(p.nseats):
+    taken = T                   # the cards the cash takes, counted once at the end
+    for seat in range(nseats):
         if seat == leader:
             continue
-        h = s.hand[seat] & p.trumps
-        if (p.side_of[seat] != p.maxside) != team:
-            got += cheapest(pm, h, k)
+        h = hands[seat] & p.trumps
+        if (counted >> seat) & 1:
+            taken |= cheapest(h, k)
         if dd_popcount64(h) > k:
             allt = 0
-    all_win[0] = T == L
+    won[0] = T
     if not allt:
-        return got
+        return mask_points(pm, taken)
     W = T
     for su in range(4):
         if su == p.trump:
@@ -94,13 +101,77 @@ cdef inline int leader_run(ZPos* p, PointMasks* pm, ZState* s, int* all_win) noe
         if w == 0:
             continue
         W |= w
-        got += mask_points(pm, w)
+        taken |= w
         n = dd_popcount64(w)
-        for seat in range(p.nseats):
-            if seat != leader and (p.side_of[seat] != p.maxside) != team:
-                got += cheapest(pm, s.hand[seat] & lane(su), n)
-    all_win[0] = W == L
+        for seat in range(nseats):
+            if (counted >> seat) & 1:
+                taken |= cheapest(hands[seat] & lane(su), n)
+    won[0] = W
+    return mask_points(pm, taken)
+
+
+cdef inline int leader_run(ZPos* p, PointMasks* pm, ZState* s, int* all_win) noexcept nogil:
+    """Three players: the points the leader's team (MAX, or the two others) surely takes if he
+    cashes his sure winners now (cash_run), and all_win[0] = 1 when that takes every trick left.
+    The partner's cards (with three players, the other opponent's) count nothing."""
+    cdef int seat, counted = 0, team = p.side_of[s.leader] != p.maxside
+    cdef uint64_t won
+    cdef int got
+    for seat in range(p.nseats):
+        if seat != s.leader and (p.side_of[seat] != p.maxside) != team:
+            counted |= 1 << seat
+    got = cash_run(p, pm, s.hand, p.nseats, s.leader, counted, &won)
+    all_win[0] = won == s.hand[s.leader]
     return got
+
+
+cdef inline void cash_bounds(ZPos* p, PointMasks* pm, uint64_t hl, uint64_t hf, int leader, int need_l,
+                             int need_f, int rest, int ml, int mf, int* lo, int* hi) noexcept nogil:
+    """Two players, phase 2, a trick boundary: narrow lo <= future <= hi (seat 0's view) by the
+    leader cashing his sure winners (cash_run).  hl, hf: the leader's and the follower's hands;
+    need_l, need_f: the points each still needs (race); rest: the points left with the last
+    trick; ml, mf: the marriages each holds.
+
+    The follower wins no trick of the cash, so he scores nothing in it (not even a marriage
+    played second).  A cash of the whole hand settles the rest: the leader takes everything,
+    announcing every marriage he holds on the way (the first of its cards he leads).  Else he
+    gets at least the cash and the marriages whose cards he leads in it; the follower at most
+    everything after it and his marriages."""
+    cdef uint64_t hands[2]
+    cdef uint64_t won, pair
+    cdef int run, v, su, mw = 0, sign = 1 if leader == 0 else -1
+    hands[0] = hl
+    hands[1] = hf
+    run = cash_run(p, pm, hands, 2, 0, 2, &won)
+    if won == hl:
+        if p.objective == OBJ_POINTS_C:
+            v = rest + ml
+        else:
+            v = 1 if rest + ml >= need_l else 0
+        lo[0] = sign * v
+        hi[0] = lo[0]
+        return
+    if run == 0:
+        return
+    for su in range(4):
+        pair = bit(p.king[su]) | bit(p.queen[su])
+        if (hl & pair) == pair and (won & pair):
+            mw += p.marriage_of[p.king[su]]
+    if p.objective == OBJ_POINTS_C:
+        v = run - (rest - run) - mf + mw
+    elif run + mw >= need_l:
+        lo[0] = sign                # he claims in the cash, before the follower wins a trick
+        hi[0] = sign
+        return
+    elif rest - run + mf < need_f:
+        v = 0                       # after the cash the follower cannot reach his target
+    else:
+        return
+    if leader == 0:
+        if v > lo[0]:
+            lo[0] = v
+    elif -v < hi[0]:
+        hi[0] = -v
 
 
 cdef inline int marriage_potential(ZPos* p, ZState* s, int side) noexcept nogil:

@@ -10,6 +10,8 @@
 # core's table with 4 or more tricks left, in a small cache in the table's side
 # area with 2 or 3 (those come back most often).  The core calls it
 # (GameOps.leaf) at every phase-2 trick boundary it does not settle by itself.
+# Its quick bounds (eg_bounds) add the leader's cash of his sure winners to
+# the core's (_mariasz_bounds.cash_bounds).
 #
 # Values are futures from seat 0's view (the maximising side with two
 # players): points, the margin still to come; race, +1 / 0 / -1, with the
@@ -19,7 +21,7 @@ from libc.stdint cimport uint64_t, int16_t, uint8_t
 from ddcards._core.bits cimport dd_popcount64, dd_msb64, dd_prefetch, dd_mix64
 from ddcards._core.tt cimport TTable, TTHit, tt_bucket, tt_probe, tt_store, TT_NO_MOVE
 from ddcards.games._mariasz_state cimport ZPos, lane, bit, above, MZ_LAST_TRICK, OBJ_RACE_C
-from ddcards.games._mariasz_bounds cimport PointMasks, mask_points, top_trumps
+from ddcards.games._mariasz_bounds cimport PointMasks, mask_points, top_trumps, cash_bounds
 from ddcards.games._mariasz_rules cimport beats
 from ddcards.games._mariasz_key cimport boundary_key
 
@@ -128,8 +130,9 @@ cdef inline int pick(ZPos* p, uint64_t cards, uint64_t others, uint64_t hand, in
 
 
 cdef inline int eg_bounds(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0, int n1,
-                          int* lo, int* hi) noexcept nogil:
-    """Quick bounds on the future (as _mariasz_bounds.future_bounds, for two hands)."""
+                          int alpha, int beta, int* lo, int* hi) noexcept nogil:
+    """Quick bounds on the future (as _mariasz_bounds.future_bounds, for two hands); the leader's
+    cash (cash_bounds) only when the plain ones cut nothing in (alpha, beta): it costs more."""
     cdef ZPos* p = e.p
     cdef int rest = mask_points(e.pm, h0 | h1) + MZ_LAST_TRICK
     cdef int sure0 = mask_points(e.pm, top_trumps(p, h0, h1))
@@ -149,17 +152,23 @@ cdef inline int eg_bounds(Endgame* e, uint64_t h0, uint64_t h1, int leader, int 
     if p.objective != OBJ_RACE_C:
         hi[0] = rest - 2 * sure1 + m0 - (lead_m if leader == 1 else 0)
         lo[0] = -(rest - 2 * sure0 + m1) + (lead_m if leader == 0 else 0)
-        return 0
-    if lead_m >= (n0 if leader == 0 else n1):
+    elif lead_m >= (n0 if leader == 0 else n1):
         lo[0] = 1 if leader == 0 else -1            # the leader claims with a marriage now
         hi[0] = lo[0]
         return 0
-    lo[0] = -1 if rest - sure0 + m1 >= n1 else 0
-    hi[0] = 1 if rest - sure1 + m0 >= n0 else 0
-    if sure0 >= n0 and lo[0] == 0:
-        lo[0] = 1
-    if sure1 >= n1 and hi[0] == 0:
-        hi[0] = -1
+    else:
+        lo[0] = -1 if rest - sure0 + m1 >= n1 else 0
+        hi[0] = 1 if rest - sure1 + m0 >= n0 else 0
+        if sure0 >= n0 and lo[0] == 0:
+            lo[0] = 1
+        if sure1 >= n1 and hi[0] == 0:
+            hi[0] = -1
+    if lo[0] >= beta or hi[0] <= alpha or lo[0] == hi[0]:
+        return 0
+    if leader == 0:
+        cash_bounds(p, e.pm, h0, h1, 0, n0, n1, rest, m0, m1, lo, hi)
+    else:
+        cash_bounds(p, e.pm, h1, h0, 1, n1, n0, rest, m1, m0, lo, hi)
     return 0
 
 
@@ -200,7 +209,7 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
             dd_prefetch(slot)
         else:
             dd_prefetch(tt_bucket(e.tt, k0, k1))
-    eg_bounds(e, h0, h1, leader, n0, n1, &lo, &hi)
+    eg_bounds(e, h0, h1, leader, n0, n1, alpha, beta, &lo, &hi)
     if lo >= beta:
         return lo
     if hi <= alpha:
