@@ -102,11 +102,12 @@ class Solver:
     side area of an eighth of it, 256 KiB to 16 MiB, where a game keeps exact
     sub-results, e.g. Klaverjas's two-trick endgames, Mariasz's last tricks).
 
-    tt_mb=None (the default): the table is sized per game, as each game's
-    ``GameInfo.table_mb`` asks: 2 MiB (it stays in a core's L2 cache, the
+    tt_mb=None (the default): the table is sized per game, as each position
+    asks (``Position.table_mb``): 2 MiB (it stays in a core's L2 cache, the
     fastest for Mariáš, Klaverjas and Prší), 32 MiB for Mariasz, whose long
-    searches need room, and more while 16 or more cards are left in its
-    stock, up to 1024 MiB for a fresh 36-card deal (``Position.table_mb``).
+    searches need room, and more early in a long Mariasz deal: 128 MiB with
+    16 or more cards left in a two-player stock, up to 1024 MiB for a fresh
+    36-card deal, 128 MiB for the first tricks of a 36-card three-player one.
     The table starts at 2 MiB and grows, empty, the first time a search
     wants more; it keeps that memory after (a Solver that alternates games
     allocates once, not at every switch), and a smaller search runs in a

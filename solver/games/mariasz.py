@@ -88,9 +88,10 @@ INFO = GameInfo(
     table_mb_max=1024,          # a fresh 36-card deal (TABLE_BY_STOCK)
 )
 
-# The table by the cards still in a two-player stock (points): the search grows about 3x a trick and the
-# table that serves it best grows with it; a larger one only adds cache misses before that
-# (benchmarks/RESULTS.md, Mariasz, "the table by the stock"): (at least this many cards, MiB).
+# The table by the cards still in a two-player stock (points): the search grows about 3x a
+# trick and the table that serves it best grows with it; a larger one only adds cache misses
+# before that (benchmarks/RESULTS.md, Mariasz, "the table by the position"): (at least this
+# many cards, MiB).
 TABLE_BY_STOCK = ((24, 1024), (22, 512), (16, 128))
 # Three players with 36 cards, by the cards left in the hands: a deal's first tricks are the
 # long searches (up to minutes; 128 MiB halves them, a smaller search gives up nothing measurable).
