@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from _batch_data import corpus, endgame, read_records, without_times  # tests/ is on sys.path
 
 DDCARDS = [sys.executable, "-m", "ddcards"]
@@ -149,3 +151,19 @@ def test_ctrl_c_stops_at_once_and_the_same_command_goes_on(tmp_path):
     again = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     assert again.returncode == 2 and f"({done:,} answered by earlier runs)" in again.stderr
     assert len(read_records(out)) == total
+
+
+def test_a_ctrl_c_during_a_write_takes_effect_once_the_write_is_done():
+    from ddcards.batch.job import _CtrlCHold
+
+    before = signal.getsignal(signal.SIGINT)
+    with _CtrlCHold() as hold:
+        hold.holding = True
+        signal.raise_signal(signal.SIGINT)           # held: the record and its count go together
+        assert hold.caught
+        with pytest.raises(KeyboardInterrupt):
+            hold.release()
+        assert not hold.caught and not hold.holding
+        with pytest.raises(KeyboardInterrupt):       # between writes: at once
+            signal.raise_signal(signal.SIGINT)
+    assert signal.getsignal(signal.SIGINT) is before
