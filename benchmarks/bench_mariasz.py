@@ -385,8 +385,15 @@ def build_sets(names: list[str]) -> tuple:
         elif len(parts) == 2:
             rows.append((f"{parts[0]} (1-{parts[1]})", parts[0], None, int(parts[1])))
         else:
-            raise SystemExit(f"bench_mariasz.py builds: a set is CORPUS:N or ladder:LEFT:N, not {name!r}")
+            raise SystemExit(f"bench_mariasz.py: a set is CORPUS:N or ladder:LEFT:N, not {name!r}")
     return tuple(rows)
+
+
+def set_docs(corpus: str, stock: int | None, n: int) -> list[dict]:
+    """The positions of a row of BUILD_SETS: the first n of the corpus (with `stock` cards left in
+    the stock, unless None)."""
+    docs = load(corpus) if stock is None else [d for d in load(corpus) if stock_left(d) == stock]
+    return docs[:n]
 
 
 def builds(old: str, new: str, tt_mb: int, sets: tuple = BUILD_SETS) -> None:
@@ -406,8 +413,7 @@ def builds(old: str, new: str, tt_mb: int, sets: tuple = BUILD_SETS) -> None:
     print(f"| positions | build | nodes median | nodes total | CPU median | CPU total | answers |")
     print("|---|---|---|---|---|---|---|", flush=True)
     for label, corpus, stock, n in sets:
-        docs = load(corpus) if stock is None else [d for d in load(corpus) if stock_left(d) == stock]
-        docs = docs[:n]
+        docs = set_docs(corpus, stock, n)
         got: list[list[list]] = [[], []]
         for i, doc in enumerate(docs):
             for k in ((0, 1) if i % 2 == 0 else (1, 0)):
@@ -440,13 +446,8 @@ def table_sizes(argv: list[str]) -> None:
     print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, 2 cores; "
           f"one search thread. Command: python benchmarks/bench_mariasz.py table-sizes {args.sizes} "
           f"{' '.join(args.sets)} --deals {args.deals}\n")
-    sets = {}
-    for name in args.sets:
-        if name.startswith("ladder:"):
-            left = int(name.split(":")[1])
-            sets[f"36 cards, {left} left in the stock"] = [d for d in load("ladder") if stock_left(d) == left][:args.deals]
-        else:
-            sets[f"{name} (1-{args.deals})"] = load(name, args.deals)
+    rows = build_sets([f"{name}:{args.deals}" for name in args.sets])
+    sets = {label: set_docs(corpus, stock, n) for label, corpus, stock, n in rows}
     engines = [Searcher(mb) for mb in sizes]
     setups = tuple((f"{mb} MiB", engine) for mb, engine in zip(sizes, engines))
     compare_setups(0, sets, setups)
@@ -456,8 +457,8 @@ def table_sizes(argv: list[str]) -> None:
 
 def fresh_one(index: int, mode: str, tt_mb: int) -> None:
     """Solve the ladder's index-th fresh 36-card deal (24 cards in the stock) cold, as `ddcards solve
-    --mode MODE --tt-mb MIB` does (tt_mb 0: as `ddcards solve` sizes the table); print one JSON line: CPU seconds, nodes (the core's and the
-    endgame's), the value, the optimal first actions."""
+    --mode MODE --tt-mb MIB` does (tt_mb 0: the table `ddcards solve` gives it); print one JSON
+    line: CPU seconds, nodes (the core's and the endgame's), the value, the optimal first actions."""
     doc = [d for d in load("ladder") if stock_left(d) == 24][index]
     position = ddcards.Position.from_dict(doc)
     session = position.session()

@@ -99,7 +99,8 @@ class SolverPool:
             raise ValueError("queue_timeout must be > 0")
         self.workers = workers
         self.tt_mb = tt_mb
-        # What the tables may take at most, MiB: per game, each grows to the largest game's.
+        # What the tables may take at most, MiB, side areas included: per game, each grows to the
+        # largest a position asks for.
         self.table_bound_mb = workers * ddcards.api.table_memory_mb(
             ddcards.api.largest_table_mb() if tt_mb is None else tt_mb)
         self.max_queue = max_queue

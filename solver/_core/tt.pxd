@@ -87,24 +87,27 @@ cdef inline int tt_move(uint64_t d) noexcept nogil:
     return <int> ((d >> 48) & 0xFF)
 
 
-cdef inline size_t tt_buckets(size_t megabytes) noexcept nogil:
-    """The buckets of a table of at most `megabytes` MiB (a power of two, at least one)."""
-    cdef size_t want = megabytes * 1024 * 1024 // (sizeof(TTEntry) * TT_WAYS)
+cdef inline size_t pow2_at_most(size_t want) noexcept nogil:
+    """The largest power of two at most `want` (1 if want < 2)."""
     cdef size_t n = 1
     while n * 2 <= want:
         n *= 2
     return n
 
 
+cdef inline size_t tt_buckets(size_t megabytes) noexcept nogil:
+    """The buckets of a table of at most `megabytes` MiB (a power of two, at least one)."""
+    return pow2_at_most(megabytes * 1024 * 1024 // (sizeof(TTEntry) * TT_WAYS))
+
+
 cdef inline size_t tt_aux_bytes(size_t megabytes) noexcept nogil:
     """The side area of a table of `megabytes` MiB: an eighth of it within the limits.  A game's
     memo of small endgames (Mariasz's) gains with the search, as the table does: 4 MiB against
     256 KiB saved a fifth of a 32 MiB search's nodes (benchmarks/RESULTS.md)."""
-    cdef size_t want = megabytes * 1024 * 1024 // 8
-    cdef size_t n = TT_AUX_MIN_BYTES
-    while n * 2 <= want and n * 2 <= TT_AUX_MAX_BYTES:
-        n *= 2
-    return n
+    cdef size_t n = pow2_at_most(megabytes * 1024 * 1024 // 8)
+    if n < TT_AUX_MIN_BYTES:
+        return TT_AUX_MIN_BYTES
+    return n if n < TT_AUX_MAX_BYTES else TT_AUX_MAX_BYTES
 
 
 cdef inline int tt_init(TTable* t, size_t megabytes) noexcept nogil:

@@ -163,13 +163,18 @@ def use_endgame(bint on):
     return bool(old)
 
 
+cdef inline int at_endgame(ZPos* p, ZState* s) noexcept nogil:
+    """A trick boundary of two players with the stock used up: the endgame search's ground."""
+    return p.nseats == 2 and s.drawn >= p.nstock and s.nt == 0
+
+
 cdef int z_leaf(void* vp, int alpha, int beta, int* value) noexcept nogil:
     """Two players, the stock used up: the endgame search (_mariasz_endgame.pxd) takes over."""
     cdef ZBoard* b = <ZBoard*> vp
     cdef ZPos* p = &b.pos
     cdef ZState* s = top(p)
     cdef int bank
-    if not USE_ENDGAME or p.nseats != 2 or s.drawn < p.nstock or s.nt != 0:
+    if not USE_ENDGAME or not at_endgame(p, s):
         return 0
     bank = banked(p, s)
     b.eg.exchanged = s.exchanged
@@ -356,7 +361,7 @@ cdef class MariaszBoard(Board):
         cdef ZPos* p = &self.zb.pos
         cdef ZState* s = top(p)
         cdef int lo = 0, hi = 0
-        if p.nseats != 2 or s.drawn < p.nstock or s.nt != 0 or s.claimed >= 0 or all_hands(s) == 0:
+        if not at_endgame(p, s) or s.claimed >= 0 or all_hands(s) == 0:
             return None
         eg_bounds(&self.zb.eg, s.hand[0], s.hand[1], s.leader, p.need[0] - s.pts[0], p.need[1] - s.pts[1],
                   -EG_INF, EG_INF, &lo, &hi)

@@ -33,10 +33,10 @@ cdef enum:
 
 # The small cache: bounds on the futures of the last tricks, which come back
 # most often, in the search table's side area (TTable.aux: an eighth of the
-# table, 256 KiB to 16 MiB, direct-mapped; near the core, where probing the big
-# table mostly waits on memory, and it keeps these many small entries out of
-# the big table).  Keyed as the table is (the same 128 bits), stamped with its
-# generation.
+# table, 256 KiB to 16 MiB, direct-mapped).  It sits closer in the caches than
+# the big table, whose probes mostly wait on memory, and keeps these many small
+# entries out of it.  Keyed as the table is (the same 128 bits), stamped with
+# its generation.
 ctypedef struct EgSlot:
     uint64_t k0
     uint64_t k1
@@ -205,7 +205,7 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
         depth = boundary_key(p, hands, p.nstock, e.exchanged, leader, need_left, 0, &k0, &k1)
         if cards < EG_LARGE_CARDS:
             slot = (<EgSlot*> e.tt.aux) + (dd_mix64(k0 ^ (k1 * 0x9E3779B97F4A7C15ULL))
-                                            & ((e.tt.aux_bytes >> 5) - 1))
+                                            & (e.tt.aux_bytes // sizeof(EgSlot) - 1))
             dd_prefetch(slot)
         else:
             dd_prefetch(tt_bucket(e.tt, k0, k1))

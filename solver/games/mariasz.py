@@ -737,14 +737,12 @@ class Mariasz(Game):
         """More than the game's 32 MiB early in a long deal (TABLE_BY_STOCK, TABLE_THREE), for
         points: a race is mostly settled by a claim early on (milliseconds from the first trick)."""
         cards_played = sum(action != "exchange" for action in setup.played)
-        if setup.objective != "points":
-            tiers, left = (), 0
-        elif setup.stock:
+        if setup.objective == "points" and setup.stock:
             tiers, left = TABLE_BY_STOCK, len(setup.stock) - cards_played // setup.nseats * setup.nseats
-        elif setup.variant == "three" and not setup.szlifowany:
+        elif setup.objective == "points" and setup.variant == "three" and not setup.szlifowany:
             tiers, left = TABLE_THREE, sum(map(len, setup.hands)) - cards_played
         else:
-            tiers, left = (), 0
+            return self.info.table_mb
         return next((mb for cards, mb in tiers if left >= cards), self.info.table_mb)
 
     def normalise(self, s: MariaszSetup) -> dict[str, Any]:
