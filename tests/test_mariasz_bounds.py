@@ -98,6 +98,20 @@ def test_another_cashing_top_trumps_takes_max_trumps():
     assert bounds_and_value(hand_made(TWO_TOP, player=1, leader=0)) == ((0, 0, 122), 24)
 
 
+# Seat 0 holds the two best trumps (Q A) and the A K T of spades; seats 1 and 2 one trump each,
+# so the spades win too.  Seat 1 has no spade: he throws four cards onto the cash.
+SHORT3 = ["AKT.AQJ6.6.", ".K.AKJT.AQT", "QJ6.T.Q.KJ6"]
+
+
+def test_a_seat_short_of_the_cash_throws_his_cheapest_cards():
+    # Q A (22) and A K T of spades (25), with seat 1's K (4) and seat 2's T of trumps (10) and
+    # Q J 6 of spades (5): 66; seat 1 throws four more, at least J Q K T (19): 85
+    assert bounds_and_value(hand_made(SHORT3, player=0, leader=0)) == ((0, 85, 138), 124)
+    # MAX is seat 1: 138 left, less the trumps above his K (Q A T: 32) and what the cash takes
+    # beyond seat 0's Q A: the A K T of spades (25), his K (4) and the four he throws (19): 58
+    assert bounds_and_value(hand_made(SHORT3, player=1, leader=0)) == ((0, 0, 58), 11)
+
+
 # ---------------------------------------------------------------- two players, phase 2
 
 def two_player_phase2(rng, tricks_left):
@@ -195,6 +209,9 @@ TWO_TOP2 = ["J6.AQ.J6.", "AK.KT.AT."]
 # Seat 0 holds the trump marriage (Q K, above seat 1's J 6), the A T of spades and the A of
 # diamonds over seat 1's K J and K, and the six of clubs under seat 1's A.
 MARRIED_CASH = ["AT.KQ.A.6", "KJ.J6.K.A"]
+# Seat 0 holds the two best trumps (Q A) and the A T of spades; seat 1 one trump (K), no
+# spade, and A T, A K J of the minor suits: he must throw three of those onto the cash.
+SHORT_SUITS = ["AT.AQ.6.6", ".K.AT.AKJ"]
 
 
 def swap(hands):
@@ -239,3 +256,11 @@ def test_a_marriage_led_in_the_cash_counts():
     # first, and takes the last one).  hi: everything and his marriage, 120.
     assert endgame_figures(phase2_doc(MARRIED_CASH, leader=0)) == ((78, 120), 98)
     assert endgame_figures(phase2_doc(swap(MARRIED_CASH), leader=1)) == ((-120, -78), -98)
+
+
+def test_a_follower_short_of_the_cash_throws_his_cheapest_cards():
+    # the cash: Q A of trumps (22) with the K (4), the A T of spades (21) and three cards
+    # seat 1 throws, at least his J K T (16): 63 of the 95 left, and the follower at most the
+    # other 32: lo 31 (without the throws it was -1).  The exact margin is 51.
+    assert endgame_figures(phase2_doc(SHORT_SUITS, leader=0)) == ((31, 95), 51)
+    assert endgame_figures(phase2_doc(swap(SHORT_SUITS), leader=1)) == ((-95, -31), -51)

@@ -58,6 +58,34 @@ cdef inline uint64_t cheapest(uint64_t m, int n) noexcept nogil:
     return low
 
 
+cdef inline int cheapest_points(PointMasks* pm, uint64_t m, int n) noexcept nogil:
+    """The points of the n cheapest cards of m, of any suits."""
+    cdef uint64_t level[6]
+    cdef int worth[6]
+    cdef int i, k, total = 0
+    level[0] = m & ~(pm.m11 | pm.m10 | pm.m4 | pm.m3 | pm.m2)
+    level[1] = m & pm.m2
+    level[2] = m & pm.m3
+    level[3] = m & pm.m4
+    level[4] = m & pm.m10
+    level[5] = m & pm.m11
+    worth[0] = 0
+    worth[1] = 2
+    worth[2] = 3
+    worth[3] = 4
+    worth[4] = 10
+    worth[5] = 11
+    for i in range(6):
+        if n <= 0:
+            break
+        k = dd_popcount64(level[i])
+        if k > n:
+            k = n
+        total += k * worth[i]
+        n -= k
+    return total
+
+
 cdef inline int cash_run(ZPos* p, PointMasks* pm, uint64_t* hands, int nseats, int leader, int counted,
                          uint64_t* won) noexcept nogil:
     """The points the leader's side surely takes if he cashes his sure winners now; won[0]: the
@@ -67,47 +95,54 @@ cdef inline int cash_run(ZPos* p, PointMasks* pm, uint64_t* hands, int nseats, i
     while he has one (his cheapest, at least: phase 2 obliges to follow suit, else to trump, and
     must_beat only adds to that).  Once no one else holds a trump, his cards above every other
     live card of a plain suit win too, the others following with that suit's cheapest cards.
+    A seat short of the cash's suits still plays a card to each of its tricks: the cheapest
+    of the rest of his hand (whatever he throws, the cash takes at least those points).
     `counted`: a bit per seat whose cards forced onto the cash count (the leader's opponents;
     a partner's go to the leader's side at best)."""
-    cdef uint64_t L = hands[leader], others = 0, T, W, os, w, h, taken
-    cdef int seat, k, su, n, allt = 1
+    cdef uint64_t L = hands[leader], others = 0, T, W, os, w, h
+    cdef uint64_t forced[4]
+    cdef int seat, k, su, n, tricks, extra = 0, allt = 1
     for seat in range(nseats):
+        forced[seat] = 0
         if seat != leader:
             others |= hands[seat]
     T = top_trumps(p, L, others)
     k = dd_popcount64(T)
-    taken = T                   # the cards the cash takes, counted once at the end
     for seat in range(nseats):
         if seat == leader:
             continue
         h = hands[seat] & p.trumps
-        if (counted >> seat) & 1:
-            taken |= cheapest(h, k)
+        forced[seat] = cheapest(h, k)
         if dd_popcount64(h) > k:
             allt = 0
-    won[0] = T
-    if not allt:
-        return mask_points(pm, taken)
     W = T
-    for su in range(4):
-        if su == p.trump:
-            continue
-        w = L & lane(su)
-        if w == 0:
-            continue
-        os = others & lane(su)
-        if os:
-            w &= above(dd_msb64(os))
-        if w == 0:
-            continue
-        W |= w
-        taken |= w
-        n = dd_popcount64(w)
-        for seat in range(nseats):
-            if (counted >> seat) & 1:
-                taken |= cheapest(hands[seat] & lane(su), n)
+    if allt:
+        for su in range(4):
+            if su == p.trump:
+                continue
+            w = L & lane(su)
+            if w == 0:
+                continue
+            os = others & lane(su)
+            if os:
+                w &= above(dd_msb64(os))
+            if w == 0:
+                continue
+            W |= w
+            n = dd_popcount64(w)
+            for seat in range(nseats):
+                if seat != leader:
+                    forced[seat] |= cheapest(hands[seat] & lane(su), n)
     won[0] = W
-    return mask_points(pm, taken)
+    # the cards the cash takes, each counted once: the leader's winners, each counted seat's
+    # forced cards, and for his tricks beyond them his cheapest other cards
+    tricks = dd_popcount64(W)
+    T = W
+    for seat in range(nseats):
+        if (counted >> seat) & 1:
+            T |= forced[seat]
+            extra += cheapest_points(pm, hands[seat] & ~forced[seat], tricks - dd_popcount64(forced[seat]))
+    return mask_points(pm, T) + extra
 
 
 cdef inline int leader_run(ZPos* p, PointMasks* pm, ZState* s, int* all_win) noexcept nogil:
