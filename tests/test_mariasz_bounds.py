@@ -1,8 +1,9 @@
 """The quick bounds of Mariasz trick boundaries against exact values.
 
 At a trick boundary the board gives the value banked so far and bounds lo <= future <= hi
-(MariaszBoard.quick_bounds, _mariasz_bounds.pxd; with two players and the stock used up also
-MariaszBoard.endgame_bounds, the phase-2 endgame search's, _mariasz_endgame.pxd).  The leader's
+(MariaszBoard.quick_bounds, _mariasz_bounds.pxd; with two players and the stock used up the
+phase-2 endgame search's, MariaszBoard.endgame_bounds, _mariasz_endgame.pxd, which the core
+tries there too).  The leader's
 cash of his sure winners (cash_run) narrows them: with three players MAX's lo when he leads, hi
 when one of the other two does; with two players in phase 2 the leader's side (cash_bounds),
 both objectives.
@@ -182,8 +183,8 @@ def phase2_doc(final, leader, objective="points", need=None, **options):
 
 def endgame_figures(doc):
     """The endgame search's bounds (eg_bounds) and the solver's exact future, checked against the
-    reference under every option, which must not change them; the core's quick bounds
-    (future_bounds, without the cash in phase 2) hold the exact value too."""
+    reference under every option, which must not change them.  The core tries the same bounds
+    at a phase-2 entry (quick_bounds)."""
     seen = set()
     for must_beat in (False, True):
         for mos in (False, True):
@@ -194,7 +195,7 @@ def endgame_figures(doc):
             m.clear_memo()
             assert exact == m.reference_solve(trial)["value"]
             assert lo <= exact - banked <= hi
-            assert board.endgame_bounds()[0] == banked
+            assert board.endgame_bounds() == (banked, lo, hi)
             seen.add((board.endgame_bounds()[1:], exact - banked))
     assert len(seen) == 1
     return seen.pop()

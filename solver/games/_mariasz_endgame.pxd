@@ -11,7 +11,8 @@
 # area with 2 or 3 (those come back most often).  The core calls it
 # (GameOps.leaf) at every phase-2 trick boundary it does not settle by itself.
 # Its quick bounds (eg_bounds) add the leader's cash of his sure winners to
-# the core's (_mariasz_bounds.cash_bounds).
+# the core's (_mariasz_bounds.cash_bounds); at a phase-2 entry the core tries
+# them itself (z_node_info), before its table probe.
 #
 # Values are futures from seat 0's view (the maximising side with two
 # players): points, the margin still to come; race, +1 / 0 / -1, with the
@@ -178,6 +179,7 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
 
     Two levels per call: the leader's leads (max for seat 0), and for each the
     follower's replies (the other way), each reply recursing to the next trick.
+    probe = 0: the core's phase-2 entry, whose table and quick bounds the core has tried.
     """
     cdef ZPos* p = e.p
     cdef int lo, hi, maxl = leader == 0, i, j, l, f, m, v, fv, best, fbest, n, nf, w, gain, sign, last
@@ -209,11 +211,15 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
             dd_prefetch(slot)
         else:
             dd_prefetch(tt_bucket(e.tt, k0, k1))
-    eg_bounds(e, h0, h1, leader, n0, n1, alpha, beta, &lo, &hi)
-    if lo >= beta:
-        return lo
-    if hi <= alpha:
-        return hi
+    if probe:
+        eg_bounds(e, h0, h1, leader, n0, n1, alpha, beta, &lo, &hi)
+        if lo >= beta:
+            return lo
+        if hi <= alpha:
+            return hi
+    else:
+        lo = -EG_INF            # the core's entry: it has tried these bounds (z_node_info)
+        hi = EG_INF
     if depth:
         if slot != NULL:
             if slot.k0 == k0 and slot.k1 == k1 and slot.gen == e.tt.gen:
