@@ -692,6 +692,15 @@ cdef class MariasBoard(Board):
     def legal_mask(self):
         return legal_mask(self.mp, &self.mp.st[self.mp.sp])
 
+    def quick_bounds(self):
+        """(banked, lo, hi) at a trick boundary: the value banked so far and the quick bounds
+        lo <= future <= hi that the search tries there (m_future_bounds); None elsewhere."""
+        cdef int bank, ismax, lo = 0, hi = 0
+        cdef int kind = m_node_info(self.mp, &bank, &ismax, &lo, &hi)
+        if kind != NODE_BOUNDARY and kind != NODE_SMALL:
+            return None
+        return bank, lo, hi
+
     def key(self):
         """The table key (k0, k1) of this position, at a trick boundary: positions with the
         same key have the same future (the contract table groups discards by it)."""
