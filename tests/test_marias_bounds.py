@@ -156,11 +156,13 @@ def code(card):
     return "SHDC".index(card[1]) * 8 + HRA_ORDER.index(card[0])
 
 
-def reduced_board(hands, first_trick):
+def reduced_board(hands, first_trick=(), marriage_on_follow=False):
     """A Hra in hearts of three short hands (the other cards out of play) after `first_trick`,
     as the solver's board and as the reference's state."""
-    board = _marias.MariasBoard([sum(1 << code(c) for c in h) for h in hands], 1, _marias.OBJ_HRA)
-    state = m.initial_state([list(h) for h in hands], [], "hra", "H", None, {})
+    board = _marias.MariasBoard([sum(1 << code(c) for c in h) for h in hands], 1, _marias.OBJ_HRA,
+                                marriage_on_follow)
+    state = m.initial_state([list(h) for h in hands], [], "hra", "H", None,
+                            {"marriage_on_follow": marriage_on_follow})
     for card in first_trick:
         board.play(code(card))
         state = state.play(card)
@@ -175,3 +177,26 @@ def test_defender_cashing_his_whole_hand_does_not_settle_the_deal():
                                   ("AH", "7H", "AD", "9C")], ["7C", "8C", "9C"])
     assert board.quick_bounds() == (0, -50, -30)
     assert m.minimax(state) == -50
+
+
+# The declarer's A T of trumps run (seat 1 follows with his Q K, seat 2 with 8 9): 20 points; the
+# spades' last trick (10) is seat 2's.  (Better, he gives the spade trick first and takes the
+# last with a trump: 30.)
+BREAK = [("AH", "TH", "7S"), ("KH", "QH", "8S"), ("9H", "8H", "9S")]
+
+
+def test_declarer_cash_breaks_a_defender_marriage():
+    # Seat 1 must play both his trumps to the cash: his trump marriage is gone before he could
+    # lead it.  lo: 2 * 20 - 30 (the points left with the last trick) = 10, where counting his
+    # marriage gave -30 - 40 + 2 * 20 = -30; hi: 30
+    board, state = reduced_board(BREAK)
+    assert board.quick_bounds() == (0, 10, 30)
+    assert m.minimax(state) == 30
+
+
+def test_declarer_cash_with_marriages_on_follow():
+    # ... unless a marriage played as a follower scores: seat 1's Q or K to a trump trick while
+    # holding the other is 40 (lo -30 - 40 + 2 * 20 as before; exact 30 - 40)
+    board, state = reduced_board(BREAK, marriage_on_follow=True)
+    assert board.quick_bounds() == (0, -30, 30)
+    assert m.minimax(state) == -10

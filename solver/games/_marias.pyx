@@ -436,6 +436,20 @@ cdef inline uint32_t pairs_touched(uint32_t live, uint32_t cards) noexcept nogil
     return live & (any | (any << 1))
 
 
+cdef inline uint32_t kept_marriages(uint32_t live, uint32_t hand, uint32_t won) noexcept nogil:
+    """The marriages of `live` that a follower (`hand`) of the cash `won` can still hold after
+    it: where the cash leads r cards of a suit he plays r of it while he has them, so he keeps
+    both of a pair only with two cards more.  (Played as a follower, a marriage scores nothing
+    unless marriage_on_follow.)"""
+    cdef uint32_t kept = 0, sm
+    while live:
+        sm = suit_mask(dd_ctz32(live) >> 3)
+        if dd_popcount32(hand & sm) - dd_popcount32(won & sm) >= 2:
+            kept |= live & sm
+        live &= ~sm
+    return kept
+
+
 cdef inline void cash_margin(MPos* p, MState* s, int pts, uint32_t* live, int* lo, int* hi) noexcept nogil:
     """Narrow the Hra margin's bounds by the leader's cash (leader_cash): the declarer's lo when
     he leads, hi when a defender does.  pts: the points left with the last trick; live:
@@ -464,6 +478,11 @@ cdef inline void cash_margin(MPos* p, MState* s, int pts, uint32_t* live, int* l
     if s.leader != 0:
         dt = s.hand[0] & suit_mask(p.trump)
         cards |= above_all((s.hand[1] | s.hand[2]) & suit_mask(p.trump), dt)
+    if not p.mof:
+        if s.leader == 0:
+            theirs = kept_marriages(live[1], s.hand[1], won) | kept_marriages(live[2], s.hand[2], won)
+        else:
+            theirs = kept_marriages(live[0], s.hand[0], won)
     in_cash = pairs_touched(own, won)
     taken = 2 * 10 * dd_popcount32(cards & p.tens) + marriage_value(p, in_cash) \
         + best_marriage(p, own & ~in_cash)
