@@ -416,16 +416,16 @@ cdef inline uint32_t leader_cash(MPos* p, MState* s, uint32_t* won) noexcept nog
     Then his plain suits run, each only while every follower who still holds a trump holds the
     suit too (he must follow it, so cannot trump); one without a trump discards when void (what
     he throws counts nothing: those discards only take cards out of the others' way)."""
-    cdef int o1 = s.leader + 1 if s.leader < 2 else 0, o2 = 3 - s.leader - o1, su, keep1, keep2
-    cdef uint32_t tm = suit_mask(p.trump), mine = s.hand[s.leader], taken = 0, sm
+    cdef int o1 = s.leader + 1 if s.leader < 2 else 0, o2 = 3 - s.leader - o1, keep1, keep2
+    cdef uint32_t tm = suit_mask(p.trump), mine = s.hand[s.leader], taken = 0, sm, plain = mine & ~tm
     won[0] = run_suit(mine & tm, s.hand[o1] & tm, s.hand[o2] & tm, 0, 0, &taken)
     # who still holds a trump after the run (each followed with one a trick)
     keep1 = dd_popcount32(s.hand[o1] & tm) > dd_popcount32(won[0])
     keep2 = dd_popcount32(s.hand[o2] & tm) > dd_popcount32(won[0])
-    for su in range(4):
-        sm = suit_mask(su)
-        if su != p.trump and (mine & sm):
-            won[0] |= run_suit(mine & sm, s.hand[o1] & sm, s.hand[o2] & sm, keep1, keep2, &taken)
+    while plain:
+        sm = suit_mask(dd_ctz32(plain) >> 3)
+        won[0] |= run_suit(plain & sm, s.hand[o1] & sm, s.hand[o2] & sm, keep1, keep2, &taken)
+        plain &= ~sm
     return taken | won[0]
 
 
