@@ -23,6 +23,8 @@ class MariasBoard(Board):
                  talon_points: int = 0, salt0: int = 0, salt1: int = 0, announce: int = 0,
                  ranks: Sequence[int] | None = None) -> None: ...
     def legal_mask(self) -> int: ...
+    def quick_bounds(self) -> tuple[int, int, int] | None:
+        """(banked, lo, hi) at a trick boundary: the value banked so far and the quick bounds on the future."""
     def key(self) -> tuple[int, int]:
         """The table key (k0, k1) of this position, at a trick boundary."""
     @property
