@@ -200,3 +200,49 @@ def test_declarer_cash_with_marriages_on_follow():
     board, state = reduced_board(BREAK, marriage_on_follow=True)
     assert board.quick_bounds() == (0, -30, 30)
     assert m.minimax(state) == -10
+
+
+# ---------------------------------------------------------------- money: the parts' classes
+
+def finished_lines(st_):
+    """Every finished deal reachable from st_ (all lines of play)."""
+    if st_.over:
+        yield st_
+        return
+    for card in st_.legal_moves():
+        yield from finished_lines(st_.play(card))
+
+
+def check_classes(doc):
+    """The table keys a money position by its parts' classes instead of their scores so far, so a
+    part classed won must be won on every line of play from there, one classed lost lost on
+    every line, whatever either side plays (not only under best play).  Returns the classes."""
+    classes = GAME.session(doc).board.money_classes()
+    if classes is None:
+        return None
+    outcomes = {(line.part_won()["hra"], line.part_won()["kilo"]) for line in finished_lines(m.from_doc(doc))}
+    for part, cls in zip((0, 1), classes):
+        if part == 1 and "kilo" not in doc["announcements"]:
+            assert cls == "lost"
+        elif cls != "open":
+            assert {won[part] for won in outcomes} == {cls == "won"}, (classes, outcomes, json.dumps(doc))
+    return classes
+
+
+@settings(deadline=None, max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+@given(seeds, st.integers(2, 3), st.sampled_from([("sedma",), ("kilo",), ("sedma", "kilo")]), hra_options)
+def test_money_classes_hold_on_every_line(seed, tricks_left, announcements, options):
+    check_classes(m.random_endgame(random.Random(seed), "hra", tricks_left, objective="money", options=options,
+                                   announcements=announcements, bias=random.Random(seed).random() < 0.5))
+
+
+def test_a_marriage_the_declarer_may_not_lead_leaves_hra_open():
+    # Found by a run of 20,000 random endgames: the declarer, on lead, holds the K Q of trumps
+    # (spades) and the 8 of clubs.  Leading the K or the Q scores 40 and wins the Hra on every
+    # line; leading the 8 of clubs, he can lose it.  The class once counted the marriage he can
+    # lead now, and called the Hra won.
+    doc = {"game": "marias", "hands": ["KQ.QJ97.A.T98", "AJT.AKT8.T8.Q", "987..KJ7.AKJ7"], "talon": "9D QD",
+           "contract": "hra", "trump": "S", "announcements": ["kilo"], "objective": "money", "options": {},
+           "played": ["JH", "KH", "9S", "JC", "TC", "QC", "7H", "AH", "8S", "7D", "AD", "TD", "9H", "TH",
+                      "7S", "7C", "9C", "AS", "8H", "KD", "QH"]}
+    assert check_classes(doc) == ("open", "lost")

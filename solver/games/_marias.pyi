@@ -25,6 +25,8 @@ class MariasBoard(Board):
     def legal_mask(self) -> int: ...
     def quick_bounds(self) -> tuple[int, int, int] | None:
         """(banked, lo, hi) at a trick boundary: the value banked so far and the quick bounds on the future."""
+    def money_classes(self) -> tuple[str, str] | None:
+        """(Hra, Kilo) classes at a money trick boundary: "won", "lost" or "open", each holding on every line."""
     def key(self) -> tuple[int, int]:
         """The table key (k0, k1) of this position, at a trick boundary."""
     @property

@@ -361,13 +361,17 @@ cdef inline void seat_marriages(MState* s, int trump, uint32_t* live) noexcept n
 
 
 cdef inline void margin_bounds(MPos* p, MState* s, int pts, int sure_d, int sure_f, uint32_t* live,
-                               int* lo, int* hi) noexcept nogil:
+                               int every_line, int* lo, int* hi) noexcept nogil:
     """Bounds on the Hra margin still to come: at most every point left, the last trick and
     the declarer's marriages, at least all that for the defenders; sure trump points and a
-    marriage the player on lead can score now tighten them.  live: seat_marriages."""
+    marriage the player on lead can score now tighten them.  live: seat_marriages.
+    every_line: bounds that hold on every line of play, not only under best play (the money
+    classes, which the table keys by): without the marriage the leader may not lead."""
     cdef int lead_m
     hi[0] = pts + marriage_value(p, live[0]) - 2 * sure_f
     lo[0] = -pts - marriage_value(p, live[1] | live[2]) + 2 * sure_d
+    if every_line:
+        return
     lead_m = best_marriage(p, live[s.leader])
     if s.leader == 0:
         lo[0] += lead_m
@@ -496,13 +500,15 @@ cdef inline void cash_margin(MPos* p, MState* s, int pts, uint32_t* live, int* l
 
 cdef inline void money_classes(MPos* p, MState* s, int* hst, int* kst) noexcept nogil:
     """Classify the announced parts at a trick boundary (not the last trick): ST_WON,
-    ST_LOST or ST_OPEN by sure bounds on what is to come (Kilo not announced: ST_LOST)."""
+    ST_LOST or ST_OPEN by sure bounds on what is to come (Kilo not announced: ST_LOST).  The
+    bounds hold on every line of play: the table keys a classed part without its score, so two
+    positions of one key must have one future whatever is played from them."""
     cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2]
     cdef int pts = 10 * dd_popcount32(rem & p.tens) + 10, sure_d, sure_f, lo, hi, d
     cdef uint32_t live[3]
     sure_trump_points(p, s, &sure_d, &sure_f)
     seat_marriages(s, p.trump, live)
-    margin_bounds(p, s, pts, sure_d, sure_f, live, &lo, &hi)
+    margin_bounds(p, s, pts, sure_d, sure_f, live, 1, &lo, &hi)
     d = s.pts[0] - s.pts[1]
     hst[0] = ST_WON if d + lo > 0 else (ST_LOST if d + hi <= 0 else ST_OPEN)
     kst[0] = ST_LOST
@@ -552,7 +558,7 @@ cdef void m_future_bounds(void* vp, int* lo, int* hi) noexcept nogil:
         sure_trump_points(p, s, &sure_d, &sure_f)
         if p.objective == O_HRA:
             seat_marriages(s, p.trump, live)
-            margin_bounds(p, s, pts, sure_d, sure_f, live, lo, hi)
+            margin_bounds(p, s, pts, sure_d, sure_f, live, 0, lo, hi)
             cash_margin(p, s, pts, live, lo, hi)
         else:
             kilo_bounds(p, s, pts, sure_d, sure_f, lo, hi)
@@ -827,6 +833,18 @@ cdef class MariasBoard(Board):
         if kind != NODE_BOUNDARY and kind != NODE_SMALL:
             return None
         return bank, lo, hi
+
+    def money_classes(self):
+        """(Hra, Kilo) at a trick boundary of the money objective, each "won", "lost" or "open":
+        the classes the table keys a part by instead of its score so far, so each must hold on
+        every line of play from here; None elsewhere."""
+        cdef MState* s = &self.mp.st[self.mp.sp]
+        cdef int hst, kst
+        if self.mp.objective != O_MONEY or m_node_kind(self.mp) != NODE_BOUNDARY:
+            return None
+        money_classes(self.mp, s, &hst, &kst)
+        names = {ST_WON: "won", ST_LOST: "lost", ST_OPEN: "open"}
+        return names[hst], names[kst]
 
     def key(self):
         """The table key (k0, k1) of this position, at a trick boundary: positions with the
