@@ -735,7 +735,8 @@ class Mariasz(Game):
 
     def table_mb(self, setup: MariaszSetup) -> int:
         """More than the game's 32 MiB early in a long deal (TABLE_BY_STOCK, TABLE_THREE), for
-        points: a race is mostly settled by a claim early on (milliseconds from the first trick)."""
+        points.  A race keeps 32 MiB: a long one (low start scores) searches fewer nodes in a
+        larger table, but takes no less time (benchmarks/RESULTS.md, Mariasz)."""
         cards_played = sum(action != "exchange" for action in setup.played)
         if setup.objective == "points" and setup.stock:
             tiers, left = TABLE_BY_STOCK, len(setup.stock) - cards_played // setup.nseats * setup.nseats
