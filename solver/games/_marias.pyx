@@ -335,6 +335,11 @@ cdef inline int best_marriage(MPos* p, uint32_t live) noexcept nogil:
     return 20
 
 
+cdef inline uint32_t above_all(uint32_t m, uint32_t theirs) noexcept nogil:
+    """The cards of m above every card of theirs (one suit; all of m when theirs is empty)."""
+    return m & ~(((<uint32_t> 2) << dd_msb32(theirs)) - 1) if theirs else m
+
+
 cdef inline void sure_trump_points(MPos* p, MState* s, int* sure_d, int* sure_f) noexcept nogil:
     """Points of the trump Aces and Tens above every trump of the other side: the highest
     trump out always wins its trick (only its own side's trumps could beat it), so these
@@ -347,10 +352,8 @@ cdef inline void sure_trump_points(MPos* p, MState* s, int* sure_d, int* sure_f)
     tm = suit_mask(p.trump)
     dt = s.hand[0] & tm
     ft = (s.hand[1] | s.hand[2]) & tm
-    if dt:
-        sure_d[0] = 10 * dd_popcount32(dt & p.tens & ~(((<uint32_t> 2) << dd_msb32(ft)) - 1 if ft else 0))
-    if ft:
-        sure_f[0] = 10 * dd_popcount32(ft & p.tens & ~(((<uint32_t> 2) << dd_msb32(dt)) - 1 if dt else 0))
+    sure_d[0] = 10 * dd_popcount32(above_all(dt & p.tens, ft))
+    sure_f[0] = 10 * dd_popcount32(above_all(ft & p.tens, dt))
 
 
 cdef inline void seat_marriages(MState* s, int trump, uint32_t* live) noexcept nogil:
@@ -383,11 +386,6 @@ cdef inline void kilo_bounds(MPos* p, MState* s, int pts, int sure_d, int sure_f
     """Bounds on the declarer's Kilo count still to come (cards, last trick, trump marriage)."""
     hi[0] = pts + (40 if live_marriages(s, 0, 1, p.trump) else 0) - sure_f
     lo[0] = sure_d
-
-
-cdef inline uint32_t above_all(uint32_t m, uint32_t theirs) noexcept nogil:
-    """The cards of m above every card of theirs (one suit; all of m when theirs is empty)."""
-    return m & ~(((<uint32_t> 2) << dd_msb32(theirs)) - 1) if theirs else m
 
 
 cdef inline uint32_t run_suit(uint32_t mine, uint32_t a, uint32_t b, int keep_a, int keep_b,

@@ -11,9 +11,9 @@
 #   cards that the follow rules force onto them.  Three players, points: it
 #   raises MAX's lo when he leads and lowers hi when one of the other two does
 #   (a cash of every card left settles the rest of the deal).  Two players in
-#   phase 2, both objectives: cash_bounds, which only the endgame search's
-#   eg_bounds uses (here, at the phase-2 entries, it saved 2% of the nodes and
-#   cost as much time: benchmarks/RESULTS.md).
+#   phase 2, both objectives: cash_bounds, through the endgame search's
+#   eg_bounds, which the core also tries at the phase-2 entries in place of
+#   future_bounds (_mariasz.pyx z_node_info).
 # Points: MAX's future margin lies between MAX getting only his sure cards
 # and the other side getting only theirs.  Race: a side that cannot reach
 # 131 with everything it could still win never claims; one whose sure points
@@ -112,7 +112,8 @@ cdef inline int cash_run(ZPos* p, PointMasks* pm, uint64_t* hands, int nseats, i
         if seat == leader:
             continue
         h = hands[seat] & p.trumps
-        forced[seat] = cheapest(h, k)
+        if (counted >> seat) & 1:
+            forced[seat] = cheapest(h, k)
         if dd_popcount64(h) > k:
             allt = 0
     W = T
@@ -131,7 +132,7 @@ cdef inline int cash_run(ZPos* p, PointMasks* pm, uint64_t* hands, int nseats, i
             W |= w
             n = dd_popcount64(w)
             for seat in range(nseats):
-                if seat != leader:
+                if (counted >> seat) & 1:
                     forced[seat] |= cheapest(hands[seat] & lane(su), n)
     won[0] = W
     # the cards the cash takes, each counted once: the leader's winners, each counted seat's
