@@ -22,10 +22,8 @@ Reading guide
   optimal a move that falls short of it is dropped after one test), the
   moves shared out among threads that probe one lockless table (tt.pxd);
   a thread with no move left helps an open one from its other end.  One
-  thread runs it too: fewer nodes than finding the value first and then
-  testing each move against it (``solve_one_thread``), except for a game
-  whose own lead order is weak (``Board.history_leads``), which keeps the
-  value-first driver on one thread.
+  thread runs it too: it takes less time than finding the value first and
+  then testing each move against it (``solve_one_thread``, kept for tests).
 - ``Searcher`` is the Python face: value, per-move values by mode, the
   principal variation, node counts.  It releases the GIL for all of it and
   polls a cancel flag and a deadline every few thousand nodes.
@@ -142,6 +140,9 @@ ctypedef struct SearchCtx:
     int ply              # depth below the current test's root
     # History of cutoffs by moves at boundaries (leads), per side: [is_max][move]
     uint64_t history[2][256]
+    # The history this search reads and raises ([is_max * 256 + move]): its own, or with
+    # Board.history_leads in a root split on several threads, the first thread's
+    uint64_t* hist
     # The last lead that cut off, per depth (mod 64) and side ("killer"), -1 none
     int killer[64][2]
     # Mid-trick: the move that last cut off at this ply (from the search's
@@ -353,7 +354,7 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
     if kind == NODE_BOUNDARY and n > 1 and c.history_leads:
         # Leads that cut off elsewhere in this search go first: the game's
         # static guess is weakest on leads (measured: -40% nodes).
-        order_by_history(c.history[ismax], moves, n)
+        order_by_history(c.hist + 256 * ismax, moves, n)
     if kind == NODE_BOUNDARY and n > 1 and c.killer_leads and c.killer[depth & 63][ismax] >= 0:
         # The lead that last cut off at this depth goes first (after the
         # table's move, below): sibling positions share their refutations.
@@ -399,7 +400,7 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
                         remember_reply(c, 1, moves[i])
                     if kind == NODE_BOUNDARY:
                         c.killer[depth & 63][1] = moves[i]
-                        c.history[1][moves[i]] += depth * depth
+                        c.hist[256 + moves[i]] += depth * depth
                     break
                 if best > alpha:
                     alpha = best
@@ -421,7 +422,7 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
                         remember_reply(c, 0, moves[i])
                     if kind == NODE_BOUNDARY:
                         c.killer[depth & 63][0] = moves[i]
-                        c.history[0][moves[i]] += depth * depth
+                        c.hist[moves[i]] += depth * depth
                     break
                 if best < beta:
                     beta = best
@@ -696,6 +697,7 @@ cdef class Searcher:
         c.own0 = c.ops.own_nodes(c.pos) if c.ops.own_nodes != NULL else 0
         c.aborted = 0
         memset(c.history, 0, sizeof(c.history))
+        c.hist = &c.history[0][0]
         memset(c.killer, 0xFF, sizeof(c.killer))
         memset(c.reply, 0xFF, sizeof(c.reply))
         memset(c.reply2, 0xFF, sizeof(c.reply2))
@@ -746,12 +748,12 @@ cdef class Searcher:
         Board holding the same position as `board`; every thread probes and
         stores this Searcher's table, each keeps its game's side area in its
         own Searcher.  split=False (one thread only): the value first, then
-        each move against it.  split=None (default): the root split, except
-        on one thread for a game whose own lead order is weak
-        (Board.history_leads, Mariáš): the root split takes the game's first
-        move for the likely best, while the value-first driver orders the
-        root's leads by what each of its tests learnt (measured on the 200
-        Hra deals: the root split +5% nodes in mode optimal; Klaverjas -8%).
+        each move against it.  split=None (default): the root split, on one
+        thread too (measured on the 200 Mariáš Hra deals, one thread: nodes
+        -11% / +1% / -2% in modes best / optimal / all, CPU -9% / -3% / -5%;
+        Klaverjas -8% nodes; Mariasz -4% to -21%, races +3%).  A game that orders its leads by history
+        (Board.history_leads) takes the next root move by its history so
+        far, and its threads share one history.
         want_moves=False: the value alone (moves may be empty).
         """
         cdef int moves[MAX_MOVES]
@@ -768,7 +770,7 @@ cdef class Searcher:
         nthreads = 1 + len(helpers)
         if nthreads > MAX_THREADS:
             raise ValueError(f"at most {MAX_THREADS} threads")
-        use_split = (nthreads > 1 or not board.history_leads) if split is None else bool(split)
+        use_split = True if split is None else bool(split)
         if nthreads > 1 and not use_split:
             raise ValueError("helpers work through the root split (split=True)")
         searchers = [self]
@@ -796,6 +798,10 @@ cdef class Searcher:
                 # Every thread probes and stores this Searcher's buckets (tt.pxd: lockless
                 # entries); the game's side area stays each thread's own.
                 tables[k].t = self.tt
+                if board.history_leads:
+                    # One history for all threads: the lead order lives on it (2 threads,
+                    # 100 Hra deals: -5% nodes).  An increment lost between threads only blurs it.
+                    ctxs[k].hist = &ctxs[0].history[0][0]
                 tables[k].t.probes = tables[k].t.hits = tables[k].t.stores = 0
                 tables[k].t.aux = (<Searcher> searchers[k]).tt.aux
                 tables[k].t.aux_bytes = (<Searcher> searchers[k]).tt.aux_bytes
@@ -1117,7 +1123,7 @@ cdef int next_root_move(SearchCtx* c, RootSplit* rs) noexcept nogil:
     else:
         for i in range(rs.n):
             if not rs.taken[i]:
-                h = c.history[rs.ismax][rs.moves[i]]
+                h = c.hist[256 * rs.ismax + rs.moves[i]]
                 if k < 0 or h > best:
                     k = i
                     best = h

@@ -30,7 +30,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ddcards._core.search import MODE_BEST
 from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
                             NotationError)
 from ddcards.games import _mariasz
@@ -446,24 +445,6 @@ class MariaszSession(Session):
 
     def _cards(self, mask: int) -> list[Card]:
         return sorted((self._card[c] for c in self._card if mask >> c & 1), key=lambda c: (c.suit, -self._code[c]))
-
-    # -- searching: the root split on one thread too (Searcher.solve's split=True: each first
-    # action valued against the best found so far) rather than the value first and then each
-    # action against it.  Measured on szlifowany deals and 36-card positions 10-12 cards from
-    # the stock's end: -10% to -21% nodes for every first action's value, -4% to -7% for the
-    # best one or the value alone; Kiks -10%, three players -15%, races +3%.
-    def search(self, searcher: Any, mode: int, cancel: Any, timeout: float | None,
-               want_pv: bool = True, helpers: Sequence[tuple[Any, Any]] = ()
-               ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
-        found: tuple[int, list[tuple[int, int | None]], list[int], int] = searcher.solve(
-            self.board, mode, cancel, timeout, want_pv=want_pv, helpers=helpers, split=True)
-        return found
-
-    def search_value(self, searcher: Any, cancel: Any, timeout: float | None,
-                     helpers: Sequence[tuple[Any, Any]] = ()) -> int:
-        value: int = searcher.solve(self.board, MODE_BEST, cancel, timeout, want_pv=False,
-                                    helpers=helpers, split=True, want_moves=False)[0]
-        return value
 
     # -- state
     @property
