@@ -5,7 +5,7 @@
     python benchmarks/bench_mariasz.py etc-split [MIB]      # the mid-trick ETC and the root split, off / on
     python benchmarks/bench_mariasz.py reply-first [MIB]    # mid-trick: the last refuting reply first, off / on
     python benchmarks/bench_mariasz.py builds OLD NEW [MIB [SET ...]]  # two builds taking turns on the same
-                                                        # positions; SET: CORPUS:N or ladder:LEFT:N
+                                                        # positions; SET: CORPUS:N or CORPUS:LEFT:N
     python benchmarks/bench_mariasz.py table-sizes 32,128,512 ladder:16 three [--deals N]
                                                         # fixed table sizes side by side
     python benchmarks/bench_mariasz.py fresh [--deals N] [--mode best|all] [--jobs J] [--tt-mb MIB (0: as the CLI)]
@@ -375,17 +375,19 @@ def build_worker(tt_mb: int) -> None:
 
 
 def build_sets(names: list[str]) -> tuple:
-    """BUILD_SETS's rows for sets named CORPUS:N (its first N positions) or ladder:LEFT:N (the
-    first N ladder positions with LEFT cards in the stock)."""
+    """BUILD_SETS's rows for sets named CORPUS:N (its first N positions) or CORPUS:LEFT:N (its
+    first N positions with LEFT cards in the stock, e.g. ladder:14:10, race:24:15)."""
     rows = []
     for name in names:
         parts = name.split(":")
         if parts[0] == "ladder" and len(parts) == 3:
             rows.append((f"36 cards, {parts[1]} left in the stock", "ladder", int(parts[1]), int(parts[2])))
+        elif len(parts) == 3:
+            rows.append((f"{parts[0]}, {parts[1]} in the stock (1-{parts[2]})", parts[0], int(parts[1]), int(parts[2])))
         elif len(parts) == 2:
             rows.append((f"{parts[0]} (1-{parts[1]})", parts[0], None, int(parts[1])))
         else:
-            raise SystemExit(f"bench_mariasz.py: a set is CORPUS:N or ladder:LEFT:N, not {name!r}")
+            raise SystemExit(f"bench_mariasz.py: a set is CORPUS:N or CORPUS:LEFT:N, not {name!r}")
     return tuple(rows)
 
 

@@ -285,3 +285,83 @@ def test_endgame_search_agrees_with_the_core(seed, in_trick):
     text = json.dumps(doc)
     assert fast.value == plain.value and fast.move_values == plain.move_values, text
     assert fast.scores == plain.scores and fast.pv == plain.pv, text
+
+
+# ---------------------------------------------------------------- races: the cache of dominated needs
+
+def shifted(doc, d0, d1):
+    return dict(doc, start_scores=[doc["start_scores"][0] + d0, doc["start_scores"][1] + d1])
+
+
+@settings(deadline=None, max_examples=50, suppress_health_check=[HealthCheck.too_slow])
+@given(seeds, st.booleans())
+def test_race_values_are_monotone_in_the_start_scores(seed, late_phase1):
+    """What the race cache rests on (_mariasz_endgame.pxd), by the reference alone: seat 0 starting
+    with more points, or seat 1 with fewer, can only raise the value (of the position and of every
+    action), in phase 2 and across the last draws of phase 1."""
+    rng = random.Random(seed)
+    doc = deal(rng, race=True, start=(118, 131))
+    stock = len(doc["stock"].split())
+    plies = rng.randrange(stock - 1, stock) if late_phase1 else stock + 2 * (6 - rng.randrange(2, 4)) + rng.randrange(2)
+    full = m.random_history(rng, doc, plies, exchange_bias=0.0)
+    line = not_over(rng, doc, len(full["played"])) if m.from_doc(full).over else full
+    answers = {}
+    for d0 in (0, -5):                              # lower starts: the history claims no sooner
+        for d1 in (0, -5):
+            m.clear_memo()
+            answers[d0, d1] = m.reference_solve(shifted(line, d0, d1))
+    text = json.dumps(line)
+    for (a0, a1), low in answers.items():
+        for (b0, b1), high in answers.items():
+            if b0 >= a0 and b1 <= a1:               # seat 0 at least as near 131, seat 1 no nearer
+                assert high["value"] >= low["value"], (text, (a0, a1), (b0, b1))
+                assert all(high["moves"][mv] >= v for mv, v in low["moves"].items()), (text, (a0, a1), (b0, b1))
+
+
+def solve_without_race_cache(solver, pos):
+    from ddcards.games import _mariasz
+
+    old = _mariasz.use_race_cache(False)
+    try:
+        return solver.solve(pos, mode="all")
+    finally:
+        _mariasz.use_race_cache(old)
+
+
+@settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(seeds, st.booleans())
+def test_the_race_cache_never_changes_an_answer(seed, phase2):
+    """Two-player races too large for the reference (whole phase-2 endgames, up to seven tricks of
+    phase 1), each side 10-60 points from 131, solved with the race cache and without: every value,
+    move value and line agree."""
+    rng = random.Random(seed)
+    doc = deal(rng, race=True, start=(0, 1))
+    stock = len(doc["stock"].split())
+    plies = stock + rng.randrange(2) if phase2 else rng.randrange(max(0, stock - 14), stock)
+    line = m.random_history(rng, doc, plies, exchange_bias=rng.choice([0.0, 0.5]))
+    # start scores that leave each side 10-60 points to go from here: the race is alive
+    points = m.from_doc(line).points
+    line["start_scores"] = [max(0, 131 - points[side] - rng.randrange(10, 61)) for side in range(2)]
+    pos = ddcards.Position.from_dict(line)
+    solver = ddcards.Solver()
+    plain = solve_without_race_cache(solver, pos)
+    cached = solver.solve(pos, mode="all")
+    text = json.dumps(line)
+    assert cached.value == plain.value and cached.move_values == plain.move_values, text
+    assert cached.pv == plain.pv, text
+
+
+# Positions of one 36-card race where a first version of the cache answered wrongly (its key was
+# read before it was worked out): each move's value must not depend on the cache.
+RACE_DEAL = {"game": "mariasz", "hands": ["KT.6.7.A6", ".KJ7.9.98"], "objective": "race",
+             "stock": "9H TC JS 8S AH 6D KD KC TH 7S 9S TD QC JD 6S AS 8H 8D QH JC 7C QS AD QD",
+             "options": {"marriage_on_second": True}, "start_scores": [95, 92]}
+
+
+@pytest.mark.parametrize("played", ["7D JH KS KH JS", "6C 9D 8C TS JH KS 7H", "6C 9D 9C KS JS 7D TS"])
+def test_race_cache_regressions(played):
+    pos = ddcards.Position.from_dict(dict(RACE_DEAL, played=played.split()))
+    solver = ddcards.Solver()
+    plain = solve_without_race_cache(solver, pos)
+    cached = solver.solve(pos, mode="all")
+    assert cached.value == plain.value and cached.move_values == plain.move_values

@@ -66,6 +66,10 @@ ctypedef struct GameOps:
     # on this position's board so far, a running count; the core adds what each
     # search adds to it to its own count (Result.nodes, nodes_now).
     uint64_t (*own_nodes)(void* pos) noexcept nogil
+    # Optional (NULL: none): the core has just stored lo <= future <= hi for this boundary (whose
+    # tt_key it asked for) in the table; a game may keep it in a form of its own too, e.g. one that
+    # serves other positions, which its leaf then reads (Mariasz races: dominated needs).
+    void (*stored)(void* pos, int lo, int hi) noexcept nogil
 
 
 cdef inline void sort_moves(int* moves, int* scores, int n) noexcept nogil:

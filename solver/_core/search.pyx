@@ -228,11 +228,17 @@ cdef inline void store_bounds(SearchCtx* c, uint64_t k0, uint64_t k1, int depth,
     """
     cdef int v = best - banked
     if best <= alpha0:
-        tt_store(c.tt, k0, k1, depth, lo, v if v < hi else hi, bestmove)
+        if v < hi:
+            hi = v
     elif best >= beta0:
-        tt_store(c.tt, k0, k1, depth, v if v > lo else lo, hi, bestmove)
+        if v > lo:
+            lo = v
     else:
-        tt_store(c.tt, k0, k1, depth, v, v, bestmove)
+        lo = v
+        hi = v
+    tt_store(c.tt, k0, k1, depth, lo, hi, bestmove)
+    if c.ops.stored != NULL:
+        c.ops.stored(c.pos, lo, hi)
 
 
 cdef inline void raise_move(int* moves, int n, int m) noexcept nogil:

@@ -10,6 +10,9 @@ OBJ_POINTS: int
 OBJ_RACE: int
 EXCHANGE: int
 
+def use_race_cache(on: bool) -> bool:
+    """Switch the race cache of dominated needs on or off, module-wide (tests and benchmarks); the old
+    setting."""
 def use_endgame(on: bool) -> bool:
     """Switch the phase-2 endgame search on or off, module-wide (tests and benchmarks); the old setting."""
 

@@ -13,7 +13,7 @@ from libc.string cimport memcpy
 from libc.math cimport round
 from cpython.mem cimport PyMem_Calloc, PyMem_Free
 
-from ddcards._core.bits cimport dd_popcount64
+from ddcards._core.bits cimport dd_popcount64, dd_prefetch
 from ddcards._core.search cimport (Board, GameOps, sort_moves, NODE_INNER, NODE_BOUNDARY, NODE_SMALL,
                                   NODE_TERMINAL, MAX_MOVES, VALUE_INF)
 from ddcards.games._mariasz_state cimport (ZPos, ZState, top, bit, lane, all_hands, stock_card,
@@ -21,8 +21,8 @@ from ddcards.games._mariasz_state cimport (ZPos, ZState, top, bit, lane, all_han
 from ddcards.games._mariasz_rules cimport legal_cards, can_exchange, play_card, exchange
 from ddcards.games._mariasz_bounds cimport PointMasks, future_bounds, mask_points
 from ddcards.games._mariasz_moves cimport generate, others_live, singletons, interchangeable
-from ddcards.games._mariasz_key cimport boundary_key
-from ddcards.games._mariasz_endgame cimport Endgame, eg_node, eg_bounds, EG_INF
+from ddcards.games._mariasz_key cimport boundary_key, needs_free_key
+from ddcards.games._mariasz_endgame cimport Endgame, eg_node, eg_bounds, EG_INF, race_slot, race_bounds, race_keep
 from ddcards._core.tt cimport TTable
 
 OBJ_POINTS = OBJ_POINTS_C
@@ -33,6 +33,7 @@ ctypedef struct ZBoard:
     ZPos pos
     PointMasks pm
     Endgame eg          # the two-player phase-2 search (GameOps.leaf)
+    uint64_t rkey[48][2]    # two-player races: each boundary's key without the needs, by state (z_tt_key)
 
 
 # ---------------------------------------------------------------- ops
@@ -86,6 +87,18 @@ cdef enum:
     ETC_DEPTH = 13      # boundary_key's depth of a phase-2 entry: 12 cards left + 1
 
 
+cdef int USE_RACE_CACHE = 1
+
+
+def use_race_cache(bint on):
+    """Switch the race cache of dominated needs on or off for the searches to come (tests, side-by-side
+    measurements); returns the old setting."""
+    global USE_RACE_CACHE
+    old = USE_RACE_CACHE
+    USE_RACE_CACHE = on
+    return bool(old)
+
+
 def use_endgame(bint on):
     """Switch the phase-2 endgame search on or off (for side-by-side measurements); returns the old setting."""
     global USE_ENDGAME
@@ -133,15 +146,25 @@ cdef int z_terminal_future(void* vp) noexcept nogil:
     return 0
 
 
+cdef inline int race_cache(ZBoard* b) noexcept nogil:
+    """Does this search use the race cache of dominated needs (_mariasz_endgame.pxd)?"""
+    return b.eg.race_cache
+
+
 cdef void z_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil:
-    """The exact key of a trick boundary (_mariasz_key.pxd)."""
-    cdef ZPos* p = &(<ZBoard*> vp).pos
+    """The exact key of a trick boundary (_mariasz_key.pxd); in a two-player race, the key
+    without the needs kept for z_leaf and z_stored, its race cache slot on its way."""
+    cdef ZBoard* b = <ZBoard*> vp
+    cdef ZPos* p = &b.pos
     cdef ZState* s = top(p)
     cdef int need_left[4]
     cdef int side
     for side in range(p.nsides):
         need_left[side] = p.need[side] - s.pts[side]
     depth[0] = boundary_key(p, s.hand, s.drawn, s.exchanged, s.leader, need_left, s.stockmask, k0, k1)
+    if race_cache(b):
+        needs_free_key(p, k0[0], k1[0], &b.rkey[p.sp][0], &b.rkey[p.sp][1])
+        dd_prefetch(race_slot(b.eg.tt, b.rkey[p.sp][0], b.rkey[p.sp][1]))
 
 
 cdef int z_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
@@ -183,11 +206,22 @@ cdef int z_snap(void* vp, int v, int up) noexcept nogil:
 
 
 cdef int z_leaf(void* vp, int alpha, int beta, int* value) noexcept nogil:
-    """Two players, the stock used up: the endgame search (_mariasz_endgame.pxd) takes over."""
+    """A two-player race boundary that the race cache settles (_mariasz_endgame.pxd); two
+    players, the stock used up: the endgame search (_mariasz_endgame.pxd) takes over."""
     cdef ZBoard* b = <ZBoard*> vp
     cdef ZPos* p = &b.pos
     cdef ZState* s = top(p)
-    cdef int bank
+    cdef int bank, lo = -1, hi = 1
+    if race_cache(b) and s.nt == 0 and z_node_kind(vp) == NODE_BOUNDARY:
+        # (the core asked for this boundary's key: z_tt_key kept it)
+        race_bounds(race_slot(b.eg.tt, b.rkey[p.sp][0], b.rkey[p.sp][1]), b.rkey[p.sp][0], b.rkey[p.sp][1],
+                    b.eg.tt.gen, p.need[0] - s.pts[0], p.need[1] - s.pts[1], &lo, &hi)
+        if lo >= beta:
+            value[0] = lo
+            return 1
+        if hi <= alpha:
+            value[0] = hi
+            return 1
     if not USE_ENDGAME or not at_endgame(p, s):
         return 0
     bank = banked(p, s)
@@ -197,13 +231,28 @@ cdef int z_leaf(void* vp, int alpha, int beta, int* value) noexcept nogil:
     return 1
 
 
+cdef void z_stored(void* vp, int lo, int hi) noexcept nogil:
+    """GameOps.stored: a two-player race keeps the bounds in its race cache too."""
+    cdef ZBoard* b = <ZBoard*> vp
+    cdef ZPos* p = &b.pos
+    cdef ZState* s = top(p)
+    cdef uint64_t r0, r1
+    if race_cache(b):
+        r0 = b.rkey[p.sp][0]
+        r1 = b.rkey[p.sp][1]
+        race_keep(race_slot(b.eg.tt, r0, r1), r0, r1, b.eg.tt.gen, p.need[0] - s.pts[0], p.need[1] - s.pts[1],
+                  lo, hi)
+
+
 cdef uint64_t z_own_nodes(void* vp) noexcept nogil:
     """GameOps.own_nodes: the phase-2 endgame search's cards tried (the core counts them in)."""
     return (<ZBoard*> vp).eg.nodes
 
 
 cdef void z_use_table(void* vp, TTable* t) noexcept nogil:
-    (<ZBoard*> vp).eg.tt = t
+    cdef ZBoard* b = <ZBoard*> vp
+    b.eg.tt = t
+    b.eg.race_cache = (t != NULL and USE_RACE_CACHE and b.pos.objective == OBJ_RACE_C and b.pos.nseats == 2)
 
 
 cdef GameOps MARIASZ_OPS
@@ -220,6 +269,7 @@ MARIASZ_OPS.snap = z_snap
 MARIASZ_OPS.leaf = z_leaf
 MARIASZ_OPS.use_table = z_use_table
 MARIASZ_OPS.own_nodes = z_own_nodes
+MARIASZ_OPS.stored = z_stored
 
 
 # ---------------------------------------------------------------- the board

@@ -17,14 +17,14 @@
 # Values are futures from seat 0's view (the maximising side with two
 # players): points, the margin still to come; race, +1 / 0 / -1, with the
 # points each seat still needs to reach 131.
-from libc.stdint cimport uint64_t, int16_t, uint8_t
+from libc.stdint cimport uint64_t, int8_t, int16_t, uint8_t
 
 from ddcards._core.bits cimport dd_popcount64, dd_msb64, dd_prefetch, dd_mix64
 from ddcards._core.tt cimport TTable, TTHit, tt_bucket, tt_probe, tt_store, TT_NO_MOVE
 from ddcards.games._mariasz_state cimport ZPos, lane, bit, above, MZ_LAST_TRICK, OBJ_RACE_C
 from ddcards.games._mariasz_bounds cimport PointMasks, mask_points, top_trumps, cash_bounds
 from ddcards.games._mariasz_rules cimport beats
-from ddcards.games._mariasz_key cimport boundary_key
+from ddcards.games._mariasz_key cimport boundary_key, needs_free_key
 
 cdef enum:
     EG_INF = 30000
@@ -48,11 +48,73 @@ ctypedef struct EgSlot:
     uint8_t pad[10]
 
 
+# Races: the cache of dominated needs.  A race's future is monotone in the points each seat
+# still needs: on every line of play, seat 0 needing fewer points or seat 1 needing more can
+# only bring seat 0's reaching 131 first nearer, so a bound proven with needs (n0, n1) is a
+# lower bound wherever seat 0 needs at most n0 and seat 1 at least n1, and an upper bound the
+# other way round.  The table keys the needs exactly, so positions reached with other points
+# won so far (most of them) never meet there.  This cache, keyed without the needs, keeps each
+# position's last informative lower and upper bounds with the needs they were proven at.  It
+# takes the upper half of the side area in a race (the small cache the lower half).  The core
+# reaches it through GameOps.leaf (read, once the quick bounds and the table have not settled a
+# boundary) and GameOps.stored (kept), the endgame search at its own boundaries.
+ctypedef struct RaceSlot:
+    uint64_t k0
+    uint64_t k1
+    int8_t lo                   # future >= lo where seat 0 needs <= lo_n0 and seat 1 >= lo_n1
+    int8_t hi                   # future <= hi where seat 0 needs >= hi_n0 and seat 1 <= hi_n1
+    uint8_t lo_n0
+    uint8_t lo_n1
+    uint8_t hi_n0
+    uint8_t hi_n1
+    uint8_t gen
+    uint8_t pad[9]
+
+
+cdef inline RaceSlot* race_slot(TTable* tt, uint64_t r0, uint64_t r1) noexcept nogil:
+    """The race cache's slot for the key r0, r1 (needs_free_key)."""
+    cdef size_t half = tt.aux_bytes // 2
+    return (<RaceSlot*> ((<char*> tt.aux) + half)) + (dd_mix64(r0 ^ (r1 * 0x9E3779B97F4A7C15ULL))
+                                                      & (half // sizeof(RaceSlot) - 1))
+
+
+cdef inline void race_bounds(RaceSlot* r, uint64_t r0, uint64_t r1, uint8_t gen, int n0, int n1,
+                             int* lo, int* hi) noexcept nogil:
+    """Tighten lo / hi (the future with needs n0, n1) by the slot's bounds that serve those needs."""
+    if r.k0 != r0 or r.k1 != r1 or r.gen != gen:
+        return
+    if r.lo > lo[0] and n0 <= r.lo_n0 and n1 >= r.lo_n1:
+        lo[0] = r.lo
+    if r.hi < hi[0] and n0 >= r.hi_n0 and n1 <= r.hi_n1:
+        hi[0] = r.hi
+
+
+cdef inline void race_keep(RaceSlot* r, uint64_t r0, uint64_t r1, uint8_t gen, int n0, int n1, int lo,
+                           int hi) noexcept nogil:
+    """Keep lo <= future <= hi, proven with needs (n0, n1): each bound replaces the slot's if it is
+    tighter, or as tight and proven with needs that serve at least as many others."""
+    if r.k0 != r0 or r.k1 != r1 or r.gen != gen:
+        r.k0 = r0
+        r.k1 = r1
+        r.gen = gen
+        r.lo = -1
+        r.hi = 1
+    if lo > -1 and (lo > r.lo or (lo == r.lo and n0 >= r.lo_n0 and n1 <= r.lo_n1)):
+        r.lo = <int8_t> (lo if lo < 1 else 1)
+        r.lo_n0 = <uint8_t> n0
+        r.lo_n1 = <uint8_t> n1
+    if hi < 1 and (hi < r.hi or (hi == r.hi and n0 <= r.hi_n0 and n1 >= r.hi_n1)):
+        r.hi = <int8_t> (hi if hi > -1 else -1)
+        r.hi_n0 = <uint8_t> n0
+        r.hi_n1 = <uint8_t> n1
+
+
 ctypedef struct Endgame:
     ZPos* p
     PointMasks* pm
     TTable* tt                  # the core's table, NULL outside a search
     int exchanged               # for the key: the deal's exchange is history by now
+    int race_cache              # a two-player race keeps its bounds in the race cache too (set with tt)
     uint64_t nodes              # cards tried (leads and replies), as the core counts nodes
 
 
@@ -184,7 +246,7 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
     cdef ZPos* p = e.p
     cdef int lo, hi, maxl = leader == 0, i, j, l, f, m, v, fv, best, fbest, n, nf, w, gain, sign, last
     cdef int depth = 0, bestmove = TT_NO_MOVE, ttmove = TT_NO_MOVE, cards
-    cdef int alpha0 = alpha, beta0 = beta, fa, fb, k0n, k1n, c0, c1, offset
+    cdef int alpha0 = alpha, beta0 = beta, fa, fb, k0n, k1n, c0, c1, offset, race
     cdef uint64_t hl = h0 if leader == 0 else h1
     cdef uint64_t ho = h1 if leader == 0 else h0
     cdef uint64_t k0 = 0, k1 = 0, a0, a1, b0, b1
@@ -195,7 +257,10 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
     cdef int score[12]
     cdef TTHit t
     cdef EgSlot* slot = NULL
+    cdef RaceSlot* rslot = NULL
+    cdef uint64_t r0 = 0, r1 = 0
     cards = dd_popcount64(h0 | h1)
+    race = p.objective == OBJ_RACE_C
     if probe and e.tt != NULL and cards >= EG_SMALL_CARDS:
         # the key first, and its slot on its way into the cache while the bounds are worked out
         hands[0] = h0
@@ -205,9 +270,13 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
         need_left[0] = n0
         need_left[1] = n1
         depth = boundary_key(p, hands, p.nstock, e.exchanged, leader, need_left, 0, &k0, &k1)
+        if e.race_cache:
+            needs_free_key(p, k0, k1, &r0, &r1)
+            rslot = race_slot(e.tt, r0, r1)
+            dd_prefetch(rslot)
         if cards < EG_LARGE_CARDS:
             slot = (<EgSlot*> e.tt.aux) + (dd_mix64(k0 ^ (k1 * 0x9E3779B97F4A7C15ULL))
-                                            & (e.tt.aux_bytes // sizeof(EgSlot) - 1))
+                                            & ((e.tt.aux_bytes >> race) // sizeof(EgSlot) - 1))
             dd_prefetch(slot)
         else:
             dd_prefetch(tt_bucket(e.tt, k0, k1))
@@ -235,6 +304,8 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
                 if t.hi < hi:
                     hi = t.hi
                 ttmove = t.move
+        if rslot != NULL:
+            race_bounds(rslot, r0, r1, e.tt.gen, n0, n1, &lo, &hi)
         if lo >= beta:
             return lo
         if hi <= alpha:
@@ -345,6 +416,8 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
         else:
             lo = best
             hi = best
+        if rslot != NULL:
+            race_keep(rslot, r0, r1, e.tt.gen, n0, n1, lo, hi)
         if slot != NULL:
             slot.k0 = k0
             slot.k1 = k1

@@ -33,6 +33,18 @@ cdef extern from *:
     const unsigned char* PACK "MZ_PACK"
 
 
+cdef enum:
+    MZ_NEEDS_AT = 80        # two players: the needs' 16 bits in the key (after 36 + 36 + 5 + 1 + 2)
+
+
+cdef inline void needs_free_key(ZPos* p, uint64_t k0, uint64_t k1, uint64_t* r0, uint64_t* r1) noexcept nogil:
+    """A two-player race boundary's key without the needs (the race cache's, _mariasz_endgame.pxd), from
+    its key: the needs' bits as the salt leaves them where the needs are 0."""
+    cdef uint64_t m = (<uint64_t> 0xFFFF) << (MZ_NEEDS_AT - 64)
+    r0[0] = k0
+    r1[0] = (k1 & ~m) | (p.salt1 & m)
+
+
 cdef inline void put(uint64_t* k, int* at, uint64_t v, int nbits) noexcept nogil:
     """Append the nbits-bit value v at bit `at` of the 128-bit key k[0], k[1]."""
     cdef int a = at[0]
