@@ -203,8 +203,8 @@ class Solver:
     def progress_now(self) -> SearchProgress | None:
         """How far the search under way got: how many first moves are answered and the best
         value so far (a bound on the position's value), read from another thread as
-        ``nodes_now``; None between searches and where the search does not share out the first
-        moves (Mariáš on one thread finds the value first)."""
+        ``nodes_now``; None between searches and where there is nothing to share out (a single
+        first move, or none)."""
         session, got = self._searching, self._searcher.root_progress
         if session is None or got is None:
             return None
