@@ -3,10 +3,9 @@
 At a trick boundary the board gives the value banked so far and bounds lo <= future <= hi
 (MariaszBoard.quick_bounds, _mariasz_bounds.pxd; with two players and the stock used up the
 phase-2 endgame search's, MariaszBoard.endgame_bounds, _mariasz_endgame.pxd, which the core
-tries there too).  The leader's
-cash of his sure winners (cash_run) narrows them: with three players MAX's lo when he leads, hi
-when one of the other two does; with two players in phase 2 the leader's side (cash_bounds),
-both objectives.
+tries there too).  The leader's cash of his sure winners (cash_run) narrows them: with three
+players MAX's lo when he leads, hi when one of the other two does; with two players in phase 2
+the leader's side (cash_bounds), both objectives.
 
 - On random endgames (every option and objective, any leader) the bounds hold the exact value of
   the plain reference minimax.

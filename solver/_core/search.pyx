@@ -757,9 +757,9 @@ cdef class Searcher:
         each move against it.  split=None (default): the root split, on one
         thread too (measured on the 200 Mariáš Hra deals, one thread: nodes
         -11% / +1% / -2% in modes best / optimal / all, CPU -9% / -3% / -5%;
-        Klaverjas -8% nodes; Mariasz -4% to -21%, races +3%).  A game that orders its leads by history
-        (Board.history_leads) takes the next root move by its history so
-        far, and its threads share one history.
+        Klaverjas -8% nodes; Mariasz -4% to -21%, races +3%).  A game that
+        orders its leads by history (Board.history_leads) takes the next root
+        move by its history so far, and its threads share one history.
         want_moves=False: the value alone (moves may be empty).
         """
         cdef int moves[MAX_MOVES]

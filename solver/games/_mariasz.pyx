@@ -22,7 +22,7 @@ from ddcards.games._mariasz_rules cimport legal_cards, can_exchange, play_card, 
 from ddcards.games._mariasz_bounds cimport PointMasks, future_bounds, mask_points
 from ddcards.games._mariasz_moves cimport generate, others_live, singletons, interchangeable
 from ddcards.games._mariasz_key cimport boundary_key, needs_free_key
-from ddcards.games._mariasz_endgame cimport Endgame, eg_node, eg_bounds, EG_INF, race_slot, race_bounds, race_keep
+from ddcards.games._mariasz_endgame cimport Endgame, eg_node, eg_bounds, EG_INF, RaceSlot, race_slot, race_bounds, race_keep
 from ddcards._core.tt cimport TTable
 
 OBJ_POINTS = OBJ_POINTS_C
@@ -33,7 +33,10 @@ ctypedef struct ZBoard:
     ZPos pos
     PointMasks pm
     Endgame eg          # the two-player phase-2 search (GameOps.leaf)
-    uint64_t rkey[48][2]    # two-player races: each boundary's key without the needs, by state (z_tt_key)
+    # two-player races, by state: each boundary's key without the needs and its race cache slot
+    # (z_tt_key works them out for z_leaf and z_stored)
+    uint64_t rkey[48][2]
+    RaceSlot* rslot[48]
 
 
 # ---------------------------------------------------------------- ops
@@ -164,7 +167,8 @@ cdef void z_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept no
     depth[0] = boundary_key(p, s.hand, s.drawn, s.exchanged, s.leader, need_left, s.stockmask, k0, k1)
     if race_cache(b):
         needs_free_key(p, k0[0], k1[0], &b.rkey[p.sp][0], &b.rkey[p.sp][1])
-        dd_prefetch(race_slot(b.eg.tt, b.rkey[p.sp][0], b.rkey[p.sp][1]))
+        b.rslot[p.sp] = race_slot(b.eg.tt, b.rkey[p.sp][0], b.rkey[p.sp][1])
+        dd_prefetch(b.rslot[p.sp])
 
 
 cdef int z_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
@@ -213,9 +217,9 @@ cdef int z_leaf(void* vp, int alpha, int beta, int* value) noexcept nogil:
     cdef ZState* s = top(p)
     cdef int bank, lo = -1, hi = 1
     if race_cache(b) and s.nt == 0 and z_node_kind(vp) == NODE_BOUNDARY:
-        # (the core asked for this boundary's key: z_tt_key kept it)
-        race_bounds(race_slot(b.eg.tt, b.rkey[p.sp][0], b.rkey[p.sp][1]), b.rkey[p.sp][0], b.rkey[p.sp][1],
-                    b.eg.tt.gen, p.need[0] - s.pts[0], p.need[1] - s.pts[1], &lo, &hi)
+        # (the core asked for this boundary's key: z_tt_key kept its slot)
+        race_bounds(b.rslot[p.sp], b.rkey[p.sp][0], b.rkey[p.sp][1], b.eg.tt.gen, p.need[0] - s.pts[0],
+                    p.need[1] - s.pts[1], &lo, &hi)
         if lo >= beta:
             value[0] = lo
             return 1
@@ -236,12 +240,9 @@ cdef void z_stored(void* vp, int lo, int hi) noexcept nogil:
     cdef ZBoard* b = <ZBoard*> vp
     cdef ZPos* p = &b.pos
     cdef ZState* s = top(p)
-    cdef uint64_t r0, r1
     if race_cache(b):
-        r0 = b.rkey[p.sp][0]
-        r1 = b.rkey[p.sp][1]
-        race_keep(race_slot(b.eg.tt, r0, r1), r0, r1, b.eg.tt.gen, p.need[0] - s.pts[0], p.need[1] - s.pts[1],
-                  lo, hi)
+        race_keep(b.rslot[p.sp], b.rkey[p.sp][0], b.rkey[p.sp][1], b.eg.tt.gen, p.need[0] - s.pts[0],
+                  p.need[1] - s.pts[1], lo, hi)
 
 
 cdef uint64_t z_own_nodes(void* vp) noexcept nogil:

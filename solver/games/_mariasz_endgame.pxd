@@ -55,7 +55,7 @@ ctypedef struct EgSlot:
 # other way round.  The table keys the needs exactly, so positions reached with other points
 # won so far (most of them) never meet there.  This cache, keyed without the needs, keeps each
 # position's last informative lower and upper bounds with the needs they were proven at.  It
-# takes the upper half of the side area in a race (the small cache the lower half).  The core
+# takes the upper half of the side area while in use (the small cache the lower half).  The core
 # reaches it through GameOps.leaf (read, once the quick bounds and the table have not settled a
 # boundary) and GameOps.stored (kept), the endgame search at its own boundaries.
 ctypedef struct RaceSlot:
@@ -246,7 +246,7 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
     cdef ZPos* p = e.p
     cdef int lo, hi, maxl = leader == 0, i, j, l, f, m, v, fv, best, fbest, n, nf, w, gain, sign, last
     cdef int depth = 0, bestmove = TT_NO_MOVE, ttmove = TT_NO_MOVE, cards
-    cdef int alpha0 = alpha, beta0 = beta, fa, fb, k0n, k1n, c0, c1, offset, race
+    cdef int alpha0 = alpha, beta0 = beta, fa, fb, k0n, k1n, c0, c1, offset
     cdef uint64_t hl = h0 if leader == 0 else h1
     cdef uint64_t ho = h1 if leader == 0 else h0
     cdef uint64_t k0 = 0, k1 = 0, a0, a1, b0, b1
@@ -260,7 +260,6 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
     cdef RaceSlot* rslot = NULL
     cdef uint64_t r0 = 0, r1 = 0
     cards = dd_popcount64(h0 | h1)
-    race = p.objective == OBJ_RACE_C
     if probe and e.tt != NULL and cards >= EG_SMALL_CARDS:
         # the key first, and its slot on its way into the cache while the bounds are worked out
         hands[0] = h0
@@ -276,7 +275,7 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
             dd_prefetch(rslot)
         if cards < EG_LARGE_CARDS:
             slot = (<EgSlot*> e.tt.aux) + (dd_mix64(k0 ^ (k1 * 0x9E3779B97F4A7C15ULL))
-                                            & ((e.tt.aux_bytes >> race) // sizeof(EgSlot) - 1))
+                                            & ((e.tt.aux_bytes >> e.race_cache) // sizeof(EgSlot) - 1))
             dd_prefetch(slot)
         else:
             dd_prefetch(tt_bucket(e.tt, k0, k1))
