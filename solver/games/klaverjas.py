@@ -20,8 +20,9 @@ over), ``tricks`` {"playing", "other"}, ``outcomes`` {"nat", "pit",
 "pit_other"}, ``won`` (not nat) and a ``settlement`` per seat: each member
 of a team gets his team's final score minus the other team's (sums to 0).
 
-The card play runs in C (``_klaverjas.pyx``); this module validates the
-position document, names cards and explains illegal plays.
+The card play runs in C (``_klaverjas.pyx`` and its ``.pxd`` files); this
+module validates the position document, names cards and explains illegal
+plays.
 """
 from __future__ import annotations
 
