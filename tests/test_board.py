@@ -23,9 +23,11 @@ from ddcards.board.cli import is_loopback
 try:
     from tests import _report_deals as deals
     from tests._browser import call, running_board
+    from tests._long_search import ENDLESS
 except ImportError:  # pytest put tests/ itself on sys.path
     import _report_deals as deals
     from _browser import call, running_board
+    from _long_search import ENDLESS
 
 SEED = ddcards.example("marias-seed")
 START = dict(SEED, played=[])
@@ -150,12 +152,10 @@ def test_examples(client):
 
 
 def test_a_long_search_is_stopped():
-    # A full Klaverjas deal that takes a solver with a 1 MiB table some 0.2-0.5 s in mode "all".
-    slow = deals.klaverjas_deal(4)
     with board(tt_mb=1) as (c, app):
         answer: dict = {}
         worker = threading.Thread(target=lambda: answer.update(
-            c.post("/api/solve", {"position": slow, "search": "long"})[1]))
+            c.post("/api/solve", {"position": ENDLESS, "search": "long"})[1]))
         started = time.perf_counter()
         worker.start()
         while "long" not in app._searches and worker.is_alive():
@@ -165,8 +165,9 @@ def test_a_long_search_is_stopped():
         assert stop == {"search": "long", "stopped": True}
         assert answer == {"stopped": "cancelled", "search": "long"}
         assert time.perf_counter() - started < 5
-        # the board still solves (a fresh search of the same deal)
-        assert c.post("/api/solve", {"position": slow})[1]["value"] == ddcards.solve(slow).value
+        # the board still solves (a full deal, fresh)
+        deal = deals.klaverjas_deal(4)
+        assert c.post("/api/solve", {"position": deal})[1]["value"] == ddcards.solve(deal).value
 
 
 def test_a_stop_that_overtakes_its_search():

@@ -20,11 +20,13 @@ import pytest
 import ddcards
 from ddcards._foreground import Foreground
 
+try:
+    from tests._long_search import ENDLESS
+except ImportError:  # pytest put tests/ itself on sys.path
+    from _long_search import ENDLESS
+
 CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus"
 
-# Minutes of search from the first trick (benchmarks/RESULTS.md, Mariasz): never ends in a test.
-FRESH = {"game": "mariasz", "hands": ["AS KS QS JS TS 9S", "AH KH QH JH TH 9H"],
-         "stock": "AD KD QD JD TD 9D AC KC QC JC TC 9C 8S 7S 6S 8H 7H 6H 8D 7D 6D 8C 7C 6C"}
 
 
 def wait_for(proc: subprocess.Popen, text: bytes, limit: float = 60) -> bytes:
@@ -39,7 +41,7 @@ def wait_for(proc: subprocess.Popen, text: bytes, limit: float = 60) -> bytes:
 @pytest.mark.parametrize("command", ["solve", "analyse"])
 def test_ctrl_c_stops_a_long_search_at_once(tmp_path, command):
     path = tmp_path / "fresh.json"
-    path.write_text(json.dumps(FRESH))
+    path.write_text(json.dumps(ENDLESS))
     proc = subprocess.Popen([sys.executable, "-m", "ddcards", command, str(path), "--progress"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
     try:
@@ -73,7 +75,7 @@ def test_nodes_now_counts_a_search_under_way_from_another_thread():
 
     def search() -> None:
         try:
-            solver.solve(FRESH, cancel=cancel)
+            solver.solve(ENDLESS, cancel=cancel)
         except ddcards.SearchCancelled as exc:
             outcome.append(exc)
 
@@ -97,7 +99,7 @@ def test_foreground_returns_the_answer_and_raises_the_searchs_error():
         res = searches.run(lambda cancel: solver.solve(ddcards.example("mariasz"), cancel=cancel))
         assert res.value == -20 and res.optimal_moves == ["6C"]
         with pytest.raises(ddcards.SearchTimeout):
-            searches.run(lambda cancel: solver.solve(FRESH, cancel=cancel, timeout=0.6))
+            searches.run(lambda cancel: solver.solve(ENDLESS, cancel=cancel, timeout=0.6))
     # delay 0: the timed-out search was shown, then its line cleared
     assert "ddcards: searching 0:00, " in stream.getvalue() and stream.getvalue().endswith("\r\x1b[K")
 

@@ -20,6 +20,7 @@ import ddcards
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc  # noqa: E402
 
+from _long_search import ENDLESS  # noqa: E402
 from _server_helpers import marias_deal, marias_position, running_server, wait_until  # noqa: E402
 from ddcards.server import convert  # noqa: E402
 from ddcards.v1 import ddcards_pb2 as pb  # noqa: E402
@@ -36,10 +37,8 @@ HARD_SET = [marias_deal(95, trump="H"), marias_deal(79, trump="H"), marias_deal(
 HARD = json.loads((Path(__file__).resolve().parent.parent / "benchmarks" / "corpus" /
                    "klaverjas-amsterdam.jsonl").read_text().splitlines()[0])
 LONG_STREAM = HARD_SET * 8
-# A search that outlasts any test (a fresh 36-card Mariasz deal: hours), for the tests whose
-# point needs one running while they act: the queue's bounds, a cancel. They cancel it at the end.
-ENDLESS = {"game": "mariasz", "hands": ["AS KS QS JS TS 9S", "AH KH QH JH TH 9H"],
-           "stock": "AD KD QD JD TD 9D AC KC QC JC TC 9C 8S 7S 6S 8H 7H 6H 8D 7D 6D 8C 7C 6C"}
+# ENDLESS (tests/_long_search.py) outlasts any test, for the tests whose point needs a search
+# running while they act: the queue's bounds, a cancel. They cancel it at the end.
 # Positions a few tricks into the play: quick, exact, varied.
 SEEDS = [(1, 5), (2, 6), (3, 4), (4, 7), (5, 5), (6, 6)]
 

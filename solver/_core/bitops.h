@@ -85,23 +85,54 @@ static inline void dd_store64(uint64_t* p, uint64_t v) { __atomic_store_n(p, v, 
 #define DD_BUILD_FEATURES ("base" DD_F_POPCNT DD_F_BMI2 DD_F_AVX2 DD_F_AVX512)
 
 /* Zeroed memory for a transposition table.  Huge pages (where the kernel
- * grants them) spare the search most TLB misses on random probes; touching
- * every page up front keeps page faults out of the timed search. */
+ * grants them) spare the search most TLB misses on random probes.
+ *
+ * On Linux a table of 2 MiB or more is mapped, not written: the kernel
+ * hands out zeroed pages as the search first touches them.  Zeroing a
+ * Mariasz 1 GiB table up front took 0.2-2 s before the search (and its
+ * timeout and cancel) could start; mapped, it costs nothing until used, and
+ * a table larger than the search needs never takes the memory it does not
+ * touch.  Its start is aligned to 2 MiB so that huge pages can back it all.
+ * Free it with dd_table_free and the same size. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#define DD_TABLE_MAP_MIN ((size_t)2 << 20)
+
 static inline void* dd_table_alloc(size_t bytes) {
     void* p = NULL;
-    size_t align = (size_t)2 << 20;
-    if (bytes < align) align = 64;
-    if (posix_memalign(&p, align, bytes) != 0) return NULL;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    madvise(p, bytes, MADV_HUGEPAGE);
+#if defined(__linux__)
+    if (bytes >= DD_TABLE_MAP_MIN) {
+        size_t span = bytes + DD_TABLE_MAP_MIN;
+        char* raw = (char*) mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        char* start;
+        if (raw == (char*) MAP_FAILED) return NULL;
+        start = (char*) (((uintptr_t) raw + DD_TABLE_MAP_MIN - 1) & ~(uintptr_t) (DD_TABLE_MAP_MIN - 1));
+        if (start > raw) munmap(raw, (size_t) (start - raw));
+        if (raw + span > start + bytes) munmap(start + bytes, (size_t) (raw + span - (start + bytes)));
+#if defined(MADV_HUGEPAGE)
+        madvise(start, bytes, MADV_HUGEPAGE);
 #endif
+        return start;
+    }
+#endif
+    if (posix_memalign(&p, bytes < DD_TABLE_MAP_MIN ? 64 : DD_TABLE_MAP_MIN, bytes) != 0) return NULL;
     memset(p, 0, bytes);
     return p;
+}
+
+static inline void dd_table_free(void* p, size_t bytes) {
+    if (p == NULL) return;
+#if defined(__linux__)
+    if (bytes >= DD_TABLE_MAP_MIN) {
+        munmap(p, bytes);
+        return;
+    }
+#endif
+    free(p);
 }
 
 /* A strong 64-bit mixer (splitmix64 finaliser) for table indices. */

@@ -17,6 +17,7 @@ cdef extern from "bitops.h" nogil:
     uint64_t dd_load64(const uint64_t* p)
     void dd_store64(uint64_t* p, uint64_t v)
     void* dd_table_alloc(size_t bytes)
+    void dd_table_free(void* p, size_t bytes)
     const char* DD_BUILD_FEATURES
 
 

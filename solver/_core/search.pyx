@@ -609,8 +609,12 @@ cdef class Searcher:
     cdef int live_threads
 
     def __cinit__(self, size_t tt_mb=64):
+        cdef TTable* t = &self.tt
+        cdef int failed
         check_table_mb(tt_mb)
-        if tt_init(&self.tt, tt_mb) != 0:
+        with nogil:                 # other threads (a server's health checks) run meanwhile
+            failed = tt_init(t, tt_mb)
+        if failed:
             raise MemoryError(f"cannot allocate a {tt_mb} MiB transposition table")
         self.tt_mb = self.allocated_mb = tt_mb
         self.nodes = 0
@@ -630,11 +634,14 @@ cdef class Searcher:
         a search runs on it (RuntimeError), nor while it serves as another's helper.
         """
         cdef TTable fresh
+        cdef int failed
         check_table_mb(tt_mb)
         if self.live != NULL:
             # Another thread is searching on this table (the search holds no GIL).
             raise RuntimeError("cannot resize the table of a Searcher while it searches")
-        if tt_init(&fresh, tt_mb) != 0:
+        with nogil:
+            failed = tt_init(&fresh, tt_mb)
+        if failed:
             raise MemoryError(f"cannot allocate a {tt_mb} MiB transposition table")
         tt_free(&self.tt)
         self.tt = fresh

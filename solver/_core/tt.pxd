@@ -30,9 +30,8 @@
 # miss, never as the bounds of another position (the lockless scheme of chess
 # engines' shared tables).  One thread alone pays one xor for it.
 from libc.stdint cimport uint8_t, int16_t, uint16_t, uint64_t
-from libc.stdlib cimport free
 from libc.string cimport memset
-from ddcards._core.bits cimport dd_mix64, dd_table_alloc, dd_load64, dd_store64
+from ddcards._core.bits cimport dd_mix64, dd_table_alloc, dd_table_free, dd_load64, dd_store64
 
 cdef enum:
     TT_WAYS = 2          # 2 x 32 bytes: a bucket is one cache line
@@ -119,7 +118,7 @@ cdef inline int tt_init(TTable* t, size_t megabytes) noexcept nogil:
     t.aux_bytes = t.aux_capacity = tt_aux_bytes(megabytes)
     t.aux = dd_table_alloc(t.aux_capacity)
     if t.aux == NULL:
-        free(t.slots)
+        dd_table_free(t.slots, n * TT_WAYS * sizeof(TTEntry))
         t.slots = NULL
         return -1
     t.nbuckets = n
@@ -134,10 +133,10 @@ cdef inline int tt_init(TTable* t, size_t megabytes) noexcept nogil:
 
 cdef inline void tt_free(TTable* t) noexcept nogil:
     if t.slots != NULL:
-        free(t.slots)
+        dd_table_free(t.slots, t.capacity * TT_WAYS * sizeof(TTEntry))
         t.slots = NULL
     if t.aux != NULL:
-        free(t.aux)
+        dd_table_free(t.aux, t.aux_capacity)
         t.aux = NULL
 
 

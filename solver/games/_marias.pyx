@@ -139,16 +139,17 @@ cdef uint32_t legal_mask(MPos* p, MState* s) noexcept nogil:
     return h
 
 
+cdef inline int beats_card(MPos* p, int c, int b) noexcept nogil:
+    """Card c, played after b, beats it: higher in its suit, or a trump on a plain card."""
+    return c > b if (c >> 3) == (b >> 3) else (c >> 3) == p.trump
+
+
 cdef inline int trick_winner_index(MPos* p, MState* s) noexcept nogil:
-    cdef int best = 0, i, c, b
-    for i in range(1, s.nt):
-        c = s.trick[i]
-        b = s.trick[best]
-        if (c >> 3) == (b >> 3):
-            if c > b:
-                best = i
-        elif (c >> 3) == p.trump:
-            best = i
+    cdef int best = 0
+    if s.nt > 1 and beats_card(p, s.trick[1], s.trick[0]):
+        best = 1
+    if s.nt > 2 and beats_card(p, s.trick[2], s.trick[best]):
+        best = 2
     return best
 
 
@@ -197,12 +198,12 @@ cdef void m_make(void* vp, int c) noexcept nogil:
         s.turn = seat + 1 if seat < NSEATS - 1 else 0
         return
     i = trick_winner_index(p, s)
-    w = (s.leader + i) % NSEATS
+    w = s.leader + i
+    if w >= NSEATS:
+        w -= NSEATS
     wc = s.trick[i]
     side = side_of(w)
-    tp = 0
-    if p.hra:
-        tp = card_points(p, s.trick[0]) + card_points(p, s.trick[1]) + card_points(p, s.trick[2])
+    tp = 10 * dd_popcount32(s.trickmask & p.tens)      # p.tens is empty unless points count
     s.ntricks += 1
     s.tricks[side] += 1
     if (s.hand[0] | s.hand[1] | s.hand[2]) == 0:
