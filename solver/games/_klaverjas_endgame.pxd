@@ -98,7 +98,7 @@ cdef inline int next_trick(KPos* p, KState* s, int alpha, int beta) noexcept nog
                     m3 &= ~((<uint32_t> 1) << c3)
                     w3 = 3 if beats(p, c3, c2 if w2 == 2 else (c1 if w2 == 1 else c0)) else w2
                     # Seat 3 is the other team's: its view is -sg * measure.
-                    after_trick(p, s, &ns, h, c0, c1, c2, c3, w3)
+                    after_trick(p, s, &ns, c0, c1, c2, c3, w3)
                     if sg > 0:
                         v = -two_left(p, &ns, -be3, -a3)
                     else:
@@ -475,8 +475,8 @@ cdef inline TwoEntry* two_slot(KPos* p, KState* s, uint64_t* key, uint32_t* pts,
     return p.two + (((k ^ (<uint64_t> pts[0] << 7)) * 0x9E3779B97F4A7C15ULL) >> (64 - TWO_CACHE_BITS))
 
 
-cdef inline int after_trick(KPos* p, KState* s, KState* ns, uint32_t* h, int c0, int c1, int c2,
-                            int c3, int w) noexcept nogil:
+cdef inline void after_trick(KPos* p, KState* s, KState* ns, int c0, int c1, int c2,
+                             int c3, int w) noexcept nogil:
     """Fill ns (the fields two_left reads) with the boundary after the trick
     c0..c3 (by seat from s's leader, index w winning it) from s."""
     cdef int x, pts, team, r
@@ -497,7 +497,6 @@ cdef inline int after_trick(KPos* p, KState* s, KState* ns, uint32_t* h, int c0,
     ns.tricks[team] += 1
     ns.crem = s.crem - pts
     ns.leader = (s.leader + w) & 3
-    return 0
 
 
 cdef inline int three_left(KPos* p, KState* s, int alpha, int beta) noexcept nogil:

@@ -60,7 +60,8 @@ cdef extern from *:
 
 
 ctypedef struct KState:
-    # 72 bytes: make() copies the whole state at each trick's end, so keep it small.
+    # 96 bytes (with the key and leaf fields below): make() copies the whole state at each
+    # trick's end, so keep it small.
     uint32_t hand[4]
     uint32_t bnat[4]       # the hands at the last trick boundary, natural layout
     uint32_t trickmask     # power layout
