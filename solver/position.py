@@ -217,6 +217,11 @@ class Position:
         if not isinstance(move, (str, Card)):
             raise NotationError(f"a move is action notation such as 'TH' or a Card, not {type(move).__name__} "
                                 f"{move!r:.40}", token=repr(move)[:40], rule="actions (docs/RULES.md §0)")
+        actions = str(move).replace(",", " ").split()
+        if len(actions) > 1:
+            raise NotationError(f"play() takes one action, got {len(actions)}: {shown(str(move))} (play them one "
+                                f"at a time: .play({actions[0]!r:.20}).play({actions[1]!r:.20}))",
+                                token=token_text(move), rule="play(): one action", field=f"played[{self.ply}]")
         return self._with_played([*self.played, str(move)])
 
     def undo(self) -> Position:

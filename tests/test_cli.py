@@ -10,7 +10,7 @@ import pytest
 import ddcards
 from ddcards import cli
 from ddcards._jsonio import JSON_RULE, LIMITS_RULE
-from ddcards.games._document import OPTION_RANGE_RULE
+from ddcards.games._document import STAKE_RANGE_RULE
 
 SEED = ddcards.example("marias-hra")
 
@@ -243,9 +243,9 @@ def test_bad_lines_name_the_field_and_the_rule(capsys):
     assert utf8["token"] == "0xe1" and utf8["rule"] == JSON_RULE
     assert nan["error"].startswith("NaN is not a JSON number")
     assert twice["error"].startswith("key 'game' appears twice")
-    assert sedma["error"] == ("option 'sedma_value' is too large: it is a whole number from 0 to 1,000,000, "
-                              f"not 2147483648 ({OPTION_RANGE_RULE})")
-    assert sedma["rule"] == OPTION_RANGE_RULE and kilo["token"] == str(2 ** 62)
+    assert sedma["error"] == ("option 'sedma_value' is too large: it is a stake, a whole number from 0 to "
+                              f"1,000,000, not 2147483648 ({STAKE_RANGE_RULE})")
+    assert sedma["rule"] == STAKE_RANGE_RULE and kilo["token"] == str(2 ** 62)
 
 
 def test_invalid_utf8_on_stdin_is_never_echoed():

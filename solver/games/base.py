@@ -21,6 +21,8 @@ DEFAULT_TABLE_MB = 2
 
 #: The type of an option's value.
 OptionType = Literal["bool", "int", "str"]
+#: What a whole-number option is by default (OptionInfo.meaning): a stake, 0 to 1,000,000.
+STAKE = "a stake"
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,8 @@ class OptionInfo:
     # The range of a whole-number option (a stake by default: docs/RULES.md §0.6 rule 5).
     minimum: int = 0
     maximum: int = 1_000_000
+    # What a whole-number option's value is, for messages ("the plies searched"): a stake by default.
+    meaning: str = STAKE
 
 
 @dataclass(frozen=True)
