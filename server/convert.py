@@ -24,6 +24,7 @@ from google.protobuf import json_format
 from google.protobuf.struct_pb2 import Struct
 
 from ddcards.v1 import ddcards_pb2 as pb
+from ddcards._jsonio import without_bom
 from ddcards.errors import DdcardsError
 from ddcards.notation import Card
 from ddcards.server.status import RequestCardError, RequestError, ValueOutOfRange, shorten
@@ -383,9 +384,10 @@ MAX_DOCUMENT_DEPTH = 16
 
 
 def load_document(text: str, where: str = "document_json") -> dict[str, Any]:
-    """The position document of a JSON text, or a RequestError naming ``where``."""
+    """The position document of a JSON text (a leading byte-order mark ignored, as RFC 8259
+    allows), or a RequestError naming ``where``."""
     try:
-        doc = json.loads(text)
+        doc = json.loads(without_bom(text))
     except json.JSONDecodeError as exc:
         raise RequestError(f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
                            token=text[max(0, exc.pos - 10): exc.pos + 10], rule="JSON position document",

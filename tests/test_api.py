@@ -343,6 +343,15 @@ def test_timeout():
     assert s.solve(SEED, timeout=30).value == 50
 
 
+def test_a_position_document_may_start_with_a_byte_order_mark():
+    text = json.dumps(SEED)
+    for given in ("\ufeff" + text, ("\ufeff" + text).encode("utf-8")):
+        assert ddcards.Position.from_json(given) == ddcards.Position.from_dict(SEED)
+    assert ddcards.solve("\ufeff" + text).value == 50
+    with pytest.raises(ddcards.NotationError, match="byte-order mark .* only at the very start"):
+        ddcards.Position.from_json("\ufeff\ufeff" + text)
+
+
 def _solve_all(positions, results, key):
     s = ddcards.Solver(tt_mb=8)
     results[key] = [(r.value, r.move_values, r.pv) for r in (s.solve(p) for p in positions)]

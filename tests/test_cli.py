@@ -419,3 +419,31 @@ def test_the_batch_loop_is_reusable_lines_in_records_out():
     out = list(records([b"{}", b"{}"], lambda doc: doc["missing"], dict))
     assert [(r["line"], r["error_type"]) for r in out] == [(1, "InternalError"), (2, "InternalError")]
     assert out[0]["error"].startswith("internal error: KeyError")
+
+
+# --------------------------------------------------------------------------- byte-order mark
+
+BOM = b"\xef\xbb\xbf"
+
+
+def test_a_byte_order_mark_at_the_start_of_a_file_or_stdin_is_ignored(tmp_path, capsys):
+    single = tmp_path / "bom.json"
+    single.write_bytes(BOM + json.dumps(SEED).encode())
+    assert cli.main(["solve", str(single), "--mode", "best"]) == cli.EXIT_OK
+    assert capsys.readouterr().out.startswith("Mariáš hra")
+    pretty = tmp_path / "pretty.json"
+    pretty.write_bytes(BOM + json.dumps(SEED, indent=2).encode())
+    assert cli.main(["analyse", str(pretty), "--json"]) == cli.EXIT_OK
+    assert json.loads(capsys.readouterr().out)["final_value"] == 70
+    status, out, _ = main_on(BOM + b"# a comment\n" + lines_of(SEED, BETL), "solve", "--json", "--mode", "best",
+                             capsys=capsys)
+    assert status == cli.EXIT_OK and [json.loads(line)["value"] for line in out.splitlines()] == [70, 1]
+
+
+def test_a_byte_order_mark_inside_the_input_is_an_error_that_says_so(capsys):
+    status, out, _ = main_on(lines_of(SEED) + BOM + lines_of(BETL), "solve", "--json", "--mode", "best",
+                             capsys=capsys)
+    assert status == cli.EXIT_BAD_INPUT
+    solved, bad = [json.loads(line) for line in out.splitlines()]
+    assert solved["value"] == 70 and bad["line"] == 2 and bad["error_type"] == "NotationError"
+    assert bad["error"].endswith("; a byte-order mark (U+FEFF) is ignored only at the very start of the input")
