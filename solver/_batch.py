@@ -74,8 +74,9 @@ class Outcome:
 
     @property
     def internal(self) -> bool:
-        """Neither an answer nor an error of the project: a bug to report."""
-        return self.error is not None and not isinstance(self.error, (DdcardsError, SearchAborted))
+        """Neither an answer nor an error of the project: a bug to report.  Running out of memory
+        (a table that cannot be had) is none: it says so, and what to do."""
+        return self.error is not None and not isinstance(self.error, (DdcardsError, SearchAborted, MemoryError))
 
     def record(self, answer_to_dict: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
         """The outcome as one JSON-ready dict: the entry's label, then the answer or the error."""

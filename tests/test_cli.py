@@ -421,6 +421,57 @@ def test_the_batch_loop_is_reusable_lines_in_records_out():
     assert out[0]["error"].startswith("internal error: KeyError")
 
 
+# --------------------------------------------------------------------------- table size, memory, timeouts
+
+@pytest.mark.parametrize("command", ["solve", "analyse", "table"])
+@pytest.mark.parametrize("size,why", [("0", "is too small"), ("-3", "is too small"), ("200000000", "is too large"),
+                                      (str(2 ** 70), "is too large")])
+def test_a_table_size_out_of_range_is_a_usage_error(command, size, why, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main([command, "--example", "--tt-mb", size])
+    assert exc.value.code == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    limit = ddcards.api.tt_mb_limit()
+    assert f"ddcards: error: --tt-mb {size} {why}: a table takes 1 to {limit:,} MiB (" in err, err
+    assert "leave it out for a table sized per game" in err and "internal error" not in err
+
+
+def test_a_table_that_cannot_be_allocated_exits_2_saying_what_to_do(monkeypatch, capsys):
+    def no_memory(tt_mb):
+        raise MemoryError(f"cannot allocate a {tt_mb} MiB transposition table")
+
+    monkeypatch.setattr(ddcards.api, "Searcher", no_memory)
+    assert cli.main(["solve", "--example", "--tt-mb", "8"]) == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err == ("ddcards: error: cannot allocate a 8 MiB transposition table: not enough free memory (give a "
+                   "smaller --tt-mb, or leave it out for a table sized per game)\n")
+
+
+def test_a_per_game_table_that_cannot_grow_is_bad_input_not_a_bug(monkeypatch, capsys):
+    import dataclasses
+
+    from ddcards.games import mariasz
+
+    monkeypatch.setattr(mariasz.GAME, "info", dataclasses.replace(mariasz.INFO, table_mb=1 << 40))
+    status, out, err = main_on(lines_of(ddcards.example("mariasz"), SEED), "solve", "--json", "--mode", "best",
+                               capsys=capsys)
+    assert status == cli.EXIT_BAD_INPUT
+    failed, solved = [json.loads(line) for line in out.splitlines()]
+    assert failed["error_type"] == "MemoryError" and "internal error" not in failed["error"]
+    assert failed["error"].startswith(f"cannot allocate the {1 << 40:,} MiB transposition table mariasz searches "
+                                      "need: not enough free memory")
+    assert solved["value"] == 70                                        # the batch goes on
+
+
+def test_an_infinite_timeout_is_no_limit(capsys):
+    assert cli.main(["solve", "--example", "--timeout", "inf", "--mode", "best"]) == cli.EXIT_OK
+    assert "Value       +70" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["solve", "--example", "--timeout", "nan"])
+    assert exc.value.code == 2 and "--timeout must be a number of seconds, at least 0 (got nan)" in \
+        capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------- byte-order mark
 
 BOM = b"\xef\xbb\xbf"
