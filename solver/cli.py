@@ -343,12 +343,27 @@ def cmd_batch(args: argparse.Namespace) -> int:
     return job.run(args)
 
 
+def note_long_analysis(args: argparse.Namespace, pos: ddcards.Position) -> bool:
+    """Say on stderr, before it starts, that analysing `pos` takes minutes, if its game knows
+    the searches from the deal's start to be long (a fresh 36-card Mariasz deal); True if it did."""
+    why = pos.start().long_search
+    if why is None:
+        return False
+    shown = "; the ticker shows how far it got" if wanted(getattr(args, "progress", None)) else ""
+    print(f"ddcards: note: analysing this deal takes many minutes: an analysis searches from the deal's start, "
+          f"{why} (--timeout SECONDS bounds it, Ctrl-C interrupts it{shown})", file=sys.stderr, flush=True)
+    return True
+
+
 def cmd_analyse(args: argparse.Namespace) -> int:
-    engine = ddcards.Solver(tt_mb=args.tt_mb)
+    engine = new_solver(args)
     searches = foreground(args, engine)
+    noted = False
 
     def work(doc: Any) -> tuple[ddcards.Analysis, ddcards.Position]:
+        nonlocal noted
         pos = as_position(doc)
+        noted = noted or note_long_analysis(args, pos)
         return searches.run(lambda cancel: engine.analyse(pos, timeout=args.timeout, cancel=cancel,
                                                           mode=args.mode)), pos
 
@@ -564,7 +579,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_games)
 
-    p = sub.add_parser("examples", help="list bundled examples, or print one")
+    p = sub.add_parser("examples", help="list bundled examples, or print one",
+                       description="List the bundled examples (one name a line), or print one. Every example "
+                                   "solves at once; mariasz and mariasz-phase2 are late in fresh 36-card deals, "
+                                   "so analysing them (analyse, report: every search from the deal's start) takes "
+                                   "many minutes; mariasz-recorded is the Mariasz deal to analyse.")
     p.add_argument("name", nargs="?")
     p.set_defaults(func=cmd_examples)
 

@@ -146,6 +146,12 @@ class Position:
         return self._game.table_mb(self._setup)
 
     @property
+    def long_search(self) -> str | None:
+        """Why a search of this position is known to take long (tens of seconds to minutes, e.g. a
+        fresh 36-card Mariasz deal), in words for people; None when the game knows no such reason."""
+        return self._game.long_search(self._setup)
+
+    @property
     def contract(self) -> str | None:
         """The contract played (Mariáš ``hra`` ``betl`` ``durch``; a game with one contract: that one)."""
         contract = self._doc.get("contract")

@@ -498,3 +498,24 @@ def test_a_byte_order_mark_inside_the_input_is_an_error_that_says_so(capsys):
     solved, bad = [json.loads(line) for line in out.splitlines()]
     assert solved["value"] == 70 and bad["line"] == 2 and bad["error_type"] == "NotationError"
     assert bad["error"].endswith("; a byte-order mark (U+FEFF) is ignored only at the very start of the input")
+
+
+# --------------------------------------------------------------------------- long analyses
+
+def test_an_analysis_of_minutes_says_so_before_it_starts(capsys):
+    status = cli.main(["analyse", "--example", "mariasz", "--tt-mb", "16", "--timeout", "0.05", "--no-progress"])
+    assert status == cli.EXIT_ABORTED
+    note, stopped = capsys.readouterr().err.splitlines()
+    assert note == ("ddcards: note: analysing this deal takes many minutes: an analysis searches from the deal's "
+                    "start, a 36-card Mariasz deal with 24 cards left in the stock, whose searches take tens of "
+                    "seconds to minutes (--timeout SECONDS bounds it, Ctrl-C interrupts it)")
+    assert stopped.startswith("ddcards: stopped: the analysis ran out of time after ")
+    assert stopped.endswith(" nodes, with 0 of the 18 recorded actions analysed")
+    # A quick one says nothing; every bundled example but the two late fresh deals is quick.
+    assert cli.main(["analyse", "--example", "mariasz-recorded"]) == cli.EXIT_OK
+    assert capsys.readouterr().err == ""
+    slow = [name for name in ddcards.example_names()
+            if ddcards.Position.from_dict(ddcards.example(name)).start().long_search]
+    assert slow == ["mariasz", "mariasz-phase2"]
+    assert "mariasz and mariasz-phase2" in cli.build_parser()._subparsers._group_actions[0].choices[
+        "examples"].description

@@ -309,6 +309,11 @@ class Game(ABC):
         ``GameInfo.table_mb``, unless the game knows the position's search to be larger."""
         return self.info.table_mb
 
+    def long_search(self, setup: Any) -> str | None:
+        """Why a search of this position is known to take long (tens of seconds to minutes), in
+        words for people; None when the game knows no such reason (the default)."""
+        return None
+
     @abstractmethod
     def normalise(self, setup: Any) -> dict[str, Any]:
         """The setup as a position document in canonical notation."""
