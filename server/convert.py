@@ -24,6 +24,7 @@ from google.protobuf import json_format
 from google.protobuf.struct_pb2 import Struct
 
 from ddcards.v1 import ddcards_pb2 as pb
+from ddcards._jsonio import without_bom
 from ddcards.errors import DdcardsError
 from ddcards.notation import Card
 from ddcards.server.status import RequestCardError, RequestError, ValueOutOfRange, shorten
@@ -145,6 +146,19 @@ def name_to_mode(name: str | int) -> int:
                            field="mode") from None
 
 
+TIMEOUT_RULE = "timeout_seconds: a number of seconds, at least 0 (0 = no limit of its own)"
+
+
+def timeout_limit(seconds: float, where: str = "timeout_seconds") -> float:
+    """A request's ``timeout_seconds``: 0 (unset) or infinity for no limit of its own (the
+    call's deadline applies all the same), else the seconds; NaN or a negative number is a
+    RequestError naming ``where``, never a search without a limit."""
+    if math.isnan(seconds) or seconds < 0:
+        raise RequestError(f"{where} must be a number of seconds, at least 0 (0: no limit but the call's "
+                           f"deadline), not {seconds!r}", token=repr(seconds), rule=TIMEOUT_RULE, field=where)
+    return seconds
+
+
 # ---------------------------------------------------------------- cards and actions
 #
 # ``where`` is the path of the message being read in the request
@@ -193,19 +207,33 @@ def card_message(text: str) -> pb.Card:
     return msg
 
 
+ACTION_RULE = "action: notation, or card (with named_suit for an Ober naming a suit)"
+
+
 def action_to_str(action: pb.Action, where: str = "action") -> str:
-    """The notation of an Action message: ``notation``, or the card (+ "/" named suit)."""
+    """The notation of an Action message: ``notation``, or the card (+ "/" named suit).
+
+    Both forms (an action echoed from a response) must agree; ``named_suit`` goes with
+    ``card``: with ``notation`` alone the named suit is written in it ("QS/D")."""
     if action.notation:
+        if action.named_suit and not action.HasField("card"):
+            raise _named_suit_without_card(action, where)
         if action.HasField("card") or action.named_suit:  # both forms: they must agree
             structured = action_to_str(pb.Action(card=action.card, named_suit=action.named_suit), where)
             if _canonical_action(structured) != _canonical_action(action.notation):
+                same_card = _canonical_action(structured.partition("/")[0]) == \
+                    _canonical_action(action.notation.partition("/")[0])
+                if same_card and action.named_suit:
+                    raise RequestError(
+                        f"{where}: notation {action.notation!r} and named_suit {_suit_name(action.named_suit)} "
+                        "disagree", token=action.notation, rule=ACTION_RULE, field=where + ".named_suit")
                 raise RequestError(
                     f"{where}: notation {action.notation!r} and card {structured!r} disagree",
-                    token=action.notation, rule="action: notation or card", field=where)
+                    token=action.notation, rule=ACTION_RULE, field=where)
         return action.notation.strip()
     if not action.HasField("card"):
-        raise RequestError(f"{where} is empty: set notation or card", token="", rule="action: notation or card",
-                           field=where)
+        what = "set notation or card" if not action.named_suit else "named_suit goes with card: set card too"
+        raise RequestError(f"{where} is empty: {what}", token="", rule=ACTION_RULE, field=where)
     text = card_to_str(action.card, where + ".card")
     if action.named_suit:
         suit = SUIT_LETTERS.get(action.named_suit)
@@ -214,6 +242,29 @@ def action_to_str(action: pb.Action, where: str = "action") -> str:
                                    token=str(action.named_suit), rule="suit S H D C", field=where + ".named_suit")
         text += "/" + suit
     return text
+
+
+def _suit_name(suit: int) -> str:
+    return pb.Suit.Name(suit) if suit in SUIT_LETTERS else str(suit)
+
+
+def _named_suit_without_card(action: pb.Action, where: str) -> RequestError:
+    """The error for an Action with ``notation`` and ``named_suit`` but no ``card``."""
+    notation = action.notation.strip()
+    card, slash, named = notation.partition("/")
+    letter = SUIT_LETTERS.get(action.named_suit)
+    if letter is None:
+        why = f"named_suit {action.named_suit} is no suit, and it goes with card, not with notation"
+    elif slash and _canonical_action(notation) != _canonical_action(f"{card}/{letter}"):
+        why = (f"notation {action.notation!r} and named_suit {_suit_name(action.named_suit)} disagree (and "
+               "named_suit goes with card: with notation alone, the suit is written in it)")
+    elif slash:
+        why = (f"named_suit goes with card, and notation {action.notation!r} names the suit already: leave "
+               "named_suit unset, or give card and named_suit")
+    else:
+        why = ("named_suit (the suit an Ober names, in Prší) goes with card, not with notation: give card and "
+               f"named_suit, or write the named suit in notation ({card.strip() + '/' + letter!r})")
+    return RequestError(f"{where}: {why}", token=action.notation, rule=ACTION_RULE, field=where + ".named_suit")
 
 
 def _canonical_action(text: str) -> str:
@@ -383,9 +434,10 @@ MAX_DOCUMENT_DEPTH = 16
 
 
 def load_document(text: str, where: str = "document_json") -> dict[str, Any]:
-    """The position document of a JSON text, or a RequestError naming ``where``."""
+    """The position document of a JSON text (a leading byte-order mark ignored, as RFC 8259
+    allows), or a RequestError naming ``where``."""
     try:
-        doc = json.loads(text)
+        doc = json.loads(without_bom(text))
     except json.JSONDecodeError as exc:
         raise RequestError(f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
                            token=text[max(0, exc.pos - 10): exc.pos + 10], rule="JSON position document",

@@ -109,17 +109,32 @@ def _client_gone(exc: BaseException, context: grpc.ServicerContext) -> bool:
     return isinstance(exc, grpc.RpcError) or not context.is_active()
 
 
+def deadline_passed(context: grpc.ServicerContext) -> bool:
+    """Has the call's deadline passed (None: the call has none)?"""
+    try:
+        remaining = context.time_remaining()
+    except Exception:  # noqa: BLE001 - no deadline to read
+        return False
+    return remaining is not None and remaining <= 0
+
+
 def abort_for(exc: BaseException, context: grpc.ServicerContext, request: Any = None) -> None:
     """Fail the RPC with the status (and details) for ``exc``; re-raises if the RPC
     already has a status."""
     if context.code() is not None:  # the servicer (or grpc) already set the status
         raise exc
     if _client_gone(exc, context):
-        log.debug("the client went away: %s", calllog.log_field(repr(exc), 200))
+        # The call has ended: its deadline passed (what the client got is DEADLINE_EXCEEDED, and
+        # so is the log's status), or the client cancelled or went away.
+        log.debug("the call ended: %s", calllog.log_field(repr(exc), 200))
+        if deadline_passed(context):
+            context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the deadline passed")
         context.abort(grpc.StatusCode.CANCELLED, "the client went away")
     failure = describe(exc, request if not isinstance(request, Undecodable) else None)
     if code_of(exc) is grpc.StatusCode.INTERNAL:
         log.error("internal error %s", calllog.exception_text(exc))
+    elif isinstance(exc, MemoryError):
+        log.warning("out of memory: %s", calllog.log_field(str(exc), 300, spaces=True))
     context.abort_with_status(failure.to_status())
 
 
@@ -386,7 +401,7 @@ class _PendingLine:
         if code is not None:
             return getattr(code, "name", str(code))
         if self.ended_early:  # returned normally, but the client had gone: it never got the answer
-            return "DEADLINE_EXCEEDED" if self.context.time_remaining() <= 0 else "CANCELLED"
+            return "DEADLINE_EXCEEDED" if deadline_passed(self.context) else "CANCELLED"
         return "OK"
 
     def _emit(self) -> None:
@@ -470,7 +485,7 @@ class LoggingInterceptor(grpc.ServerInterceptor):
                             calllog.activate(previous)
                         yield response
                 except GeneratorExit:  # grpc dropped the stream: the client went away
-                    outcome = "DEADLINE_EXCEEDED" if context.time_remaining() <= 0 else "CANCELLED"
+                    outcome = "DEADLINE_EXCEEDED" if deadline_passed(context) else "CANCELLED"
                     close = getattr(iterator, "close", None)
                     if close is not None:
                         close()

@@ -6,11 +6,13 @@
                   [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
                   [--token TOKEN | --token-file FILE] [--no-reflection]
 
-* ``--workers`` search threads (default: the cores this process may use), each
+* ``--port`` 0 to 65535 (0: any free port, named by the startup line).
+* ``--workers`` search threads, 1 to 256 (default: the cores this process may use), each
   with its own ``ddcards.Solver`` and transposition table: by default sized per
   game (2 MiB; 32 for Mariasz, grown at a worker's first Mariasz search), so the
   tables take at most ``workers x`` the largest game's table in total; or
-  ``--tt-mb`` MiB for every game, at most ``workers x tt_mb`` MiB.
+  ``--tt-mb`` MiB for every game (1 to the machine's memory), at most ``workers x tt_mb``
+  MiB. The tables allocated at startup must fit in the machine's memory.
 * Admission: calls that find every worker busy wait first come, first served:
   at most ``--max-queue`` of them, each at most ``--queue-timeout`` seconds;
   beyond that RESOURCE_EXHAUSTED (reason OVERLOADED) with a RetryInfo.
@@ -45,6 +47,8 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from ddcards import api as solver_api
+from ddcards.errors import DdcardsError, InvalidOptionError
+from ddcards.games.base import DEFAULT_TABLE_MB
 from ddcards.server import reflection
 from ddcards.server.interceptors import (ErrorInterceptor, LoggingInterceptor, StreamLimitInterceptor,
                                          TokenInterceptor)
@@ -61,11 +65,47 @@ DEFAULT_MAX_QUEUE = 64
 DEFAULT_QUEUE_TIMEOUT = 30.0
 DEFAULT_MAX_STREAMS = 16
 DEFAULT_STREAM_IDLE_TIMEOUT = 60.0
+#: The most workers a server runs: far above any machine's cores (searches are CPU-bound, so
+#: workers beyond the cores only share them), while each worker's Solver, table and threads stay
+#: bounded. Calls beyond the workers wait in the admission queue instead.
+MAX_WORKERS = 256
+MAX_PORT = 65535
 TOKEN_ENV = "DDCARDS_TOKEN"
 SOLVE_STREAM = f"/{SERVICE_NAME}/SolveStream"
 # Threads beyond those every admitted call and open stream may hold: the quick
 # calls (health checks, ListGames, calls about to be turned away) always find one.
 SPARE_THREADS = 16
+
+
+def startup_tables_mb(workers: int, tt_mb: int | None) -> int:
+    """The memory (MiB) the workers' tables take at startup: each worker's Solver allocates its
+    table up front (``tt_mb`` and its side area; sized per game: the smallest table, which grows
+    at a worker's first search that wants more)."""
+    return workers * solver_api.table_memory_mb(DEFAULT_TABLE_MB if tt_mb is None else tt_mb)
+
+
+def check_capacity(port: int, workers: int, tt_mb: int | None, *, flags: bool = False) -> None:
+    """ValueError (an InvalidOptionError) unless `port` is 0..65535, `workers` 1..MAX_WORKERS,
+    `tt_mb` a table size (``ddcards.api.check_tt_mb``) and the tables the workers allocate at
+    startup fit in this machine's memory. `flags`: name the command line's flags."""
+    def name(flag: str) -> str:
+        return f"--{flag.replace('_', '-')}" if flags else flag
+
+    for value, field, low, high in ((port, "port", 0, MAX_PORT), (workers, "workers", 1, MAX_WORKERS)):
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            why = "0 = any free port" if field == "port" else "searches at once, each with its own table"
+            raise InvalidOptionError(f"{name(field)} must be {low} to {high} ({why}), not {value!r}",
+                                     token=str(value), rule=f"{name(field)} {low}..{high}", field=field)
+    solver_api.check_tt_mb(tt_mb, name("tt_mb"))
+    memory = solver_api.physical_memory_mb()
+    needed = startup_tables_mb(workers, tt_mb)
+    if memory is not None and needed > memory:
+        table = f"{name('tt_mb')} {tt_mb}" if tt_mb is not None else "a table sized per game"
+        raise InvalidOptionError(
+            f"{name('workers')} {workers} x {table}: the tables take {needed:,} MiB at startup (each "
+            f"{solver_api.table_memory_mb(DEFAULT_TABLE_MB if tt_mb is None else tt_mb):,} MiB with its side area), "
+            f"more than this machine's memory, {memory:,} MiB: give fewer workers or a smaller table",
+            token=str(workers), rule="the workers' tables fit in the machine's memory", field="workers")
 
 
 def default_workers() -> int:
@@ -153,8 +193,13 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
                  stream_idle_timeout: float | None = DEFAULT_STREAM_IDLE_TIMEOUT, tls: TlsFiles | None = None,
                  token: str | None = None, reflection_enabled: bool = True,
                  log_requests: bool = True) -> RunningServer:
-    """Build, bind and start the server (port 0 picks a free port: see ``.port``)."""
+    """Build, bind and start the server (port 0 picks a free port: see ``.port``).
+
+    ValueError (InvalidOptionError for the port, the workers and their tables: see
+    ``check_capacity``) for an option out of its range; MemoryError if the workers' tables
+    cannot be had."""
     workers = workers or default_workers()
+    check_capacity(port, workers, tt_mb)
     if max_queue < 0:
         raise ValueError("max_queue must be >= 0")
     if not queue_timeout > 0:
@@ -163,8 +208,6 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
         raise ValueError("max_streams must be >= 1")
     if stream_idle_timeout is not None and not stream_idle_timeout > 0:
         raise ValueError("stream_idle_timeout must be > 0 (or None for none)")
-    if tt_mb is not None and tt_mb < 1:
-        raise ValueError("tt_mb must be >= 1 (or None: sized per game)")
     if token is not None and not token:
         raise ValueError("the token must not be empty")
     credentials = tls.credentials() if tls is not None else None   # a bad file fails before anything starts
@@ -237,12 +280,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--host", default=DEFAULT_HOST,
                         help=f"address to listen on (default {DEFAULT_HOST}; 0.0.0.0 or :: for every interface)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = any free port)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
+                        help=f"port, 0 to {MAX_PORT} (default {DEFAULT_PORT}; 0 = any free port, which the startup "
+                             "line names)")
     parser.add_argument("--workers", type=int, default=None,
-                        help="searches run at once, each with its own solver and transposition table (default: number of cores)")
+                        help=f"searches run at once, each with its own solver and transposition table, 1 to "
+                             f"{MAX_WORKERS} (default: number of cores); the tables they allocate at startup must "
+                             "fit in the machine's memory")
     parser.add_argument("--tt-mb", type=int, default=DEFAULT_TT_MB, metavar="MIB",
-                        help=f"transposition table per worker in MiB, the same for every game: the tables take at "
-                             f"most workers x tt-mb (default: per game, {solver_api.table_sizes_text()}: at most "
+                        help=f"transposition table per worker in MiB, the same for every game, at most the "
+                             f"machine's memory: the tables take at most workers x tt-mb "
+                             f"(default: per game, {solver_api.table_sizes_text()}: at most "
                              f"workers x {solver_api.table_memory_mb(solver_api.largest_table_mb())} MiB with "
                              f"the tables' side areas)")
     capacity = parser.add_argument_group("capacity")
@@ -260,7 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
                                "flight) for this long, with UNAVAILABLE (reason STREAM_IDLE) "
                                f"(default {DEFAULT_STREAM_IDLE_TIMEOUT:g}; 0 = never)")
     parser.add_argument("--grace", type=float, default=DEFAULT_GRACE,
-                        help=f"seconds calls in flight may take to finish on SIGTERM/SIGINT (default {DEFAULT_GRACE:g})")
+                        help=f"seconds calls in flight may take to finish on SIGTERM/SIGINT, at least 0 "
+                             f"(default {DEFAULT_GRACE:g})")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
                         help="log level; info logs one line per call (default info)")
     security = parser.add_argument_group("security")
@@ -307,17 +356,21 @@ class _Usage(Exception):
 
 
 def _options(args: argparse.Namespace) -> dict:
-    for value, name in ((args.workers, "--workers"), (args.max_streams, "--max-streams")):
-        if value is not None and value < 1:
-            raise _Usage(f"{name} must be >= 1")
-    if args.tt_mb is not None and args.tt_mb < 1:
-        raise _Usage("--tt-mb must be >= 1 (leave it out for tables sized per game)")
+    if args.max_streams < 1:
+        raise _Usage("--max-streams must be >= 1")
+    try:
+        check_capacity(args.port, default_workers() if args.workers is None else args.workers, args.tt_mb,
+                       flags=True)
+    except DdcardsError as exc:
+        raise _Usage(str(exc)) from None
     if args.max_queue < 0:
         raise _Usage("--max-queue must be >= 0")
     if not args.queue_timeout > 0:
         raise _Usage("--queue-timeout must be > 0")
-    if args.stream_idle_timeout < 0:
+    if not args.stream_idle_timeout >= 0:           # also NaN
         raise _Usage("--stream-idle-timeout must be >= 0 (0 = never)")
+    if not args.grace >= 0:                         # also NaN
+        raise _Usage(f"--grace must be >= 0 seconds (0: cancel the calls in flight at once), not {args.grace:g}")
     if bool(args.tls_cert) != bool(args.tls_key):
         raise _Usage("--tls-cert and --tls-key go together")
     if args.tls_client_ca and not args.tls_cert:
@@ -351,6 +404,13 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     try:
         running = start_server(**options)
+    except MemoryError:  # the workers' tables cannot be had now
+        workers, tt_mb = options["workers"] or default_workers(), options["tt_mb"]
+        print(f"ddcards serve: cannot allocate the tables of {workers} worker{'s' if workers > 1 else ''} "
+              f"({DEFAULT_TABLE_MB if tt_mb is None else tt_mb:,} MiB each, {startup_tables_mb(workers, tt_mb):,} "
+              "MiB in all with their side areas): not enough free memory; give fewer --workers or a smaller "
+              "--tt-mb", file=sys.stderr)
+        return 2
     except (OSError, ValueError, RuntimeError) as exc:  # a port in use, an unreadable or invalid key
         print(f"ddcards serve: {exc}", file=sys.stderr)
         return 1
@@ -361,6 +421,14 @@ def _serve(args: argparse.Namespace) -> int:
           f"max_streams={running.max_streams}, tls={'on' if running.tls else 'off'}, "
           f"token={'on' if running.token else 'off'}, reflection={'on' if running.reflection else 'off'})",
           file=sys.stderr, flush=True)
+    memory, cores = solver_api.physical_memory_mb(), default_workers()
+    if memory is not None and running.pool.table_bound_mb > memory:
+        log.warning("the tables may grow to %s MiB in all, more than this machine's memory (%s MiB): a worker "
+                    "whose table cannot grow fails that call; give fewer --workers or a smaller --tt-mb",
+                    f"{running.pool.table_bound_mb:,}", f"{memory:,}")
+    if running.workers > cores:
+        log.warning("--workers %d is more than the %d cores this process may use: the searches share them "
+                    "(calls beyond the cores wait in the queue as well, --max-queue)", running.workers, cores)
 
     stopping = threading.Event()
 

@@ -39,7 +39,7 @@ import grpc
 import ddcards
 from ddcards.batch.pipeline import END, Pipeline, Work
 from ddcards.ddtable import dd_table
-from ddcards.errors import SearchCancelled, SearchTimeout
+from ddcards.errors import SearchAborted, SearchCancelled, SearchTimeout
 from ddcards.server import calllog, convert, status
 from ddcards.server.interceptors import Undecodable
 from ddcards.server.status import Overloaded, StreamIdle
@@ -251,7 +251,7 @@ class _Deadline:
             if left <= 0:
                 raise SearchTimeout("the deadline passed before the search started")
             limits.append(left)
-        if limit_seconds and limit_seconds > 0 and math.isfinite(limit_seconds):
+        if limit_seconds and limit_seconds > 0 and math.isfinite(limit_seconds):   # 0 (unset), inf: none
             limits.append(limit_seconds)
         return min(limits) if limits else None
 
@@ -283,8 +283,11 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         """Run ``job(solver, timeout, token)`` in this thread with a solver of the pool.
 
         The call's termination (client cancel, deadline, server stop) cancels
-        the token, which stops the search (or the wait for a free solver).
+        the token, which stops the search (or the wait for a free solver); a
+        search that stops counts its nodes in the call's log line, as its
+        status message does. A NaN or negative ``limit_seconds`` is a RequestError.
         """
+        limit_seconds = convert.timeout_limit(limit_seconds)
         token = ddcards.CancelToken()
         if not context.add_callback(token.cancel):  # the call already ended
             token.cancel()
@@ -292,7 +295,11 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
             raise SearchCancelled("the call ended before the search started")
         deadline = _Deadline(context)
         with self._pool.lend(token, deadline, bounded=True) as instance:
-            return job(instance, deadline.search_timeout(limit_seconds), token)
+            try:
+                return job(instance, deadline.search_timeout(limit_seconds), token)
+            except SearchAborted as exc:
+                calllog.note(nodes=exc.nodes)
+                raise
 
     # ------------------------------------------------------------ RPCs
 
@@ -363,6 +370,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                     continue
                 try:
                     mode = convert.mode_to_name(item.solve.mode)
+                    convert.timeout_limit(item.solve.timeout_seconds)
                     doc = convert.request_to_doc(item.solve, canonical_game=_canonical_game)
                     position = ddcards.Position.from_dict(doc)
                 except Exception as exc:  # noqa: BLE001 - bad item: in-band error
@@ -416,7 +424,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                     failure = status.describe(exc, request, prefix="solve.")
                     if failure.code is grpc.StatusCode.INTERNAL:
                         log.error("SolveStream item %d failed: %s", index, calllog.exception_text(exc))
-                    calllog.note(items=1)
+                    calllog.note(nodes=getattr(exc, "nodes", 0), items=1)
                     response = pb.SolveStreamResponse(id=item_id, index=index, error=failure.to_error_message())
                 last_sent = time.monotonic()
                 yield response

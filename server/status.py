@@ -40,12 +40,15 @@ from ddcards.errors import DdcardsError, InvalidOptionError, SearchCancelled, Se
 from ddcards.v1 import ddcards_pb2 as pb
 
 __all__ = [
-    "DOMAIN", "TOKEN_ECHO", "MESSAGE_LIMIT", "ServiceError", "Overloaded", "TooManyStreams", "StreamIdle",
+    "DOMAIN", "OUT_OF_MEMORY", "TOKEN_ECHO", "MESSAGE_LIMIT", "ServiceError", "Overloaded", "TooManyStreams",
+    "StreamIdle",
     "Unauthenticated", "TokenInvalid", "RequestError", "RequestCardError", "ValueOutOfRange", "Failure", "describe", "code_of", "clean_text",
     "shorten", "bounded_message", "message_field", "locate_field",
 ]
 
 DOMAIN = "ddcards"
+# The reason of RESOURCE_EXHAUSTED for a search whose table cannot be had (a MemoryError).
+OUT_OF_MEMORY = "OUT_OF_MEMORY"
 # How much of the client's input an error echoes: a token, a message (in characters,
 # and in UTF-8 bytes: gRPC percent-encodes every non-ASCII byte of the message into
 # its trailers, whose usual client limit is 8 KB), a rule.
@@ -263,6 +266,8 @@ def code_of(exc: BaseException) -> grpc.StatusCode:
         return grpc.StatusCode.DEADLINE_EXCEEDED
     if isinstance(exc, (SearchCancelled, CancelledError)):
         return grpc.StatusCode.CANCELLED
+    if isinstance(exc, MemoryError):        # a worker's table that cannot grow now
+        return grpc.StatusCode.RESOURCE_EXHAUSTED
     return grpc.StatusCode.INTERNAL
 
 
@@ -271,6 +276,8 @@ def _reason_of(exc: BaseException, code: grpc.StatusCode) -> str:
         return "INTERNAL"
     if isinstance(exc, CancelledError):
         return SearchCancelled.reason
+    if isinstance(exc, MemoryError):
+        return OUT_OF_MEMORY
     return str(getattr(exc, "reason", code.name))
 
 
@@ -367,6 +374,8 @@ def describe(exc: BaseException, request: Any = None, *, prefix: str = "",
         message = "search stopped at the deadline" + (f": {text}" if text else "")
     elif code is grpc.StatusCode.CANCELLED:
         message = "search cancelled" + (f": {text}" if text else "")
+    elif code is grpc.StatusCode.RESOURCE_EXHAUSTED:
+        message = "out of memory" + (f": {text}" if text else "")
     else:
         message = f"internal error: {type(exc).__name__}: {text}"
     return Failure(code, bounded_message(message), reason, error_class=type(exc).__name__)

@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from ddcards._jsonio import (JSON_RULE, MAX_DIGITS, check_depth, check_limits, decode_utf8, decode_value, loads, shown,
-                             token_text)
+from ddcards._jsonio import (BOM_BYTES, JSON_RULE, MAX_DIGITS, bom_note, check_depth, check_limits, decode_utf8,
+                             decode_value, loads, shown, token_text)
 from ddcards.errors import DdcardsError, NotationError, SearchAborted
 
 __all__ = ["Entry", "Outcome", "read_documents", "answer_each", "records", "MAX_LINE_BYTES",
@@ -74,8 +74,9 @@ class Outcome:
 
     @property
     def internal(self) -> bool:
-        """Neither an answer nor an error of the project: a bug to report."""
-        return self.error is not None and not isinstance(self.error, (DdcardsError, SearchAborted))
+        """Neither an answer nor an error of the project: a bug to report.  Running out of memory
+        (a table that cannot be had) is none: it says so, and what to do."""
+        return self.error is not None and not isinstance(self.error, (DdcardsError, SearchAborted, MemoryError))
 
     def record(self, answer_to_dict: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
         """The outcome as one JSON-ready dict: the entry's label, then the answer or the error."""
@@ -138,7 +139,16 @@ def read_documents(source: BinaryIO | Iterable[bytes | str]) -> Iterator[Entry]:
 
 
 def _numbered_lines(source: BinaryIO | Iterable[bytes | str]) -> Iterator[tuple[int, bytes | None]]:
-    """(line number, the line without its end) for each line; None for a line over MAX_LINE_BYTES."""
+    """(line number, the line without its end) for each line; None for a line over MAX_LINE_BYTES.
+    A byte-order mark that starts the input is dropped (RFC 8259, section 8.1)."""
+    lines = _raw_lines(source)
+    for lineno, data in lines:
+        yield lineno, (data[len(BOM_BYTES):] if data is not None and data.startswith(BOM_BYTES) else data)
+        break
+    yield from lines
+
+
+def _raw_lines(source: BinaryIO | Iterable[bytes | str]) -> Iterator[tuple[int, bytes | None]]:
     readline = getattr(source, "readline", None)
     if readline is None or not isinstance(readline(0), bytes):
         for lineno, item in enumerate(source, 1):        # type: ignore[arg-type]
@@ -198,8 +208,8 @@ def _line_entries(lineno: int, raw: bytes | None) -> Iterator[Entry]:
             value, end = decode_value(text)
         except json.JSONDecodeError as exc:
             near = exc.doc[max(0, exc.pos - 10):exc.pos + 10]
-            raise NotationError(f"not valid JSON: {_reason(exc)} at column {exc.colno} (near {shown(near)})",
-                                token=token_text(near), rule=BATCH_RULE) from None
+            raise NotationError(f"not valid JSON: {_reason(exc)} at column {exc.colno} (near {shown(near)})"
+                                f"{bom_note(exc)}", token=token_text(near), rule=BATCH_RULE) from None
         rest = text[end:].strip(_JSON_SPACE)
         if rest:
             raise NotationError(f"more than one JSON value on the line: {shown(rest[:20])} follows the first "
@@ -317,7 +327,7 @@ def _text_entries(first_line: int, data: bytes) -> Iterator[Entry]:
             near = exc.doc[max(0, exc.pos - 10):exc.pos + 10]
             yield Entry(first_line + exc.lineno - 1, error=NotationError(
                 f"not valid JSON: {_reason(exc)} at line {first_line + exc.lineno - 1} column {exc.colno} "
-                f"(near {shown(near)})", token=token_text(near), rule=JSON_RULE))
+                f"(near {shown(near)}){bom_note(exc)}", token=token_text(near), rule=JSON_RULE))
             return                       # no telling where the next document starts
         except DdcardsError as exc:
             yield Entry(cursor.line(), error=exc)

@@ -28,8 +28,8 @@ from typing import Any
 
 from ddcards.errors import NotationError
 
-__all__ = ["MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "LongNumber", "loads", "decode_value", "check_depth",
-           "decode_utf8", "check_limits", "shown", "token_text"]
+__all__ = ["BOM", "BOM_BYTES", "without_bom", "MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "LongNumber", "loads",
+           "decode_value", "check_depth", "decode_utf8", "check_limits", "shown", "token_text"]
 
 # A position document nests 3 levels (document -> hands -> a hand's cards); these limits
 # leave room for any game while keeping every walk, message and answer small.
@@ -43,6 +43,16 @@ JSON_RULE = "docs/RULES.md §0.11 rule 1: a document is one JSON value (RFC 8259
 POSITION_RULE = "docs/RULES.md §0.6: a position is a JSON object of its game's fields"
 LIMITS_RULE = ("docs/RULES.md §0.11 rule 2: at most 16 levels of nesting,"
                " 30 digits a number, 1,000 characters a text, 1,000 items a list")
+
+#: A UTF-8 byte-order mark: RFC 8259 (section 8.1) lets a reader ignore one at the start of a text
+#: (Windows editors and PowerShell write it), so every reader here does.
+BOM = "\ufeff"
+BOM_BYTES = BOM.encode("utf-8")
+
+
+def without_bom(text: str) -> str:
+    """`text` without the byte-order mark it may start with."""
+    return text[1:] if text.startswith(BOM) else text
 
 
 
@@ -136,11 +146,21 @@ def json_error(exc: json.JSONDecodeError, what: str = "JSON") -> NotationError:
     """A NotationError for text that is not JSON, naming the place and the text there."""
     near = exc.doc[max(0, exc.pos - 10):exc.pos + 10]
     return NotationError(f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} "
-                         f"(near {shown(near)})", token=token_text(near), rule=JSON_RULE)
+                         f"(near {shown(near)}){bom_note(exc)}", token=token_text(near), rule=JSON_RULE)
+
+
+def bom_note(exc: json.JSONDecodeError) -> str:
+    """What to add to the message of a JSON error at a byte-order mark (one that is not the
+    first character of the input: only that one is ignored)."""
+    if exc.doc[exc.pos:exc.pos + 1] != BOM:
+        return ""
+    return "; a byte-order mark (U+FEFF) is ignored only at the very start of the input"
 
 
 def loads(text: str, what: str = "the text") -> Any:
-    """Parse `text` as exactly one strict JSON value; NotationError if it is not one."""
+    """Parse `text` as exactly one strict JSON value (a leading byte-order mark ignored);
+    NotationError if it is not one."""
+    text = without_bom(text)
     check_depth(text)
     try:
         value, end = decode_value(text)

@@ -8,6 +8,8 @@
 """
 from __future__ import annotations
 
+import math
+import os
 import threading
 import time
 from collections.abc import Generator, Iterable, Iterator, Mapping
@@ -15,7 +17,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher, side_area_bytes
-from ddcards.errors import InvalidOptionError, SearchTimeout
+from ddcards._jsonio import shown, token_text
+from ddcards.errors import InvalidOptionError, SearchAborted, SearchTimeout
 from ddcards.games.base import DEFAULT_TABLE_MB, Session
 from ddcards.position import Position
 from ddcards.result import Analysis, AnalysisStep, Mode, MoveValue, Result, SearchProgress
@@ -46,11 +49,29 @@ def _mode(mode: Mode | str) -> Mode:
                                  rule="solve modes") from None
 
 
-def _check_limits(timeout: float | None, cancel: CancelToken | None) -> None:
-    if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool)):
-        raise TypeError(f"timeout must be a number of seconds or None, not {timeout!r}")
+TIMEOUT_RULE = "solve: timeout is None (no limit) or a number of seconds, at least 0"
+
+
+def check_timeout(timeout: float | None, name: str = "timeout") -> float | None:
+    """`timeout` as a search takes it: None for no limit (None or infinity), else the seconds
+    (0 stops before the search starts: SearchTimeout).  NaN and negative numbers are
+    InvalidOptionError (an unbounded search from a NaN somewhere would be a silent fix);
+    anything but a number is a TypeError."""
+    if timeout is None:
+        return None
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool):
+        raise TypeError(f"{name} must be a number of seconds or None, not {timeout!r}")
+    if math.isnan(timeout) or timeout < 0:
+        raise InvalidOptionError(f"{name} is a number of seconds, at least 0 (None or math.inf: no limit), "
+                                 f"not {timeout!r}", token=repr(timeout), rule=TIMEOUT_RULE, field=name)
+    return None if math.isinf(timeout) else timeout
+
+
+def _check_limits(timeout: float | None, cancel: CancelToken | None) -> float | None:
+    timeout = check_timeout(timeout)
     if cancel is not None and not isinstance(cancel, CancelToken):
         raise TypeError(f"cancel must be a ddcards.CancelToken or None, not {cancel!r}")
+    return timeout
 
 
 def _threads(threads: int) -> int:
@@ -60,12 +81,55 @@ def _threads(threads: int) -> int:
     return threads
 
 
-def check_tt_mb(tt_mb: int | None) -> int | None:
-    """`tt_mb` if it is a table size: None (sized per game) or a whole number of MiB, at least 1."""
-    if tt_mb is not None and (not isinstance(tt_mb, int) or isinstance(tt_mb, bool) or tt_mb < 1):
-        raise ValueError(f"tt_mb must be None (sized per game) or a whole number of MiB, at least 1 "
-                         f"(got {tt_mb!r})")
-    return tt_mb
+#: The largest table any ``tt_mb`` may ask for where this machine's memory is not known (MiB).
+TT_MB_LIMIT = 1 << 24
+TT_MB_RULE = "tt_mb: None (sized per game) or a whole number of MiB, from 1 to this machine's memory"
+
+
+def physical_memory_mb() -> int | None:
+    """This machine's physical memory in MiB, or None where the system does not say."""
+    try:
+        pages, page_size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+    if pages <= 0 or page_size <= 0:
+        return None
+    return pages * page_size // (1024 * 1024)
+
+
+def tt_mb_limit() -> int:
+    """The largest ``tt_mb`` (MiB): this machine's physical memory (TT_MB_LIMIT if unknown)."""
+    memory = physical_memory_mb()
+    return TT_MB_LIMIT if memory is None else min(memory, TT_MB_LIMIT)
+
+
+def check_tt_mb(tt_mb: int | None, name: str = "tt_mb", *, here: bool = True) -> int | None:
+    """`tt_mb` if it is a table size: None (sized per game) or a whole number of MiB from 1 to
+    this machine's physical memory (``tt_mb_limit()``; `here` False: the tables are another
+    machine's, TT_MB_LIMIT); else InvalidOptionError naming the value and the range (`name`:
+    the option as the caller knows it, e.g. "--tt-mb")."""
+    if tt_mb is None:
+        return None
+    limit = tt_mb_limit() if here else TT_MB_LIMIT
+    if not isinstance(tt_mb, int) or isinstance(tt_mb, bool):
+        why = "is not a whole number"
+    elif tt_mb < 1:
+        why = "is too small"
+    elif tt_mb > limit:
+        why = "is too large"
+    else:
+        return tt_mb
+    memory = "this machine's memory" if here and physical_memory_mb() is not None else "the most a table may take"
+    unset = "leave it out" if name.startswith("-") else "give None"
+    raise InvalidOptionError(f"{name} {shown(tt_mb)} {why}: a table takes 1 to {limit:,} MiB ({memory}); "
+                             f"{unset} for a table sized per game", token=token_text(tt_mb), rule=TT_MB_RULE,
+                             field=name)
+
+
+def table_memory_error(tt_mb: int, name: str = "tt_mb") -> MemoryError:
+    """The MemoryError for a table of `tt_mb` MiB that could not be allocated, saying what to do."""
+    return MemoryError(f"cannot allocate a {tt_mb:,} MiB transposition table: not enough free memory "
+                       f"(give a smaller {name}, or leave it out for a table sized per game)")
 
 
 def largest_table_mb() -> int:
@@ -126,7 +190,10 @@ class Solver:
 
     def __init__(self, tt_mb: int | None = DEFAULT_TT_MB):
         self._per_game = check_tt_mb(tt_mb) is None
-        self._searcher = Searcher(DEFAULT_TABLE_MB if tt_mb is None else tt_mb)
+        try:
+            self._searcher = Searcher(DEFAULT_TABLE_MB if tt_mb is None else tt_mb)
+        except MemoryError:
+            raise table_memory_error(DEFAULT_TABLE_MB if tt_mb is None else tt_mb) from None
         # One per further thread of a search: only its side area serves (the table is
         # this Solver's), so it holds the smallest table.
         self._helpers: list[Searcher] = []
@@ -172,8 +239,30 @@ class Solver:
                 # the search runs in the game's own size (which, failing, is the caller's error).
                 want = pos.game_info.table_mb
                 if want > self._searcher.allocated_mb:
-                    self._searcher.resize(want)
+                    try:
+                        self._searcher.resize(want)
+                    except MemoryError:
+                        raise MemoryError(f"cannot allocate the {want:,} MiB transposition table {pos.game} "
+                                          "searches need: not enough free memory (a smaller table of a fixed "
+                                          "size: tt_mb, or --tt-mb on the command line)") from None
         self._searcher.use(want)
+
+    def _mark(self) -> tuple[int, int]:
+        """What changes whenever a search runs: the last search's nodes, and the table's probes
+        (counted since it was allocated, so two searches of the same count still differ)."""
+        return self._searcher.nodes, self._searcher.tt_stats["probes"]
+
+    @contextmanager
+    def _counted(self) -> Iterator[None]:
+        """A search that stops (SearchAborted) says in ``nodes`` what it searched before it stopped,
+        as its message does: its Searcher's count, or 0 if it stopped before it began (the count
+        and the table's probes left as the search before set them)."""
+        before = self._mark()
+        try:
+            yield
+        except SearchAborted as exc:
+            exc.nodes = self._searcher.nodes if self._mark() != before else 0
+            raise
 
     def clear(self) -> None:
         """Forget the table's contents (O(1))."""
@@ -218,7 +307,7 @@ class Solver:
         """The value of `position` alone: no move values, no principal variation (the fastest ask).
 
         threads: how many threads the search uses (see ``solve``)."""
-        _check_limits(timeout, cancel)
+        timeout = _check_limits(timeout, cancel)
         threads = _threads(threads)
         pos = _position(position)
         self._fit_table(pos, keep_tt)
@@ -226,7 +315,7 @@ class Solver:
             self._searcher.clear()
         session = pos.session()
         helpers = self._helper_boards(pos, threads) if threads > 1 else ()
-        with self._watched(session):
+        with self._watched(session), self._counted():
             return session.reported(session.search_value(self._searcher, cancel, timeout, helpers=helpers))
 
     def solve(self, position: PositionLike, *, mode: Mode | str = Mode.ALL,
@@ -246,11 +335,14 @@ class Solver:
         (by default it is cleared first); a per-game Solver whose table grows
         for this game starts it empty all the same.
 
-        Raises SearchTimeout after `timeout` seconds and SearchCancelled when
-        `cancel` is cancelled; DdcardsError subclasses for bad input;
-        MemoryError if a per-game table cannot grow to the game's size.
+        timeout: seconds (None or math.inf: no limit; 0 stops before the search
+        starts).  Raises SearchTimeout after `timeout` seconds and
+        SearchCancelled when `cancel` is cancelled (their ``nodes``: what the
+        search counted before it stopped); DdcardsError subclasses for bad
+        input, InvalidOptionError for a NaN or negative timeout; MemoryError if
+        a per-game table cannot grow to the game's size.
         """
-        _check_limits(timeout, cancel)
+        timeout = _check_limits(timeout, cancel)
         threads = _threads(threads)
         pos = _position(position)
         mode = _mode(mode)
@@ -260,7 +352,7 @@ class Solver:
             self._searcher.clear()
         helpers = self._helper_boards(pos, threads) if threads > 1 else ()
         start = time.perf_counter()
-        with self._watched(session):
+        with self._watched(session), self._counted():
             value, raw_moves, raw_pv, nodes = session.search(self._searcher, _MODE_CODE[mode], cancel, timeout,
                                                              helpers=helpers)
         elapsed = time.perf_counter() - start
@@ -287,8 +379,12 @@ class Solver:
         solve after the last action (its continuation, final scores and
         settlement).  With ``mode="all"`` each step lists every legal move's
         value, as a solve in mode "all" would.
+
+        timeout (for the whole analysis) and cancel: as for ``solve``; the
+        SearchTimeout or SearchCancelled says how far the analysis got, its
+        ``nodes`` every search's so far.
         """
-        _check_limits(timeout, cancel)
+        timeout = _check_limits(timeout, cancel)
         pos = _position(position)
         mode = _mode(mode)
         start = time.perf_counter()
@@ -310,7 +406,7 @@ class Solver:
 
         def solve_here() -> tuple[int, list[MoveValue]]:
             nonlocal nodes
-            with self._watched(session):
+            with self._watched(session), self._counted():
                 value, raw, _, n = session.search(self._searcher, _MODE_CODE[mode], cancel, remaining(),
                                                   want_pv=False)
             nodes += n
@@ -323,17 +419,24 @@ class Solver:
         report = session.reported
         steps: list[AnalysisStep] = []
         deal = dict(session.view(), position=pos.to_dict())
-        value, moves = solve_here()
+        try:
+            value, moves = solve_here()
+        except SearchAborted as exc:
+            raise _analysis_stopped(exc, nodes, 0, len(pos.played)) from None
         initial, initial_outcome = value, outcome(value)
         value_outcome = initial_outcome
         for ply, move in enumerate(pos.played):
             seat = session.to_move
             best = [m.move for m in moves if m.optimal]
             session.play(move)
-            following, next_moves = solve_here()
-            # The action's value in the search before it (Prší: within the same horizon).
-            after, n = session.action_value(self._searcher, value, session.history[-1] in best, following,
-                                            cancel, remaining())
+            try:
+                following, next_moves = solve_here()
+                # The action's value in the search before it (Prší: within the same horizon).
+                with self._counted():
+                    after, n = session.action_value(self._searcher, value, session.history[-1] in best,
+                                                    following, cancel, remaining())
+            except SearchAborted as exc:
+                raise _analysis_stopped(exc, nodes, ply, len(pos.played)) from None
             nodes += n
             after_outcome = outcome(after)
             cost = report(value) - report(after) if session.is_max(seat) else report(after) - report(value)
@@ -346,12 +449,27 @@ class Solver:
                 moves=moves if mode is Mode.ALL else [],
                 trick_winner=session.to_move if done else None, score=session.scores_now()))
             value, moves, value_outcome = following, next_moves, outcome(following)
-        final = self.solve(pos, mode=mode, timeout=remaining(), cancel=cancel, keep_tt=True)
+        try:
+            final = self.solve(pos, mode=mode, timeout=remaining(), cancel=cancel, keep_tt=True)
+        except SearchAborted as exc:
+            raise _analysis_stopped(exc, nodes, len(pos.played), len(pos.played)) from None
         nodes += final.nodes
         return Analysis(game=pos.game, value_kind=value_kind,
                         initial_value=report(initial), final_value=report(value), steps=steps, nodes=nodes,
                         elapsed=time.perf_counter() - start, mode=mode.value, deal=deal,
                         initial_outcome=initial_outcome, final_outcome=value_outcome, final=final)
+
+
+def _analysis_stopped(exc: SearchAborted, nodes: int, done: int, actions: int) -> SearchAborted:
+    """The analysis's own SearchTimeout or SearchCancelled for `exc`, which stopped it with
+    `done` of its `actions` recorded actions analysed: ``nodes`` and the message count every
+    search of the analysis (`nodes` before the one that stopped, and that one's)."""
+    total = nodes + exc.nodes
+    how = "ran out of time" if isinstance(exc, SearchTimeout) else "was cancelled"
+    stopped = type(exc)(f"the analysis {how} after {total:,} nodes, with {done} of the {actions} recorded "
+                        f"action{'s' if actions != 1 else ''} analysed")
+    stopped.nodes = total
+    return stopped
 
 
 def _move_values(session: Session, raw: list[tuple[int, int | None]], value: int) -> list[MoveValue]:

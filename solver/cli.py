@@ -15,7 +15,8 @@ Batches are answered as they are read: each JSON Lines line is solved and its an
 on (ddcards._batch describes the input formats).
 
 Exit status: 0 success, 1 a search was stopped (--timeout), 2 bad input (some document or the
-usage), 3 an internal error (a bug: please report it); a batch exits with the worst it saw.
+usage, or a --tt-mb table too large for the memory free), 3 an internal error (a bug: please
+report it); a batch exits with the worst it saw.
 """
 from __future__ import annotations
 
@@ -251,7 +252,7 @@ def report_error(outcome: Outcome, source: Input, as_json: bool) -> int:
         print(f"ddcards: {kind}: {where}{exc if not outcome.internal else repr(exc)}", file=sys.stderr, flush=True)
     if outcome.internal:
         return EXIT_INTERNAL
-    return EXIT_ABORTED if isinstance(exc, SearchAborted) else EXIT_BAD_INPUT
+    return EXIT_ABORTED if isinstance(exc, SearchAborted) else EXIT_BAD_INPUT      # bad input, or no memory
 
 
 def where_in(entry: Entry) -> str:
@@ -281,13 +282,22 @@ def as_position(doc: Any) -> ddcards.Position:
     return ddcards.Position.from_dict(doc)
 
 
+def new_solver(args: argparse.Namespace) -> ddcards.Solver:
+    """The command's Solver, its table as --tt-mb says; a table that cannot be had raises a
+    MemoryError naming --tt-mb (exit status 2)."""
+    try:
+        return ddcards.Solver(tt_mb=args.tt_mb)
+    except MemoryError:
+        raise ddcards.api.table_memory_error(args.tt_mb, "--tt-mb") from None
+
+
 def foreground(args: argparse.Namespace, engine: ddcards.Solver) -> Foreground:
     """The command's searches: Ctrl-C stops one at once, a long one shows a ticker."""
     return Foreground(engine, ticker=wanted(getattr(args, "progress", None)))
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    engine = ddcards.Solver(tt_mb=args.tt_mb)
+    engine = new_solver(args)
     times = SearchTimes()
     bar: ProgressBar | None = None
     searches = foreground(args, engine)
@@ -333,12 +343,27 @@ def cmd_batch(args: argparse.Namespace) -> int:
     return job.run(args)
 
 
+def note_long_analysis(args: argparse.Namespace, pos: ddcards.Position) -> bool:
+    """Say on stderr, before it starts, that analysing `pos` takes minutes, if its game knows
+    the searches from the deal's start to be long (a fresh 36-card Mariasz deal); True if it did."""
+    why = pos.start().long_search
+    if why is None:
+        return False
+    shown = "; the ticker shows how far it got" if wanted(getattr(args, "progress", None)) else ""
+    print(f"ddcards: note: analysing this deal takes many minutes: an analysis searches from the deal's start, "
+          f"{why} (--timeout SECONDS bounds it, Ctrl-C interrupts it{shown})", file=sys.stderr, flush=True)
+    return True
+
+
 def cmd_analyse(args: argparse.Namespace) -> int:
-    engine = ddcards.Solver(tt_mb=args.tt_mb)
+    engine = new_solver(args)
     searches = foreground(args, engine)
+    noted = False
 
     def work(doc: Any) -> tuple[ddcards.Analysis, ddcards.Position]:
+        nonlocal noted
         pos = as_position(doc)
+        noted = noted or note_long_analysis(args, pos)
         return searches.run(lambda cancel: engine.analyse(pos, timeout=args.timeout, cancel=cancel,
                                                           mode=args.mode)), pos
 
@@ -361,7 +386,7 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 def cmd_table(args: argparse.Namespace) -> int:
     from ddcards.ddtable import available_threads, dd_table
 
-    engine = ddcards.Solver(tt_mb=args.tt_mb)
+    engine = new_solver(args)
     threads = min(8, available_threads()) if args.threads is None else args.threads
 
     def show(table: dict[str, Any], entry: Entry, source: Input) -> None:
@@ -554,7 +579,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_games)
 
-    p = sub.add_parser("examples", help="list bundled examples, or print one")
+    p = sub.add_parser("examples", help="list bundled examples, or print one",
+                       description="List the bundled examples (one name a line), or print one. Every example "
+                                   "solves at once; mariasz and mariasz-phase2 are late in fresh 36-card deals, "
+                                   "so analysing them (analyse, report: every search from the deal's start) takes "
+                                   "many minutes; mariasz-recorded is the Mariasz deal to analyse.")
     p.add_argument("name", nargs="?")
     p.set_defaults(func=cmd_examples)
 
@@ -579,8 +608,11 @@ def main(argv: list[str] | None = None) -> int:
             reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "tt_mb", None) is not None and args.tt_mb < 1:
-        parser.error(f"--tt-mb must be at least 1 (got {args.tt_mb}; leave it out for a table sized per game)")
+    try:   # a table of this machine's memory at most (a remote Dask cluster's workers: their own)
+        ddcards.api.check_tt_mb(getattr(args, "tt_mb", None), "--tt-mb",
+                                here=getattr(args, "dask", None) in (None, "local"))
+    except DdcardsError as exc:
+        parser.error(str(exc))
     if getattr(args, "jobs", None) is not None and args.jobs < 1:
         parser.error(f"--jobs must be at least 1 (got {args.jobs})")
     timeout = getattr(args, "timeout", None)
@@ -594,6 +626,9 @@ def main(argv: list[str] | None = None) -> int:
     except SearchAborted as exc:
         print(f"ddcards: stopped: {exc}", file=sys.stderr)
         return EXIT_ABORTED
+    except MemoryError as exc:          # a table too large for the memory free now: the usage's to change
+        print(f"ddcards: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("ddcards: interrupted", file=sys.stderr)
         return 130

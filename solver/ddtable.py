@@ -90,7 +90,7 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
 
     ``position_or_doc``: a Position or a position document, nothing played yet.
     ``solver``: a :class:`ddcards.Solver` to reuse (default: this thread's); ``timeout``
-    (seconds) bounds the whole table (SearchTimeout); ``cancel``: a CancelToken
+    (seconds, as for ``Solver.solve``) bounds the whole table (SearchTimeout); ``cancel``: a CancelToken
     (SearchCancelled).  ``threads``: how many searches run at once (each further thread has
     a Solver of its own, its table sized as the caller's: per game, or the same fixed size;
     the searches release the GIL).
@@ -112,8 +112,9 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
     the Hra margin, or +1/-1 in Betl and Durch; money: the declarer's settlement, with the
     best announcements in Hra).
     """
-    from ddcards.api import Solver, default_solver
+    from ddcards.api import Solver, check_timeout, default_solver
 
+    timeout = check_timeout(timeout)
     if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
         raise InvalidOptionError(f"threads is a whole number, at least 1 (got {threads!r})",
                                  token=repr(threads), rule="dd_table: threads")

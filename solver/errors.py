@@ -62,9 +62,14 @@ class InvalidOptionError(DdcardsError):
 
 
 class SearchAborted(Exception):
-    """The search stopped before it finished (not a bad-input error)."""
+    """The search stopped before it finished (not a bad-input error).
+
+    ``nodes``: the nodes searched before it stopped, as the message says (set by the
+    ``Solver``; 0 when it stopped before a search began).
+    """
 
     reason = "SEARCH_ABORTED"
+    nodes: int = 0
 
 
 class SearchCancelled(SearchAborted):

@@ -199,6 +199,10 @@ class Card:
         body = token.replace("\ufe0f", "").replace("\ufe0e", "")  # emoji presentation: "♥️"
         if not body:
             raise InvalidCardError(f"empty card {text!r} ({CARD_RULE})", token=text, rule=CARD_RULE)
+        parts = body.replace(",", " ").split()
+        if len(parts) > 1 and all(_is_card(part) for part in parts):
+            raise InvalidCardError(f"one card expected, got {len(parts)}: {token!r} ({CARD_RULE})", token=token,
+                                   rule=CARD_RULE)
         split = 2 if body.startswith("10") else 1
         rank_text, suit_text = body[:split], body[split:]
         rank = _RANKS.get(rank_text.upper())
@@ -405,6 +409,14 @@ def format_hand(cards: Iterable[Card], *, style: HandStyle = "pbn") -> str:
     if style != "pbn":
         raise ValueError(f"style is 'pbn' or 'display', not {style!r}")
     return ".".join(suits)
+
+
+def _is_card(text: str) -> bool:
+    try:
+        Card.parse(text)
+    except InvalidCardError:
+        return False
+    return True
 
 
 def _require_text(value: object, what: str, example: str) -> None:

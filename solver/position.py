@@ -146,6 +146,12 @@ class Position:
         return self._game.table_mb(self._setup)
 
     @property
+    def long_search(self) -> str | None:
+        """Why a search of this position is known to take long (tens of seconds to minutes, e.g. a
+        fresh 36-card Mariasz deal), in words for people; None when the game knows no such reason."""
+        return self._game.long_search(self._setup)
+
+    @property
     def contract(self) -> str | None:
         """The contract played (Mariáš ``hra`` ``betl`` ``durch``; a game with one contract: that one)."""
         contract = self._doc.get("contract")
@@ -217,6 +223,11 @@ class Position:
         if not isinstance(move, (str, Card)):
             raise NotationError(f"a move is action notation such as 'TH' or a Card, not {type(move).__name__} "
                                 f"{move!r:.40}", token=repr(move)[:40], rule="actions (docs/RULES.md §0)")
+        actions = str(move).replace(",", " ").split()
+        if len(actions) > 1:
+            raise NotationError(f"play() takes one action, got {len(actions)}: {shown(str(move))} (play them one "
+                                f"at a time: .play({actions[0]!r:.20}).play({actions[1]!r:.20}))",
+                                token=token_text(move), rule="play(): one action", field=f"played[{self.ply}]")
         return self._with_played([*self.played, str(move)])
 
     def undo(self) -> Position:

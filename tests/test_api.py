@@ -343,6 +343,110 @@ def test_timeout():
     assert s.solve(SEED, timeout=30).value == 50
 
 
+@pytest.mark.parametrize("bad", [float("nan"), -1, -0.001, float("-inf")])
+def test_a_nan_or_negative_timeout_is_an_invalid_option_everywhere(bad):
+    from ddcards.ddtable import dd_table
+
+    s = ddcards.Solver()
+    for call in (lambda: s.solve(SEED, timeout=bad), lambda: s.value(SEED, timeout=bad),
+                 lambda: s.analyse(SEED, timeout=bad), lambda: ddcards.solve(SEED, timeout=bad),
+                 lambda: ddcards.solve_many([SEED], timeout=bad, jobs=1),
+                 lambda: dd_table(ddcards.example("klaverjas"), timeout=bad)):
+        with pytest.raises(ddcards.InvalidOptionError) as info:
+            call()
+        assert str(info.value) == (f"timeout is a number of seconds, at least 0 (None or math.inf: no limit), "
+                                   f"not {bad!r}")
+        assert info.value.token == repr(bad) and info.value.field == "timeout"
+        assert info.value.rule == ddcards.api.TIMEOUT_RULE
+
+
+def test_an_infinite_timeout_is_no_limit_and_zero_stops_at_once():
+    s = ddcards.Solver()
+    assert s.solve(SEED, timeout=float("inf")).value == 50
+    assert s.analyse(SEED, timeout=float("inf")).final_value == 50
+    with pytest.raises(ddcards.SearchTimeout, match="before the search started") as info:
+        s.solve(SEED, timeout=0)
+    assert info.value.nodes == 0                  # stopped before a search began
+    with pytest.raises(TypeError, match="timeout must be a number of seconds or None"):
+        s.solve(SEED, timeout="5")
+
+
+def test_a_stopped_search_counts_its_nodes_as_its_message_does():
+    s = ddcards.Solver(tt_mb=16)
+    for _ in range(3):          # the same search stopped again often stops at the same count: still counted
+        with pytest.raises(ddcards.SearchTimeout) as info:
+            s.solve(ENDLESS, mode="best", timeout=0.1)
+        assert info.value.nodes > 0
+        assert str(info.value) == f"the search ran out of time after {info.value.nodes:,} nodes"
+    token = ddcards.CancelToken()
+    timer = threading.Timer(0.2, token.cancel)
+    timer.start()
+    with pytest.raises(ddcards.SearchCancelled) as info:
+        s.value(ENDLESS, cancel=token)
+    timer.join()
+    assert info.value.nodes > 0 and f"after {info.value.nodes:,} nodes" in str(info.value)
+    # One that never began counts none, whatever the search before it counted.
+    with pytest.raises(ddcards.SearchCancelled) as info:
+        s.solve(ENDLESS, cancel=token)
+    assert info.value.nodes == 0
+
+
+def test_a_stopped_analysis_says_how_far_it_got_and_counts_every_search():
+    s = ddcards.Solver(tt_mb=16)
+    doc = ddcards.example("mariasz")               # late in a fresh deal: the analysis starts with it
+    with pytest.raises(ddcards.SearchTimeout) as info:
+        s.analyse(doc, timeout=0.3)
+    assert info.value.nodes > 0
+    assert str(info.value) == (f"the analysis ran out of time after {info.value.nodes:,} nodes, with 0 of the "
+                               f"{len(doc['played'])} recorded actions analysed")
+
+
+@pytest.mark.parametrize("bad,why", [(0, "is too small"), (-5, "is too small"), (2 ** 70, "is too large"),
+                                     (1.5, "is not a whole number"), (True, "is not a whole number"),
+                                     ("16", "is not a whole number")])
+def test_a_bad_table_size_is_an_invalid_option_naming_the_value_and_the_range(bad, why):
+    limit = ddcards.api.tt_mb_limit()
+    for call in (lambda: ddcards.Solver(tt_mb=bad), lambda: ddcards.solve_many([SEED], tt_mb=bad)):
+        with pytest.raises(ddcards.InvalidOptionError) as info:
+            call()
+        assert str(info.value).startswith(f"tt_mb {bad!r} {why}: a table takes 1 to {limit:,} MiB (")
+        assert str(info.value).endswith("); give None for a table sized per game")
+        assert info.value.field == "tt_mb" and info.value.rule == ddcards.api.TT_MB_RULE
+
+
+def test_a_table_is_at_most_the_machines_memory(monkeypatch):
+    monkeypatch.setattr(ddcards.api, "physical_memory_mb", lambda: 6)
+    with pytest.raises(ddcards.InvalidOptionError) as info:
+        ddcards.Solver(tt_mb=7)
+    assert str(info.value) == ("tt_mb 7 is too large: a table takes 1 to 6 MiB (this machine's memory); give None "
+                               "for a table sized per game")
+    assert ddcards.Solver(tt_mb=6).tt_mb == 6
+    monkeypatch.setattr(ddcards.api, "physical_memory_mb", lambda: None)     # unknown: a fixed bound
+    assert ddcards.api.tt_mb_limit() == ddcards.api.TT_MB_LIMIT
+    with pytest.raises(ddcards.InvalidOptionError, match=r"1 to 16,777,216 MiB \(the most a table may take\)"):
+        ddcards.Solver(tt_mb=2 ** 70)
+
+
+def test_a_table_that_cannot_be_had_is_a_memory_error_saying_what_to_do(monkeypatch):
+    def no_memory(tt_mb):
+        raise MemoryError(f"cannot allocate a {tt_mb} MiB transposition table")
+
+    monkeypatch.setattr(ddcards.api, "Searcher", no_memory)
+    with pytest.raises(MemoryError) as info:
+        ddcards.Solver(tt_mb=8)
+    assert str(info.value) == ("cannot allocate a 8 MiB transposition table: not enough free memory (give a "
+                               "smaller tt_mb, or leave it out for a table sized per game)")
+
+
+def test_a_position_document_may_start_with_a_byte_order_mark():
+    text = json.dumps(SEED)
+    for given in ("\ufeff" + text, ("\ufeff" + text).encode("utf-8")):
+        assert ddcards.Position.from_json(given) == ddcards.Position.from_dict(SEED)
+    assert ddcards.solve("\ufeff" + text).value == 50
+    with pytest.raises(ddcards.NotationError, match="byte-order mark .* only at the very start"):
+        ddcards.Position.from_json("\ufeff\ufeff" + text)
+
+
 def _solve_all(positions, results, key):
     s = ddcards.Solver(tt_mb=8)
     results[key] = [(r.value, r.move_values, r.pv) for r in (s.solve(p) for p in positions)]

@@ -10,7 +10,7 @@ import pytest
 import ddcards
 from ddcards import cli
 from ddcards._jsonio import JSON_RULE, LIMITS_RULE
-from ddcards.games._document import OPTION_RANGE_RULE
+from ddcards.games._document import STAKE_RANGE_RULE
 
 SEED = ddcards.example("marias-hra")
 
@@ -243,9 +243,9 @@ def test_bad_lines_name_the_field_and_the_rule(capsys):
     assert utf8["token"] == "0xe1" and utf8["rule"] == JSON_RULE
     assert nan["error"].startswith("NaN is not a JSON number")
     assert twice["error"].startswith("key 'game' appears twice")
-    assert sedma["error"] == ("option 'sedma_value' is too large: it is a whole number from 0 to 1,000,000, "
-                              f"not 2147483648 ({OPTION_RANGE_RULE})")
-    assert sedma["rule"] == OPTION_RANGE_RULE and kilo["token"] == str(2 ** 62)
+    assert sedma["error"] == ("option 'sedma_value' is too large: it is a stake, a whole number from 0 to "
+                              f"1,000,000, not 2147483648 ({STAKE_RANGE_RULE})")
+    assert sedma["rule"] == STAKE_RANGE_RULE and kilo["token"] == str(2 ** 62)
 
 
 def test_invalid_utf8_on_stdin_is_never_echoed():
@@ -419,3 +419,103 @@ def test_the_batch_loop_is_reusable_lines_in_records_out():
     out = list(records([b"{}", b"{}"], lambda doc: doc["missing"], dict))
     assert [(r["line"], r["error_type"]) for r in out] == [(1, "InternalError"), (2, "InternalError")]
     assert out[0]["error"].startswith("internal error: KeyError")
+
+
+# --------------------------------------------------------------------------- table size, memory, timeouts
+
+@pytest.mark.parametrize("command", ["solve", "analyse", "table"])
+@pytest.mark.parametrize("size,why", [("0", "is too small"), ("-3", "is too small"), ("200000000", "is too large"),
+                                      (str(2 ** 70), "is too large")])
+def test_a_table_size_out_of_range_is_a_usage_error(command, size, why, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main([command, "--example", "--tt-mb", size])
+    assert exc.value.code == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    limit = ddcards.api.tt_mb_limit()
+    assert f"ddcards: error: --tt-mb {size} {why}: a table takes 1 to {limit:,} MiB (" in err, err
+    assert "leave it out for a table sized per game" in err and "internal error" not in err
+
+
+def test_a_table_that_cannot_be_allocated_exits_2_saying_what_to_do(monkeypatch, capsys):
+    def no_memory(tt_mb):
+        raise MemoryError(f"cannot allocate a {tt_mb} MiB transposition table")
+
+    monkeypatch.setattr(ddcards.api, "Searcher", no_memory)
+    assert cli.main(["solve", "--example", "--tt-mb", "8"]) == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err == ("ddcards: error: cannot allocate a 8 MiB transposition table: not enough free memory (give a "
+                   "smaller --tt-mb, or leave it out for a table sized per game)\n")
+
+
+def test_a_per_game_table_that_cannot_grow_is_bad_input_not_a_bug(monkeypatch, capsys):
+    import dataclasses
+
+    from ddcards.games import mariasz
+
+    monkeypatch.setattr(mariasz.GAME, "info", dataclasses.replace(mariasz.INFO, table_mb=1 << 40))
+    status, out, err = main_on(lines_of(ddcards.example("mariasz"), SEED), "solve", "--json", "--mode", "best",
+                               capsys=capsys)
+    assert status == cli.EXIT_BAD_INPUT
+    failed, solved = [json.loads(line) for line in out.splitlines()]
+    assert failed["error_type"] == "MemoryError" and "internal error" not in failed["error"]
+    assert failed["error"].startswith(f"cannot allocate the {1 << 40:,} MiB transposition table mariasz searches "
+                                      "need: not enough free memory")
+    assert solved["value"] == 70                                        # the batch goes on
+
+
+def test_an_infinite_timeout_is_no_limit(capsys):
+    assert cli.main(["solve", "--example", "--timeout", "inf", "--mode", "best"]) == cli.EXIT_OK
+    assert "Value       +70" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["solve", "--example", "--timeout", "nan"])
+    assert exc.value.code == 2 and "--timeout must be a number of seconds, at least 0 (got nan)" in \
+        capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- byte-order mark
+
+BOM = b"\xef\xbb\xbf"
+
+
+def test_a_byte_order_mark_at_the_start_of_a_file_or_stdin_is_ignored(tmp_path, capsys):
+    single = tmp_path / "bom.json"
+    single.write_bytes(BOM + json.dumps(SEED).encode())
+    assert cli.main(["solve", str(single), "--mode", "best"]) == cli.EXIT_OK
+    assert capsys.readouterr().out.startswith("Mariáš hra")
+    pretty = tmp_path / "pretty.json"
+    pretty.write_bytes(BOM + json.dumps(SEED, indent=2).encode())
+    assert cli.main(["analyse", str(pretty), "--json"]) == cli.EXIT_OK
+    assert json.loads(capsys.readouterr().out)["final_value"] == 70
+    status, out, _ = main_on(BOM + b"# a comment\n" + lines_of(SEED, BETL), "solve", "--json", "--mode", "best",
+                             capsys=capsys)
+    assert status == cli.EXIT_OK and [json.loads(line)["value"] for line in out.splitlines()] == [70, 1]
+
+
+def test_a_byte_order_mark_inside_the_input_is_an_error_that_says_so(capsys):
+    status, out, _ = main_on(lines_of(SEED) + BOM + lines_of(BETL), "solve", "--json", "--mode", "best",
+                             capsys=capsys)
+    assert status == cli.EXIT_BAD_INPUT
+    solved, bad = [json.loads(line) for line in out.splitlines()]
+    assert solved["value"] == 70 and bad["line"] == 2 and bad["error_type"] == "NotationError"
+    assert bad["error"].endswith("; a byte-order mark (U+FEFF) is ignored only at the very start of the input")
+
+
+# --------------------------------------------------------------------------- long analyses
+
+def test_an_analysis_of_minutes_says_so_before_it_starts(capsys):
+    status = cli.main(["analyse", "--example", "mariasz", "--tt-mb", "16", "--timeout", "0.05", "--no-progress"])
+    assert status == cli.EXIT_ABORTED
+    note, stopped = capsys.readouterr().err.splitlines()
+    assert note == ("ddcards: note: analysing this deal takes many minutes: an analysis searches from the deal's "
+                    "start, a 36-card Mariasz deal with 24 cards left in the stock, whose searches take tens of "
+                    "seconds to minutes (--timeout SECONDS bounds it, Ctrl-C interrupts it)")
+    assert stopped.startswith("ddcards: stopped: the analysis ran out of time after ")
+    assert stopped.endswith(" nodes, with 0 of the 18 recorded actions analysed")
+    # A quick one says nothing; every bundled example but the two late fresh deals is quick.
+    assert cli.main(["analyse", "--example", "mariasz-recorded"]) == cli.EXIT_OK
+    assert capsys.readouterr().err == ""
+    slow = [name for name in ddcards.example_names()
+            if ddcards.Position.from_dict(ddcards.example(name)).start().long_search]
+    assert slow == ["mariasz", "mariasz-phase2"]
+    assert "mariasz and mariasz-phase2" in cli.build_parser()._subparsers._group_actions[0].choices[
+        "examples"].description

@@ -340,7 +340,7 @@ def test_random_json_text_raises_only_ddcards_errors(text):
 
 from ddcards._jsonio import MAX_DEPTH, check_limits, shown          # noqa: E402
 from ddcards.ddtable import dd_table                                  # noqa: E402
-from ddcards.games._document import OPTION_RANGE_RULE                # noqa: E402
+from ddcards.games._document import OPTION_RANGE_RULE, STAKE_RANGE_RULE  # noqa: E402
 
 KLAVERJAS = ddcards.example("klaverjas")
 HUGE_TEXT = "1" * 5000
@@ -421,8 +421,39 @@ def test_stakes_out_of_range_are_rejected_with_the_range(name, value):
     objective = name.split("_")[0]
     with pytest.raises(InvalidOptionError) as info:
         ddcards.Position.from_dict(doc(objective=objective, options={name: value}))
-    assert "a whole number from 0 to 1,000,000" in str(info.value)
-    assert info.value.rule == OPTION_RANGE_RULE
+    why = "is too small" if value < 0 else "is too large"
+    assert str(info.value) == (f"option '{name}' {why}: it is a stake, a whole number from 0 to 1,000,000, not "
+                               f"{value} ({STAKE_RANGE_RULE})")
+    assert info.value.rule == STAKE_RANGE_RULE and info.value.token == str(value)
+    assert info.value.field == f"options.{name}"
+
+
+@pytest.mark.parametrize("game_doc,option,value,why,meaning,low,high", [
+    ("prsi", "horizon", 0, "is too small", "the plies searched", 1, 250),
+    ("prsi", "horizon", 251, "is too large", "the plies searched", 1, 250),
+    ("prsi", "player", 9, "is too large", "the seat whose value is reported", 0, 5),
+    ("prsi", "player", -1, "is too small", "the seat whose value is reported", 0, 5),
+    ("mariasz-three", "player", 3, "is too large", "the seat solved for (three players)", 0, 2),
+])
+def test_option_ranges_say_too_small_or_too_large_and_their_own_range(game_doc, option, value, why, meaning, low,
+                                                                      high):
+    # Not a stake: the message gives the option's own range and meaning, the rule no stake range.
+    document = ddcards.example(game_doc)
+    document["options"] = {**document.get("options", {}), option: value}
+    with pytest.raises(InvalidOptionError) as info:
+        ddcards.Position.from_dict(document)
+    assert str(info.value) == (f"option '{option}' {why}: it is {meaning}, a whole number from {low} to {high}, "
+                               f"not {value} ({OPTION_RANGE_RULE})")
+    assert info.value.rule == OPTION_RANGE_RULE and "stake" not in info.value.rule
+    assert info.value.token == str(value) and info.value.field == f"options.{option}"
+
+
+@pytest.mark.parametrize("option,value,words", [("horizon", "20", "a whole number"), ("play_on", 1, "true or false")])
+def test_an_option_of_the_wrong_type_names_the_type_in_words(option, value, words):
+    with pytest.raises(InvalidOptionError) as info:
+        ddcards.Position.from_dict(dict(ddcards.example("prsi"), options={option: value}))
+    assert str(info.value).startswith(f"option '{option}' takes {words}, not {value!r} (")
+    assert info.value.field == f"options.{option}"
 
 
 def test_the_largest_stakes_settle_inside_32_bits():

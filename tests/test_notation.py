@@ -415,3 +415,15 @@ def test_arbitrary_text_never_crashes(text: str) -> None:
             func(text)
         except NotationError:
             pass
+
+
+@pytest.mark.parametrize("text,count", [("AS KS", 2), ("AS,KS", 2), (" 7S 8D 9H ", 3)])
+def test_several_cards_where_one_is_wanted_say_so(text, count):
+    with pytest.raises(InvalidCardError) as info:
+        Card.parse(text)
+    assert str(info.value) == (f"one card expected, got {count}: {text.strip()!r} (docs/RULES.md §0.3 rule 1: a "
+                               "card is a rank then a suit, e.g. 'TH' or '10♥')")
+    assert info.value.token == text.strip()
+    # Text that is not several cards keeps its own error.
+    with pytest.raises(InvalidCardError, match="' S' is not a suit"):
+        Card.parse("A S")

@@ -223,8 +223,34 @@ def test_an_illegal_move_names_the_ply_and_the_rule():
     with pytest.raises(NotationError, match="a move is action notation such as 'TH' or a Card, not int") as bad:
         pos.play(5)  # type: ignore[arg-type]
     assert bad.value.token == "5"
-    with pytest.raises(IllegalPlayError, match="played\\[30\\] 'AS'.*the deal is over"):
+    with pytest.raises(IllegalPlayError) as over:
         Position.from_dict(SEED).play("AS")
+    # Nobody is to move once the deal is over: the message names no seat.
+    assert str(over.value) == ("played[30] 'AS': the deal is over: all ten tricks have been played (docs/RULES.md "
+                               "§0.7 rule 4: once every card has been played, nothing more may be played)")
+    assert over.value.token == "AS" and "seat" not in str(over.value)
+
+
+@pytest.mark.parametrize("example", ["marias-seed", "prsi-endgame", "klaverjas", "mariasz-recorded"])
+def test_an_action_after_the_end_names_no_seat(example):
+    pos = Position.from_dict(ddcards.example(example))
+    for move in ddcards.solve(pos, mode="best").pv:          # play the deal out
+        pos = pos.play(move)
+    assert pos.is_over and pos.to_move is None
+    with pytest.raises(IllegalPlayError) as info:
+        pos.play("AS")
+    assert str(info.value).startswith(f"played[{pos.ply}] 'AS': the ") and "by seat" not in str(info.value)
+
+
+@pytest.mark.parametrize("moves,count", [("AS KS", 2), ("AS, KS, QS", 3), ("draw pass", 2)])
+def test_play_takes_one_action_not_several(moves, count):
+    pos = Position.from_dict(HRA)
+    with pytest.raises(NotationError) as info:
+        pos.play(moves)
+    first, second = moves.replace(",", " ").split()[:2]
+    assert str(info.value) == (f"play() takes one action, got {count}: {moves!r} (play them one at a time: "
+                               f".play({first!r}).play({second!r}))")
+    assert info.value.token == moves and info.value.field == "played[0]" and info.value.rule == "play(): one action"
 
 
 def test_views_do_not_disturb_solving():

@@ -103,7 +103,7 @@ def test_4_1_options():
     assert err.value.rule == OPTION_RANGE_RULE
     with pytest.raises(InvalidOptionError, match="horizon"):
         pos(TWO, horizon=251)
-    with pytest.raises(InvalidOptionError, match="takes a int"):
+    with pytest.raises(InvalidOptionError, match="takes a whole number"):
         pos(TWO, horizon="20")
     with pytest.raises(InvalidOptionError, match="player") as err:
         pos(TWO, player=2)

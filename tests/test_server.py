@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 import logging
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -302,9 +303,10 @@ def test_cancel_stops_the_search(caplog):
             assert future.cancelled()
             wait_until(lambda: sum("rpc method=Solve " in r.getMessage() for r in caplog.records) >= 2)
         solve_lines = [r.getMessage() for r in caplog.records if "rpc method=Solve " in r.getMessage()]
-        # The search was stopped, not finished (it runs for hours): the call ended CANCELLED and
-        # reported no finished search (nodes=0).
-        assert "status=CANCELLED" in solve_lines[0] and " nodes=0 " in solve_lines[0], solve_lines
+        # The search was stopped, not finished (it runs for hours): the call ended CANCELLED, and
+        # its line counts the nodes the stopped search had searched.
+        assert "status=CANCELLED" in solve_lines[0], solve_lines
+        assert int(re.search(r" nodes=(\d+) ", solve_lines[0]).group(1)) > 0, solve_lines
 
 
 def test_cancel_frees_the_worker():
@@ -441,6 +443,104 @@ def test_internal_error_keeps_serving(client, monkeypatch):
     monkeypatch.undo()
     doc = _quick_doc()
     assert client.solve(doc)["value"] == _direct(doc).value
+
+
+# ---------------------------------------------------------------- timeouts, actions
+
+
+@pytest.mark.parametrize("bad", [float("nan"), -1.0, float("-inf")])
+def test_a_nan_or_negative_timeout_seconds_is_invalid_argument(client, bad):
+    doc = json.dumps(_quick_doc())
+    table = json.dumps(ddcards.example("klaverjas"))
+    message = (f"timeout_seconds must be a number of seconds, at least 0 (0: no limit but the call's deadline), "
+               f"not {bad!r}")
+    for call in (lambda: client.stub.Solve(pb.SolveRequest(document_json=doc, timeout_seconds=bad), timeout=10),
+                 lambda: client.stub.AnalysePlay(pb.AnalysePlayRequest(document_json=doc, timeout_seconds=bad),
+                                                 timeout=10),
+                 lambda: client.stub.SolveTable(pb.SolveTableRequest(document_json=table, timeout_seconds=bad),
+                                                timeout=10)):
+        with pytest.raises(grpc.RpcError) as info:
+            call()
+        assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT and info.value.details() == message
+        got = error_details(info.value)
+        assert (got["reason"], got["field"], got["token"]) == ("INVALID_REQUEST", "timeout_seconds", repr(bad))
+        assert got["rule"] == convert.TIMEOUT_RULE
+    # In a stream: an in-band error for that item, and the stream goes on.
+    requests = [pb.SolveStreamRequest(id="bad", solve=pb.SolveRequest(document_json=doc, timeout_seconds=bad)),
+                pb.SolveStreamRequest(id="good", solve=pb.SolveRequest(document_json=doc))]
+    out = {r.id: r for r in client.stub.SolveStream(iter(requests), timeout=30)}
+    bad_item = out["bad"].error
+    assert (bad_item.code_name, bad_item.message, bad_item.field) == ("INVALID_ARGUMENT", message,
+                                                                      "solve.timeout_seconds")
+    assert out["good"].WhichOneof("outcome") == "result"
+
+
+def test_an_infinite_or_unset_timeout_seconds_is_no_limit(client):
+    doc = _quick_doc()
+    for seconds in (float("inf"), 0.0):
+        request = pb.SolveRequest(document_json=json.dumps(doc), timeout_seconds=seconds)
+        assert client.stub.Solve(request, timeout=30).value == _direct(doc).value
+
+
+PRSI = ddcards.example("prsi")
+
+
+@pytest.mark.parametrize("action, message", [
+    (pb.Action(notation="QS", named_suit=pb.SUIT_DIAMONDS),
+     "position.played[0]: named_suit (the suit an Ober names, in Prší) goes with card, not with notation: give "
+     "card and named_suit, or write the named suit in notation ('QS/D')"),
+    (pb.Action(notation="QS/H", named_suit=pb.SUIT_DIAMONDS),
+     "position.played[0]: notation 'QS/H' and named_suit SUIT_DIAMONDS disagree (and named_suit goes with card: "
+     "with notation alone, the suit is written in it)"),
+    (pb.Action(notation="QS/D", named_suit=pb.SUIT_DIAMONDS),
+     "position.played[0]: named_suit goes with card, and notation 'QS/D' names the suit already: leave "
+     "named_suit unset, or give card and named_suit"),
+    (pb.Action(notation="QS/H", card=pb.Card(notation="QS"), named_suit=pb.SUIT_DIAMONDS),
+     "position.played[0]: notation 'QS/H' and named_suit SUIT_DIAMONDS disagree"),
+])
+def test_named_suit_beside_notation_names_the_conflict(client, action, message):
+    position = pb.Position(game_name="prsi", hands=[pb.Cards(notation=hand) for hand in PRSI["hands"]],
+                           upcard=pb.Card(notation=PRSI["upcard"]), stock=pb.Cards(notation=PRSI["stock"]),
+                           played=[action])
+    with pytest.raises(grpc.RpcError) as info:
+        client.stub.Solve(pb.SolveRequest(position=position), timeout=10)
+    assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT and info.value.details() == message
+    got = error_details(info.value)
+    assert (got["reason"], got["field"], got["token"]) == ("INVALID_REQUEST", "position.played[0].named_suit",
+                                                           action.notation)
+
+
+# ---------------------------------------------------------------- what the log says of stopped calls
+
+
+def _log_line(caplog, game: str) -> str:
+    assert wait_until(lambda: any(f"rpc method=Solve game={game} " in r.getMessage() for r in caplog.records),
+                      timeout=5)
+    return [r.getMessage() for r in caplog.records if f"rpc method=Solve game={game} " in r.getMessage()][-1]
+
+
+def test_a_call_whose_deadline_passes_mid_search_logs_deadline_exceeded_and_its_nodes(client, server, caplog):
+    with caplog.at_level(logging.INFO, logger="ddcards.server"):
+        with pytest.raises(grpc.RpcError) as info:
+            client.solve(ENDLESS, mode="best", timeout=0.3)
+        assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
+        line = _log_line(caplog, "mariasz")
+    # What the client got, not CANCELLED; and the nodes the stopped search searched, not 0.
+    assert " status=DEADLINE_EXCEEDED " in line, line
+    assert int(re.search(r" nodes=(\d+) ", line).group(1)) > 0, line
+    assert wait_until(lambda: server.pool.busy == 0, timeout=2.0)
+
+
+def test_a_search_stopped_by_timeout_seconds_logs_the_nodes_its_status_gives(client, caplog):
+    request = Client.solve_request(ENDLESS, "best", timeout_seconds=0.3)
+    with caplog.at_level(logging.INFO, logger="ddcards.server"):
+        with pytest.raises(grpc.RpcError) as info:
+            client.stub.Solve(request, timeout=30)
+        line = _log_line(caplog, "mariasz")
+    assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
+    nodes = re.fullmatch(r"search stopped at the deadline: the search ran out of time after ([\d,]+) nodes",
+                         info.value.details()).group(1)
+    assert " status=DEADLINE_EXCEEDED " in line and f" nodes={nodes.replace(',', '')} " in line, (line, nodes)
 
 
 # ---------------------------------------------------------------- capacity

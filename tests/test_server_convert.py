@@ -83,6 +83,28 @@ def test_card_notation_or_structure():
         convert.card_to_str(pb.Card())
 
 
+@pytest.mark.parametrize("action, field, needle", [
+    (pb.Action(notation="QS", named_suit=pb.SUIT_DIAMONDS), "a.named_suit",
+     "write the named suit in notation ('QS/D')"),
+    (pb.Action(notation="AS", named_suit=pb.SUIT_CLUBS), "a.named_suit", "goes with card, not with notation"),
+    (pb.Action(notation="QS/H", named_suit=pb.SUIT_DIAMONDS), "a.named_suit",
+     "notation 'QS/H' and named_suit SUIT_DIAMONDS disagree"),
+    (pb.Action(notation="QS/D", named_suit=pb.SUIT_DIAMONDS), "a.named_suit", "names the suit already"),
+    (pb.Action(notation="QS", named_suit=9), "a.named_suit", "named_suit 9 is no suit"),
+    (pb.Action(named_suit=pb.SUIT_CLUBS), "a", "a is empty: named_suit goes with card: set card too"),
+    (pb.Action(notation="QH/S", card=pb.Card(notation="QH"), named_suit=pb.SUIT_CLUBS), "a.named_suit",
+     "notation 'QH/S' and named_suit SUIT_CLUBS disagree"),
+    (pb.Action(notation="QH/S", card=pb.Card(notation="KH"), named_suit=pb.SUIT_SPADES), "a",
+     "notation 'QH/S' and card 'KH/S' disagree"),
+])
+def test_named_suit_beside_notation_names_the_conflict_and_its_field(action, field, needle):
+    with pytest.raises(RequestError) as info:
+        convert.action_to_str(action, "a")
+    assert needle in str(info.value) and "is empty: set notation" not in str(info.value)
+    assert info.value.field == field and info.value.token == action.notation
+    assert info.value.rule == convert.ACTION_RULE
+
+
 def test_card_message_fills_structure():
     msg = convert.card_message("QC")
     assert (msg.notation, msg.rank, msg.suit) == ("QC", pb.RANK_QUEEN, pb.SUIT_CLUBS)

@@ -16,7 +16,7 @@ import ddcards
 
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
 
-from _server_helpers import marias_deal, marias_position  # noqa: E402
+from _server_helpers import marias_deal, marias_position, wait_until  # noqa: E402
 from ddcards.client import Client  # noqa: E402
 from ddcards.server.main import build_parser, default_workers  # noqa: E402
 
@@ -79,6 +79,81 @@ def test_bad_flags_exit_2(args, words):
     proc = subprocess.run([sys.executable, "-m", "ddcards.server", "--port", "0", *args], cwd=ROOT, env=_env(),
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and words in proc.stderr, proc.stderr
+
+
+LIMIT = ddcards.api.tt_mb_limit()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--port", "99999"], "ddcards serve: --port must be 0 to 65535 (0 = any free port), not 99999"),
+    (["--port", "-1"], "ddcards serve: --port must be 0 to 65535 (0 = any free port), not -1"),
+    (["--port", "65536"], "ddcards serve: --port must be 0 to 65535 (0 = any free port), not 65536"),
+    (["--workers", "257"],
+     "ddcards serve: --workers must be 1 to 256 (searches at once, each with its own table), not 257"),
+    (["--workers", "0"],
+     "ddcards serve: --workers must be 1 to 256 (searches at once, each with its own table), not 0"),
+    (["--tt-mb", str(LIMIT + 1)],
+     f"ddcards serve: --tt-mb {LIMIT + 1} is too large: a table takes 1 to {LIMIT:,} MiB (this machine's memory); "
+     "leave it out for a table sized per game"),
+    (["--tt-mb", "0"], f"ddcards serve: --tt-mb 0 is too small: a table takes 1 to {LIMIT:,} MiB (this machine's "
+                       "memory); leave it out for a table sized per game"),
+    (["--grace", "-1"], "ddcards serve: --grace must be >= 0 seconds (0: cancel the calls in flight at once), not -1"),
+    (["--grace", "nan"],
+     "ddcards serve: --grace must be >= 0 seconds (0: cancel the calls in flight at once), not nan"),
+    (["--stream-idle-timeout", "nan"], "ddcards serve: --stream-idle-timeout must be >= 0 (0 = never)"),
+])
+def test_flags_out_of_range_exit_2_with_the_range(args, message):
+    proc = subprocess.run([sys.executable, "-m", "ddcards", "serve", "--port", "0", *args], cwd=ROOT, env=_env(),
+                          capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stderr) == (2, message + "\n")
+
+
+def test_tables_at_startup_beyond_the_machines_memory_exit_2():
+    tt_mb = LIMIT // 2                                      # three of them: half as much again as the memory
+    proc = subprocess.run([sys.executable, "-m", "ddcards", "serve", "--port", "0", "--workers", "3", "--tt-mb",
+                           str(tt_mb)], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60)
+    each = ddcards.api.table_memory_mb(tt_mb)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == (f"ddcards serve: --workers 3 x --tt-mb {tt_mb}: the tables take {3 * each:,} MiB at "
+                           f"startup (each {each:,} MiB with its side area), more than this machine's memory, "
+                           f"{LIMIT:,} MiB: give fewer workers or a smaller table\n")
+
+
+def test_tables_that_cannot_be_allocated_at_startup_exit_2_cleanly(monkeypatch, capsys):
+    from ddcards.server.main import main
+
+    def no_memory(tt_mb=None):
+        raise MemoryError("cannot allocate a 8 MiB transposition table")
+
+    monkeypatch.setattr(ddcards, "Solver", no_memory)
+    assert main(["--port", "0", "--workers", "2", "--tt-mb", "8"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("ddcards serve: cannot allocate the tables of 2 workers (8 MiB each, 18 MiB in all with their "
+                   "side areas): not enough free memory; give fewer --workers or a smaller --tt-mb\n")
+
+
+def test_start_server_checks_its_port_workers_and_tables():
+    from ddcards.server.main import MAX_WORKERS, start_server
+
+    for kwargs, field in (({"port": 70000}, "port"), ({"port": -1}, "port"), ({"workers": MAX_WORKERS + 1}, "workers"),
+                          ({"tt_mb": 0}, "tt_mb"), ({"tt_mb": LIMIT + 1}, "tt_mb")):
+        with pytest.raises(ddcards.InvalidOptionError) as info:
+            start_server(**{"port": 0, "workers": 1, **kwargs})
+        assert info.value.field == field and str(info.value).startswith(f"{field} ")
+
+
+def test_more_workers_than_cores_or_memory_start_with_a_warning(tmp_path):
+    workers = max(default_workers() + 1, LIMIT // ddcards.api.table_memory_mb(ddcards.api.largest_table_mb()) + 1)
+    if workers > 256:
+        pytest.skip("this machine has more memory than 256 workers' largest tables take")
+    proc, _, log = _start(tmp_path, "--workers", str(workers))
+    try:
+        assert wait_until(lambda: "more than this machine's memory" in log.read_text(), timeout=10.0, step=0.05)
+        text = log.read_text()
+        assert f"--workers {workers} is more than the {default_workers()} cores this process may use" in text
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])

@@ -67,6 +67,13 @@ def test_every_error_class_has_a_code_and_a_stable_reason(exc, code, reason):
     assert [d.type_url for d in error.details] == [d.type_url for d in sent.details]
 
 
+def test_a_table_that_cannot_be_had_is_resource_exhausted_not_internal():
+    failure = status.describe(MemoryError("cannot allocate the 1,024 MiB transposition table mariasz searches need"))
+    assert (failure.code, failure.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, status.OUT_OF_MEMORY)
+    assert failure.message == "out of memory: cannot allocate the 1,024 MiB transposition table mariasz searches need"
+    assert _unpack(failure)["ErrorInfo"].metadata["error_class"] == "MemoryError"
+
+
 def test_retry_info_carries_the_delay():
     details = _unpack(status.describe(status.Overloaded("busy", retry_after=2.5, metadata={"queued": "7"})))
     assert details["RetryInfo"].retry_delay.ToNanoseconds() == 2_500_000_000

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ddcards.api import DEFAULT_TT_MB, CancelToken, PositionLike, Solver, _mode, check_tt_mb
+from ddcards.api import DEFAULT_TT_MB, CancelToken, PositionLike, Solver, _mode, check_timeout, check_tt_mb
 from ddcards.errors import DdcardsError, InvalidOptionError, SearchAborted
 from ddcards.position import Position
 from ddcards.result import Mode, Result
@@ -189,9 +189,8 @@ def solve_tasks(tasks: Iterable[Task], *, jobs: int | None = None, executor: Any
     here; the work starts when the first answer is asked for.
     """
     mode_name = _mode(mode).value
-    if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool)):
-        raise TypeError(f"timeout must be a number of seconds or None, not {timeout!r}")
-    check_tt_mb(tt_mb)
+    timeout = check_timeout(timeout)
+    check_tt_mb(tt_mb, here=not _is_dask_client(executor))   # a cluster's workers have memory of their own
     _check_count("jobs", jobs)
     _check_count("window", window)
     _check_count("chunk_size", chunk_size)

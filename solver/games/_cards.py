@@ -88,17 +88,17 @@ class CardSession(Session):
         hands = st["hands"]
         if hands[seat] >> self._code[card] & 1:
             return self._illegal_in_hand(card, where)
-        rule = OWN_CARD_RULE
         if not any(hands):
+            # Nobody is to move: the message names no seat.
             why = f"the deal is over: {self.all_tricks} have been played"
-            rule = DEAL_OVER_RULE
+            return IllegalPlayError(f"played[{ply}] '{card}': {why} ({DEAL_OVER_RULE})", token=str(card),
+                                    rule=DEAL_OVER_RULE)
+        owner = next((s for s, mask in enumerate(hands) if mask >> self._code[card] & 1), None)
+        if owner is not None:
+            why = f"that card is in seat {owner}'s hand, not seat {seat}'s"
         else:
-            owner = next((s for s, mask in enumerate(hands) if mask >> self._code[card] & 1), None)
-            if owner is not None:
-                why = f"that card is in seat {owner}'s hand, not seat {seat}'s"
-            else:
-                why = self._where_else(card) or "that card has already been played"
-        return IllegalPlayError(f"{where}: {why} ({rule})", token=str(card), rule=rule)
+            why = self._where_else(card) or "that card has already been played"
+        return IllegalPlayError(f"{where}: {why} ({OWN_CARD_RULE})", token=str(card), rule=OWN_CARD_RULE)
 
     def _where_else(self, card: Card) -> str | None:
         """Where a card in nobody's hand and never played lies (Mariáš: the talon)."""

@@ -10,7 +10,7 @@ from typing import Any
 
 from ddcards._jsonio import check_limits, shown, token_text
 from ddcards.errors import InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
-from ddcards.games.base import GameInfo, OptionInfo
+from ddcards.games.base import STAKE, GameInfo, OptionInfo
 from ddcards.notation import Card, Rank, format_hand, parse_cards, parse_hand
 
 # The clauses of docs/RULES.md that errors about the shared fields cite.
@@ -24,10 +24,13 @@ DEALT_ONCE_RULE = "docs/RULES.md §0.5 rule 3: each card is dealt once"
 HAND_SIZE_RULE = "docs/RULES.md §0.5 rule 4: every hand holds the game's number of cards for card play"
 HISTORY_RULE = "docs/RULES.md §0.7 rule 1: played is a list of cards, or one string of cards"
 
-# Whole-number options are stakes: with the hearts and re multipliers (x8) and a declarer
-# paid by two defenders, a settlement stays far inside the 32-bit fields of a result.
-OPTION_RANGE_RULE = ("docs/RULES.md §0.6 rule 5: a whole-number option lies in its range (a stake: 0 to "
-                     "1,000,000)")
+# A whole-number option lies in its own range.  Most are stakes: with the hearts and re
+# multipliers (x8) and a declarer paid by two defenders, a settlement stays far inside the
+# 32-bit fields of a result.
+OPTION_RANGE_RULE = "docs/RULES.md §0.6 rule 5: a whole-number option lies in its range"
+STAKE_RANGE_RULE = f"{OPTION_RANGE_RULE} (a stake: 0 to 1,000,000)"
+# An option's type in words, for messages.
+_TYPE_WORDS = {"bool": "true or false", "int": "a whole number", "str": "text"}
 
 
 def check_fields(doc: Mapping[str, Any], fields: Sequence[str], game: str) -> None:
@@ -109,17 +112,19 @@ def option_value(info: OptionInfo, value: Any) -> Any:
     ok = {"bool": isinstance(value, bool), "int": isinstance(value, int) and not isinstance(value, bool),
           "str": isinstance(value, str)}[info.type]
     if not ok:
-        raise InvalidOptionError(f"option '{info.name}' takes a {info.type}, not {shown(value)} ({OPTIONS_RULE})",
+        raise InvalidOptionError(f"option '{info.name}' takes {_TYPE_WORDS[info.type]}, not {shown(value)} "
+                                 f"({OPTIONS_RULE})",
                                  token=info.name, rule=OPTIONS_RULE, field=f"options.{info.name}")
     if info.choices and value not in info.choices:
         raise InvalidOptionError(f"option '{info.name}' is one of {', '.join(info.choices)}, not {shown(value)} "
                                  f"({OPTIONS_RULE})", token=token_text(value), rule=OPTIONS_RULE, field=f"options.{info.name}")
     low, high = info.minimum, info.maximum
     if info.type == "int" and not low <= value <= high:
-        why = "must not be negative" if value < 0 else "is too large"
-        raise InvalidOptionError(f"option '{info.name}' {why}: it is a whole number from {low} to {high:,}, "
-                                 f"not {shown(value)} ({OPTION_RANGE_RULE})", token=token_text(value),
-                                 rule=OPTION_RANGE_RULE, field=f"options.{info.name}")
+        why = "is too small" if value < low else "is too large"
+        rule = STAKE_RANGE_RULE if info.meaning == STAKE else OPTION_RANGE_RULE
+        raise InvalidOptionError(f"option '{info.name}' {why}: it is {info.meaning}, a whole number from {low:,} to "
+                                 f"{high:,}, not {shown(value)} ({rule})", token=token_text(value),
+                                 rule=rule, field=f"options.{info.name}")
     return value
 
 

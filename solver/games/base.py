@@ -21,6 +21,8 @@ DEFAULT_TABLE_MB = 2
 
 #: The type of an option's value.
 OptionType = Literal["bool", "int", "str"]
+#: What a whole-number option is by default (OptionInfo.meaning): a stake, 0 to 1,000,000.
+STAKE = "a stake"
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,8 @@ class OptionInfo:
     # The range of a whole-number option (a stake by default: docs/RULES.md §0.6 rule 5).
     minimum: int = 0
     maximum: int = 1_000_000
+    # What a whole-number option's value is, for messages ("the plies searched"): a stake by default.
+    meaning: str = STAKE
 
 
 @dataclass(frozen=True)
@@ -304,6 +308,11 @@ class Game(ABC):
         """The table (MiB) a Solver sized per game gives the search of this position: the game's
         ``GameInfo.table_mb``, unless the game knows the position's search to be larger."""
         return self.info.table_mb
+
+    def long_search(self, setup: Any) -> str | None:
+        """Why a search of this position is known to take long (tens of seconds to minutes), in
+        words for people; None when the game knows no such reason (the default)."""
+        return None
 
     @abstractmethod
     def normalise(self, setup: Any) -> dict[str, Any]:

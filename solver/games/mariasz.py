@@ -74,7 +74,8 @@ INFO = GameInfo(
         OptionInfo("must_beat", "bool", False, "phase 2: beat the trick if you can (as in modern 66)"),
         OptionInfo("marriage_on_second", "bool", False,
                    "a marriage also scores when its K or Q is played as a follower and wins the trick"),
-        OptionInfo("player", "int", 0, "three players: the seat solved for, against the other two", maximum=2),
+        OptionInfo("player", "int", 0, "three players: the seat solved for, against the other two", maximum=2,
+                   meaning="the seat solved for (three players)"),
     ),
     aliases=("mariasz polski", "polish mariasz"),
     sides=("seat0", "seat1"),
@@ -95,6 +96,9 @@ TABLE_BY_STOCK = ((24, 1024), (22, 512), (16, 128))
 # Three players with 36 cards, by the cards left in the hands: a deal's first tricks are the
 # long searches (up to minutes; 128 MiB halves them, a smaller search gives up nothing measurable).
 TABLE_THREE = ((27, 128),)
+# Points with this many cards or more left in a two-player stock: a search of tens of seconds
+# to minutes (Mariasz.long_search).
+LONG_SEARCH_STOCK = 20
 
 
 @dataclass(frozen=True)
@@ -726,6 +730,19 @@ class Mariasz(Game):
         else:
             return self.info.table_mb
         return next((mb for cards, mb in tiers if left >= cards), self.info.table_mb)
+
+    def long_search(self, setup: MariaszSetup) -> str | None:
+        """Points in a two-player 36-card deal with LONG_SEARCH_STOCK or more cards left in the stock:
+        its search takes tens of seconds to minutes (README, Mariasz: 9 s with 18 left, 88 s median
+        for a fresh deal)."""
+        if setup.objective != "points" or setup.variant != "standard" or not setup.stock:
+            return None
+        cards_played = sum(action != "exchange" for action in setup.played)
+        left = len(setup.stock) - cards_played // setup.nseats * setup.nseats
+        if left < LONG_SEARCH_STOCK:
+            return None
+        return (f"a 36-card Mariasz deal with {left} cards left in the stock, whose searches take tens of seconds "
+                "to minutes")
 
     def normalise(self, s: MariaszSetup) -> dict[str, Any]:
         out: dict[str, Any] = {"game": "mariasz", "hands": [format_hand(h) for h in s.hands]}

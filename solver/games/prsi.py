@@ -80,9 +80,9 @@ INFO = GameInfo(
         OptionInfo("horizon", "int", DEFAULT_HORIZON,
                    f"plies searched (1..{MAX_HORIZON}); null (or \"none\"): exact values, where a forced end "
                    f"within {EXACT_PROOF_HORIZON} plies or a reachable game of at most {EXACT_STATE_CAP:,} "
-                   f"states proves them", minimum=1, maximum=MAX_HORIZON),
+                   f"states proves them", minimum=1, maximum=MAX_HORIZON, meaning="the plies searched"),
         OptionInfo("player", "int", None, "the seat whose value is reported (default: the player to move)",
-                   maximum=5),
+                   maximum=5, meaning="the seat whose value is reported"),
         OptionInfo("play_on", "bool", False,
                    "play on until one player is left, the loser: a player's value is then +1 for getting out"),
         OptionInfo("return", "bool", False,
@@ -380,6 +380,7 @@ class PrsiSession(Session):
             return IllegalPlayError(f"{where}: {why} ({cited})", token=name, rule=cited)
 
         if st["done"]:
+            where = f"played[{ply}] '{name}'"      # nobody is to move: no seat to name
             first = st["first_out"]
             return error(f"the game is over: seat {first} went out first" if not self.setup.play_on else
                          "the game is over: one player is left", "the end")

@@ -33,11 +33,13 @@ def default_output(args: argparse.Namespace) -> Path:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ddcards.cli import as_position, one_document
+    from ddcards.cli import as_position, new_solver, note_long_analysis, one_document
     from ddcards.report import report_html
 
     doc, _ = one_document(args, "a report shows one deal")
-    page = report_html(as_position(doc), solver=ddcards.Solver(tt_mb=args.tt_mb), timeout=args.timeout)
+    position = as_position(doc)
+    note_long_analysis(args, position)
+    page = report_html(position, solver=new_solver(args), timeout=args.timeout)
     if args.output == "-":
         sys.stdout.write(page)
         return 0
