@@ -369,6 +369,28 @@ def test_4_8_return_a_7_on_the_last_card_brings_him_back():
         "JH": (-1, 1), "draw": (-1, 1)}
 
 
+def test_4_8_return_and_play_on_the_last_answer_leaves_its_player_alone():
+    # Seat 0 goes out with 8C; seat 1 answers with TC, his own last card (seat 0 is out, seat 1
+    # waits); seat 2 answers with 9C, his last card: seat 1 is out and seat 2 is the one left,
+    # the loser, with no cards (an independent check found the game going on there, seat 2
+    # answering his own last card, and the solve failing).
+    used = "9S JH KD 8C TS TH TD TC JS KH 8D 9C 8S".split()
+    stock = [r + s for s in "SHDC" for r in "789TJQKA" if r + s not in used]
+    doc = {"game": "prsi", "hands": ["9S JH KD 8C", "TS TH TD TC", "JS KH 8D 9C"], "upcard": "8S",
+           "stock": " ".join(stock), "options": {"play_on": True, "return": True, "horizon": 4}}
+    played = ["9S", "TS", "JS", "JH", "TH", "KH", "KD", "TD", "8D", "8C", "TC"]
+    p = pos(doc, *played)
+    assert not p.is_over and p.to_move == 2 and set(p.legal_moves) == {"9C", "draw"}
+    res = ddcards.solve(p)                          # seat 2's view: he cannot escape
+    assert (res.value, res.distance) == (-1, 1)
+    assert {m.move: (m.value, m.distance) for m in res.moves} == {"9C": (-1, 1), "draw": (-1, 1)}
+    last = pos(doc, *played, "9C")
+    assert last.is_over
+    res = ddcards.solve(last)
+    assert res.settlement == [1, 1, -2] and res.outcomes == {"seat 0 out": True, "seat 1 out": True,
+                                                             "seat 2 out": False}
+
+
 # ---------------------------------------------------------------- §4.9 values
 
 def test_4_9_a_win_in_one_and_its_distance():

@@ -227,8 +227,12 @@ cdef void apply(PPos* p, PState* s, int mv) noexcept nogil:
             goes_out(p, s, back)
     if card >= 0 and s.hand[x] == 0 and not s.done:
         if p.comeback:
-            s.out |= bit(x)
-            s.pending_out = x
+            # The next player may bring him back with a 7.  With no one else left in
+            # (play_on: the last card also put the player before him out for good),
+            # no one can answer: he is the one left, the loser (below).
+            if players_in(p, s) > 1:
+                s.out |= bit(x)
+                s.pending_out = x
         else:
             goes_out(p, s, x)
     if p.play_on and not s.done and s.pending_out < 0 and players_in(p, s) <= 1:

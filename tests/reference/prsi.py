@@ -140,12 +140,15 @@ def play(rules: Rules, state: State, action: str, check: bool = True) -> State:
             finished.append(state.waiting)
             done = not rules.play_on
     if played and not hands[me] and not done:
-        out.add(me)
-        if rules.comeback:
-            waiting = me
-        else:
+        if not rules.comeback:
+            out.add(me)
             finished.append(me)
             done = not rules.play_on
+        elif rules.seats - len(out) > 1:
+            out.add(me)                                # the next player may answer with a 7
+            waiting = me
+        # else (return, play on): no one else is left to answer his last card, so he is the
+        # one left: the loser (below)
     if rules.play_on and waiting is None and rules.seats - len(out) <= 1:
         done = True
     turn = me if done else _next_seat(rules, out, me)
