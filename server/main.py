@@ -48,7 +48,6 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from ddcards import api as solver_api
 from ddcards.errors import DdcardsError, InvalidOptionError
-from ddcards.games.base import DEFAULT_TABLE_MB
 from ddcards.server import reflection
 from ddcards.server.interceptors import (ErrorInterceptor, LoggingInterceptor, StreamLimitInterceptor,
                                          TokenInterceptor)
@@ -81,7 +80,7 @@ def startup_tables_mb(workers: int, tt_mb: int | None) -> int:
     """The memory (MiB) the workers' tables take at startup: each worker's Solver allocates its
     table up front (``tt_mb`` and its side area; sized per game: the smallest table, which grows
     at a worker's first search that wants more)."""
-    return workers * solver_api.table_memory_mb(DEFAULT_TABLE_MB if tt_mb is None else tt_mb)
+    return workers * solver_api.table_memory_mb(solver_api.first_table_mb(tt_mb))
 
 
 def check_capacity(port: int, workers: int, tt_mb: int | None, *, flags: bool = False) -> None:
@@ -91,11 +90,13 @@ def check_capacity(port: int, workers: int, tt_mb: int | None, *, flags: bool = 
     def name(flag: str) -> str:
         return f"--{flag.replace('_', '-')}" if flags else flag
 
-    for value, field, low, high in ((port, "port", 0, MAX_PORT), (workers, "workers", 1, MAX_WORKERS)):
+    def in_range(value: int, field: str, low: int, high: int, meaning: str) -> None:
         if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-            why = "0 = any free port" if field == "port" else "searches at once, each with its own table"
-            raise InvalidOptionError(f"{name(field)} must be {low} to {high} ({why}), not {value!r}",
+            raise InvalidOptionError(f"{name(field)} must be {low} to {high} ({meaning}), not {value!r}",
                                      token=str(value), rule=f"{name(field)} {low}..{high}", field=field)
+
+    in_range(port, "port", 0, MAX_PORT, "0 = any free port")
+    in_range(workers, "workers", 1, MAX_WORKERS, "searches at once, each with its own table")
     solver_api.check_tt_mb(tt_mb, name("tt_mb"))
     memory = solver_api.physical_memory_mb()
     needed = startup_tables_mb(workers, tt_mb)
@@ -103,7 +104,7 @@ def check_capacity(port: int, workers: int, tt_mb: int | None, *, flags: bool = 
         table = f"{name('tt_mb')} {tt_mb}" if tt_mb is not None else "a table sized per game"
         raise InvalidOptionError(
             f"{name('workers')} {workers} x {table}: the tables take {needed:,} MiB at startup (each "
-            f"{solver_api.table_memory_mb(DEFAULT_TABLE_MB if tt_mb is None else tt_mb):,} MiB with its side area), "
+            f"{solver_api.table_memory_mb(solver_api.first_table_mb(tt_mb)):,} MiB with its side area), "
             f"more than this machine's memory, {memory:,} MiB: give fewer workers or a smaller table",
             token=str(workers), rule="the workers' tables fit in the machine's memory", field="workers")
 
@@ -407,7 +408,7 @@ def _serve(args: argparse.Namespace) -> int:
     except MemoryError:  # the workers' tables cannot be had now
         workers, tt_mb = options["workers"] or default_workers(), options["tt_mb"]
         print(f"ddcards serve: cannot allocate the tables of {workers} worker{'s' if workers > 1 else ''} "
-              f"({DEFAULT_TABLE_MB if tt_mb is None else tt_mb:,} MiB each, {startup_tables_mb(workers, tt_mb):,} "
+              f"({solver_api.first_table_mb(tt_mb):,} MiB each, {startup_tables_mb(workers, tt_mb):,} "
               "MiB in all with their side areas): not enough free memory; give fewer --workers or a smaller "
               "--tt-mb", file=sys.stderr)
         return 2

@@ -126,10 +126,16 @@ def check_tt_mb(tt_mb: int | None, name: str = "tt_mb", *, here: bool = True) ->
                              field=name)
 
 
-def table_memory_error(tt_mb: int, name: str = "tt_mb") -> MemoryError:
-    """The MemoryError for a table of `tt_mb` MiB that could not be allocated, saying what to do."""
-    return MemoryError(f"cannot allocate a {tt_mb:,} MiB transposition table: not enough free memory "
-                       f"(give a smaller {name}, or leave it out for a table sized per game)")
+def first_table_mb(tt_mb: int | None) -> int:
+    """The table (MiB) a Solver of `tt_mb` allocates when it is made: `tt_mb`, or sized per game
+    (None) the smallest, which grows at the first search that wants more."""
+    return DEFAULT_TABLE_MB if tt_mb is None else tt_mb
+
+
+def table_memory_error(tt_mb: int | None, name: str = "tt_mb") -> MemoryError:
+    """The MemoryError for a Solver of `tt_mb` whose table could not be allocated, saying what to do."""
+    return MemoryError(f"cannot allocate a {first_table_mb(tt_mb):,} MiB transposition table: not enough free "
+                       f"memory (give a smaller {name}, or leave it out for a table sized per game)")
 
 
 def largest_table_mb() -> int:
@@ -191,9 +197,9 @@ class Solver:
     def __init__(self, tt_mb: int | None = DEFAULT_TT_MB):
         self._per_game = check_tt_mb(tt_mb) is None
         try:
-            self._searcher = Searcher(DEFAULT_TABLE_MB if tt_mb is None else tt_mb)
+            self._searcher = Searcher(first_table_mb(tt_mb))
         except MemoryError:
-            raise table_memory_error(DEFAULT_TABLE_MB if tt_mb is None else tt_mb) from None
+            raise table_memory_error(tt_mb) from None
         # One per further thread of a search: only its side area serves (the table is
         # this Solver's), so it holds the smallest table.
         self._helpers: list[Searcher] = []

@@ -445,6 +445,9 @@ def test_a_table_that_cannot_be_allocated_exits_2_saying_what_to_do(monkeypatch,
     err = capsys.readouterr().err
     assert err == ("ddcards: error: cannot allocate a 8 MiB transposition table: not enough free memory (give a "
                    "smaller --tt-mb, or leave it out for a table sized per game)\n")
+    # Without --tt-mb: the first table of a Solver sized per game (the message named None: a TypeError)
+    assert cli.main(["solve", "--example"]) == cli.EXIT_BAD_INPUT
+    assert capsys.readouterr().err.startswith("ddcards: error: cannot allocate a 2 MiB transposition table: ")
 
 
 def test_a_per_game_table_that_cannot_grow_is_bad_input_not_a_bug(monkeypatch, capsys):

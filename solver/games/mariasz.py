@@ -686,6 +686,13 @@ def marriage_stake(points: int, count: int) -> int:
     return 5 if count == 4 else (count - trump) + 2 * trump
 
 
+def stock_left(setup: MariaszSetup) -> int:
+    """The cards left in the stock of a deal with one: a whole trick's draws come off it per
+    trick played (the exchange is no card played)."""
+    cards_played = sum(action != "exchange" for action in setup.played)
+    return len(setup.stock) - cards_played // setup.nseats * setup.nseats
+
+
 def settlement(setup: MariaszSetup, st: Mapping[str, Any]) -> list[int]:
     """Money per seat (§3.9); sums to 0."""
     n, sides = setup.nseats, setup.nsides
@@ -722,10 +729,10 @@ class Mariasz(Game):
         """More than the game's 32 MiB early in a long deal (TABLE_BY_STOCK, TABLE_THREE), for
         points.  A race keeps 32 MiB: a long one (low start scores) searches fewer nodes in a
         larger table, but takes no less time (benchmarks/RESULTS.md, Mariasz)."""
-        cards_played = sum(action != "exchange" for action in setup.played)
         if setup.objective == "points" and setup.stock:
-            tiers, left = TABLE_BY_STOCK, len(setup.stock) - cards_played // setup.nseats * setup.nseats
+            tiers, left = TABLE_BY_STOCK, stock_left(setup)
         elif setup.objective == "points" and setup.variant == "three" and not setup.szlifowany:
+            cards_played = sum(action != "exchange" for action in setup.played)
             tiers, left = TABLE_THREE, sum(map(len, setup.hands)) - cards_played
         else:
             return self.info.table_mb
@@ -737,8 +744,7 @@ class Mariasz(Game):
         for a fresh deal)."""
         if setup.objective != "points" or setup.variant != "standard" or not setup.stock:
             return None
-        cards_played = sum(action != "exchange" for action in setup.played)
-        left = len(setup.stock) - cards_played // setup.nseats * setup.nseats
+        left = stock_left(setup)
         if left < LONG_SEARCH_STOCK:
             return None
         return (f"a 36-card Mariasz deal with {left} cards left in the stock, whose searches take tens of seconds "
