@@ -98,15 +98,8 @@ def check_capacity(port: int, workers: int, tt_mb: int | None, *, flags: bool = 
     in_range(port, "port", 0, MAX_PORT, "0 = any free port")
     in_range(workers, "workers", 1, MAX_WORKERS, "searches at once, each with its own table")
     solver_api.check_tt_mb(tt_mb, name("tt_mb"))
-    memory = solver_api.physical_memory_mb()
-    needed = startup_tables_mb(workers, tt_mb)
-    if memory is not None and needed > memory:
-        table = f"{name('tt_mb')} {tt_mb}" if tt_mb is not None else "a table sized per game"
-        raise InvalidOptionError(
-            f"{name('workers')} {workers} x {table}: the tables take {needed:,} MiB at startup (each "
-            f"{solver_api.table_memory_mb(solver_api.first_table_mb(tt_mb)):,} MiB with its side area), "
-            f"more than this machine's memory, {memory:,} MiB: give fewer workers or a smaller table",
-            token=str(workers), rule="the workers' tables fit in the machine's memory", field="workers")
+    solver_api.check_tables_fit(workers, tt_mb, name("workers"), name("tt_mb"),
+                                what="at startup, one per worker", fewer="fewer workers")
 
 
 def default_workers() -> int:

@@ -74,10 +74,10 @@ def _check_limits(timeout: float | None, cancel: CancelToken | None) -> float | 
     return timeout
 
 
-def _threads(threads: int) -> int:
+def _threads(threads: int, rule: str = "solve: threads") -> int:
     if not isinstance(threads, int) or isinstance(threads, bool) or not 1 <= threads <= MAX_THREADS:
         raise InvalidOptionError(f"threads is a whole number from 1 to {MAX_THREADS} (got {threads!r})",
-                                 token=repr(threads), rule="solve: threads", field="threads")
+                                 token=repr(threads), rule=rule, field="threads")
     return threads
 
 
@@ -148,6 +148,23 @@ def table_memory_mb(tt_mb: int) -> int:
     """The memory (MiB, rounded up) a table of `tt_mb` MiB takes with its side area (an eighth of
     the table, 256 KiB to 16 MiB): what a worker's or thread's Solver may hold at most."""
     return tt_mb + -(-side_area_bytes(tt_mb) // (1024 * 1024))
+
+
+def check_tables_fit(count: int, tt_mb: int | None, count_name: str, tt_name: str, *, what: str,
+                     fewer: str) -> None:
+    """InvalidOptionError (naming `count_name`) unless `count` tables of `tt_mb` (as a Solver
+    allocates first: ``first_table_mb``), each with its side area, fit in this machine's
+    memory. For the message: `what` says where the tables are, `fewer` what to give fewer of."""
+    memory = physical_memory_mb()
+    each = table_memory_mb(first_table_mb(tt_mb))
+    if memory is None or count * each <= memory:
+        return
+    table = f"{tt_name} {tt_mb}" if tt_mb is not None else "a table sized per game"
+    raise InvalidOptionError(
+        f"{count_name} {count} x {table}: the tables take {count * each:,} MiB ({what}; each {each:,} MiB "
+        f"with its side area), more than this machine's memory, {memory:,} MiB: give {fewer} or a smaller "
+        f"table", token=str(count), rule=f"{count_name} x the table fit in the machine's memory",
+        field=count_name.lstrip("-").replace("-", "_"))
 
 
 def table_sizes_text() -> str:

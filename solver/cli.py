@@ -544,7 +544,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="OUT", required=True,
                    help="the results (JSON Lines); OUT.job beside it lets a killed run resume")
     p.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
-                   help="searches at once: threads (default: every CPU), or with --dask local its worker processes")
+                   help="searches at once: threads (default: every CPU), or with --dask local its worker processes; "
+                        "each holds a table, and together they must fit in the machine's memory")
     p.add_argument("--dask", metavar="SCHEDULER", default=None,
                    help="run on a Dask cluster: a scheduler's address (tcp://HOST:8786), or 'local' to start "
                         "one on this machine (pip install 'ddcards[dask]')")
@@ -615,6 +616,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     if getattr(args, "jobs", None) is not None and args.jobs < 1:
         parser.error(f"--jobs must be at least 1 (got {args.jobs})")
+    if args.command == "batch" and args.dask in (None, "local"):   # each job's table is in this machine
+        from ddcards.ddtable import available_threads
+        try:
+            ddcards.api.check_tables_fit(args.jobs or available_threads(), args.tt_mb, "--jobs", "--tt-mb",
+                                         what="one per job", fewer="fewer jobs")
+        except DdcardsError as exc:
+            parser.error(str(exc))
     timeout = getattr(args, "timeout", None)
     if timeout is not None and not timeout >= 0:          # also NaN
         parser.error(f"--timeout must be a number of seconds, at least 0 (got {timeout})")

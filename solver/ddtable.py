@@ -112,12 +112,10 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
     the Hra margin, or +1/-1 in Betl and Durch; money: the declarer's settlement, with the
     best announcements in Hra).
     """
-    from ddcards.api import Solver, check_timeout, default_solver
+    from ddcards.api import Solver, _threads, check_timeout, default_solver
 
     timeout = check_timeout(timeout)
-    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
-        raise InvalidOptionError(f"threads is a whole number, at least 1 (got {threads!r})",
-                                 token=repr(threads), rule="dd_table: threads")
+    _threads(threads, "dd_table: threads")
     doc = _document(position_or_doc)
     game = get_game(doc.get("game"))
     engine = solver if solver is not None else default_solver()

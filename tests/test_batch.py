@@ -219,6 +219,16 @@ def test_exit_status_says_what_failed(tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
         batch(str(source), "-o", str(out), "--jobs", "0")
     assert info.value.code == 2 and "--jobs must be at least 1" in capsys.readouterr().err
+    limit = ddcards.api.tt_mb_limit()                  # 3 jobs' tables of half the memory each
+    with pytest.raises(SystemExit) as info:
+        batch(str(source), "-o", str(tmp_path / "m.jsonl"), "--jobs", "3", "--tt-mb", str(limit // 2))
+    each = ddcards.api.table_memory_mb(limit // 2)
+    assert info.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"ddcards: error: --jobs 3 x --tt-mb {limit // 2}: the tables take {3 * each:,} MiB (one per job; each "
+        f"{each:,} MiB with its side area), more than this machine's memory, {limit:,} MiB: give fewer jobs or a "
+        "smaller table")
+    assert not (tmp_path / "m.jsonl").exists()
 
 
 def _on_a_terminal(argv: list[str], cwd: Path) -> str:

@@ -79,6 +79,21 @@ def test_options_are_checked_at_the_call():
         ddcards.solve_many(MIXED, chunk_size=0)
 
 
+def test_the_jobs_tables_must_fit_in_the_machines_memory():
+    # Each job (thread or process here) holds a table: 3 jobs of half the memory each are refused
+    # up front, naming the jobs and the sizes, rather than swapping or being killed mid-batch.
+    limit = ddcards.api.tt_mb_limit()
+    each = ddcards.api.table_memory_mb(limit // 2)
+    with pytest.raises(ddcards.InvalidOptionError) as info:
+        ddcards.solve_many(MIXED, jobs=3, tt_mb=limit // 2)
+    assert str(info.value) == (f"jobs 3 x tt_mb {limit // 2}: the tables take {3 * each:,} MiB (one per search at "
+                               f"once; each {each:,} MiB with its side area), more than this machine's memory, "
+                               f"{limit:,} MiB: give fewer jobs or a smaller table")
+    assert info.value.field == "jobs"
+    with ThreadPoolExecutor(3) as pool, pytest.raises(ddcards.InvalidOptionError, match="^jobs 3 x tt_mb"):
+        ddcards.solve_many(MIXED, executor=pool, tt_mb=limit // 2)      # the pool's workers count
+
+
 def test_an_error_of_the_input_iterable_comes_after_the_answers_before_it():
     def positions():
         yield endgame(27)

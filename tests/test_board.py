@@ -194,6 +194,18 @@ def test_a_start_position_is_validated():
         assert '"position": {"game": "marias"' in c.get("/")[1]
 
 
+@pytest.mark.parametrize("options, message", [
+    ({"tt_mb": 0}, "tt_mb 0 is too small: a table takes 1 to"),
+    ({"timeout": float("nan")}, "timeout is a number of seconds, at least 0"),
+    ({"workers": 0}, "workers is a whole number from 1 to 256 (searches at once, each with its own table), not 0"),
+    ({"workers": 3, "tt_mb": ddcards.api.tt_mb_limit() // 2}, "workers 3 x tt_mb"),
+])
+def test_the_apps_options_are_checked_at_start(options, message):
+    with pytest.raises(ddcards.InvalidOptionError) as info:
+        create_app(**options)
+    assert str(info.value).startswith(message)
+
+
 def test_loopback_addresses():
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.0.2.1") and not is_loopback("example.org")

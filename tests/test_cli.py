@@ -157,7 +157,7 @@ def test_klaverjas_table_matches_single_solves():
     out = run("table", "--example", "--threads", "1")          # the table's default example
     assert out.returncode == 0 and "Klaverjas DD table" in out.stdout, out.stderr
     out = run("table", "--example", "klaverjas", "--threads", "0")
-    assert out.returncode == 2 and "threads is a whole number, at least 1" in out.stderr
+    assert out.returncode == 2 and "threads is a whole number from 1 to 64 (got 0)" in out.stderr
 
 
 def test_klaverjas_readable_solve():

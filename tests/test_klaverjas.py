@@ -201,6 +201,8 @@ def test_dd_table_inputs():
     for bad in (0, -1, 2.0, True):
         with pytest.raises(InvalidOptionError, match="threads"):
             dd_table(doc(), threads=bad)
+    with pytest.raises(InvalidOptionError, match=r"^threads is a whole number from 1 to 64 \(got 65\)$"):
+        dd_table(doc(), threads=65)                          # as solve's threads
 
 
 def test_dd_table_threads():

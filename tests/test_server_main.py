@@ -114,8 +114,8 @@ def test_tables_at_startup_beyond_the_machines_memory_exit_2():
                            str(tt_mb)], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60)
     each = ddcards.api.table_memory_mb(tt_mb)
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr == (f"ddcards serve: --workers 3 x --tt-mb {tt_mb}: the tables take {3 * each:,} MiB at "
-                           f"startup (each {each:,} MiB with its side area), more than this machine's memory, "
+    assert proc.stderr == (f"ddcards serve: --workers 3 x --tt-mb {tt_mb}: the tables take {3 * each:,} MiB (at "
+                           f"startup, one per worker; each {each:,} MiB with its side area), more than this machine's memory, "
                            f"{LIMIT:,} MiB: give fewer workers or a smaller table\n")
 
 

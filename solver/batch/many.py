@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ddcards.api import DEFAULT_TT_MB, CancelToken, PositionLike, Solver, _mode, check_timeout, check_tt_mb
+from ddcards.api import (DEFAULT_TT_MB, CancelToken, PositionLike, Solver, _mode, check_tables_fit, check_timeout,
+                         check_tt_mb)
 from ddcards.errors import DdcardsError, InvalidOptionError, SearchAborted
 from ddcards.position import Position
 from ddcards.result import Mode, Result
@@ -197,7 +198,21 @@ def solve_tasks(tasks: Iterable[Task], *, jobs: int | None = None, executor: Any
     if executor is not None and not isinstance(executor, Executor) and not _is_dask_client(executor):
         raise TypeError(f"executor must be a concurrent.futures.Executor or a dask.distributed Client, "
                         f"not {type(executor).__name__}")
+    if not _is_dask_client(executor):        # each search thread or process here holds a table
+        check_tables_fit(_local_parallel(jobs, executor), tt_mb, "jobs", "tt_mb",
+                         what="one per search at once", fewer="fewer jobs")
     return _run(tasks, jobs, executor, mode_name, timeout, tt_mb, window, chunk_size)
+
+
+def _local_parallel(jobs: int | None, executor: Executor | None) -> int:
+    """The searches at once on this machine: `jobs`, else the executor's workers or every CPU."""
+    if jobs:
+        return jobs
+    if executor is None:
+        from ddcards.ddtable import available_threads
+
+        return available_threads()
+    return getattr(executor, "_max_workers", None) or 1
 
 
 def _check_count(name: str, value: Any) -> None:

@@ -33,8 +33,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 import ddcards
-from ddcards.api import DEFAULT_TT_MB, CancelToken, Solver
-from ddcards.errors import DdcardsError, NotationError, SearchCancelled, SearchTimeout
+from ddcards.api import DEFAULT_TT_MB, CancelToken, Solver, check_tables_fit, check_timeout, check_tt_mb
+from ddcards.errors import DdcardsError, InvalidOptionError, NotationError, SearchCancelled, SearchTimeout
 from ddcards.report.display import as_cards, card_piece, extras, hand_suits, plain, suit_piece
 from ddcards.report.render import template
 
@@ -86,17 +86,29 @@ def position_view(pos: ddcards.Position) -> dict[str, Any]:
     }
 
 
+#: The most searches the board runs at once (each holds a table of its own).
+MAX_WORKERS = 256
+
+
 class BoardApp:
     """The app's state: one Solver per worker thread and the searches that may be stopped."""
 
     def __init__(self, *, tt_mb: int | None = DEFAULT_TT_MB, timeout: float | None = None,
                  workers: int | None = None, position: Mapping[str, Any] | None = None):
+        # Bad options and bad input fail at start, not at the first search.
         if position is not None:
-            position = ddcards.Position.from_dict(position).to_dict()      # bad input fails at start
-        self.tt_mb = tt_mb
-        self.timeout = timeout
+            position = ddcards.Position.from_dict(position).to_dict()
+        self.tt_mb = check_tt_mb(tt_mb)
+        self.timeout = check_timeout(timeout)
+        if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool)
+                                    or not 1 <= workers <= MAX_WORKERS):
+            raise InvalidOptionError(f"workers is a whole number from 1 to {MAX_WORKERS} (searches at once, each "
+                                     f"with its own table), not {workers!r}", token=repr(workers),
+                                     rule=f"board: workers 1..{MAX_WORKERS}", field="workers")
+        workers = workers or os.cpu_count() or 1
+        check_tables_fit(workers, tt_mb, "workers", "tt_mb", what="one per worker", fewer="fewer workers")
         self.initial = position
-        self.limiter = anyio.CapacityLimiter(workers or os.cpu_count() or 1)
+        self.limiter = anyio.CapacityLimiter(workers)
         self._local = threading.local()
         self._searches: dict[str, CancelToken] = {}
         # Ids stopped before their search arrived (the page may stop a search whose request
