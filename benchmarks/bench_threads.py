@@ -5,7 +5,9 @@
 Full deals, cold (table cleared per solve), each solved on one thread and on N threads one
 after the other (so both see the same host): fresh random Klaverjas layouts (random trump,
 playing team and rule set, as benchmarks/bench_dds.py draws them), the first deals of the
-Klaverjas corpora and of the Mariáš Hra corpus, in modes ``optimal`` and ``all``.
+Klaverjas corpora and of the Mariáš Hra corpus, and (``--mariasz N``) the first Mariasz
+szlifowany deals and 36-card deals with 12 cards left in the stock, in modes ``optimal`` and
+``all``; each Mariasz solve in a Solver of its own (the table sized per game).
 Reported per set and mode: the median search time on 1 and on N threads, the ratio of the
 medians and the median of the per-deal ratios; and the DD table of the Klaverjas deals
 (dd_table, 8 value searches) on N threads.
@@ -46,6 +48,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=None, help="of the random Klaverjas layouts (default: fresh)")
     ap.add_argument("--tables", type=int, default=10, help="Klaverjas deals for the DD table (0: none)")
+    ap.add_argument("--mariasz", type=int, default=10, help="deals per Mariasz set (0: none)")
     args = ap.parse_args()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
     rng = random.Random(seed)
@@ -55,17 +58,24 @@ def main() -> None:
         "klaverjas-rotterdam corpus": load("klaverjas-rotterdam", args.deals),
         "marias-hra corpus": load("marias-hra", args.deals),
     }
+    if args.mariasz:
+        sets["mariasz-szlifowany corpus"] = load("mariasz-szlifowany", args.mariasz)
+        sets["mariasz-ladder, 12 left in the stock"] = [
+            doc for doc in load("mariasz-ladder", 10**6)
+            if len(doc["stock"].split()) - sum(a != "exchange" for a in doc["played"]) == 12][:args.mariasz]
     n = args.threads
     one, many = ddcards.Solver(), ddcards.Solver()
     print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
           f"2 cores. Command: python benchmarks/bench_threads.py --deals {args.deals} --threads {n} "
-          f"--seed {seed} --tables {args.tables}\n")
+          f"--seed {seed} --tables {args.tables} --mariasz {args.mariasz}\n")
     print(f"| deals | mode | 1 thread median | {n} threads median | ratio of medians | median of ratios | sums |")
     print("|---|---|---|---|---|---|---|")
     for name, docs in sets.items():
         for mode in ("optimal", "all"):
             t1, tn = [], []
             for doc in docs:
+                if doc["game"] == "mariasz":        # a table of the deal's own size, cold
+                    one, many = ddcards.Solver(), ddcards.Solver()
                 a = one.solve(doc, mode=mode)
                 b = many.solve(doc, mode=mode, threads=n)
                 assert (a.value, sorted((m.move, m.value) for m in a.moves)) == \

@@ -218,7 +218,8 @@ class Solver:
         except MemoryError:
             raise table_memory_error(tt_mb) from None
         # One per further thread of a search: only its side area serves (the table is
-        # this Solver's), so it holds the smallest table.
+        # this Solver's), so it holds the smallest table; the search gives its side area
+        # the size of this Solver's.
         self._helpers: list[Searcher] = []
         # The session searched now, for progress_now's names and values (read by other threads).
         self._searching: Session | None = None
@@ -394,7 +395,7 @@ class Solver:
         )
 
     def analyse(self, position: PositionLike, *, timeout: float | None = None,
-                cancel: CancelToken | None = None, mode: Mode | str = Mode.OPTIMAL) -> Analysis:
+                cancel: CancelToken | None = None, mode: Mode | str = Mode.OPTIMAL, threads: int = 1) -> Analysis:
         """The value before and after every recorded action of `position`, from the deal's start.
 
         Each step also says whether the action changed the outcome, which seat
@@ -405,9 +406,11 @@ class Solver:
 
         timeout (for the whole analysis) and cancel: as for ``solve``; the
         SearchTimeout or SearchCancelled says how far the analysis got, its
-        ``nodes`` every search's so far.
+        ``nodes`` every search's so far.  threads: how many threads each
+        search uses (see ``solve``; the answers are the same).
         """
         timeout = _check_limits(timeout, cancel)
+        threads = _threads(threads)
         pos = _position(position)
         mode = _mode(mode)
         start = time.perf_counter()
@@ -418,6 +421,10 @@ class Solver:
         self._fit_table(first)               # the deal's start: the longest search of the analysis
         self._searcher.clear()
         nodes = 0
+        # Each further thread follows the play on a session of its own.
+        helper_sessions = [first.session() for _ in range(threads - 1)]
+        while len(self._helpers) < threads - 1:
+            self._helpers.append(Searcher(1))
 
         def remaining() -> float | None:
             if deadline is None:
@@ -430,8 +437,9 @@ class Solver:
         def solve_here() -> tuple[int, list[MoveValue]]:
             nonlocal nodes
             with self._watched(session), self._counted():
-                value, raw, _, n = session.search(self._searcher, _MODE_CODE[mode], cancel, remaining(),
-                                                  want_pv=False)
+                value, raw, _, n = session.search(
+                    self._searcher, _MODE_CODE[mode], cancel, remaining(), want_pv=False,
+                    helpers=[(helper, other.board) for helper, other in zip(self._helpers, helper_sessions)])
             nodes += n
             return value, _move_values(session, raw, value)
 
@@ -452,6 +460,8 @@ class Solver:
             seat = session.to_move
             best = [m.move for m in moves if m.optimal]
             session.play(move)
+            for other in helper_sessions:
+                other.play(move)
             try:
                 following, next_moves = solve_here()
                 # The action's value in the search before it (Prší: within the same horizon).
@@ -473,7 +483,7 @@ class Solver:
                 trick_winner=session.to_move if done else None, score=session.scores_now()))
             value, moves, value_outcome = following, next_moves, outcome(following)
         try:
-            final = self.solve(pos, mode=mode, timeout=remaining(), cancel=cancel, keep_tt=True)
+            final = self.solve(pos, mode=mode, timeout=remaining(), cancel=cancel, keep_tt=True, threads=threads)
         except SearchAborted as exc:
             raise _analysis_stopped(exc, nodes, len(pos.played), len(pos.played)) from None
         nodes += final.nodes
@@ -521,9 +531,9 @@ def solve(position: PositionLike, *, mode: Mode | str = Mode.ALL,
 
 
 def analyse(position: PositionLike, *, timeout: float | None = None,
-            cancel: CancelToken | None = None, mode: Mode | str = Mode.OPTIMAL) -> Analysis:
+            cancel: CancelToken | None = None, mode: Mode | str = Mode.OPTIMAL, threads: int = 1) -> Analysis:
     """Analyse the recorded play of `position`; see Solver.analyse."""
-    return default_solver().analyse(position, timeout=timeout, cancel=cancel, mode=mode)
+    return default_solver().analyse(position, timeout=timeout, cancel=cancel, mode=mode, threads=threads)
 
 
 def solve_many(positions: Iterable[PositionLike], *, jobs: int | None = None, executor: Any = None,

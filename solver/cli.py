@@ -350,8 +350,9 @@ def note_long_analysis(args: argparse.Namespace, pos: ddcards.Position) -> bool:
     if why is None:
         return False
     shown = "; the ticker shows how far it got" if wanted(getattr(args, "progress", None)) else ""
+    cores = "" if getattr(args, "threads", 1) > 1 else ", --threads 2 uses a second core"
     print(f"ddcards: note: analysing this deal takes many minutes: an analysis searches from the deal's start, "
-          f"{why} (--timeout SECONDS bounds it, Ctrl-C interrupts it{shown})", file=sys.stderr, flush=True)
+          f"{why} (--timeout SECONDS bounds it{cores}, Ctrl-C interrupts it{shown})", file=sys.stderr, flush=True)
     return True
 
 
@@ -365,7 +366,7 @@ def cmd_analyse(args: argparse.Namespace) -> int:
         pos = as_position(doc)
         noted = noted or note_long_analysis(args, pos)
         return searches.run(lambda cancel: engine.analyse(pos, timeout=args.timeout, cancel=cancel,
-                                                          mode=args.mode)), pos
+                                                          mode=args.mode, threads=args.threads)), pos
 
     def show(answer: tuple[ddcards.Analysis, ddcards.Position], entry: Entry, source: Input) -> None:
         an, pos = answer
@@ -565,6 +566,8 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.add_argument("--mode", choices=["optimal", "all"], default="optimal",
                    help="optimal: the best cards at each step (default); all: every legal card's value too")
+    p.add_argument("--threads", type=int, default=1, metavar="N",
+                   help="threads for each search of the analysis (default 1; the answers are the same)")
     p.set_defaults(func=cmd_analyse)
 
     p = sub.add_parser("table", help="a deal's DD table: Klaverjas, every trump suit and playing team; Mariáš, "

@@ -511,9 +511,14 @@ def test_an_analysis_of_minutes_says_so_before_it_starts(capsys):
     note, stopped = capsys.readouterr().err.splitlines()
     assert note == ("ddcards: note: analysing this deal takes many minutes: an analysis searches from the deal's "
                     "start, a 36-card Mariasz deal with 24 cards left in the stock, whose searches take tens of "
-                    "seconds to minutes (--timeout SECONDS bounds it, Ctrl-C interrupts it)")
+                    "seconds to minutes (--timeout SECONDS bounds it, --threads 2 uses a second core, Ctrl-C "
+                    "interrupts it)")
     assert stopped.startswith("ddcards: stopped: the analysis ran out of time after ")
     assert stopped.endswith(" nodes, with 0 of the 18 recorded actions analysed")
+    # With --threads the note leaves the hint out.
+    assert cli.main(["analyse", "--example", "mariasz", "--tt-mb", "16", "--timeout", "0.05", "--no-progress",
+                     "--threads", "2"]) == cli.EXIT_ABORTED
+    assert "(--timeout SECONDS bounds it, Ctrl-C interrupts it)" in capsys.readouterr().err
     # A quick one says nothing; every bundled example but the two late fresh deals is quick.
     assert cli.main(["analyse", "--example", "mariasz-recorded"]) == cli.EXIT_OK
     assert capsys.readouterr().err == ""

@@ -226,6 +226,23 @@ def test_the_side_area_grows_with_the_table_in_use():
     assert grown.side_area_bytes == 256 * kib
 
 
+def test_a_helper_threads_side_area_is_as_large_as_the_tables():
+    # A helper thread keeps its game's memo in its own Searcher's side area: the search gives
+    # it the size of the searched table's (a 1 MiB helper beside a 32 MiB table: 4 MiB, not
+    # 256 KiB), and the answer is the one thread's.
+    kib = 1024
+    session = get_game("mariasz").session(MARIASZ)
+    main, helper = Searcher(32), Searcher(1)
+    alone = Searcher(32).solve(session.board, MODE_ALL)
+    assert helper.side_area_bytes == 256 * kib
+    got = main.solve(session.board, MODE_ALL, helpers=[(helper, get_game("mariasz").session(MARIASZ).board)])
+    assert helper.side_area_bytes == 4096 * kib
+    assert (got[0], sorted(got[1])) == (alone[0], sorted(alone[1]))
+    main.use(2)                                            # and follows the table down again
+    main.solve(session.board, MODE_ALL, helpers=[(helper, get_game("mariasz").session(MARIASZ).board)])
+    assert helper.side_area_bytes == 256 * kib
+
+
 def test_searcher_resize_gives_an_empty_table_of_the_new_size():
     board = get_game("mariasz").session(MARIASZ).board
     cold = Searcher(8).solve(board, MODE_ALL)

@@ -232,3 +232,48 @@ def test_cli_solve_threads(tmp_path, capsys):
     assert cli.main(["solve", str(path), "--threads", "0"]) == cli.EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert "threads" in err and "1 to 64" in err
+
+
+def _analysis_answer(analysis: ddcards.Analysis) -> tuple:
+    """What an analysis answers, whatever the thread count: each step's values, best moves and
+    every move's value, and the final position's value and moves (its line may be another
+    optimal one)."""
+    steps = [(s.ply, s.move, s.value_before, s.value_after, sorted(s.best_moves), s.cost,
+              sorted((m.move, m.value) for m in s.moves)) for s in analysis.steps]
+    return (analysis.initial_value, analysis.final_value, steps, answer(analysis.final))
+
+
+@pytest.mark.parametrize("name", ["marias-seed", "mariasz-kiks", "mariasz-recorded", "prsi-endgame"])
+def test_an_analysis_on_threads_answers_as_on_one(name):
+    doc = ddcards.example(name)
+    one = ddcards.Solver().analyse(doc, mode="all")
+    assert one.steps, name                               # a recorded play, analysed step by step
+    assert _analysis_answer(ddcards.Solver().analyse(doc, mode="all", threads=2)) == _analysis_answer(one)
+    assert _analysis_answer(ddcards.analyse(doc, mode="all", threads=3)) == _analysis_answer(one)
+
+
+def test_an_analysis_of_a_klaverjas_deal_on_threads_answers_as_on_one():
+    doc = mid_deal(corpus("klaverjas-rotterdam", 1)[0], 14)
+    one = ddcards.Solver().analyse(doc, mode="all")
+    assert len(one.steps) == 14
+    assert _analysis_answer(ddcards.Solver().analyse(doc, mode="all", threads=2)) == _analysis_answer(one)
+    with pytest.raises(InvalidOptionError, match="threads"):
+        ddcards.Solver().analyse(doc, threads=0)
+
+
+def test_cli_analyse_and_report_threads(tmp_path, capsys):
+    from ddcards import cli
+
+    outs = []
+    for threads in ("1", "2"):
+        assert cli.main(["analyse", "--example", "mariasz-recorded", "--json", "--mode", "all",
+                         "--threads", threads]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        outs.append([(s["ply"], s["value_before"], s["value_after"], sorted((m["move"], m["value"])
+                      for m in s["moves"])) for s in doc["steps"]])
+    assert outs[0] == outs[1] and len(outs[0]) == 25
+    page = tmp_path / "r.html"
+    assert cli.main(["report", "--example", "marias-seed", "-o", str(page), "--threads", "2"]) == 0
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert cli.main(["analyse", "--example", "marias-seed", "--threads", "65"]) == cli.EXIT_BAD_INPUT
+    assert "threads is a whole number from 1 to 64 (got 65)" in capsys.readouterr().err

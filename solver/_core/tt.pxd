@@ -140,6 +140,21 @@ cdef inline void tt_free(TTable* t) noexcept nogil:
         t.aux = NULL
 
 
+cdef inline int tt_fit_aux(TTable* t, size_t nbytes) noexcept nogil:
+    """Use a side area of `nbytes` (another table's, for a helper thread of its search, so that
+    each thread's memo is as large as the first one's): reallocated, empty, if it has less."""
+    cdef void* aux
+    if nbytes > t.aux_capacity:
+        aux = dd_table_alloc(nbytes)
+        if aux == NULL:
+            return -1
+        dd_table_free(t.aux, t.aux_capacity)
+        t.aux = aux
+        t.aux_capacity = nbytes
+    t.aux_bytes = nbytes
+    return 0
+
+
 cdef inline void tt_new_generation(TTable* t) noexcept nogil:
     """Forget every entry in O(1): entries of another generation never match."""
     t.gen += 1

@@ -24,10 +24,11 @@ __all__ = ["report_html", "write_report", "render"]
 
 
 def report_html(position: Position | Mapping[str, Any] | str, *, solver: Solver | None = None,
-                timeout: float | None = None, cancel: CancelToken | None = None) -> str:
-    """Analyse the recorded play of `position` (every card's value at each step) and render the page."""
+                timeout: float | None = None, cancel: CancelToken | None = None, threads: int = 1) -> str:
+    """Analyse the recorded play of `position` (every card's value at each step) and render the page
+    (threads: for each search, as in ``Solver.analyse``)."""
     engine = solver or default_solver()
-    analysis = engine.analyse(position, timeout=timeout, cancel=cancel, mode=Mode.ALL)
+    analysis = engine.analyse(position, timeout=timeout, cancel=cancel, mode=Mode.ALL, threads=threads)
     return render(analysis.to_dict())
 
 

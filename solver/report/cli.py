@@ -21,6 +21,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="stop the analysis after this long (exit status 1)")
     p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
                    help=f"transposition table size in MiB (default: per game, {ddcards.api.table_sizes_text()})")
+    p.add_argument("--threads", type=int, default=1, metavar="N",
+                   help="threads for each search of the analysis (default 1; the answers are the same)")
     p.set_defaults(func=cmd_report)
 
 
@@ -39,7 +41,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     doc, _ = one_document(args, "a report shows one deal")
     position = as_position(doc)
     note_long_analysis(args, position)
-    page = report_html(position, solver=new_solver(args), timeout=args.timeout)
+    page = report_html(position, solver=new_solver(args), timeout=args.timeout, threads=args.threads)
     if args.output == "-":
         sys.stdout.write(page)
         return 0
