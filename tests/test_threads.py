@@ -277,3 +277,23 @@ def test_cli_analyse_and_report_threads(tmp_path, capsys):
     assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert cli.main(["analyse", "--example", "marias-seed", "--threads", "65"]) == cli.EXIT_BAD_INPUT
     assert "threads is a whole number from 1 to 64 (got 65)" in capsys.readouterr().err
+
+
+def _stock_left(doc: dict) -> int:
+    return len(doc.get("stock", "").split()) - sum(a != "exchange" for a in doc.get("played", ()))
+
+
+# Every Mariasz variant and objective, from the first trick and mid-stock (the helpers keep
+# their endgame memo and race cache in side areas of their own), and Prší mid-game.
+OTHER_GAMES = (corpus("mariasz-szlifowany", 2) + corpus("mariasz-kiks", 2) + corpus("mariasz-three", 3)
+               + corpus("mariasz-race", 4) + corpus("mariasz-phase2", 3)
+               + [d for d in corpus("mariasz-ladder", 520) if _stock_left(d) == 8][:3]
+               + corpus("prsi-midgame", 3))
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_threads_give_the_answers_of_one_in_mariasz_and_prsi(threads):
+    for doc in OTHER_GAMES:
+        expected = ddcards.Solver().solve(doc, mode="all")
+        got = ddcards.Solver().solve(doc, mode="all", threads=threads)
+        assert answer(got) == answer(expected), json.dumps(doc)
