@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from _batch_data import corpus, endgame, read_records, without_times  # tests/ is on sys.path
+from _signals import default_sigint, sigint_default
 
 DDCARDS = [sys.executable, "-m", "ddcards"]
 
@@ -138,7 +139,8 @@ def test_ctrl_c_stops_at_once_and_the_same_command_goes_on(tmp_path):
     total = _input(source)
     out = tmp_path / "out.jsonl"
     argv = [*DDCARDS, "batch", str(source), "-o", str(out), "--jobs", "2"]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_default)
     while _records_so_far(out) < 20:
         assert proc.poll() is None, "the run ended before it could be interrupted"
         time.sleep(0.001)
@@ -156,14 +158,15 @@ def test_ctrl_c_stops_at_once_and_the_same_command_goes_on(tmp_path):
 def test_a_ctrl_c_during_a_write_takes_effect_once_the_write_is_done():
     from ddcards.batch.job import _CtrlCHold
 
-    before = signal.getsignal(signal.SIGINT)
-    with _CtrlCHold() as hold:
-        hold.holding = True
-        signal.raise_signal(signal.SIGINT)           # held: the record and its count go together
-        assert hold.caught
-        with pytest.raises(KeyboardInterrupt):
-            hold.release()
-        assert not hold.caught and not hold.holding
-        with pytest.raises(KeyboardInterrupt):       # between writes: at once
-            signal.raise_signal(signal.SIGINT)
-    assert signal.getsignal(signal.SIGINT) is before
+    with default_sigint():
+        before = signal.getsignal(signal.SIGINT)
+        with _CtrlCHold() as hold:
+            hold.holding = True
+            signal.raise_signal(signal.SIGINT)       # held: the record and its count go together
+            assert hold.caught
+            with pytest.raises(KeyboardInterrupt):
+                hold.release()
+            assert not hold.caught and not hold.holding
+            with pytest.raises(KeyboardInterrupt):   # between writes: at once
+                signal.raise_signal(signal.SIGINT)
+        assert signal.getsignal(signal.SIGINT) is before

@@ -22,8 +22,10 @@ from ddcards._foreground import Foreground
 
 try:
     from tests._long_search import ENDLESS
+    from tests._signals import sigint_default
 except ImportError:  # pytest put tests/ itself on sys.path
     from _long_search import ENDLESS
+    from _signals import sigint_default
 
 CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus"
 
@@ -43,7 +45,7 @@ def test_ctrl_c_stops_a_long_search_at_once(tmp_path, command):
     path = tmp_path / "fresh.json"
     path.write_text(json.dumps(ENDLESS))
     proc = subprocess.Popen([sys.executable, "-m", "ddcards", command, str(path), "--progress"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0, preexec_fn=sigint_default)
     try:
         ticker = wait_for(proc, b"Ctrl-C stops")
         assert b"\rddcards: searching 0:0" in ticker and b" M nodes (" in ticker
@@ -81,7 +83,11 @@ def test_nodes_now_counts_a_search_under_way_from_another_thread():
 
     worker = threading.Thread(target=search)
     worker.start()
-    readings = []
+    # The first search of a process may take ~50 ms to start (the game's first use): wait for it.
+    deadline = time.monotonic() + 30
+    while solver.nodes_now == 0 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    readings = [solver.nodes_now]
     while len(readings) < 3 or readings[-1] == readings[0]:
         time.sleep(0.05)
         readings.append(solver.nodes_now)
