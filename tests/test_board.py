@@ -101,6 +101,16 @@ def test_solve_gives_every_card_value(client):
         assert got["optimal_moves"] == want.optimal_moves and got["pv"] == want.pv
 
 
+def test_a_board_on_two_threads_per_search_gives_the_same_values():
+    doc = dict(deals.klaverjas_deals()[2], played=[])
+    want = ddcards.solve(doc)
+    with board(threads=2) as (c, app):
+        assert app.threads == 2
+        _, got = c.post("/api/solve", {"position": doc})
+        assert got["value"] == want.value
+        assert {m["move"]: m["value"] for m in got["moves"]} == want.move_values
+
+
 def test_solve_of_the_finished_deal(client):
     _, got = client.post("/api/solve", {"position": SEED})
     assert got["value"] == 50 and got["moves"] == [] and got["verdict"] == "declarer wins"
@@ -199,6 +209,7 @@ def test_a_start_position_is_validated():
     ({"timeout": float("nan")}, "timeout is a number of seconds, at least 0"),
     ({"workers": 0}, "workers is a whole number from 1 to 256 (searches at once, each with its own table), not 0"),
     ({"workers": 3, "tt_mb": ddcards.api.tt_mb_limit() // 2}, "workers 3 x tt_mb"),
+    ({"threads": 0}, "threads is a whole number from 1 to 64 (got 0)"),
 ])
 def test_the_apps_options_are_checked_at_start(options, message):
     with pytest.raises(ddcards.InvalidOptionError) as info:

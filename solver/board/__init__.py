@@ -17,7 +17,7 @@ __all__ = ["create_app"]
 
 
 def create_app(**kwargs: Any) -> BoardApp:
-    """The board as an ASGI app; keywords: tt_mb, timeout, workers, position (see BoardApp).
+    """The board as an ASGI app; keywords: tt_mb, timeout, workers, position, threads (see BoardApp).
 
     The web stack (Starlette) is imported only here, so ``import ddcards.board`` works
     without the extra.

@@ -33,7 +33,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 import ddcards
-from ddcards.api import DEFAULT_TT_MB, CancelToken, Solver, check_tables_fit, check_timeout, check_tt_mb
+from ddcards.api import DEFAULT_TT_MB, CancelToken, Solver, _threads, check_tables_fit, check_timeout, check_tt_mb
 from ddcards.errors import DdcardsError, InvalidOptionError, NotationError, SearchCancelled, SearchTimeout
 from ddcards.report.display import as_cards, card_piece, extras, hand_suits, plain, suit_piece
 from ddcards.report.render import template
@@ -94,12 +94,13 @@ class BoardApp:
     """The app's state: one Solver per worker thread and the searches that may be stopped."""
 
     def __init__(self, *, tt_mb: int | None = DEFAULT_TT_MB, timeout: float | None = None,
-                 workers: int | None = None, position: Mapping[str, Any] | None = None):
+                 workers: int | None = None, position: Mapping[str, Any] | None = None, threads: int = 1):
         # Bad options and bad input fail at start, not at the first search.
         if position is not None:
             position = ddcards.Position.from_dict(position).to_dict()
         self.tt_mb = check_tt_mb(tt_mb)
         self.timeout = check_timeout(timeout)
+        self.threads = _threads(threads, "board: threads")       # each search's
         if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool)
                                     or not 1 <= workers <= MAX_WORKERS):
             raise InvalidOptionError(f"workers is a whole number from 1 to {MAX_WORKERS} (searches at once, each "
@@ -199,7 +200,7 @@ class BoardApp:
                     token.cancel()
 
         def work() -> dict[str, Any]:
-            res = self.solver().solve(pos, mode="all", timeout=self.timeout, cancel=token)
+            res = self.solver().solve(pos, mode="all", timeout=self.timeout, cancel=token, threads=self.threads)
             session = pos.session()
             return dict(res.to_dict(), verdict=session.verdict(res.value, res.won, res.value_kind))
 
@@ -234,5 +235,6 @@ class BoardApp:
 
 
 def create_app(**kwargs: Any) -> BoardApp:
-    """The board as an ASGI app; keywords: tt_mb, timeout (seconds per search), workers, position."""
+    """The board as an ASGI app; keywords: tt_mb, timeout (seconds per search), workers, position,
+    threads (each search's)."""
     return BoardApp(**kwargs)

@@ -25,6 +25,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
                    help=f"transposition table size per worker in MiB (default: per game, "
                         f"{ddcards.api.table_sizes_text()})")
+    p.add_argument("--threads", type=int, default=1, metavar="N",
+                   help="threads for each search (default 1; --threads 2 solves a long position on two cores)")
     p.set_defaults(func=cmd_board)
 
 
@@ -58,7 +60,7 @@ def cmd_board(args: argparse.Namespace) -> int:
     if not is_loopback(args.host):
         print(f"ddcards: warning: the board listens on {args.host}: anyone who reaches it can run searches "
               "on this machine (it has no login)", file=sys.stderr)
-    app = create_app(tt_mb=args.tt_mb, timeout=args.timeout, position=position)
+    app = create_app(tt_mb=args.tt_mb, timeout=args.timeout, position=position, threads=args.threads)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
     server = uvicorn.Server(config)
 
