@@ -302,8 +302,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
     bar: ProgressBar | None = None
     searches = foreground(args, engine)
 
+    noted = False
+
     def work(doc: Any) -> tuple[ddcards.Result, ddcards.Position]:
+        nonlocal noted
         pos = as_position(doc)
+        noted = noted or note_long_search(args, pos)
         return searches.run(lambda cancel: engine.solve(pos, mode=args.mode, timeout=args.timeout, cancel=cancel,
                                                         threads=args.threads)), pos
 
@@ -343,16 +347,30 @@ def cmd_batch(args: argparse.Namespace) -> int:
     return job.run(args)
 
 
+def _long_note(args: argparse.Namespace, what: str, why: str) -> None:
+    shown = "; the ticker shows how far it got" if wanted(getattr(args, "progress", None)) else ""
+    cores = "" if getattr(args, "threads", 1) > 1 else ", --threads 2 uses a second core"
+    print(f"ddcards: note: {what}{why} (--timeout SECONDS bounds it{cores}, Ctrl-C interrupts it{shown})",
+          file=sys.stderr, flush=True)
+
+
 def note_long_analysis(args: argparse.Namespace, pos: ddcards.Position) -> bool:
     """Say on stderr, before it starts, that analysing `pos` takes minutes, if its game knows
     the searches from the deal's start to be long (a fresh 36-card Mariasz deal); True if it did."""
     why = pos.start().long_search
     if why is None:
         return False
-    shown = "; the ticker shows how far it got" if wanted(getattr(args, "progress", None)) else ""
-    cores = "" if getattr(args, "threads", 1) > 1 else ", --threads 2 uses a second core"
-    print(f"ddcards: note: analysing this deal takes many minutes: an analysis searches from the deal's start, "
-          f"{why} (--timeout SECONDS bounds it{cores}, Ctrl-C interrupts it{shown})", file=sys.stderr, flush=True)
+    _long_note(args, "analysing this deal takes many minutes: an analysis searches from the deal's start, ", why)
+    return True
+
+
+def note_long_search(args: argparse.Namespace, pos: ddcards.Position) -> bool:
+    """Say on stderr, before it starts, that solving `pos` takes long (Position.long_search: a
+    36-card Mariasz deal early in its stock); True if it did."""
+    why = pos.long_search
+    if why is None:
+        return False
+    _long_note(args, "this search takes long: ", why)
     return True
 
 

@@ -505,6 +505,21 @@ def test_a_byte_order_mark_inside_the_input_is_an_error_that_says_so(capsys):
 
 # --------------------------------------------------------------------------- long analyses
 
+def test_a_long_search_says_so_before_it_starts_once_per_run(tmp_path, capsys):
+    fresh = {"game": "mariasz", "hands": ["AS KS QS JS TS 9S", "AH KH QH JH TH 9H"],
+             "stock": "AD KD QD JD TD 9D AC KC QC JC TC 9C 8S 7S 6S 8H 7H 6H 8D 7D 6D 8C 7C 6C"}
+    path = tmp_path / "fresh.jsonl"
+    path.write_text(json.dumps(fresh) + "\n" + json.dumps(fresh) + "\n")
+    status = cli.main(["solve", str(path), "--tt-mb", "16", "--timeout", "0.05", "--no-progress", "--json"])
+    assert status == cli.EXIT_ABORTED
+    notes = [line for line in capsys.readouterr().err.splitlines() if "note:" in line]
+    assert notes == ["ddcards: note: this search takes long: a 36-card Mariasz deal with 24 cards left in the "
+                     "stock, whose searches take tens of seconds to minutes (--timeout SECONDS bounds it, "
+                     "--threads 2 uses a second core, Ctrl-C interrupts it)"]
+    assert cli.main(["solve", "--example", "mariasz"]) == cli.EXIT_OK     # 8 left: quick, no note
+    assert "note:" not in capsys.readouterr().err
+
+
 def test_an_analysis_of_minutes_says_so_before_it_starts(capsys):
     status = cli.main(["analyse", "--example", "mariasz", "--tt-mb", "16", "--timeout", "0.05", "--no-progress"])
     assert status == cli.EXIT_ABORTED
