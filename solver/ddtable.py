@@ -193,8 +193,12 @@ def _run_threaded(items: list, run: Any, engine: Any, threads: int, solver_class
     Every search has the same deadline and cancel token, so when one stops the others
     stop with it; the first error is raised once all have returned.
     """
+    from ddcards.api import check_tables_fit
+
     # The caller's sizing: per game if its table is, else its size.
     tt_mb = None if engine.sized_per_game else engine.tt_mb
+    check_tables_fit(threads, tt_mb, "threads", "tt_mb", what="one per thread at work, at most one per search of "
+                     "the table", fewer="fewer threads")
     engines = [engine] + [solver_class(tt_mb=tt_mb) for _ in range(threads - 1)]
     free: queue.SimpleQueue = queue.SimpleQueue()
     for e in engines:
