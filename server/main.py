@@ -76,13 +76,6 @@ SOLVE_STREAM = f"/{SERVICE_NAME}/SolveStream"
 SPARE_THREADS = 16
 
 
-def startup_tables_mb(workers: int, tt_mb: int | None) -> int:
-    """The memory (MiB) the workers' tables take at startup: each worker's Solver allocates its
-    table up front (``tt_mb`` and its side area; sized per game: the smallest table, which grows
-    at a worker's first search that wants more)."""
-    return workers * solver_api.table_memory_mb(solver_api.first_table_mb(tt_mb))
-
-
 def check_capacity(port: int, workers: int, tt_mb: int | None, *, flags: bool = False) -> None:
     """ValueError (an InvalidOptionError) unless `port` is 0..65535, `workers` 1..MAX_WORKERS,
     `tt_mb` a table size (``ddcards.api.check_tt_mb``) and the tables the workers allocate at
@@ -401,7 +394,7 @@ def _serve(args: argparse.Namespace) -> int:
     except MemoryError:  # the workers' tables cannot be had now
         workers, tt_mb = options["workers"] or default_workers(), options["tt_mb"]
         print(f"ddcards serve: cannot allocate the tables of {workers} worker{'s' if workers > 1 else ''} "
-              f"({solver_api.first_table_mb(tt_mb):,} MiB each, {startup_tables_mb(workers, tt_mb):,} "
+              f"({solver_api.first_table_mb(tt_mb):,} MiB each, {solver_api.first_tables_memory_mb(workers, tt_mb):,} "
               "MiB in all with their side areas): not enough free memory; give fewer --workers or a smaller "
               "--tt-mb", file=sys.stderr)
         return 2

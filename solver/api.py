@@ -150,18 +150,25 @@ def table_memory_mb(tt_mb: int) -> int:
     return tt_mb + -(-side_area_bytes(tt_mb) // (1024 * 1024))
 
 
+def first_tables_memory_mb(count: int, tt_mb: int | None) -> int:
+    """The memory (MiB) `count` Solvers of `tt_mb` take when they are made: each its first table
+    (``first_table_mb``) and its side area."""
+    return count * table_memory_mb(first_table_mb(tt_mb))
+
+
 def check_tables_fit(count: int, tt_mb: int | None, count_name: str, tt_name: str, *, what: str,
                      fewer: str) -> None:
     """InvalidOptionError (naming `count_name`) unless `count` tables of `tt_mb` (as a Solver
     allocates first: ``first_table_mb``), each with its side area, fit in this machine's
     memory. For the message: `what` says where the tables are, `fewer` what to give fewer of."""
     memory = physical_memory_mb()
-    each = table_memory_mb(first_table_mb(tt_mb))
-    if memory is None or count * each <= memory:
+    needed = first_tables_memory_mb(count, tt_mb)
+    if memory is None or needed <= memory:
         return
     table = f"{tt_name} {tt_mb}" if tt_mb is not None else "a table sized per game"
+    each = table_memory_mb(first_table_mb(tt_mb))
     raise InvalidOptionError(
-        f"{count_name} {count} x {table}: the tables take {count * each:,} MiB ({what}; each {each:,} MiB "
+        f"{count_name} {count} x {table}: the tables take {needed:,} MiB ({what}; each {each:,} MiB "
         f"with its side area), more than this machine's memory, {memory:,} MiB: give {fewer} or a smaller "
         f"table", token=str(count), rule=f"{count_name} x the table fit in the machine's memory",
         field=count_name.lstrip("-").replace("-", "_"))
@@ -224,11 +231,15 @@ class Solver:
         # The session searched now, for progress_now's names and values (read by other threads).
         self._searching: Session | None = None
 
-    def _helper_boards(self, pos: Position, threads: int) -> list[tuple[Searcher, Any]]:
-        """(Searcher, board at `pos`) for each thread beyond the caller's."""
+    def _helper_searchers(self, threads: int) -> list[Searcher]:
+        """A Searcher for each thread beyond the caller's, made once and kept."""
         while len(self._helpers) < threads - 1:
             self._helpers.append(Searcher(1))
-        return [(helper, pos.session().board) for helper in self._helpers[:threads - 1]]
+        return self._helpers[:threads - 1]
+
+    def _helper_boards(self, pos: Position, threads: int) -> list[tuple[Searcher, Any]]:
+        """(Searcher, board at `pos`) for each thread beyond the caller's."""
+        return [(helper, pos.session().board) for helper in self._helper_searchers(threads)]
 
     @property
     def tt_mb(self) -> int:
@@ -422,9 +433,8 @@ class Solver:
         self._searcher.clear()
         nodes = 0
         # Each further thread follows the play on a session of its own.
-        helper_sessions = [first.session() for _ in range(threads - 1)]
-        while len(self._helpers) < threads - 1:
-            self._helpers.append(Searcher(1))
+        helpers = self._helper_searchers(threads)
+        helper_sessions = [first.session() for _ in helpers]
 
         def remaining() -> float | None:
             if deadline is None:
@@ -439,7 +449,7 @@ class Solver:
             with self._watched(session), self._counted():
                 value, raw, _, n = session.search(
                     self._searcher, _MODE_CODE[mode], cancel, remaining(), want_pv=False,
-                    helpers=[(helper, other.board) for helper, other in zip(self._helpers, helper_sessions)])
+                    helpers=[(helper, other.board) for helper, other in zip(helpers, helper_sessions)])
             nodes += n
             return value, _move_values(session, raw, value)
 

@@ -57,7 +57,8 @@ MODE_ALL = C_MODE_ALL
 cdef enum:
     # The flags (a cancel, another thread's answer to the root move searched) are read
     # every 256 nodes, the clock every 4,096: a thread of a root split leaves an answered
-    # move within ~25 us rather than ~350 us, and the threads of a 3 ms deal end together.
+    # move within ~25 us rather than ~350 us (no measurable change in a 3 ms Mariáš deal's
+    # time on two threads, benchmarks/RESULTS.md; a cancel lands sooner).
     POLL_MASK = 255
     CLOCK_MASK = 4095
     ABORT_CANCELLED = 1
