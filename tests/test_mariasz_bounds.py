@@ -258,6 +258,28 @@ def test_a_marriage_led_in_the_cash_counts():
     assert endgame_figures(phase2_doc(swap(MARRIED_CASH), leader=1)) == ((-120, -78), -98)
 
 
+# Seat 0 holds three marriages: spades and diamonds (20 each) and trumps (40: the K and the
+# pamfil); seat 1 the A T of the same three suits.
+THREE_MARRIAGES = ["KQ.KQ.KQ.", "AT.AT.AT."]
+
+
+def test_every_marriage_a_hand_holds_counts_in_the_bounds():
+    # 102 left: seat 0's K Q of each suit (7 + 15 + 7), seat 1's A T (63) and the last trick.
+    # Seat 0's pamfil is the one sure trump (11).  Seat 1 on lead: hi 102 and all three of seat
+    # 0's marriages (80), lo -(102 - 2 * 11); seat 1 cashes nothing (the pamfil is out).
+    # Seat 0 on lead: lo gains the trump marriage he can lead now (40), then his cash raises it:
+    # the pamfil with seat 1's T (21) and the marriage the pamfil belongs to (40), seat 1 at
+    # most the other 81: 21 + 40 - 81 = -20.
+    for leader, want in ((1, (-80, 182)), (0, (-20, 182))):
+        doc = phase2_doc(THREE_MARRIAGES, leader=leader)
+        banked, lo, hi = GAME.session(doc).board.quick_bounds()
+        assert (lo, hi) == want
+        exact = ddcards.solve(ddcards.Position.from_dict(doc)).value
+        m.clear_memo()
+        assert exact == m.reference_solve(doc)["value"]
+        assert lo <= exact - banked <= hi
+
+
 def test_a_follower_short_of_the_cash_throws_his_cheapest_cards():
     # the cash: Q A of trumps (22) with the K (4), the A T of spades (21) and three cards
     # seat 1 throws, at least his J K T (16): 63 of the 95 left, and the follower at most the

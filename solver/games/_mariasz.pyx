@@ -19,7 +19,7 @@ from ddcards._core.search cimport (Board, GameOps, sort_moves, NODE_INNER, NODE_
 from ddcards.games._mariasz_state cimport (ZPos, ZState, top, bit, lane, all_hands, stock_card,
                                           MZ_EXCHANGE, MZ_STACK, OBJ_POINTS_C, OBJ_RACE_C)
 from ddcards.games._mariasz_rules cimport legal_cards, can_exchange, play_card, exchange
-from ddcards.games._mariasz_bounds cimport PointMasks, future_bounds, mask_points
+from ddcards.games._mariasz_bounds cimport PointMasks, future_bounds, mask_points, point_planes
 from ddcards.games._mariasz_moves cimport generate, others_live, singletons, interchangeable
 from ddcards.games._mariasz_key cimport boundary_key, needs_free_key
 from ddcards.games._mariasz_endgame cimport Endgame, eg_node, eg_bounds, EG_INF, RaceSlot, race_slot, race_bounds, race_keep
@@ -327,6 +327,11 @@ cdef class MariaszBoard(Board):
                     if p.pts_of[c] == 4:
                         p.king[su] = c
                         p.queen[su] = partner[c]
+            p.kings |= bit(p.king[su])
+            p.queens |= bit(p.queen[su])
+            # married_queens (_mariasz_state.pxd) finds a K's Q by this offset
+            if p.queen[su] - p.king[su] != (3 if su == trump else -1):
+                raise ValueError(f"the K and Q of suit {su} are not where the card codes put them")
         for i in range(p.nseats):
             p.deck |= p.st[0].hand[i]
         p.deck |= p.st[0].stockmask
@@ -343,6 +348,7 @@ cdef class MariaszBoard(Board):
                     pm.m3 |= bit(c)
                 elif points[c] == 2:
                     pm.m2 |= bit(c)
+        point_planes(pm)
         p.salt0 = salt0
         p.salt1 = salt1
         self.zb.eg.p = p

@@ -21,7 +21,8 @@
 from libc.stdint cimport uint64_t
 
 from ddcards._core.bits cimport dd_popcount64, dd_msb64, dd_ctz64
-from ddcards.games._mariasz_state cimport (ZPos, ZState, bit, lane, above, all_hands,
+from ddcards.games._mariasz_state cimport (ZPos, ZState, bit, lane, above, all_hands, married_queens,
+                                          queens_touched, marriages_points, best_marriage_points,
                                           MZ_LAST_TRICK, OBJ_POINTS_C)
 from ddcards.games._mariasz_rules cimport beats
 
@@ -32,11 +33,24 @@ ctypedef struct PointMasks:
     uint64_t m4      # K
     uint64_t m3      # plain Q
     uint64_t m2      # J
+    uint64_t bit8    # the cards whose points have bit 3 set (11 = 8+2+1, 10 = 8+2)
+    uint64_t bit4    # ... bit 2 (4)
+    uint64_t bit2    # ... bit 1 (11, 10, 3 = 2+1, 2)
+    uint64_t bit1    # ... bit 0 (11, 3)
+
+
+cdef inline void point_planes(PointMasks* pm) noexcept nogil:
+    """Set the bit planes of the points from the masks by value."""
+    pm.bit8 = pm.m11 | pm.m10
+    pm.bit4 = pm.m4
+    pm.bit2 = pm.m11 | pm.m10 | pm.m3 | pm.m2
+    pm.bit1 = pm.m11 | pm.m3
 
 
 cdef inline int mask_points(PointMasks* pm, uint64_t m) noexcept nogil:
-    return (11 * dd_popcount64(m & pm.m11) + 10 * dd_popcount64(m & pm.m10) + 4 * dd_popcount64(m & pm.m4)
-            + 3 * dd_popcount64(m & pm.m3) + 2 * dd_popcount64(m & pm.m2))
+    """The card points of m, plane by plane of their binary digits: four popcounts, not five."""
+    return ((dd_popcount64(m & pm.bit8) << 3) + (dd_popcount64(m & pm.bit4) << 2)
+            + (dd_popcount64(m & pm.bit2) << 1) + dd_popcount64(m & pm.bit1))
 
 
 cdef inline uint64_t top_trumps(ZPos* p, uint64_t mine, uint64_t theirs) noexcept nogil:
@@ -174,8 +188,8 @@ cdef inline void cash_bounds(ZPos* p, PointMasks* pm, uint64_t hl, uint64_t hf, 
     gets at least the cash and the marriages whose cards he leads in it; the follower at most
     everything after it and his marriages."""
     cdef uint64_t hands[2]
-    cdef uint64_t won, pair
-    cdef int run, v, su, mw = 0, sign = 1 if leader == 0 else -1
+    cdef uint64_t won
+    cdef int run, v, mw, sign = 1 if leader == 0 else -1
     hands[0] = hl
     hands[1] = hf
     run = cash_run(p, pm, hands, 2, 0, 2, &won)
@@ -189,10 +203,7 @@ cdef inline void cash_bounds(ZPos* p, PointMasks* pm, uint64_t hl, uint64_t hf, 
         return
     if run == 0:
         return
-    for su in range(4):
-        pair = bit(p.king[su]) | bit(p.queen[su])
-        if (hl & pair) == pair and (won & pair):
-            mw += p.marriage_of[p.king[su]]
+    mw = marriages_points(p, married_queens(p, hl) & queens_touched(p, won))
     if p.objective == OBJ_POINTS_C:
         v = run - (rest - run) - mf + mw
     elif run + mw >= need_l:
@@ -212,28 +223,17 @@ cdef inline void cash_bounds(ZPos* p, PointMasks* pm, uint64_t hl, uint64_t hf, 
 
 cdef inline int marriage_potential(ZPos* p, ZState* s, int side) noexcept nogil:
     """Marriage points `side` could still announce: a seat of it holds or may draw both cards."""
-    cdef int total = 0, seat, su
-    cdef uint64_t pair
-    for su in range(4):
-        pair = bit(p.king[su]) | bit(p.queen[su])
-        for seat in range(p.nseats):
-            if p.side_of[seat] == side and ((s.hand[seat] | s.stockmask) & pair) == pair:
-                total += p.marriage_of[p.king[su]]
-                break
-    return total
+    cdef uint64_t q = 0
+    cdef int seat
+    for seat in range(p.nseats):
+        if p.side_of[seat] == side:
+            q |= married_queens(p, s.hand[seat] | s.stockmask)
+    return marriages_points(p, q)
 
 
 cdef inline int lead_marriage(ZPos* p, ZState* s) noexcept nogil:
     """The best marriage the leader can announce by leading now (0 if none)."""
-    cdef uint64_t h = s.hand[s.leader], m
-    cdef int best = 0, c
-    m = h
-    while m:
-        c = dd_ctz64(m)
-        m &= m - 1
-        if p.marriage_of[c] and (h >> p.partner[c]) & 1 and p.marriage_of[c] > best:
-            best = p.marriage_of[c]
-    return best
+    return best_marriage_points(p, married_queens(p, s.hand[s.leader]))
 
 
 cdef inline int last_trick_future(ZPos* p, ZState* s) noexcept nogil:

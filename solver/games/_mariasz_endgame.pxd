@@ -8,7 +8,9 @@
 # no state copies, its own move order and equivalent cards merged.  It keeps
 # what it learns as the core does (same keys, bounds on the future): in the
 # core's table with 4 or more tricks left, in a small cache in the table's side
-# area with 2 or 3 (those come back most often).  The core calls it
+# area with 3 (those come back most often).  With 2 left a search costs less
+# than a cache line fetched from memory, and the last trick is valued at once
+# (last_trick).  The core calls it
 # (GameOps.leaf) at every phase-2 trick boundary it does not settle by itself.
 # Its quick bounds (eg_bounds) add the leader's cash of his sure winners to
 # the core's (_mariasz_bounds.cash_bounds); at a phase-2 entry the core tries
@@ -19,16 +21,17 @@
 # points each seat still needs to reach 131.
 from libc.stdint cimport uint64_t, int8_t, int16_t, uint8_t
 
-from ddcards._core.bits cimport dd_popcount64, dd_msb64, dd_prefetch, dd_mix64
+from ddcards._core.bits cimport dd_popcount64, dd_msb64, dd_ctz64, dd_prefetch, dd_mix64
 from ddcards._core.tt cimport TTable, TTHit, tt_bucket, tt_probe, tt_store, TT_NO_MOVE
-from ddcards.games._mariasz_state cimport ZPos, lane, bit, above, MZ_LAST_TRICK, OBJ_RACE_C
+from ddcards.games._mariasz_state cimport (ZPos, lane, bit, above, married_queens, marriage_cards, marriages_points,
+                                          best_marriage_points, MZ_LAST_TRICK, OBJ_RACE_C)
 from ddcards.games._mariasz_bounds cimport PointMasks, mask_points, top_trumps, cash_bounds
 from ddcards.games._mariasz_rules cimport beats
 from ddcards.games._mariasz_key cimport boundary_key, needs_free_key
 
 cdef enum:
     EG_INF = 30000
-    EG_SMALL_CARDS = 4          # 2 or 3 tricks left (4-6 cards): the small cache
+    EG_SMALL_CARDS = 6          # 3 tricks left (6 cards): the small cache (2 left: searched, benchmarks/RESULTS.md)
     EG_LARGE_CARDS = 8          # 4 or more tricks left: the core's table
 
 
@@ -148,14 +151,18 @@ cdef inline int pick(ZPos* p, uint64_t cards, uint64_t others, uint64_t hand, in
     """
     cdef int n = 0, c, prev, su, pts, power, trump, i, j, m, sc
     cdef uint64_t L, between
-    for su in range(4):
-        L = cards & lane(su)
+    cdef uint64_t married = marriage_cards(p, married_queens(p, hand))    # each announces a marriage
+    cdef uint64_t rest = cards
+    while rest:                     # the suits of `cards`, lowest first
+        su = dd_ctz64(rest) >> 4
+        L = rest & lane(su)
+        rest &= ~L
         prev = -1
         while L:
             c = dd_msb64(L)
             L &= ~bit(c)
-            if prev >= 0 and p.pts_of[c] == p.pts_of[prev] and not marriage_with(p, hand, c) \
-                    and not marriage_with(p, hand, prev):
+            if prev >= 0 and p.pts_of[c] == p.pts_of[prev] and not (married >> c) & 1 \
+                    and not (married >> prev) & 1:
                 between = (bit(prev) - 1) & ~((bit(c) << 1) - 1)
                 if (others & between) == 0:
                     prev = c
@@ -164,7 +171,7 @@ cdef inline int pick(ZPos* p, uint64_t cards, uint64_t others, uint64_t hand, in
             power = c & 15
             trump = (c >> 4) == p.trump
             if lead < 0:
-                if marriage_with(p, hand, c):
+                if (married >> c) & 1:
                     score[n] = 5000 + p.marriage_of[c]
                 elif (others & lane(su) & above(c)) == 0 and (trump or (others & lane(su))
                                                           or (others & p.trumps) == 0):
@@ -200,18 +207,9 @@ cdef inline int eg_bounds(Endgame* e, uint64_t h0, uint64_t h1, int leader, int 
     cdef int rest = mask_points(e.pm, h0 | h1) + MZ_LAST_TRICK
     cdef int sure0 = mask_points(e.pm, top_trumps(p, h0, h1))
     cdef int sure1 = mask_points(e.pm, top_trumps(p, h1, h0))
-    cdef int m0 = 0, m1 = 0, su, lead_m = 0
-    cdef uint64_t pair
-    for su in range(4):
-        pair = bit(p.king[su]) | bit(p.queen[su])
-        if (h0 & pair) == pair:
-            m0 += p.marriage_of[p.king[su]]
-            if leader == 0 and p.marriage_of[p.king[su]] > lead_m:
-                lead_m = p.marriage_of[p.king[su]]
-        elif (h1 & pair) == pair:
-            m1 += p.marriage_of[p.king[su]]
-            if leader == 1 and p.marriage_of[p.king[su]] > lead_m:
-                lead_m = p.marriage_of[p.king[su]]
+    cdef uint64_t q0 = married_queens(p, h0), q1 = married_queens(p, h1)
+    cdef int m0 = marriages_points(p, q0), m1 = marriages_points(p, q1)
+    cdef int lead_m = best_marriage_points(p, q0 if leader == 0 else q1)
     if p.objective != OBJ_RACE_C:
         hi[0] = rest - 2 * sure1 + m0 - (lead_m if leader == 1 else 0)
         lo[0] = -(rest - 2 * sure0 + m1) + (lead_m if leader == 0 else 0)
@@ -232,6 +230,20 @@ cdef inline int eg_bounds(Endgame* e, uint64_t h0, uint64_t h1, int leader, int 
         cash_bounds(p, e.pm, h0, h1, 0, n0, n1, rest, m0, m1, lo, hi)
     else:
         cash_bounds(p, e.pm, h1, h0, 1, n1, n0, rest, m1, m0, lo, hi)
+    return 0
+
+
+cdef inline int last_trick(Endgame* e, uint64_t hl, uint64_t ho, int leader, int n0, int n1) noexcept nogil:
+    """One card in each hand: the last trick, forced (no marriage: a marriage needs two cards)."""
+    cdef ZPos* p = e.p
+    cdef int l = dd_ctz64(hl), f = dd_ctz64(ho)
+    cdef int gain = p.pts_of[l] + p.pts_of[f] + MZ_LAST_TRICK
+    cdef int w = 1 - leader if beats(p, f, l) else leader
+    e.nodes += 1                                       # one position valued, as the core counts its last trick
+    if p.objective != OBJ_RACE_C:
+        return gain if w == 0 else -gain
+    if (n0 if w == 0 else n1) <= gain:
+        return 1 if w == 0 else -1                     # the winner reaches 131
     return 0
 
 
@@ -260,6 +272,8 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
     cdef RaceSlot* rslot = NULL
     cdef uint64_t r0 = 0, r1 = 0
     cards = dd_popcount64(h0 | h1)
+    if cards == 2:
+        return last_trick(e, hl, ho, leader, n0, n1)
     if probe and e.tt != NULL and cards >= EG_SMALL_CARDS:
         # the key first, and its slot on its way into the cache while the bounds are worked out
         hands[0] = h0

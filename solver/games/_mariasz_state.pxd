@@ -15,6 +15,8 @@
 # The maximising side ("MAX") is side 0, or seat `player` with three players.
 from libc.stdint cimport uint64_t
 
+from ddcards._core.bits cimport dd_popcount64
+
 cdef enum:
     MZ_SEATS = 4            # at most
     MZ_STOCK = 24           # at most
@@ -68,6 +70,8 @@ ctypedef struct ZPos:
     int marriage_of[64]     # points a marriage with this K or Q announces (20, trumps 40), else 0
     int king[4]             # by suit: the K's code
     int queen[4]            # by suit: the Q's code
+    uint64_t kings          # the four K's
+    uint64_t queens         # the four Q's
     uint64_t deck
     uint64_t trumps         # the trump lane
     uint64_t salt0
@@ -87,6 +91,34 @@ cdef inline uint64_t bit(int card) noexcept nogil:
 cdef inline uint64_t above(int card) noexcept nogil:
     """The cards of every suit above `card`'s bit (mask with the suit's lane)."""
     return ~(((<uint64_t> 2) << card) - 1)
+
+
+cdef inline uint64_t married_queens(ZPos* p, uint64_t h) noexcept nogil:
+    """The Q's of the suits where h holds both the K and the Q (the marriages it can announce):
+    a plain K sits one power above its Q (6, 5), the trump K three below the pamfil (5, 8)."""
+    cdef uint64_t k = h & p.kings
+    return (((k & ~p.trumps) >> 1) | ((k & p.trumps) << 3)) & h
+
+
+cdef inline uint64_t marriage_cards(ZPos* p, uint64_t q) noexcept nogil:
+    """Both cards of the marriages whose Q's are q (married_queens)."""
+    return q | ((q & ~p.trumps) << 1) | ((q & p.trumps) >> 3)
+
+
+cdef inline uint64_t queens_touched(ZPos* p, uint64_t cards) noexcept nogil:
+    """The Q's of the suits of which `cards` holds the K or the Q."""
+    cdef uint64_t k = cards & p.kings
+    return (cards & p.queens) | ((k & ~p.trumps) >> 1) | ((k & p.trumps) << 3)
+
+
+cdef inline int marriages_points(ZPos* p, uint64_t q) noexcept nogil:
+    """The points of the marriages whose Q's are q: 20 each, the trump one 40."""
+    return 20 * dd_popcount64(q) + (20 if q & p.trumps else 0)
+
+
+cdef inline int best_marriage_points(ZPos* p, uint64_t q) noexcept nogil:
+    """The points of the best of the marriages whose Q's are q (0 if none)."""
+    return 40 if q & p.trumps else (20 if q else 0)
 
 
 cdef inline ZState* top(ZPos* p) noexcept nogil:
