@@ -262,7 +262,7 @@ cdef int m_node_info(void* vp, int* banked, int* ismax, int* lo, int* hi) noexce
     cdef MPos* p = <MPos*> vp
     cdef MState* s = &p.st[p.sp]
     banked[0] = m_banked(vp)
-    ismax[0] = s.turn == 0
+    ismax[0] = m_max_to_move(vp)
     if s.nt != 0:
         return NODE_INNER               # 55% of the nodes: kept apart from the boundary's work
     return boundary_info(vp, lo, hi)

@@ -11,7 +11,7 @@ from libc.stdint cimport uint64_t
 
 from ddcards._core.bits cimport dd_msb64
 from ddcards.games._mariasz_state cimport (ZPos, ZState, lane, bit, above, all_hands, in_phase1,
-                                          MZ_EXCHANGE)
+                                          married_queens, marriage_cards, MZ_EXCHANGE)
 from ddcards.games._mariasz_rules cimport beats, trick_winner_index
 
 
@@ -22,14 +22,11 @@ cdef inline uint64_t others_live(ZPos* p, ZState* s) noexcept nogil:
 
 cdef inline uint64_t singletons(ZPos* p, ZState* s) noexcept nogil:
     """The mover's cards never merged with a neighbour (see the file's head)."""
-    cdef uint64_t h = s.hand[s.turn], single = 0, pair, reach = s.hand[s.turn] | s.stockmask
-    cdef int su
+    cdef uint64_t h = s.hand[s.turn], single = 0
     if p.six >= 0 and not s.exchanged and s.drawn < p.nstock:
         single |= bit(p.six)
-    for su in range(4):
-        pair = bit(p.king[su]) | bit(p.queen[su])
-        if (reach & pair) == pair:
-            single |= pair
+    # both cards of each marriage he holds or may still draw
+    single |= marriage_cards(p, married_queens(p, h | s.stockmask))
     return single & h
 
 

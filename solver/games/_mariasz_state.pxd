@@ -93,11 +93,15 @@ cdef inline uint64_t above(int card) noexcept nogil:
     return ~(((<uint64_t> 2) << card) - 1)
 
 
+cdef inline uint64_t queens_of(ZPos* p, uint64_t kings) noexcept nogil:
+    """The Q of each K in `kings`: a plain K sits one power above its Q (6, 5), the trump K
+    three below the pamfil (5, 8)."""
+    return ((kings & ~p.trumps) >> 1) | ((kings & p.trumps) << 3)
+
+
 cdef inline uint64_t married_queens(ZPos* p, uint64_t h) noexcept nogil:
-    """The Q's of the suits where h holds both the K and the Q (the marriages it can announce):
-    a plain K sits one power above its Q (6, 5), the trump K three below the pamfil (5, 8)."""
-    cdef uint64_t k = h & p.kings
-    return (((k & ~p.trumps) >> 1) | ((k & p.trumps) << 3)) & h
+    """The Q's of the suits where h holds both the K and the Q (the marriages it can announce)."""
+    return queens_of(p, h & p.kings) & h
 
 
 cdef inline uint64_t marriage_cards(ZPos* p, uint64_t q) noexcept nogil:
@@ -107,8 +111,7 @@ cdef inline uint64_t marriage_cards(ZPos* p, uint64_t q) noexcept nogil:
 
 cdef inline uint64_t queens_touched(ZPos* p, uint64_t cards) noexcept nogil:
     """The Q's of the suits of which `cards` holds the K or the Q."""
-    cdef uint64_t k = cards & p.kings
-    return (cards & p.queens) | ((k & ~p.trumps) >> 1) | ((k & p.trumps) << 3)
+    return (cards & p.queens) | queens_of(p, cards & p.kings)
 
 
 cdef inline int marriages_points(ZPos* p, uint64_t q) noexcept nogil:
