@@ -110,7 +110,8 @@ cdef class Board:
     etc_from: enhanced transposition cutoff mid-trick: before searching the
     moves of a mid-trick node whose moves end the trick, make each and look
     its boundary up (quick bounds and table) when its depth is >= etc_from;
-    any that settles the node answers without a search; VALUE_INF: never.
+    any that settles the node answers without a search, else the bounds found
+    order the moves (the best guaranteed first); VALUE_INF: never.
     lower_below: once the value is known to be <= lower_below, the driver
     first finds the exact minimax of the game's lower measure L <= value
     (mode 2, GameOps.set_mode): a lower bound, often the value itself, from
