@@ -367,14 +367,14 @@ cdef class MariaszBoard(Board):
         # Leads: the game's order, then the lead that last cut off at the same depth, then
         # the history of cutoffs (measured on szlifowany deals: -33% nodes over history alone)
         self.killer_leads = True
-        # Two and three players: before the last card of a trick is searched, every card's
-        # boundary is looked up (Board.etc_from), from 12 cards left (a two-player phase-2
-        # entry: depth 13) up, and what it finds orders the cards.  Measured on szlifowany
-        # deals: -30% nodes, -15% CPU.  Three players: -48% nodes, -33% CPU on deals 6-15 of
-        # the corpus once the look-ups also ordered the cards (+22% CPU before); Kiks's four
-        # players: -15% nodes for +14% CPU, so off there (benchmarks/RESULTS.md, Mariasz,
-        # "Moves ordered by what the ETC found").
-        self.etc_from = ETC_DEPTH if p.nseats <= 3 else VALUE_INF
+        # Two players: before the last card of a trick is searched, every card's boundary is
+        # looked up (Board.etc_from), from a phase-2 entry (12 cards in the hands, no stock:
+        # depth 13) up, and what it finds orders the cards.  Measured on szlifowany deals:
+        # -30% nodes, -15% CPU.  With three or four players it costs more than it saves on
+        # most deals, even with the ordering: three players' two slowest deals -18% CPU, the
+        # others +10% to +70% (benchmarks/RESULTS.md, Mariasz, "Moves ordered by what the
+        # ETC found"), so off there.
+        self.etc_from = ETC_DEPTH if p.nseats == 2 else VALUE_INF
         # Two players: in phase 1 any card answers the lead and the game's guess of the
         # reply is weak (it cuts first 67-76% of the time), so the reply that last refuted
         # a lead at the same ply goes first (Board.reply_first).  Measured side by side
