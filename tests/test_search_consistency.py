@@ -1,4 +1,4 @@
-"""The fast search agrees with itself: table sizes, table reuse across deals, modes.
+"""The fast search agrees with itself: table sizes, table reuse across deals, modes, the ETC.
 
 The transposition table keys carry the game's parameters (contract, trump,
 objective, options), so a table shared by many different deals must never
@@ -73,3 +73,37 @@ def test_pv_reaches_the_value_on_full_deals():
         for move in res.pv:                       # every card of the line is legal
             pos = pos.play(move)
         assert pos.is_over and engine.solve(pos).value == res.value
+
+
+def mariasz_positions(stock_left: int, n: int) -> list[dict]:
+    """The Mariasz ladder's two-player positions (36 cards, points) with `stock_left` cards in the stock."""
+    out = []
+    for line in (CORPUS / "mariasz-ladder.jsonl").read_text().splitlines():
+        doc = json.loads(line)
+        if len(doc["stock"].split()) - sum(a != "exchange" for a in doc["played"]) == stock_left:
+            out.append(doc)
+    return out[:n]
+
+
+def test_the_etc_and_its_order_never_change_a_mariasz_answer():
+    """Two-player Mariasz looks up every card's boundary before a trick's last card is searched
+    (Board.etc_from): a settled one answers the node, the others order the cards.  Neither may
+    change a value: the same positions searched without it give the same value and the same
+    value for every first action, in a different number of nodes."""
+    from ddcards._core.search import MODE_ALL, Searcher
+
+    engine = Searcher(32)
+    nodes_differ = 0
+    for doc in mariasz_positions(6, 6) + mariasz_positions(8, 4):
+        got = []
+        for etc_from in (None, 30000):          # the game's setting; the core's VALUE_INF: never
+            session = ddcards.Position.from_dict(doc).session()
+            if etc_from is not None:
+                session.board.etc_from = etc_from
+            assert session.board.etc_from < 30000 or etc_from is not None
+            engine.clear()
+            value, moves, _, nodes = session.search(engine, MODE_ALL, None, None)
+            got.append(((value, sorted(moves)), nodes))
+        assert got[0][0] == got[1][0], json.dumps(doc)
+        nodes_differ += got[0][1] != got[1][1]
+    assert nodes_differ >= 5, nodes_differ     # the look-ups did take part
