@@ -96,11 +96,12 @@ def test_the_etc_and_its_order_never_change_a_mariasz_answer():
     nodes_differ = 0
     for doc in mariasz_positions(6, 6) + mariasz_positions(8, 4):
         got = []
-        for etc_from in (None, 30000):          # the game's setting; the core's VALUE_INF: never
+        for etc_on in (True, False):
             session = ddcards.Position.from_dict(doc).session()
-            if etc_from is not None:
-                session.board.etc_from = etc_from
-            assert session.board.etc_from < 30000 or etc_from is not None
+            if etc_on:
+                assert session.board.etc_from < 30000      # two players: on by default
+            else:
+                session.board.etc_from = 30000              # the core's VALUE_INF: never
             engine.clear()
             value, moves, _, nodes = session.search(engine, MODE_ALL, None, None)
             got.append(((value, sorted(moves)), nodes))

@@ -24,7 +24,7 @@ from libc.stdint cimport uint64_t, int8_t, int16_t, uint8_t
 from ddcards._core.bits cimport dd_popcount64, dd_msb64, dd_ctz64, dd_prefetch, dd_mix64
 from ddcards._core.tt cimport TTable, TTHit, tt_bucket, tt_probe, tt_store, TT_NO_MOVE
 from ddcards.games._mariasz_state cimport (ZPos, lane, bit, above, married_queens, marriage_cards, marriages_points,
-                                          best_marriage_points, MZ_LAST_TRICK, OBJ_RACE_C)
+                                          best_marriage_points, marriage_with, MZ_LAST_TRICK, OBJ_RACE_C)
 from ddcards.games._mariasz_bounds cimport PointMasks, mask_points, top_trumps, cash_bounds
 from ddcards.games._mariasz_rules cimport beats
 from ddcards.games._mariasz_key cimport boundary_key, needs_free_key
@@ -134,13 +134,6 @@ cdef inline uint64_t follow_mask(ZPos* p, uint64_t h, int lead) noexcept nogil:
     if tr:
         return tr                # with two players any trump beats a plain lead
     return h
-
-
-cdef inline int marriage_with(ZPos* p, uint64_t h, int c) noexcept nogil:
-    """Points of the marriage playing c from hand h announces (0 if none)."""
-    if p.marriage_of[c] and (h >> p.partner[c]) & 1:
-        return p.marriage_of[c]
-    return 0
 
 
 cdef inline int pick(ZPos* p, uint64_t cards, uint64_t others, uint64_t hand, int* out, int* score,

@@ -11,7 +11,7 @@ from libc.stdint cimport uint64_t
 
 from ddcards._core.bits cimport dd_msb64
 from ddcards.games._mariasz_state cimport (ZPos, ZState, lane, bit, above, all_hands, in_phase1,
-                                          married_queens, marriage_cards, MZ_EXCHANGE)
+                                          married_queens, marriage_cards, marriage_with, MZ_EXCHANGE)
 from ddcards.games._mariasz_rules cimport beats, trick_winner_index
 
 
@@ -96,7 +96,7 @@ cdef inline int order_score(ZPos* p, ZState* s, OrderCtx* o, int c) noexcept nog
     power = c & 15
     trump = (c >> 4) == p.trump
     if o.win < 0:
-        if p.marriage_of[c] and (s.hand[s.turn] >> p.partner[c]) & 1:
+        if marriage_with(p, s.hand[s.turn], c):
             return 50000 + p.marriage_of[c]
         if o.phase1:
             # Phase 1: lead low plain cards, keep the trumps to capture with, cash a plain

@@ -5,7 +5,7 @@ from libc.stdint cimport uint64_t
 
 from ddcards._core.bits cimport dd_msb64
 from ddcards.games._mariasz_state cimport (ZPos, ZState, lane, bit, above, in_phase1, stock_card,
-                                          MZ_LAST_TRICK, OBJ_RACE_C)
+                                          marriage_with, MZ_LAST_TRICK, OBJ_RACE_C)
 
 
 cdef inline uint64_t legal_cards(ZPos* p, ZState* s) noexcept nogil:
@@ -71,10 +71,9 @@ cdef inline void exchange(ZPos* p, ZState* s) noexcept nogil:
 
 cdef inline void play_card(ZPos* p, ZState* s, int c) noexcept nogil:
     """The player to move plays c: marriages, then the trick's end, its points and the draws."""
-    cdef int seat = s.turn, side = p.side_of[seat], married = 0, i, w, wc, tp, last, nxt
+    cdef int seat = s.turn, side = p.side_of[seat], married, i, w, wc, tp, last, nxt
     s.hand[seat] &= ~bit(c)
-    if p.marriage_of[c] and (s.hand[seat] >> p.partner[c]) & 1:
-        married = p.marriage_of[c]
+    married = marriage_with(p, s.hand[seat], c)
     s.pending[s.nt] = 0
     if married:
         if s.nt == 0:                         # on lead: scores at once (§3.6.1)

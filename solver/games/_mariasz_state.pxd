@@ -124,6 +124,13 @@ cdef inline int best_marriage_points(ZPos* p, uint64_t q) noexcept nogil:
     return 40 if q & p.trumps else (20 if q else 0)
 
 
+cdef inline int marriage_with(ZPos* p, uint64_t h, int c) noexcept nogil:
+    """Points of the marriage playing c from hand h announces (0 if none)."""
+    if p.marriage_of[c] and (h >> p.partner[c]) & 1:
+        return p.marriage_of[c]
+    return 0
+
+
 cdef inline ZState* top(ZPos* p) noexcept nogil:
     return &p.st[p.sp]
 
