@@ -1,7 +1,7 @@
 """The quick bounds of Mariáš trick boundaries against exact values.
 
 At a trick boundary the board gives the value banked so far and bounds lo <= future <= hi
-(MariasBoard.quick_bounds, _marias.pyx m_future_bounds).  For the Hra margin the leader's cash
+(MariasBoard.quick_bounds, _marias_bounds.pxd future_bounds).  For the Hra margin the leader's cash
 of his sure winners (leader_cash, cash_margin) narrows them: the declarer's lo when he leads,
 hi when a defender does; a cash of the declarer's whole hand settles the rest.
 

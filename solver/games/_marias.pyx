@@ -1,10 +1,15 @@
 """Mariáš card play in C for the search core (docs/RULES.md §1).
 
-Cards are ints ``suit * 8 + power`` where power 0..7 is the card's strength
-in the contract's rank order (Hra: 7 8 9 U O K T A; Betl/Durch:
-7 8 9 T U O K A), so "beats" within a suit is ``>``.  Card sets are uint32
-masks with one 8-bit lane per suit.  The Python side (marias.py) maps
-notation cards to these ints.
+One job per file, as Klaverjas's and Mariasz's: the position (structs,
+constants, the card layout) in _marias_state.pxd; the rules (what may be
+played, who wins a trick, marriages, a card played, the forced last trick,
+the money rank of a finished deal) in _marias_rules.pxd; quick bounds and the
+money classes in _marias_bounds.pxd; the table key in _marias_key.pxd; move
+generation and order in _marias_moves.pxd.  This file makes and unmakes
+moves, strings the rest into the core's GameOps and holds the board
+(MariasBoard).  marias.py validates documents and maps notation cards to the
+card codes: ``suit * 8 + power``, the power in the contract's rank order (Hra:
+7 8 9 U O K T A; Betl/Durch: 7 8 9 T U O K A).
 
 Seat 0 is the declarer (the maximising side); seats 1 and 2 defend together.
 
@@ -34,11 +39,16 @@ worst and the best combination the classes allow (money grows with every
 part won, so the rank does too).
 """
 from libc.stdint cimport uint32_t, uint64_t
-from libc.string cimport memcpy, memset
+from libc.string cimport memcpy
 
-from ddcards._core.bits cimport cards_high_to_low, dd_popcount32, dd_pext32, dd_msb32, dd_ctz32
-from ddcards._core.search cimport (Board, GameOps, sort_moves, NODE_INNER, NODE_BOUNDARY, NODE_SMALL,
-                                  NODE_TERMINAL, MAX_MOVES)
+from ddcards._core.search cimport Board, GameOps, NODE_INNER, NODE_BOUNDARY, NODE_SMALL, NODE_TERMINAL
+from ddcards._core.bits cimport dd_popcount32
+from ddcards.games._marias_state cimport (MPos, MState, top, in_hands, O_HRA, O_SEDMA, O_KILO, O_BETL,
+                                         O_DURCH, O_MONEY, ST_LOST, ST_WON, ST_OPEN, NSEATS, MAXSTACK)
+from ddcards.games._marias_rules cimport legal_mask, play_card, money_rank
+from ddcards.games._marias_bounds cimport future_bounds, money_classes
+from ddcards.games._marias_moves cimport generate, interchangeable
+from ddcards.games._marias_key cimport boundary_key
 
 # Objectives: what the search measures.
 OBJ_HRA = 0      # declarer's points - defenders' points
@@ -52,123 +62,6 @@ OBJ_MONEY = 5    # Hra: the declarer's money over the announced parts, as a rank
 ANN_SEDMA = 1
 ANN_KILO = 2
 
-cdef enum:
-    O_HRA = 0
-    O_SEDMA = 1
-    O_KILO = 2
-    O_BETL = 3
-    O_DURCH = 4
-    O_MONEY = 5
-    A_SEDMA = 1
-    A_KILO = 2
-    # classes of an announced part at a trick boundary (objective money)
-    ST_LOST = 0
-    ST_WON = 1
-    ST_OPEN = 2
-    KILO_TARGET = 100
-    NSEATS = 3
-    MAXSTACK = 40
-    # Hra powers of the cards that matter
-    P_SEVEN = 0
-    P_OBER = 4
-    P_KING = 5
-    HRA_TENS_LANE = 0xC0     # T (6) and A (7)
-    KO_LANE = 0x30           # O (4) and K (5)
-
-ctypedef struct MState:
-    uint32_t hand[3]
-    uint32_t trickmask
-    int trick[3]
-    int nt            # cards in the current trick
-    int leader
-    int turn
-    int ntricks
-    int pts[2]        # side 0 declarer, side 1 defenders (cards, last trick, marriages, talon)
-    int kilo          # declarer's cards + last trick + trump marriage
-    int tricks[2]
-    int sedma         # declarer won the last trick with the trump 7
-    int marriage      # marriage points scored by the move that led here
-
-ctypedef struct MPos:
-    int trump         # -1: none (Betl, Durch)
-    int hra           # contract is Hra: points and marriages count
-    int objective
-    int mof           # marriage_on_follow
-    uint32_t tens     # A and T of every suit (Hra), for points
-    int announce      # money: the parts announced on top of Hra (A_SEDMA | A_KILO)
-    int rank[8]       # money: the rank of each outcome combination (bit 0 Hra, 1 Sedma, 2 Kilo won)
-    uint64_t salt0
-    uint64_t salt1
-    int sp
-    MState st[MAXSTACK]
-
-
-cdef inline uint32_t suit_mask(int s) noexcept nogil:
-    return (<uint32_t> 0xFF) << (8 * s)
-
-cdef inline int side_of(int seat) noexcept nogil:
-    return 0 if seat == 0 else 1
-
-cdef inline int card_points(MPos* p, int c) noexcept nogil:
-    return 10 if (p.tens >> c) & 1 else 0
-
-
-cdef uint32_t legal_mask(MPos* p, MState* s) noexcept nogil:
-    """The legal cards of the player to move (docs/RULES.md §1.4 rules 1-4)."""
-    cdef uint32_t h = s.hand[s.turn]
-    cdef uint32_t ledm, inled, tr, higher, trumpm
-    cdef int led
-    if s.nt == 0:
-        return h
-    led = s.trick[0] >> 3
-    ledm = suit_mask(led)
-    inled = h & ledm
-    if inled:
-        if p.trump >= 0 and led != p.trump and (s.trickmask & suit_mask(p.trump)):
-            return inled                      # trick already trumped: any card of the suit
-        higher = inled & ~((<uint32_t> 2 << dd_msb32(s.trickmask & ledm)) - 1)
-        return higher if higher else inled    # must beat if you can
-    if p.trump >= 0:
-        trumpm = suit_mask(p.trump)
-        tr = h & trumpm
-        if tr:
-            if s.trickmask & trumpm:
-                higher = tr & ~((<uint32_t> 2 << dd_msb32(s.trickmask & trumpm)) - 1)
-                return higher if higher else tr   # must overtrump if you can
-            return tr                             # must trump
-    return h
-
-
-cdef inline int beats_card(MPos* p, int c, int b) noexcept nogil:
-    """Card c, played after b, beats it: higher in its suit, or a trump on a plain card."""
-    return c > b if (c >> 3) == (b >> 3) else (c >> 3) == p.trump
-
-
-cdef inline int trick_winner_index(MPos* p, MState* s) noexcept nogil:
-    cdef int best = 0
-    if s.nt > 1 and beats_card(p, s.trick[1], s.trick[0]):
-        best = 1
-    if s.nt > 2 and beats_card(p, s.trick[2], s.trick[best]):
-        best = 2
-    return best
-
-
-cdef inline uint32_t live_marriages(MState* s, int seat, int trump_only, int trump) noexcept nogil:
-    """Lanes (as K|O bit pairs) where `seat` holds both the K and the O."""
-    cdef uint32_t h = s.hand[seat]
-    cdef uint32_t both = (h >> 1) & h & 0x10101010   # O bit (4) set where K (5) also held
-    if trump_only:
-        both &= (<uint32_t> 0x10) << (8 * trump) if trump >= 0 else 0
-    return both | (both << 1)
-
-
-cdef inline int marriage_value(MPos* p, uint32_t live) noexcept nogil:
-    """Points of the marriages marked in `live` (K|O pairs)."""
-    cdef int v = 20 * (dd_popcount32(live) >> 1)
-    if p.trump >= 0 and (live & suit_mask(p.trump)):
-        v += 20
-    return v
-
 
 # ---------------------------------------------------------------- ops
 
@@ -177,47 +70,7 @@ cdef void m_make(void* vp, int c) noexcept nogil:
     cdef MState* s = &p.st[p.sp + 1]
     memcpy(s, &p.st[p.sp], sizeof(MState))
     p.sp += 1
-    cdef int seat = s.turn
-    cdef uint32_t bit = (<uint32_t> 1) << c
-    cdef int r = c & 7, suit = c >> 3, w, wc, tp, i, side
-    cdef int mv = 0
-    s.hand[seat] &= ~bit
-    s.marriage = 0
-    if p.hra and (r == P_KING or r == P_OBER) and (s.nt == 0 or p.mof):
-        # Leading (or, with the option, playing) one of a pair you hold.
-        if s.hand[seat] & ((<uint32_t> 1) << (c ^ 1)):
-            mv = 40 if suit == p.trump else 20
-            s.pts[side_of(seat)] += mv
-            if seat == 0 and suit == p.trump:
-                s.kilo += 40
-            s.marriage = mv
-    s.trick[s.nt] = c
-    s.trickmask |= bit
-    s.nt += 1
-    if s.nt < NSEATS:
-        s.turn = seat + 1 if seat < NSEATS - 1 else 0
-        return
-    i = trick_winner_index(p, s)
-    w = s.leader + i
-    if w >= NSEATS:
-        w -= NSEATS
-    wc = s.trick[i]
-    side = side_of(w)
-    tp = 10 * dd_popcount32(s.trickmask & p.tens)      # p.tens is empty unless points count
-    s.ntricks += 1
-    s.tricks[side] += 1
-    if (s.hand[0] | s.hand[1] | s.hand[2]) == 0:
-        if p.hra:
-            tp += 10                                   # last trick
-        if w == 0 and p.trump >= 0 and wc == p.trump * 8 + P_SEVEN:
-            s.sedma = 1
-    s.pts[side] += tp
-    if w == 0:
-        s.kilo += tp
-    s.leader = w
-    s.turn = w
-    s.nt = 0
-    s.trickmask = 0
+    play_card(p, s, c)
 
 
 cdef void m_unmake(void* vp) noexcept nogil:
@@ -225,17 +78,16 @@ cdef void m_unmake(void* vp) noexcept nogil:
 
 
 cdef int m_max_to_move(void* vp) noexcept nogil:
-    cdef MPos* p = <MPos*> vp
-    return p.st[p.sp].turn == 0
+    return top(<MPos*> vp).turn == 0
 
 
 cdef int m_node_kind(void* vp) noexcept nogil:
     cdef MPos* p = <MPos*> vp
-    cdef MState* s = &p.st[p.sp]
+    cdef MState* s = top(p)
     cdef uint32_t rem
     if s.nt != 0:
         return NODE_INNER
-    rem = s.hand[0] | s.hand[1] | s.hand[2]
+    rem = in_hands(s)
     if rem == 0:
         return NODE_TERMINAL
     if p.objective == O_BETL and s.tricks[0] > 0:
@@ -249,7 +101,7 @@ cdef int m_node_kind(void* vp) noexcept nogil:
 
 cdef int m_banked(void* vp) noexcept nogil:
     cdef MPos* p = <MPos*> vp
-    cdef MState* s = &p.st[p.sp]
+    cdef MState* s = top(p)
     if p.objective == O_HRA:
         return s.pts[0] - s.pts[1]
     if p.objective == O_KILO:
@@ -260,7 +112,7 @@ cdef int m_banked(void* vp) noexcept nogil:
 cdef int m_node_info(void* vp, int* banked, int* ismax, int* lo, int* hi) noexcept nogil:
     """GameOps.node_info: m_node_kind, m_banked, m_max_to_move, m_future_bounds."""
     cdef MPos* p = <MPos*> vp
-    cdef MState* s = &p.st[p.sp]
+    cdef MState* s = top(p)
     banked[0] = m_banked(vp)
     ismax[0] = m_max_to_move(vp)
     if s.nt != 0:
@@ -278,7 +130,7 @@ cdef int boundary_info(void* vp, int* lo, int* hi) noexcept nogil:
 
 cdef int m_terminal_future(void* vp) noexcept nogil:
     cdef MPos* p = <MPos*> vp
-    cdef MState* s = &p.st[p.sp]
+    cdef MState* s = top(p)
     if p.objective == O_SEDMA:
         return 1 if s.sedma else -1
     if p.objective == O_BETL:
@@ -290,492 +142,24 @@ cdef int m_terminal_future(void* vp) noexcept nogil:
     return 0
 
 
-cdef inline int money_rank(MPos* p, int margin, int kilo, int sedma) noexcept nogil:
-    """The rank of a finished deal's money: which announced parts the declarer won."""
-    cdef int combo = 1 if margin > 0 else 0
-    if sedma and (p.announce & A_SEDMA):
-        combo |= 2
-    if kilo >= KILO_TARGET and (p.announce & A_KILO):
-        combo |= 4
-    return p.rank[combo]
-
-
-cdef inline int last_trick_play(MPos* p, MState* s, int* best) noexcept nogil:
-    """Play out the last trick (one card left in each hand: it is forced); return its winner,
-    with the winning card in best[0]."""
-    cdef int c0 = dd_ctz32(s.hand[s.leader])
-    cdef int c1 = dd_ctz32(s.hand[(s.leader + 1) % NSEATS])
-    cdef int c2 = dd_ctz32(s.hand[(s.leader + 2) % NSEATS])
-    cdef int b = c0, bi = 0
-    if ((c1 >> 3) == (b >> 3) and c1 > b) or ((c1 >> 3) == p.trump and (b >> 3) != p.trump):
-        b = c1
-        bi = 1
-    if ((c2 >> 3) == (b >> 3) and c2 > b) or ((c2 >> 3) == p.trump and (b >> 3) != p.trump):
-        b = c2
-        bi = 2
-    best[0] = b
-    return (s.leader + bi) % NSEATS
-
-
-cdef int last_trick_future(MPos* p, MState* s) noexcept nogil:
-    """The future value when one card is left in each hand: play is forced."""
-    cdef int best, w, pts
-    w = last_trick_play(p, s, &best)
-    pts = 10 * dd_popcount32((s.hand[0] | s.hand[1] | s.hand[2]) & p.tens) + 10
-    if p.objective == O_HRA:
-        return pts if w == 0 else -pts
-    if p.objective == O_KILO:
-        return pts if w == 0 else 0
-    if p.objective == O_SEDMA:
-        return 1 if w == 0 and best == p.trump * 8 + P_SEVEN else -1
-    if p.objective == O_MONEY:
-        return money_rank(p, s.pts[0] - s.pts[1] + (pts if w == 0 else -pts), s.kilo + (pts if w == 0 else 0),
-                          w == 0 and best == p.trump * 8 + P_SEVEN)
-    if p.objective == O_BETL:
-        return -1 if w == 0 else 1
-    return 1 if w == 0 else -1
-
-
-cdef inline int best_marriage(MPos* p, uint32_t live) noexcept nogil:
-    """The most valuable single marriage among `live` (K|O pairs)."""
-    if live == 0:
-        return 0
-    if p.trump >= 0 and (live & suit_mask(p.trump)):
-        return 40
-    return 20
-
-
-cdef inline uint32_t above_all(uint32_t m, uint32_t theirs) noexcept nogil:
-    """The cards of m above every card of theirs (one suit; all of m when theirs is empty)."""
-    return m & ~(((<uint32_t> 2) << dd_msb32(theirs)) - 1) if theirs else m
-
-
-cdef inline void sure_trump_points(MPos* p, MState* s, int* sure_d, int* sure_f) noexcept nogil:
-    """Points of the trump Aces and Tens above every trump of the other side: the highest
-    trump out always wins its trick (only its own side's trumps could beat it), so these
-    points are their owner's side's, whatever is played."""
-    cdef uint32_t tm, dt, ft
-    sure_d[0] = 0
-    sure_f[0] = 0
-    if p.trump < 0:
-        return
-    tm = suit_mask(p.trump)
-    dt = s.hand[0] & tm
-    ft = (s.hand[1] | s.hand[2]) & tm
-    sure_d[0] = 10 * dd_popcount32(above_all(dt & p.tens, ft))
-    sure_f[0] = 10 * dd_popcount32(above_all(ft & p.tens, dt))
-
-
-cdef inline void seat_marriages(MState* s, int trump, uint32_t* live) noexcept nogil:
-    """live[seat]: the marriages each seat holds (K|O pairs)."""
-    live[0] = live_marriages(s, 0, 0, trump)
-    live[1] = live_marriages(s, 1, 0, trump)
-    live[2] = live_marriages(s, 2, 0, trump)
-
-
-cdef inline void margin_bounds(MPos* p, MState* s, int pts, int sure_d, int sure_f, uint32_t* live,
-                               int every_line, int* lo, int* hi) noexcept nogil:
-    """Bounds on the Hra margin still to come: at most every point left, the last trick and
-    the declarer's marriages, at least all that for the defenders; sure trump points and a
-    marriage the player on lead can score now tighten them.  live: seat_marriages.
-    every_line: bounds that hold on every line of play, not only under best play (the money
-    classes, which the table keys by): without the marriage the leader may not lead."""
-    cdef int lead_m
-    hi[0] = pts + marriage_value(p, live[0]) - 2 * sure_f
-    lo[0] = -pts - marriage_value(p, live[1] | live[2]) + 2 * sure_d
-    if every_line:
-        return
-    lead_m = best_marriage(p, live[s.leader])
-    if s.leader == 0:
-        lo[0] += lead_m
-    else:
-        hi[0] -= lead_m
-
-
-cdef inline void kilo_bounds(MPos* p, MState* s, int pts, int sure_d, int sure_f, int* lo, int* hi) noexcept nogil:
-    """Bounds on the declarer's Kilo count still to come (cards, last trick, trump marriage)."""
-    hi[0] = pts + (40 if live_marriages(s, 0, 1, p.trump) else 0) - sure_f
-    lo[0] = sure_d
-
-
-cdef inline uint32_t run_suit(uint32_t mine, uint32_t a, uint32_t b, int keep_a, int keep_b,
-                              uint32_t* taken) noexcept nogil:
-    """The leader's cards of one suit that win led from the top down, the two others following
-    with their cheapest of it (which keeps their best, and costs them least); taken[0] gains
-    the cards of the tricks.  keep_a, keep_b: that follower holds a trump, so the run stops
-    once he is void (he would trump)."""
-    cdef uint32_t won = 0, c
-    while mine:
-        c = (<uint32_t> 1) << dd_msb32(mine)
-        if (a | b) > c or (keep_a and a == 0) or (keep_b and b == 0):
-            break                       # another card of the suit beats it, or he may trump
-        won |= c
-        mine &= ~c
-        taken[0] |= (a & (~a + 1)) | (b & (~b + 1))
-        a &= a - 1
-        b &= b - 1
-    return won
-
-
-cdef inline uint32_t leader_cash(MPos* p, MState* s, uint32_t* won) noexcept nogil:
-    """Hra, a trick boundary: the cards the player on lead surely takes if he cashes his sure
-    winners now (docs/RULES.md §1.4); won[0]: his cards that win (his whole hand when the cash
-    takes every trick left).  Every card of a cash trick goes to the leader's side, his
-    partner's too; a follower's cards count at least as his cheapest of the suit he must play.
-
-    He leads his trumps from the top while each is above every other trump, the others
-    following with a trump while they have one (they must follow and cannot beat: run_suit).
-    Then his plain suits run, each only while every follower who still holds a trump holds the
-    suit too (he must follow it, so cannot trump); one without a trump discards when void (what
-    he throws counts nothing: those discards only take cards out of the others' way)."""
-    cdef int o1 = s.leader + 1 if s.leader < 2 else 0, o2 = 3 - s.leader - o1, keep1, keep2
-    cdef uint32_t tm = suit_mask(p.trump), mine = s.hand[s.leader], taken = 0, sm, plain = mine & ~tm
-    won[0] = run_suit(mine & tm, s.hand[o1] & tm, s.hand[o2] & tm, 0, 0, &taken)
-    # who still holds a trump after the run (each followed with one a trick)
-    keep1 = dd_popcount32(s.hand[o1] & tm) > dd_popcount32(won[0])
-    keep2 = dd_popcount32(s.hand[o2] & tm) > dd_popcount32(won[0])
-    while plain:
-        sm = suit_mask(dd_ctz32(plain) >> 3)
-        won[0] |= run_suit(plain & sm, s.hand[o1] & sm, s.hand[o2] & sm, keep1, keep2, &taken)
-        plain &= ~sm
-    return taken | won[0]
-
-
-cdef inline uint32_t pairs_touched(uint32_t live, uint32_t cards) noexcept nogil:
-    """The marriages of `live` (K|O pairs) with a card in `cards`."""
-    cdef uint32_t any = live & cards
-    any = (any | (any >> 1)) & 0x10101010
-    return live & (any | (any << 1))
-
-
-cdef inline uint32_t kept_marriages(uint32_t live, uint32_t hand, uint32_t won) noexcept nogil:
-    """The marriages of `live` that a follower (`hand`) of the cash `won` can still hold after
-    it: where the cash leads r cards of a suit he plays r of it while he has them, so he keeps
-    both of a pair only with two cards more.  (Played as a follower, a marriage scores nothing
-    unless marriage_on_follow.)"""
-    cdef uint32_t kept = 0, sm
-    while live:
-        sm = suit_mask(dd_ctz32(live) >> 3)
-        if dd_popcount32(hand & sm) - dd_popcount32(won & sm) >= 2:
-            kept |= live & sm
-        live &= ~sm
-    return kept
-
-
-cdef inline void cash_margin(MPos* p, MState* s, int pts, uint32_t* live, int* lo, int* hi) noexcept nogil:
-    """Narrow the Hra margin's bounds by the leader's cash (leader_cash): the declarer's lo when
-    he leads, hi when a defender does.  pts: the points left with the last trick; live:
-    seat_marriages.
-
-    On that line the leader's side gets at least the cash's cards and the marriages he leads a
-    card of in it (holding the other), then, still on lead, the best other marriage he holds;
-    the other side at most everything else and every marriage it holds.  The defenders' trumps
-    above every trump of the declarer win for them whatever is played (sure_trump_points), so
-    they join a defender's cash.  A cash of the declarer's whole hand settles the margin: he
-    takes every trick and scores every marriage he holds, the defenders only theirs played as
-    followers (marriage_on_follow).  A defender's cash of his whole hand bounds it only from
-    above: leading a low trump early, he may hand the lead to his partner, who can then lead a
-    marriage of his own (tests/test_marias_bounds.py)."""
-    cdef uint32_t won, own = live[s.leader], theirs = live[1] | live[2] if s.leader == 0 else live[0]
-    cdef uint32_t in_cash, dt, cards = leader_cash(p, s, &won)
-    cdef int taken, v
-    if won == s.hand[s.leader]:
-        v = pts + marriage_value(p, own)
-        if s.leader == 0:
-            lo[0] = v - (marriage_value(p, theirs) if p.mof else 0)
-            hi[0] = v
-        else:
-            hi[0] = -v + (marriage_value(p, theirs) if p.mof else 0)
-        return
-    if s.leader != 0:
-        dt = s.hand[0] & suit_mask(p.trump)
-        cards |= above_all((s.hand[1] | s.hand[2]) & suit_mask(p.trump), dt)
-    if not p.mof:
-        if s.leader == 0:
-            theirs = kept_marriages(live[1], s.hand[1], won) | kept_marriages(live[2], s.hand[2], won)
-        else:
-            theirs = kept_marriages(live[0], s.hand[0], won)
-    in_cash = pairs_touched(own, won)
-    taken = 2 * 10 * dd_popcount32(cards & p.tens) + marriage_value(p, in_cash) \
-        + best_marriage(p, own & ~in_cash)
-    v = taken - pts - marriage_value(p, theirs)
-    if s.leader == 0:
-        if v > lo[0]:
-            lo[0] = v
-    elif -v < hi[0]:
-        hi[0] = -v
-
-
-cdef inline void money_classes(MPos* p, MState* s, int* hst, int* kst) noexcept nogil:
-    """Classify the announced parts at a trick boundary (not the last trick): ST_WON,
-    ST_LOST or ST_OPEN by sure bounds on what is to come (Kilo not announced: ST_LOST).  The
-    bounds hold on every line of play: the table keys a classed part without its score, so two
-    positions of one key must have one future whatever is played from them."""
-    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2]
-    cdef int pts = 10 * dd_popcount32(rem & p.tens) + 10, sure_d, sure_f, lo, hi, d
-    cdef uint32_t live[3]
-    sure_trump_points(p, s, &sure_d, &sure_f)
-    seat_marriages(s, p.trump, live)
-    margin_bounds(p, s, pts, sure_d, sure_f, live, 1, &lo, &hi)
-    d = s.pts[0] - s.pts[1]
-    hst[0] = ST_WON if d + lo > 0 else (ST_LOST if d + hi <= 0 else ST_OPEN)
-    kst[0] = ST_LOST
-    if p.announce & A_KILO:
-        kilo_bounds(p, s, pts, sure_d, sure_f, &lo, &hi)
-        kst[0] = ST_WON if s.kilo + lo >= KILO_TARGET else (ST_LOST if s.kilo + hi < KILO_TARGET else ST_OPEN)
-
-
-cdef inline int sedma_possible(MPos* p, MState* s) noexcept nogil:
-    """At a trick boundary, can the declarer still take the last trick with the trump 7?  Not
-    once he no longer holds it, nor while a defender holds nothing but trumps: that defender's
-    last card is a trump, which beats the 7 in the last trick."""
-    cdef uint32_t tm = suit_mask(p.trump)
-    if not (s.hand[0] >> (p.trump * 8 + P_SEVEN)) & 1:
-        return 0
-    return not ((s.hand[1] and (s.hand[1] & ~tm) == 0) or (s.hand[2] and (s.hand[2] & ~tm) == 0))
-
-
-cdef inline int sedma_open(MPos* p, MState* s) noexcept nogil:
-    """Sedma announced and still possible."""
-    return (p.announce & A_SEDMA) != 0 and sedma_possible(p, s)
-
-
 cdef void m_future_bounds(void* vp, int* lo, int* hi) noexcept nogil:
-    """Quick bounds on the future value at a trick boundary.
-
-    Hra: the declarer can at most take every remaining point, the last trick
-    and his marriages; at least lose all that to the defenders.  Sure things
-    tighten it: the highest trump out always wins its trick, so if it is a
-    10-pointer its points are its owner's; and the player on lead can cash
-    his sure winners and then score a marriage (cash_margin).  Kilo: the sure
-    trump points only.  Money: the ranks of the worst and the best outcome
-    the parts' classes allow, classed by the sure trump points and the
-    marriage the leader can score at once, not the cash.
-    """
     cdef MPos* p = <MPos*> vp
-    cdef MState* s = &p.st[p.sp]
-    cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2]
-    cdef int pts, sure_d, sure_f, hst, kst
-    cdef uint32_t live[3]
-    if dd_popcount32(rem) == NSEATS:
-        lo[0] = last_trick_future(p, s)
-        hi[0] = lo[0]
-        return
-    if p.objective == O_HRA or p.objective == O_KILO:
-        pts = 10 * dd_popcount32(rem & p.tens) + 10
-        sure_trump_points(p, s, &sure_d, &sure_f)
-        if p.objective == O_HRA:
-            seat_marriages(s, p.trump, live)
-            margin_bounds(p, s, pts, sure_d, sure_f, live, 0, lo, hi)
-            cash_margin(p, s, pts, live, lo, hi)
-        else:
-            kilo_bounds(p, s, pts, sure_d, sure_f, lo, hi)
-    elif p.objective == O_MONEY:
-        money_classes(p, s, &hst, &kst)
-        lo[0] = p.rank[(1 if hst == ST_WON else 0) | (4 if kst == ST_WON else 0)]
-        hi[0] = p.rank[(1 if hst != ST_LOST else 0) | (2 if sedma_open(p, s) else 0) | (4 if kst != ST_LOST else 0)]
-    elif p.objective == O_SEDMA:
-        lo[0] = -1
-        hi[0] = 1 if sedma_possible(p, s) else -1
-    else:
-        lo[0] = -1
-        hi[0] = 1
+    future_bounds(p, top(p), lo, hi)
 
 
 cdef void m_tt_key(void* vp, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil:
-    """Relative-rank key: who holds each live card (in the hands or in the
-    current trick), in rank order, plus the layout of the classes that
-    matter (counts per suit of 10-pointers, live marriages, the trump 7), the
-    trick's cards by their place among the live ones, and the leader.
-    Money adds the classes of Hra and Kilo and, for an open part, its banked
-    score (bits 46-55, above the trick's cards)."""
     cdef MPos* p = <MPos*> vp
-    cdef MState* s = &p.st[p.sp]
-    cdef uint32_t hands = s.hand[0] | s.hand[1] | s.hand[2]
-    cdef uint32_t rem = hands | s.trickmask
-    cdef uint32_t lane, live = 0, tk = 0
-    cdef uint64_t layout = 0, banked = 0
-    cdef int su, n, ntens, nlive, hst, kst
-    cdef int points = p.objective == O_HRA or p.objective == O_KILO or p.objective == O_MONEY
-    if points:
-        live = live_marriages(s, 0, p.objective == O_KILO, p.trump) | \
-               live_marriages(s, 1, p.objective == O_KILO, p.trump) | \
-               live_marriages(s, 2, p.objective == O_KILO, p.trump)
-    for su in range(4):
-        lane = (rem >> (8 * su)) & 0xFF
-        n = dd_popcount32(lane)
-        if points:
-            ntens = dd_popcount32(lane & HRA_TENS_LANE)
-            nlive = 1 if (live >> (8 * su)) & KO_LANE else 0
-            layout |= (<uint64_t> (n | (ntens << 4) | (nlive << 6))) << (8 * su)
-            if p.objective == O_MONEY and su == p.trump:
-                layout |= (<uint64_t> (lane & 1)) << (8 * su + 7)      # is the trump 7 live?
-        elif p.objective == O_SEDMA and su == p.trump:
-            layout |= (<uint64_t> (n | ((lane & 1) << 4))) << (8 * su)
-        else:
-            layout |= (<uint64_t> n) << (8 * su)
-    if s.nt > 0:
-        # positions (1-based) of the led card and the second card among the live cards
-        tk = dd_popcount32(rem & (((<uint32_t> 1) << s.trick[0]) - 1)) + 1
-        if s.nt > 1:
-            tk |= (dd_popcount32(rem & (((<uint32_t> 1) << s.trick[1]) - 1)) + 1) << 6
-    elif p.objective == O_MONEY and dd_popcount32(hands) > NSEATS:
-        # A part's class, or for an open part its banked score in tens: the margin so far
-        # (|margin| < 320 while Hra is open) and the declarer's Kilo count (< 100 while open).
-        money_classes(p, s, &hst, &kst)
-        banked = <uint64_t> (hst if hst != ST_OPEN else ST_OPEN + 32 + (s.pts[0] - s.pts[1]) // 10)
-        banked |= (<uint64_t> (kst if kst != ST_OPEN else ST_OPEN + s.kilo // 10)) << 6
-    k0[0] = ((<uint64_t> dd_pext32(s.hand[0], rem)) | ((<uint64_t> dd_pext32(s.hand[1], rem)) << 32)) ^ p.salt0
-    k1[0] = (layout | ((<uint64_t> s.leader) << 32) | ((<uint64_t> tk) << 34) | (banked << 46)) ^ p.salt1
-    depth[0] = dd_popcount32(hands) + 1
-
-
-cdef inline uint32_t equivalence_singletons(MPos* p, MState* s) noexcept nogil:
-    """Cards never merged with a neighbour (they carry their own effect)."""
-    cdef uint32_t single = 0
-    if p.objective == O_HRA:
-        single = live_marriages(s, s.turn, 0, p.trump)
-    elif p.objective == O_MONEY:
-        single = live_marriages(s, s.turn, 0, p.trump)
-        if p.announce & A_SEDMA:
-            single |= (<uint32_t> 1) << (p.trump * 8 + P_SEVEN)
-    elif p.objective == O_KILO:
-        single = live_marriages(s, s.turn, 1, p.trump)
-    elif p.objective == O_SEDMA:
-        single = (<uint32_t> 1) << (p.trump * 8 + P_SEVEN)
-    return single
+    boundary_key(p, top(p), k0, k1, depth)
 
 
 cdef int m_equivalent(void* vp, int a, int b) noexcept nogil:
-    """Same test as the pruning in m_gen_moves, for two legal cards a and b."""
     cdef MPos* p = <MPos*> vp
-    cdef MState* s = &p.st[p.sp]
-    cdef uint32_t legal = legal_mask(p, s), others, single, classmask, span
-    cdef int lo = a if a < b else b, hi = a if a > b else b
-    if (a >> 3) != (b >> 3) or not ((legal >> a) & 1) or not ((legal >> b) & 1):
-        return 0
-    others = ((s.hand[0] | s.hand[1] | s.hand[2]) & ~s.hand[s.turn]) | s.trickmask
-    single = equivalence_singletons(p, s)
-    classmask = p.tens if p.hra and p.objective != O_SEDMA else 0
-    span = ((<uint32_t> 2) << hi) - ((<uint32_t> 1) << lo)     # lo..hi inclusive
-    if others & span or single & span:
-        return 0
-    # every card of the span is ours and legal: one class throughout
-    span &= s.hand[s.turn]
-    return (classmask & span) == 0 or (classmask & span) == span
+    return interchangeable(p, top(p), a, b)
 
 
 cdef int m_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
     cdef MPos* p = <MPos*> vp
-    cdef MState* s = &p.st[p.sp]
-    cdef uint32_t legal = legal_mask(p, s)
-    cdef uint32_t others, single, classmask, between, L, rest
-    cdef int n = 0, c, prev, su
-    cdef int scores[MAX_MOVES]
-    cdef int i
-    if (legal & (legal - 1)) == 0:
-        moves[0] = dd_ctz32(legal)          # forced (following a suit with one card, say)
-        return 1 if legal else 0
-    if prune:
-        # Two cards of one hand are interchangeable when no other live card
-        # (another hand's or one in the trick) lies between them and they are
-        # of one class: both 10-pointers or both plain, neither special.
-        others = ((s.hand[0] | s.hand[1] | s.hand[2]) & ~s.hand[s.turn]) | s.trickmask
-        single = equivalence_singletons(p, s)
-        classmask = p.tens if p.hra and p.objective != O_SEDMA else 0
-        rest = legal
-        while rest:                 # the suits with a legal card, lowest first
-            su = dd_ctz32(rest) >> 3
-            L = rest & suit_mask(su)
-            rest &= ~L
-            prev = -1
-            while L:
-                c = dd_msb32(L)
-                L &= ~((<uint32_t> 1) << c)
-                if prev >= 0:
-                    between = ((<uint32_t> 1) << prev) - ((<uint32_t> 2) << c)
-                    if (others & between) == 0 and not ((single >> c) & 1) and not ((single >> prev) & 1) \
-                            and ((classmask >> c) & 1) == ((classmask >> prev) & 1):
-                        prev = c
-                        continue
-                moves[n] = c
-                n += 1
-                prev = c
-    else:
-        n = cards_high_to_low(legal, moves)
-    # Order: best guess first (insertion sort on a heuristic score).
-    if n < 2:
-        return n
-    cdef OrderCtx o
-    order_context(p, s, &o)
-    for i in range(n):
-        scores[i] = order_score(p, s, &o, moves[i])
-    sort_moves(moves, scores, n)
-    return n
-
-
-ctypedef struct OrderCtx:
-    uint32_t others      # live cards not in the mover's hand
-    int me               # mover's side
-    int wc               # card winning the trick so far (-1 when leading)
-    int wside            # its side
-    int last             # mover plays the trick's last card
-
-
-cdef inline void order_context(MPos* p, MState* s, OrderCtx* o) noexcept nogil:
-    cdef int wi
-    o.me = side_of(s.turn)
-    o.others = (s.hand[0] | s.hand[1] | s.hand[2]) & ~s.hand[s.turn]
-    o.last = s.nt == NSEATS - 1
-    if s.nt == 0:
-        o.wc = -1
-        o.wside = -1
-    else:
-        wi = trick_winner_index(p, s)
-        o.wc = s.trick[wi]
-        o.wside = side_of((s.leader + wi) % NSEATS)
-
-
-cdef inline int order_score(MPos* p, MState* s, OrderCtx* o, int c) noexcept nogil:
-    """Heuristic worth of playing c now; only the order matters."""
-    cdef int rank = c & 7, suit = c >> 3, pts = card_points(p, c), beats
-    cdef uint32_t sm, tm
-    cdef int seat, safe
-    if o.wc < 0:
-        if p.objective == O_BETL:
-            return -rank if o.me == 0 else rank
-        if p.hra and (rank == P_KING or rank == P_OBER) and (s.hand[s.turn] >> (c ^ 1)) & 1:
-            return 80 + (40 if suit == p.trump else 20)     # a marriage scores at once
-        sm = suit_mask(suit)
-        if (o.others & sm & ~((<uint32_t> 2 << c) - 1)) == 0:   # top of its suit
-            # ... and safe if no opponent can trump it
-            safe = 1
-            if p.trump >= 0 and suit != p.trump:
-                tm = suit_mask(p.trump)
-                for seat in range(NSEATS):
-                    if side_of(seat) != o.me and (s.hand[seat] & sm) == 0 and (s.hand[seat] & tm):
-                        safe = 0
-            if safe:
-                return 50 + pts + (20 if suit == p.trump and o.me == 0 else 0)
-            return pts - rank
-        return -rank - pts - (10 if suit == p.trump else 0)
-    if suit == (o.wc >> 3):
-        beats = c > o.wc
-    else:
-        beats = suit == p.trump
-    if p.objective == O_BETL:
-        if o.me == 0:
-            return -100 - rank if beats else 100 + rank
-        if o.wside == 0:
-            return -rank if beats else 100 + rank
-        return -rank
-    if beats:
-        if o.last:
-            return 100 + pts - rank
-        return 60 - rank
-    if o.wside == o.me:
-        return 40 + pts - rank
-    return 20 - 2 * pts - rank
+    return generate(p, top(p), moves, prune)
 
 
 cdef GameOps MARIAS_OPS
