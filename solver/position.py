@@ -59,8 +59,9 @@ class Position:
 
     What it shows: :attr:`hands` (the cards each seat holds), :attr:`trick`
     (the cards on the table, with their seats), :attr:`table` (whatever else
-    is in view, e.g. the Mariáš talon), :attr:`to_move`, :attr:`score` (what
-    the history has scored, by side), :attr:`legal_moves`, :attr:`is_over`.
+    is in view, e.g. the Mariáš talon, the Mariasz stock, Prší's top card and
+    pile), :attr:`to_move`, :attr:`score` (what the history has scored, by
+    side), :attr:`legal_moves`, :attr:`is_over`.
     Moves are action notation: a card ``"TH"`` (games with other actions use
     their own tokens, docs/RULES.md §0).
 
@@ -206,7 +207,9 @@ class Position:
 
     @property
     def table(self) -> dict[str, Any]:
-        """Whatever else is in view, by name (a new dict), e.g. ``{"talon": (Card, Card)}`` in Mariáš."""
+        """Whatever else is in view, by name (a new dict): ``{"talon": (Card, Card)}`` in Mariáš,
+        ``{"stock": (Card, ...)}`` (draw order, the turned trump last) in two-player Mariasz,
+        ``{"top": Card, ..., "stock": (...), "pile": (...)}`` in Prší."""
         return dict(self._shown().table)
 
     @property

@@ -28,9 +28,14 @@ def assert_project_error(err: BaseException) -> None:
 
 
 def accepted(call):
-    """The value of `call()`, or None after checking that it failed with a project error."""
+    """The value of `call()`, or None after checking that it failed with a project error, or
+    that its search stopped on time (a valid position too big for the budget, such as a
+    Mariasz deal with most of its stock to come: SearchTimeout, not bad input)."""
     try:
         value = call()
+    except ddcards.SearchTimeout:
+        event("valid, not solved within the budget")
+        return None
     except Exception as err:                       # noqa: BLE001 - the property under test
         assert_project_error(err)
         event(f"rejected: {type(err).__name__}")  # --hypothesis-show-statistics counts them
@@ -83,8 +88,13 @@ def test_solve_and_analyse_take_documents_and_text(doc):
     res = accepted(lambda: ddcards.solve(doc, mode="optimal", timeout=5))
     if res is not None:
         assert set(res.optimal_moves) <= {m.move for m in res.moves}
-        an = accepted(lambda: ddcards.analyse(doc, timeout=20))
-        assert an is not None
+        try:
+            an = ddcards.analyse(doc, timeout=20)
+        except ddcards.SearchTimeout:
+            # An analysis searches from the deal's start, which can take far longer than the
+            # position solved (a Mariasz deal with most of its stock to come): it stops on time.
+            event("analysis from the deal's start: not finished within 20 s")
+            return
         # The analysis and the solve value the end from the same view, except in Prší,
         # where a solve takes the view of the player to move, an analysis that of the
         # player who starts (docs/RULES.md §4.9), unless options.player names one.

@@ -30,7 +30,7 @@ def hands(position):
 
 
 def score(position):
-    return position.session().score()
+    return position.score.points
 
 
 def assert_illegal(position, action, clause, *also):

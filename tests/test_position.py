@@ -18,14 +18,19 @@ from hypothesis import strategies as st
 
 import ddcards
 from ddcards import Card, IllegalPlayError, NotationError, Position, Score, Suit, TrickCard
+from ddcards.examples import example_names
 from ddcards.notation import format_cards, format_hand, parse_cards, parse_hand
 
 try:
     from tests.reference import klaverjas as ref_k
     from tests.reference import marias as ref_m
+    from tests.reference import mariasz as ref_z
+    from tests.reference import prsi as ref_p
 except ImportError:  # pytest put tests/ itself on sys.path
     from reference import klaverjas as ref_k
     from reference import marias as ref_m
+    from reference import mariasz as ref_z
+    from reference import prsi as ref_p
 
 HRA = ddcards.example("marias-hra")          # seat 0: AT.AKQ9.AT.87, trumps H
 SEED = ddcards.example("marias-seed")        # the same deal played to the end
@@ -111,6 +116,67 @@ def test_klaverjas_trick_with_roem():
                               parts={"roem": {"playing": 20, "other": 0}})
 
 
+def test_a_mariasz_trick_with_a_marriage_and_the_draws():
+    # Szlifowany, trumps D.  Seat 0 leads KC holding QC: the clubs marriage, 20, scores on the
+    # lead.  Seat 1 answers JC (no obligation while the stock lasts); KC wins: K 4 + J 2.  The
+    # winner draws first: TC to seat 0, JS to seat 1 (RULES §3.3).
+    pos = Position.from_dict(ddcards.example("mariasz-szlifowany"))
+    assert pos.table == {"stock": cards("TC JS KS 6S TH KD JH AC QH AS JD AD")}
+    assert pos.hands == (cards("TS QD TD 6D KC QC"), cards("QS AH KH 6H JC 6C"))   # trumps: Q (pamfil) first
+    pos = pos.play("KC")
+    assert pos.trick == (TrickCard(0, Card.parse("KC")),) and pos.to_move == 1
+    assert pos.score.points == {"seat0": 20, "seat1": 0}
+    pos = pos.play("JC")
+    assert pos.trick == () and pos.to_move == 0
+    assert pos.hands == (cards("TS QD TD 6D TC QC"), cards("QS JS AH KH 6H 6C"))
+    assert pos.table == {"stock": cards("KS 6S TH KD JH AC QH AS JD AD")}
+    assert pos.score == Score(points={"seat0": 26, "seat1": 0}, tricks={"seat0": 1, "seat1": 0},
+                              parts={"marriages": {"seat0": 20, "seat1": 0}})
+    shown = str(pos)
+    assert shown.splitlines()[0] == "Mariasz, trumps D, szlifowany - seat 0 (forehand) to move"
+    assert "  stock             KS 6S TH KD JH AC QH AS JD AD" in shown
+    assert "  points            seat0 26, seat1 0 (marriages: seat0 20, seat1 0)" in shown
+
+
+def test_kiks_scores_by_team_and_shows_no_stock():
+    pos = Position.from_dict(ddcards.example("mariasz-kiks"))
+    assert pos.table == {} and len(pos.hands) == 4 and all(len(hand) == 7 for hand in pos.hands)
+    assert pos.score.points == {"team0": 0, "team1": 34} and pos.score.tricks == {"team0": 0, "team1": 2}
+    assert "  seat 2  team 0  S: QT  H: Q86  D: 8  C: J" in str(pos)
+
+
+def test_the_prsi_table_shows_the_top_card_and_what_it_asks():
+    # The endgame example: 7H on top starts a chain; seat 0 adds 7D (draw 4 now), seat 1 holds
+    # no 7 and draws the four cards at the stock's front (RULES §4).
+    pos = Position.from_dict(ddcards.example("prsi-endgame"))
+    assert pos.table == {"top": Card.parse("7H"), "7s active": "draw 2 or play a 7",
+                         "stock": cards("7S 7C JC TC 8C AD AH JH KH JS TD 9D 8D AC AS 9C"),
+                         "pile": cards("KC QD QC 9S QS 8H TH")}
+    assert pos.score == Score() and pos.trick == ()
+    pos = pos.play("7D")
+    assert pos.table["7s active"] == "draw 4 or play a 7" and pos.legal_moves == ("draw",)
+    pos = pos.play("draw")
+    assert pos.hands[1] == cards("KS 8S 7S 9H KD JD JC TC 7C")
+    assert pos.table["top"] == Card.parse("7D") and "7s active" not in pos.table
+    assert pos.table["stock"][:2] == cards("8C AD") and pos.table["pile"][-1] == Card.parse("7H")
+    ober = Position.from_dict(ddcards.example("prsi"))
+    assert ober.table["top"] == Card.parse("QH") and ober.table["suit to play"] is Suit.H
+    assert "  top             QH\n  suit to play    H\n" in str(ober)
+
+
+@pytest.mark.parametrize("name", example_names())
+def test_every_bundled_example_shows_its_table(name):
+    """Every game draws its position: a line per seat with the cards it holds, and a Score."""
+    pos = Position.from_dict(ddcards.example(name))
+    shown = str(pos)
+    assert isinstance(pos.score, Score)
+    rows = re.findall(r"^  seat (\d)  .*?(S: .*)$", shown, flags=re.M)
+    assert [int(seat) for seat, _ in rows] == list(range(len(pos.hands))) and len(pos.hands) >= 2
+    assert [set(parse_hand(text)) for _, text in rows] == [set(hand) for hand in pos.hands]
+    for name, value in pos.table.items():
+        assert f"  {name}" in shown
+
+
 # --------------------------------------------------------------------------- the views against the references
 
 def _random_marias_doc(rng: random.Random, contract: str) -> dict:
@@ -180,6 +246,72 @@ def test_klaverjas_views_match_the_reference(seed, plies):
     teams = ("playing", "other")
     assert pos.score == Score(points=dict(zip(teams, state.points)), tricks=dict(zip(teams, state.tricks)),
                               parts={"roem": dict(zip(teams, state.roem))})
+
+
+def _mariasz_side_names(players: int) -> list[str]:
+    return [f"team{i}" for i in range(2)] if players == 4 else [f"seat{i}" for i in range(players)]
+
+
+@settings(deadline=None, max_examples=150)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["standard", "standard", "kiks", "three"]), st.booleans(),
+       st.integers(0, 40))
+def test_mariasz_views_match_the_reference(seed, variant, szlifowany, plies):
+    rng = random.Random(seed)
+    deal = ref_z.random_deal(rng, variant=variant, szlifowany=szlifowany and variant != "kiks",
+                             slepy=rng.random() < 0.2)
+    doc = ref_z.random_history(rng, deal, plies)
+    state = ref_z.from_doc(doc)
+    pos = Position.from_dict(doc)
+    players = state.rules.players
+    assert pos.to_move == state.to_move and pos.is_over == state.over
+    assert set(pos.legal_moves) == set(state.legal())
+    assert [{str(c) for c in hand} for hand in pos.hands] == [set(h) for h in state.hands]
+    assert [(tc.seat, str(tc.card)) for tc in pos.trick] == [(seat, card) for seat, card, _ in state.trick]
+    assert pos.table == ({"stock": cards(" ".join(state.stock))} if players == 2 else {})
+    sides = _mariasz_side_names(players)
+    marriages = [0] * len(sides)
+    for seat, announced in enumerate(state.marriages):
+        marriages[state.rules.side(seat)] += sum(value for _, value in announced)
+    assert pos.score == Score(points=dict(zip(sides, state.points)), tricks=dict(zip(sides, state.tricks)),
+                              parts={"marriages": dict(zip(sides, marriages))})
+
+
+@settings(deadline=None, max_examples=150)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 4), st.integers(0, 40))
+def test_prsi_views_match_the_reference(seed, seats, plies):
+    rng = random.Random(seed)
+    deck = list(ref_p.DECK)
+    rng.shuffle(deck)
+    hands = [deck[4 * i:4 * i + 4] for i in range(seats)]
+    upcard, stock = deck[4 * seats], deck[4 * seats + 1:]
+    rules = ref_p.Rules(seats, False, False)
+    state = ref_p.start(hands, stock, upcard)
+    played = []
+    for _ in range(plies):
+        after = ref_p.play(rules, state, rng.choice(ref_p.legal_actions(state)))
+        if after.done:
+            break
+        played.append(after)
+        state = after
+    history = []
+    replay = ref_p.start(hands, stock, upcard)
+    for after in played:        # the actions, found again by the state each one led to
+        history.append(next(a for a in ref_p.legal_actions(replay) if ref_p.play(rules, replay, a) == after))
+        replay = after
+    doc = {"game": "prsi", "hands": [" ".join(h) for h in hands], "upcard": upcard, "stock": " ".join(stock),
+           "played": history}
+    pos = Position.from_dict(doc)
+    assert pos.to_move == state.turn and set(pos.legal_moves) == set(ref_p.legal_actions(state))
+    assert [{str(c) for c in hand} for hand in pos.hands] == [set(h) for h in state.hands]
+    for hand in pos.hands:      # suits S H D C, the highest first
+        assert list(hand) == sorted(hand, key=lambda c: (c.suit, -c.rank))
+    assert pos.table["top"] == Card.parse(state.top)
+    assert pos.table["stock"] == cards(" ".join(state.stock))
+    assert pos.table["pile"] == cards(" ".join(state.pile[:-1]))
+    assert ("7s active" in pos.table) == bool(state.sevens) and ("ace active" in pos.table) == state.ace
+    if state.top[0] == "Q":
+        assert str(pos.table["suit to play"]) == state.suit
+    assert pos.score == Score() and pos.trick == ()
 
 
 # --------------------------------------------------------------------------- moving

@@ -46,11 +46,11 @@ class CardSession(Session):
     # -- state
     @property
     def to_move(self) -> int:
-        return self.board.to_move
+        return int(self.board.to_move)
 
     @property
     def over(self) -> bool:
-        return self.board.finished
+        return bool(self.board.finished)
 
     def legal_moves(self) -> list[str]:
         return [self.move_name(m) for m in self.board.legal_moves()]

@@ -80,6 +80,11 @@ class GameInfo:
                 return opt
         return None
 
+    def changed_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The options whose values are not the game's defaults (what a canonical document keeps)."""
+        defaults = {opt.name: opt.default for opt in self.options}
+        return {name: value for name, value in options.items() if name not in defaults or value != defaults[name]}
+
 
 class TrickCard(NamedTuple):
     """A card of the trick on the table and the seat that played it."""

@@ -541,7 +541,7 @@ class Marias(Game):
             out["flek"] = s.flek
         if s.players != 3:
             out["players"] = s.players
-        changed = {k: v for k, v in s.options.items() if v != INFO.option(k).default}
+        changed = INFO.changed_options(s.options)
         if changed:
             out["options"] = changed
         out["played"] = list(s.played)

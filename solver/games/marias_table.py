@@ -266,8 +266,7 @@ def best_first(rows: list[Row]) -> list[Row]:
 
 def describe_deal(deal: TableDeal) -> dict[str, Any]:
     """The deal as the table's answer shows it: canonical hands, the fixed talon, the stakes' settings."""
-    defaults = {option.name: option.default for option in INFO.options}
-    changed = {k: v for k, v in deal.options.items() if v != defaults[k]}
+    changed = INFO.changed_options(deal.options)
     return {"hands": [format_hand(deal.forehand), *(format_hand(h) for h in deal.defenders)],
             "talon": None if deal.talon is None else format_cards(sorted(deal.talon, key=hand_order)),
             "flek": deal.flek, "players": deal.players, "options": changed}

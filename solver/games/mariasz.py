@@ -34,7 +34,7 @@ from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidCardError, In
                             NotationError)
 from ddcards.games import _mariasz
 from ddcards.games._document import cards_field, check_fields, hands_field, options_field
-from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Session
+from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session, TrickCard
 from ddcards.result import ValueKind
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 
@@ -453,11 +453,11 @@ class MariaszSession(Session):
     # -- state
     @property
     def to_move(self) -> int:
-        return self.board.to_move
+        return int(self.board.to_move)
 
     @property
     def over(self) -> bool:
-        return self.board.finished
+        return bool(self.board.finished)
 
     def is_max(self, seat: int) -> bool:
         return self.setup.side_of(seat) == self.setup.maxside
@@ -468,9 +468,28 @@ class MariaszSession(Session):
         moves += [c for c in self._card if mask >> c & 1]
         return [self.move_name(m) for m in sorted(moves, key=self.move_order)]
 
-    def score(self) -> dict[str, int]:
+    def hands(self) -> list[list[Card]]:
+        return [self._cards(m) for m in self.board.state["hands"]]
+
+    def current_trick(self) -> list[TrickCard]:
         st = self.board.state
-        return dict(zip(self.side_names, st["points"]))
+        return [TrickCard((st["leader"] + i) % self.setup.nseats, self._card[c]) for i, c in enumerate(st["trick"])]
+
+    def table(self) -> dict[str, Any]:
+        """Two players: the stock left to draw, in draw order (the turned trump last)."""
+        if self.setup.nseats != 2:
+            return {}
+        return {"stock": tuple(self._card[c] for c in self.board.state["stock"])}
+
+    def score(self) -> Score:
+        """Points (cards, last trick, marriages), tricks and marriages by side."""
+        st = self.board.state
+        sides = self.side_names
+        marriages = [0] * len(sides)
+        for seat, points in enumerate(st["marriage_points"]):
+            marriages[self.setup.side_of(seat)] += points
+        return Score(points=dict(zip(sides, st["points"])), tricks=dict(zip(sides, st["tricks"])),
+                     parts={"marriages": dict(zip(sides, marriages))})
 
     def describe(self) -> dict[str, Any]:
         s = self.setup
@@ -729,6 +748,7 @@ class Mariasz(Game):
         """More than the game's 32 MiB early in a long deal (TABLE_BY_STOCK, TABLE_THREE), for
         points.  A race keeps 32 MiB: a long one (low start scores) searches fewer nodes in a
         larger table, but takes no less time (benchmarks/RESULTS.md, Mariasz)."""
+        tiers: tuple[tuple[int, int], ...]          # (cards left at least, MiB)
         if setup.objective == "points" and setup.stock:
             tiers, left = TABLE_BY_STOCK, stock_left(setup)
         elif setup.objective == "points" and setup.variant == "three" and not setup.szlifowany:
@@ -759,7 +779,7 @@ class Mariasz(Game):
         if s.objective == "race":
             out["start_scores"] = list(s.start_scores)
             out["first_deal"] = s.first_deal
-        changed = {k: v for k, v in s.options.items() if v != INFO.option(k).default}
+        changed = INFO.changed_options(s.options)
         if changed:
             out["options"] = changed
         if s.leader:

@@ -34,8 +34,9 @@ from ddcards.errors import (IllegalPlayError, InvalidCardError, InvalidDealError
 from ddcards.games import _prsi
 from ddcards.games._document import (OPTIONS_RULE, cards_field, check_deal, check_fields, check_hand_sizes, hand_field,
                                      options_field, options_object)
-from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Session
+from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
+from ddcards.result import ValueKind
 
 #: Plies searched when a request does not say (any number of players).
 DEFAULT_HORIZON = 20
@@ -221,7 +222,8 @@ def _mask(cards: Sequence[Card]) -> int:
 
 
 def _cards(mask: int) -> list[Card]:
-    return [CARD[c] for c in range(32) if mask >> c & 1]
+    """The cards of a mask, suits S H D C, the highest first within each (as hands are shown)."""
+    return [CARD[c] for suit in range(4) for c in range(8 * suit + 7, 8 * suit - 1, -1) if mask >> c & 1]
 
 
 def _suit_name(suit: int) -> str:
@@ -285,14 +287,14 @@ class PrsiSession(Session):
     # -- state
     @property
     def to_move(self) -> int:
-        return self.board.to_move
+        return int(self.board.to_move)
 
     @property
     def over(self) -> bool:
-        return self.board.done
+        return bool(self.board.done)
 
     @property
-    def value_kind(self) -> str:
+    def value_kind(self) -> ValueKind:
         return "outcome"
 
     @property
@@ -335,8 +337,26 @@ class PrsiSession(Session):
             return "out"
         return "player" if seat == self.player else ""
 
-    def score(self) -> dict[str, int]:
-        return {f"seat {i}": len(h) for i, h in enumerate(self.hands())}
+    def table(self) -> dict[str, Any]:
+        """The top card and what it asks of the mover (the suit an Ober named, the cards an
+        active 7 chain draws, an active ace), then the stock in draw order and the pile below
+        the top card, oldest first."""
+        st = self.board.state
+        top = CARD[st["top"]]
+        out: dict[str, Any] = {"top": top}
+        if top.rank == Rank.QUEEN:
+            out["suit to play"] = Suit(st["suit"])
+        if st["sevens"]:
+            out["7s active"] = f"draw {2 * st['sevens']} or play a 7"
+        if st["ace"]:
+            out["ace active"] = "pass or play an ace"
+        out["stock"] = tuple(CARD[c] for c in st["stock"])
+        out["pile"] = tuple(CARD[c] for c in st["pile"])
+        return out
+
+    def score(self) -> Score:
+        """Nothing: Prší scores no points and takes no tricks (who is out shows in the seats' roles)."""
+        return Score()
 
     def verdict(self, value: int, won: bool, value_kind: str) -> str:
         me = f"seat {self.player}"
@@ -437,14 +457,17 @@ class PrsiSession(Session):
         if self.horizon is None:                  # the exact analysis runs on one thread
             return exact_solve(self, searcher, mode, cancel, timeout, want_pv)
         self._set_search(helpers)
-        return searcher.solve(self.board, mode, cancel, timeout, want_pv=want_pv, helpers=helpers)
+        found: tuple[int, list[tuple[int, int | None]], list[int], int] = searcher.solve(
+            self.board, mode, cancel, timeout, want_pv=want_pv, helpers=helpers)
+        return found
 
     def search_value(self, searcher: Any, cancel: Any, timeout: float | None,
                      helpers: Sequence[tuple[Any, Any]] = ()) -> int:
         if self.horizon is None:
             return exact_solve(self, searcher, 0, cancel, timeout, False, value_only=True)[0]
         self._set_search(helpers)
-        return searcher.value(self.board, cancel, timeout, helpers=helpers)
+        value: int = searcher.value(self.board, cancel, timeout, helpers=helpers)
+        return value
 
     def _set_search(self, helpers: Sequence[tuple[Any, Any]]) -> None:
         """The search's player and horizon, on this board and every helper thread's."""
@@ -613,7 +636,7 @@ def _exact_by_deepening(session: PrsiSession, searcher: Any, mode: int, cancel: 
         return _exact_code(raw, horizon), [], [], nodes
     value, moves, pv, n = searcher.solve(session.board, mode, cancel, _left(deadline), want_pv=want_pv)
     nodes += n
-    exact_moves = []
+    exact_moves: list[tuple[int, int | None]] = []
     for move, v in moves:
         if v == 0:
             # No end forced within `horizon` after it: look further from its own position.
