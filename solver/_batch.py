@@ -151,7 +151,7 @@ def _numbered_lines(source: BinaryIO | Iterable[bytes | str]) -> Iterator[tuple[
 def _raw_lines(source: BinaryIO | Iterable[bytes | str]) -> Iterator[tuple[int, bytes | None]]:
     readline = getattr(source, "readline", None)
     if readline is None or not isinstance(readline(0), bytes):
-        for lineno, item in enumerate(source, 1):        # type: ignore[arg-type]
+        for lineno, item in enumerate(source, 1):
             data = item.encode("utf-8", "surrogatepass") if isinstance(item, str) else bytes(item)
             yield lineno, (_strip_end(data) if len(data) <= MAX_LINE_BYTES + 2 else None)
         return

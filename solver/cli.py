@@ -66,7 +66,8 @@ def _seekable(stream: BinaryIO) -> bool:
 
 def _stdin_bytes() -> BinaryIO:
     stdin: Any = sys.stdin
-    return stdin.buffer if hasattr(stdin, "buffer") else stdin
+    stream: BinaryIO = stdin.buffer if hasattr(stdin, "buffer") else stdin
+    return stream
 
 
 def open_input(args: argparse.Namespace) -> Input:
@@ -648,7 +649,8 @@ def main(argv: list[str] | None = None) -> int:
     if timeout is not None and not timeout >= 0:          # also NaN
         parser.error(f"--timeout must be a number of seconds, at least 0 (got {timeout})")
     try:
-        return args.func(args)
+        status: int = args.func(args)
+        return status
     except DdcardsError as exc:
         print(f"ddcards: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

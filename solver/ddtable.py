@@ -186,7 +186,7 @@ def _marias_table(deal: marias_table.TableDeal, engine: Any, timeout: float | No
     return marias_table.run_table(deal, run_jobs)
 
 
-def _run_threaded(items: list, run: Any, engine: Any, threads: int, solver_class: Any) -> list[Any]:
+def _run_threaded(items: list[Any], run: Any, engine: Any, threads: int, solver_class: Any) -> list[Any]:
     """``[run(solver, item) for item in items]`` on `threads` threads, each with a Solver of
     its own (the caller's serves the first), the items taken in order as threads come free.
 
@@ -200,7 +200,7 @@ def _run_threaded(items: list, run: Any, engine: Any, threads: int, solver_class
     check_tables_fit(threads, tt_mb, "threads", "tt_mb", what="one per thread at work, at most one per search of "
                      "the table", fewer="fewer threads")
     engines = [engine] + [solver_class(tt_mb=tt_mb) for _ in range(threads - 1)]
-    free: queue.SimpleQueue = queue.SimpleQueue()
+    free: queue.SimpleQueue[Any] = queue.SimpleQueue()
     for e in engines:
         free.put(e)
 

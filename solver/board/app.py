@@ -53,7 +53,7 @@ def position_view(pos: ddcards.Position) -> dict[str, Any]:
     view = pos.session().view()
     names = view.get("suit_names") or ()
     replay = pos.start().session()
-    history = []
+    history: list[dict[str, Any]] = []
     for move in pos.played:                 # who played each action, from the game itself
         seat = replay.to_move
         replay.play(move)

@@ -18,4 +18,5 @@ def example(name: str = "marias-hra") -> dict[str, Any]:
     if name not in example_names():
         raise InvalidOptionError(f"no example '{name}' (examples: {', '.join(example_names())})",
                                  token=name, rule="bundled examples")
-    return json.loads(resources.files(__package__).joinpath(name + ".json").read_text(encoding="utf-8"))
+    doc: dict[str, Any] = json.loads(resources.files(__package__).joinpath(name + ".json").read_text(encoding="utf-8"))
+    return doc

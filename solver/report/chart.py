@@ -43,7 +43,8 @@ def value_chart(doc: Mapping[str, Any], title: str, description: str) -> str:
     if low == high:
         low, high = low - 1, high + 1
     pad = (high - low) * 0.08
-    lo, hi = low - pad, high + pad
+    lo: float = low - pad
+    hi: float = high + pad
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     n = max(len(steps), 1)
 
