@@ -542,3 +542,14 @@ def test_an_analysis_of_minutes_says_so_before_it_starts(capsys):
     assert slow == ["mariasz", "mariasz-phase2"]
     assert "mariasz and mariasz-phase2" in cli.build_parser()._subparsers._group_actions[0].choices[
         "examples"].description
+
+
+def test_a_race_analysis_says_what_its_values_mean(tmp_path):
+    # RULES §3.8: a race is worth +1 / -1 / 0 (who reaches 131 first), not "made / defeated".
+    path = tmp_path / "race.json"
+    path.write_text(json.dumps(dict(ddcards.example("mariasz-race"), played=["exchange", "JS", "7S"])))
+    out = run("analyse", str(path))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0] == (
+        "Mariasz, trumps H, race from 95/102 - value at the start -1 "
+        "(seat 0's view: +1 reaches 131 first, -1 the other side does, 0 no one in this deal)")

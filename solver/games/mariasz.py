@@ -427,6 +427,9 @@ class MariaszSession(Session):
         self.board.refresh_guess()
         self.history: list[str] = []
         self.value_owner = "team 0" if setup.variant == "kiks" else f"seat {setup.maxside}"
+        # What a race's values mean (RULES §3.8); points are a margin, shown without a legend.
+        others = "another player" if setup.variant == "three" else "the other side"
+        self.value_legend = f"+1 reaches 131 first, -1 {others} does, 0 no one in this deal"
 
     # -- naming
     def move_name(self, move: int) -> str:
