@@ -37,9 +37,9 @@ import re
 import reprlib
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ddcards.errors import InvalidCardError, NotationError
 
@@ -176,6 +176,8 @@ class Card:
     __slots__ = ("rank", "suit", "_code")
     rank: Rank
     suit: Suit
+    if TYPE_CHECKING:   # for the type checker only: a slot may not have a class-level default
+        _code: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         try:

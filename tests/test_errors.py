@@ -503,3 +503,28 @@ def test_shown_is_short_and_never_raises(value):
 def test_limits_gate_accepts_every_example():
     for name in ddcards.example_names():
         check_limits(ddcards.example(name))
+
+
+# Every game reads its history alike: a bad history, a bad action and an illegal one name the
+# field they sit in (the service's ErrorInfo carries it), and Card objects are cards.
+HISTORY_CASES = [   # (example, a history whose action at ply 1 is illegal, a legal history of Cards)
+    ("marias-hra", ["QH", "7H"], ["QH", "TH"]),
+    ("klaverjas", ["9D", "AS"], ["9D", "JD"]),
+    ("mariasz-szlifowany", ["exchange", "6S"], ["exchange", "KC"]),
+    ("prsi", ["QS/D", "AS"], ["QS/D", "draw"]),
+]
+
+
+@pytest.mark.parametrize("example,illegal,legal", HISTORY_CASES, ids=[c[0] for c in HISTORY_CASES])
+def test_every_game_names_the_history_field_at_fault(example, illegal, legal):
+    doc = ddcards.example(example)
+    for played, field in ((5, "played"), ([legal[0], 5], "played[1]"), ([legal[0], "ZZ"], "played[1]"),
+                          (illegal, "played[1]")):
+        with pytest.raises(DdcardsError) as info:
+            ddcards.Position.from_dict(dict(doc, played=played))
+        assert info.value.field == field, (played, info.value)
+    with pytest.raises(ddcards.IllegalPlayError) as info:
+        ddcards.Position.from_dict(dict(doc, played=illegal[:1])).play(illegal[1])
+    assert info.value.field == "played[1]" and info.value.token == illegal[1]
+    as_cards = [ddcards.Card.parse(m) if m not in ("exchange", "draw") and "/" not in m else m for m in legal]
+    assert ddcards.Position.from_dict(dict(doc, played=as_cards)).played == tuple(legal)

@@ -160,26 +160,37 @@ def options_field(doc: Mapping[str, Any], info: GameInfo, *,
     return options
 
 
-def played_field(doc: Mapping[str, Any]) -> tuple[str, ...]:
-    """The history in canonical notation (a list, or one string of tokens)."""
+def history_tokens(doc: Mapping[str, Any], rule: str = HISTORY_RULE, what: str = "cards") -> list[Any]:
+    """The tokens of `played` as given: a list, or one string of them separated by spaces or
+    commas (every game's history; `what` names its actions for the message)."""
     raw = doc.get("played", ())
     if isinstance(raw, str):
-        tokens = raw.replace(",", " ").split()
-    elif isinstance(raw, (list, tuple)):
-        tokens = list(raw)
-    else:
-        raise NotationError(f"played must be a list of cards, not {shown(raw)} ({HISTORY_RULE})", token=token_text(raw),
-                            rule=HISTORY_RULE, field="played")
+        return raw.replace(",", " ").split()
+    if isinstance(raw, (list, tuple)):
+        return list(raw)
+    raise NotationError(f"played must be a list of {what}, not {shown(raw)} ({rule})", token=token_text(raw),
+                        rule=rule, field="played")
+
+
+def played_field(doc: Mapping[str, Any], *, actions: Sequence[str] = (), rule: str = HISTORY_RULE,
+                 what: str = "cards") -> tuple[str, ...]:
+    """The history in canonical notation: cards (text or Card) and the game's other
+    `actions` (lower-case words such as Mariasz's "exchange"); `what` names them for messages."""
     played = []
-    for ply, token in enumerate(tokens):
+    for ply, token in enumerate(history_tokens(doc, rule, what)):
+        field = f"played[{ply}]"
         if isinstance(token, Card):
             played.append(str(token))
             continue
         if not isinstance(token, str):
-            raise InvalidCardError(f"played[{ply}] must be a card such as 'TH', not {shown(token)} ({HISTORY_RULE})",
-                                   token=token_text(token), rule=HISTORY_RULE)
+            raise InvalidCardError(f"{field} must be a card such as 'TH'{' or an action' if actions else ''}, not "
+                                   f"{shown(token)} ({rule})", token=token_text(token), rule=rule, field=field)
+        if token.strip().lower() in actions:
+            played.append(token.strip().lower())
+            continue
         try:
             played.append(str(Card.parse(token)))
         except NotationError as exc:
-            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule, field=f"played[{ply}]") from None
+            also = f" ({what})" if actions else ""
+            raise type(exc)(f"{field}: {exc}{also}", token=exc.token, rule=exc.rule, field=field) from None
     return tuple(played)

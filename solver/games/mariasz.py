@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
                             NotationError)
 from ddcards.games import _mariasz
-from ddcards.games._document import cards_field, check_fields, hands_field, options_field
+from ddcards.games._document import cards_field, check_fields, hands_field, options_field, played_field
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session, TrickCard
 from ddcards.result import ValueKind
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
@@ -204,26 +204,8 @@ def _check_cards(places: Sequence[tuple[str, Sequence[Card]]], szlifowany: bool)
 
 def _played(doc: Mapping[str, Any]) -> tuple[str, ...]:
     """The history in canonical notation: cards and `exchange`."""
-    raw = doc.get("played", ())
-    if isinstance(raw, str):
-        tokens = raw.replace(",", " ").split()
-    elif isinstance(raw, (list, tuple)):
-        tokens = list(raw)
-    else:
-        rule = _clause("2", "played is a list of actions, cards and 'exchange'")
-        raise _error(NotationError, f"played must be a list of actions (cards and 'exchange'), not {raw!r:.40}",
-                     token=repr(raw)[:40], rule=rule)
-    out = []
-    for ply, token in enumerate(tokens):
-        if isinstance(token, str) and token.strip().lower() == EXCHANGE:
-            out.append(EXCHANGE)
-            continue
-        try:
-            out.append(str(Card.parse(token)))
-        except NotationError as exc:
-            raise type(exc)(f"played[{ply}]: {exc} (a Mariasz action is a card or 'exchange')",
-                            token=exc.token, rule=exc.rule) from None
-    return tuple(out)
+    return played_field(doc, actions=(EXCHANGE,), rule=_clause("2", "played is a list of actions, cards and 'exchange'"),
+                        what="actions: cards and 'exchange'")
 
 
 def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
@@ -579,12 +561,16 @@ class MariaszSession(Session):
         try:
             code = self.move_code(token)
         except NotationError as exc:
-            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
+            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule, field=f"played[{ply}]") from None
+        error = None
         if code == EXCHANGE_CODE:
             if not self.board.can_exchange():
-                raise self._no_exchange(ply)
+                error = self._no_exchange(ply)
         elif self.board.finished or not self.board.legal_mask() >> code & 1:
-            raise self._illegal(self._card[code], ply)
+            error = self._illegal(self._card[code], ply)
+        if error is not None:
+            error.field = error.field or f"played[{ply}]"
+            raise error
         self.board.play(code)
         self.board.refresh_guess()
         self.history.append(self.move_name(code))

@@ -32,8 +32,9 @@ from typing import Any
 from ddcards.errors import (IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
                             NotationError, SearchCancelled, SearchTimeout)
 from ddcards.games import _prsi
+from ddcards._jsonio import shown, token_text
 from ddcards.games._document import (OPTIONS_RULE, cards_field, check_deal, check_fields, check_hand_sizes, hand_field,
-                                     options_field, options_object)
+                                     history_tokens, options_field, options_object)
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 from ddcards.result import ValueKind
@@ -117,11 +118,14 @@ class PrsiSetup:
 # ---------------------------------------------------------------- the document
 
 def parse_action(token: Any, ply: int | None = None) -> str:
-    """An action in canonical notation: "TH", "QH/S", "draw", "pass"."""
+    """An action in canonical notation: "TH", "QH/S", "draw", "pass" (or a Card)."""
     where = f"played[{ply}]: " if ply is not None else ""
+    field = f"played[{ply}]" if ply is not None else None
+    if isinstance(token, Card):
+        token = str(token)
     if not isinstance(token, str):
-        raise NotationError(f"{where}an action is text, not {token!r:.40} ({ACTION_RULE})",
-                            token=repr(token), rule=ACTION_RULE)
+        raise NotationError(f"{where}an action is text, not {shown(token)} ({ACTION_RULE})",
+                            token=token_text(token), rule=ACTION_RULE, field=field)
     text = token.strip()
     if text.lower() in ("draw", "pass"):
         return text.lower()
@@ -130,7 +134,7 @@ def parse_action(token: Any, ply: int | None = None) -> str:
         card = Card.parse(card_text)
         suit = Suit.parse(named) if slash else None
     except NotationError as exc:
-        raise type(exc)(f"{where}{exc} ({ACTION_RULE})", token=exc.token, rule=exc.rule) from None
+        raise type(exc)(f"{where}{exc} ({ACTION_RULE})", token=exc.token, rule=exc.rule, field=field) from None
     return f"{card}/{suit}" if suit is not None else str(card)
 
 
@@ -188,16 +192,7 @@ def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
         raise InvalidOptionError(f"leader is the seat who starts, 0..{seats - 1}, not {leader!r:.20} ({LEADER_RULE})",
                                  token=str(leader), rule=LEADER_RULE)
     horizon, player, play_on, comeback = _options(doc, seats)
-    raw_played = doc.get("played", ())
-    if isinstance(raw_played, str):
-        tokens = raw_played.replace(",", " ").split()
-    elif isinstance(raw_played, (list, tuple)):
-        tokens = list(raw_played)
-    else:
-        raise NotationError(f"played must be a list of actions, not {raw_played!r:.40} ({HISTORY_RULE})",
-                            token=repr(raw_played)[:40],
-                            rule=HISTORY_RULE)
-    played = tuple(parse_action(t, i) for i, t in enumerate(tokens))
+    played = tuple(parse_action(t, i) for i, t in enumerate(history_tokens(doc, HISTORY_RULE, "actions")))
     return PrsiSetup(hands, stock, upcard[0], leader, horizon, player, play_on, comeback, played)
 
 
@@ -378,13 +373,15 @@ class PrsiSession(Session):
         try:
             code = self.move_code(token)
         except (NotationError, IllegalPlayError) as exc:
-            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
+            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule, field=f"played[{ply}]") from None
         if not self.board.is_legal(code):
-            raise self._illegal(code, ply)
+            error = self._illegal(code, ply)
+            error.field = error.field or f"played[{ply}]"
+            raise error
         if self.board.ply >= _prsi.MAX_HISTORY:
             raise IllegalPlayError(f"played[{ply}]: a history holds at most {_prsi.MAX_HISTORY} actions "
                                    f"({HISTORY_LENGTH_RULE})",
-                                   token=self.move_name(code), rule=HISTORY_LENGTH_RULE)
+                                   token=self.move_name(code), rule=HISTORY_LENGTH_RULE, field=f"played[{ply}]")
         self.board.play(code)
         self.history.append(self.move_name(code))
 
