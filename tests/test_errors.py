@@ -528,3 +528,31 @@ def test_every_game_names_the_history_field_at_fault(example, illegal, legal):
     assert info.value.field == "played[1]" and info.value.token == illegal[1]
     as_cards = [ddcards.Card.parse(m) if m not in ("exchange", "draw") and "/" not in m else m for m in legal]
     assert ddcards.Position.from_dict(dict(doc, played=as_cards)).played == tuple(legal)
+
+
+FIELD_CASES = [     # (example, changes to its document, the field the error names)
+    ("marias-hra", {"hands": ["AT.AKQ9.AT.87", "KQ.TJ87.KQ.AT", "J987..J987.QZ"]}, "hands[2]"),
+    ("marias-hra", {"talon": "9C ZZ"}, "talon"),
+    ("marias-hra", {"talon": "QC 6C"}, None),              # QC dealt twice: two fields, so none
+    ("marias-hra", {"trump": "X"}, "trump"),
+    ("marias-hra", {"announcements": ["x"]}, "announcements[0]"),
+    ("klaverjas", {"hands": ["AKQJ.T987..", "x", "", ""]}, "hands[1]"),
+    ("klaverjas", {"trump": "X"}, "trump"),
+    ("mariasz-szlifowany", {"hands": ["T..QT6.KZ", "Q.AK6..J6"]}, "hands[0]"),
+    ("mariasz-szlifowany", {"stock": "TC ZZ"}, "stock"),
+    ("mariasz-szlifowany", {"stock": "TC JS KS 6S TH KD JH AC QH AS JD 7D"}, "stock"),   # 7D: not szlifowany
+    ("mariasz-szlifowany", {"trump": "X"}, "trump"),
+    ("mariasz-szlifowany", {"objective": "x"}, "objective"),
+    ("mariasz-szlifowany", {"objective": "race", "start_scores": [1, "a"]}, "start_scores[1]"),
+    ("mariasz-szlifowany", {"leader": 9}, "leader"),
+    ("prsi", {"hands": ["QS 7H AD TZ", "x"]}, "hands[0]"),
+    ("prsi", {"upcard": "7H 8H"}, "upcard"),
+    ("prsi", {"leader": 9}, "leader"),
+]
+
+
+@pytest.mark.parametrize("example,changes,field", FIELD_CASES, ids=[f"{c[0]}-{c[2]}" for c in FIELD_CASES])
+def test_every_game_names_the_field_at_fault(example, changes, field):
+    with pytest.raises(DdcardsError) as info:
+        ddcards.Position.from_dict(dict(ddcards.example(example), **changes))
+    assert info.value.field == field, info.value

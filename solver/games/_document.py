@@ -5,11 +5,12 @@ the rule; a game module strings them together with its own rules.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from ddcards._jsonio import check_limits, shown, token_text
-from ddcards.errors import InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
+from ddcards.errors import DdcardsError, InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
 from ddcards.games.base import STAKE, GameInfo, OptionInfo
 from ddcards.notation import Card, Rank, format_hand, parse_cards, parse_hand
 
@@ -47,30 +48,47 @@ def check_fields(doc: Mapping[str, Any], fields: Sequence[str], game: str) -> No
                                      f"{FIELDS_RULE})", token=token_text(key), rule=FIELDS_RULE, field=str(key))
 
 
-def cards_field(value: Any, what: str) -> tuple[Card, ...]:
-    """A card list: "7S 8D" or ["7S", "8D"]."""
-    if isinstance(value, str):
-        return parse_cards(value)
-    if isinstance(value, (list, tuple)):
-        for i, item in enumerate(value):
-            if not isinstance(item, (str, Card)):
-                raise InvalidCardError(f"{what}[{i}] must be a card such as 'TH', not {shown(item)} ({CARD_LIST_RULE})",
-                                       token=token_text(item), rule=CARD_LIST_RULE)
-        return parse_cards(value)
-    raise NotationError(f"{what} is not a list of cards: {shown(value)} ({CARD_LIST_RULE})",
-                        token=token_text(value), rule=CARD_LIST_RULE)
+@contextmanager
+def in_field(name: str) -> Iterator[None]:
+    """Errors raised inside concern the document's field `name` (a path: "trump", "hands[2]",
+    "options.player"), unless they name a field already: the service's ErrorInfo carries it."""
+    try:
+        yield
+    except DdcardsError as exc:
+        if exc.field is None:
+            exc.field = name
+        raise
+
+
+def cards_field(value: Any, what: str, field: str | None = None) -> tuple[Card, ...]:
+    """A card list: "7S 8D" or ["7S", "8D"]; `what` names it in messages, `field` (default: `what`)
+    is the document field its errors name."""
+    field = field or what
+    with in_field(field):
+        if isinstance(value, str):
+            return parse_cards(value)
+        if isinstance(value, (list, tuple)):
+            for i, item in enumerate(value):
+                if not isinstance(item, (str, Card)):
+                    raise InvalidCardError(f"{what}[{i}] must be a card such as 'TH', not {shown(item)} "
+                                           f"({CARD_LIST_RULE})", token=token_text(item), rule=CARD_LIST_RULE,
+                                           field=f"{field}[{i}]")
+            return parse_cards(value)
+        raise NotationError(f"{what} is not a list of cards: {shown(value)} ({CARD_LIST_RULE})",
+                            token=token_text(value), rule=CARD_LIST_RULE)
 
 
 def hand_field(value: Any, seat: int) -> tuple[Card, ...]:
     """A hand: "AKT.987..QJ" (suits S.H.D.C) or a list of cards."""
-    if isinstance(value, str):
-        return parse_hand(value)
-    if isinstance(value, (list, tuple)):
-        cards = cards_field(value, f"hand {seat}")
-        format_hand(cards)          # rejects a card given twice
-        return cards
-    raise NotationError(f"hand {seat} is not a hand: {shown(value)} ({HAND_RULE})",
-                        token=token_text(value), rule=HAND_RULE, field=f"hands[{seat}]")
+    with in_field(f"hands[{seat}]"):
+        if isinstance(value, str):
+            return parse_hand(value)
+        if isinstance(value, (list, tuple)):
+            cards = cards_field(value, f"hand {seat}", f"hands[{seat}]")
+            format_hand(cards)          # rejects a card given twice
+            return cards
+        raise NotationError(f"hand {seat} is not a hand: {shown(value)} ({HAND_RULE})",
+                            token=token_text(value), rule=HAND_RULE)
 
 
 def hands_field(doc: Mapping[str, Any], count: int, size: int, title: str) -> tuple[tuple[Card, ...], ...]:
@@ -85,15 +103,23 @@ def hands_field(doc: Mapping[str, Any], count: int, size: int, title: str) -> tu
     return tuple(hand_field(h, seat) for seat, h in enumerate(raw))
 
 
+def place_field(where: str) -> str:
+    """The document field of a place a deal's check names: "hand 2" is hands[2], "the stock" stock."""
+    if where.startswith("hand "):
+        return f"hands[{where[5:]}]"
+    return where.removeprefix("the ")
+
+
 def check_deal(places: Iterable[tuple[str, Sequence[Card]]], title: str, *,
                deck_rule: str = "docs/RULES.md §0.5 rule 2: the game's deck", lowest: Rank = Rank.SEVEN) -> None:
-    """No card below `lowest` (not in the deck) and no card twice across `places` (where, cards)."""
+    """No card below `lowest` (not in the deck) and no card twice across `places` (where, cards).
+    A card dealt twice concerns two fields, so its error names none (DdcardsError.field)."""
     seen: dict[Card, str] = {}
     for where, cards in places:
         for card in cards:
             if card.rank < lowest:
                 raise InvalidCardError(f"card '{card}' in {where} is not in the {title} deck ({deck_rule})",
-                                       token=str(card), rule=deck_rule)
+                                       token=str(card), rule=deck_rule, field=place_field(where))
             if card in seen:
                 raise InvalidDealError(f"card '{card}' is dealt twice, in {seen[card]} and {where} ({DEALT_ONCE_RULE})",
                                        token=str(card), rule=DEALT_ONCE_RULE)

@@ -32,8 +32,8 @@ from typing import Any
 
 from ddcards.errors import IllegalPlayError, InvalidOptionError
 from ddcards.games import _klaverjas
-from ddcards.games._document import (check_deal, check_fields, check_hand_sizes, hands_field, options_field,
-                                    played_field)
+from ddcards.games._document import (check_deal, check_fields, check_hand_sizes, hands_field, in_field,
+                                    options_field, played_field)
 from ddcards.games._cards import DEAL_OVER_RULE, CardSession
 from ddcards.games.base import Game, GameInfo, LineSummary, Score
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
@@ -116,7 +116,8 @@ def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
     if not isinstance(trump_text, str):
         raise InvalidOptionError(f"trump must be a suit such as \"H\", not {trump_text!r} ({TRUMP_RULE})",
                                  token=repr(trump_text), rule=TRUMP_RULE, field="trump")
-    trump = Suit.parse(trump_text)
+    with in_field("trump"):
+        trump = Suit.parse(trump_text)
 
     playing_team = _int_field(doc, "playing_team", (0, 1), PLAYING_TEAM_RULE)
     leader = _int_field(doc, "leader", (0, 1, 2, 3), LEADER_RULE, default=0)

@@ -18,7 +18,7 @@ from typing import Any
 
 from ddcards.errors import IllegalPlayError, InvalidDealError, InvalidOptionError
 from ddcards.games import _marias
-from ddcards.games._document import (cards_field, check_deal, check_fields, check_hand_sizes, hands_field,
+from ddcards.games._document import (cards_field, check_deal, check_fields, check_hand_sizes, hands_field, in_field,
                                     options_field, played_field)
 from ddcards.games._cards import CardSession
 from ddcards._jsonio import shown, token_text
@@ -126,7 +126,8 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
         if not isinstance(trump_text, str):
             raise InvalidOptionError(f"trump must be a suit such as \"H\", not {trump_text!r} ({TRUMP_RULE})",
                                      token=repr(trump_text), rule=TRUMP_RULE, field="trump")
-        trump = Suit.parse(trump_text)
+        with in_field("trump"):
+            trump = Suit.parse(trump_text)
     elif trump_text not in (None, ""):
         raise InvalidOptionError(f"trump {trump_text!r} given for {contract} ({NO_TRUMP_RULE})",
                                  token=str(trump_text), rule=NO_TRUMP_RULE, field="trump")
@@ -160,7 +161,8 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
                 raise InvalidDealError(f"talon card '{card}' may not be discarded ({HRA_TALON_RULE})",
                                        token=str(card), rule=HRA_TALON_RULE, field="talon")
 
-    announcements = announcements_field(doc.get("announcements"), contract, trump, hands[0])
+    with in_field("announcements"):
+        announcements = announcements_field(doc.get("announcements"), contract, trump, hands[0])
     if objective is None:
         objective = "money" if announcements else contract
     played = played_field(doc)

@@ -33,7 +33,8 @@ from typing import Any, TypeVar
 from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
                             NotationError)
 from ddcards.games import _mariasz
-from ddcards.games._document import cards_field, check_fields, hands_field, options_field, played_field
+from ddcards.games._document import (cards_field, check_fields, hands_field, in_field, options_field, place_field,
+                                     played_field)
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session, TrickCard
 from ddcards.result import ValueKind
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
@@ -168,15 +169,16 @@ def _clause(n: str, what: str) -> str:
     return f"docs/RULES.md §3.{section}{f' rule {number}' if number else ''}: {what}"
 
 
-def _error(cls: type[E], message: str, *, token: str, rule: str) -> E:
-    """The error with its clause in the message, as every error of the project reads."""
-    return cls(message if rule in message else f"{message} ({rule})", token=token, rule=rule)
+def _error(cls: type[E], message: str, *, token: str, rule: str, field: str | None = None) -> E:
+    """The error with its clause in the message, as every error of the project reads; `field`:
+    the document field at fault (see DdcardsError.field)."""
+    return cls(message if rule in message else f"{message} ({rule})", token=token, rule=rule, field=field)
 
 
-def _int(value: Any, name: str, rule: str) -> int:
+def _int(value: Any, name: str, rule: str, field: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise _error(InvalidOptionError, f"{name} must be a whole number, not {value!r:.40}", token=str(value)[:40],
-                     rule=rule)
+                     rule=rule, field=field)
     return value
 
 
@@ -194,7 +196,7 @@ def _check_cards(places: Sequence[tuple[str, Sequence[Card]]], szlifowany: bool)
         for card in cards:
             if szlifowany and card.rank not in SZLIFOWANY_RANKS:
                 raise InvalidCardError(f"card '{card}' in {where} is not in the szlifowany deck ({deck})",
-                                       token=str(card), rule=deck)
+                                       token=str(card), rule=deck, field=place_field(where))
             if card in seen:
                 rule = _clause("2", "hands and stock hold each card of the deck once")
                 raise _error(InvalidDealError, f"card '{card}' is dealt twice ({seen[card]} and {where})",
@@ -215,7 +217,8 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
     if not isinstance(contract, str) or contract.strip().lower() != CONTRACT:
         rule = _clause("2", "the contract, if given, is 'play'")
         raise _error(InvalidOptionError, f"unknown contract {contract!r}: Mariasz has the single contract "
-                     f"'{CONTRACT}' (the objective and the options say the rest)", token=str(contract), rule=rule)
+                     f"'{CONTRACT}' (the objective and the options say the rest)", token=str(contract), rule=rule,
+                     field="contract")
     options = options_field(doc, INFO)
     variant = options["variant"]
     szlifowany, slepy = options["szlifowany"], options["slepy"]
@@ -223,25 +226,26 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
     title = {"standard": "Mariasz", "kiks": "Kiks", "three": "Mariasz for three"}[variant]
     if variant == "kiks" and szlifowany:
         raise _error(InvalidOptionError, "Kiks is played with the 36-card deck (9 cards each): option "
-                     "'szlifowany' does not apply", token="szlifowany", rule=KIKS_DECK_RULE)
+                     "'szlifowany' does not apply", token="szlifowany", rule=KIKS_DECK_RULE,
+                     field="options.szlifowany")
     if variant != "three" and "player" in (doc.get("options") or {}):
         raise _error(InvalidOptionError, "option 'player' applies to three players only (variant 'three'): "
                      "with two players and in Kiks the value is seat 0's side's", token="player",
-                     rule=PLAYER_RULE)
+                     rule=PLAYER_RULE, field="options.player")
     if variant == "three" and not 0 <= options["player"] < 3:
         raise _error(InvalidOptionError, f"option 'player' is a seat 0..2, not {options['player']}",
-                     token=str(options["player"]), rule=PLAYER_RULE)
+                     token=str(options["player"]), rule=PLAYER_RULE, field="options.player")
 
     objective = doc.get("objective", "points")
     if not isinstance(objective, str) or objective.strip().lower() not in ("points", "race"):
         raise _error(InvalidOptionError, f"unknown objective {objective!r}: Mariasz objectives are points and race",
-                     token=str(objective), rule=OBJECTIVE_RULE)
+                     token=str(objective), rule=OBJECTIVE_RULE, field="objective")
     objective = objective.strip().lower()
 
     leader = doc.get("leader", 0)
     if isinstance(leader, bool) or not isinstance(leader, int) or not 0 <= leader < nseats:
         raise _error(InvalidOptionError, f"leader must be a seat 0..{nseats - 1}, not {leader!r:.20}",
-                     token=str(leader), rule=LEADER_RULE)
+                     token=str(leader), rule=LEADER_RULE, field="leader")
 
     size = 6 if nseats == 2 else (24 if szlifowany else 36) // nseats
     hands = hands_field(doc, nseats, size, title)
@@ -249,24 +253,25 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
     if nseats == 2:
         if "stock" not in doc:
             raise _error(InvalidDealError, "Mariasz needs the stock (field 'stock': the undealt cards in draw "
-                         "order, the turned trump last)", token="stock", rule=STOCK_RULE)
+                         "order, the turned trump last)", token="stock", rule=STOCK_RULE, field="stock")
         stock = cards_field(doc["stock"], "stock")
     elif "stock" in doc:
         raise _error(InvalidOptionError, f"{title} has no stock: all cards are dealt (leave out field 'stock')",
-                     token="stock", rule=ALL_DEALT_RULE)
+                     token="stock", rule=ALL_DEALT_RULE, field="stock")
     _check_cards([(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("the stock", stock)], szlifowany)
     why = {2: " (two players take 6 each)", 3: " (three players share the deck)", 4: " (Kiks deals 9 each)"}
     for seat, hand in enumerate(hands):
         if len(hand) != size:
             rule = _clause("2", f"{title} hands hold {size} cards")
             raise _error(InvalidDealError, f"hand {seat} has {len(hand)} cards; {title} hands hold "
-                         f"{size}{why[nseats]}", token=f"hand {seat}", rule=rule)
+                         f"{size}{why[nseats]}", token=f"hand {seat}", rule=rule, field=f"hands[{seat}]")
     deck_size = 24 if szlifowany else 36
     if nseats == 2 and len(stock) != deck_size - 12:
         raise _error(InvalidDealError, f"the stock holds {deck_size - 12} cards ({deck_size} in the deck, 6 in "
-                     f"each hand), not {len(stock)}", token="stock", rule=STOCK_RULE)
+                     f"each hand), not {len(stock)}", token="stock", rule=STOCK_RULE, field="stock")
 
-    trump = _trump(doc, variant, slepy, hands, stock, leader)
+    with in_field("trump"):
+        trump = _trump(doc, variant, slepy, hands, stock, leader)
     nsides = 2 if variant == "kiks" else nseats
     start_scores, first_deal = _race_fields(doc, objective, nsides)
     return MariaszSetup(variant, szlifowany, slepy, hands, stock, trump, objective, start_scores, first_deal,
@@ -312,7 +317,7 @@ def _race_fields(doc: Mapping[str, Any], objective: str, nsides: int) -> tuple[t
         for name in ("start_scores", "first_deal"):
             if name in doc:
                 raise _error(InvalidOptionError, f"field '{name}' applies to the race objective only (objective "
-                             f"'{objective}' scores this deal alone)", token=name, rule=rule)
+                             f"'{objective}' scores this deal alone)", token=name, rule=rule, field=name)
         return (0,) * nsides, True
     raw = doc.get("start_scores")
     if raw is None:
@@ -320,22 +325,22 @@ def _race_fields(doc: Mapping[str, Any], objective: str, nsides: int) -> tuple[t
     else:
         if not isinstance(raw, (list, tuple)) or len(raw) != nsides:
             raise _error(InvalidOptionError, f"start_scores needs {nsides} scores (one per side), not {raw!r:.40}",
-                         token=str(raw)[:40], rule=rule)
-        scores = tuple(_int(v, "a start score", rule) for v in raw)
+                         token=str(raw)[:40], rule=rule, field="start_scores")
+        scores = tuple(_int(v, "a start score", rule, f"start_scores[{i}]") for i, v in enumerate(raw))
         for v in scores:
             if not 0 <= v < TARGET:
                 raise _error(InvalidOptionError, f"start score {v} is outside 0..130 (reaching 131 ends the game)",
-                             token=str(v), rule=rule)
+                             token=str(v), rule=rule, field="start_scores")
     carried = any(scores)
     first = doc.get("first_deal")
     if first is None:
         first = not carried
     elif not isinstance(first, bool):
         raise _error(InvalidOptionError, f"first_deal is true or false, not {first!r:.20}", token=str(first),
-                     rule=rule)
+                     rule=rule, field="first_deal")
     elif first and carried:
         raise _error(InvalidOptionError, f"first_deal is true but start_scores {list(scores)} carry points from "
-                     "earlier deals", token="first_deal", rule=rule)
+                     "earlier deals", token="first_deal", rule=rule, field="first_deal")
     return scores, first
 
 

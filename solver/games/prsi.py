@@ -34,7 +34,7 @@ from ddcards.errors import (IllegalPlayError, InvalidCardError, InvalidDealError
 from ddcards.games import _prsi
 from ddcards._jsonio import shown, token_text
 from ddcards.games._document import (OPTIONS_RULE, cards_field, check_deal, check_fields, check_hand_sizes, hand_field,
-                                     history_tokens, options_field, options_object)
+                                     history_tokens, in_field, options_field, options_object)
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 from ddcards.result import ValueKind
@@ -162,20 +162,20 @@ def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
     if not isinstance(raw, (list, tuple)) or not 2 <= len(raw) <= 6:
         count = len(raw) if isinstance(raw, (list, tuple)) else raw
         raise InvalidDealError(f"Prší is played by 2 to 6 players: give 2 to 6 hands (field 'hands'), not "
-                               f"{count!r:.40} ({PLAYERS_RULE})", token="hands", rule=PLAYERS_RULE)
+                               f"{count!r:.40} ({PLAYERS_RULE})", token="hands", rule=PLAYERS_RULE, field="hands")
     hands = tuple(_hand(h, seat) for seat, h in enumerate(raw))
     seats = len(hands)
     if "upcard" not in doc:
         raise InvalidDealError(f"Prší needs the upcard (field 'upcard', the card turned up to start the pile; "
-                               f"{UPCARD_RULE})", token="upcard", rule=UPCARD_RULE)
+                               f"{UPCARD_RULE})", token="upcard", rule=UPCARD_RULE, field="upcard")
     upcard = cards_field(doc["upcard"], "upcard")
     if len(upcard) != 1:
         raise InvalidDealError(f"the upcard is one card, not {len(upcard)} ({format_cards(upcard) or 'none'}; "
                                f"{UPCARD_RULE})",
-                               token=format_cards(upcard) or "upcard", rule=UPCARD_RULE)
+                               token=format_cards(upcard) or "upcard", rule=UPCARD_RULE, field="upcard")
     if "stock" not in doc:
         raise InvalidDealError(f"Prší needs the stock (field 'stock'; {STOCK_RULE}, first drawn first)",
-                               token="stock", rule=STOCK_RULE)
+                               token="stock", rule=STOCK_RULE, field="stock")
     stock = cards_field(doc["stock"], "stock")
     places = [(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("upcard", upcard), ("stock", stock)]
     check_deal(places, "Prší")
@@ -186,11 +186,11 @@ def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
         raise InvalidDealError(f"the deal must place all 32 cards; missing {format_cards(missing)} (the stock "
                                f"holds every card not dealt or turned up: {32 - HAND_SIZE * seats - 1} here; "
                                f"{DECK_RULE})",
-                               token=str(missing[0]), rule=DECK_RULE)
+                               token=str(missing[0]), rule=DECK_RULE, field="stock")
     leader = doc.get("leader", 0)
     if isinstance(leader, bool) or not isinstance(leader, int) or not 0 <= leader < seats:
         raise InvalidOptionError(f"leader is the seat who starts, 0..{seats - 1}, not {leader!r:.20} ({LEADER_RULE})",
-                                 token=str(leader), rule=LEADER_RULE)
+                                 token=str(leader), rule=LEADER_RULE, field="leader")
     horizon, player, play_on, comeback = _options(doc, seats)
     played = tuple(parse_action(t, i) for i, t in enumerate(history_tokens(doc, HISTORY_RULE, "actions")))
     return PrsiSetup(hands, stock, upcard[0], leader, horizon, player, play_on, comeback, played)
@@ -199,8 +199,9 @@ def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
 def _hand(value: Any, seat: int) -> tuple[Card, ...]:
     """A hand: PBN "Q.7.AT." (suits S.H.D.C), or, Prší's hands being short, cards "QS 7H AD TD"."""
     if isinstance(value, str) and "." not in value and value.strip():
-        cards = cards_field(value, f"hand {seat}")
-        format_hand(cards)          # rejects a card given twice
+        with in_field(f"hands[{seat}]"):
+            cards = cards_field(value, f"hand {seat}", f"hands[{seat}]")
+            format_hand(cards)          # rejects a card given twice
         return cards
     return hand_field(value, seat)
 
