@@ -138,6 +138,20 @@ def test_a_mariasz_trick_with_a_marriage_and_the_draws():
     assert "  points            seat0 26, seat1 0 (marriages: seat0 20, seat1 0)" in shown
 
 
+def test_a_race_shows_the_totals_and_the_claim():
+    # From 95 / 102: seat 1 leads KD holding QD, a 20 marriage on lead, which takes him from
+    # 102 + 22 to 144 >= 131: he claims at once, before the trick is played out (RULES §3.8).
+    line = ["exchange", "8C", "TH", "7S", "QH", "9S", "TS", "7C", "TC", "6C", "JC"]
+    pos = Position.from_dict(dict(ddcards.example("mariasz-race"), played=line))
+    assert pos.table["race"] == "seat0 116, seat1 124 (first to 131 wins)" and "claimed" not in pos.table
+    pos = pos.play("KD")
+    assert pos.is_over and pos.to_move is None and pos.legal_moves == ()
+    assert pos.table["race"] == "seat0 116, seat1 144 (first to 131 wins)"
+    assert pos.table["claimed"] == "seat1 reached 131"
+    assert pos.score.parts["marriages"] == {"seat0": 0, "seat1": 20}
+    assert "  claimed           seat1 reached 131" in str(pos)
+
+
 def test_kiks_scores_by_team_and_shows_no_stock():
     pos = Position.from_dict(ddcards.example("mariasz-kiks"))
     assert pos.table == {} and len(pos.hands) == 4 and all(len(hand) == 7 for hand in pos.hands)
@@ -259,6 +273,9 @@ def test_mariasz_views_match_the_reference(seed, variant, szlifowany, plies):
     rng = random.Random(seed)
     deal = ref_z.random_deal(rng, variant=variant, szlifowany=szlifowany and variant != "kiks",
                              slepy=rng.random() < 0.2)
+    if rng.random() < 0.4:          # a race, often from start scores near 131 (claims come early)
+        sides = 2 if variant == "kiks" else len(deal["hands"])
+        deal.update(objective="race", start_scores=[rng.choice([0, rng.randrange(131)]) for _ in range(sides)])
     doc = ref_z.random_history(rng, deal, plies)
     state = ref_z.from_doc(doc)
     pos = Position.from_dict(doc)
@@ -267,8 +284,14 @@ def test_mariasz_views_match_the_reference(seed, variant, szlifowany, plies):
     assert set(pos.legal_moves) == set(state.legal())
     assert [{str(c) for c in hand} for hand in pos.hands] == [set(h) for h in state.hands]
     assert [(tc.seat, str(tc.card)) for tc in pos.trick] == [(seat, card) for seat, card, _ in state.trick]
-    assert pos.table == ({"stock": cards(" ".join(state.stock))} if players == 2 else {})
     sides = _mariasz_side_names(players)
+    table = {"stock": cards(" ".join(state.stock))} if players == 2 else {}
+    if state.rules.objective == "race":
+        totals = [start + points for start, points in zip(state.rules.start, state.points)]
+        table["race"] = ", ".join(f"{side} {total}" for side, total in zip(sides, totals)) + " (first to 131 wins)"
+        if state.claimed is not None:
+            table["claimed"] = f"{sides[state.claimed]} reached 131"
+    assert pos.table == table
     marriages = [0] * len(sides)
     for seat, announced in enumerate(state.marriages):
         marriages[state.rules.side(seat)] += sum(value for _, value in announced)

@@ -466,10 +466,19 @@ class MariaszSession(Session):
         return [TrickCard((st["leader"] + i) % self.setup.nseats, self._card[c]) for i, c in enumerate(st["trick"])]
 
     def table(self) -> dict[str, Any]:
-        """Two players: the stock left to draw, in draw order (the turned trump last)."""
-        if self.setup.nseats != 2:
-            return {}
-        return {"stock": tuple(self._card[c] for c in self.board.state["stock"])}
+        """Two players: the stock left to draw, in draw order (the turned trump last).  A race:
+        each side's total (start score and this deal's points) and, once made, the claim."""
+        s, st = self.setup, self.board.state
+        out: dict[str, Any] = {}
+        if s.nseats == 2:
+            out["stock"] = tuple(self._card[c] for c in st["stock"])
+        if s.objective == "race":
+            totals = (start + points for start, points in zip(s.start_scores, st["points"]))
+            out["race"] = ", ".join(f"{side} {total}" for side, total in zip(self.side_names, totals)) + \
+                f" (first to {TARGET} wins)"
+            if st["claimed"] is not None:
+                out["claimed"] = f"{self.side_names[st['claimed']]} reached {TARGET}"
+        return out
 
     def score(self) -> Score:
         """Points (cards, last trick, marriages), tricks and marriages by side."""
