@@ -339,6 +339,10 @@ def test_stream_deadline_ends_the_stream(client, server):
 # ---------------------------------------------------------------- bad requests
 
 
+PRSI = ddcards.example("prsi")
+SZLIFOWANY = ddcards.example("mariasz-szlifowany")
+
+
 def _bad_requests():
     base = marias_deal(5)
     hand0 = base["hands"][0]
@@ -375,6 +379,14 @@ def _bad_requests():
         ("unknown game", dict(base, game="skat"), "skat", "game"),
         ("unknown option", dict(base, options={"no_such_option": True}), "no_such_option",
          "options.no_such_option"),
+        # The newer games name their fields alike.
+        ("mariasz: bad card in the stock", dict(SZLIFOWANY, stock="ZZ " + SZLIFOWANY["stock"].split(" ", 1)[1]),
+         "ZZ", "stock"),
+        ("mariasz: a second exchange", dict(SZLIFOWANY, played=["exchange", "exchange"]), "exchange", "played[1]"),
+        ("mariasz: a start score out of range", dict(SZLIFOWANY, objective="race", start_scores=[0, 131]), "131",
+         "start_scores"),
+        ("prsi: an Ober without its suit", dict(PRSI, played=["QS"]), "QS", "played[0]"),
+        ("prsi: a bad card in a hand", dict(PRSI, hands=["Z" + PRSI["hands"][0], PRSI["hands"][1]]), "Z", "hands[0]"),
     ]
 
 
@@ -482,7 +494,6 @@ def test_an_infinite_or_unset_timeout_seconds_is_no_limit(client):
         assert client.stub.Solve(request, timeout=30).value == _direct(doc).value
 
 
-PRSI = ddcards.example("prsi")
 
 
 @pytest.mark.parametrize("action, message", [
