@@ -47,6 +47,12 @@ def accepted(call):
 def check_usable(pos: ddcards.Position) -> None:
     again = ddcards.Position.from_json(pos.to_json())
     assert again == pos
+    # Every view of an accepted position works and prints (a view once crashed for two games).
+    shown = str(pos)
+    shown.encode("utf-8")
+    assert len(pos.hands) >= 2 and all(isinstance(card, ddcards.Card) for hand in pos.hands for card in hand)
+    assert isinstance(pos.score, ddcards.Score) and isinstance(pos.table, dict)
+    assert all(f"seat {seat}" in shown for seat in range(len(pos.hands)))
     if pos.is_over:
         return
     try:
