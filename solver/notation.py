@@ -320,10 +320,7 @@ def parse_hand(hand: str | Iterable[str | Card]) -> tuple[Card, ...]:
             card = token if isinstance(token, Card) else Card.parse(token)
         except InvalidCardError as exc:
             raise InvalidCardError(f"hand {shown}: {exc}; {HAND_FORMS}", token=exc.token, rule=exc.rule) from None
-        if card in seen:
-            raise _twice(card, shown)
-        seen.add(card)
-        cards.append(card)
+        _add_once(cards, seen, card, shown)
     return tuple(cards)
 
 
@@ -374,6 +371,7 @@ def _parse_display_hand(hand: str) -> tuple[Card, ...]:
 def _parse_suit_ranks(suit: Suit, ranks: str, hand: str, cards: list[Card], seen: set[Card]) -> None:
     """Append the cards of `suit` written as `ranks` ("AKT", "A10") to `cards` (`seen`: their set)."""
     of_suit = _SUIT_CARDS[suit]
+    shown = repr(hand)
     i = 0
     while i < len(ranks):
         token = ranks[i:i + 2] if ranks.startswith("10", i) else ranks[i]
@@ -383,15 +381,17 @@ def _parse_suit_ranks(suit: Suit, ranks: str, hand: str, cards: list[Card], seen
             raise InvalidCardError(
                 f"unknown rank {token!r} in suit {suit} of hand {hand!r} ({RANK_RULE})",
                 token=token, rule=RANK_RULE)
-        if card in seen:                  # a set: a look-up by hash, not a scan of the hand
-            raise _twice(card, repr(hand))
-        seen.add(card)
-        cards.append(card)
+        _add_once(cards, seen, card, shown)
 
 
-def _twice(card: Card, shown: str) -> NotationError:
-    return NotationError(f"card '{card}' appears twice in hand {shown} ({DUPLICATE_RULE})", token=str(card),
-                         rule=DUPLICATE_RULE)
+def _add_once(cards: list[Card], seen: set[Card], card: Card, shown: str) -> None:
+    """Append `card` to `cards` unless it is there already (`seen`, their set: a look-up by
+    hash, not a scan of the hand); `shown`: the hand as messages show it."""
+    if card in seen:
+        raise NotationError(f"card '{card}' appears twice in hand {shown} ({DUPLICATE_RULE})", token=str(card),
+                            rule=DUPLICATE_RULE)
+    seen.add(card)
+    cards.append(card)
 
 
 def format_hand(cards: Iterable[Card], *, style: HandStyle = "pbn") -> str:

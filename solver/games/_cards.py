@@ -9,6 +9,7 @@ hand; a game adds only its rules-specific explanation of an illegal card.
 from __future__ import annotations
 
 from ddcards.errors import IllegalPlayError, InvalidCardError, NotationError
+from ddcards.games._document import in_field
 from ddcards.games.base import Session, TrickCard
 from ddcards.notation import Card
 
@@ -69,15 +70,14 @@ class CardSession(Session):
     # -- play
     def play(self, token: str) -> None:
         ply = len(self.history)
-        try:
-            code = self.move_code(token)
-        except NotationError as exc:
-            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule, field=f"played[{ply}]") from None
-        card = self._card[code]
-        if not self.board.legal_mask() >> code & 1:
-            error = self._illegal(card, ply)
-            error.field = error.field or f"played[{ply}]"
-            raise error
+        with in_field(f"played[{ply}]"):
+            try:
+                code = self.move_code(token)
+            except NotationError as exc:
+                raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
+            card = self._card[code]
+            if not self.board.legal_mask() >> code & 1:
+                raise self._illegal(card, ply)
         self.board.play(code)
         self.history.append(str(card))
 

@@ -572,19 +572,16 @@ class MariaszSession(Session):
     # -- play
     def play(self, token: str) -> None:
         ply = len(self.history)
-        try:
-            code = self.move_code(token)
-        except NotationError as exc:
-            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule, field=f"played[{ply}]") from None
-        error = None
-        if code == EXCHANGE_CODE:
-            if not self.board.can_exchange():
-                error = self._no_exchange(ply)
-        elif self.board.finished or not self.board.legal_mask() >> code & 1:
-            error = self._illegal(self._card[code], ply)
-        if error is not None:
-            error.field = error.field or f"played[{ply}]"
-            raise error
+        with in_field(f"played[{ply}]"):
+            try:
+                code = self.move_code(token)
+            except NotationError as exc:
+                raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
+            if code == EXCHANGE_CODE:
+                if not self.board.can_exchange():
+                    raise self._no_exchange(ply)
+            elif self.board.finished or not self.board.legal_mask() >> code & 1:
+                raise self._illegal(self._card[code], ply)
         self.board.play(code)
         self.board.refresh_guess()
         self.history.append(self.move_name(code))

@@ -199,10 +199,7 @@ def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
 def _hand(value: Any, seat: int) -> tuple[Card, ...]:
     """A hand: PBN "Q.7.AT." (suits S.H.D.C), or, Prší's hands being short, cards "QS 7H AD TD"."""
     if isinstance(value, str) and "." not in value and value.strip():
-        with in_field(f"hands[{seat}]"):
-            cards = cards_field(value, f"hand {seat}", f"hands[{seat}]")
-            format_hand(cards)          # rejects a card given twice
-        return cards
+        value = value.replace(",", " ").split()          # a list of cards, as hand_field reads one
     return hand_field(value, seat)
 
 
@@ -371,18 +368,16 @@ class PrsiSession(Session):
     # -- play
     def play(self, token: str) -> None:
         ply = len(self.history)
-        try:
-            code = self.move_code(token)
-        except (NotationError, IllegalPlayError) as exc:
-            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule, field=f"played[{ply}]") from None
-        if not self.board.is_legal(code):
-            error = self._illegal(code, ply)
-            error.field = error.field or f"played[{ply}]"
-            raise error
-        if self.board.ply >= _prsi.MAX_HISTORY:
-            raise IllegalPlayError(f"played[{ply}]: a history holds at most {_prsi.MAX_HISTORY} actions "
-                                   f"({HISTORY_LENGTH_RULE})",
-                                   token=self.move_name(code), rule=HISTORY_LENGTH_RULE, field=f"played[{ply}]")
+        with in_field(f"played[{ply}]"):
+            try:
+                code = self.move_code(token)
+            except (NotationError, IllegalPlayError) as exc:
+                raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
+            if not self.board.is_legal(code):
+                raise self._illegal(code, ply)
+            if self.board.ply >= _prsi.MAX_HISTORY:
+                raise IllegalPlayError(f"played[{ply}]: a history holds at most {_prsi.MAX_HISTORY} actions "
+                                       f"({HISTORY_LENGTH_RULE})", token=self.move_name(code), rule=HISTORY_LENGTH_RULE)
         self.board.play(code)
         self.history.append(self.move_name(code))
 
