@@ -12,9 +12,10 @@ import math
 import os
 import threading
 import time
-from collections.abc import Generator, Iterable, Iterator, Mapping
+import functools
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeAlias, TypeVar
 
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher, side_area_bytes
 from ddcards._jsonio import shown, token_text
@@ -183,6 +184,20 @@ def table_sizes_text() -> str:
     return ", ".join([f"{DEFAULT_TABLE_MB} MiB"] + larger)
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _one_at_a_time(method: Callable[Concatenate[Solver, _P], _R]) -> Callable[Concatenate[Solver, _P], _R]:
+    """A Solver method that uses its table: calls from several threads take turns (the table
+    and its sizing are one per Solver; two searches at once in one table would corrupt it)."""
+    @functools.wraps(method)
+    def taking_turns(self: Solver, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self._turn:
+            return method(self, *args, **kwargs)
+    return taking_turns
+
+
 def _position(position: PositionLike) -> Position:
     if isinstance(position, Position):
         return position
@@ -212,8 +227,10 @@ class Solver:
     raises MemoryError, and the Solver keeps the one it has.  tt_mb=N: N MiB
     for every game, always.
 
-    Not thread-safe: give each thread its own.  Searches release the GIL, so
-    threads with their own Solver run in parallel.  One search may also use
+    One search at a time: threads that share a Solver take turns (a call
+    waits for the one under way; its timeout counts from its own start).
+    Searches release the GIL, so threads with a Solver each run in
+    parallel: give each thread its own for that.  One search may also use
     several threads itself (``threads=``): they share this Solver's table,
     each with a side area of its own.
     """
@@ -230,6 +247,8 @@ class Solver:
         self._helpers: list[Searcher] = []
         # The session searched now, for progress_now's names and values (read by other threads).
         self._searching: Session | None = None
+        # Held by each call that uses the table (_one_at_a_time): threads sharing this Solver take turns.
+        self._turn = threading.RLock()
 
     def _helper_searchers(self, threads: int) -> list[Searcher]:
         """A Searcher for each thread beyond the caller's, made once and kept."""
@@ -299,6 +318,7 @@ class Solver:
             exc.nodes = self._searcher.nodes if self._mark() != before else 0
             raise
 
+    @_one_at_a_time
     def clear(self) -> None:
         """Forget the table's contents (O(1))."""
         self._searcher.clear()
@@ -337,6 +357,7 @@ class Solver:
                               value=None if best is None else session.reported(best),
                               move=None if move is None else session.move_name(move), at_least=at_least)
 
+    @_one_at_a_time
     def value(self, position: PositionLike, *, timeout: float | None = None,
               cancel: CancelToken | None = None, keep_tt: bool = False, threads: int = 1) -> int:
         """The value of `position` alone: no move values, no principal variation (the fastest ask).
@@ -353,6 +374,7 @@ class Solver:
         with self._watched(session), self._counted():
             return session.reported(session.search_value(self._searcher, cancel, timeout, helpers=helpers))
 
+    @_one_at_a_time
     def solve(self, position: PositionLike, *, mode: Mode | str = Mode.ALL,
               timeout: float | None = None, cancel: CancelToken | None = None,
               keep_tt: bool = False, threads: int = 1) -> Result:
@@ -405,6 +427,7 @@ class Solver:
             distance=session.distance(value), horizon=session.horizon,
         )
 
+    @_one_at_a_time
     def analyse(self, position: PositionLike, *, timeout: float | None = None,
                 cancel: CancelToken | None = None, mode: Mode | str = Mode.OPTIMAL, threads: int = 1) -> Analysis:
         """The value before and after every recorded action of `position`, from the deal's start.

@@ -175,8 +175,10 @@ def _marias_table(deal: marias_table.TableDeal, engine: Any, timeout: float | No
     engine.clear()                      # cold, so that node counts repeat
 
     def run(engine: Any, job: marias_table.Job) -> tuple[list[Any], int]:
-        # The job searches on the Solver's own Searcher, keeping its table between discards.
-        return marias_table.run_job(job, deal, engine._searcher, deadline=deadline, cancel=cancel)
+        # The job searches on the Solver's own Searcher, keeping its table between discards; it
+        # takes its turn as the Solver's own calls do (another thread may share the Solver).
+        with engine._turn:
+            return marias_table.run_job(job, deal, engine._searcher, deadline=deadline, cancel=cancel)
 
     def run_jobs(jobs: list[marias_table.Job]) -> list[tuple[list[Any], int]]:
         if threads == 1:

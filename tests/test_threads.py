@@ -297,3 +297,35 @@ def test_threads_give_the_answers_of_one_in_mariasz_and_prsi(threads):
         expected = ddcards.Solver().solve(doc, mode="all")
         got = ddcards.Solver().solve(doc, mode="all", threads=threads)
         assert answer(got) == answer(expected), json.dumps(doc)
+
+
+def test_threads_sharing_one_solver_take_turns():
+    """Two threads calling one Solver (a table for one search at a time) get each position's own
+    answers, as a Solver each does, across games whose tables differ in size (this crashed the
+    process before calls took turns)."""
+    names = ["klaverjas", "mariasz-kiks", "mariasz-three", "marias-hra"]
+    expected = {name: ddcards.Solver().solve(ddcards.example(name)) for name in names}
+    shared = ddcards.Solver()
+    got: dict[str, list[tuple[int, list[str]]]] = {name: [] for name in names}
+    failures: list[BaseException] = []
+
+    def work(name: str, analyse: bool) -> None:
+        try:
+            for _ in range(6):
+                result = shared.solve(ddcards.example(name))
+                got[name].append((result.value, [(m.move, m.value) for m in result.moves]))
+                if analyse:
+                    shared.analyse(ddcards.example(name))
+                shared.clear()
+        except BaseException as exc:          # reported below, with the thread's answers
+            failures.append(exc)
+
+    workers = [threading.Thread(target=work, args=(name, i % 2 == 0)) for i, name in enumerate(names)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    assert failures == []
+    for name in names:
+        want = (expected[name].value, [(m.move, m.value) for m in expected[name].moves])
+        assert got[name] == [want] * 6, name
