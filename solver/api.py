@@ -191,10 +191,10 @@ _R = TypeVar("_R")
 def _one_at_a_time(method: Callable[Concatenate[Solver, _P], _R]) -> Callable[Concatenate[Solver, _P], _R]:
     """A Solver method that uses its table: calls from several threads take turns (the table
     and its sizing are one per Solver; two searches at once in one table would corrupt it)."""
-    @functools.wraps(method)
-    def taking_turns(self: Solver, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        with self._turn:
-            return method(self, *args, **kwargs)
+    def taking_turns(solver: Solver, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with solver._turn:
+            return method(solver, *args, **kwargs)
+    functools.update_wrapper(taking_turns, method)     # the method's name and docstring
     return taking_turns
 
 
@@ -602,6 +602,11 @@ def solve_many(positions: Iterable[PositionLike], *, jobs: int | None = None, ex
     """
     from ddcards.batch.many import Task, answers_of, solve_tasks
 
+    if isinstance(positions, (str, bytes, Mapping, Position)):
+        # one position, not an iterable of them (a str or a dict would iterate by characters or keys)
+        raise InvalidOptionError(f"solve_many takes an iterable of positions, not one {type(positions).__name__} "
+                                 "(a list of one, or ddcards.solve)", token=type(positions).__name__,
+                                 rule="solve_many: an iterable of positions")
     tasks = (Task(index, position) for index, position in enumerate(positions))
     return answers_of(solve_tasks(tasks, jobs=jobs, executor=executor, mode=mode, timeout=timeout, tt_mb=tt_mb,
                                   window=window, chunk_size=chunk_size))

@@ -201,3 +201,18 @@ def test_the_batch_modules_pass_mypy_strict(installed, tmp_path) -> None:
     out = run_mypy("--config-file", str(config), "-p", "ddcards.batch", "-m", "ddcards.api", cwd=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "Success: no issues found" in out.stdout
+
+
+def test_solve_many_refuses_a_none_position_as_any_other_non_object():
+    answers = sorted(ddcards.solve_many([None, ddcards.example("marias-hra"), 5], jobs=1), key=lambda d: d.index)
+    assert [d.ok for d in answers] == [False, True, False]
+    assert isinstance(answers[0].error, ddcards.NotationError) and answers[0].result is None
+    assert str(answers[0].error) == "a position is a JSON object, not null"
+    assert answers[1].result is not None and answers[1].result.value == 70
+    assert str(answers[2].error) == "a position is a JSON object, not int"
+
+
+@pytest.mark.parametrize("one", ["marias-hra", {"game": "marias"}])
+def test_solve_many_refuses_one_position_given_for_many(one):
+    with pytest.raises(ddcards.InvalidOptionError, match="an iterable of positions, not one"):
+        ddcards.solve_many(one)

@@ -21,7 +21,7 @@ from typing import Any
 
 from ddcards.api import (DEFAULT_TT_MB, CancelToken, PositionLike, Solver, _mode, check_tables_fit, check_timeout,
                          check_tt_mb)
-from ddcards.errors import DdcardsError, InvalidOptionError, SearchAborted
+from ddcards.errors import DdcardsError, InvalidOptionError, NotationError, SearchAborted
 from ddcards.position import Position
 from ddcards.result import Mode, Result
 from ddcards.batch.pipeline import Done, Pipeline, Work
@@ -278,6 +278,9 @@ def answers_of(answers: Answers) -> Generator[Solved, None, None]:
     """solve_many's answers: each (index, result, error) as a Solved (closing this closes them)."""
     try:
         for index, result, error in answers:
+            if result is None and error is None:
+                # solve_many's tasks all hold a position: None is one (the pass-through is the CLI's)
+                error = NotationError("a position is a JSON object, not null", token="null")
             yield Solved(index, result, error)
     finally:
         answers.close()
