@@ -265,3 +265,17 @@ def test_cli_board_bad_input(tmp_path):
     out = subprocess.run([sys.executable, "-m", "ddcards", "board", "--port", "70000"], capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 2 and "port 70000 is not a TCP port" in out.stderr
+
+
+def test_an_error_only_the_search_finds_is_a_400(client):
+    """Prší's exact mode (horizon null) past its state cap is refused by the search, not the
+    reader: the board answers 400 with the message, as for any bad input (it was a 500)."""
+    doc = ddcards.example("prsi")
+    doc = dict(doc, options=dict(doc.get("options", {}), horizon=None))
+    status, view = client.post("/api/position", {"position": doc})
+    assert status == 200, view
+    status, err = client.post("/api/solve", {"position": doc})
+    assert status == 400, err
+    assert err["error_type"] == "InvalidOptionError" and err["token"] == "7H"
+    assert err["rule"] == "docs/RULES.md §4.9: what is solved, within a horizon or exactly"
+    assert "more than 200,000 states" in err["error"]

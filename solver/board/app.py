@@ -210,6 +210,9 @@ class BoardApp:
             return JSONResponse({"stopped": "cancelled", "search": search})
         except SearchTimeout:
             return JSONResponse({"stopped": "timeout", "search": search, "timeout": self.timeout})
+        except DdcardsError as exc:
+            # what only the search finds wrong (Prší's horizon too large for its state space)
+            return error_response(exc)
         finally:
             if search:
                 with self._lock:

@@ -594,7 +594,7 @@ def exact_solve(session: PrsiSession, searcher: Any, mode: int, cancel: Any = No
             f"options.horizon null: no side can force the end within {EXACT_PROOF_HORIZON} plies{where} and the "
             f"game reachable from this position has more than {EXACT_STATE_CAP:,} states, too many to prove a "
             f"draw; give a horizon (plies, e.g. {DEFAULT_HORIZON}){hint} ({HORIZON_RULE})", token=action or "horizon",
-            rule=HORIZON_RULE) from None
+            rule=HORIZON_RULE, field="options.horizon") from None
 
 
 def _left(deadline: float | None) -> float | None:
