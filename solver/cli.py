@@ -72,6 +72,9 @@ def _stdin_bytes() -> BinaryIO:
 
 def open_input(args: argparse.Namespace) -> Input:
     if getattr(args, "example", None):
+        if args.file is not None:
+            raise NotationError(f"give a position file or --example, not both ({args.file!r} and --example "
+                                f"{args.example})", token=args.file, rule="usage: FILE or --example")
         return Input(f"example {args.example}", iter([Entry(1, document=ddcards.example(args.example))]))
     if args.file is None:
         raise NotationError("give a position file, '-' for standard input, or --example",

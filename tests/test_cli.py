@@ -553,3 +553,15 @@ def test_a_race_analysis_says_what_its_values_mean(tmp_path):
     assert out.stdout.splitlines()[0] == (
         "Mariasz, trumps H, race from 95/102 - value at the start -1 "
         "(seat 0's view: +1 reaches 131 first, -1 the other side does, 0 no one in this deal)")
+
+
+@pytest.mark.parametrize("command", ["solve", "analyse", "table", "report"])
+def test_a_file_and_an_example_together_are_refused(command, tmp_path, capsys):
+    """Both a file and --example: which one did the user mean?  Neither is read (the example
+    used to win, the file silently ignored)."""
+    doc = tmp_path / "deal.json"
+    doc.write_text(json.dumps(ddcards.example("klaverjas")))
+    assert cli.main([command, str(doc), "--example", "marias-hra"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"give a position file or --example, not both ('{doc}' and --example marias-hra)" in captured.err
