@@ -24,7 +24,7 @@ from google.protobuf import json_format
 from google.protobuf.struct_pb2 import Struct
 
 from ddcards.v1 import ddcards_pb2 as pb
-from ddcards._jsonio import without_bom
+from ddcards._jsonio import LIMITS_RULE, MAX_ITEMS, loads, without_bom
 from ddcards.errors import DdcardsError
 from ddcards.notation import Card
 from ddcards.server.status import RequestCardError, RequestError, ValueOutOfRange, shorten
@@ -369,6 +369,32 @@ def _identity(name: str) -> str:
     return name.lower()
 
 
+def check_message_size(msg: Any, where: str) -> None:
+    """The document limit on lists (docs/RULES.md §0.11 rule 2) on a message's repeated and map
+    fields, before any of it is converted: a request just under the transport's 4 MB holds
+    hundreds of thousands of items, and converting them first took seconds and hundreds of MB
+    on a handler thread.  A field's count is read before its items are visited.  (A long text
+    costs no conversion: the library's own reading reports it, by its field.)"""
+    stack: list[tuple[Any, str]] = [(msg, where)]
+    while stack:
+        message, path = stack.pop()
+        for field, value in message.ListFields():
+            name = f"{path}.{field.name}"
+            if field.message_type is None:
+                continue
+            if not field.is_repeated:
+                stack.append((value, name))
+                continue
+            if len(value) > MAX_ITEMS:
+                raise RequestError(f"{name}: {len(value):,} items; a list in a position holds at most "
+                                   f"{MAX_ITEMS:,}", token=field.name, rule=LIMITS_RULE, field=name)
+            if field.message_type.GetOptions().map_entry:
+                if field.message_type.fields_by_name["value"].message_type is not None:
+                    stack.extend((item, f"{name}.{shorten(key, 40)}") for key, item in value.items())
+            else:
+                stack.extend((item, f"{name}[{i}]") for i, item in enumerate(value))
+
+
 def position_to_doc(msg: pb.Position, *, canonical_game: Callable[[str], str] = _identity,
                     where: str = "position") -> dict[str, Any]:
     """The position document (docs/RULES.md §0) for a Position message.
@@ -379,6 +405,7 @@ def position_to_doc(msg: pb.Position, *, canonical_game: Callable[[str], str] = 
     are set (the server passes ``ddcards.find_game``). ``where`` is the
     message's path in the request, for the errors' field paths.
     """
+    check_message_size(msg, where)
     doc: dict[str, Any] = {}
     game = _pick_name(msg.game_name, pb.Game, msg.game, "game", canonical_game, where)
     if not game:
@@ -434,20 +461,14 @@ MAX_DOCUMENT_DEPTH = 16
 
 
 def load_document(text: str, where: str = "document_json") -> dict[str, Any]:
-    """The position document of a JSON text (a leading byte-order mark ignored, as RFC 8259
-    allows), or a RequestError naming ``where``."""
+    """The position document of a JSON text, read exactly as the CLI reads a document
+    (docs/RULES.md §0.11 rule 1: a leading byte-order mark ignored; no key twice in an object,
+    no NaN or Infinity), or an error naming ``where``."""
     try:
-        doc = json.loads(without_bom(text))
-    except json.JSONDecodeError as exc:
-        raise RequestError(f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
-                           token=text[max(0, exc.pos - 10): exc.pos + 10], rule="JSON position document",
-                           field=where) from None
-    except RecursionError:
-        raise RequestError(f"{where} nests too deeply to be a position document",
-                           token=text[:20], rule="JSON position document", field=where) from None
-    except ValueError as exc:  # e.g. an integer of more than 4300 digits
-        raise RequestError(f"{where} is not a usable JSON document: {exc}", token=text[:20],
-                           rule="JSON position document", field=where) from None
+        doc = loads(text, where)
+    except DdcardsError as exc:
+        exc.field = where
+        raise
     if not isinstance(doc, dict):
         raise RequestError(f"{where} must be a JSON object (the position document), not {type(doc).__name__}",
                            token=type(doc).__name__, rule="JSON position document", field=where)

@@ -36,13 +36,13 @@ __all__ = ["BOM", "BOM_BYTES", "without_bom", "MAX_DEPTH", "MAX_DIGITS", "MAX_TE
 MAX_DEPTH = 16            # levels of arrays/objects
 MAX_DIGITS = 30           # digits of an integer (every field's range is far smaller)
 MAX_TEXT = 1000           # characters of one string (a whole history as text is ~100)
-MAX_ITEMS = 1000          # items of one array or object (a deal has at most 36 cards)
+MAX_ITEMS = 2000          # items of one array or object (a Prší history holds up to 1,748 actions)
 
 # The clauses of docs/RULES.md these errors cite.
 JSON_RULE = "docs/RULES.md §0.11 rule 1: a document is one JSON value (RFC 8259) in UTF-8"
 POSITION_RULE = "docs/RULES.md §0.6: a position is a JSON object of its game's fields"
 LIMITS_RULE = ("docs/RULES.md §0.11 rule 2: at most 16 levels of nesting,"
-               " 30 digits a number, 1,000 characters a text, 1,000 items a list")
+               " 30 digits a number, 1,000 characters a text, 2,000 items a list")
 
 #: A UTF-8 byte-order mark: RFC 8259 (section 8.1) lets a reader ignore one at the start of a text
 #: (Windows editors and PowerShell write it), so every reader here does.

@@ -83,8 +83,10 @@ def test_a_lone_surrogate_is_invalid_argument_not_unknown(client):
 
 
 @pytest.mark.parametrize("document, words", [
-    ('{"game": "marias", "flek": ' + "1" * 5000 + "}", "not a usable JSON document"),
-    ("[" * 100_000, "nests too deeply"),
+    ('{"game": "marias", "flek": ' + "1" * 5000 + "}", "far out of the range of any field"),
+    ("[" * 100_000, "nested more than 16 levels deep"),
+    ('{"game": "marias", "game": "prsi"}', "key 'game' appears twice in one object"),
+    ('{"game": "marias", "flek": NaN}', "NaN is not a JSON number"),
     ('{"game": "marias", "hands": ' + "[" * 990 + "]" * 990 + "}", "nests"),
     (json.dumps(dict(marias_deal(5), played=5)), "played"),
     (json.dumps(dict(marias_deal(5), played=[["AS"]])), "played[0]"),

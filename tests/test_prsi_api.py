@@ -217,3 +217,17 @@ def test_deepen_searches_ever_longer_horizons():
     assert deepen(FRESH, 0.0) == []
     with pytest.raises(InvalidOptionError, match="Prší"):
         deepen(ddcards.example("marias-hra"), 1.0)
+
+
+def test_a_history_past_a_thousand_actions_is_a_document_like_any_other():
+    """RULES §4.1: played holds up to 1,748 actions; the document limits (§0.11 rule 2) leave room
+    for them, so a long game's position round-trips and its best action can be played (a list of
+    1,000 items was the most a document held)."""
+    pos = ddcards.Position.from_dict(ddcards.example("prsi"))
+    for _ in range(1200):
+        pos = pos.play("draw")
+    assert len(pos.played) == 1200
+    assert ddcards.Position.from_dict(pos.to_dict()) == pos
+    result = ddcards.solve(pos, mode="best")
+    after = pos.play(result.optimal_moves[0])
+    assert ddcards.Position.from_dict(after.to_dict()) == after and len(after.played) == 1201

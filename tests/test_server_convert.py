@@ -389,14 +389,17 @@ def test_position_errors_name_their_message_field():
 
 @pytest.mark.parametrize("text, words", [
     ("{oops", "not valid JSON"),
-    ("[" * 100_000, "nests too deeply"),
-    ('{"game": "marias", "flek": ' + "1" * 5000 + "}", "not a usable JSON document"),
-    ('{"hands": ' + "[" * 40 + "]" * 40 + "}", "nests more than 16 levels"),
+    ("[" * 100_000, "nested more than 16 levels deep"),
+    ('{"hands": ' + "[" * 40 + "]" * 40 + "}", "nested more than 16 levels deep"),
     ("[1, 2]", "must be a JSON object"),
     ('"marias"', "must be a JSON object"),
+    # read as the CLI reads a document (docs/RULES.md §0.11 rule 1), not by Python's json
+    ('{"game": "marias", "game": "prsi"}', "key 'game' appears twice in one object"),
+    ('{"game": "marias", "flek": NaN}', "NaN is not a JSON number"),
+    ('{"game": "marias", "flek": Infinity}', "Infinity is not a JSON number"),
 ])
 def test_bad_json_documents_are_request_errors(text, words):
-    with pytest.raises(RequestError, match=words) as info:
+    with pytest.raises(DdcardsError, match=words) as info:
         convert.request_to_doc(pb.SolveRequest(document_json=text))
     assert info.value.field == "document_json" and len(str(info.value)) < 400
 
@@ -431,3 +434,28 @@ def test_extra_fields_with_huge_integers_travel_as_text():
     extra = convert.response_to_dict(msg)
     assert extra["stake"] == str(2 ** 70) and extra["exact"] == 2 ** 52
     assert extra["huge"] == "<an integer of 1329 bits>"
+
+
+ACE = pb.Card(rank=pb.RANK_ACE, suit=pb.SUIT_SPADES)
+
+
+@pytest.mark.parametrize("fields, field, needle", [
+    ({"options": {f"k{i}": pb.OptionValue(bool_value=True) for i in range(20_000)}},
+     "position.options", "position.options: 20,000 items; a list in a position holds at most 2,000"),
+    ({"played": [pb.Action(card=ACE)] * 30_000}, "position.played", "position.played: 30,000 items"),
+    ({"hands": [pb.Cards(cards=[ACE] * 50_000)]}, "position.hands[0].cards", "position.hands[0].cards: 50,000 items"),
+])
+def test_a_message_over_the_document_limits_is_refused_before_it_is_converted(fields, field, needle):
+    """docs/RULES.md §0.11 rule 2 on the message itself: counts and lengths are read before any
+    item is converted (hundreds of thousands of items fit the 4 MB a request may carry)."""
+    with pytest.raises(RequestError) as err:
+        convert.position_to_doc(pb.Position(game_name="marias", **fields))
+    assert needle in str(err.value)
+    assert err.value.field == field
+    assert err.value.rule.startswith("docs/RULES.md §0.11 rule 2")
+
+
+def test_a_message_at_the_limits_is_converted():
+    played = [pb.Action(notation="draw")] * 2000
+    doc = convert.position_to_doc(pb.Position(game_name="prsi", played=played))
+    assert doc["played"] == ["draw"] * 2000
