@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from ddcards._jsonio import (BOM_BYTES, JSON_RULE, MAX_DIGITS, bom_note, check_depth, check_limits, decode_utf8,
+from ddcards._jsonio import (BOM_BYTES, JSON_RULE, MAX_ID_CHARS, bom_note, check_depth, check_id, decode_utf8,
                              decode_value, loads, shown, token_text)
 from ddcards.errors import DdcardsError, NotationError, SearchAborted
 
@@ -37,11 +37,9 @@ __all__ = ["Entry", "Outcome", "read_documents", "answer_each", "records", "MAX_
 
 MAX_LINE_BYTES = 16 << 20           # one JSON Lines line; a position document is under 1 KiB
 MAX_DOCUMENT_BYTES = 64 << 20       # one JSON text spread over several lines, read whole
-MAX_ID_CHARS = 256
 _JSON_SPACE = " \t\r\n"
 _EMPTY = "an empty array holds no position document"
 BATCH_RULE = "docs/RULES.md §0.11 rule 3: a batch is JSON Lines, or one JSON text of documents"
-ID_RULE = "docs/RULES.md §0.11 rule 4: an id is a text of at most 256 characters or a whole number"
 
 
 @dataclass(frozen=True)
@@ -233,14 +231,8 @@ def _entry(lineno: int, index: int | None, value: Any) -> Entry:
         return Entry(lineno, index, document=value)
     document = dict(value)
     ident = document.pop("id")
-    ok = (isinstance(ident, int) and not isinstance(ident, bool) and abs(ident) < 10 ** MAX_DIGITS) or \
-         (isinstance(ident, str) and len(ident) <= MAX_ID_CHARS)
     try:
-        if not ok:
-            raise NotationError(f"id must be text of at most {MAX_ID_CHARS} characters or a whole number of at most "
-                                f"{MAX_DIGITS} digits, not {shown(ident)}", token=token_text(ident),
-                                rule=ID_RULE)
-        check_limits(ident, "an id")                      # valid Unicode
+        check_id(ident)
     except DdcardsError as exc:
         return Entry(lineno, index, error=exc)
     return Entry(lineno, index, ident, document)

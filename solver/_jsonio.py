@@ -28,7 +28,7 @@ from typing import Any
 
 from ddcards.errors import NotationError
 
-__all__ = ["BOM", "BOM_BYTES", "without_bom", "MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "LongNumber", "loads",
+__all__ = ["BOM", "BOM_BYTES", "without_bom", "MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "MAX_ID_CHARS", "ID_RULE", "check_id", "LongNumber", "loads",
            "decode_value", "check_depth", "decode_utf8", "check_limits", "shown", "token_text"]
 
 # A position document nests 3 levels (document -> hands -> a hand's cards); these limits
@@ -38,9 +38,12 @@ MAX_DIGITS = 30           # digits of an integer (every field's range is far sma
 MAX_TEXT = 1000           # characters of one string (a whole history as text is ~100)
 MAX_ITEMS = 2000          # items of one array or object (a Prší history holds up to 1,748 actions)
 
+MAX_ID_CHARS = 256        # characters of a document's id (RULES §0.11 rule 4)
+
 # The clauses of docs/RULES.md these errors cite.
 JSON_RULE = "docs/RULES.md §0.11 rule 1: a document is one JSON value (RFC 8259) in UTF-8"
 POSITION_RULE = "docs/RULES.md §0.6: a position is a JSON object of its game's fields"
+ID_RULE = "docs/RULES.md §0.11 rule 4: an id is a text of at most 256 characters or a whole number"
 LIMITS_RULE = ("docs/RULES.md §0.11 rule 2: at most 16 levels of nesting,"
                " 30 digits a number, 1,000 characters a text, 2,000 items a list")
 
@@ -302,3 +305,15 @@ def _shown(value: Any, limit: int, levels: int) -> str:
         return "[" + ", ".join(items) + more + "]"
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def check_id(ident: Any) -> None:
+    """A document's ``id`` (RULES §0.11 rule 4): a text of at most MAX_ID_CHARS characters, valid
+    Unicode, or a whole number; NotationError naming it otherwise."""
+    ok = (isinstance(ident, int) and not isinstance(ident, bool) and abs(ident) < 10 ** MAX_DIGITS) or \
+         (isinstance(ident, str) and len(ident) <= MAX_ID_CHARS)
+    if not ok:
+        raise NotationError(f"id must be text of at most {MAX_ID_CHARS} characters or a whole number of at most "
+                            f"{MAX_DIGITS} digits, not {shown(ident)}", token=token_text(ident), rule=ID_RULE,
+                            field="id")
+    check_limits(ident, "an id")                      # valid Unicode

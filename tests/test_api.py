@@ -605,3 +605,25 @@ def test_docstring_examples_run(module):
     mod = importlib.import_module(module)
     failures, _ = doctest.testmod(mod, verbose=False, report=True)
     assert failures == 0
+
+
+@pytest.mark.parametrize("ident", ["deal-7", 7, ""])
+def test_a_documents_id_is_a_label_not_part_of_the_position(ident):
+    """RULES §0.11 rule 4: any document may carry an id; the library takes such documents as the
+    CLI does (it used to refuse them: "field 'id' does not apply"), and the id is no part of
+    the position."""
+    plain = ddcards.example("marias-hra")
+    labelled = dict(plain, id=ident)
+    assert ddcards.Position.from_dict(labelled) == ddcards.Position.from_dict(plain)
+    assert "id" not in ddcards.Position.from_dict(labelled).to_dict()
+    assert ddcards.solve(labelled).value == 70
+    (done,) = ddcards.solve_many([labelled], jobs=1)
+    assert done.ok and done.result.value == 70
+
+
+@pytest.mark.parametrize("ident", [True, 1.5, None, ["a"], "x" * 257])
+def test_a_bad_id_is_refused_by_name(ident):
+    with pytest.raises(ddcards.NotationError, match="id must be text of at most 256 characters") as err:
+        ddcards.Position.from_dict(dict(ddcards.example("klaverjas"), id=ident))
+    assert err.value.field == "id"
+    assert err.value.rule == "docs/RULES.md §0.11 rule 4: an id is a text of at most 256 characters or a whole number"

@@ -706,3 +706,9 @@ def test_one_log_line_per_request(client, caplog):
     nodes = int(ok.split("nodes=")[1].split()[0])
     assert nodes > 0
     assert "status=INVALID_ARGUMENT" in bad and "game=skat" in bad
+
+
+def test_a_document_with_an_id_is_solved_as_the_cli_solves_it(client):
+    """RULES §0.11 rule 4: the id labels the document; the service takes it as the CLI does."""
+    answer = client.solve(json.dumps(dict(ddcards.example("marias-hra"), id="deal-7")))
+    assert answer["value"] == 70

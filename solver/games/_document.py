@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ddcards._jsonio import check_limits, shown, token_text
+from ddcards._jsonio import check_id, check_limits, shown, token_text
 from ddcards.errors import DdcardsError, InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
 from ddcards.games.base import STAKE, GameInfo, OptionInfo
 from ddcards.notation import Card, Rank, format_hand, parse_cards, parse_hand
@@ -43,7 +43,9 @@ def check_fields(doc: Mapping[str, Any], fields: Sequence[str], game: str) -> No
     """
     check_limits(doc)
     for key in doc:
-        if key not in fields:
+        if key == "id":
+            check_id(doc[key])          # RULES §0.11 rule 4: a label of the document, not of the position
+        elif key not in fields:
             raise InvalidOptionError(f"field {shown(key)} does not apply to {game} (fields: {', '.join(fields)}; "
                                      f"{FIELDS_RULE})", token=token_text(key), rule=FIELDS_RULE, field=str(key))
 
