@@ -215,8 +215,19 @@ def test_deepen_searches_ever_longer_horizons():
         assert (s.value, s.distance) == (want.value, want.distance)
     assert (steps[10].value, steps[10].distance) == (1, 11) and steps[9].value == 0
     assert deepen(FRESH, 0.0) == []
+    assert [s.horizon for s in deepen(FRESH, None, last=3)] == [1, 2, 3]      # no time limit: to `last`
     with pytest.raises(InvalidOptionError, match="Prší"):
         deepen(ddcards.example("marias-hra"), 1.0)
+
+
+@pytest.mark.parametrize("seconds", [float("nan"), -1.0])
+def test_deepen_refuses_a_time_budget_that_is_no_time(seconds):
+    """A NaN budget deepened on to horizon 250 (NaN <= 0 is false): refused as a timeout is."""
+    from ddcards.games.prsi import deepen
+
+    with pytest.raises(InvalidOptionError, match="seconds is a number of seconds, at least 0") as err:
+        deepen(FRESH, seconds)
+    assert err.value.field == "seconds"
 
 
 def test_a_history_past_a_thousand_actions_is_a_document_like_any_other():

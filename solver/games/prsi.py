@@ -513,10 +513,11 @@ class Deepening:
     elapsed: float               # seconds since deepen started
 
 
-def deepen(position: Any, seconds: float, *, first: int = 1, last: int = MAX_HORIZON,
+def deepen(position: Any, seconds: float | None, *, first: int = 1, last: int = MAX_HORIZON,
            tt_mb: int = 2) -> list[Deepening]:
     """Search `position` (a Prší Position or document) within horizons first, first + 1, ...
-    until `seconds` have passed; one entry per horizon finished, the longest last.
+    until `seconds` have passed (None or math.inf: to `last`); one entry per horizon finished, the
+    longest last.
 
     The anytime way to ask Prší "how far can you see in this time": each search keeps the
     table of the shorter ones (its entries hold for any horizon: they are keyed on the plies
@@ -525,8 +526,11 @@ def deepen(position: Any, seconds: float, *, first: int = 1, last: int = MAX_HOR
     it: the entries of the shorter searches are rarely met again at the same plies left).
     """
     from ddcards._core.search import Searcher
+    from ddcards.api import check_timeout
     from ddcards.position import Position
 
+    # as a timeout: NaN or negative refused (NaN deepened on and on), None or math.inf no limit
+    budget = check_timeout(seconds, "seconds")
     pos = position if isinstance(position, Position) else Position.from_dict(position)
     if pos.game != "prsi":
         raise InvalidOptionError(f"deepen searches Prší positions, not {pos.game} ({HORIZON_RULE})", token=pos.game,
@@ -537,8 +541,8 @@ def deepen(position: Any, seconds: float, *, first: int = 1, last: int = MAX_HOR
     start = time.perf_counter()
     out: list[Deepening] = []
     for horizon in range(max(1, first), min(last, MAX_HORIZON) + 1):
-        left = seconds - (time.perf_counter() - start)
-        if left <= 0:
+        left = None if budget is None else budget - (time.perf_counter() - start)
+        if left is not None and left <= 0:
             break
         session.horizon = horizon
         session.board.set_search(session.player, horizon)
