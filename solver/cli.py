@@ -161,7 +161,7 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
     if seat is not None:
         head += f" - seat {seat} ({session.seat_role(seat)}) to move"
     else:
-        head += " - all cards played"
+        head += " - the deal is over"      # every card played, a race claimed, a Prší game won
     print(head, file=out)
     hands = info.get("hands", [])
     width = max([len(session.seat_role(i)) for i in range(len(hands))] + [5])

@@ -565,3 +565,16 @@ def test_a_file_and_an_example_together_are_refused(command, tmp_path, capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert f"give a position file or --example, not both ('{doc}' and --example marias-hra)" in captured.err
+
+
+def test_a_finished_position_is_headed_the_deal_is_over(tmp_path, capsys):
+    """A finished deal may still hold cards (a Prší game won); the header says the deal is over
+    (it said "all cards played"), as str(Position) does."""
+    pos = ddcards.Position.from_dict(ddcards.example("prsi-endgame"))
+    while pos.legal_moves:
+        pos = pos.play(ddcards.solve(pos, mode="best").optimal_moves[0])
+    assert pos.hands[0] == () and len(pos.hands[1]) == 11             # seat 0 shed his cards and won
+    doc = tmp_path / "over.json"
+    doc.write_text(json.dumps(pos.to_dict()))
+    assert cli.main(["solve", str(doc)]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith(" - the deal is over")

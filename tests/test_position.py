@@ -589,3 +589,15 @@ def test_a_bad_hand_form_names_the_token():
     with pytest.raises(ddcards.InvalidCardError, match="unknown card '1C'") as bad:
         Position.from_dict(dict(HRA, hands=hands))
     assert bad.value.token == "1C"
+
+
+def test_a_marias_talon_is_one_position_however_its_two_cards_are_written():
+    """The talon is two discards, not a sequence: "9C KC" and "KC 9C" are one position (equal,
+    one hash, one canonical document: what the batch keys a position by)."""
+    doc = ddcards.example("marias-hra")
+    first, second = doc["talon"].split()
+    swapped = ddcards.Position.from_dict(dict(doc, talon=f"{second} {first}"))
+    plain = ddcards.Position.from_dict(doc)
+    assert swapped == plain and hash(swapped) == hash(plain)
+    assert swapped.to_dict() == plain.to_dict() and plain.to_dict()["talon"] == "9C KC"   # the cards' order
+    assert ddcards.solve(swapped).value == ddcards.solve(plain).value == 70

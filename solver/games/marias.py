@@ -166,6 +166,9 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     if objective is None:
         objective = "money" if announcements else contract
     played = played_field(doc)
+    # The talon is a set of two discards: one order (the cards' own, by suit then rank), so that
+    # positions differing only in how it was written are one position.
+    talon = tuple(sorted(talon))
     return MariasSetup(hands, talon, contract, trump, objective.lower(), flek, options, played,
                        announcements, players)
 
