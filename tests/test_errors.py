@@ -533,7 +533,10 @@ def test_every_game_names_the_history_field_at_fault(example, illegal, legal):
 FIELD_CASES = [     # (example, changes to its document, the field the error names)
     ("marias-hra", {"hands": ["AT.AKQ9.AT.87", "KQ.TJ87.KQ.AT", "J987..J987.QZ"]}, "hands[2]"),
     ("marias-hra", {"talon": "9C ZZ"}, "talon"),
-    ("marias-hra", {"talon": "QC 6C"}, None),              # QC dealt twice: two fields, so none
+    ("marias-hra", {"talon": "QC 6C"}, "talon"),           # QC dealt twice: where it repeats
+    ("marias-hra", {"hands": ["AT.AKQ9.AT.87", "AS.TJ87.KQ.AT", "J987..J987.QJ"]}, "hands[1]"),
+    ("mariasz-szlifowany", {"stock": "TC TC KS 6S TH KD JH AC QH AS JD KC"}, "stock"),
+    ("prsi", {"upcard": "8C"}, "stock"),                    # 8C also in the stock
     ("marias-hra", {"trump": "X"}, "trump"),
     ("marias-hra", {"announcements": ["x"]}, "announcements[0]"),
     ("klaverjas", {"hands": ["AKQJ.T987..", "x", "", ""]}, "hands[1]"),
@@ -556,3 +559,13 @@ def test_every_game_names_the_field_at_fault(example, changes, field):
     with pytest.raises(DdcardsError) as info:
         ddcards.Position.from_dict(dict(ddcards.example(example), **changes))
     assert info.value.field == field, info.value
+
+
+def test_a_card_twice_in_one_place_says_so():
+    doc = dict(ddcards.example("mariasz-szlifowany"), stock="TC TC KS 6S TH KD JH AC QH AS JD KC")
+    with pytest.raises(ddcards.InvalidDealError, match=r"^card 'TC' is in the stock twice \(docs/RULES.md §3.2"):
+        ddcards.Position.from_dict(doc)
+    doc = dict(ddcards.example("klaverjas"), hands=["AKQJ.T987..", "AKQJ.T987..", "...", "..."])
+    with pytest.raises(ddcards.InvalidDealError, match=r"^card 'AS' is dealt twice, in hand 0 and hand 1 ") as err:
+        ddcards.Position.from_dict(doc)
+    assert err.value.field == "hands[1]"

@@ -368,7 +368,7 @@ def _bad_requests():
     short[1] = ".".join(parts)
     return [
         ("unknown card", dict(base, talon="ZZ " + talon[1]), "ZZ", "talon"),
-        ("duplicate card", dict(base, talon=f"{a_card} {talon[1]}"), a_card, None),
+        ("duplicate card", dict(base, talon=f"{a_card} {talon[1]}"), a_card, "talon"),     # where it repeats
         ("wrong hand size", dict(base, hands=short, talon=f"{talon[0]} {talon[1]} {seat1_card}"), None, "hands[1]"),
         ("ace in a hra talon", ace_in_talon, ace, "talon"),
         ("illegal history card", dict(base, played=[seat1_card]), seat1_card, "played[0]"),

@@ -115,7 +115,7 @@ def place_field(where: str) -> str:
 def check_deal(places: Iterable[tuple[str, Sequence[Card]]], title: str, *,
                deck_rule: str = "docs/RULES.md §0.5 rule 2: the game's deck", lowest: Rank = Rank.SEVEN) -> None:
     """No card below `lowest` (not in the deck) and no card twice across `places` (where, cards).
-    A card dealt twice concerns two fields, so its error names none (DdcardsError.field)."""
+    A card dealt twice names as its field (DdcardsError.field) the later place, where it repeats."""
     seen: dict[Card, str] = {}
     for where, cards in places:
         for card in cards:
@@ -123,8 +123,9 @@ def check_deal(places: Iterable[tuple[str, Sequence[Card]]], title: str, *,
                 raise InvalidCardError(f"card '{card}' in {where} is not in the {title} deck ({deck_rule})",
                                        token=str(card), rule=deck_rule, field=place_field(where))
             if card in seen:
-                raise InvalidDealError(f"card '{card}' is dealt twice, in {seen[card]} and {where} ({DEALT_ONCE_RULE})",
-                                       token=str(card), rule=DEALT_ONCE_RULE)
+                twice = f"is in {where} twice" if seen[card] == where else f"is dealt twice, in {seen[card]} and {where}"
+                raise InvalidDealError(f"card '{card}' {twice} ({DEALT_ONCE_RULE})",
+                                       token=str(card), rule=DEALT_ONCE_RULE, field=place_field(where))
             seen[card] = where
 
 

@@ -199,8 +199,9 @@ def _check_cards(places: Sequence[tuple[str, Sequence[Card]]], szlifowany: bool)
                                        token=str(card), rule=deck, field=place_field(where))
             if card in seen:
                 rule = _clause("2", "hands and stock hold each card of the deck once")
-                raise _error(InvalidDealError, f"card '{card}' is dealt twice ({seen[card]} and {where})",
-                             token=str(card), rule=rule)
+                twice = f"is in {where} twice" if seen[card] == where else f"is dealt twice, in {seen[card]} and {where}"
+                raise _error(InvalidDealError, f"card '{card}' {twice}",
+                             token=str(card), rule=rule, field=place_field(where))
             seen[card] = where
 
 
