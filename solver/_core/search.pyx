@@ -55,12 +55,14 @@ MODE_OPTIMAL = C_MODE_OPTIMAL
 MODE_ALL = C_MODE_ALL
 
 cdef enum:
-    # The flags (a cancel, another thread's answer to the root move searched) are read
-    # every 256 nodes, the clock every 4,096: a thread of a root split leaves an answered
-    # move within ~25 us rather than ~350 us (no measurable change in a 3 ms Mariáš deal's
-    # time on two threads, benchmarks/RESULTS.md; a cancel lands sooner).
+    # The flags (a cancel, another thread's answer to the root move searched) and the clock
+    # are read every 256 nodes: a thread of a root split leaves an answered move within ~25 us
+    # rather than ~350 us, and a deadline holds where nodes are slow.  The first search in a
+    # fresh large table waits on the kernel's page faults (up to ~35 us a node), and a game's
+    # own endgame nodes go uncounted here: with the clock read every 4,096 nodes a 10 ms
+    # timeout on a fresh 36-card Mariasz deal stopped after 2.4 s (benchmarks/RESULTS.md).
     POLL_MASK = 255
-    CLOCK_MASK = 4095
+    CLOCK_MASK = 255
     ABORT_CANCELLED = 1
     ABORT_TIMEOUT = 2
     ABORT_QUIT = 3       # the root split: another thread answered this root move first
