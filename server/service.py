@@ -107,6 +107,7 @@ class SolverPool:
         self.queue_timeout = queue_timeout
         self._queued = 0                      # bounded callers waiting now
         self._hold_seconds = 0.05             # running mean of how long a search holds a solver
+        self._lent_at: dict[int, float] = {}  # id(solver) -> when each lent solver's call began
         self._factory = solver_factory or (lambda: ddcards.Solver(tt_mb=tt_mb))
         self._lock = threading.Lock()
         self._free: list[Any] = [self._factory() for _ in range(workers)] if solver_factory is None else []
@@ -121,16 +122,28 @@ class SolverPool:
         ``bounded``: the wait is subject to ``max_queue`` and ``queue_timeout``)."""
         instance = self._acquire(token, deadline, bounded)
         started = time.monotonic()
+        with self._lock:
+            self._lent_at[id(instance)] = started
         try:
             yield instance
         finally:
+            with self._lock:
+                self._lent_at.pop(id(instance), None)
             self._release(instance, time.monotonic() - started)
 
     def retry_after(self) -> float:
-        """Seconds until the queue now waiting should have drained (for RetryInfo)."""
+        """Seconds until a worker should be free for one more call (for RetryInfo): the queue
+        now waiting drained at the mean time a search holds a worker, after the soonest of the
+        running searches ends.  A search that has run for a while is expected to run about as
+        long again (a fresh 36-card Mariasz deal holds a worker for minutes): a mean of mostly
+        short searches alone told clients to retry in 0.1 s while every worker was held."""
+        now = time.monotonic()
         with self._lock:
             ahead = len(self._waiters) + 1
-            return min(30.0, max(0.1, self._hold_seconds * ahead / self.workers))
+            running = [now - at for at in self._lent_at.values()]
+            soonest = min(max(self._hold_seconds, age) for age in running) \
+                if len(running) >= self.workers else 0.0
+            return min(30.0, max(0.1, soonest + self._hold_seconds * ahead / self.workers))
 
     def _overloaded(self, why: str) -> Overloaded:
         return Overloaded(f"every worker is busy ({why}): retry later", retry_after=self.retry_after(),

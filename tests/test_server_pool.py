@@ -163,3 +163,21 @@ def _wait_for(predicate, timeout=2.0):
             return True
         time.sleep(0.002)
     return predicate()
+
+
+def test_retry_after_counts_how_long_the_running_searches_have_run():
+    """RetryInfo's delay: a worker held for minutes is not free in 0.1 s (the mean of short
+    searches said so); one that has run t seconds is expected to run about t more."""
+    pool = _pool(1)
+    assert pool.retry_after() == 0.1                          # a worker free: retry at once
+    with pool.lend() as solver:
+        assert pool.retry_after() == pytest.approx(0.1, abs=0.02)   # just lent, short searches so far
+        pool._lent_at[id(solver)] -= 12.0                     # as if lent 12 s ago
+        assert pool.retry_after() == pytest.approx(12.05, abs=0.1)
+        pool._lent_at[id(solver)] -= 120.0
+        assert pool.retry_after() == 30.0                     # at most 30 s
+    assert pool.retry_after() == 0.1
+    two = _pool(2)
+    with two.lend() as solver:
+        two._lent_at[id(solver)] -= 60.0
+        assert two.retry_after() == 0.1                       # the other worker is free
