@@ -326,3 +326,12 @@ def test_snap_keeps_exactly_the_values_a_deal_can_have():
     for d in (DEAL, D_TRUMPS, C_TRUMPS, S_TRUMPS):
         value = engine.solve(d, mode="best").value
         assert value in possible and _klaverjas.snap_value(value, True) == value
+
+
+def test_a_null_leader_is_the_default_as_absent():
+    """leader is optional (seat 0 leads): null reads as absent, as other games' optional fields;
+    it said "Klaverjas needs field 'leader'".  The required playing_team still needs a value."""
+    doc = ddcards.example("klaverjas")
+    assert ddcards.Position.from_dict(dict(doc, leader=None)) == ddcards.Position.from_dict(doc)
+    with pytest.raises(ddcards.InvalidOptionError, match="Klaverjas needs field 'playing_team'"):
+        ddcards.Position.from_dict(dict(doc, playing_team=None))

@@ -91,7 +91,9 @@ class KlaverjasSetup:
 
 def _int_field(doc: Mapping[str, Any], name: str, choices: tuple[int, ...], rule: str,
                default: int | None = None) -> int:
-    value = doc.get(name, default)
+    value = doc.get(name)
+    if value is None:               # absent or null: the default, as other games' optional fields
+        value = default
     if value is None:
         raise InvalidOptionError(f"Klaverjas needs field '{name}' ({rule})", token=name, rule=rule, field=name)
     if isinstance(value, bool) or not isinstance(value, int) or value not in choices:
