@@ -42,6 +42,7 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -55,6 +56,34 @@ from ddcards.server.service import SERVICE_NAME, SolverPool, SolverServicer
 from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
 
 log = logging.getLogger("ddcards.server")
+
+class HealthServicer(health.HealthServicer):
+    """grpc.health.v1.Health with ``List`` too (grpcio-health-checking answers it UNIMPLEMENTED,
+    and logged a traceback, though reflection lists the method): every service's status."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._statuses: dict[str, Any] = {"": health_pb2.HealthCheckResponse.SERVING}
+        self._statuses_lock = threading.Lock()
+        self._closing = False
+
+    def set(self, service: str, status: Any) -> None:
+        super().set(service, status)
+        with self._statuses_lock:
+            if not self._closing:           # as the base class, which ignores sets after shutdown began
+                self._statuses[service] = status
+
+    def enter_graceful_shutdown(self) -> None:
+        super().enter_graceful_shutdown()   # sets every service NOT_SERVING through set()
+        with self._statuses_lock:
+            self._closing = True
+
+    def List(self, request: Any, context: grpc.ServicerContext) -> Any:
+        with self._statuses_lock:
+            statuses = dict(self._statuses)
+        return health_pb2.HealthListResponse(statuses={
+            name: health_pb2.HealthCheckResponse(status=status) for name, status in statuses.items()})
+
 
 DEFAULT_PORT = 50051
 DEFAULT_HOST = "127.0.0.1"
@@ -220,7 +249,7 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     )
     pb_grpc.add_SolverServiceServicer_to_server(
         SolverServicer(pool, version=_version(), stream_idle_timeout=stream_idle_timeout), server)
-    health_servicer = health.HealthServicer()
+    health_servicer = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     if reflection_enabled:
         reflection.enable(server, (SERVICE_NAME, health.SERVICE_NAME))

@@ -633,6 +633,22 @@ def test_health(server):
         with pytest.raises(grpc.RpcError) as info:
             stub.Check(health_pb2.HealthCheckRequest(service="no.such.Service"), timeout=5)
         assert info.value.code() is grpc.StatusCode.NOT_FOUND
+        # List, which reflection names too (the library's servicer answered UNIMPLEMENTED)
+        listed = stub.List(health_pb2.HealthListRequest(), timeout=5)
+        assert {name: reply.status for name, reply in listed.statuses.items()} == {
+            "": health_pb2.HealthCheckResponse.SERVING, "ddcards.v1.SolverService": health_pb2.HealthCheckResponse.SERVING}
+
+
+def test_health_list_follows_the_shutdown():
+    from ddcards.server.main import HealthServicer
+
+    servicer = HealthServicer()
+    servicer.set("ddcards.v1.SolverService", health_pb2.HealthCheckResponse.SERVING)
+    servicer.enter_graceful_shutdown()
+    servicer.set("ddcards.v1.SolverService", health_pb2.HealthCheckResponse.SERVING)   # ignored once closing
+    listed = servicer.List(health_pb2.HealthListRequest(), None)
+    assert {name: reply.status for name, reply in listed.statuses.items()} == {
+        "": health_pb2.HealthCheckResponse.NOT_SERVING, "ddcards.v1.SolverService": health_pb2.HealthCheckResponse.NOT_SERVING}
 
 
 def test_reflection(server):
