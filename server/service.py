@@ -37,6 +37,7 @@ from typing import Any
 import grpc
 
 import ddcards
+from ddcards._jsonio import ID_RULE, MAX_ID_CHARS
 from ddcards.batch.pipeline import END, Pipeline, Work
 from ddcards.ddtable import dd_table
 from ddcards.errors import SearchAborted, SearchCancelled, SearchTimeout
@@ -381,6 +382,14 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                 if isinstance(item, Undecodable):
                     yield Work((index, "", "", None, None), error=item.to_error())
                     continue
+                if len(item.id) > MAX_ID_CHARS:
+                    # as a document's id (RULES §0.11 rule 4); echoed whole, a 4 MB id made its
+                    # response too large for the client and ended the stream
+                    yield Work((index, item.id[:MAX_ID_CHARS], "", None, None), error=status.RequestError(
+                        f"id: text of {len(item.id):,} characters; an item's id holds at most {MAX_ID_CHARS} "
+                        "(its response carries the first of them)", token=status.shorten(item.id, 20),
+                        rule=ID_RULE, field="id"))
+                    continue
                 try:
                     mode = convert.mode_to_name(item.solve.mode)
                     convert.timeout_limit(item.solve.timeout_seconds)
@@ -434,7 +443,8 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                     if isinstance(exc, (SearchCancelled, SearchTimeout, CancelledError)) and (
                             pipe.stopped or _expired(stream_deadline)):
                         raise exc  # the stream itself ended: its status is the answer
-                    failure = status.describe(exc, request, prefix="solve.")
+                    # a field of the item's `solve`, or of the item itself (its id; no request read)
+                    failure = status.describe(exc, request, prefix="solve." if request is not None else "")
                     if failure.code is grpc.StatusCode.INTERNAL:
                         log.error("SolveStream item %d failed: %s", index, calllog.exception_text(exc))
                     calllog.note(nodes=getattr(exc, "nodes", 0), items=1)

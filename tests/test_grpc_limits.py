@@ -358,3 +358,14 @@ def test_sixteen_clients_against_the_default_server_all_succeed():
             thread.join(120)
     for k, values in enumerate(results):
         assert values == [want[(k + j) % 16] for j in range(4)], k
+
+
+def test_a_stream_items_long_id_is_refused_in_band_and_the_stream_goes_on(client):
+    """An id of 4 MB, echoed whole, made its response too large for the client and ended the
+    whole stream; now that item alone is refused (RULES §0.11 rule 4: 256 characters)."""
+    deal = ddcards.example("marias-hra")
+    outcomes = list(client.solve_many([deal, deal], ids=["x" * 4_000_000, "ok"]))
+    bad, good = sorted(outcomes, key=lambda o: o["index"])
+    assert bad["error"]["code"] == "INVALID_ARGUMENT" and bad["error"]["field"] == "id"
+    assert "an item's id holds at most 256" in bad["error"]["message"] and bad["id"] == "x" * 256
+    assert good["id"] == "ok" and good["result"]["value"] == 70
