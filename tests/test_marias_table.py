@@ -227,7 +227,7 @@ def test_timeout_and_cancel():
     ({"hands": SEED_FIXED["hands"]}, ddcards.InvalidDealError, "hands[0]", "§1.13 rule 1", "hands[0]"),  # no talon
     ({"hands": SEED_FIXED["hands"], "talon": "9C"}, ddcards.InvalidDealError, "9C", "§1.13 rule 1", "talon"),
     ({"hands": ["AT.AKQ9.AT.K987", "KQ.TJ87.KQ.AT", "J987..J987.QA"]}, ddcards.InvalidDealError, "AC",
-     "§0.5 rule 3", None),                                                 # a card twice
+     "§0.5 rule 3", "hands[2]"),                                           # a card twice: where it repeats
     ({"played": ["AS"]}, ddcards.InvalidOptionError, "AS", "§1.13 rule 1", "played[0]"),
     ({"contract": "slam"}, ddcards.InvalidOptionError, "slam", "§1.2 rule 1", "contract"),
     ({"objective": "cash"}, ddcards.InvalidOptionError, "cash", "§1.13 rule 1", "objective"),

@@ -1,0 +1,76 @@
+"""How limits hold under hostile or unlucky conditions: python benchmarks/bench_limits.py [--rounds N]
+
+1. A short timeout on the first search in a fresh Solver's large table (a fresh 36-card Mariasz
+   deal: 1 GiB, whose pages the kernel hands over, zeroed, as the search first touches them):
+   how long the call takes to raise SearchTimeout, against the timeout asked for.
+2. The service's reading of an oversized Position message (hundreds of thousands of items fit
+   in a request's 4 MB): how long until it is refused, with the lists counted before any item is
+   converted (as the service does) and without (converting first, as it used to).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import ddcards
+from ddcards.server import convert
+from ddcards.v1 import ddcards_pb2 as pb
+
+
+def fresh_table_timeouts(rounds: int) -> None:
+    deal = dict(ddcards.example("mariasz"), played=[])
+    print("| timeout asked | call took (median) | max | nodes searched (median) |")
+    print("|---|---|---|---|")
+    for timeout in (0.01, 0.1, 0.5):
+        took, nodes = [], []
+        for _ in range(rounds):
+            solver = ddcards.Solver()            # a fresh table each round
+            start = time.perf_counter()
+            try:
+                solver.solve(deal, timeout=timeout)
+            except ddcards.SearchTimeout as stopped:
+                nodes.append(stopped.nodes)
+            took.append(time.perf_counter() - start)
+            del solver
+        print(f"| {timeout:g} s | {statistics.median(took):.3f} s | {max(took):.3f} s | "
+              f"{statistics.median(nodes) if nodes else 0:,.0f} |")
+
+
+def oversized_messages() -> None:
+    ace = pb.Card(rank=pb.RANK_ACE, suit=pb.SUIT_SPADES)
+    cases = {"200,000 options": dict(options={f"k{i}": pb.OptionValue(bool_value=True) for i in range(200_000)}),
+             "300,000 played cards": dict(played=[pb.Action(card=ace)] * 300_000),
+             "500,000 cards in a hand": dict(hands=[pb.Cards(cards=[ace] * 500_000)])}
+    counted = convert.check_message_size
+    print("| message | lists counted first | refused after (median of 3) |")
+    print("|---|---|---|")
+    try:
+        for name, fields in cases.items():
+            msg = pb.Position(game_name="marias", **fields)
+            for label, check in (("no (converted first)", lambda message, where: None), ("yes", counted)):
+                convert.check_message_size = check
+                took = []
+                for _ in range(3):
+                    start = time.perf_counter()
+                    try:
+                        ddcards.Position.from_dict(convert.position_to_doc(msg))
+                    except ddcards.DdcardsError:
+                        pass
+                    took.append(time.perf_counter() - start)
+                print(f"| {name} | {label} | {statistics.median(took) * 1e3:,.1f} ms |")
+    finally:
+        convert.check_message_size = counted
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=5, help="fresh Solvers per timeout")
+    args = parser.parse_args()
+    fresh_table_timeouts(args.rounds)
+    print()
+    oversized_messages()
+
+
+if __name__ == "__main__":
+    main()
