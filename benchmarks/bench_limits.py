@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
-
-import ddcards
-from ddcards.server import convert
-from ddcards.v1 import ddcards_pb2 as pb
+from pathlib import Path
+from types import ModuleType
 
 
-def fresh_table_timeouts(rounds: int) -> None:
+def fresh_table_timeouts(ddcards: ModuleType, rounds: int) -> None:
     deal = dict(ddcards.example("mariasz"), played=[])
     print("| timeout asked | call took (median) | max | nodes searched (median) |")
     print("|---|---|---|---|")
@@ -38,6 +37,10 @@ def fresh_table_timeouts(rounds: int) -> None:
 
 
 def oversized_messages() -> None:
+    import ddcards
+    from ddcards.server import convert
+    from ddcards.v1 import ddcards_pb2 as pb
+
     ace = pb.Card(rank=pb.RANK_ACE, suit=pb.SUIT_SPADES)
     cases = {"200,000 options": dict(options={f"k{i}": pb.OptionValue(bool_value=True) for i in range(200_000)}),
              "300,000 played cards": dict(played=[pb.Action(card=ace)] * 300_000),
@@ -66,8 +69,16 @@ def oversized_messages() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5, help="fresh Solvers per timeout")
+    parser.add_argument("--checkout", help="time the timeouts of this checkout's in-place build instead "
+                        "(benchmarks/_checkout.py); the messages part is then left out")
     args = parser.parse_args()
-    fresh_table_timeouts(args.rounds)
+    if args.checkout:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from _checkout import import_checkout
+        fresh_table_timeouts(import_checkout(args.checkout), args.rounds)
+        return
+    import ddcards
+    fresh_table_timeouts(ddcards, args.rounds)
     print()
     oversized_messages()
 
