@@ -24,7 +24,7 @@ from google.protobuf import json_format
 from google.protobuf.struct_pb2 import Struct
 
 from ddcards.v1 import ddcards_pb2 as pb
-from ddcards._jsonio import LIMITS_RULE, MAX_ITEMS, loads, without_bom
+from ddcards._jsonio import LIMITS_RULE, MAX_ITEMS, loads
 from ddcards.errors import DdcardsError
 from ddcards.notation import Card
 from ddcards.server.status import RequestCardError, RequestError, ValueOutOfRange, shorten

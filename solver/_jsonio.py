@@ -28,8 +28,9 @@ from typing import Any
 
 from ddcards.errors import NotationError
 
-__all__ = ["BOM", "BOM_BYTES", "without_bom", "MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "MAX_ID_CHARS", "ID_RULE", "check_id", "LongNumber", "loads",
-           "decode_value", "check_depth", "decode_utf8", "check_limits", "shown", "token_text"]
+__all__ = ["BOM", "BOM_BYTES", "without_bom", "MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "MAX_ID_CHARS",
+           "ID_RULE", "check_id", "LongNumber", "loads", "decode_value", "check_depth", "decode_utf8", "check_limits",
+           "shown", "token_text"]
 
 # A position document nests 3 levels (document -> hands -> a hand's cards); these limits
 # leave room for any game while keeping every walk, message and answer small.
