@@ -569,3 +569,17 @@ def test_a_card_twice_in_one_place_says_so():
     with pytest.raises(ddcards.InvalidDealError, match=r"^card 'AS' is dealt twice, in hand 0 and hand 1 ") as err:
         ddcards.Position.from_dict(doc)
     assert err.value.field == "hands[1]"
+
+
+@pytest.mark.parametrize("name, option, given, canonical", [
+    ("marias-hra", "talon_points", "NOBODY", "nobody"),
+    ("mariasz-kiks", "variant", " Kiks ", "kiks"),
+])
+def test_an_option_word_reads_in_any_case_as_the_other_words_do(name, option, given, canonical):
+    """Contract, objective and rules read in any case; an option's word did not ('NOBODY' was
+    refused).  The canonical document writes it in lower case."""
+    doc = ddcards.example(name)
+    pos = ddcards.Position.from_dict(dict(doc, options=dict(doc.get("options", {}), **{option: given})))
+    assert pos.to_dict()["options"][option] == canonical
+    with pytest.raises(ddcards.InvalidOptionError, match=f"option '{option}' is one of"):
+        ddcards.Position.from_dict(dict(doc, options=dict(doc.get("options", {}), **{option: "nobodyy"})))

@@ -144,6 +144,8 @@ def option_value(info: OptionInfo, value: Any) -> Any:
         raise InvalidOptionError(f"option '{info.name}' takes {_TYPE_WORDS[info.type]}, not {shown(value)} "
                                  f"({OPTIONS_RULE})",
                                  token=info.name, rule=OPTIONS_RULE, field=f"options.{info.name}")
+    if info.choices and isinstance(value, str) and value.strip().lower() in info.choices:
+        value = value.strip().lower()       # a word in any case, as contract, objective and rules are read
     if info.choices and value not in info.choices:
         raise InvalidOptionError(f"option '{info.name}' is one of {', '.join(info.choices)}, not {shown(value)} "
                                  f"({OPTIONS_RULE})", token=token_text(value), rule=OPTIONS_RULE, field=f"options.{info.name}")
