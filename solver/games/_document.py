@@ -112,6 +112,14 @@ def place_field(where: str) -> str:
     return where.removeprefix("the ")
 
 
+def dealt_twice(card: Card, first: str, where: str) -> str:
+    """How a card dealt twice reads: in two places, or twice in one (`first` and `where` as
+    check_deal names places)."""
+    if first == where:
+        return f"card '{card}' is in {where} twice"
+    return f"card '{card}' is dealt twice, in {first} and {where}"
+
+
 def check_deal(places: Iterable[tuple[str, Sequence[Card]]], title: str, *,
                deck_rule: str = "docs/RULES.md §0.5 rule 2: the game's deck", lowest: Rank = Rank.SEVEN) -> None:
     """No card below `lowest` (not in the deck) and no card twice across `places` (where, cards).
@@ -123,8 +131,7 @@ def check_deal(places: Iterable[tuple[str, Sequence[Card]]], title: str, *,
                 raise InvalidCardError(f"card '{card}' in {where} is not in the {title} deck ({deck_rule})",
                                        token=str(card), rule=deck_rule, field=place_field(where))
             if card in seen:
-                twice = f"is in {where} twice" if seen[card] == where else f"is dealt twice, in {seen[card]} and {where}"
-                raise InvalidDealError(f"card '{card}' {twice} ({DEALT_ONCE_RULE})",
+                raise InvalidDealError(f"{dealt_twice(card, seen[card], where)} ({DEALT_ONCE_RULE})",
                                        token=str(card), rule=DEALT_ONCE_RULE, field=place_field(where))
             seen[card] = where
 

@@ -33,8 +33,8 @@ from typing import Any, TypeVar
 from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
                             NotationError)
 from ddcards.games import _mariasz
-from ddcards.games._document import (cards_field, check_fields, hands_field, in_field, options_field, place_field,
-                                     played_field)
+from ddcards.games._document import (cards_field, check_fields, dealt_twice, hands_field, in_field, options_field,
+                                     place_field, played_field)
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session, TrickCard
 from ddcards.result import ValueKind
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
@@ -199,8 +199,7 @@ def _check_cards(places: Sequence[tuple[str, Sequence[Card]]], szlifowany: bool)
                                        token=str(card), rule=deck, field=place_field(where))
             if card in seen:
                 rule = _clause("2", "hands and stock hold each card of the deck once")
-                twice = f"is in {where} twice" if seen[card] == where else f"is dealt twice, in {seen[card]} and {where}"
-                raise _error(InvalidDealError, f"card '{card}' {twice}",
+                raise _error(InvalidDealError, dealt_twice(card, seen[card], where),
                              token=str(card), rule=rule, field=place_field(where))
             seen[card] = where
 
