@@ -62,7 +62,6 @@ cdef enum:
     # own endgame nodes go uncounted here: with the clock read every 4,096 nodes a 10 ms
     # timeout on a fresh 36-card Mariasz deal stopped after 2.4 s (benchmarks/RESULTS.md).
     POLL_MASK = 255
-    CLOCK_MASK = 255
     ABORT_CANCELLED = 1
     ABORT_TIMEOUT = 2
     ABORT_QUIT = 3       # the root split: another thread answered this root move first
@@ -205,7 +204,7 @@ cdef inline double monotonic() noexcept nogil:
 cdef inline int poll_stop(SearchCtx* c) noexcept nogil:
     if c.stop != NULL and c.stop[0] != 0:
         c.aborted = ABORT_CANCELLED
-    elif c.deadline > 0 and (c.nodes & CLOCK_MASK) == 0 and monotonic() > c.deadline:
+    elif c.deadline > 0 and monotonic() > c.deadline:
         c.aborted = ABORT_TIMEOUT
     elif c.quit != NULL and c.quit[0] != 0:
         c.aborted = ABORT_QUIT
