@@ -109,13 +109,19 @@ def _client_gone(exc: BaseException, context: grpc.ServicerContext) -> bool:
     return isinstance(exc, grpc.RpcError) or not context.is_active()
 
 
+# grpc's deadline timer may end a call a little before time_remaining() reaches 0 on this
+# thread's clock: a call ended this close to its deadline ended by it (not a client's cancel).
+_DEADLINE_SLACK = 0.01
+
+
 def deadline_passed(context: grpc.ServicerContext) -> bool:
-    """Has the call's deadline passed (None: the call has none)?"""
+    """Has the call's deadline passed, or all but ``_DEADLINE_SLACK`` of it (False: the call
+    has none)?"""
     try:
         remaining = context.time_remaining()
     except Exception:  # noqa: BLE001 - no deadline to read
         return False
-    return remaining is not None and remaining <= 0
+    return remaining is not None and remaining <= _DEADLINE_SLACK
 
 
 def abort_for(exc: BaseException, context: grpc.ServicerContext, request: Any = None) -> None:

@@ -33,6 +33,7 @@ from ddcards._foreground import Foreground
 from ddcards.batch.progress import ProgressBar, document_count, wanted
 from ddcards.batch.summary import SearchTimes
 from ddcards.errors import DdcardsError, NotationError, SearchAborted
+from ddcards.result import spoken
 
 EXIT_OK, EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -126,7 +127,7 @@ def describe_value(res: ddcards.Result, session: Any) -> str:
     if detail is not None:
         return f"{signed(res.value)}  {verdict} ({detail(res)})"
     if res.value_kind == "points":
-        scores = ", ".join(f"{k} {v}" for k, v in res.scores.items())
+        scores = ", ".join(f"{spoken(k)} {v}" for k, v in res.scores.items())
         return f"{signed(res.value)}  {verdict} ({scores})"
     if not res.tricks:                       # not a trick game (Prší)
         return f"{signed(res.value)}  {verdict}"
@@ -185,9 +186,9 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
         own = getattr(session, "format_line", None)      # a game with non-card actions groups its own line
         line = own(res.pv) if own is not None else format_line(res.pv, session.trick_size, offset)
         print(f"Line        {line}", file=out)
-    achieved = [k for k, v in res.outcomes.items() if v]
+    achieved = [spoken(k) for k, v in res.outcomes.items() if v]
     if res.outcomes:
-        missed = ", ".join(f"no {k}" for k, v in res.outcomes.items() if not v)
+        missed = ", ".join(f"no {spoken(k)}" for k, v in res.outcomes.items() if not v)
         print(f"On the line {', '.join(achieved) if achieved else missed}", file=out)
     print("Settlement  " + ", ".join(f"seat {i} {v:+d}" for i, v in enumerate(res.settlement)), file=out)
     rate = res.nodes / res.elapsed / 1e6 if res.elapsed > 0 else 0.0

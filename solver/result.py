@@ -8,11 +8,18 @@ team): ``value_kind`` ``"points"`` for a margin in points, ``"outcome"`` for
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal
 
-__all__ = ["Mode", "ValueKind", "MoveValue", "Result", "AnalysisStep", "Analysis", "SearchProgress"]
+__all__ = ["Mode", "ValueKind", "MoveValue", "Result", "AnalysisStep", "Analysis", "SearchProgress", "spoken"]
+
+
+def spoken(key: str) -> str:
+    """A key of ``scores``, ``tricks`` or ``outcomes`` as words, for people to read: the keys
+    are identifiers ('seat0_out', 'pit_other'), the words 'seat 0 out', 'pit other'."""
+    return re.sub(r"\b(seat|team)(\d)", r"\1 \2", key).replace("_", " ")
 
 #: How a value is measured: a margin in points, +1/-1 for made/not made, or money (a settlement).
 ValueKind = Literal["points", "outcome", "money"]

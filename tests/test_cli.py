@@ -33,6 +33,17 @@ def test_example_readable():
     assert line.count("|") == 9                      # ten tricks
 
 
+def test_outcomes_on_the_line_read_as_words_and_their_keys_are_identifiers():
+    # Prší: seat 0 goes out on the optimal line (the example's value +1)
+    out = run("solve", "--example", "prsi", "--mode", "best")
+    assert out.returncode == 0, out.stderr
+    assert "On the line seat 0 out\n" in out.stdout
+    doc = json.loads(run("solve", "--example", "prsi", "--mode", "best", "--json").stdout)
+    assert doc["outcomes"] == {"seat0_out": True, "seat1_out": False}
+    assert doc["scores"] == {"seat0": 0, "seat1": 4}
+    assert ddcards.result.spoken("seat1_claims") == "seat 1 claims" and ddcards.result.spoken("pit_other") == "pit other"
+
+
 def test_json_document_from_file(tmp_path):
     path = tmp_path / "pos.json"
     path.write_text(json.dumps(dict(SEED, played=["QH"])))

@@ -22,7 +22,7 @@ def test_solve_the_endgame():
     assert [(m.move, m.value, m.distance, m.optimal) for m in res.moves] == [
         ("7D", 0, None, False), ("draw", 1, 11, True)]
     assert len(res.pv) == 11 and res.pv[0] == "draw" and res.settlement == [1, -1]
-    assert res.scores["seat 0"] == 0 and res.outcomes == {"seat 0 out": True, "seat 1 out": False}
+    assert res.scores["seat0"] == 0 and res.outcomes == {"seat0_out": True, "seat1_out": False}
     # the line is legal and ends with seat 0 out
     end = ddcards.Position.from_dict(dict(ENDGAME, played=ENDGAME["played"] + res.pv))
     assert end.is_over

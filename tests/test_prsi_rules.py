@@ -387,8 +387,8 @@ def test_4_8_return_and_play_on_the_last_answer_leaves_its_player_alone():
     last = pos(doc, *played, "9C")
     assert last.is_over
     res = ddcards.solve(last)
-    assert res.settlement == [1, 1, -2] and res.outcomes == {"seat 0 out": True, "seat 1 out": True,
-                                                             "seat 2 out": False}
+    assert res.settlement == [1, 1, -2] and res.outcomes == {"seat0_out": True, "seat1_out": True,
+                                                             "seat2_out": False}
 
 
 # ---------------------------------------------------------------- §4.9 values
@@ -402,7 +402,7 @@ def test_4_9_a_win_in_one_and_its_distance():
     assert set(moves) == {"JC", "draw"} and (moves["JC"].value, moves["JC"].distance) == (1, 1)
     assert not moves["draw"].optimal and moves["draw"].value < 1      # no second win in one
     assert res.horizon == 20 and res.value_kind == "outcome" and res.won
-    assert res.scores == {"seat 0": 0, "seat 1": 7} and res.settlement == [1, -1]
+    assert res.scores == {"seat0": 0, "seat1": 7} and res.settlement == [1, -1]
 
 
 def test_4_9_the_horizon_counts_plies():

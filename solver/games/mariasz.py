@@ -36,8 +36,8 @@ from ddcards.games import _mariasz
 from ddcards.games._document import (cards_field, check_fields, dealt_twice, hands_field, in_field, options_field,
                                      place_field, played_field)
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session, TrickCard
-from ddcards.result import ValueKind
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
+from ddcards.result import ValueKind, spoken
 
 E = TypeVar("E", bound=DdcardsError)
 
@@ -474,10 +474,10 @@ class MariaszSession(Session):
             out["stock"] = tuple(self._card[c] for c in st["stock"])
         if s.objective == "race":
             totals = (start + points for start, points in zip(s.start_scores, st["points"]))
-            out["race"] = ", ".join(f"{side} {total}" for side, total in zip(self.side_names, totals)) + \
+            out["race"] = ", ".join(f"{spoken(side)} {total}" for side, total in zip(self.side_names, totals)) + \
                 f" (first to {TARGET} wins)"
             if st["claimed"] is not None:
-                out["claimed"] = f"{self.side_names[st['claimed']]} reached {TARGET}"
+                out["claimed"] = f"{spoken(self.side_names[st['claimed']])} reached {TARGET}"
         return out
 
     def score(self) -> Score:
@@ -547,11 +547,11 @@ class MariaszSession(Session):
         married = ", ".join(f"seat {i} {sc[f'seat{i}_marriages']}" for i in range(self.setup.nseats)
                             if sc.get(f"seat{i}_marriages"))
         if self.setup.objective == "points":
-            text = ", ".join(f"{name} {sc[name]}" for name in names)
+            text = ", ".join(f"{spoken(name)} {sc[name]}" for name in names)
         else:
-            text = "totals " + ", ".join(f"{name} {sc[f'{name}_total']}" for name in names)
+            text = "totals " + ", ".join(f"{spoken(name)} {sc[f'{name}_total']}" for name in names)
             claimer = next((name for name in names if res.outcomes.get(f"{name}_claims")), None)
-            text += f"; {claimer} claims, stake {sc['stake']}" if claimer else "; no claim"
+            text += f"; {spoken(claimer)} claims, stake {sc['stake']}" if claimer else "; no claim"
         return text + (f"; marriages {married}" if married else "")
 
     def format_line(self, moves: Sequence[str]) -> str:

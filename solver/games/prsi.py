@@ -484,9 +484,10 @@ class PrsiSession(Session):
         for _ in line:
             self.board.undo()
         seats = self.setup.seats
-        scores = {f"seat {i}": bin(m).count("1") for i, m in enumerate(st["hands"])}
+        # Keys as the other games name sides: identifiers (seat0, seat0_out), not phrases.
+        scores = {f"seat{i}": bin(m).count("1") for i, m in enumerate(st["hands"])}
         places = st["places"]
-        outcomes = {f"seat {i} out": bool(places[i]) for i in range(seats)}
+        outcomes = {f"seat{i}_out": bool(places[i]) for i in range(seats)}
         settlement = [0] * seats
         if self.setup.play_on:
             if st["done"]:

@@ -19,6 +19,7 @@ import ddcards
 from ddcards.errors import DdcardsError
 from ddcards.games import find_game
 from ddcards.report.chart import step_kind, value_chart
+from ddcards.result import spoken
 from ddcards.report.display import as_cards, card_piece, extras, hand_suits, plain, signed, suit_piece
 
 # Seat -> grid area around the table, by the number of seats (clockwise from the bottom).
@@ -238,7 +239,7 @@ class Page:
         scores = final.get("scores") or {}
         if scores:
             out.append('<table class="scores"><caption>Final scores</caption><tbody>' + "".join(
-                f'<tr><th scope="row">{_e(k.replace("_", " "))}</th>'
+                f'<tr><th scope="row">{_e(spoken(k))}</th>'
                 f'<td class="num" data-score="{_e(k)}">{_e(v)}</td></tr>'
                 for k, v in scores.items()) + "</tbody></table>")
         tricks = final.get("tricks") or {}
