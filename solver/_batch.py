@@ -231,6 +231,8 @@ def _entry(lineno: int, index: int | None, value: Any) -> Entry:
         return Entry(lineno, index, document=value)
     document = dict(value)
     ident = document.pop("id")
+    if ident is None:                   # null reads as left out (RULES §0.6 rule 6)
+        return Entry(lineno, index, document=document)
     try:
         check_id(ident)
     except DdcardsError as exc:

@@ -72,7 +72,7 @@ def _document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[str, 
 def _klaverjas_deal(doc: dict[str, Any]) -> dict[str, Any]:
     """The deal of a Klaverjas document: its fields less ``trump``, ``playing_team`` and an empty
     ``played``, validated as far as the table does not set them itself."""
-    check_fields(doc, KLAVERJAS_FIELDS, "klaverjas")
+    doc = check_fields(doc, KLAVERJAS_FIELDS, "klaverjas")
     played = played_field(doc)           # a history of the wrong type or with a bad card says so
     if played:
         raise InvalidOptionError(f"dd_table solves whole deals, but {len(played)} card(s) are already played, "

@@ -621,9 +621,52 @@ def test_a_documents_id_is_a_label_not_part_of_the_position(ident):
     assert done.ok and done.result.value == 70
 
 
-@pytest.mark.parametrize("ident", [True, 1.5, None, ["a"], "x" * 257])
+@pytest.mark.parametrize("ident", [True, 1.5, ["a"], "x" * 257])
 def test_a_bad_id_is_refused_by_name(ident):
     with pytest.raises(ddcards.NotationError, match="id must be text of at most 256 characters") as err:
         ddcards.Position.from_dict(dict(ddcards.example("klaverjas"), id=ident))
     assert err.value.field == "id"
     assert err.value.rule == "docs/RULES.md §0.11 rule 4: an id is a text of at most 256 characters or a whole number"
+
+
+# Every optional field of every game, null (RULES §0.6 rule 6): the same position as left out.
+NULLABLE = {
+    "marias-hra": ("objective", "announcements", "flek", "players", "options", "leader", "contract"),
+    "marias-betl": ("trump", "objective", "flek", "options"),
+    "klaverjas": ("rules", "contract", "options", "leader", "played"),
+    "mariasz": ("objective", "start_scores", "first_deal", "options", "contract", "played"),
+    "mariasz-kiks": ("objective", "contract", "start_scores"),
+    "prsi": ("options", "played", "leader"),
+}
+
+
+@pytest.mark.parametrize("example", sorted(NULLABLE))
+def test_a_null_field_reads_as_left_out(example):
+    doc = ddcards.example(example)
+    plain = ddcards.Position.from_dict(doc)
+    asked = 0
+    for name in NULLABLE[example]:
+        if doc.get(name) not in (None, [], {}):
+            continue                            # set by the example: null would change the position
+        nulled = dict(doc, **{name: None})
+        assert ddcards.Position.from_dict(nulled) == plain, name
+        asked += 1
+    assert asked >= 1
+    labelled = dict(doc, id=None)
+    assert ddcards.Position.from_dict(labelled) == plain
+    (done,) = ddcards.solve_many([labelled], jobs=1, mode="best")
+    assert done.ok and done.result.value == ddcards.solve(plain, mode="best").value
+
+
+def test_a_null_field_of_another_game_is_still_refused():
+    with pytest.raises(ddcards.InvalidOptionError, match="field 'flek' does not apply to klaverjas") as err:
+        ddcards.Position.from_dict(dict(ddcards.example("klaverjas"), flek=None))
+    assert err.value.field == "flek"
+
+
+def test_a_null_required_field_is_missing():
+    doc = dict(ddcards.example("klaverjas"), trump=None)
+    with pytest.raises(ddcards.InvalidOptionError, match="Klaverjas needs a trump suit"):
+        ddcards.Position.from_dict(doc)
+    with pytest.raises(ddcards.InvalidOptionError, match="a position names its game"):
+        ddcards.Position.from_dict(dict(doc, game=None))

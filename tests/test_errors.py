@@ -122,7 +122,6 @@ CASES = [
     ("history: number", doc(played=[5]), InvalidCardError, "5"),
     ("history: past the end", doc(played=SEED["played"] + ["AS"]), IllegalPlayError, "AS"),
     ("history: not a list", doc(played={"a": 1}), NotationError, "played"),
-    ("history: null", doc(played=None), NotationError, "played"),
     ("history: a number", doc(played=7), NotationError, "played"),
     # --- wrong types
     ("hands a string", doc(hands=H0), InvalidDealError, "hands"),
@@ -133,7 +132,7 @@ CASES = [
     ("hand an object", doc(hands=[{"S": "AT"}, H1, H2]), NotationError, "hand 0"),
     ("hand list of numbers", doc(hands=[[1, 2], H1, H2]), InvalidCardError, "1"),
     ("talon a number", doc(talon=5), NotationError, "talon"),
-    ("talon null", doc(talon=None), NotationError, "talon"),
+    ("talon null: missing", doc(talon=None), InvalidDealError, "talon"),     # null reads as absent
     ("talon an object", doc(talon={"a": "9C"}), NotationError, "talon"),
 ]
 

@@ -34,20 +34,24 @@ STAKE_RANGE_RULE = f"{OPTION_RANGE_RULE} (a stake: 0 to 1,000,000)"
 _TYPE_WORDS = {"bool": "true or false", "int": "a whole number", "str": "text"}
 
 
-def check_fields(doc: Mapping[str, Any], fields: Sequence[str], game: str) -> None:
+def check_fields(doc: Mapping[str, Any], fields: Sequence[str], game: str) -> dict[str, Any]:
     """The gate of every game's document: plain data within the limits of ddcards._jsonio
     (nesting, number size, text length, valid Unicode), and every key one of the game's `fields`.
+    Returns the document with its null fields left out (RULES §0.6 rule 6: null reads as absent,
+    as JSON writers send an unset field), which the game then reads.
 
     Each game calls this first, so the readers after it never see a value whose message
     could not be built.
     """
     check_limits(doc)
     for key in doc:
-        if key == "id":
-            check_id(doc[key])          # RULES §0.11 rule 4: a label of the document, not of the position
-        elif key not in fields:
+        if key not in fields and key != "id":
+            # A misspelt or foreign field is an error even when null (rule 2: never ignored).
             raise InvalidOptionError(f"field {shown(key)} does not apply to {game} (fields: {', '.join(fields)}; "
                                      f"{FIELDS_RULE})", token=token_text(key), rule=FIELDS_RULE, field=str(key))
+        if key == "id" and doc[key] is not None:
+            check_id(doc[key])          # RULES §0.11 rule 4: a label of the document, not of the position
+    return {key: value for key, value in doc.items() if value is not None}
 
 
 @contextmanager

@@ -104,7 +104,7 @@ def _int_field(doc: Mapping[str, Any], name: str, choices: tuple[int, ...], rule
 
 def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
     """Validate a Klaverjas position document (everything but the history's legality)."""
-    check_fields(doc, FIELDS, "klaverjas")
+    doc = check_fields(doc, FIELDS, "klaverjas")
 
     contract = doc.get("contract", CONTRACT)
     if not isinstance(contract, str) or contract.strip().lower() != CONTRACT:

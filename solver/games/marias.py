@@ -109,7 +109,7 @@ class MariasSetup:
 
 def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     """Validate a Mariáš position document (everything but the history's legality)."""
-    check_fields(doc, FIELDS, "marias")
+    doc = check_fields(doc, FIELDS, "marias")
 
     contract = doc.get("contract", "hra")
     if not isinstance(contract, str) or contract.lower() not in INFO.contracts:

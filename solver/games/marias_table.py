@@ -89,7 +89,7 @@ class TableDeal:
 
 def parse_table_deal(doc: Mapping[str, Any]) -> TableDeal:
     """Validate a Mariáš table document (docs/RULES.md §1.13 rule 1)."""
-    check_fields(doc, FIELDS, "marias")
+    doc = check_fields(doc, FIELDS, "marias")
     played = played_field(doc)
     if played:
         raise InvalidOptionError(f"the contract table is of a whole deal, but {len(played)} card(s) are already "

@@ -212,7 +212,7 @@ def _played(doc: Mapping[str, Any]) -> tuple[str, ...]:
 
 def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
     """Validate a Mariasz position document (everything but the history's legality)."""
-    check_fields(doc, FIELDS, "mariasz")
+    doc = check_fields(doc, FIELDS, "mariasz")
     contract = doc.get("contract", CONTRACT)
     if not isinstance(contract, str) or contract.strip().lower() != CONTRACT:
         rule = _clause("2", "the contract, if given, is 'play'")

@@ -157,7 +157,7 @@ def _options(doc: Mapping[str, Any], seats: int) -> tuple[int | None, int | None
 
 def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
     """Validate a Prší position document (everything but the history's legality)."""
-    check_fields(doc, FIELDS, "prsi")
+    doc = check_fields(doc, FIELDS, "prsi")
     raw = doc.get("hands")
     if not isinstance(raw, (list, tuple)) or not 2 <= len(raw) <= 6:
         count = len(raw) if isinstance(raw, (list, tuple)) else raw
