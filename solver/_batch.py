@@ -24,6 +24,7 @@ each, bad ones included; :func:`records` is the whole loop, lines in, dicts out.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -210,8 +211,13 @@ def _line_entries(lineno: int, raw: bytes | None) -> Iterator[Entry]:
                                 f"{bom_note(exc)}", token=token_text(near), rule=BATCH_RULE) from None
         rest = text[end:].strip(_JSON_SPACE)
         if rest:
+            column = len(text) - len(text[end:].lstrip(_JSON_SPACE)) + 1
+            if ord(rest[0]) < 0x20 or rest[0] == "\x7f":
+                raise NotationError(f"a control character {shown(rest[0])} follows the JSON value (column {column}); "
+                                    "a line holds one JSON value and nothing after it but spaces",
+                                    token=token_text(rest[:20]), rule=BATCH_RULE)
             raise NotationError(f"more than one JSON value on the line: {shown(rest[:20])} follows the first "
-                                f"(column {end + 1})", token=token_text(rest[:20]),
+                                f"(column {column})", token=token_text(rest[:20]),
                                 rule=BATCH_RULE)
     except DdcardsError as exc:
         yield Entry(lineno, error=exc)
@@ -310,23 +316,38 @@ def _text_entries(first_line: int, data: bytes) -> Iterator[Entry]:
     cursor = _Cursor(text, first_line)
     cursor.skip()
     while not cursor.at_end():
+        start = cursor.line()
+        cursor.item_line = None
         try:
             if text[cursor.pos] == "[":
                 yield from _array_entries(cursor)
             else:
-                line = cursor.line()
                 value, cursor.pos = decode_value(text, cursor.pos)
-                yield _entry(line, None, value)
+                yield _entry(start, None, value)
         except json.JSONDecodeError as exc:
             near = exc.doc[max(0, exc.pos - 10):exc.pos + 10]
-            yield Entry(first_line + exc.lineno - 1, error=NotationError(
+            # The record is the document's, on the line it starts on; the message says where it breaks.
+            yield Entry(cursor.item_line or start, error=NotationError(
                 f"not valid JSON: {_reason(exc)} at line {first_line + exc.lineno - 1} column {exc.colno} "
                 f"(near {shown(near)}){bom_note(exc)}", token=token_text(near), rule=JSON_RULE))
-            return                       # no telling where the next document starts
+            if not _resume(cursor, exc.pos):
+                return
+            continue
         except DdcardsError as exc:
             yield Entry(cursor.line(), error=exc)
             return
         cursor.skip()
+
+
+def _resume(cursor: _Cursor, broken_at: int) -> bool:
+    """Move past a document that is not valid JSON to the next one, if any: the next line that
+    starts with '{' or '[' in its first column, as each of a run of pretty-printed documents
+    does (their inner lines are indented).  False if no document follows."""
+    found = re.search(r"\n[{\[]", cursor.text[broken_at:])
+    if found is None:
+        return False
+    cursor.pos = broken_at + found.start() + 1
+    return True
 
 
 def _array_entries(cursor: _Cursor) -> Iterator[Entry]:
@@ -342,7 +363,7 @@ def _array_entries(cursor: _Cursor) -> Iterator[Entry]:
     index = 0
     while True:
         cursor.skip(comments=False)
-        line = cursor.line()
+        line = cursor.item_line = cursor.line()
         value, cursor.pos = decode_value(text, cursor.pos)
         yield _entry(line, index, value)
         cursor.skip(comments=False)
@@ -369,6 +390,7 @@ class _Cursor:
     def __init__(self, text: str, first_line: int):
         self.text, self.pos = text, 0
         self._line, self._counted = first_line, 0
+        self.item_line: int | None = None           # the line of the array element being read
 
     def line(self) -> int:
         self._line += self.text.count("\n", self._counted, self.pos)

@@ -506,8 +506,7 @@ class Solver:
             nodes += n
             after_outcome = outcome(after)
             cost = report(value) - report(after) if session.is_max(seat) else report(after) - report(value)
-            # A trick game's trick is done when the table is cleared; its winner leads next.
-            done = session.trick_size is not None and not session.describe().get("trick")
+            done = session.trick_done()         # its winner leads next
             steps.append(AnalysisStep(
                 ply=ply, seat=seat, move=session.history[-1], value_before=report(value),
                 value_after=report(after), best_moves=best, cost=cost, mistake=cost > 0,

@@ -221,11 +221,11 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
 # ----------------------------------------------------------------- commands
 
 def for_each_document(args: argparse.Namespace, work: Callable[[Any], Any],
-                      show: Callable[[Any, Entry, Input], None]) -> int:
+                      show: Callable[[Any, Entry, Input], None], failed: list[int] | None = None) -> int:
     """Run `work` on every document of the input as it is read, and `show` each answer.
 
     A bad document is reported (an error record with --json, else a line on stderr) and
-    the rest go on; the exit status is the worst seen.
+    the rest go on; the exit status is the worst seen.  `failed`: its one item counts them.
     """
     source = open_input(args)
     status, seen = EXIT_OK, 0
@@ -236,6 +236,8 @@ def for_each_document(args: argparse.Namespace, work: Callable[[Any], Any],
                 show(outcome.answer, outcome.entry, source)
             else:
                 status = max(status, report_error(outcome, source, args.json))
+                if failed is not None:
+                    failed[0] += 1
             sys.stdout.flush()
     finally:
         source.close()
@@ -333,16 +335,23 @@ def cmd_solve(args: argparse.Namespace) -> int:
             bar = ProgressBar(visible, total=total)
         bar.update()
 
+    failed = [0]
     try:
-        status = for_each_document(args, work, show)
+        status = for_each_document(args, work, show, failed)
     finally:
         searches.close()
         if bar is not None:
             bar.close()
-    if times.count > 1:
-        median, exact = times.median()
-        print(f"ddcards: solved {times.count} positions in {times.total:.3f} s of search; per position median "
-              f"{'' if exact else '~'}{median * 1000:.2f} ms, max {times.max * 1000:.2f} ms", file=sys.stderr)
+    if times.count + failed[0] > 1:
+        # A batch: how many were answered, how many failed (each has its error above), how long.
+        line = f"ddcards: solved {times.count:,} positions"
+        if failed[0]:
+            line += f", {failed[0]:,} failed ({'see their error records' if args.json else 'see the errors above'})"
+        if times.count:
+            median, exact = times.median()
+            line += (f" in {times.total:.3f} s of search; per position median {'' if exact else '~'}"
+                     f"{median * 1000:.2f} ms, max {times.max * 1000:.2f} ms")
+        print(line, file=sys.stderr)
     return status
 
 

@@ -347,6 +347,29 @@ def test_jq_style_documents_one_after_another(tmp_path, capsys):
     assert docs[1]["line"] == json.dumps(SEED, indent=2).count("\n") + 2
 
 
+def test_a_broken_document_among_pretty_ones_costs_only_itself(tmp_path, capsys):
+    """The documents after one that is not valid JSON are still read (they were dropped
+    without a word); its error record is on the line it starts on."""
+    broken = '{"game": "marias",\n"x": }'
+    path = tmp_path / "pretty.json"
+    path.write_text(json.dumps(SEED, indent=2) + "\n" + broken + "\n" + json.dumps(BETL, indent=2) + "\n")
+    assert cli.main(["solve", str(path), "--json", "--mode", "best"]) == cli.EXIT_BAD_INPUT
+    captured = capsys.readouterr()
+    docs = [json.loads(line) for line in captured.out.splitlines()]
+    first = json.dumps(SEED, indent=2).count("\n") + 2
+    assert [d["line"] for d in docs] == [1, first, first + 2]
+    assert docs[0]["value"] == 70 and docs[2]["value"] == 1
+    assert docs[1]["error"].startswith(f"not valid JSON: Expecting value at line {first + 1} column 6")
+    assert "ddcards: solved 2 positions, 1 failed (see their error records)" in captured.err
+
+
+def test_a_control_character_after_a_line_s_value_is_named_so(capsys):
+    status, out, _ = main_on(lines_of(SEED)[:-1] + b"\x00\n", "solve", "--json", "--mode", "best", capsys=capsys)
+    (doc,) = [json.loads(line) for line in out.splitlines()]
+    assert status == cli.EXIT_BAD_INPUT
+    assert doc["error"].startswith("a control character '\\x00' follows the JSON value (column ")
+
+
 def test_a_broken_first_line_of_json_lines_costs_only_itself(capsys):
     data = b'{"game": "marias", "hands": [\n' + lines_of(SEED, BETL)
     status, out, _ = main_on(data, "solve", "--json", "--mode", "best", capsys=capsys)

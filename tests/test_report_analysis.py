@@ -20,10 +20,12 @@ try:
     from tests import _report_deals as deals
     from tests.reference import klaverjas as ref_klaverjas
     from tests.reference import marias as ref_marias
+    from tests.reference import mariasz as ref_mariasz
 except ImportError:  # pytest put tests/ itself on sys.path
     import _report_deals as deals
     from reference import klaverjas as ref_klaverjas
     from reference import marias as ref_marias
+    from reference import mariasz as ref_mariasz
 
 ALL_DEALS = [pytest.param(d, id=f"marias-{i}") for i, d in enumerate(deals.marias_deals())] + \
             [pytest.param(d, id=f"klaverjas-{i}") for i, d in enumerate(deals.klaverjas_deals())]
@@ -79,6 +81,30 @@ def test_trick_winners_and_scores_match_the_reference(doc):
         else:
             assert (step.score["playing"], step.score["other"]) == state.points
             assert (step.score["playing_roem"], step.score["other_roem"]) == state.roem
+
+
+def _mariasz_deals():
+    import random
+    rng = random.Random(20261203)
+    three = ref_mariasz.random_history(rng, ref_mariasz.random_deal(rng, variant="three", szlifowany=True), 9)
+    return [pytest.param(ddcards.example("mariasz-recorded"), id="mariasz-recorded"),
+            pytest.param(ddcards.example("mariasz-kiks"), id="mariasz-kiks"),
+            pytest.param(three, id="mariasz-three")]
+
+
+@pytest.mark.parametrize("doc", _mariasz_deals())
+def test_mariasz_trick_winners_match_the_reference(doc):
+    """Mariasz's analysis names who won each trick (it named no one: the exchange leaves the
+    table empty too, so its tricks were not told apart); the exchange ends none."""
+    an = ddcards.analyse(doc)
+    state = ref_mariasz.from_doc(dict(doc, played=[]))
+    assert len(an.steps) == len(doc["played"]) > 0
+    for step, action in zip(an.steps, doc["played"]):
+        state = state.play(action)
+        done = action != ref_mariasz.EXCHANGE and not state.trick
+        assert step.trick_winner == (state.leader if done else None), step
+    assert sum(s.trick_winner is not None for s in an.steps) >= 2
+    assert an.to_dict()["deal"]["trick_size"] == len(doc["hands"])
 
 
 @pytest.mark.parametrize("doc", ALL_DEALS)

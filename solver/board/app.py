@@ -57,8 +57,7 @@ def position_view(pos: ddcards.Position) -> dict[str, Any]:
     for move in pos.played:                 # who played each action, from the game itself
         seat = replay.to_move
         replay.play(move)
-        # a trick game's trick ends when the table is cleared
-        trick_end = replay.trick_size is not None and not replay.describe().get("trick")
+        trick_end = replay.trick_done()
         history.append({"move": replay.history[-1], "seat": seat, "trick_end": trick_end})
     trick = list(view.get("trick") or ())
     on_table = history[len(history) - len(trick):] if trick else []

@@ -167,6 +167,11 @@ class Session(ABC):
         """What is left, for display: {"title": ..., "hands": [...], "trick": [...], ...}."""
         return {}
 
+    def trick_done(self) -> bool:
+        """Did the last action end a trick (its winner leads next)?  A trick game's trick ends
+        when the table is cleared; False in a game without tricks and before any action."""
+        return self.trick_size is not None and bool(self.history) and not self.describe().get("trick")
+
     def seat_role(self, seat: int) -> str:
         """A seat's part for people: "declarer", "playing team"..."""
         return ""

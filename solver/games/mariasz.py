@@ -392,8 +392,6 @@ def _salt(setup: MariaszSetup) -> tuple[int, int]:
 class MariaszSession(Session):
     """A Mariasz deal replayed to a position."""
 
-    trick_size = None
-
     def __init__(self, setup: MariaszSetup):
         self.setup = setup
         trump = setup.trump
@@ -413,6 +411,7 @@ class MariaszSession(Session):
             setup.options["must_beat"], setup.options["marriage_on_second"], setup.leader, salt0, salt1)
         self.board.refresh_guess()
         self.history: list[str] = []
+        self.trick_size = setup.nseats
         self.value_owner = "team 0" if setup.variant == "kiks" else f"seat {setup.maxside}"
         # What a race's values mean (RULES §3.8); points are a margin, shown without a legend.
         others = "another player" if setup.variant == "three" else "the other side"
@@ -489,6 +488,10 @@ class MariaszSession(Session):
             marriages[self.setup.side_of(seat)] += points
         return Score(points=dict(zip(sides, st["points"])), tricks=dict(zip(sides, st["tricks"])),
                      parts={"marriages": dict(zip(sides, marriages))})
+
+    def trick_done(self) -> bool:
+        # The exchange leaves the table empty without ending a trick.
+        return bool(self.history) and self.history[-1] != EXCHANGE and not self.board.state["trick"]
 
     def describe(self) -> dict[str, Any]:
         s = self.setup
