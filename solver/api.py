@@ -42,12 +42,28 @@ PositionLike: TypeAlias = Position | Mapping[str, Any] | str
 _MODE_CODE = {Mode.BEST: MODE_BEST, Mode.OPTIMAL: MODE_OPTIMAL, Mode.ALL: MODE_ALL}
 
 
+MODE_RULE = "docs/RULES.md §0.8 rule 5: the mode is best, optimal or all"
+ANALYSIS_MODE_RULE = ("docs/RULES.md §0.10: an analysis is in mode optimal (each step's optimal moves) or all "
+                      "(every legal move's value too)")
+
+
 def _mode(mode: Mode | str) -> Mode:
     try:
         return Mode(mode)
     except ValueError:
         raise InvalidOptionError(f"unknown mode {mode!r} (modes: best, optimal, all)", token=str(mode),
-                                 rule="solve modes") from None
+                                 rule=MODE_RULE, field="mode") from None
+
+
+def _analysis_mode(mode: Mode | str) -> Mode:
+    """An analysis's mode: optimal or all.  Mode best names one optimal move where a step needs
+    all of them (its best_moves, and whether the move played was one)."""
+    found = _mode(mode)
+    if found is Mode.BEST:
+        raise InvalidOptionError("an analysis takes mode optimal or all, not best: each step lists every optimal "
+                                 "move (best_moves) and whether the move played was one of them",
+                                 token=str(mode), rule=ANALYSIS_MODE_RULE, field="mode")
+    return found
 
 
 TIMEOUT_RULE = "solve: timeout is None (no limit) or a number of seconds, at least 0"
@@ -446,7 +462,7 @@ class Solver:
         timeout = _check_limits(timeout, cancel)
         threads = _threads(threads)
         pos = _position(position)
-        mode = _mode(mode)
+        mode = _analysis_mode(mode)
         start = time.perf_counter()
         deadline = None if timeout is None else start + timeout
         first = pos.start()

@@ -209,6 +209,8 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
         mark = "  <- mistake" if s.mistake else ""
         print(f"{s.ply:>4} {s.seat:>4}  {s.move:<5}{signed(s.value_before):>7}{signed(s.value_after):>7}"
               f"{s.cost:>6}  {' '.join(s.best_moves)}{mark}", file=out)
+        if s.moves:                        # mode all: every legal move's value at that point
+            print(f"{'':>11}moves  " + "  ".join(move_value(m) for m in s.moves), file=out)
     if an.mistakes:
         print(f"Mistakes    {len(an.mistakes)}: " + ", ".join(
             f"ply {s.ply} {s.move} (seat {s.seat}, cost {s.cost})" for s in an.mistakes), file=out)
@@ -548,18 +550,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     table_sizes = ddcards.api.table_sizes_text()
 
-    def common(p: argparse.ArgumentParser, example: str = "marias-hra") -> None:
+    def common(p: argparse.ArgumentParser, example: str = "marias-hra", answers: str = "result documents") -> None:
         p.add_argument("file", nargs="?", help="position document (JSON), JSON Lines, or - for stdin")
         p.add_argument("--example", nargs="?", const=example, metavar="NAME",
                        help=f"use a bundled example (default {example}; see `ddcards examples`)")
-        p.add_argument("--json", action="store_true", help="print result documents (one JSON per line)")
+        p.add_argument("--json", action="store_true", help=f"print {answers} (one JSON per line)")
         p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                        help="stop a search after this long (exit status 1)")
         p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
                        help=f"transposition table size in MiB (default: per game, {table_sizes})")
+        batch = " (and a bar over a batch of several documents)" if p.prog.endswith(" solve") else ""
         p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                       help="show progress on stderr: a ticker for a search that runs a second or more (and "
-                            "with solve a bar over a batch); default: when stderr is a terminal")
+                       help=f"show progress on stderr: a ticker for a search that runs a second or more{batch}; "
+                            "default: when stderr is a terminal")
 
     p = sub.add_parser("solve", help="solve positions")
     common(p)
@@ -595,7 +598,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_batch)
 
     p = sub.add_parser("analyse", aliases=["analyze"], help="analyse the recorded play of a deal")
-    common(p)
+    common(p, example="marias-seed", answers="analysis documents")
     p.add_argument("--mode", choices=["optimal", "all"], default="optimal",
                    help="optimal: the best cards at each step (default); all: every legal card's value too")
     p.add_argument("--threads", type=int, default=1, metavar="N",
@@ -604,7 +607,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("table", help="a deal's DD table: Klaverjas, every trump suit and playing team; Mariáš, "
                                      "every discard and contract with its value and money")
-    common(p, example="klaverjas")
+    common(p, example="klaverjas", answers="table documents")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="searches run at once (default: the CPUs available, at most 8)")
     p.add_argument("--all", action="store_true",
@@ -612,7 +615,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_table)
 
     p = sub.add_parser("games", help="list games, contracts, objectives and options")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print them as one JSON document")
     p.set_defaults(func=cmd_games)
 
     p = sub.add_parser("examples", help="list bundled examples, or print one",
@@ -620,7 +623,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "solves at once; mariasz and mariasz-phase2 are late in fresh 36-card deals, "
                                    "so analysing them (analyse, report: every search from the deal's start) takes "
                                    "many minutes; mariasz-recorded is the Mariasz deal to analyse.")
-    p.add_argument("name", nargs="?")
+    p.add_argument("name", nargs="?", help="the example to print (a position document); none: list them")
     p.set_defaults(func=cmd_examples)
 
     sub.add_parser("serve", help="run the gRPC service (see `ddcards serve --help`)", add_help=False)
@@ -629,6 +632,15 @@ def build_parser() -> argparse.ArgumentParser:
     from ddcards.report.cli import add_arguments as report_arguments
     report_arguments(sub.add_parser("report", help="write an HTML report of a recorded deal"))
     board_arguments(sub.add_parser("board", help="run the local analysis board (a web page)"))
+    return parser
+
+
+def command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    """The parser of `command` (its usage is the one to show with an error in its arguments)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            found: argparse.ArgumentParser = action.choices[command]
+            return found
     return parser
 
 
@@ -644,23 +656,27 @@ def main(argv: list[str] | None = None) -> int:
             reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(argv)
+    usage_error = command_parser(parser, args.command).error    # the command's usage with the message
     try:   # a table of this machine's memory at most (a remote Dask cluster's workers: their own)
         ddcards.api.check_tt_mb(getattr(args, "tt_mb", None), "--tt-mb",
                                 here=getattr(args, "dask", None) in (None, "local"))
     except DdcardsError as exc:
-        parser.error(str(exc))
+        usage_error(str(exc))
     if getattr(args, "jobs", None) is not None and args.jobs < 1:
-        parser.error(f"--jobs must be at least 1 (got {args.jobs})")
+        usage_error(f"--jobs must be at least 1 (got {args.jobs})")
+    threads = getattr(args, "threads", None)
+    if threads is not None and not 1 <= threads <= ddcards.api.MAX_THREADS:
+        usage_error(f"--threads must be a whole number from 1 to {ddcards.api.MAX_THREADS} (got {threads})")
     if args.command == "batch" and args.dask in (None, "local"):   # each job's table is in this machine
         from ddcards.ddtable import available_threads
         try:
             ddcards.api.check_tables_fit(args.jobs or available_threads(), args.tt_mb, "--jobs", "--tt-mb",
                                          what="one per job", fewer="fewer jobs")
         except DdcardsError as exc:
-            parser.error(str(exc))
+            usage_error(str(exc))
     timeout = getattr(args, "timeout", None)
     if timeout is not None and not timeout >= 0:          # also NaN
-        parser.error(f"--timeout must be a number of seconds, at least 0 (got {timeout})")
+        usage_error(f"--timeout must be a number of seconds, at least 0 (got {timeout})")
     try:
         status: int = args.func(args)
         return status

@@ -168,6 +168,23 @@ def test_the_job_file_guards_the_output(answered, tmp_path, capsys):
     assert "is the input" in capsys.readouterr().err
 
 
+def test_a_run_that_answers_nothing_leaves_no_output_to_block_the_next(tmp_path, capsys):
+    """An empty input left an empty OUT and its job file, and the next run with another input
+    was refused: 'holds answers to another job', though it held none."""
+    empty, out = tmp_path / "empty.jsonl", tmp_path / "out.jsonl"
+    empty.write_text("# nothing yet\n")
+    assert batch(str(empty), "-o", str(out)) == cli.EXIT_BAD_INPUT
+    assert "holds no position document" in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / ("out.jsonl" + JOB_SUFFIX)).exists()
+    # an empty OUT beside another job's file holds no answers either: it is written anew
+    out.write_text("")
+    (tmp_path / ("out.jsonl" + JOB_SUFFIX)).write_text('{"format": 1, "input": {"bytes": 0}}\n')
+    one = tmp_path / "one.jsonl"
+    one.write_text(json.dumps(endgame(27)) + "\n")
+    assert batch(str(one), "-o", str(out), "--jobs", "1") == cli.EXIT_OK
+    assert len(read_records(out)) == 1
+
+
 def test_a_hand_edited_journal_is_refused_not_overwritten(answered, tmp_path, capsys):
     source, _, records, _ = answered
     out = tmp_path / "out.jsonl"
@@ -225,7 +242,7 @@ def test_exit_status_says_what_failed(tmp_path, capsys):
     each = ddcards.api.table_memory_mb(limit // 2)
     assert info.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
-        f"ddcards: error: --jobs 3 x --tt-mb {limit // 2}: the tables take {3 * each:,} MiB (one per job; each "
+        f"ddcards batch: error: --jobs 3 x --tt-mb {limit // 2}: the tables take {3 * each:,} MiB (one per job; each "
         f"{each:,} MiB with its side area), more than this machine's memory, {limit:,} MiB: give fewer jobs or a "
         "smaller table")
     assert not (tmp_path / "m.jsonl").exists()

@@ -168,7 +168,8 @@ def test_klaverjas_table_matches_single_solves():
     out = run("table", "--example", "--threads", "1")          # the table's default example
     assert out.returncode == 0 and "Klaverjas DD table" in out.stdout, out.stderr
     out = run("table", "--example", "klaverjas", "--threads", "0")
-    assert out.returncode == 2 and "threads is a whole number from 1 to 64 (got 0)" in out.stderr
+    assert out.returncode == 2 and "ddcards table: error: --threads must be a whole number from 1 to 64 (got 0)" \
+        in out.stderr and out.stderr.startswith("usage: ddcards table ")     # the command's usage
 
 
 def test_klaverjas_readable_solve():
@@ -466,7 +467,7 @@ def test_a_table_size_out_of_range_is_a_usage_error(command, size, why, capsys):
     assert exc.value.code == cli.EXIT_BAD_INPUT
     err = capsys.readouterr().err
     limit = ddcards.api.tt_mb_limit()
-    assert f"ddcards: error: --tt-mb {size} {why}: a table takes 1 to {limit:,} MiB (" in err, err
+    assert f"ddcards {command}: error: --tt-mb {size} {why}: a table takes 1 to {limit:,} MiB (" in err, err
     assert "leave it out for a table sized per game" in err and "internal error" not in err
 
 

@@ -197,3 +197,27 @@ def test_cli_analyse_mode_all():
     assert doc["mode"] == "all" and len(doc["steps"][0]["moves"]) == 10
     assert doc["steps"][24]["moves"] == [{"move": "AH", "value": 50, "optimal": False, "distance": None},
                                          {"move": "9H", "value": 70, "optimal": True, "distance": None}]
+
+
+def test_cli_analyse_mode_all_shows_every_move_s_value_in_text_too():
+    out = subprocess.run([sys.executable, "-m", "ddcards", "analyse", "--example", "--mode", "all"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    row = lines.index(next(line for line in lines if line.startswith("   0    0  QH")))
+    assert lines[row + 1].split() == ["moves", "AS", "+70", "TS", "+70", "AH", "+70", "KH", "+50", "QH", "+50",
+                                      "9H", "+50", "AD", "+70", "TD", "+70", "8C", "+50", "7C", "+50"]
+    plain = subprocess.run([sys.executable, "-m", "ddcards", "analyse", "--example"],
+                           capture_output=True, text=True, timeout=120)
+    assert "moves " not in plain.stdout and plain.stdout.splitlines()[2].startswith("   0    0  QH")
+
+
+def test_an_analysis_in_mode_best_is_refused():
+    """Mode best names one optimal move where each step lists all of them (best_moves): it gave
+    best_moves ['7D'] for a 7S that cost nothing."""
+    with pytest.raises(ddcards.InvalidOptionError, match="an analysis takes mode optimal or all, not best") as err:
+        ddcards.analyse(deals.seed_deal(), mode="best")
+    assert err.value.field == "mode" and err.value.rule.startswith("docs/RULES.md §0.10")
+    with pytest.raises(ddcards.InvalidOptionError, match="unknown mode 'fast'") as err:
+        ddcards.analyse(deals.seed_deal(), mode="fast")
+    assert err.value.rule == "docs/RULES.md §0.8 rule 5: the mode is best, optimal or all"

@@ -229,9 +229,10 @@ def test_cli_solve_threads(tmp_path, capsys):
         docs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
         outs.append([(d["value"], sorted((m["move"], m["value"]) for m in d["moves"])) for d in docs])
     assert outs[0] == outs[1] and len(outs[0]) == 4
-    assert cli.main(["solve", str(path), "--threads", "0"]) == cli.EXIT_BAD_INPUT
-    err = capsys.readouterr().err
-    assert "threads" in err and "1 to 64" in err
+    with pytest.raises(SystemExit) as info:            # a usage error, before any search
+        cli.main(["solve", str(path), "--threads", "0"])
+    assert info.value.code == cli.EXIT_BAD_INPUT
+    assert "ddcards solve: error: --threads must be a whole number from 1 to 64 (got 0)" in capsys.readouterr().err
 
 
 def _analysis_answer(analysis: ddcards.Analysis) -> tuple:
@@ -275,8 +276,10 @@ def test_cli_analyse_and_report_threads(tmp_path, capsys):
     page = tmp_path / "r.html"
     assert cli.main(["report", "--example", "marias-seed", "-o", str(page), "--threads", "2"]) == 0
     assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    assert cli.main(["analyse", "--example", "marias-seed", "--threads", "65"]) == cli.EXIT_BAD_INPUT
-    assert "threads is a whole number from 1 to 64 (got 65)" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        cli.main(["analyse", "--example", "marias-seed", "--threads", "65"])
+    assert info.value.code == cli.EXIT_BAD_INPUT
+    assert "ddcards analyse: error: --threads must be a whole number from 1 to 64 (got 65)" in capsys.readouterr().err
 
 
 def _stock_left(doc: dict) -> int:

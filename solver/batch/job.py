@@ -34,7 +34,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -272,6 +272,9 @@ def run(args: argparse.Namespace) -> int:
         source = _open_input(args.input, stack)
         tally = _Tally()
         journal = Journal(args.output, _job(source, args), restart=args.restart, on_record=tally.add)
+        # A run that writes no record leaves no OUT it made (nor its job file) behind: an empty
+        # input, or a cluster that cannot be reached.  (Callbacks run last first: closed, then removed.)
+        stack.callback(lambda: journal.created and not journal.size and _remove(journal.path, journal.job_path))
         stack.callback(journal.close)
         tally.earlier = tally.records
         show = wanted(args.progress)
@@ -307,6 +310,12 @@ def run(args: argparse.Namespace) -> int:
     _summary(args, source, tally, lost, wall, where)
     status = max((k for k, n in tally.failures.items() if n), default=EXIT_OK)
     return max(status, EXIT_INTERNAL if lost else EXIT_OK)
+
+
+def _remove(*paths: str) -> None:
+    for path in paths:
+        with suppress(OSError):
+            os.unlink(path)
 
 
 class _CtrlCHold:

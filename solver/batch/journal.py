@@ -136,7 +136,10 @@ class Journal:
         self.resumed = False
         if os.path.isdir(path):
             raise InvalidOptionError(f"the output {path} is a folder: give a file", token=path, rule=WRITE_RULE)
-        existed = os.path.exists(path)
+        # An empty OUT holds no answers (a run that failed before any, or a file made for it):
+        # it is written as a new one, whatever job file lies beside it.
+        existed = os.path.exists(path) and os.path.getsize(path) > 0
+        self.created = not existed
         if existed and not restart:
             self._check_job(job)        # before anything is changed: a foreign file stays as it is
         elif not existed:
