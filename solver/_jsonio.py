@@ -45,6 +45,7 @@ MAX_ID_CHARS = 256        # characters of a document's id (RULES §0.11 rule 4)
 JSON_RULE = "docs/RULES.md §0.11 rule 1: a document is one JSON value (RFC 8259) in UTF-8"
 POSITION_RULE = "docs/RULES.md §0.6: a position is a JSON object of its game's fields"
 ID_RULE = "docs/RULES.md §0.11 rule 4: an id is a text of at most 256 characters or a whole number"
+LIMITS_CLAUSE = "docs/RULES.md §0.11 rule 2"      # cited in a message, which says the limit itself
 LIMITS_RULE = ("docs/RULES.md §0.11 rule 2: at most 16 levels of nesting,"
                " 30 digits a number, 1,000 characters a text, 2,000 items a list")
 
@@ -208,16 +209,17 @@ def check_limits(document: Any, what: str = "a position document") -> None:
         elif isinstance(value, LongNumber) or (isinstance(value, int) and not isinstance(value, bool)
                                                and abs(value) >= 10 ** MAX_DIGITS):
             raise NotationError(f"{where}{shown(value)} is far out of the range of any field "
-                                f"(numbers have at most {MAX_DIGITS} digits)", token=token_text(value),
+                                f"(numbers have at most {MAX_DIGITS} digits; {LIMITS_CLAUSE})", token=token_text(value),
                                 rule=LIMITS_RULE)
         elif isinstance(value, (Mapping, list, tuple)):
             if depth >= MAX_DEPTH:
                 raise NotationError(f"{where}nested more than {MAX_DEPTH} levels deep; {what} nests a few "
-                                    "levels", token=token_text(path or "document"),
+                                    f"levels ({LIMITS_CLAUSE})", token=token_text(path or "document"),
                                     rule=LIMITS_RULE)
             if len(value) > MAX_ITEMS:
                 raise NotationError(f"{where}{len(value):,} items; an array or object of {what} holds at most "
-                                    f"{MAX_ITEMS}", token=token_text(path or "document"), rule=LIMITS_RULE)
+                                    f"{MAX_ITEMS:,} ({LIMITS_CLAUSE})", token=token_text(path or "document"),
+                                    rule=LIMITS_RULE)
             if isinstance(value, Mapping):
                 for key, item in value.items():
                     if not isinstance(key, str):
@@ -232,8 +234,8 @@ def check_limits(document: Any, what: str = "a position document") -> None:
 
 def _check_text(text: str, where: str, what: str) -> None:
     if len(text) > MAX_TEXT:
-        raise NotationError(f"{where}text of {len(text):,} characters; a text of {what} holds at most {MAX_TEXT}",
-                            token=token_text(text), rule=LIMITS_RULE)
+        raise NotationError(f"{where}text of {len(text):,} characters; a text of {what} holds at most "
+                            f"{MAX_TEXT:,} ({LIMITS_CLAUSE})", token=token_text(text), rule=LIMITS_RULE)
     if not text.isascii():
         _check_unicode(text, where)
 
@@ -254,6 +256,23 @@ def token_text(value: Any, limit: int = 40) -> str:
         text = value if len(value) <= limit else value[:limit] + "…"
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
     return shown(value, limit)
+
+
+def json_kind(value: Any) -> str:
+    """What JSON calls the kind of `value`, for a message about a document ("null", "a list")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, LongNumber)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
 
 
 def shown(value: Any, limit: int = 40) -> str:

@@ -515,7 +515,9 @@ def cmd_games(args: argparse.Namespace) -> int:
         for o in g.options:
             choices = f" [{'|'.join(o.choices)}]" if o.choices else ""
             kind = f"{o.type} {o.minimum}..{o.maximum}" if o.type == "int" else o.type
-            print(f"  option {o.name} ({kind}, default {o.default!r}){choices}: {o.description}")
+            # as a document writes the value (true, null, "defenders")
+            print(f"  option {o.name} ({kind}, default {json.dumps(o.default, ensure_ascii=False)}){choices}: "
+                  f"{o.description}")
         if g.value_doc:
             print(f"  value: {g.value_doc}")
     return EXIT_OK

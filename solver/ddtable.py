@@ -37,9 +37,9 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from collections.abc import Mapping
 from typing import Any
 
-from ddcards._jsonio import POSITION_RULE, loads, shown, token_text
+from ddcards._jsonio import POSITION_RULE, json_kind, loads, shown, token_text
 from ddcards.errors import InvalidOptionError, NotationError, SearchTimeout
-from ddcards.games import get_game, marias_table
+from ddcards.games import get_game, klaverjas, marias_table
 from ddcards.games._document import check_fields, played_field
 from ddcards.games.klaverjas import FIELDS as KLAVERJAS_FIELDS
 from ddcards.position import Position
@@ -49,6 +49,8 @@ __all__ = ["dd_table", "available_threads", "TABLE_SUITS", "TABLE_GAMES"]
 TABLE_SUITS = ("S", "H", "D", "C")
 TABLE_GAMES = ("klaverjas", "marias")
 _SET_BY_THE_TABLE = ("trump", "playing_team", "played")
+NO_HISTORY_RULE = "docs/RULES.md §2.8 rule 5: the table is of a whole deal, nothing played"
+TABLE_GAMES_RULE = "docs/RULES.md §2.8 rule 5 and §1.13: a DD table is of a Klaverjas or a Mariáš deal"
 
 
 def _document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[str, Any]:
@@ -58,8 +60,8 @@ def _document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[str, 
     elif isinstance(position_or_doc, str):
         doc = loads(position_or_doc, "the position document")
         if not isinstance(doc, Mapping):
-            raise NotationError(f"a position is a JSON object, not {type(doc).__name__} {shown(doc)}",
-                                token=token_text(doc), rule=POSITION_RULE)
+            raise NotationError(f"a position is a JSON object, not {json_kind(doc)} {shown(doc)}",
+                                token="null" if doc is None else token_text(doc), rule=POSITION_RULE)
     elif isinstance(position_or_doc, Mapping):
         doc = dict(position_or_doc)
     else:
@@ -77,10 +79,13 @@ def _klaverjas_deal(doc: dict[str, Any]) -> dict[str, Any]:
     if played:
         raise InvalidOptionError(f"dd_table solves whole deals, but {len(played)} card(s) are already played, "
                                  f"from played[0] '{played[0]}' (a history may be illegal under another trump "
-                                 "suit)", token=played[0], rule="dd_table: no history",
+                                 f"suit; {NO_HISTORY_RULE})", token=played[0], rule=NO_HISTORY_RULE,
                                  field="played[0]")
     deal = {k: v for k, v in doc.items() if k not in _SET_BY_THE_TABLE}
     deal["game"] = "klaverjas"
+    # A trump suit or playing team given is the table's to choose, but must still be valid
+    # (RULES §2.8 rule 5): the game reads them as in any position.
+    klaverjas.parse_setup(dict(deal, trump=doc.get("trump", "S"), playing_team=doc.get("playing_team", 0)))
     return deal
 
 
@@ -123,7 +128,7 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
         return _marias_table(marias_table.parse_table_deal(doc), engine, timeout, cancel, threads, Solver)
     if game.info.name != "klaverjas":
         raise InvalidOptionError(f"dd_table covers {' and '.join(TABLE_GAMES)} deals; '{game.info.name}' has no "
-                                 "such table", token=game.info.name, rule="dd_table: klaverjas or marias",
+                                 "such table", token=game.info.name, rule=TABLE_GAMES_RULE,
                                  field="game")
     deal = _klaverjas_deal(doc)
     start = time.perf_counter()

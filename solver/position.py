@@ -29,7 +29,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ddcards._jsonio import POSITION_RULE, decode_utf8, loads, shown, token_text
+from ddcards._jsonio import POSITION_RULE, decode_utf8, json_kind, loads, shown, token_text
 from ddcards.errors import NotationError
 from ddcards.games import get_game
 from ddcards.games.base import Game, GameInfo, Score, Session, TrickCard
@@ -83,8 +83,8 @@ class Position:
 
     def __init__(self, doc: Mapping[str, Any]):
         if not isinstance(doc, Mapping):
-            raise NotationError(f"a position is a JSON object, not {type(doc).__name__}",
-                                token=token_text(doc), rule=POSITION_RULE)
+            raise NotationError(f"a position is a JSON object, not {json_kind(doc)}",
+                                token="null" if doc is None else token_text(doc), rule=POSITION_RULE)
         game: Game = get_game(doc.get("game"))
         setup = game.parse(doc)
         session = game.replay(setup)          # checks every action of the history

@@ -158,7 +158,7 @@ def test_the_job_file_guards_the_output(answered, tmp_path, capsys):
     assert len(read_records(out)) > 10
     # other options, or another input, do not resume this output
     assert batch(str(source), "-o", str(out), "--mode", "best") == cli.EXIT_BAD_INPUT
-    assert "options.mode was 'all', now 'best'" in capsys.readouterr().err
+    assert 'options.mode was "all", now "best"' in capsys.readouterr().err
     other = tmp_path / "other.jsonl"
     other.write_text(json.dumps(endgame(27)) + "\n")
     assert batch(str(other), "-o", str(out)) == cli.EXIT_BAD_INPUT

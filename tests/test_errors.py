@@ -191,9 +191,10 @@ def test_json_that_does_not_parse(text):
     assert info.value.token is not None
 
 
-@pytest.mark.parametrize("value,typename", [([1, 2], "list"), ("marias", "str"), (None, "NoneType"),
-                                            (5, "int"), (3.5, "float")])
+@pytest.mark.parametrize("value,typename", [([1, 2], "not an array"), ("marias", "not text"), (None, "not null"),
+                                            (5, "not a number"), (3.5, "not a number")])
 def test_non_object_input(value, typename):
+    # in JSON's words, as the document is JSON (it said 'NoneType', 'str')
     with pytest.raises(NotationError) as info:
         ddcards.Position.from_dict(value)
     assert typename in str(info.value)

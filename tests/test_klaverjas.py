@@ -188,8 +188,18 @@ def test_dd_table_equals_single_solves():
 def test_dd_table_inputs():
     pos = ddcards.Position.from_dict(doc())
     assert dd_table(pos)["values"] == dd_table(json.dumps(doc()))["values"]
-    with pytest.raises(InvalidOptionError):
+    with pytest.raises(InvalidOptionError, match="§2.8 rule 5: the table is of a whole deal") as err:
         dd_table(doc(played=["AC"]))
+    assert err.value.field == "played[0]"
+    # trump and playing_team are the table's to choose, but given they must be valid (§2.8 rule 5)
+    assert dd_table(doc(trump="h", playing_team=1))["values"] == dd_table(doc())["values"]
+    with pytest.raises(ddcards.InvalidCardError, match="unknown suit 'ZZ'") as err:
+        dd_table(doc(trump="ZZ"))
+    assert err.value.field == "trump"
+    for team in ("x", 5):
+        with pytest.raises(InvalidOptionError, match="playing_team must be one of 0, 1") as err:
+            dd_table(doc(playing_team=team))
+        assert err.value.field == "playing_team"
     with pytest.raises(ddcards.NotationError, match="hand '' is empty"):
         dd_table({"game": "marias", "hands": ["", "", ""]})     # a Mariáš table reads its deal (§1.13)
     with pytest.raises(ddcards.SearchTimeout):

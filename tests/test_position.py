@@ -143,13 +143,13 @@ def test_a_race_shows_the_totals_and_the_claim():
     # 102 + 22 to 144 >= 131: he claims at once, before the trick is played out (RULES §3.8).
     line = ["exchange", "8C", "TH", "7S", "QH", "9S", "TS", "7C", "TC", "6C", "JC"]
     pos = Position.from_dict(dict(ddcards.example("mariasz-race"), played=line))
-    assert pos.table["race"] == "seat0 116, seat1 124 (first to 131 wins)" and "claimed" not in pos.table
+    assert pos.table["race"] == "seat 0 116, seat 1 124 (first to 131 wins)" and "claimed" not in pos.table
     pos = pos.play("KD")
     assert pos.is_over and pos.to_move is None and pos.legal_moves == ()
-    assert pos.table["race"] == "seat0 116, seat1 144 (first to 131 wins)"
-    assert pos.table["claimed"] == "seat1 reached 131"
+    assert pos.table["race"] == "seat 0 116, seat 1 144 (first to 131 wins)"
+    assert pos.table["claimed"] == "seat 1 reached 131"
     assert pos.score.parts["marriages"] == {"seat0": 0, "seat1": 20}
-    assert "  claimed           seat1 reached 131" in str(pos)
+    assert "  claimed           seat 1 reached 131" in str(pos)
 
 
 def test_kiks_scores_by_team_and_shows_no_stock():
@@ -288,9 +288,10 @@ def test_mariasz_views_match_the_reference(seed, variant, szlifowany, plies):
     table = {"stock": cards(" ".join(state.stock))} if players == 2 else {}
     if state.rules.objective == "race":
         totals = [start + points for start, points in zip(state.rules.start, state.points)]
-        table["race"] = ", ".join(f"{side} {total}" for side, total in zip(sides, totals)) + " (first to 131 wins)"
+        words = [side.replace("seat", "seat ").replace("team", "team ") for side in sides]    # read as words
+        table["race"] = ", ".join(f"{side} {total}" for side, total in zip(words, totals)) + " (first to 131 wins)"
         if state.claimed is not None:
-            table["claimed"] = f"{sides[state.claimed]} reached 131"
+            table["claimed"] = f"{words[state.claimed]} reached 131"
     assert pos.table == table
     marriages = [0] * len(sides)
     for seat, announced in enumerate(state.marriages):

@@ -196,7 +196,7 @@ class Journal:
                 continue
             changed = [k for k in sorted(set(was or {}) | set(now or {}))
                        if (was or {}).get(k) != (now or {}).get(k)]
-            what = ", ".join(f"{field}.{k} was {(was or {}).get(k)!r}, now {(now or {}).get(k)!r}"
+            what = ", ".join(f"{field}.{k} was {json.dumps((was or {}).get(k))}, now {json.dumps((now or {}).get(k))}"
                              for k in changed)
             raise InvalidOptionError(
                 f"{self.path} holds answers to another job ({what}): run the same input with the same options "

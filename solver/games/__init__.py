@@ -38,7 +38,8 @@ def get_game(name: object) -> Game:
     if not isinstance(name, str) or not name.strip():
         given = "" if name is None else f", not {shown(name)}"
         raise InvalidOptionError(f"a position names its game (field 'game': one of {', '.join(_GAMES)}){given} "
-                                 f"({GAME_RULE})", token=token_text(name), rule=GAME_RULE, field="game")
+                                 f"({GAME_RULE})", token="game" if name is None else token_text(name),
+                                 rule=GAME_RULE, field="game")
     key = _fold(name)
     for game in _GAMES.values():
         if key == game.info.name or key in (_fold(a) for a in game.info.aliases):
