@@ -220,14 +220,14 @@ def test_the_lead_says_where_the_deal_was_decided(seed_page):
     lead = re.search(r'<p class="lead">(.*?)</p>', seed_page, re.S).group(1)
     assert "No card changed the outcome. 3 cards lost value without changing it." in lead
     assert "<strong>+70</strong> (declarer wins)" in lead and "<strong>+50</strong> (declarer wins)" in lead
-    page = report_html(deals.marias_deals()[1])          # -30 -> +30, turned at cards 17, 19 and 26
+    page = report_html(deals.marias_deals()[1])          # -30 -> +30, turned at plies 16, 18 and 25
     lead = re.search(r'<p class="lead">(.*?)</p>', page, re.S).group(1)
     assert "The outcome was turned 3 times" in lead and "which decided it" in lead
-    assert re.findall(r'href="#ply-(\d+)"', lead) == ["17", "19", "26"]
+    assert re.findall(r'href="#ply-(\d+)"', lead) == ["16", "18", "25"]
     assert "2 cards lost value without changing it." in lead
     sedma = report_html(deals.marias_deals()[2])
     lead = re.search(r'<p class="lead">(.*?)</p>', sedma, re.S).group(1)
-    assert "The outcome was turned at" in lead and 'href="#ply-1"' in lead
+    assert "The outcome was turned at" in lead and 'href="#ply-0">ply 0,' in lead
     assert "<strong>+1 (made)</strong>" in lead and "<strong>\u22121 (defeated)</strong>" in lead
 
 

@@ -117,13 +117,13 @@ def test_the_report_shows_the_analysis(page, tmp_path, doc):
     costly = [s for s in an.steps if s.cost > 0]
     assert [(m["ply"], m["kind"]) for m in got["marks"]] == [
         (s.ply, "mistake" if s.changes_outcome else "lost") for s in costly]
-    assert all(m["href"] == f"#ply-{m['ply'] + 1}" and m["label"] for m in got["marks"])
+    assert all(m["href"] == f"#ply-{m['ply']}" and m["label"].startswith(f"ply {m['ply']}:") for m in got["marks"])
     assert got["svgRole"] == "img" and got["svgTitle"].startswith("Value after every card")
     assert got["svgDesc"] == got["caption"]
     assert got["caption"].startswith(f"The value starts at {signed(an.initial_value)} and ends at "
                                      f"{signed(an.final_value)}")
     for s in costly:
-        assert f"card {s.ply + 1} ({s.move} by seat {s.seat}:" in got["caption"]
+        assert f"ply {s.ply} ({s.move} by seat {s.seat}:" in got["caption"]
 
     # The result: final scores and the settlement per seat.
     assert got["scores"] == an.final.scores
@@ -138,26 +138,26 @@ def test_keyboard_navigation(page, tmp_path):
     assert page.evaluate(active) == "skip"                      # the skip link comes first
     page.keyboard.press("Enter")
     assert page.evaluate("() => location.hash") == "#play"
-    page.focus("tr#ply-1")
+    page.focus("tr#ply-0")
     page.keyboard.press("ArrowDown")
-    assert page.evaluate(active) == "ply-2"
+    assert page.evaluate(active) == "ply-1"
     assert page.evaluate("() => document.querySelector('.chart .point.current').dataset.ply") == "1"
     page.keyboard.press("n")                                    # the next card that cost something: 7H
-    assert page.evaluate(active) == "ply-10"
+    assert page.evaluate(active) == "ply-9"
     page.keyboard.press("n")
-    assert page.evaluate(active) == "ply-25"
+    assert page.evaluate(active) == "ply-24"
     page.keyboard.press("p")
-    assert page.evaluate(active) == "ply-10"
+    assert page.evaluate(active) == "ply-9"
     page.keyboard.press("End")
-    assert page.evaluate(active) == "ply-30"
+    assert page.evaluate(active) == "ply-29"
     page.keyboard.press("Home")
-    assert page.evaluate(active) == "ply-1"
+    assert page.evaluate(active) == "ply-0"
     # only one row is in the tab order (a roving tabindex)
     assert page.evaluate("() => document.querySelectorAll('tr.step[tabindex=\"0\"]').length") == 1
     # a chart mark reached with the keyboard leads to its row
     page.focus("a.point[data-ply='24']")
     page.keyboard.press("Enter")
-    page.wait_for_function("() => document.activeElement.id === 'ply-25'")
+    page.wait_for_function("() => document.activeElement.id === 'ply-24'")
 
 
 def test_print_layout(page, tmp_path):

@@ -78,7 +78,7 @@ def value_chart(doc: Mapping[str, Any], title: str, description: str) -> str:
     for i, step in enumerate(steps, 1):
         kind = step_kind(step)
         cx, cy = x(i), y(step["value_after"])
-        label = (f'card {i}: {step["move"]} by seat {step["seat"]}, value {signed(step["value_after"])}'
+        label = (f'ply {step["ply"]}: {step["move"]} by seat {step["seat"]}, value {signed(step["value_after"])}'
                  + ("" if kind == "best" else f', cost {step["cost"]}'))
         if kind == "mistake":
             shape = (f'<path class="mark mistake" d="M{cx:.1f},{cy - 7:.1f} L{cx + 7:.1f},{cy:.1f} '
@@ -91,7 +91,7 @@ def value_chart(doc: Mapping[str, Any], title: str, description: str) -> str:
         if kind == "best":
             out.append(f'<g class="point" data-ply="{step["ply"]}" aria-hidden="true">{shape}</g>')
         else:   # a link, so the marks are reachable with the keyboard too
-            out.append(f'<a class="point" href="#ply-{step["ply"] + 1}" data-ply="{step["ply"]}" '
+            out.append(f'<a class="point" href="#ply-{step["ply"]}" data-ply="{step["ply"]}" '
                        f'aria-label="{escape(label)}"><title>{escape(label)}</title>{shape}</a>')
     out.append("</svg>")
     return "\n".join(out)

@@ -94,7 +94,7 @@ class Page:
                  f"({_e(self.doc.get('final_outcome', ''))})."]
         if outcome_mistakes:
             # The last card that turned the outcome is where the deal was decided.
-            links = [f'<a href="#ply-{s["ply"] + 1}">card {s["ply"] + 1}, {self.card(s["move"])} by '
+            links = [f'<a href="#ply-{s["ply"]}">ply {s["ply"]}, {self.card(s["move"])} by '
                      f'{_e(self.seat(s["seat"]))}</a>' for s in outcome_mistakes]
             if len(links) == 1:
                 parts.append(f"The outcome was turned at {links[0]}.")
@@ -164,7 +164,7 @@ class Page:
         changes = [s for s in self.steps if s["cost"] > 0]
         if changes:
             text += " It moves at " + "; ".join(
-                f"card {s['ply'] + 1} ({s['move']} by seat {s['seat']}: {signed(s['value_before'])} to "
+                f"ply {s['ply']} ({s['move']} by seat {s['seat']}: {signed(s['value_before'])} to "
                 f"{signed(s['value_after'])}{', changing the outcome' if s.get('changes_outcome') else ''})"
                 for s in changes) + "."
         else:
@@ -193,7 +193,7 @@ class Page:
         trick_size = self.deal.get("trick_size")
         for step in self.steps:
             kind = step_kind(step)
-            ply = step["ply"] + 1
+            ply = step["ply"]              # from 0, as played[i] and the CLI's analyse count
             verdict = KIND_LABEL[kind]
             if kind == "mistake":
                 verdict = f"mistake: now {step.get('outcome', '')}"
@@ -222,7 +222,7 @@ class Page:
                             f'<tr class="trick-head"><th colspan="6" scope="rowgroup">{_e(head)}{shown}</th></tr>'
                             f'{"".join(trick_rows)}</tbody>')
                 trick_no, trick_rows = trick_no + 1, []
-        head = ('<thead><tr><th scope="col">Card no.</th><th scope="col">Played by</th><th scope="col">Card</th>'
+        head = ('<thead><tr><th scope="col">Ply</th><th scope="col">Played by</th><th scope="col">Card</th>'
                 '<th scope="col">Value after</th><th scope="col">Verdict</th>'
                 '<th scope="col">Better cards (value they keep)</th></tr></thead>')
         return (f'<table class="play" aria-describedby="keys"><caption>Every card, trick by trick, with the value '
