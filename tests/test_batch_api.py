@@ -210,7 +210,7 @@ def test_solve_many_refuses_a_none_position_as_any_other_non_object():
     assert str(answers[0].error) == "a position is a JSON object, not null"
     assert answers[0].error.rule == "docs/RULES.md §0.6: a position is a JSON object of its game's fields"
     assert answers[1].result is not None and answers[1].result.value == 70
-    assert str(answers[2].error) == "a position is a JSON object, not int"
+    assert str(answers[2].error) == "a position is a JSON object, not a number"
 
 
 @pytest.mark.parametrize("one", ["marias-hra", {"game": "marias"}])

@@ -176,7 +176,7 @@ def test_cli_solve_shows_the_stock_and_groups_the_exchange():
 def test_cli_games_and_examples():
     out = run("games")
     assert "mariasz: Mariasz (Polish) (2/3/4 players)" in out.stdout
-    assert "option variant (str, default 'standard') [standard|kiks|three]" in out.stdout
+    assert 'option variant (str, default "standard") [standard|kiks|three]' in out.stdout
     names = run("examples").stdout.split()
     assert {"mariasz", "mariasz-phase2", "mariasz-race", "mariasz-kiks", "mariasz-three", "mariasz-szlifowany",
             "mariasz-recorded"} <= set(names)

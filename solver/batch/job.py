@@ -274,7 +274,7 @@ def run(args: argparse.Namespace) -> int:
         journal = Journal(args.output, _job(source, args), restart=args.restart, on_record=tally.add)
         # A run that writes no record leaves no OUT it made (nor its job file) behind: an empty
         # input, or a cluster that cannot be reached.  (Callbacks run last first: closed, then removed.)
-        stack.callback(lambda: journal.created and not journal.size and _remove(journal.path, journal.job_path))
+        stack.callback(_remove_if_empty, journal)
         stack.callback(journal.close)
         tally.earlier = tally.records
         show = wanted(args.progress)
@@ -312,10 +312,12 @@ def run(args: argparse.Namespace) -> int:
     return max(status, EXIT_INTERNAL if lost else EXIT_OK)
 
 
-def _remove(*paths: str) -> None:
-    for path in paths:
-        with suppress(OSError):
-            os.unlink(path)
+def _remove_if_empty(journal: Journal) -> None:
+    """Remove OUT and its job file if this run made them and wrote no record into OUT."""
+    if journal.created and not journal.size:
+        for path in (journal.path, journal.job_path):
+            with suppress(OSError):
+                os.unlink(path)
 
 
 class _CtrlCHold:
