@@ -65,6 +65,13 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 print(f"stream item {item['index']}: {item['error']['code']}: {item['error']['message']}")
 
+        # The Mariáš contract table of the deal (its discard fixed): every contract, best first.
+        table = client.solve_table(POSITION)
+        best = table["entries"][0]
+        announced = "".join(f" {a}" for a in best["announcements"])
+        print(f"contract table: {len(table['entries'])} rows; best {best['contract']} {best['trump']}{announced}: "
+              f"value {best['value']}, money {best['money']}")
+
         try:
             client.solve(dict(POSITION, played=["AS", "QH"]))       # seat 1 holds spades
         except grpc.RpcError as exc:

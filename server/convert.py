@@ -24,7 +24,7 @@ from google.protobuf import json_format
 from google.protobuf.struct_pb2 import Struct
 
 from ddcards.v1 import ddcards_pb2 as pb
-from ddcards._jsonio import LIMITS_RULE, MAX_ITEMS, loads
+from ddcards._jsonio import LIMITS_RULE, MAX_ITEMS, POSITION_RULE, json_kind, loads
 from ddcards.errors import DdcardsError
 from ddcards.notation import Card
 from ddcards.server.status import RequestCardError, RequestError, ValueOutOfRange, shorten
@@ -125,12 +125,15 @@ def _enum_prefix(enum_type: Any) -> str:
     return zero[: -len("UNSPECIFIED")]
 
 
+MODE_RULE = "docs/RULES.md §0.8 rule 5: the mode is best, optimal or all"
+
+
 def mode_to_name(mode: int) -> str:
     try:
         return MODE_NAMES[mode]
     except KeyError:
-        raise RequestError(f"unknown solve mode {mode}: use BEST, OPTIMAL or ALL", token=str(mode), rule="mode",
-                           field="mode") from None
+        raise RequestError(f"unknown solve mode {mode}: use BEST, OPTIMAL or ALL ({MODE_RULE})", token=str(mode),
+                           rule=MODE_RULE, field="mode") from None
 
 
 def name_to_mode(name: str | int) -> int:
@@ -142,8 +145,8 @@ def name_to_mode(name: str | int) -> int:
     try:
         return _MODE_BY_NAME[key]
     except KeyError:
-        raise RequestError(f"unknown solve mode {name!r}: use best, optimal or all", token=str(name), rule="mode",
-                           field="mode") from None
+        raise RequestError(f"unknown solve mode {name!r}: use best, optimal or all ({MODE_RULE})", token=str(name),
+                           rule=MODE_RULE, field="mode") from None
 
 
 TIMEOUT_RULE = "timeout_seconds: a number of seconds, at least 0 (0 = no limit of its own)"
@@ -470,8 +473,8 @@ def load_document(text: str, where: str = "document_json") -> dict[str, Any]:
         exc.field = where
         raise
     if not isinstance(doc, dict):
-        raise RequestError(f"{where} must be a JSON object (the position document), not {type(doc).__name__}",
-                           token=type(doc).__name__, rule="JSON position document", field=where)
+        raise RequestError(f"{where} must be a JSON object (the position document), not {json_kind(doc)} "
+                           f"({POSITION_RULE})", token=json_kind(doc), rule=POSITION_RULE, field=where)
     if _depth(doc) > MAX_DOCUMENT_DEPTH:
         raise RequestError(f"{where} nests more than {MAX_DOCUMENT_DEPTH} levels deep: not a position document",
                            token=text[:20], rule="JSON position document", field=where)
@@ -850,11 +853,23 @@ def response_to_dict(msg: pb.SolveResponse) -> dict[str, Any]:
         "pv": [_action_text(a) for a in msg.principal_variation],
         "outcomes": dict(sorted(msg.outcomes.items())),
         "nodes": msg.nodes,
-        "elapsed": msg.elapsed_seconds,
+        "elapsed_ms": round(msg.elapsed_seconds * 1000, 3),
     }
     if msg.HasField("extra"):
-        out.update(json_format.MessageToDict(msg.extra))
+        out.update(_whole_numbers(json_format.MessageToDict(msg.extra)))
     return out
+
+
+def _whole_numbers(value: Any) -> Any:
+    """A Struct's numbers as the document has them: a Struct holds every number as a double,
+    so a stake of 4 came back 4.0."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _whole_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_whole_numbers(v) for v in value]
+    return value
 
 
 def _step_dict(step: pb.AnalysisStep) -> dict[str, Any]:
@@ -877,12 +892,12 @@ def analysis_response_to_dict(msg: pb.AnalysePlayResponse) -> dict[str, Any]:
         "initial_value": msg.initial_value,
         "final_value": msg.final_value,
         "steps": [_step_dict(s) for s in msg.steps],
-        "mistakes": [_step_dict(s) for s in msg.mistakes],
+        "mistakes": [s.ply for s in msg.mistakes],      # their plies, as the analysis document lists them
         "nodes": msg.nodes,
-        "elapsed": msg.elapsed_seconds,
+        "elapsed_ms": round(msg.elapsed_seconds * 1000, 3),
     }
     if msg.HasField("extra"):
-        out.update(json_format.MessageToDict(msg.extra))
+        out.update(_whole_numbers(json_format.MessageToDict(msg.extra)))
     return out
 
 

@@ -185,7 +185,8 @@ class Position:
 
     @property
     def is_over(self) -> bool:
-        """True when every card has been played."""
+        """True when the deal is over: every card played, a Mariasz race claimed, a Prší game
+        won (cards may still be in hand); then ``to_move`` is None and there are no legal moves."""
         return self._over
 
     @property

@@ -170,8 +170,8 @@ def test_analyse_play_matches_the_library(client):
         assert (g["ply"], g["seat"], g["move"], g["value_before"], g["value_after"], g["cost"], g["mistake"]) == (
             w.ply, w.seat, str(w.move), w.value_before, w.value_after, w.cost, w.mistake)
         assert set(g["best_moves"]) == set(map(str, w.best_moves))
-    assert [m["ply"] for m in got["mistakes"]] == [m.ply for m in want.mistakes]
-    assert [m["ply"] for m in got["mistakes"]] == [s["ply"] for s in got["steps"] if s["mistake"]]
+    assert got["mistakes"] == [m.ply for m in want.mistakes]
+    assert got["mistakes"] == [s["ply"] for s in got["steps"] if s["mistake"]]
 
 
 # ---------------------------------------------------------------- SolveStream
