@@ -25,6 +25,7 @@ from google.protobuf.struct_pb2 import Struct
 
 from ddcards.v1 import ddcards_pb2 as pb
 from ddcards._jsonio import LIMITS_RULE, MAX_ITEMS, POSITION_RULE, json_kind, loads
+from ddcards.api import MODE_RULE
 from ddcards.errors import DdcardsError
 from ddcards.notation import Card
 from ddcards.server.status import RequestCardError, RequestError, ValueOutOfRange, shorten
@@ -123,9 +124,6 @@ def _enum_prefix(enum_type: Any) -> str:
     # Every enum's zero value is <PREFIX>UNSPECIFIED (buf's style rule).
     zero = enum_type.Name(0)
     return zero[: -len("UNSPECIFIED")]
-
-
-MODE_RULE = "docs/RULES.md §0.8 rule 5: the mode is best, optimal or all"
 
 
 def mode_to_name(mode: int) -> str:
