@@ -125,6 +125,34 @@ def test_variants_with_players_out(seed):
     check(doc)
 
 
+@settings(deadline=None, max_examples=150)
+@given(seeds)
+def test_finished_games_report_the_seat_who_started(seed):
+    """A history played to the end, `player` left out: the value is the leader's (RULES §4.9)."""
+    rng = random.Random(seed)
+    seats = rng.choice([2, 3, 4])
+    deck = list(ref.DECK)
+    rng.shuffle(deck)
+    hands = [deck[4 * i:4 * i + 4] for i in range(seats)]
+    upcard, stock = deck[4 * seats], deck[4 * seats + 1:]
+    leader = rng.randrange(seats)
+    rules = ref.Rules(seats, rng.random() < 0.4, rng.random() < 0.4)
+    state, played = ref.start(hands, stock, upcard, leader), []
+    while not state.done and len(played) < 400:
+        actions = ref.legal_actions(state)
+        action = rng.choice([a for a in actions if a != "draw"] or actions)
+        state = ref.play(rules, state, action)
+        played.append(action)
+    if not state.done:              # a rare endless line: nothing to check here
+        return
+    doc = {"game": "prsi", "hands": [_fmt(h) for h in hands], "upcard": upcard, "stock": " ".join(stock),
+           "leader": leader, "options": {"horizon": 2, "play_on": rules.play_on, "return": rules.comeback},
+           "played": played}
+    res = check(doc)
+    assert ref.from_document(doc)[2] == leader
+    assert res.value == ref.outcome(rules, state, leader), json.dumps(doc)
+
+
 # ---------------------------------------------------------------- the exact analysis on small games
 
 def mini_state(rng, seats, size):

@@ -76,7 +76,11 @@ def test_4_1_four_cards_a_hand_and_two_to_six_players():
 def test_4_1_hands_as_pbn_or_cards():
     as_cards = dict(TWO, hands=["8S 9S KH TD", ["JC", "7C", "AD", "QH"]])
     as_pbn = dict(TWO, hands=["98.K.T.", ".Q.A.J7"])
-    assert pos(as_cards) == pos(TWO) == pos(as_pbn)
+    # The display form the CLI prints reads back (RULES §0.4 rule 4), as in the other games.
+    as_shown = dict(TWO, hands=["S: 98  H: K  D: T  C: -", "♠: -  ♥: Q  ♦: A  ♣: J7"])
+    assert pos(as_cards) == pos(TWO) == pos(as_pbn) == pos(as_shown)
+    shown = str(pos(TWO)).splitlines()[1].split("player")[-1].strip()
+    assert shown == "S: 98  H: K  D: T  C: -" and pos(dict(TWO, hands=[shown, ".Q.A.J7"])) == pos(TWO)
     with pytest.raises(NotationError, match="twice"):
         pos(dict(TWO, hands=["8S 9S KH 8S", "JC 7C AD QH"]))
 

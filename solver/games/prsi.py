@@ -163,7 +163,7 @@ def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
         count = len(raw) if isinstance(raw, (list, tuple)) else raw
         raise InvalidDealError(f"Prší is played by 2 to 6 players: give 2 to 6 hands (field 'hands'), not "
                                f"{count!r:.40} ({PLAYERS_RULE})", token="hands", rule=PLAYERS_RULE, field="hands")
-    hands = tuple(_hand(h, seat) for seat, h in enumerate(raw))
+    hands = tuple(hand_field(h, seat) for seat, h in enumerate(raw))
     seats = len(hands)
     if "upcard" not in doc:
         raise InvalidDealError(f"Prší needs the upcard (field 'upcard', the card turned up to start the pile; "
@@ -196,11 +196,6 @@ def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
     return PrsiSetup(hands, stock, upcard[0], leader, horizon, player, play_on, comeback, played)
 
 
-def _hand(value: Any, seat: int) -> tuple[Card, ...]:
-    """A hand: PBN "Q.7.AT." (suits S.H.D.C), or, Prší's hands being short, cards "QS 7H AD TD"."""
-    if isinstance(value, str) and "." not in value and value.strip():
-        value = value.replace(",", " ").split()          # a list of cards, as hand_field reads one
-    return hand_field(value, seat)
 
 
 def _salt(setup: PrsiSetup) -> tuple[int, int]:

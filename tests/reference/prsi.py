@@ -306,6 +306,7 @@ def from_document(doc: dict) -> tuple[Rules, State, int, int | None]:
     for action in doc.get("played", ()):
         state = play(rules, state, action)
     player = options.get("player")
-    if player is None:
-        player = state.turn
+    if player is None:              # RULES §4.9: the player to move; in a finished game, the one who started
+        over = state.done or (not rules.play_on and bool(state.finished))
+        player = doc.get("leader", 0) if over else state.turn
     return rules, state, player, options.get("horizon", 20)
