@@ -25,7 +25,7 @@ from google.protobuf.struct_pb2 import Struct
 
 from ddcards.v1 import ddcards_pb2 as pb
 from ddcards._jsonio import LIMITS_RULE, MAX_ITEMS, POSITION_RULE, json_kind, loads
-from ddcards.api import MODE_RULE
+from ddcards.api import ANALYSIS_MODE_RULE, MODE_RULE
 from ddcards.errors import DdcardsError
 from ddcards.notation import Card
 from ddcards.server.status import RequestCardError, RequestError, ValueOutOfRange, shorten
@@ -132,6 +132,17 @@ def mode_to_name(mode: int) -> str:
     except KeyError:
         raise RequestError(f"unknown solve mode {mode}: use BEST, OPTIMAL or ALL ({MODE_RULE})", token=str(mode),
                            rule=MODE_RULE, field="mode") from None
+
+
+def analysis_mode_name(mode: int) -> str:
+    """An AnalysePlayRequest's mode: unset is "optimal" (a solve's unset is "all"), BEST is refused."""
+    if mode == pb.SOLVE_MODE_UNSPECIFIED:
+        return "optimal"
+    if mode == pb.SOLVE_MODE_BEST:
+        raise RequestError(f"an analysis takes mode OPTIMAL or ALL, not BEST: each step lists every optimal move "
+                           f"(best_moves) and whether the move played was one of them ({ANALYSIS_MODE_RULE})",
+                           token="SOLVE_MODE_BEST", rule=ANALYSIS_MODE_RULE, field="mode")
+    return mode_to_name(mode)
 
 
 def name_to_mode(name: str | int) -> int:
@@ -655,6 +666,25 @@ _ANALYSIS_KNOWN = {
 }
 
 
+def _add_moves(field: Any, moves: Iterable[Any]) -> None:
+    """Append a MoveValue to the repeated `field` for each ddcards.MoveValue of `moves`."""
+    for mv in moves:
+        if mv.value is None:
+            entry = field.add(move=action_message(str(mv.move)), optimal=bool(mv.optimal))
+        else:
+            entry = field.add(move=action_message(str(mv.move)), value=int32(mv.value, "moves", str(mv.move)),
+                              optimal=bool(mv.optimal))
+        distance = getattr(mv, "distance", None)
+        if distance is not None:
+            entry.distance = int(distance)
+
+
+def _move_dicts(moves: Iterable[pb.MoveValue]) -> list[dict[str, Any]]:
+    return [{"move": m.move.notation, "value": m.value if m.HasField("value") else None, "optimal": m.optimal,
+             "distance": m.distance if m.HasField("distance") else None}
+            for m in moves]
+
+
 def result_to_response(result: Any, *, mode: str | int = "all", game: str = "") -> pb.SolveResponse:
     """A SolveResponse for a ``ddcards.Result``."""
     game = game or str(getattr(result, "game", "") or "")
@@ -677,16 +707,7 @@ def result_to_response(result: Any, *, mode: str | int = "all", game: str = "") 
     to_move = getattr(result, "to_move", None)
     if to_move is not None:
         msg.to_move = int32(to_move, "to_move")
-    add_move = msg.moves.add
-    for mv in getattr(result, "moves", ()):
-        if mv.value is None:
-            entry = add_move(move=action_message(str(mv.move)), optimal=bool(mv.optimal))
-        else:
-            entry = add_move(move=action_message(str(mv.move)), value=int32(mv.value, "moves", str(mv.move)),
-                             optimal=bool(mv.optimal))
-        distance = getattr(mv, "distance", None)
-        if distance is not None:
-            entry.distance = int(distance)
+    _add_moves(msg.moves, getattr(result, "moves", ()))
     extra = _extra_struct(result, _RESULT_KNOWN)
     if extra is not None:
         msg.extra.CopyFrom(extra)
@@ -751,8 +772,15 @@ def _step_message(step: Any) -> pb.AnalysisStep:
         best_moves=[action_message(str(m)) for m in step.best_moves],
         cost=int32(step.cost, "cost", step.ply),
         mistake=bool(step.mistake),
+        outcome=str(getattr(step, "outcome", "") or ""),
+        changes_outcome=bool(getattr(step, "changes_outcome", False)),
+        score=_int_map(getattr(step, "score", None), "score"),
     )
     msg.move.CopyFrom(action_message(str(step.move)))
+    winner = getattr(step, "trick_winner", None)
+    if winner is not None:
+        msg.trick_winner = int32(winner, "trick_winner", step.ply)
+    _add_moves(msg.moves, getattr(step, "moves", ()))
     return msg
 
 
@@ -843,11 +871,7 @@ def response_to_dict(msg: pb.SolveResponse) -> dict[str, Any]:
         "settlement": list(msg.settlement),
         "to_move": msg.to_move if msg.HasField("to_move") else None,
         "optimal_moves": [_action_text(a) for a in msg.optimal_moves],
-        "moves": [
-            {"move": m.move.notation, "value": m.value if m.HasField("value") else None, "optimal": m.optimal,
-             "distance": m.distance if m.HasField("distance") else None}
-            for m in msg.moves
-        ],
+        "moves": _move_dicts(msg.moves),
         "pv": [_action_text(a) for a in msg.principal_variation],
         "outcomes": dict(sorted(msg.outcomes.items())),
         "nodes": msg.nodes,
@@ -880,6 +904,11 @@ def _step_dict(step: pb.AnalysisStep) -> dict[str, Any]:
         "best_moves": [_action_text(a) for a in step.best_moves],
         "cost": step.cost,
         "mistake": step.mistake,
+        "changes_outcome": step.changes_outcome,
+        "outcome": step.outcome,
+        "moves": _move_dicts(step.moves),
+        "trick_winner": step.trick_winner if step.HasField("trick_winner") else None,
+        "score": dict(sorted(step.score.items())),
     }
 
 

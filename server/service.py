@@ -328,9 +328,10 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         return convert.result_to_response(result, mode=mode, game=position.game)
 
     def AnalysePlay(self, request: pb.AnalysePlayRequest, context: grpc.ServicerContext) -> pb.AnalysePlayResponse:
+        mode = convert.analysis_mode_name(request.mode)
         position = self._position(request)
         analysis = self._run(
-            lambda s, timeout, cancel: s.analyse(position, timeout=timeout, cancel=cancel),
+            lambda s, timeout, cancel: s.analyse(position, timeout=timeout, cancel=cancel, mode=mode),
             request.timeout_seconds, context)
         calllog.note(nodes=getattr(analysis, "nodes", 0))
         return convert.analysis_to_response(analysis, game=position.game)

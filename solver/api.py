@@ -61,7 +61,7 @@ def _analysis_mode(mode: Mode | str) -> Mode:
     found = _mode(mode)
     if found is Mode.BEST:
         raise InvalidOptionError("an analysis takes mode optimal or all, not best: each step lists every optimal "
-                                 "move (best_moves) and whether the move played was one of them",
+                                 f"move (best_moves) and whether the move played was one of them ({ANALYSIS_MODE_RULE})",
                                  token=str(mode), rule=ANALYSIS_MODE_RULE, field="mode")
     return found
 

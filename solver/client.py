@@ -166,10 +166,12 @@ class Client:
         """Start a Solve and return its future (``.result()``, ``.cancel()``); the result is the message."""
         return self.stub.Solve.future(self.solve_request(position, mode), timeout=self._timeout(timeout))
 
-    def analyse(self, position: Any, *, timeout: float | None = None,
+    def analyse(self, position: Any, mode: str | int = "optimal", *, timeout: float | None = None,
                 as_dict: bool = True) -> dict[str, Any] | pb.AnalysePlayResponse:
-        """Analyse the recorded play ``position["played"]`` from the start of the deal."""
-        response = self.stub.AnalysePlay(pb.AnalysePlayRequest(**_source(position)), timeout=self._timeout(timeout))
+        """Analyse the recorded play ``position["played"]`` from the start of the deal.
+        ``mode``: "optimal" (default: each step's optimal moves) or "all" (every legal move's value too)."""
+        request = pb.AnalysePlayRequest(mode=convert.name_to_mode(mode), **_source(position))
+        response = self.stub.AnalysePlay(request, timeout=self._timeout(timeout))
         return convert.analysis_response_to_dict(response) if as_dict else response
 
     def solve_many(self, positions: Iterable[Any], mode: str | int = "all", *, timeout: float | None = None,

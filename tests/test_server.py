@@ -174,6 +174,29 @@ def test_analyse_play_matches_the_library(client):
     assert got["mistakes"] == [s["ply"] for s in got["steps"] if s["mistake"]]
 
 
+@pytest.mark.parametrize("name, mode", [("marias", "all"), ("mariasz-recorded", "optimal"),
+                                        ("prsi-endgame", "all")])
+def test_analyse_play_steps_carry_what_the_library_says(client, name, mode):
+    """Every field of a step (outcome, trick winner, score, every move's value in mode all)
+    arrives as ddcards.analyse gives it (RULES §0.10)."""
+    doc = marias_position(21, 10) if name == "marias" else ddcards.example(name)
+    got = client.analyse(doc, mode=mode)
+    want = ddcards.analyse(doc, mode=mode).to_dict()
+    for g, w in zip(got["steps"], want["steps"], strict=True):
+        assert g == dict(w, best_moves=g["best_moves"]) and set(g["best_moves"]) == set(w["best_moves"])
+    assert any(s["trick_winner"] is not None for s in got["steps"]) == (name != "prsi-endgame")
+    assert all(s["moves"] for s in got["steps"]) == (mode == "all")
+    assert got["initial_outcome"] == want["initial_outcome"] and got["final"]["value"] == want["final"]["value"]
+
+
+def test_analyse_play_refuses_mode_best(client):
+    with pytest.raises(grpc.RpcError) as err:
+        client.analyse(marias_position(21, 10), mode="best")
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "not BEST" in err.value.details() and "§0.10" in err.value.details()
+    assert error_details(err.value)["field"] == "mode"
+
+
 # ---------------------------------------------------------------- SolveStream
 
 
