@@ -2,7 +2,7 @@
 
     python benchmarks/bench_marias.py [--deals N] [--reference-positions N]
 
-For each contract: the time of a full-deal solve as the CLI answers by default
+For each corpus (Hra, Betl, Durch as bid, and the mixed one): the time of a full-deal solve as the CLI answers by default
 (the value and every legal first card's exact value, plus the principal
 variation), cold (table cleared per deal), one core.  "search" is the time in
 the C search; "call" adds parsing the document and building the result.
@@ -43,7 +43,9 @@ def full_deals(n: int) -> list[str]:
     engine = ddcards.Solver()
     rows = ["| contract | deals | made | search median | p90 | max | call median | nodes median | nodes/s |",
             "|---|---|---|---|---|---|---|---|---|"]
-    for contract in ("hra", "betl", "durch"):
+    # "mixed": random trumps, discards, objectives, announcements, options and flek
+    # (benchmarks/make_corpus.py), the space users ask about beyond the bidder's choices.
+    for contract in ("hra", "betl", "durch", "mixed"):
         docs = load(contract, n)
         search, call, nodes, made = [], [], [], 0
         for doc in docs:

@@ -6,7 +6,8 @@ Deals are random, then the declarer bids as a player would: for Hra he takes
 the suit where his 12 cards are longest and strongest as trumps and discards
 his two weakest side cards (never an A or T); Betl and Durch deals are drawn
 with the declarer's cards weighted towards low (Betl) or high (Durch) ranks,
-and he discards his two highest (Betl) or lowest (Durch) cards.
+and he discards his two highest (Betl) or lowest (Durch) cards.  The mixed corpus samples the
+whole space instead: random trumps, discards, objectives, announcements, options and flek.
 """
 from __future__ import annotations
 
@@ -70,11 +71,52 @@ def no_trump_deal(rng: random.Random, contract: str) -> dict:
             "hands": [hand_string(h, BETL_POWER) for h in (hand0, h1, h2)], "talon": " ".join(talon)}
 
 
+def mixed_deal(rng: random.Random) -> dict:
+    """A deal from the whole space a user may ask about, not the bidder's friendly corner: a
+    uniformly random deal and discard, Hra (70%) with a random trump suit forehand holds, a random
+    objective (hra, sedma, kilo or money with the announcements his cards allow), Betl or Durch
+    (15% each, for the outcome or the money), random rule options (Hra's) and flek."""
+    deck = list(DECK)
+    rng.shuffle(deck)
+    fh, h1, h2 = deck[:12], deck[12:22], deck[22:32]
+    contract = rng.choices(["hra", "betl", "durch"], [70, 15, 15])[0]
+    doc: dict = {"game": "marias", "contract": contract}
+    if contract == "hra":
+        trump = rng.choice(sorted({c[1] for c in fh}))
+        talon = rng.sample([c for c in fh if c[0] not in "AT"], 2)    # RULES §1.3 rule 3
+        hand0 = [c for c in fh if c not in talon]
+        doc["trump"] = trump
+        allowed = [a for a, cards in (("sedma", ["7"]), ("kilo", ["K", "Q"]))
+                   if all(r + trump in hand0 for r in cards)]
+        objective = rng.choice(["hra", "hra", "money"] + allowed)
+        if objective == "money" and allowed:
+            doc["announcements"] = rng.sample(allowed, rng.randint(0, len(allowed)))
+        if objective != "hra":
+            doc["objective"] = objective
+    else:
+        talon = rng.sample(fh, 2)
+        hand0 = [c for c in fh if c not in talon]
+        if rng.random() < 0.5:
+            doc["objective"] = "money"
+    power = HRA_POWER if contract == "hra" else BETL_POWER
+    doc["hands"] = [hand_string(h, power) for h in (hand0, h1, h2)]
+    doc["talon"] = " ".join(talon)
+    if rng.random() < 0.3:
+        doc["flek"] = rng.randint(1, 2)
+    if contract == "hra":          # the rule options of a game with points (RULES §1.9)
+        options = {"marriage_on_follow": rng.random() < 0.5, "talon_points": rng.choice(["defenders", "nobody"])}
+        options = {k: v for k, v in options.items() if v not in (False, "defenders")}
+        if options:
+            doc["options"] = options
+    return doc
+
+
 def main(n: int = 200) -> None:
     OUT.mkdir(exist_ok=True)
-    for contract, seed in (("hra", 20261129), ("betl", 20261130), ("durch", 20261131)):
+    for contract, seed in (("hra", 20261129), ("betl", 20261130), ("durch", 20261131), ("mixed", 20261203)):
         rng = random.Random(seed)
-        docs = [hra_deal(rng) if contract == "hra" else no_trump_deal(rng, contract) for _ in range(n)]
+        make = {"hra": hra_deal, "mixed": mixed_deal}.get(contract, lambda r: no_trump_deal(r, contract))
+        docs = [make(rng) for _ in range(n)]
         path = OUT / f"marias-{contract}.jsonl"
         path.write_text("".join(json.dumps(d) + "\n" for d in docs))
         print(f"wrote {len(docs)} deals to {path}")
