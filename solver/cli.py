@@ -204,10 +204,15 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
     view = {"points": f"{owner}'s view", "money": f"{owner}'s money"}.get(
         an.value_kind, f"{owner}'s view: {start.value_legend}")
     print(f"{info.get('title', pos.game)} - value at the start {signed(an.initial_value)} ({view})", file=out)
-    print(f"{'ply':>4} {'seat':>4}  {'card':<5}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
+    if not an.steps:
+        print("Nothing to analyse: the position records no play (its 'played' is empty); its value is the "
+              "deal's", file=out)
+    else:
+        width = max([4] + [len(s.move) for s in an.steps]) + 1     # Mariasz's "exchange" is a move too
+        print(f"{'ply':>4} {'seat':>4}  {'card':<{width}}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
     for s in an.steps:
-        mark = "  <- mistake" if s.mistake else ""
-        print(f"{s.ply:>4} {s.seat:>4}  {s.move:<5}{signed(s.value_before):>7}{signed(s.value_after):>7}"
+        mark = ("  <- mistake, outcome turned" if s.changes_outcome else "  <- mistake") if s.mistake else ""
+        print(f"{s.ply:>4} {s.seat:>4}  {s.move:<{width}}{signed(s.value_before):>7}{signed(s.value_after):>7}"
               f"{s.cost:>6}  {' '.join(s.best_moves)}{mark}", file=out)
         if s.moves:                        # mode all: every legal move's value at that point
             print(f"{'':>11}moves  " + "  ".join(move_value(m) for m in s.moves), file=out)
@@ -346,7 +351,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             bar.close()
     if times.count + failed[0] > 1:
         # A batch: how many were answered, how many failed (each has its error above), how long.
-        line = f"ddcards: solved {times.count:,} positions"
+        line = f"ddcards: solved {times.count:,} position{'' if times.count == 1 else 's'}"
         if failed[0]:
             line += f", {failed[0]:,} failed ({'see their error records' if args.json else 'see the errors above'})"
         if times.count:

@@ -202,9 +202,13 @@ class Client:
 
     def solve_table(self, position: Any, *, timeout: float | None = None,
                     as_dict: bool = True) -> dict[str, Any] | pb.SolveTableResponse:
-        """The value of a whole deal for every trump suit and playing team (Klaverjas).
+        """The DD table of a whole deal: its value for every choice made before play.
 
-        As a dict: ``{"game", "rules", "leader", "values": {"S": [team 0, team 1], ...}, "nodes", "elapsed_ms"}``.
+        Klaverjas, every trump suit and playing team, as a dict: ``{"game", "rules", "leader",
+        "values": {"S": [team 0, team 1], ...}, "nodes", "elapsed_ms"}``.  Mariáš (the deal as dealt,
+        forehand's 12 cards in hands[0], or with its discard fixed), every discard x contract, best first:
+        ``{"game", "hands", "talon", "flek", "players", "entries": [{"discard", "contract", "trump",
+        "announcements", "value", "value_kind", "won", "money"}, ...], "nodes", "elapsed_ms"}``.
         """
         response = self.stub.SolveTable(pb.SolveTableRequest(**_source(position)), timeout=self._timeout(timeout))
         return convert.table_response_to_dict(response) if as_dict else response

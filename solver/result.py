@@ -109,6 +109,11 @@ class Result:
 
     @property
     def best_move(self) -> str | None:
+        """One optimal move: the one the principal variation ``pv`` starts with, so that the move
+        and the line agree (None when nothing is left to play).  Every optimal move is in
+        ``optimal_moves``; mode best searches for one only, which may be another of them."""
+        if self.pv and self.pv[0] in self.optimal_moves:
+            return self.pv[0]
         return self.optimal_moves[0] if self.optimal_moves else None
 
     @property

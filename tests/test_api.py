@@ -103,7 +103,7 @@ def test_modes_agree(p):
     optimal = {m for m, v in values.items() if v == all_.value}
     assert {m.move for m in all_.moves if m.optimal} == optimal
     assert set(all_.optimal_moves) == optimal
-    assert all_.best_move in optimal
+    assert all_.best_move in optimal and all_.best_move == (all_.pv or all_.optimal_moves)[0]   # move and line agree
 
     # optimal: every legal move, a value only for the optimal ones
     assert {m.move for m in opt.moves} == legal

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 import sys
 
 import pytest
@@ -31,6 +32,11 @@ def test_example_readable():
     assert "Settlement  seat 0 +4, seat 1 -2, seat 2 -2" in text
     line = next(l for l in text.splitlines() if l.startswith("Line"))
     assert line.count("|") == 9                      # ten tricks
+    # The printed line reads back as a history (RULES §0.7 rule 1: "|" may separate tricks).
+    played = line.removeprefix("Line").strip()
+    pos = ddcards.Position.from_dict(dict(ddcards.example("marias-hra"), played=played))
+    assert pos.played == tuple(played.replace("|", " ").split()) and len(pos.played) == 30
+    assert pos.is_over and ddcards.solve(pos).value == 70
 
 
 def test_outcomes_on_the_line_read_as_words_and_their_keys_are_identifiers():
@@ -110,6 +116,21 @@ def test_analyse_readable_and_json():
     assert len(doc["steps"]) == 30
 
 
+def test_analyse_marks_every_mistake_and_those_that_turned_the_outcome():
+    """One vocabulary (RULES §0.10): a card that cost value is a mistake; the text sets apart the
+    ones that turned the outcome, as the report does."""
+    text = run("analyse", str(Path(__file__).parent.parent / "docs" / "report-deal.json")).stdout
+    marks = {int(line.split()[0]): line.split("<- ")[1] for line in text.splitlines() if "<- " in line}
+    assert marks == {11: "mistake", 16: "mistake, outcome turned", 18: "mistake, outcome turned", 24: "mistake",
+                     25: "mistake, outcome turned"}
+    header, first = run("analyse", "--example", "mariasz-recorded").stdout.splitlines()[1:3]
+    before, after = (header.index(word) + len(word) for word in ("before", "after"))
+    assert first.split()[2] == "exchange" and first[before - 3:before] == first[after - 3:after] == "+88"
+    empty = run("analyse", "--example", "marias-hra")
+    assert empty.returncode == 0 and "Nothing to analyse: the position records no play" in empty.stdout
+    assert "ply seat" not in empty.stdout
+
+
 def test_games_and_examples():
     out = run("games", "--json")
     games = json.loads(out.stdout)
@@ -149,6 +170,22 @@ def test_usage_errors(capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["solve", "--tt-mb", "0", "--example"])
     assert exc.value.code == 2
+
+
+def test_klaverjas_value_line_says_the_scores_hold_the_roem():
+    from ddcards.cli import describe_value
+    text = run("solve", "--example", "klaverjas").stdout
+    # 137 card points + 20 roem = 157: the roem is in the score, not on top of it
+    assert "Value       +132  the playing team makes it (playing 157, other 25; roem in them: playing 20, " \
+        "other 0)\n" in text
+    session = ddcards.Position.from_dict(ddcards.example("klaverjas")).session()
+    nat = ddcards.Result(game="klaverjas", mode="best", value=-202, to_move=None, optimal_moves=[], moves=[], pv=[],
+                         scores={"playing": 0, "other": 202, "playing_roem": 20, "other_roem": 20}, tricks={},
+                         won=False, settlement=[], outcomes={"nat": True, "pit": False, "pit_other": True},
+                         value_kind="points")
+    assert describe_value(nat, session) == ("-202  nat: the playing team scores nothing (playing 0, other 202; roem "
+                                            "playing 20 + other 20, all to the other team (nat); pit: the other "
+                                            "team took every trick (+100))")
 
 
 def test_klaverjas_table_matches_single_solves():

@@ -169,6 +169,19 @@ def test_history_error_names_the_ply_and_seat():
     assert "TH" in msg                      # the legal alternative is listed
 
 
+@pytest.mark.parametrize("name", ["marias-hra", "klaverjas", "mariasz", "prsi"])
+def test_a_hand_of_the_cards_left_says_hands_are_as_dealt(name):
+    """The commonest hand-size slip — the cards left given after some play — gets the way out
+    (RULES §0.5 rule 4); a hand too long does not."""
+    short = ddcards.example(name)
+    cards = short["hands"][0]
+    short["hands"] = [cards[:-1] if cards[-1] != "." else cards[:-2] + "."] + short["hands"][1:]
+    with pytest.raises(InvalidDealError) as info:
+        ddcards.Position.from_dict(short)
+    assert "as dealt, whatever has been played since" in str(info.value)
+    assert "list them in 'played'" in str(info.value) and info.value.field == "hands[0]"
+
+
 def test_valid_variants_are_accepted():
     # Aces and tens may be discarded in Betl and Durch.
     betl = doc(BETL, **ACE_TALON)

@@ -71,6 +71,16 @@ def test_analyse_measures_within_the_same_window():
         assert step.mistake == (step.move not in before.optimal_moves and step.cost > 0)
 
 
+def test_a_step_checked_by_a_solve_of_the_position_after_it():
+    """RULES §4.9: the value after a step is a solve of the position after the action, for the
+    analysis's player (who started) and a horizon one ply shorter."""
+    doc = dict(ENDGAME, options={"horizon": 8})
+    an = ddcards.analyse(doc)
+    for step in an.steps:
+        after = dict(doc, played=doc["played"][:step.ply + 1], options={"horizon": 7, "player": 0})
+        assert ddcards.solve(after, mode="best").value == step.value_after, step.ply
+
+
 def test_exact_analysis():
     exact = dict(ENDGAME, options={"horizon": None})
     res = ddcards.solve(exact, mode="optimal")

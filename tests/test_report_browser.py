@@ -92,9 +92,9 @@ def test_the_report_shows_the_analysis(page, tmp_path, doc):
         want_kind = "mistake" if step.changes_outcome else ("lost" if step.cost > 0 else "best")
         assert row["kind"] == want_kind, row
         if want_kind == "mistake":
-            assert row["verdict"].endswith(f"mistake: now {step.outcome}")
+            assert row["verdict"].endswith(f"mistake, outcome turned: now {step.outcome}")
         elif want_kind == "lost":
-            assert row["verdict"].endswith(f"lost {step.cost}")
+            assert row["verdict"].endswith(f"mistake: lost {step.cost}")
         # The better cards: exactly those that keep more for the mover, best first, with their values.
         mover = 1 if step.value_before >= step.value_after else -1
         better = sorted((m for m in step.moves if mover * (m.value - step.value_after) > 0),

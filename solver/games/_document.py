@@ -22,7 +22,8 @@ OPTIONS_RULE = ("docs/RULES.md §0.6 rule 4: options are the game's own, of the 
 CARD_LIST_RULE = "docs/RULES.md §0.3 rule 2: a list of cards is text such as '7S 8D', or a list of cards"
 HAND_RULE = "docs/RULES.md §0.4 rules 1 and 3: a hand is written like 'AKT.987..QJ', or is a list of cards"
 DEALT_ONCE_RULE = "docs/RULES.md §0.5 rule 3: each card is dealt once"
-HAND_SIZE_RULE = "docs/RULES.md §0.5 rule 4: every hand holds the game's number of cards for card play"
+HAND_SIZE_RULE = ("docs/RULES.md §0.5 rule 4: every hand holds the game's number of cards as dealt for card play, "
+                  "whatever has been played since")
 HISTORY_RULE = "docs/RULES.md §0.7 rule 1: played is a list of cards, or one string of cards"
 
 # A whole-number option lies in its own range.  Most are stakes: with the hearts and re
@@ -140,11 +141,20 @@ def check_deal(places: Iterable[tuple[str, Sequence[Card]]], title: str, *,
             seen[card] = where
 
 
+def as_dealt_hint(held: int, size: int) -> str:
+    """What a hand short of cards most often means: the cards left were given, not the deal."""
+    if held >= size:
+        return ""
+    return ("; a hand is the cards as dealt, whatever has been played since: give the cards played back to "
+            "the hands and list them in 'played'")
+
+
 def check_hand_sizes(hands: Sequence[Sequence[Card]], size: int, title: str, why: str = "") -> None:
     for seat, hand in enumerate(hands):
         if len(hand) != size:
-            raise InvalidDealError(f"hand {seat} has {len(hand)} cards; {title} hands hold {size}{why} "
-                                   f"({HAND_SIZE_RULE})", token=f"hand {seat}", rule=HAND_SIZE_RULE, field=f"hands[{seat}]")
+            raise InvalidDealError(f"hand {seat} has {len(hand)} cards; {title} hands hold {size}{why}"
+                                   f"{as_dealt_hint(len(hand), size)} ({HAND_SIZE_RULE})", token=f"hand {seat}",
+                                   rule=HAND_SIZE_RULE, field=f"hands[{seat}]")
 
 
 def option_value(info: OptionInfo, value: Any) -> Any:
@@ -203,11 +213,12 @@ def options_field(doc: Mapping[str, Any], info: GameInfo, *,
 
 
 def history_tokens(doc: Mapping[str, Any], rule: str = HISTORY_RULE, what: str = "cards") -> list[Any]:
-    """The tokens of `played` as given: a list, or one string of them separated by spaces or
-    commas (every game's history; `what` names its actions for the message)."""
+    """The tokens of `played` as given: a list, or one string of them separated by spaces,
+    commas or "|" (the trick separator ddcards prints in a line of play, so that a printed line
+    reads back; every game's history; `what` names its actions for the message)."""
     raw = doc.get("played", ())
     if isinstance(raw, str):
-        return raw.replace(",", " ").split()
+        return raw.replace(",", " ").replace("|", " ").split()
     if isinstance(raw, (list, tuple)):
         return list(raw)
     raise NotationError(f"played must be a list of {what}, not {shown(raw)} ({rule})", token=token_text(raw),

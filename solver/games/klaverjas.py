@@ -167,6 +167,20 @@ class KlaverjasSession(CardSession):
     def verdict(self, value: int, won: bool, value_kind: str) -> str:
         return "the playing team makes it" if won else "nat: the playing team scores nothing"
 
+    def value_detail(self, res: Any) -> str:
+        """Each team's final score and the roem in it (the scores include the roem; with nat the
+        other team scores both teams' roem), and a pit."""
+        sc = res.scores
+        text = f"playing {sc['playing']}, other {sc['other']}"
+        if res.outcomes.get("nat"):
+            text += f"; roem playing {sc['playing_roem']} + other {sc['other_roem']}, all to the other team (nat)"
+        else:
+            text += f"; roem in them: playing {sc['playing_roem']}, other {sc['other_roem']}"
+        for key, team in (("pit", "playing"), ("pit_other", "other")):
+            if res.outcomes.get(key):
+                text += f"; pit: the {team} team took every trick (+100)"
+        return text
+
     def __init__(self, setup: KlaverjasSetup, flags: int = 0):
         self.setup = setup
         self._code, self._card, self._name = _TABLES[setup.trump]

@@ -33,8 +33,8 @@ from typing import Any, TypeVar
 from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
                             NotationError)
 from ddcards.games import _mariasz
-from ddcards.games._document import (cards_field, check_fields, dealt_twice, hands_field, in_field, options_field,
-                                     place_field, played_field)
+from ddcards.games._document import (as_dealt_hint, cards_field, check_fields, dealt_twice, hands_field, in_field,
+                                     options_field, place_field, played_field)
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session, TrickCard
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 from ddcards.result import ValueKind, spoken
@@ -264,7 +264,8 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
         if len(hand) != size:
             rule = _clause("2", f"{title} hands hold {size} cards")
             raise _error(InvalidDealError, f"hand {seat} has {len(hand)} cards; {title} hands hold "
-                         f"{size}{why[nseats]}", token=f"hand {seat}", rule=rule, field=f"hands[{seat}]")
+                         f"{size}{why[nseats]}{as_dealt_hint(len(hand), size)}", token=f"hand {seat}", rule=rule,
+                         field=f"hands[{seat}]")
     deck_size = 24 if szlifowany else 36
     if nseats == 2 and len(stock) != deck_size - 12:
         raise _error(InvalidDealError, f"the stock holds {deck_size - 12} cards ({deck_size} in the deck, 6 in "

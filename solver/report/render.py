@@ -24,7 +24,9 @@ from ddcards.report.display import as_cards, card_piece, extras, hand_suits, pla
 
 # Seat -> grid area around the table, by the number of seats (clockwise from the bottom).
 SEAT_AREAS = {2: ("s", "n"), 3: ("s", "w", "e"), 4: ("s", "w", "n", "e")}
-KIND_LABEL = {"best": "best", "lost": "lost value", "mistake": "mistake"}
+# Every card that cost value is a mistake (RULES §0.10); the report sets apart the ones that
+# turned the outcome ("mistake", a diamond) from those that kept it ("lost", a triangle).
+KIND_LABEL = {"best": "best", "lost": "mistake", "mistake": "mistake"}
 
 
 def template(name: str, package: str = "ddcards.report") -> str:
@@ -196,9 +198,9 @@ class Page:
             ply = step["ply"]              # from 0, as played[i] and the CLI's analyse count
             verdict = KIND_LABEL[kind]
             if kind == "mistake":
-                verdict = f"mistake: now {step.get('outcome', '')}"
+                verdict = f"mistake, outcome turned: now {step.get('outcome', '')}"
             elif kind == "lost":
-                verdict = f"lost {step['cost']}"
+                verdict = f"mistake: lost {step['cost']}"
             mark = {"best": "", "lost": '<span class="icon" aria-hidden="true">▲</span> ',
                     "mistake": '<span class="icon" aria-hidden="true">◆</span> '}[kind]
             trick_rows.append(
