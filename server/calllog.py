@@ -66,6 +66,7 @@ class CallRecord:
     games: list[str] = field(default_factory=list)
     nodes: int = 0
     items: int = 0
+    stream: bool = False       # a streaming call: its line says items=N, 0 included
 
     def game_text(self) -> str:
         if not self.games:

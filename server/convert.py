@@ -27,7 +27,7 @@ from ddcards.v1 import ddcards_pb2 as pb
 from ddcards._jsonio import LIMITS_RULE, MAX_ITEMS, POSITION_RULE, json_kind, loads
 from ddcards.api import ANALYSIS_MODE_RULE, MODE_RULE
 from ddcards.errors import DdcardsError
-from ddcards.notation import Card
+from ddcards.notation import Card, Rank
 from ddcards.server.status import RequestCardError, RequestError, ValueOutOfRange, shorten
 
 __all__ = [
@@ -273,10 +273,20 @@ def _named_suit_without_card(action: pb.Action, where: str) -> RequestError:
     elif slash:
         why = (f"named_suit goes with card, and notation {action.notation!r} names the suit already: leave "
                "named_suit unset, or give card and named_suit")
+    elif not _is_ober(card):
+        why = (f"named_suit is the suit an Ober names (a Prší Queen, 'QH/S'), and {action.notation!r} is no "
+               "Ober: leave named_suit unset")
     else:
         why = ("named_suit (the suit an Ober names, in Prší) goes with card, not with notation: give card and "
                f"named_suit, or write the named suit in notation ({card.strip() + '/' + letter!r})")
     return RequestError(f"{where}: {why}", token=action.notation, rule=ACTION_RULE, field=where + ".named_suit")
+
+
+def _is_ober(text: str) -> bool:
+    try:
+        return Card.parse(text).rank is Rank.QUEEN
+    except ValueError:          # "draw", "pass", "exchange", or no card at all
+        return False
 
 
 def _canonical_action(text: str) -> str:

@@ -364,12 +364,14 @@ class _PendingLine:
     has terminated (its status sent, or the client gone): off the call's latency path,
     and with the call's real outcome."""
 
-    __slots__ = ("record", "context", "started", "level", "logger", "lock", "waiting", "outcome", "ended_early")
+    __slots__ = ("record", "context", "peer", "started", "level", "logger", "lock", "waiting", "outcome",
+                 "ended_early")
 
     def __init__(self, record: calllog.CallRecord, context: grpc.ServicerContext, level: int,
                  logger: logging.Logger):
         self.record = record
         self.context = context
+        self.peer = _peer(context)      # read now: once the call has ended (a deadline) it may be ""
         self.level = level
         self.logger = logger
         self.started = time.perf_counter()
@@ -413,10 +415,10 @@ class _PendingLine:
     def _emit(self) -> None:
         record = self.record
         duration_ms = (time.perf_counter() - self.started) * 1000.0
-        items = f" items={record.items}" if record.items else ""
+        items = f" items={record.items}" if record.items or record.stream else ""
         self.logger.log(self.level, "rpc method=%s game=%s status=%s duration_ms=%.2f nodes=%d%s peer=%s",
                         record.method, record.game_text(), self._status(), duration_ms, record.nodes, items,
-                        calllog.log_field(_peer(self.context)))
+                        calllog.log_field(self.peer or _peer(self.context)))
 
 
 class LoggingInterceptor(grpc.ServerInterceptor):
@@ -470,7 +472,7 @@ class LoggingInterceptor(grpc.ServerInterceptor):
     def _streaming(self, method: str, level: int) -> Wrapper:
         def wrap(behavior: Callable) -> Callable:
             def wrapped(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-                record = calllog.CallRecord(method)
+                record = calllog.CallRecord(method, stream=True)
                 line = _PendingLine(record, context, level, self._log)
                 outcome: str | None = "UNKNOWN"
                 iterator: Any = None

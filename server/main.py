@@ -32,12 +32,14 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import ipaddress
 import logging
 import logging.handlers
 import os
 import queue
 import signal
+import socket
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -144,6 +146,27 @@ def _address(host: str, port: int) -> str:
     if ":" in host and not host.startswith("["):
         host = f"[{host}]"
     return f"{host}:{port}"
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """OSError naming the address when another program listens on it: grpc would refuse too,
+    but only after printing its own core log line to stderr."""
+    if not port:
+        return                          # any free port
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror:
+        return                          # grpc names the bad host itself
+    for family, kind, proto, _, sockaddr in addresses:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as grpc binds: TIME_WAIT is free
+            try:
+                probe.bind(sockaddr)
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise OSError(f"cannot listen on {_address(host, port)}: the port is in use (another "
+                                  "ddcards serve?); stop that program or give another --port") from None
+                return                  # e.g. no IPv6 here: grpc decides
 
 
 @dataclass(frozen=True)
@@ -254,6 +277,11 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     if reflection_enabled:
         reflection.enable(server, (SERVICE_NAME, health.SERVICE_NAME))
     address = _address(host, port)
+    try:
+        _check_port_free(host, port)
+    except OSError:
+        pool.shutdown(wait=False)
+        raise
     try:
         bound = (server.add_secure_port(address, credentials) if credentials is not None
                  else server.add_insecure_port(address))

@@ -443,7 +443,10 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                 if exc is not None:
                     if isinstance(exc, (SearchCancelled, SearchTimeout, CancelledError)) and (
                             pipe.stopped or _expired(stream_deadline)):
-                        raise exc  # the stream itself ended: its status is the answer
+                        # the stream itself ended: its status is the answer; the log line still
+                        # counts the search it stopped (its game and nodes)
+                        calllog.note(game=game, nodes=getattr(exc, "nodes", 0))
+                        raise exc
                     # a field of the item's `solve`, or of the item itself (its id; no request read)
                     failure = status.describe(exc, request, prefix="solve." if request is not None else "")
                     if failure.code is grpc.StatusCode.INTERNAL:

@@ -86,6 +86,25 @@ def _parse_int(literal: str) -> int | LongNumber:
     return int(literal)
 
 
+class HugeNumber(LongNumber):
+    """A JSON number whose value no float holds (``1e400``): kept as written, to be reported
+    as such, never as the ``inf`` Python would read."""
+
+    __slots__ = ("literal",)
+
+    def __init__(self, literal: str):
+        super().__init__(literal)
+        self.literal = literal
+
+    def __repr__(self) -> str:
+        return self.literal if len(self.literal) <= 24 else f"{self.literal[:20]}… ({len(self.literal):,} characters)"
+
+
+def _parse_float(literal: str) -> float | HugeNumber:
+    value = float(literal)
+    return HugeNumber(literal) if math.isinf(value) else value
+
+
 def _reject_constant(name: str) -> Any:
     raise NotationError(f"{name} is not a JSON number (RFC 8259 has no NaN or Infinity)",
                         token=name, rule=JSON_RULE)
@@ -101,8 +120,8 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-_DECODER = json.JSONDecoder(parse_int=_parse_int, parse_constant=_reject_constant, object_pairs_hook=_object,
-                            strict=True)
+_DECODER = json.JSONDecoder(parse_int=_parse_int, parse_float=_parse_float, parse_constant=_reject_constant,
+                            object_pairs_hook=_object, strict=True)
 
 
 def decode_value(text: str, start: int = 0) -> tuple[Any, int]:
@@ -205,12 +224,18 @@ def check_limits(document: Any, what: str = "a position document") -> None:
         value, path, depth = stack.pop()
         where = f"{path if len(path) <= 60 else path[:60] + '…'}: " if path else ""
         if isinstance(value, str):
-            _check_text(value, where, what)
+            try:
+                _check_text(value, where, what)
+            except NotationError as exc:
+                exc.field = exc.field or path or None       # the place, as the other errors give it
+                raise
         elif isinstance(value, LongNumber) or (isinstance(value, int) and not isinstance(value, bool)
                                                and abs(value) >= 10 ** MAX_DIGITS):
+            why = "beyond what any number holds" if isinstance(value, HugeNumber) else \
+                f"numbers have at most {MAX_DIGITS} digits"
             raise NotationError(f"{where}{shown(value)} is far out of the range of any field "
-                                f"(numbers have at most {MAX_DIGITS} digits; {LIMITS_CLAUSE})", token=token_text(value),
-                                rule=LIMITS_RULE)
+                                f"({why}; {LIMITS_CLAUSE})", token=token_text(value),
+                                rule=LIMITS_RULE, field=path or None)
         elif isinstance(value, (Mapping, list, tuple)):
             if depth >= MAX_DEPTH:
                 raise NotationError(f"{where}nested more than {MAX_DEPTH} levels deep; {what} nests a few "

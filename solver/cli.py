@@ -160,7 +160,8 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
     seat = res.to_move
     head = info.get("title", pos.game)
     if seat is not None:
-        head += f" - seat {seat} ({session.seat_role(seat)}) to move"
+        role = session.seat_role(seat)       # Prší names only the player whose value it is
+        head += f" - seat {seat}" + (f" ({role})" if role else "") + " to move"
     else:
         head += " - the deal is over"      # every card played, a race claimed, a Prší game won
     print(head, file=out)

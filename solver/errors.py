@@ -55,6 +55,11 @@ class IllegalPlayError(DdcardsError):
     reason = "ILLEGAL_PLAY"
 
 
+class NothingToUndoError(IllegalPlayError, IndexError):
+    """``Position.undo()`` on a position with nothing played (an IndexError too, as ``list.pop()``
+    on an empty list raises)."""
+
+
 class InvalidOptionError(DdcardsError):
     """An unknown game, contract, objective or option, or one that does not apply."""
 

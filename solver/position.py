@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from ddcards._jsonio import POSITION_RULE, decode_utf8, json_kind, loads, shown, token_text
-from ddcards.errors import NotationError
+from ddcards.errors import NotationError, NothingToUndoError
 from ddcards.games import get_game
 from ddcards.games.base import Game, GameInfo, Score, Session, TrickCard
 from ddcards.notation import Card, Suit, format_cards, format_hand
@@ -235,9 +235,12 @@ class Position:
         return self._with_played([*self.played, str(move)])
 
     def undo(self) -> Position:
-        """The position before the last action (IndexError if nothing has been played)."""
+        """The position before the last action (:class:`ddcards.errors.NothingToUndoError`, an
+        IllegalPlayError and an IndexError, if nothing has been played)."""
         if not self.ply:
-            raise IndexError("undo(): nothing has been played in this position")
+            raise NothingToUndoError("undo(): nothing has been played in this position (played is empty)",
+                                     token="undo", rule="undo(): takes back the last action of played",
+                                     field="played")
         return self._with_played(list(self.played[:-1]))
 
     def start(self) -> Position:

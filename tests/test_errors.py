@@ -378,6 +378,22 @@ def test_a_number_of_5000_digits_in_any_field(field):
     assert "digits" in str(info.value) and len(str(info.value)) < 200
 
 
+@pytest.mark.parametrize("literal", ["1e400", "-1E+999", "9.9e99999"])
+def test_a_number_no_float_holds_is_named_as_written(literal):
+    """Python reads 1e400 as inf: the message quotes the number given, not 'inf'."""
+    for name, where in (("leader", "leader"), ("flek", "flek")):
+        with pytest.raises(NotationError) as info:
+            ddcards.Position.from_json(json.dumps(doc(**{name: 0})).replace(f'"{name}": 0', f'"{name}": {literal}'))
+        assert str(info.value).startswith(f"{where}: {literal} is far out of the range of any field")
+        assert info.value.token == literal and info.value.field == where and "inf" not in str(info.value)
+
+
+def test_a_game_name_that_is_not_valid_unicode_is_named_so():
+    with pytest.raises(NotationError) as info:
+        ddcards.Position.from_json('{"game": "prsi\\ud800"}')
+    assert "game: lone surrogate \\ud800 in text" in str(info.value) and info.value.field == "game"
+
+
 def test_huge_numbers_inside_lists_and_options():
     for bad in (doc(hands=[10 ** 5000, H1, H2]), doc(played=["QH", -10 ** 5000]),
                 doc(options={"sedma_value": 10 ** 5000}), doc(options={10 ** 5000: 1})):

@@ -77,7 +77,8 @@ def test_a_long_token_in_a_stream_item_is_bounded_too(client):
 def test_a_lone_surrogate_is_invalid_argument_not_unknown(client):
     error = _invalid(lambda: client.solve('{"game": "\\ud800"}'))
     got = error_details(error)
-    assert got["reason"] == "INVALID_OPTION" and "\\ud800" in error.details()
+    # named as text that is not valid Unicode, as in any other field (RULES §0.11 rule 2)
+    assert got["reason"] == "NOTATION" and got["doc_field"] == "game" and "\\ud800" in error.details()
     (outcome,) = list(client.solve_many(['{"game": "\\udfff x"}']))
     assert outcome["error"]["code"] == "INVALID_ARGUMENT" and "\\udfff" in outcome["error"]["message"]
 

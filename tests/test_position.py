@@ -364,6 +364,9 @@ def test_walking_a_whole_deal_forward_and_back():
         assert pos == earlier
     with pytest.raises(IndexError, match="nothing has been played"):
         pos.undo()
+    with pytest.raises(ddcards.IllegalPlayError) as err:          # a DdcardsError too, naming the field
+        pos.undo()
+    assert err.value.field == "played" and err.value.reason == "ILLEGAL_PLAY"
 
 
 def test_an_illegal_move_names_the_ply_and_the_rule():

@@ -151,6 +151,10 @@ def test_cli_solve_and_analyse():
     out = run("analyse", "--example", "prsi-endgame")
     assert out.returncode == 0, out.stderr
     assert "seat 0's view" in out.stdout and "Mistakes    1: ply 11 draw (seat 1, cost 1)" in out.stdout
+    # the value is seat 1's: the mover, seat 0, has no role to name (no empty brackets)
+    other = dict(ENDGAME, options=dict(ENDGAME.get("options", {}), player=1))
+    out = run("solve", "-", stdin=json.dumps(other))
+    assert "\nPrší, 2 players, horizon 20 plies - seat 0 to move\n" in out.stdout, out.stdout
 
 
 def test_cli_bad_action_names_the_clause():

@@ -562,7 +562,19 @@ def test_a_call_whose_deadline_passes_mid_search_logs_deadline_exceeded_and_its_
     # What the client got, not CANCELLED; and the nodes the stopped search searched, not 0.
     assert " status=DEADLINE_EXCEEDED " in line, line
     assert int(re.search(r" nodes=(\d+) ", line).group(1)) > 0, line
+    assert re.search(r" peer=\S+$", line), line                  # read while the call was alive
     assert wait_until(lambda: server.pool.busy == 0, timeout=2.0)
+
+
+def test_a_stream_whose_deadline_passes_mid_search_logs_its_game_items_and_nodes(client, caplog):
+    with caplog.at_level(logging.INFO, logger="ddcards.server"):
+        with pytest.raises(grpc.RpcError) as info:
+            list(client.solve_many([ENDLESS], mode="best", timeout=0.3))
+        assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
+        assert wait_until(lambda: any("rpc method=SolveStream " in r.getMessage() for r in caplog.records), timeout=5)
+    line = [r.getMessage() for r in caplog.records if "rpc method=SolveStream " in r.getMessage()][-1]
+    assert " game=mariasz status=DEADLINE_EXCEEDED " in line and " items=0 " in line, line
+    assert int(re.search(r" nodes=(\d+) ", line).group(1)) > 0 and re.search(r" peer=\S+$", line), line
 
 
 def test_a_search_stopped_by_timeout_seconds_logs_the_nodes_its_status_gives(client, caplog):

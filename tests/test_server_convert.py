@@ -86,7 +86,10 @@ def test_card_notation_or_structure():
 @pytest.mark.parametrize("action, field, needle", [
     (pb.Action(notation="QS", named_suit=pb.SUIT_DIAMONDS), "a.named_suit",
      "write the named suit in notation ('QS/D')"),
-    (pb.Action(notation="AS", named_suit=pb.SUIT_CLUBS), "a.named_suit", "goes with card, not with notation"),
+    (pb.Action(notation="AS", named_suit=pb.SUIT_CLUBS), "a.named_suit", "'AS' is no Ober: leave named_suit unset"),
+    (pb.Action(notation="draw", named_suit=pb.SUIT_SPADES), "a.named_suit",
+     "'draw' is no Ober: leave named_suit unset"),
+    (pb.Action(notation="OH", named_suit=pb.SUIT_CLUBS), "a.named_suit", "write the named suit in notation ('OH/C')"),
     (pb.Action(notation="QS/H", named_suit=pb.SUIT_DIAMONDS), "a.named_suit",
      "notation 'QS/H' and named_suit SUIT_DIAMONDS disagree"),
     (pb.Action(notation="QS/D", named_suit=pb.SUIT_DIAMONDS), "a.named_suit", "names the suit already"),

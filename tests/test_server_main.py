@@ -132,6 +132,21 @@ def test_tables_that_cannot_be_allocated_at_startup_exit_2_cleanly(monkeypatch, 
                    "side areas): not enough free memory; give fewer --workers or a smaller --tt-mb\n")
 
 
+def test_a_port_in_use_exits_1_with_one_clear_line():
+    """No grpc core log line before ours: the port is probed first."""
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.run([sys.executable, "-m", "ddcards", "serve", "--host", "127.0.0.1", "--port", str(port),
+                               "--workers", "1", "--tt-mb", "1"], cwd=ROOT, env=_env(), capture_output=True, text=True,
+                              timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr == (f"ddcards serve: cannot listen on 127.0.0.1:{port}: the port is in use (another ddcards "
+                           "serve?); stop that program or give another --port\n"), proc.stderr
+
+
 def test_start_server_checks_its_port_workers_and_tables():
     from ddcards.server.main import MAX_WORKERS, start_server
 

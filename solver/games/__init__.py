@@ -8,7 +8,7 @@ from ddcards._kernels import kernel_path
 # The games' C modules come in builds per CPU level: see ddcards._kernels.
 __path__ = kernel_path(__path__)
 
-from ddcards._jsonio import shown, token_text
+from ddcards._jsonio import MAX_TEXT, check_limits, shown, token_text
 from ddcards.errors import InvalidOptionError
 from ddcards.games.base import Game, GameInfo, OptionInfo
 
@@ -40,6 +40,8 @@ def get_game(name: object) -> Game:
         raise InvalidOptionError(f"a position names its game (field 'game': one of {', '.join(_GAMES)}){given} "
                                  f"({GAME_RULE})", token="game" if name is None else token_text(name),
                                  rule=GAME_RULE, field="game")
+    if not name.isascii():
+        check_limits({"game": name[:MAX_TEXT]})   # a lone surrogate is named as such (RULES §0.11 rule 2)
     key = _fold(name)
     for game in _GAMES.values():
         if key == game.info.name or key in (_fold(a) for a in game.info.aliases):
