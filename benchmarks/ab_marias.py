@@ -5,6 +5,7 @@ value), one thread, each checkout's in-place build in a process of its own, all 
 (so give at most one checkout per core).  Prints the node sum (deterministic: the same sum means
 the same search) and the median CPU time per deal of each.
 """
+import argparse
 import statistics
 import subprocess
 import sys
@@ -33,7 +34,11 @@ def measure(repo: str) -> None:
 
 
 def main() -> None:
-    repos = [str(Path(r).resolve()) for r in sys.argv[1:]] or [str(HERE.parent.parent)]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("repos", nargs="*", metavar="REPO",
+                        help="checkouts with an in-place build (default: this one)")
+    repos = [str(Path(r).resolve()) for r in parser.parse_args().repos] or [str(HERE.parent.parent)]
     if len(repos) == 1:
         measure(repos[0])
         return

@@ -11,6 +11,7 @@ Prints the peak RSS and the wall time: the memory must not grow with N.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -76,4 +77,8 @@ def main(sizes: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [10_000, 100_000])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("lines", nargs="*", type=int, default=[10_000, 100_000],
+                        help="batch sizes to run, in lines (default 10000 100000)")
+    main(parser.parse_args().lines)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import random
 import statistics
 import sys
@@ -36,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import ddcards  # noqa: E402
+from _machine import machine_line  # noqa: E402
 
 RANKS = "789TJQKA"            # notation ranks
 SUITS = "SHDC"
@@ -120,8 +120,7 @@ def main() -> None:
                 res = engine.solve(doc, mode=mode, threads=threads) if threads != 1 else \
                     engine.solve(doc, mode=mode)
                 times.setdefault(f"{mode}/{threads}", []).append(res.elapsed)
-    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
-          f"2 cores; DDS via endplay (one thread). Command: python benchmarks/bench_dds.py --deals {args.deals} "
+    print(f"{machine_line()}; DDS via endplay (one thread). Command: python benchmarks/bench_dds.py --deals {args.deals} "
           f"--seed {seed} --threads {' '.join(map(str, args.threads))}\n")
     print("| solver | what | threads | median | p90 | ratio to DDS, median of layouts (q1-q3) |")
     print("|---|---|---|---|---|---|")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import sys
 import time
@@ -25,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 import ddcards  # noqa: E402
 from ddcards.ddtable import available_threads, dd_table  # noqa: E402
+from _machine import machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
 RULESETS = ("amsterdam", "rotterdam")
@@ -87,9 +87,10 @@ def main() -> None:
                     help="threads for the DD tables (default: 1 and every CPU available)")
     args = ap.parse_args()
     table_threads = args.table_threads or sorted({1, available_threads()})
-    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
-          f"2 cores; full deals on one search thread; table {args.tt_mb} MiB per Solver. Command: python benchmarks/bench_klaverjas.py "
-          f"--deals {args.deals} --tables {args.tables} --tt-mb {args.tt_mb} "
+    table = "sized per game" if args.tt_mb is None else f"{args.tt_mb} MiB"
+    print(f"{machine_line()}; full deals on one search thread; table {table} per Solver. Command: python "
+          f"benchmarks/bench_klaverjas.py --deals {args.deals} --tables {args.tables} "
+          f"{'' if args.tt_mb is None else f'--tt-mb {args.tt_mb} '}"
           f"--table-threads {' '.join(map(str, table_threads))}\n")
     print("| rules | mode | deals | made | search median | p90 | max | call median | nodes median | nodes/s |")
     print("|---|---|---|---|---|---|---|---|---|---|")

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import platform
 import statistics
 import sys
 import time
@@ -25,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 import ddcards  # noqa: E402
 from tests.reference import marias as reference  # noqa: E402
+from _machine import machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
 
@@ -98,8 +98,7 @@ def main() -> None:
     ap.add_argument("--reference-positions", type=int, default=20,
                     help="corpus deals per contract to cut into endgames for the reference comparison")
     args = ap.parse_args()
-    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
-          f"2 cores; one search thread. Command: python benchmarks/bench_marias.py --deals {args.deals} "
+    print(f"{machine_line()}; one search thread. Command: python benchmarks/bench_marias.py --deals {args.deals} "
           f"--reference-positions {args.reference_positions}\n")
     print("\n".join(full_deals(args.deals)))
     if args.reference_positions <= 0:

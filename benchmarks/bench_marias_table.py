@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import sys
 import time
@@ -37,6 +36,7 @@ from ddcards._core.search import Searcher  # noqa: E402
 from ddcards.ddtable import available_threads, dd_table  # noqa: E402
 from ddcards.games import marias_table  # noqa: E402
 from ddcards.notation import format_hand, parse_cards, parse_hand  # noqa: E402
+from _machine import machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus" / "marias-hra.jsonl"
 
@@ -73,9 +73,10 @@ def timed(docs: list[dict], threads: int, tt_mb: int) -> tuple[list[float], list
     return times, nodes, rows, cpu
 
 
-def unshared(docs: list[dict], tt_mb: int) -> tuple[list[float], list[int]]:
+def unshared(docs: list[dict], tt_mb: int | None) -> tuple[list[float], list[int]]:
     times, nodes = [], []
-    searcher = Searcher(tt_mb)
+    # None: the size a Solver gives a Mariáš position (the library's per-game default)
+    searcher = Searcher(tt_mb if tt_mb is not None else ddcards.Position.from_dict(ddcards.example("marias-hra")).table_mb)
     for doc in docs:
         deal = marias_table.parse_table_deal(doc)
         t = time.perf_counter()
@@ -92,16 +93,17 @@ def main() -> None:
     ap.add_argument("--threads", type=int, nargs="+", default=None, metavar="N",
                     help="threads per table (default: 1 and every CPU available)")
     ap.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB,
-                    help="transposition table per Solver (default: the library's, %(default)s MiB)")
+                    help="transposition table per Solver in MiB (default: sized per game, as the library does)")
     ap.add_argument("--unshared", type=int, default=0, metavar="N",
                     help="also time the first N dealt tables with nothing shared between discards")
     args = ap.parse_args()
     threads = args.threads or sorted({1, available_threads()})
     deals = load(args.deals)
-    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
-          f"{available_threads()} CPUs available; {args.tt_mb} MiB table per Solver. Command: python "
-          f"benchmarks/bench_marias_table.py --deals {args.deals} --threads {' '.join(map(str, threads))} "
-          f"--tt-mb {args.tt_mb}" + (f" --unshared {args.unshared}" if args.unshared else "") + "\n")
+    table = "sized per game" if args.tt_mb is None else f"{args.tt_mb} MiB"
+    print(f"{machine_line()}; table {table} per Solver. Command: python "
+          f"benchmarks/bench_marias_table.py --deals {args.deals} --threads {' '.join(map(str, threads))}"
+          + ("" if args.tt_mb is None else f" --tt-mb {args.tt_mb}")
+          + (f" --unshared {args.unshared}" if args.unshared else "") + "\n")
     print("| table | threads | deals | rows median | median | p90 | max | CPU median (1 thread) | nodes median |")
     print("|---|---|---|---|---|---|---|---|---|")
     medians = {}

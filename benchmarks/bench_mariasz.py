@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import statistics
 import sys
@@ -50,6 +49,7 @@ import ddcards  # noqa: E402
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, Searcher  # noqa: E402
 from ddcards._core import search as core  # noqa: E402
 from ddcards.errors import SearchTimeout  # noqa: E402
+from _machine import machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
 SUITS = "SHDC"
@@ -207,6 +207,8 @@ def corpus_rows(engine: Searcher, deals: int, limit: float) -> None:
 
 def ladder_rows(engine: Searcher, deals: int, limit: float) -> None:
     """Median work by stock size on the ladder deals, up the ladder while every deal finishes."""
+    if deals <= 0:
+        return                          # --ladder-deals 0: no ladder
     by_stock: dict[int, list[dict]] = {}
     for doc in load("ladder"):
         by_stock.setdefault(stock_left(doc), []).append(doc)
@@ -412,7 +414,7 @@ def builds(old: str, new: str, tt_mb: int, sets: tuple = BUILD_SETS) -> None:
             env["PYTHONPATH"] = os.path.abspath(path)
         workers.append(subprocess.Popen([sys.executable, __file__, "build-worker", str(tt_mb)], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, text=True, env=env, cwd="/"))
-    print(f"| positions | build | nodes median | nodes total | CPU median | CPU total | answers |")
+    print("| positions | build | nodes median | nodes total | CPU median | CPU total | answers |")
     print("|---|---|---|---|---|---|---|", flush=True)
     for label, corpus, stock, n in sets:
         docs = set_docs(corpus, stock, n)
@@ -445,7 +447,7 @@ def table_sizes(argv: list[str]) -> None:
     ap.add_argument("--deals", type=int, default=4)
     args = ap.parse_args(argv)
     sizes = [int(mb) for mb in args.sizes.split(",")]
-    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, 2 cores; "
+    print(f"{machine_line()}; "
           f"one search thread. Command: python benchmarks/bench_mariasz.py table-sizes {args.sizes} "
           f"{' '.join(args.sets)} --deals {args.deals}\n")
     rows = build_sets([f"{name}:{args.deals}" for name in args.sets])
@@ -486,7 +488,7 @@ def fresh(argv: list[str]) -> None:
     ap.add_argument("--tt-mb", type=int, default=0, help="MiB; 0 (default): as the CLI sizes it (Position.table_mb)")
     args = ap.parse_args(argv)
     table = f"{args.tt_mb} MiB" if args.tt_mb else "sized as the CLI does (Position.table_mb)"
-    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, 2 cores; "
+    print(f"{machine_line()}; "
           f"one search thread per deal, {args.jobs} deals at a time; table {table}. Command: python "
           f"benchmarks/bench_mariasz.py fresh --deals {args.deals} --mode {args.mode} --jobs {args.jobs} "
           f"--tt-mb {args.tt_mb}\n", flush=True)
@@ -547,8 +549,12 @@ def main() -> None:
     ap.add_argument("--tt-mb", type=int, default=16)
     args = ap.parse_args()
     engine = Searcher(args.tt_mb)
-    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, 2 cores "
-          f"(shared); one search thread; table {args.tt_mb} MiB. Command: python benchmarks/bench_mariasz.py "
+    # The first searches of a process pay for the table's pages (the kernel zeroes and may first
+    # gather huge pages: 40-110 ms, RESULTS "A fresh Solver's first large table"): not timed.
+    for doc in load("szlifowany", 2):
+        solve(engine, doc)
+    print(f"{machine_line()}; one search thread; table {args.tt_mb} MiB (warmed up by two untimed szlifowany "
+          f"solves). Command: python benchmarks/bench_mariasz.py "
           f"--deals {args.deals} --limit {args.limit:g} --ladder-deals {args.ladder_deals} "
           f"--ladder-limit {args.ladder_limit:g} --tt-mb {args.tt_mb}\n", flush=True)
     corpus_rows(engine, args.deals, args.limit)

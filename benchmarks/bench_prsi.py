@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import random
 import statistics
 import sys
@@ -34,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 import ddcards  # noqa: E402
 from ddcards.errors import SearchTimeout  # noqa: E402
+from _machine import machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
 DECK = [r + s for s in "SHDC" for r in "789TJQKA"]
@@ -182,8 +182,7 @@ def main() -> None:
         node_count()
         return
     seats_list = [int(x) for x in args.seats.split(",")]
-    print(f"Machine: {platform.machine()}, Python {platform.python_version()}, "
-          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
+    print(f"{machine_line()}\n")
     print("| players | horizon | positions | +1/0/−1 | search median | p90 | max | nodes median | nodes/s |")
     print("|---|---|---|---|---|---|---|---|---|")
     engine = ddcards.Solver()

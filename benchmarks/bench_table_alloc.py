@@ -12,12 +12,12 @@ wake-ups (the GIL held, or the process stalled).  CHECKOUT: another checkout's i
 from __future__ import annotations
 
 import argparse
-import platform
 import random
 import sys
 import threading
 import time
 from pathlib import Path
+from _machine import machine_line  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -52,7 +52,7 @@ def main() -> None:
 
     ticker = threading.Thread(target=tick)
     ticker.start()
-    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, 2 cores. "
+    print(f"{machine_line()}. "
           f"Command: python benchmarks/bench_table_alloc.py --rounds {args.rounds} --timeout {args.timeout} "
           f"({args.checkout}); table {deal.table_mb} MiB\n")
     print("| round | call | longest wait of another thread |")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import sys
 import time
@@ -28,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 import ddcards  # noqa: E402
 from ddcards._core.search import MODE_ALL  # noqa: E402
+from _machine import machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
 
@@ -106,7 +106,7 @@ def main() -> None:
         "Mariáš betl, full deals (1-100)": load("marias-betl")[:100 // q],
         "Klaverjas amsterdam, full deals (1-20)": load("klaverjas-amsterdam")[:20 // q],
     }
-    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, 2 cores; "
+    print(f"{machine_line()}; "
           f"one search thread. Command: python benchmarks/bench_table_size.py{' --quick' if args.quick else ''}"
           f"{' --sizes ' + ' '.join(map(str, args.sizes)) if args.sizes else ''}\n")
     print("| positions | set-up | table | nodes total | against the first | nodes median | CPU median | CPU total | "

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import random
 import statistics
 import sys
@@ -34,6 +33,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import ddcards  # noqa: E402
 from bench_dds import random_layout  # noqa: E402
 from ddcards.ddtable import dd_table  # noqa: E402
+from _machine import machine_line, warn_if_fewer_cpus  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
 
@@ -65,8 +65,8 @@ def main() -> None:
             if len(doc["stock"].split()) - sum(a != "exchange" for a in doc["played"]) == 12][:args.mariasz]
     n = args.threads
     one, many = ddcards.Solver(), ddcards.Solver()
-    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
-          f"2 cores. Command: python benchmarks/bench_threads.py --deals {args.deals} --threads {n} "
+    warn_if_fewer_cpus(n, f"a search on {n} threads")
+    print(f"{machine_line()}. Command: python benchmarks/bench_threads.py --deals {args.deals} --threads {n} "
           f"--seed {seed} --tables {args.tables} --mariasz {args.mariasz}\n")
     print(f"| deals | mode | 1 thread median | {n} threads median | ratio of medians | median of ratios | sums |")
     print("|---|---|---|---|---|---|---|")

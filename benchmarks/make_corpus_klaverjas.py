@@ -10,9 +10,9 @@ team; seat 0 leads the first trick.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import random
-import sys
 from pathlib import Path
 
 RANKS = "789TJQKA"
@@ -67,4 +67,7 @@ def main(n: int = 200) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("deals", nargs="?", type=int, default=200, help="deals per corpus (default 200)")
+    main(parser.parse_args().deals)

@@ -87,6 +87,8 @@ class Outcome:
         out["error_type"] = type(self.error).__name__ if not self.internal else "InternalError"
         if isinstance(self.error, DdcardsError):
             out["token"], out["rule"] = self.error.token, self.error.rule
+            if self.error.field:            # where in the document, as the service's errors say it
+                out["field"] = self.error.field
         return out
 
 

@@ -286,7 +286,8 @@ def test_bad_lines_name_the_field_and_the_rule(capsys):
     assert huge["error"].startswith("flek: 111111111111… (5,000 digits) is far out of the range")
     assert huge["rule"] == LIMITS_RULE
     assert deep["error"].startswith("JSON nested more than 16 levels deep at line 1 column ")
-    assert surrogate["error"].startswith("unknown game '\\ud800' (supported: ") and "§0.6 rule 1" in surrogate["error"]
+    assert surrogate["error"].startswith("game: lone surrogate \\ud800 in text: text must be valid Unicode")
+    assert surrogate["rule"] == LIMITS_RULE and surrogate["field"] == "game"
     assert utf8["error"] == ("the line is not UTF-8 text: byte 15 (0xe1) starts a character that the "
                              "next byte does not continue")
     assert utf8["token"] == "0xe1" and utf8["rule"] == JSON_RULE
