@@ -39,6 +39,8 @@ def main() -> None:
     parser.add_argument("repos", nargs="*", metavar="REPO",
                         help="checkouts with an in-place build (default: this one)")
     repos = [str(Path(r).resolve()) for r in parser.parse_args().repos] or [str(HERE.parent.parent)]
+    from _machine import machine_line
+    print(machine_line())
     if len(repos) == 1:
         measure(repos[0])
         return

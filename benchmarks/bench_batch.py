@@ -285,8 +285,8 @@ def main() -> None:
     p.add_argument("--kills", type=int, default=3)
     p.add_argument("--seed", type=int, default=20261201)
     args = parser.parse_args()
-    print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
-          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}, {os.cpu_count()} CPUs")
+    from _machine import machine_line
+    print(f"# {machine_line()}")
     if args.what == "speedup":
         speedup(args.rounds)
     elif args.what == "overhead":

@@ -82,7 +82,7 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=200)
     ap.add_argument("--tables", type=int, default=40, help="deals per rule set for the DD table")
     ap.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB,
-                    help="transposition table per Solver (default: the library's, %(default)s MiB)")
+                    help="transposition table per Solver in MiB (default: sized per game, as the library does)")
     ap.add_argument("--table-threads", type=int, nargs="+", default=None, metavar="N",
                     help="threads for the DD tables (default: 1 and every CPU available)")
     args = ap.parse_args()

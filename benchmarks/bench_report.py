@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import re
 import statistics
@@ -126,9 +125,8 @@ def main() -> None:
     parser.add_argument("--cli", type=int, default=5, help="deals per game for the whole command (default %(default)s)")
     args = parser.parse_args()
     deals = {game: recorded_deals(game, args.deals) for game in CORPORA}
-    load = os.getloadavg()[0]
-    print(f"Machine: {os.cpu_count()} cores ({platform.processor() or platform.machine()}), Python "
-          f"{platform.python_version()}, ddcards {ddcards.__version__}; load average {load:.2f} at the start\n")
+    from _machine import machine_line
+    print(f"{machine_line()}; ddcards {ddcards.__version__}\n")
     print("| what | deals | median | p90 | max |\n|---|---:|---:|---:|---:|")
     for line in bench_report(deals, args.cli) + bench_board(deals):
         print(line)

@@ -27,7 +27,7 @@ from ddcards.v1 import ddcards_pb2 as pb
 from ddcards._jsonio import LIMITS_RULE, MAX_ITEMS, POSITION_RULE, json_kind, loads
 from ddcards.api import ANALYSIS_MODE_RULE, MODE_RULE
 from ddcards.errors import DdcardsError
-from ddcards.notation import Card, Rank
+from ddcards.notation import Card, Rank, parse_cards, parse_hand
 from ddcards.server.status import RequestCardError, RequestError, ValueOutOfRange, shorten
 
 __all__ = [
@@ -318,18 +318,28 @@ def _action_template(text: str) -> pb.Action:
     return msg
 
 
-def _given_notation(cards: pb.Cards, where: str) -> str | None:
-    """The ``notation`` of a Cards message when it carries no structured cards, else None;
-    both set is an error."""
+def _given_notation(cards: pb.Cards, where: str, ordered: bool) -> str | None:
+    """The ``notation`` of a Cards message when it carries no structured cards, else None (the
+    structured cards are read). Both set — as a response carries them, sent back — must agree:
+    the same cards, and in the same order for a sequence (`ordered`)."""
     if cards.notation and len(cards.cards):
-        raise RequestError(f"{where}: set either notation or cards, not both",
-                           token=cards.notation, rule="cards: notation or list", field=where)
+        given = [card_to_str(c, f"{where}.cards[{i}]") for i, c in enumerate(cards.cards)]
+        try:
+            written = [str(c) for c in (parse_cards(cards.notation) if ordered else parse_hand(cards.notation))]
+            same = ([str(Card.parse(c)) for c in given] == written if ordered
+                    else sorted(str(Card.parse(c)) for c in given) == sorted(written))
+        except ValueError:
+            same = False
+        if not same:
+            raise RequestError(f"{where}: notation {shorten(cards.notation)!r} and cards disagree: set one, or "
+                               "both naming the same cards", token=cards.notation, rule="cards: notation or list",
+                               field=where)
     return None if len(cards.cards) else cards.notation.strip()
 
 
 def cards_to_hand(cards: pb.Cards, where: str = "hand") -> str:
     """A hand in PBN-like notation: ``notation`` as given, or the structured cards grouped S.H.D.C."""
-    notation = _given_notation(cards, where)
+    notation = _given_notation(cards, where, ordered=False)
     if notation is not None:
         return notation
     by_suit: dict[str, list[str]] = {s: [] for s in _HAND_SUIT_ORDER}
@@ -344,7 +354,7 @@ def cards_to_hand(cards: pb.Cards, where: str = "hand") -> str:
 
 def cards_to_sequence(cards: pb.Cards, where: str = "cards") -> str:
     """An ordered card sequence ("7S 8D"): ``notation`` as given, or the structured cards in order."""
-    notation = _given_notation(cards, where)
+    notation = _given_notation(cards, where, ordered=True)
     if notation is not None:
         return notation
     return " ".join(card_to_str(c, f"{where}.cards[{i}]") for i, c in enumerate(cards.cards))
@@ -638,7 +648,8 @@ def _extra_struct(obj: Any, known: Iterable[str]) -> Struct | None:
     if not isinstance(full, Mapping):
         return None
     skip = set(known)
-    extra = {k: v for k, v in full.items() if k not in skip}
+    # A null field is an absent one (RULES §0.6 rule 6): a foreign client need not see it.
+    extra = {k: v for k, v in full.items() if k not in skip and v is not None}
     if not extra:
         return None
     struct = Struct()
@@ -668,7 +679,7 @@ def _finite(value: Any) -> Any:
 _RESULT_KNOWN = {
     "game", "mode", "value", "scores", "tricks", "won", "settlement", "to_move", "optimal_moves",
     "moves", "pv", "principal_variation", "outcomes", "nodes", "elapsed", "elapsed_seconds", "elapsed_ms",
-    "position", "contract", "value_kind",
+    "position", "contract", "value_kind", "distance", "horizon",
 }
 _ANALYSIS_KNOWN = {
     "game", "initial_value", "final_value", "steps", "mistakes", "nodes", "elapsed", "elapsed_seconds",
@@ -714,9 +725,10 @@ def result_to_response(result: Any, *, mode: str | int = "all", game: str = "") 
         elapsed_seconds=float(getattr(result, "elapsed", 0.0) or 0.0),
         value_kind=str(getattr(result, "value_kind", "") or ""),
     )
-    to_move = getattr(result, "to_move", None)
-    if to_move is not None:
-        msg.to_move = int32(to_move, "to_move")
+    for name in ("to_move", "distance", "horizon"):
+        value = getattr(result, name, None)
+        if value is not None:
+            setattr(msg, name, int32(value, name))
     _add_moves(msg.moves, getattr(result, "moves", ()))
     extra = _extra_struct(result, _RESULT_KNOWN)
     if extra is not None:
@@ -732,9 +744,12 @@ def table_to_response(table: Mapping[str, Any]) -> pb.SolveTableResponse:
                                 nodes=int(table.get("nodes", 0)),
                                 elapsed_seconds=float(table.get("elapsed_ms", 0.0)) / 1000.0)
     if "entries" in table:
-        msg.hands.extend(pb.Cards(notation=hand) for hand in table.get("hands", ()))
+        # both forms, as the proto promises of a response (and as a request takes them back)
+        msg.hands.extend(pb.Cards(notation=hand, cards=[card_message(str(c)) for c in parse_hand(hand)])
+                         for hand in table.get("hands", ()))
         if table.get("talon"):
-            msg.talon.CopyFrom(pb.Cards(notation=table["talon"]))
+            msg.talon.CopyFrom(pb.Cards(notation=table["talon"],
+                                        cards=[card_message(c) for c in table["talon"].split()]))
         msg.flek = int(table.get("flek", 0))
         msg.players = int(table.get("players", 3))
         for i, row in enumerate(table["entries"]):
@@ -880,6 +895,8 @@ def response_to_dict(msg: pb.SolveResponse) -> dict[str, Any]:
         "won": msg.won,
         "settlement": list(msg.settlement),
         "to_move": msg.to_move if msg.HasField("to_move") else None,
+        "distance": msg.distance if msg.HasField("distance") else None,
+        "horizon": msg.horizon if msg.HasField("horizon") else None,
         "optimal_moves": [_action_text(a) for a in msg.optimal_moves],
         "moves": _move_dicts(msg.moves),
         "pv": [_action_text(a) for a in msg.principal_variation],

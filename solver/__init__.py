@@ -8,7 +8,7 @@
 from ddcards.api import CancelToken, Mode, PositionLike, Solver, analyse, default_solver, solve, solve_many
 from ddcards.batch.many import ExecutorFailure, Solved
 from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError,
-                           InvalidOptionError, NotationError, SearchAborted, SearchCancelled,
+                           InvalidOptionError, NotationError, NothingToUndoError, SearchAborted, SearchCancelled,
                            SearchTimeout)
 from ddcards.examples import example, example_names
 from ddcards.games import GameInfo, OptionInfo, find_game, list_games
@@ -26,6 +26,6 @@ __all__ = [
     "Card", "Suit", "Rank", "parse_cards", "format_cards", "parse_hand", "format_hand",
     "example", "example_names",
     "DdcardsError", "NotationError", "InvalidCardError", "InvalidDealError", "IllegalPlayError",
-    "InvalidOptionError", "SearchAborted", "SearchCancelled", "SearchTimeout",
+    "InvalidOptionError", "NothingToUndoError", "SearchAborted", "SearchCancelled", "SearchTimeout",
 ]
 __version__ = "0.2.0"

@@ -240,17 +240,21 @@ def check_limits(document: Any, what: str = "a position document") -> None:
             if depth >= MAX_DEPTH:
                 raise NotationError(f"{where}nested more than {MAX_DEPTH} levels deep; {what} nests a few "
                                     f"levels ({LIMITS_CLAUSE})", token=token_text(path or "document"),
-                                    rule=LIMITS_RULE)
+                                    rule=LIMITS_RULE, field=path or None)
             if len(value) > MAX_ITEMS:
                 raise NotationError(f"{where}{len(value):,} items; an array or object of {what} holds at most "
                                     f"{MAX_ITEMS:,} ({LIMITS_CLAUSE})", token=token_text(path or "document"),
-                                    rule=LIMITS_RULE)
+                                    rule=LIMITS_RULE, field=path or None)
             if isinstance(value, Mapping):
                 for key, item in value.items():
                     if not isinstance(key, str):
                         raise NotationError(f"{where}key {shown(key)} is not text (JSON object keys are strings)",
                                             token=token_text(key), rule=JSON_RULE)
-                    _check_text(key, f"{where}key {shown(key, 20)}: ", what)
+                    try:
+                        _check_text(key, f"{where}key {shown(key, 20)}: ", what)
+                    except NotationError as exc:
+                        exc.field = exc.field or path or None   # the object the key is in
+                        raise
                     stack.append((item, f"{path}.{key}" if path else key, depth + 1))
             else:
                 for i, item in enumerate(value):

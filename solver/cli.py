@@ -517,7 +517,10 @@ def cmd_games(args: argparse.Namespace) -> int:
     for g in games:
         print(f"{g.name}: {g.title} ({'/'.join(map(str, g.seats))} players)")
         for contract in g.contracts:
-            print(f"  contract {contract:<6} objectives: {', '.join(g.objectives[contract])}")
+            aims = g.objectives[contract]
+            # one objective: nothing to choose (Klaverjas's documents take no 'objective' field)
+            what = f"objectives: {', '.join(aims)}" if len(aims) > 1 else f"solved for {aims[0]}"
+            print(f"  contract {contract:<6} {what}")
         for o in g.options:
             choices = f" [{'|'.join(o.choices)}]" if o.choices else ""
             kind = f"{o.type} {o.minimum}..{o.maximum}" if o.type == "int" else o.type

@@ -26,7 +26,7 @@ Betl, Durch — with its exact value and money, best first (``ddcards.games.mari
 
 >>> table = dd_table(ddcards.example("marias-hra"))     # the discard 9C KC, fixed
 >>> [(e["contract"], e["trump"], e["announcements"], e["money"]) for e in table["entries"][:2]]
-[('hra', 'H', ['kilo'], 12), ('hra', 'S', [], 2)]
+[('hra', 'H', ['kilo'], 12), ('hra', 'C', [], 2)]
 """
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ FUZZ_EXAMPLES = int(os.environ.get("DDCARDS_FUZZ_EXAMPLES", "60"))
 # No deadline (native searches), no shrinking budget worries, and no health check for the
 # slow data generation: the aim is many hostile inputs, each checked.
 FUZZ = settings(max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
-                derandomize=os.environ.get("DDCARDS_FUZZ_RANDOM") is None)
+                derandomize=os.environ.get("DDCARDS_FUZZ_RANDOM", "0") in ("", "0"))
 
 BASES = {name: ddcards.example(name) for name in ddcards.example_names()}
 HISTORIES = {name: doc.get("played", []) for name, doc in BASES.items()}

@@ -599,7 +599,8 @@ def test_games_registry():
 
 
 @pytest.mark.parametrize("module", ["ddcards", "ddcards.api", "ddcards.position", "ddcards.notation",
-                                    "ddcards.games.marias", "ddcards.result"])
+                                    "ddcards.games.marias", "ddcards.result", "ddcards.ddtable", "ddcards.client",
+                                    "ddcards.errors"])
 def test_docstring_examples_run(module):
     # The documented examples must run as written.
     mod = importlib.import_module(module)

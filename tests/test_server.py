@@ -189,6 +189,23 @@ def test_analyse_play_steps_carry_what_the_library_says(client, name, mode):
     assert got["initial_outcome"] == want["initial_outcome"] and got["final"]["value"] == want["final"]["value"]
 
 
+def test_typed_fields_replace_extras_for_foreign_clients(client):
+    """Prší's distance and horizon are typed fields; a null field of the document is not in
+    extra; a Cards from a response reads back in a request."""
+    prsi = client.solve(ddcards.example("prsi-endgame"), mode="best", as_dict=False)
+    assert (prsi.distance, prsi.horizon) == (11, 20) and not prsi.HasField("extra")
+    marias = client.solve(ddcards.example("marias-hra"), mode="best", as_dict=False)
+    assert not marias.HasField("distance") and not marias.HasField("horizon") and not marias.HasField("extra")
+    assert client.solve(ddcards.example("prsi-endgame"), mode="best")["distance"] == 11
+    table = client.solve_table(ddcards.example("marias-hra"), as_dict=False)
+    assert [c.notation for c in table.talon.cards] == table.talon.notation.split() and len(table.talon.cards) == 2
+    assert len(table.hands[0].cards) == 10 and table.hands[0].notation
+    position = pb.Position(game_name="marias", contract_name="hra", trump=pb.SUIT_HEARTS, hands=table.hands,
+                           talon=table.entries[0].discard)
+    again = client.stub.Solve(pb.SolveRequest(position=position, mode=pb.SOLVE_MODE_BEST), timeout=30)
+    assert again.value == table.entries[0].value
+
+
 def test_analyse_play_refuses_mode_best(client):
     with pytest.raises(grpc.RpcError) as err:
         client.analyse(marias_position(21, 10), mode="best")

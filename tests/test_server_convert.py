@@ -148,8 +148,16 @@ def test_hand_from_structured_cards_is_pbn_in_suit_and_rank_order():
     assert convert.cards_to_hand(pb.Cards(notation="AKT.987..QJ")) == "AKT.987..QJ"
     structured = [pb.Card(rank=pb.RANK_SIX, suit=pb.SUIT_DIAMONDS), pb.Card(rank=pb.RANK_ACE, suit=pb.SUIT_DIAMONDS)]
     assert convert.cards_to_hand(pb.Cards(cards=structured)) == "..A6."
-    with pytest.raises(DdcardsError, match="not both"):
-        convert.cards_to_hand(pb.Cards(notation="A...", cards=[pb.Card(notation="AS")]))
+    # both forms, as a response carries them, read back when they name the same cards
+    assert convert.cards_to_hand(pb.Cards(notation="A...", cards=[pb.Card(notation="AS")])) == "A..."
+    assert convert.cards_to_sequence(pb.Cards(notation="9H KC", cards=[pb.Card(notation="9H"),
+                                                                        pb.Card(notation="KC")])) == "9H KC"
+    for bad in (pb.Cards(notation="A...", cards=[pb.Card(notation="KS")]),
+                pb.Cards(notation="ZZ", cards=[pb.Card(notation="KS")])):
+        with pytest.raises(DdcardsError, match="notation .* and cards disagree"):
+            convert.cards_to_hand(bad)
+    with pytest.raises(DdcardsError, match="disagree"):        # a sequence keeps its order
+        convert.cards_to_sequence(pb.Cards(notation="KC 9H", cards=[pb.Card(notation="9H"), pb.Card(notation="KC")]))
     with pytest.raises(RequestCardError, match=r"hands\[0\]\.cards\[1\] has no valid suit") as info:
         convert.cards_to_hand(pb.Cards(cards=[pb.Card(notation="AS"), pb.Card(rank=pb.RANK_ACE)]), "position.hands[0]")
     assert info.value.field == "position.hands[0].cards[1].suit"
