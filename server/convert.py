@@ -679,11 +679,11 @@ def _finite(value: Any) -> Any:
 _RESULT_KNOWN = {
     "game", "mode", "value", "scores", "tricks", "won", "settlement", "to_move", "optimal_moves",
     "moves", "pv", "principal_variation", "outcomes", "nodes", "elapsed", "elapsed_seconds", "elapsed_ms",
-    "position", "contract", "value_kind", "distance", "horizon",
+    "position", "contract", "value_kind", "distance", "horizon", "value_owner",
 }
 _ANALYSIS_KNOWN = {
     "game", "initial_value", "final_value", "steps", "mistakes", "nodes", "elapsed", "elapsed_seconds",
-    "elapsed_ms", "position", "contract", "played", "value_kind",
+    "elapsed_ms", "position", "contract", "played", "value_kind", "value_owner",
 }
 
 
@@ -724,6 +724,7 @@ def result_to_response(result: Any, *, mode: str | int = "all", game: str = "") 
         nodes=int(getattr(result, "nodes", 0) or 0),
         elapsed_seconds=float(getattr(result, "elapsed", 0.0) or 0.0),
         value_kind=str(getattr(result, "value_kind", "") or ""),
+        value_owner=str(getattr(result, "value_owner", "") or ""),
     )
     for name in ("to_move", "distance", "horizon"):
         value = getattr(result, name, None)
@@ -826,6 +827,7 @@ def analysis_to_response(analysis: Any, *, game: str = "") -> pb.AnalysePlayResp
         nodes=int(getattr(analysis, "nodes", 0) or 0),
         elapsed_seconds=float(getattr(analysis, "elapsed", 0.0) or 0.0),
         value_kind=str(getattr(analysis, "value_kind", "") or ""),
+        value_owner=str(getattr(analysis, "value_owner", "") or ""),
     )
     extra = _extra_struct(analysis, _ANALYSIS_KNOWN)
     if extra is not None:
@@ -890,6 +892,7 @@ def response_to_dict(msg: pb.SolveResponse) -> dict[str, Any]:
         "mode": MODE_NAMES.get(msg.mode, "all"),
         "value": msg.value,
         "value_kind": msg.value_kind,
+        "value_owner": msg.value_owner,
         "scores": dict(sorted(msg.scores.items())),   # map order is unspecified in protobuf
         "tricks": dict(sorted(msg.tricks.items())),
         "won": msg.won,
@@ -943,6 +946,7 @@ def analysis_response_to_dict(msg: pb.AnalysePlayResponse) -> dict[str, Any]:
     out: dict[str, Any] = {
         "game": msg.game_name,
         "value_kind": msg.value_kind,
+        "value_owner": msg.value_owner,
         "initial_value": msg.initial_value,
         "final_value": msg.final_value,
         "steps": [_step_dict(s) for s in msg.steps],

@@ -440,7 +440,7 @@ class Solver:
             scores=summary.scores, tricks=summary.tricks, won=summary.won,
             settlement=summary.settlement, outcomes=summary.outcomes,
             nodes=nodes, elapsed=elapsed, position=pos.to_dict(), parts=summary.parts,
-            distance=session.distance(value), horizon=session.horizon,
+            distance=session.distance(value), horizon=session.horizon, value_owner=session.value_owner,
         )
 
     @_one_at_a_time
@@ -538,7 +538,8 @@ class Solver:
         return Analysis(game=pos.game, value_kind=value_kind,
                         initial_value=report(initial), final_value=report(value), steps=steps, nodes=nodes,
                         elapsed=time.perf_counter() - start, mode=mode.value, deal=deal,
-                        initial_outcome=initial_outcome, final_outcome=value_outcome, final=final)
+                        initial_outcome=initial_outcome, final_outcome=value_outcome, final=final,
+                        value_owner=str(deal.get("value_owner", "")))
 
 
 def _analysis_stopped(exc: SearchAborted, nodes: int, done: int, actions: int) -> SearchAborted:

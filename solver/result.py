@@ -106,6 +106,8 @@ class Result:
     # A game of several parts (Mariáš: a Hra with Sedma and/or Kilo announced): each part's
     # outcome on the pv, {"won", "stake", "money"}; empty otherwise (and left out of to_dict).
     parts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Whose value it is, in words: "declarer", "playing team", "seat 0" (Prší: options.player).
+    value_owner: str = ""
 
     @property
     def best_move(self) -> str | None:
@@ -126,6 +128,7 @@ class Result:
             "mode": self.mode.value,
             "value": self.value,
             "value_kind": self.value_kind,
+            "value_owner": self.value_owner,
             "to_move": self.to_move,
             "optimal_moves": list(self.optimal_moves),
             "moves": [m.to_dict() for m in self.moves],
@@ -192,6 +195,7 @@ class Analysis:
     initial_outcome: str = ""          # the game's verdict on the value at the start, and at the end
     final_outcome: str = ""
     final: Result | None = None        # the solve after the last action: continuation, scores, settlement
+    value_owner: str = ""              # whose value every step's is (Prší: the player who started)
 
     @property
     def mistakes(self) -> list[AnalysisStep]:
@@ -206,6 +210,7 @@ class Analysis:
         return {
             "game": self.game,
             "value_kind": self.value_kind,
+            "value_owner": self.value_owner,
             "initial_value": self.initial_value,
             "final_value": self.final_value,
             "steps": [s.to_dict() for s in self.steps],

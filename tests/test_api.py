@@ -496,8 +496,8 @@ def test_keep_tt_gives_the_same_answers():
 # --------------------------------------------------------------------------- result documents
 
 RESULT_KEYS = {"game", "mode", "value", "value_kind", "to_move", "optimal_moves", "moves", "pv", "scores",
-               "tricks", "won", "settlement", "outcomes", "nodes", "elapsed_ms", "distance", "horizon"}
-ANALYSIS_KEYS = {"game", "value_kind", "initial_value", "final_value", "steps", "mistakes", "nodes",
+               "tricks", "won", "settlement", "outcomes", "nodes", "elapsed_ms", "distance", "horizon", "value_owner"}
+ANALYSIS_KEYS = {"game", "value_kind", "value_owner", "initial_value", "final_value", "steps", "mistakes", "nodes",
                  "elapsed_ms",
                  # issue 15 (the report): tests/test_report_analysis.py checks their values
                  "mode", "outcome_mistakes", "initial_outcome", "final_outcome", "deal", "final"}

@@ -194,6 +194,12 @@ def test_typed_fields_replace_extras_for_foreign_clients(client):
     extra; a Cards from a response reads back in a request."""
     prsi = client.solve(ddcards.example("prsi-endgame"), mode="best", as_dict=False)
     assert (prsi.distance, prsi.horizon) == (11, 20) and not prsi.HasField("extra")
+    # whose value it is, typed (Prší's flips with the player to move unless options.player says)
+    assert prsi.value_owner == "seat 0"
+    endgame = ddcards.example("prsi-endgame")
+    other = client.solve(dict(endgame, options=dict(endgame["options"], player=1)), mode="best", as_dict=False)
+    assert (other.value_owner, other.value) == ("seat 1", -prsi.value)
+    assert client.analyse(endgame)["value_owner"] == "seat 0"
     marias = client.solve(ddcards.example("marias-hra"), mode="best", as_dict=False)
     assert not marias.HasField("distance") and not marias.HasField("horizon") and not marias.HasField("extra")
     assert client.solve(ddcards.example("prsi-endgame"), mode="best")["distance"] == 11
