@@ -358,7 +358,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         yields each outcome as it arrives.  A client that stops reading responses stops the
         reading of its requests once the window is full (back-pressure). A bad item (one that
         does not even decode, a bad position, a result that does not fit the
-        response) yields an in-band Error and the stream goes on; the call's
+        response) yields an in-band ItemError and the stream goes on; the call's
         cancellation or deadline stops every search of the stream and ends it
         with that status. A stream with no request, nothing in flight and
         nothing to send for ``stream_idle_timeout`` seconds ends with

@@ -325,9 +325,9 @@ class Failure:
         return rpc_status.to_status(status_pb2.Status(code=self.code.value[0], message=self.message,
                                                       details=self.packed_details()))
 
-    def to_error_message(self) -> pb.Error:
-        """The in-band ``Error`` of a SolveStream item."""
-        return pb.Error(code=self.code.value[0], code_name=self.code.name, message=self.message,
+    def to_error_message(self) -> pb.ItemError:
+        """The in-band ``ItemError`` of a SolveStream item."""
+        return pb.ItemError(code=self.code.value[0], code_name=self.code.name, message=self.message,
                         token=self.token, rule=self.rule, reason=self.reason, field=self.field,
                         details=self.packed_details())
 

@@ -54,10 +54,10 @@ def _source(position: Any) -> dict[str, Any]:
 
 def error_details(error: grpc.RpcError | Any) -> dict[str, Any]:
     """The google.rpc details of a failed call (a ``grpc.RpcError``) or of a stream item's
-    ``Error`` message, as a dict: ``code``, ``message``, ``reason``, ``domain``, ``token``,
+    ``ItemError`` message, as a dict: ``code``, ``message``, ``reason``, ``domain``, ``token``,
     ``rule``, ``field`` (the request field's path, e.g. ``position.played[1]``),
     ``doc_field`` (the document's, e.g. ``played[1]``) and ``retry_after`` (seconds, or None)."""
-    if isinstance(error, pb.Error):
+    if isinstance(error, pb.ItemError):
         out: dict[str, Any] = {"code": error.code_name, "message": error.message}
         details = list(error.details)
     else:
