@@ -222,7 +222,7 @@ def card_message(text: str) -> pb.Card:
 ACTION_RULE = "action: notation, or card (with named_suit for an Ober naming a suit)"
 
 
-def action_to_str(action: pb.Action, where: str = "action") -> str:
+def action_to_str(action: pb.Action, where: str = "action", *, named_by_any: bool = False) -> str:
     """The notation of an Action message: ``notation``, or the card (+ "/" named suit).
 
     Both forms (an action echoed from a response) must agree; ``named_suit`` goes with
@@ -231,7 +231,8 @@ def action_to_str(action: pb.Action, where: str = "action") -> str:
         if action.named_suit and not action.HasField("card"):
             raise _named_suit_without_card(action, where)
         if action.HasField("card") or action.named_suit:  # both forms: they must agree
-            structured = action_to_str(pb.Action(card=action.card, named_suit=action.named_suit), where)
+            structured = action_to_str(pb.Action(card=action.card, named_suit=action.named_suit), where,
+                                       named_by_any=True)
             if _canonical_action(structured) != _canonical_action(action.notation):
                 same_card = _canonical_action(structured.partition("/")[0]) == \
                     _canonical_action(action.notation.partition("/")[0])
@@ -252,6 +253,10 @@ def action_to_str(action: pb.Action, where: str = "action") -> str:
         if suit is None:
             raise RequestCardError(f"{where} names no valid suit ({action.named_suit})",
                                    token=str(action.named_suit), rule="suit S H D C", field=where + ".named_suit")
+        if not named_by_any and not _is_ober(text):
+            raise RequestError(f"{where}.named_suit: named_suit is the suit an Ober names (a Prší Queen), and card "
+                               f"{text} is no Ober: leave named_suit unset", token=text, rule=ACTION_RULE,
+                               field=where + ".named_suit")
         text += "/" + suit
     return text
 

@@ -127,7 +127,7 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
     if game.info.name == "marias":
         return _marias_table(marias_table.parse_table_deal(doc), engine, timeout, cancel, threads, Solver)
     if game.info.name != "klaverjas":
-        raise InvalidOptionError(f"dd_table covers {' and '.join(TABLE_GAMES)} deals; '{game.info.name}' has no "
+        raise InvalidOptionError(f"a DD table covers {' and '.join(TABLE_GAMES)} deals; '{game.info.name}' has no "
                                  f"such table ({TABLE_GAMES_RULE})", token=game.info.name, rule=TABLE_GAMES_RULE,
                                  field="game")
     deal = _klaverjas_deal(doc)

@@ -108,6 +108,15 @@ def test_named_suit_beside_notation_names_the_conflict_and_its_field(action, fie
     assert info.value.rule == convert.ACTION_RULE
 
 
+def test_named_suit_on_a_card_that_is_no_ober_names_its_field():
+    action = pb.Action(card=pb.Card(rank=pb.RANK_TEN, suit=pb.SUIT_HEARTS), named_suit=pb.SUIT_CLUBS)
+    with pytest.raises(RequestError) as info:
+        convert.action_to_str(action, "position.played[1]")
+    assert "card TH is no Ober: leave named_suit unset" in str(info.value) and "'TH/C'" not in str(info.value)
+    assert (info.value.field, info.value.token) == ("position.played[1].named_suit", "TH")
+    assert convert.action_to_str(pb.Action(card=pb.Card(notation="QH"), named_suit=pb.SUIT_CLUBS), "a") == "QH/C"
+
+
 def test_card_message_fills_structure():
     msg = convert.card_message("QC")
     assert (msg.notation, msg.rank, msg.suit) == ("QC", pb.RANK_QUEEN, pb.SUIT_CLUBS)
