@@ -684,11 +684,12 @@ def _finite(value: Any) -> Any:
 _RESULT_KNOWN = {
     "game", "mode", "value", "scores", "tricks", "won", "settlement", "to_move", "optimal_moves",
     "moves", "pv", "principal_variation", "outcomes", "nodes", "elapsed", "elapsed_seconds", "elapsed_ms",
-    "position", "contract", "value_kind", "distance", "horizon", "value_owner",
+    "position", "contract", "value_kind", "distance", "horizon", "value_owner", "parts",
 }
 _ANALYSIS_KNOWN = {
     "game", "initial_value", "final_value", "steps", "mistakes", "nodes", "elapsed", "elapsed_seconds",
-    "elapsed_ms", "position", "contract", "played", "value_kind", "value_owner",
+    "elapsed_ms", "position", "contract", "played", "value_kind", "value_owner", "initial_outcome",
+    "final_outcome", "outcome_mistakes", "final",
 }
 
 
@@ -736,6 +737,9 @@ def result_to_response(result: Any, *, mode: str | int = "all", game: str = "") 
         if value is not None:
             setattr(msg, name, int32(value, name))
     _add_moves(msg.moves, getattr(result, "moves", ()))
+    for name, part in (getattr(result, "parts", None) or {}).items():
+        msg.parts[str(name)].CopyFrom(pb.PartResult(won=bool(part["won"]), stake=int32(part["stake"], "parts", name),
+                                                    money=int32(part["money"], "parts", name)))
     extra = _extra_struct(result, _RESULT_KNOWN)
     if extra is not None:
         msg.extra.CopyFrom(extra)
@@ -833,7 +837,13 @@ def analysis_to_response(analysis: Any, *, game: str = "") -> pb.AnalysePlayResp
         elapsed_seconds=float(getattr(analysis, "elapsed", 0.0) or 0.0),
         value_kind=str(getattr(analysis, "value_kind", "") or ""),
         value_owner=str(getattr(analysis, "value_owner", "") or ""),
+        initial_outcome=str(getattr(analysis, "initial_outcome", "") or ""),
+        final_outcome=str(getattr(analysis, "final_outcome", "") or ""),
+        outcome_mistakes=[int(s.ply) for s in getattr(analysis, "outcome_mistakes", ())],
     )
+    final = getattr(analysis, "final", None)
+    if final is not None:
+        msg.final.CopyFrom(result_to_response(final, mode=getattr(analysis, "mode", "optimal"), game=game))
     extra = _extra_struct(analysis, _ANALYSIS_KNOWN)
     if extra is not None:
         msg.extra.CopyFrom(extra)
@@ -912,6 +922,8 @@ def response_to_dict(msg: pb.SolveResponse) -> dict[str, Any]:
         "nodes": msg.nodes,
         "elapsed_ms": round(msg.elapsed_seconds * 1000, 3),
     }
+    if msg.parts:                   # as the result document: only for a game settled by parts
+        out["parts"] = {name: {"won": p.won, "stake": p.stake, "money": p.money} for name, p in sorted(msg.parts.items())}
     if msg.HasField("extra"):
         out.update(_whole_numbers(json_format.MessageToDict(msg.extra)))
     return out
@@ -958,6 +970,10 @@ def analysis_response_to_dict(msg: pb.AnalysePlayResponse) -> dict[str, Any]:
         "mistakes": [s.ply for s in msg.mistakes],      # their plies, as the analysis document lists them
         "nodes": msg.nodes,
         "elapsed_ms": round(msg.elapsed_seconds * 1000, 3),
+        "initial_outcome": msg.initial_outcome,
+        "final_outcome": msg.final_outcome,
+        "outcome_mistakes": list(msg.outcome_mistakes),
+        "final": response_to_dict(msg.final) if msg.HasField("final") else None,
     }
     if msg.HasField("extra"):
         out.update(_whole_numbers(json_format.MessageToDict(msg.extra)))

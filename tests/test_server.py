@@ -200,6 +200,19 @@ def test_typed_fields_replace_extras_for_foreign_clients(client):
     other = client.solve(dict(endgame, options=dict(endgame["options"], player=1)), mode="best", as_dict=False)
     assert (other.value_owner, other.value) == ("seat 1", -prsi.value)
     assert client.analyse(endgame)["value_owner"] == "seat 0"
+    # a game settled by parts, typed
+    money = client.solve(dict(ddcards.example("marias-hra"), objective="money", announcements=["kilo"]), mode="best",
+                          as_dict=False)
+    assert {k: (p.won, p.stake, p.money) for k, p in money.parts.items()} == {"hra": (True, 2, 4),
+                                                                            "kilo": (True, 4, 8)}
+    assert not money.HasField("extra")
+    # an analysis's outcome fields and its final solve, typed
+    seed = ddcards.example("marias-seed")
+    analysis = client.analyse(seed, as_dict=False)
+    want = ddcards.analyse(seed)
+    assert (analysis.initial_outcome, analysis.final_outcome) == (want.initial_outcome, want.final_outcome)
+    assert list(analysis.outcome_mistakes) == [s.ply for s in want.outcome_mistakes]
+    assert analysis.final.value == want.final.value and analysis.final.value_owner == "declarer"
     marias = client.solve(ddcards.example("marias-hra"), mode="best", as_dict=False)
     assert not marias.HasField("distance") and not marias.HasField("horizon") and not marias.HasField("extra")
     assert client.solve(ddcards.example("prsi-endgame"), mode="best")["distance"] == 11
