@@ -86,9 +86,21 @@ class DocumentedReflectionServicer(reflection.ReflectionServicer):
             log.debug("reflection client left")
 
 
+V1_SERVICE_NAME = "grpc.reflection.v1.ServerReflection"
+
+
 def enable(server: grpc.Server, service_names: Any) -> None:
-    """Register the documented reflection service for ``service_names`` (and itself)."""
+    """Register the documented reflection service for ``service_names`` (and itself), as
+    ``grpc.reflection.v1alpha`` and as ``grpc.reflection.v1`` (tools that speak only v1)."""
     from grpc_reflection.v1alpha import reflection_pb2_grpc
 
-    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(
-        DocumentedReflectionServicer(tuple(service_names) + (SERVICE_NAME,)), server)
+    servicer = DocumentedReflectionServicer(tuple(service_names) + (SERVICE_NAME, V1_SERVICE_NAME))
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
+    # v1 is v1alpha under another package name: the same messages field for field, so the
+    # v1alpha classes read and write it (grpcio-reflection ships no v1 stubs).
+    handler = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
+        V1_SERVICE_NAME, {"ServerReflectionInfo": handler}),))

@@ -69,6 +69,21 @@ def test_reflection_serves_the_documented_descriptor(server):
         by_name.file_descriptor_response.file_descriptor_proto[0]).source_code_info.location
 
 
+def test_reflection_answers_as_v1_too(server):
+    """grpc.reflection.v1 (what newer tools speak) answers as v1alpha does: the same messages."""
+    with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        call = channel.stream_stream("/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+                                     request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                                     response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)
+        (listed, found) = list(call(iter([reflection_pb2.ServerReflectionRequest(list_services=""),
+                                          reflection_pb2.ServerReflectionRequest(
+                                              file_containing_symbol="ddcards.v1.SolverService")]), timeout=10))
+    names = {s.name for s in listed.list_services_response.service}
+    assert {"ddcards.v1.SolverService", "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection"} <= names
+    files = [descriptor_pb2.FileDescriptorProto.FromString(f) for f in found.file_descriptor_response.file_descriptor_proto]
+    assert any(f.name == "ddcards/v1/ddcards.proto" and f.source_code_info.location for f in files)
+
+
 def test_reflection_resolves_the_error_detail_types(server):
     for symbol in ("google.rpc.ErrorInfo", "google.rpc.BadRequest", "google.rpc.RetryInfo"):
         reply = _reflect(server.port, file_containing_symbol=symbol)
