@@ -27,7 +27,8 @@ from ddcards.v1 import ddcards_pb2 as pb
 from ddcards._jsonio import LIMITS_RULE, MAX_ITEMS, POSITION_RULE, json_kind, loads
 from ddcards.api import ANALYSIS_MODE_RULE, MODE_RULE
 from ddcards.errors import DdcardsError
-from ddcards.notation import Card, Rank, parse_cards, parse_hand
+from ddcards.games._document import history_tokens
+from ddcards.notation import Card, Rank, Suit, parse_cards, parse_hand
 from ddcards.server.status import RequestCardError, RequestError, ValueOutOfRange, shorten
 
 __all__ = [
@@ -142,6 +143,9 @@ def analysis_mode_name(mode: int) -> str:
         raise RequestError(f"an analysis takes mode OPTIMAL or ALL, not BEST: each step lists every optimal move "
                            f"(best_moves) and whether the move played was one of them ({ANALYSIS_MODE_RULE})",
                            token="SOLVE_MODE_BEST", rule=ANALYSIS_MODE_RULE, field="mode")
+    if mode not in MODE_NAMES:
+        raise RequestError(f"unknown analysis mode {mode}: use OPTIMAL or ALL ({ANALYSIS_MODE_RULE})", token=str(mode),
+                           rule=ANALYSIS_MODE_RULE, field="mode")
     return mode_to_name(mode)
 
 
@@ -243,6 +247,8 @@ def action_to_str(action: pb.Action, where: str = "action", *, named_by_any: boo
                 raise RequestError(
                     f"{where}: notation {action.notation!r} and card {structured!r} disagree",
                     token=action.notation, rule=ACTION_RULE, field=where)
+            if action.named_suit and not _is_ober(structured.partition("/")[0]):
+                action_to_str(pb.Action(card=action.card, named_suit=action.named_suit), where)  # says why
         return action.notation.strip()
     if not action.HasField("card"):
         what = "set notation or card" if not action.named_suit else "named_suit goes with card: set card too"
@@ -298,9 +304,10 @@ def _canonical_action(text: str) -> str:
     card, sep, named = text.strip().partition("/")
     try:
         card = str(Card.parse(card))
+        named = str(Suit.parse(named.strip())) if sep else ""    # 'QS/♦', 'QS/diamonds' are 'QS/D'
     except DdcardsError:
         return text.strip()
-    return card + sep + named.strip().upper()
+    return card + sep + named
 
 
 def action_message(text: str) -> pb.Action:
@@ -329,6 +336,8 @@ def _given_notation(cards: pb.Cards, where: str, ordered: bool) -> str | None:
     the same cards, and in the same order for a sequence (`ordered`)."""
     if cards.notation and len(cards.cards):
         given = [card_to_str(c, f"{where}.cards[{i}]") for i, c in enumerate(cards.cards)]
+        if len({str(Card.parse(c)) for c in given}) < len(given):
+            return None                 # a card twice: the cards are read, and that error names it
         try:
             written = [str(c) for c in (parse_cards(cards.notation) if ordered else parse_hand(cards.notation))]
             same = ([str(Card.parse(c)) for c in given] == written if ordered
@@ -357,9 +366,10 @@ def cards_to_hand(cards: pb.Cards, where: str = "hand") -> str:
     )
 
 
-def cards_to_sequence(cards: pb.Cards, where: str = "cards") -> str:
-    """An ordered card sequence ("7S 8D"): ``notation`` as given, or the structured cards in order."""
-    notation = _given_notation(cards, where, ordered=True)
+def cards_to_sequence(cards: pb.Cards, where: str = "cards", *, ordered: bool = True) -> str:
+    """A card sequence ("7S 8D"): ``notation`` as given, or the structured cards in order
+    (`ordered`: whether the order matters when both are given: a stock's does, a talon's not)."""
+    notation = _given_notation(cards, where, ordered=ordered)
     if notation is not None:
         return notation
     return " ".join(card_to_str(c, f"{where}.cards[{i}]") for i, c in enumerate(cards.cards))
@@ -452,7 +462,7 @@ def position_to_doc(msg: pb.Position, *, canonical_game: Callable[[str], str] = 
     if len(msg.hands):
         doc["hands"] = [cards_to_hand(h, f"{where}.hands[{i}]") for i, h in enumerate(msg.hands)]
     if msg.HasField("talon"):
-        doc["talon"] = cards_to_sequence(msg.talon, f"{where}.talon")
+        doc["talon"] = cards_to_sequence(msg.talon, f"{where}.talon", ordered=False)
     if msg.HasField("stock"):
         doc["stock"] = cards_to_sequence(msg.stock, f"{where}.stock")
     if msg.HasField("upcard"):
@@ -599,7 +609,10 @@ def doc_to_position(doc: Mapping[str, Any]) -> pb.Position | None:
             if not isinstance(value, (bool, int, float, str)):
                 return None
             msg.options[str(name)].CopyFrom(python_to_option(value))
-        for action in doc.get("played", ()):
+        played = doc.get("played") or ()
+        if isinstance(played, str):     # one text of actions (RULES §0.7 rule 1), as the library reads it
+            played = history_tokens(doc)
+        for action in played:
             msg.played.add(notation=str(action))
     except (TypeError, ValueError, KeyError):
         return None

@@ -94,7 +94,9 @@ def enable(server: grpc.Server, service_names: Any) -> None:
     ``grpc.reflection.v1alpha`` and as ``grpc.reflection.v1`` (tools that speak only v1)."""
     from grpc_reflection.v1alpha import reflection_pb2_grpc
 
-    servicer = DocumentedReflectionServicer(tuple(service_names) + (SERVICE_NAME, V1_SERVICE_NAME))
+    # v1 is served but not listed: its descriptors are not in this process's pool, and a client
+    # that describes every listed service would find it missing.
+    servicer = DocumentedReflectionServicer(tuple(service_names) + (SERVICE_NAME,))
     reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
     # v1 is v1alpha under another package name: the same messages field for field, so the
     # v1alpha classes read and write it (grpcio-reflection ships no v1 stubs).

@@ -58,7 +58,11 @@ def _mode(mode: Mode | str) -> Mode:
 def _analysis_mode(mode: Mode | str) -> Mode:
     """An analysis's mode: optimal or all.  Mode best names one optimal move where a step needs
     all of them (its best_moves, and whether the move played was one)."""
-    found = _mode(mode)
+    try:
+        found = Mode(mode)
+    except ValueError:
+        raise InvalidOptionError(f"unknown mode {mode!r} (an analysis's modes: optimal, all; {ANALYSIS_MODE_RULE})",
+                                 token=str(mode), rule=ANALYSIS_MODE_RULE, field="mode") from None
     if found is Mode.BEST:
         raise InvalidOptionError("an analysis takes mode optimal or all, not best: each step lists every optimal "
                                  f"move (best_moves) and whether the move played was one of them ({ANALYSIS_MODE_RULE})",

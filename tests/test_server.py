@@ -225,6 +225,16 @@ def test_typed_fields_replace_extras_for_foreign_clients(client):
     assert again.value == table.entries[0].value
 
 
+def test_a_text_history_goes_through_the_client(client):
+    """played as one text (RULES §0.7 rule 1), a printed line included, as the library reads it."""
+    doc = dict(ddcards.example("marias-hra"), played="AH 8H JS | AS, QS 9S")
+    assert client.solve(doc, mode="best")["value"] == ddcards.solve(doc, mode="best").value
+    assert [s["move"] for s in client.analyse(doc)["steps"]] == ["AH", "8H", "JS", "AS", "QS", "9S"]
+    with pytest.raises(grpc.RpcError) as err:
+        client.analyse(ddcards.example("marias-seed"), mode=7)
+    assert "use OPTIMAL or ALL" in err.value.details() and "BEST" not in err.value.details()
+
+
 def test_analyse_play_refuses_mode_best(client):
     with pytest.raises(grpc.RpcError) as err:
         client.analyse(marias_position(21, 10), mode="best")

@@ -108,6 +108,20 @@ def test_named_suit_beside_notation_names_the_conflict_and_its_field(action, fie
     assert info.value.rule == convert.ACTION_RULE
 
 
+def test_both_forms_agree_by_meaning():
+    """Aliases of a named suit agree; a talon has no order; a card twice is named as such later."""
+    for notation in ("QS/♦", "OS/diamonds", "qs/d"):
+        action = pb.Action(notation=notation, card=pb.Card(notation="QS"), named_suit=pb.SUIT_DIAMONDS)
+        assert convert.action_to_str(action, "a") == notation
+    both = pb.Cards(notation="9C KC", cards=[pb.Card(notation="KC"), pb.Card(notation="9C")])
+    assert convert.cards_to_sequence(both, "talon", ordered=False) == "KC 9C"
+    twice = pb.Cards(notation="AS AS", cards=[pb.Card(notation="AS"), pb.Card(notation="AS")])
+    assert convert.cards_to_hand(twice, "hands[0]") == "AA..."          # the deal's check names the card
+    with pytest.raises(RequestError, match="AH is no Ober") as info:
+        convert.action_to_str(pb.Action(notation="AH/S", card=pb.Card(notation="AH"), named_suit=pb.SUIT_SPADES), "a")
+    assert info.value.field == "a.named_suit"
+
+
 def test_named_suit_on_a_card_that_is_no_ober_names_its_field():
     action = pb.Action(card=pb.Card(rank=pb.RANK_TEN, suit=pb.SUIT_HEARTS), named_suit=pb.SUIT_CLUBS)
     with pytest.raises(RequestError) as info:

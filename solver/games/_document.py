@@ -152,7 +152,8 @@ def as_dealt_hint(held: int, size: int) -> str:
 def check_hand_sizes(hands: Sequence[Sequence[Card]], size: int, title: str, why: str = "") -> None:
     for seat, hand in enumerate(hands):
         if len(hand) != size:
-            raise InvalidDealError(f"hand {seat} has {len(hand)} cards; {title} hands hold {size}{why}"
+            cards = f"{len(hand)} card{'' if len(hand) == 1 else 's'}"
+            raise InvalidDealError(f"hand {seat} has {cards}; {title} hands hold {size}{why}"
                                    f"{as_dealt_hint(len(hand), size)} ({HAND_SIZE_RULE})", token=f"hand {seat}",
                                    rule=HAND_SIZE_RULE, field=f"hands[{seat}]")
 

@@ -263,7 +263,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
     for seat, hand in enumerate(hands):
         if len(hand) != size:
             rule = _clause("2", f"{title} hands hold {size} cards")
-            raise _error(InvalidDealError, f"hand {seat} has {len(hand)} cards; {title} hands hold "
+            raise _error(InvalidDealError, f"hand {seat} has {len(hand)} card{'' if len(hand) == 1 else 's'}; {title} hands hold "
                          f"{size}{why[nseats]}{as_dealt_hint(len(hand), size)}", token=f"hand {seat}", rule=rule,
                          field=f"hands[{seat}]")
     deck_size = 24 if szlifowany else 36
