@@ -226,7 +226,7 @@ def card_message(text: str) -> pb.Card:
 ACTION_RULE = "action: notation, or card (with named_suit for an Ober naming a suit)"
 
 
-def action_to_str(action: pb.Action, where: str = "action", *, named_by_any: bool = False) -> str:
+def action_to_str(action: pb.Action, where: str = "action") -> str:
     """The notation of an Action message: ``notation``, or the card (+ "/" named suit).
 
     Both forms (an action echoed from a response) must agree; ``named_suit`` goes with
@@ -235,8 +235,7 @@ def action_to_str(action: pb.Action, where: str = "action", *, named_by_any: boo
         if action.named_suit and not action.HasField("card"):
             raise _named_suit_without_card(action, where)
         if action.HasField("card") or action.named_suit:  # both forms: they must agree
-            structured = action_to_str(pb.Action(card=action.card, named_suit=action.named_suit), where,
-                                       named_by_any=True)
+            structured = _structured_action(action, where)
             if _canonical_action(structured) != _canonical_action(action.notation):
                 same_card = _canonical_action(structured.partition("/")[0]) == \
                     _canonical_action(action.notation.partition("/")[0])
@@ -247,24 +246,35 @@ def action_to_str(action: pb.Action, where: str = "action", *, named_by_any: boo
                 raise RequestError(
                     f"{where}: notation {action.notation!r} and card {structured!r} disagree",
                     token=action.notation, rule=ACTION_RULE, field=where)
-            if action.named_suit and not _is_ober(structured.partition("/")[0]):
-                action_to_str(pb.Action(card=action.card, named_suit=action.named_suit), where)  # says why
+            _check_named_by_an_ober(structured, where)
         return action.notation.strip()
     if not action.HasField("card"):
         what = "set notation or card" if not action.named_suit else "named_suit goes with card: set card too"
         raise RequestError(f"{where} is empty: {what}", token="", rule=ACTION_RULE, field=where)
-    text = card_to_str(action.card, where + ".card")
-    if action.named_suit:
-        suit = SUIT_LETTERS.get(action.named_suit)
-        if suit is None:
-            raise RequestCardError(f"{where} names no valid suit ({action.named_suit})",
-                                   token=str(action.named_suit), rule="suit S H D C", field=where + ".named_suit")
-        if not named_by_any and not _is_ober(text):
-            raise RequestError(f"{where}.named_suit: named_suit is the suit an Ober names (a Prší Queen), and card "
-                               f"{text} is no Ober: leave named_suit unset", token=text, rule=ACTION_RULE,
-                               field=where + ".named_suit")
-        text += "/" + suit
+    text = _structured_action(action, where)
+    _check_named_by_an_ober(text, where)
     return text
+
+
+def _structured_action(action: pb.Action, where: str) -> str:
+    """The card (+ "/" named suit) of an Action's structured form, each part read and checked."""
+    text = card_to_str(action.card, where + ".card")
+    if not action.named_suit:
+        return text
+    suit = SUIT_LETTERS.get(action.named_suit)
+    if suit is None:
+        raise RequestCardError(f"{where} names no valid suit ({action.named_suit})",
+                               token=str(action.named_suit), rule="suit S H D C", field=where + ".named_suit")
+    return text + "/" + suit
+
+
+def _check_named_by_an_ober(structured: str, where: str) -> None:
+    """Only an Ober (a Prší Queen) names a suit: a named suit on another card is refused on its field."""
+    card, slash, _ = structured.partition("/")
+    if slash and not _is_ober(card):
+        raise RequestError(f"{where}.named_suit: named_suit is the suit an Ober names (a Prší Queen), and card "
+                           f"{card} is no Ober: leave named_suit unset", token=card, rule=ACTION_RULE,
+                           field=where + ".named_suit")
 
 
 def _suit_name(suit: int) -> str:
@@ -335,13 +345,12 @@ def _given_notation(cards: pb.Cards, where: str, ordered: bool) -> str | None:
     structured cards are read). Both set — as a response carries them, sent back — must agree:
     the same cards, and in the same order for a sequence (`ordered`)."""
     if cards.notation and len(cards.cards):
-        given = [card_to_str(c, f"{where}.cards[{i}]") for i, c in enumerate(cards.cards)]
-        if len({str(Card.parse(c)) for c in given}) < len(given):
+        given = [Card.parse(card_to_str(c, f"{where}.cards[{i}]")) for i, c in enumerate(cards.cards)]
+        if len(set(given)) < len(given):
             return None                 # a card twice: the cards are read, and that error names it
         try:
-            written = [str(c) for c in (parse_cards(cards.notation) if ordered else parse_hand(cards.notation))]
-            same = ([str(Card.parse(c)) for c in given] == written if ordered
-                    else sorted(str(Card.parse(c)) for c in given) == sorted(written))
+            written = list(parse_cards(cards.notation) if ordered else parse_hand(cards.notation))
+            same = given == written if ordered else sorted(given) == sorted(written)
         except ValueError:
             same = False
         if not same:
@@ -936,7 +945,8 @@ def response_to_dict(msg: pb.SolveResponse) -> dict[str, Any]:
         "elapsed_ms": round(msg.elapsed_seconds * 1000, 3),
     }
     if msg.parts:                   # as the result document: only for a game settled by parts
-        out["parts"] = {name: {"won": p.won, "stake": p.stake, "money": p.money} for name, p in sorted(msg.parts.items())}
+        out["parts"] = {name: {"won": p.won, "stake": p.stake, "money": p.money}
+                        for name, p in sorted(msg.parts.items())}
     if msg.HasField("extra"):
         out.update(_whole_numbers(json_format.MessageToDict(msg.extra)))
     return out

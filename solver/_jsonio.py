@@ -224,11 +224,7 @@ def check_limits(document: Any, what: str = "a position document") -> None:
         value, path, depth = stack.pop()
         where = f"{path if len(path) <= 60 else path[:60] + '…'}: " if path else ""
         if isinstance(value, str):
-            try:
-                _check_text(value, where, what)
-            except NotationError as exc:
-                exc.field = exc.field or path or None       # the place, as the other errors give it
-                raise
+            _check_text(value, where, what, path or None)
         elif isinstance(value, LongNumber) or (isinstance(value, int) and not isinstance(value, bool)
                                                and abs(value) >= 10 ** MAX_DIGITS):
             why = "beyond what any number holds" if isinstance(value, HugeNumber) else \
@@ -250,32 +246,26 @@ def check_limits(document: Any, what: str = "a position document") -> None:
                     if not isinstance(key, str):
                         raise NotationError(f"{where}key {shown(key)} is not text (JSON object keys are strings)",
                                             token=token_text(key), rule=JSON_RULE)
-                    try:
-                        _check_text(key, f"{where}key {shown(key, 20)}: ", what)
-                    except NotationError as exc:
-                        exc.field = exc.field or path or None   # the object the key is in
-                        raise
+                    # a bad key's field is the object it is in
+                    _check_text(key, f"{where}key {shown(key, 20)}: ", what, path or None)
                     stack.append((item, f"{path}.{key}" if path else key, depth + 1))
             else:
                 for i, item in enumerate(value):
                     stack.append((item, f"{path}[{i}]", depth + 1))
 
 
-def _check_text(text: str, where: str, what: str) -> None:
+def _check_text(text: str, where: str, what: str, field: str | None) -> None:
+    """`where` prefixes the message; `field` is the document path the error carries."""
     if len(text) > MAX_TEXT:
         raise NotationError(f"{where}text of {len(text):,} characters; a text of {what} holds at most "
-                            f"{MAX_TEXT:,} ({LIMITS_CLAUSE})", token=token_text(text), rule=LIMITS_RULE)
+                            f"{MAX_TEXT:,} ({LIMITS_CLAUSE})", token=token_text(text), rule=LIMITS_RULE, field=field)
     if not text.isascii():
-        _check_unicode(text, where)
-
-
-def _check_unicode(text: str, where: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        bad = f"\\u{ord(text[exc.start]):04x}"
-        raise NotationError(f"{where}lone surrogate {bad} in text: text must be valid Unicode (a surrogate "
-                            "escape needs its pair)", token=bad, rule=LIMITS_RULE) from None
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            bad = f"\\u{ord(text[exc.start]):04x}"
+            raise NotationError(f"{where}lone surrogate {bad} in text: text must be valid Unicode (a surrogate "
+                                "escape needs its pair)", token=bad, rule=LIMITS_RULE, field=field) from None
 
 
 def token_text(value: Any, limit: int = 40) -> str:

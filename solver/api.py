@@ -65,7 +65,8 @@ def _analysis_mode(mode: Mode | str) -> Mode:
                                  token=str(mode), rule=ANALYSIS_MODE_RULE, field="mode") from None
     if found is Mode.BEST:
         raise InvalidOptionError("an analysis takes mode optimal or all, not best: each step lists every optimal "
-                                 f"move (best_moves) and whether the move played was one of them ({ANALYSIS_MODE_RULE})",
+                                 "move (best_moves) and whether the move played was one of them "
+                                 f"({ANALYSIS_MODE_RULE})",
                                  token=str(mode), rule=ANALYSIS_MODE_RULE, field="mode")
     return found
 
@@ -542,8 +543,7 @@ class Solver:
         return Analysis(game=pos.game, value_kind=value_kind,
                         initial_value=report(initial), final_value=report(value), steps=steps, nodes=nodes,
                         elapsed=time.perf_counter() - start, mode=mode.value, deal=deal,
-                        initial_outcome=initial_outcome, final_outcome=value_outcome, final=final,
-                        value_owner=str(deal.get("value_owner", "")))
+                        initial_outcome=initial_outcome, final_outcome=value_outcome, final=final)
 
 
 def _analysis_stopped(exc: SearchAborted, nodes: int, done: int, actions: int) -> SearchAborted:

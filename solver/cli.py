@@ -205,11 +205,11 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
     view = {"points": f"{owner}'s view", "money": f"{owner}'s money"}.get(
         an.value_kind, f"{owner}'s view: {start.value_legend}")
     print(f"{info.get('title', pos.game)} - value at the start {signed(an.initial_value)} ({view})", file=out)
+    width = max([4] + [len(s.move) for s in an.steps]) + 1     # Mariasz's "exchange" is a move too
     if not an.steps:
         print("Nothing to analyse: the position records no play (its 'played' is empty); its value is the "
               "deal's", file=out)
     else:
-        width = max([4] + [len(s.move) for s in an.steps]) + 1     # Mariasz's "exchange" is a move too
         print(f"{'ply':>4} {'seat':>4}  {'card':<{width}}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
     for s in an.steps:
         mark = ("  <- mistake, outcome turned" if s.changes_outcome else "  <- mistake") if s.mistake else ""

@@ -239,8 +239,9 @@ class Position:
         IllegalPlayError and an IndexError, if nothing has been played)."""
         if not self.ply:
             raise NothingToUndoError("undo(): nothing has been played in this position (played is empty)",
-                                     token="undo", rule="docs/RULES.md §0.7 rule 1: played lists the actions so far; undo() takes back the last",
-                                     field="played")
+                                     token="undo", field="played",
+                                     rule="docs/RULES.md §0.7 rule 1: played lists the actions so far; undo() takes "
+                                          "back the last")
         return self._with_played(list(self.played[:-1]))
 
     def start(self) -> Position:

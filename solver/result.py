@@ -195,7 +195,11 @@ class Analysis:
     initial_outcome: str = ""          # the game's verdict on the value at the start, and at the end
     final_outcome: str = ""
     final: Result | None = None        # the solve after the last action: continuation, scores, settlement
-    value_owner: str = ""              # whose value every step's is (Prší: the player who started)
+
+    @property
+    def value_owner(self) -> str:
+        """Whose value every step's is (Prší: the player who started), as the deal's view says."""
+        return str(self.deal.get("value_owner", ""))
 
     @property
     def mistakes(self) -> list[AnalysisStep]:

@@ -141,6 +141,11 @@ def check_deal(places: Iterable[tuple[str, Sequence[Card]]], title: str, *,
             seen[card] = where
 
 
+def cards_text(count: int) -> str:
+    """'1 card', '7 cards'."""
+    return f"{count} card{'' if count == 1 else 's'}"
+
+
 def as_dealt_hint(held: int, size: int) -> str:
     """What a hand short of cards most often means: the cards left were given, not the deal."""
     if held >= size:
@@ -152,8 +157,7 @@ def as_dealt_hint(held: int, size: int) -> str:
 def check_hand_sizes(hands: Sequence[Sequence[Card]], size: int, title: str, why: str = "") -> None:
     for seat, hand in enumerate(hands):
         if len(hand) != size:
-            cards = f"{len(hand)} card{'' if len(hand) == 1 else 's'}"
-            raise InvalidDealError(f"hand {seat} has {cards}; {title} hands hold {size}{why}"
+            raise InvalidDealError(f"hand {seat} has {cards_text(len(hand))}; {title} hands hold {size}{why}"
                                    f"{as_dealt_hint(len(hand), size)} ({HAND_SIZE_RULE})", token=f"hand {seat}",
                                    rule=HAND_SIZE_RULE, field=f"hands[{seat}]")
 

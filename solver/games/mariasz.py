@@ -33,8 +33,8 @@ from typing import Any, TypeVar
 from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
                             NotationError)
 from ddcards.games import _mariasz
-from ddcards.games._document import (as_dealt_hint, cards_field, check_fields, dealt_twice, hands_field, in_field,
-                                     options_field, place_field, played_field)
+from ddcards.games._document import (as_dealt_hint, cards_field, cards_text, check_fields, dealt_twice, hands_field,
+                                     in_field, options_field, place_field, played_field)
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session, TrickCard
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 from ddcards.result import ValueKind, spoken
@@ -263,7 +263,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
     for seat, hand in enumerate(hands):
         if len(hand) != size:
             rule = _clause("2", f"{title} hands hold {size} cards")
-            raise _error(InvalidDealError, f"hand {seat} has {len(hand)} card{'' if len(hand) == 1 else 's'}; {title} hands hold "
+            raise _error(InvalidDealError, f"hand {seat} has {cards_text(len(hand))}; {title} hands hold "
                          f"{size}{why[nseats]}{as_dealt_hint(len(hand), size)}", token=f"hand {seat}", rule=rule,
                          field=f"hands[{seat}]")
     deck_size = 24 if szlifowany else 36

@@ -196,8 +196,6 @@ def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
     return PrsiSetup(hands, stock, upcard[0], leader, horizon, player, play_on, comeback, played)
 
 
-
-
 def _salt(setup: PrsiSetup) -> tuple[int, int]:
     """Table keys hold the queue relative to the deal's stock: salt them with it and the rules."""
     text = f"prsi|{setup.seats}|{setup.play_on}|{setup.comeback}|{format_cards(setup.stock)}"
