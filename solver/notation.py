@@ -332,8 +332,7 @@ def _parse_pbn_hand(hand: str) -> tuple[Card, ...]:
     cards: list[Card] = []
     seen: set[Card] = set()
     for suit, part in zip(Suit, parts):
-        if part != "-":
-            _parse_suit_ranks(suit, part, hand, cards, seen)
+        _parse_suit_part(suit, part, part, hand, cards, seen, HAND_RULE)
     return tuple(cards)
 
 
@@ -358,14 +357,26 @@ def _parse_display_hand(hand: str) -> tuple[Card, ...]:
             raise NotationError(f"hand {hand!r} names suit {suit} twice (again as {label!r}) ({DISPLAY_RULE})",
                                 token=label, rule=DISPLAY_RULE)
         seen.append(suit)
+        written = ranks.strip()
         ranks = "".join(ranks.replace(",", " ").split())     # "A K T," as "AKT"
-        if ranks != "-":
-            _parse_suit_ranks(suit, ranks, hand, cards, held)
+        _parse_suit_part(suit, ranks, written, hand, cards, held, DISPLAY_RULE)
     missing = [str(suit) for suit in Suit if suit not in seen]
     if missing:
         raise NotationError(f"hand {hand!r} does not name suit {', '.join(missing)} ({DISPLAY_RULE})",
                             token=hand, rule=DISPLAY_RULE)
     return tuple(cards)
+
+
+def _parse_suit_part(suit: Suit, ranks: str, written: str, hand: str, cards: list[Card], seen: set[Card],
+                     rule: str) -> None:
+    """One suit of a hand: `ranks` (spaces and commas taken out; `written`: as the hand has it) is
+    '-' for a void or the suit's ranks; a '-' beside ranks is named as such, not as a bad rank."""
+    if ranks == "-":
+        return
+    if "-" in ranks:
+        raise NotationError(f"suit {suit} of hand {hand!r} is {written!r}: '-' marks a void and stands alone "
+                            f"({rule})", token=written, rule=rule)
+    _parse_suit_ranks(suit, ranks, hand, cards, seen)
 
 
 def _parse_suit_ranks(suit: Suit, ranks: str, hand: str, cards: list[Card], seen: set[Card]) -> None:

@@ -101,11 +101,12 @@ def test_the_summary_counts_documents_failures_duplicates_and_times(answered):
     assert f"{len(expect)} documents" in stderr
     assert "4 failed (4 bad input)" in stderr
     assert "3 duplicates answered by the search of their first copy" in stderr
-    match = re.search(r"median ([\d.]+) ms, p90 ([\d.]+) ms, max ([\d,.]+) ms; ([\d.]+) M nodes/s", stderr)
-    assert match, stderr
+    match = re.search(r"median ([\d,.]+) ms, p90 ([\d,.]+) ms, max ([\d,.]+) ms; ([\d.]+ M|[\d,]+) nodes/s", stderr)
+    assert match, stderr     # under 1 M nodes/s (a loaded machine) the rate is written out: 523,000 nodes/s
+    median, p90, longest = (float(match.group(i).replace(",", "")) for i in (1, 2, 3))
     times = sorted(r["elapsed_ms"] for r in records.values() if "value" in r and "duplicate_of" not in r)
-    assert float(match.group(3).replace(",", "")) == pytest.approx(times[-1], rel=0.01, abs=0.01)
-    assert float(match.group(1)) <= float(match.group(2)) <= float(match.group(3).replace(",", ""))
+    assert longest == pytest.approx(times[-1], rel=0.01, abs=0.01)
+    assert median <= p90 <= longest
 
 
 def test_the_biggest_searches_go_first(tmp_path):

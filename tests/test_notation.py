@@ -248,6 +248,20 @@ def test_parse_hand_display_form(text: str, pbn: str) -> None:
     assert set(hand) == set(parse_hand(pbn))
 
 
+@pytest.mark.parametrize("text, suit, written, rule", [
+    ("S: AK  H: -  D: Q7  C: - Z", "C", "- Z", "§0.4 rule 4"),
+    ("S: AK  H: --  D: Q7  C: -", "H", "--", "§0.4 rule 4"),
+    ("AK.-7.Q.", "H", "-7", "§0.4 rule 1"),
+])
+def test_a_void_mark_beside_ranks_is_named_as_such(text: str, suit: str, written: str, rule: str) -> None:
+    """'-' with ranks beside it is not read as a bad rank '-': the error shows the suit as written."""
+    with pytest.raises(NotationError) as caught:
+        parse_hand(text)
+    assert str(caught.value).startswith(f"suit {suit} of hand {text!r} is {written!r}: '-' marks a void and stands alone")
+    assert caught.value.token == written
+    assert rule in caught.value.rule
+
+
 @pytest.mark.parametrize("value, pbn", [
     ("AS KS TS 9H 8H 7H QC JC", "AKT.987..QJ"),
     ("QC, JC, 9H 8h 7H AS KS 10S", "AKT.987..QJ"),
@@ -342,7 +356,7 @@ def test_card_list_round_trips(cards: list[Card]) -> None:
     (parse_hand, "S: A  Z: -  D: -  C: -", InvalidCardError, "Z", "unknown suit 'Z'"),
     (parse_hand, "S: AZ  H: -  D: -  C: -", InvalidCardError, "Z", "unknown rank 'Z' in suit S of hand"),
     (parse_hand, "S: AA  H: -  D: -  C: -", NotationError, "AS", "card 'AS' appears twice"),
-    (parse_hand, "S: A-  H: -  D: -  C: -", InvalidCardError, "-", "unknown rank '-'"),
+    (parse_hand, "S: A-  H: -  D: -  C: -", NotationError, "A-", "suit S of hand 'S: A-  H: -  D: -  C: -' is 'A-': '-' marks a void and stands alone"),
     (parse_hand, "A.K.Q.J.T", NotationError, "A.K.Q.J.T", "has 5 suits ("),
     (parse_hand, "AA...", NotationError, "AS", "card 'AS' appears twice in hand 'AA...'"),
     (parse_hand, "T10...", NotationError, "TS", "card 'TS' appears twice in hand 'T10...'"),
@@ -350,8 +364,8 @@ def test_card_list_round_trips(cards: list[Card]) -> None:
     (parse_hand, "AZ...", InvalidCardError, "Z", "unknown rank 'Z' in suit S of hand 'AZ...'"),
     (parse_hand, "..5.", InvalidCardError, "5", "unknown rank '5' in suit D"),
     (parse_hand, "1...", InvalidCardError, "1", "unknown rank '1'"),
-    (parse_hand, "A-...", InvalidCardError, "-", "unknown rank '-'"),
-    (parse_hand, "--...", InvalidCardError, "-", "unknown rank '-'"),
+    (parse_hand, "A-...", NotationError, "A-", "suit S of hand 'A-...' is 'A-': '-' marks a void"),
+    (parse_hand, "--...", NotationError, "--", "suit S of hand '--...' is '--': '-' marks a void"),
     (parse_hand, "A K...", InvalidCardError, " ", "unknown rank ' '"),
     (parse_hand, "AS.KH..", InvalidCardError, "S", "unknown rank 'S'"),
 ])
