@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from _machine import machine_line
+
 HERE = Path(__file__).resolve()
 
 
@@ -79,7 +81,6 @@ def main() -> None:
     ap.add_argument("--pair", metavar="OTHER", help="run OTHER's build at the same time, one core each")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of --pair")
     a = ap.parse_args()
-    from _machine import machine_line
     print(machine_line())
     repo = str(Path(a.repo).resolve())
     if a.pair:

@@ -13,6 +13,8 @@ import time
 import json
 from pathlib import Path
 
+from _machine import machine_line
+
 HERE = Path(__file__).resolve()
 CORPUS = HERE.parent / "corpus" / "marias-hra.jsonl"
 
@@ -39,7 +41,6 @@ def main() -> None:
     parser.add_argument("repos", nargs="*", metavar="REPO",
                         help="checkouts with an in-place build (default: this one)")
     repos = [str(Path(r).resolve()) for r in parser.parse_args().repos] or [str(HERE.parent.parent)]
-    from _machine import machine_line
     print(machine_line())
     if len(repos) == 1:
         measure(repos[0])

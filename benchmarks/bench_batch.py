@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import ddcards  # noqa: E402
 from ddcards import cli  # noqa: E402
 from make_corpus import hra_deal, no_trump_deal  # noqa: E402
+from _machine import machine_line  # noqa: E402
 
 HRA = ROOT / "benchmarks" / "corpus" / "marias-hra.jsonl"
 
@@ -285,7 +286,6 @@ def main() -> None:
     p.add_argument("--kills", type=int, default=3)
     p.add_argument("--seed", type=int, default=20261201)
     args = parser.parse_args()
-    from _machine import machine_line
     print(f"# {machine_line()}")
     if args.what == "speedup":
         speedup(args.rounds)
