@@ -101,8 +101,9 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
     the searches release the GIL).
     ``available_threads()`` is what this machine offers.
 
-    **Klaverjas**: the position's ``trump`` and ``playing_team``, if any, are ignored;
-    ``hands``, ``rules`` and ``leader`` are used.  Returns ``{"game", "hands", "rules",
+    **Klaverjas**: the table sets ``trump`` and ``playing_team`` itself (a position may give
+    them, but they must still be valid: docs/RULES.md §2.8 rule 5); ``hands``, ``rules`` and
+    ``leader`` are used.  Returns ``{"game", "hands", "rules",
     "leader", "values", "nodes", "elapsed_ms"}`` where ``values[suit] == [v0, v1]`` for suit
     in S H D C: ``v0`` with seats 0 and 2 as the playing team, ``v1`` with seats 1 and 3 (each
     from its playing team's view; positive means the contract is made, negative means nat).

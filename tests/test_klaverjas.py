@@ -107,6 +107,11 @@ def test_illegal_play_partner_winning_and_rotterdam():
     assert info.value.rule == ("docs/RULES.md §2.5 rule 1: Rotterdam, void: you must trump, even when your "
                                "partner is winning")
     assert "even when your partner is winning" in str(info.value)
+    # an opponent winning: the message says so (the rule quotes the clause as it is)
+    with pytest.raises(IllegalPlayError) as info:
+        ddcards.Position.from_dict(dict(d, rules="rotterdam", played=["KS", "7D"]))      # seat 2, void, discards
+    assert info.value.rule.startswith("docs/RULES.md §2.5 rule 1")
+    assert "Rotterdam rules oblige you to trump if you can, an opponent winning the trick" in str(info.value)
     # Amsterdam, opponent winning with a trump: overtrump, else another suit
     pos = ddcards.Position.from_dict(dict(d, played=["KS", "AH"]))       # seat 3 follows
     assert sorted(pos.legal_moves) == ["7S", "8S", "AS", "TS"]

@@ -247,9 +247,10 @@ class KlaverjasSession(CardSession):
         partner = winner == (seat + 2) % 4
         if self.setup.rules == "rotterdam":
             if card.suit != trump:
+                whoever = "even when your partner is winning the trick" if partner else "an opponent winning the trick"
                 return (ROTTERDAM_TRUMP_RULE,
-                        f"void in {led}: Rotterdam rules oblige you to trump if you can, even when your "
-                        f"partner is winning the trick ({ROTTERDAM_TRUMP_RULE}{tail})")
+                        f"void in {led}: Rotterdam rules oblige you to trump if you can, {whoever} "
+                        f"({ROTTERDAM_TRUMP_RULE}{tail})")
             return (ROTTERDAM_OVERTRUMP_RULE,
                     f"void in {led}: you must overtrump {top} if you can ({ROTTERDAM_OVERTRUMP_RULE}{tail})")
         if partner:
