@@ -213,3 +213,20 @@ def test_service_solves_and_lists_mariasz():
         with pytest.raises(Exception) as info:
             client.solve(dict(A, played=["AS", "exchange"]))
         assert "§3.7" in str(info.value)
+
+
+def test_three_players_win_with_a_positive_settlement_not_a_positive_value():
+    """Three players' points (§3.8, §3.9): the value is the player's deal points, positive once he
+    takes a point; `won` says whether his settlement (3 x own − all points) is positive."""
+    doc = {"game": "mariasz", "trump": "C", "hands": ["KJ.A6.T6.KT", "Q.JT.AKQ.J6", "AT6.KQ.J.AQ"],
+           "options": {"szlifowany": True, "variant": "three", "must_beat": True, "player": 1},
+           "played": ["KC", "6C", "QC", "AC", "TC", "JC", "AS", "KS", "QS", "JD", "TD", "AD"]}
+    result = ddcards.solve(doc)
+    points = [result.scores[f"seat{seat}"] for seat in range(3)]
+    assert result.value == points[1] == 53
+    assert result.settlement == [3 * p - sum(points) for p in points] == [-107, 1, 106]
+    assert result.won
+    lost = ddcards.solve(ddcards.example("mariasz-three"))        # solved for seat 0
+    assert lost.value == 29 and lost.settlement[0] == -51 and not lost.won
+    two = ddcards.solve(ddcards.example("mariasz-szlifowany"))
+    assert two.won == (two.value > 0) == (two.settlement[0] > 0)

@@ -699,8 +699,12 @@ def line_summary(setup: MariaszSetup, st: Mapping[str, Any], value: int) -> Line
             outcomes[f"{name}_claims"] = st["claimed"] == side
         for seat in range(setup.nseats):
             outcomes[f"seat{seat}_swatowe"] = st["marriages"][seat] == 4
-    return LineSummary(scores=scores, tricks=dict(zip(names, st["tricks"])), won=value > 0,
-                       settlement=settlement(setup, st), outcomes=outcomes)
+    money = settlement(setup, st)
+    # Three players' points: the value is his deal points, positive as soon as he takes a point;
+    # he wins the deal when his settlement does (more than a third of all points, §3.9).
+    won = money[setup.maxside] > 0 if setup.nsides == 3 and not race else value > 0
+    return LineSummary(scores=scores, tricks=dict(zip(names, st["tricks"])), won=won,
+                       settlement=money, outcomes=outcomes)
 
 
 def marriage_stake(points: int, count: int) -> int:
