@@ -257,7 +257,8 @@ def test_a_void_mark_beside_ranks_is_named_as_such(text: str, suit: str, written
     """'-' with ranks beside it is not read as a bad rank '-': the error shows the suit as written."""
     with pytest.raises(NotationError) as caught:
         parse_hand(text)
-    assert str(caught.value).startswith(f"suit {suit} of hand {text!r} is {written!r}: '-' marks a void and stands alone")
+    assert str(caught.value).startswith(
+        f"suit {suit} of hand {text!r} is {written!r}: '-' marks a void and stands alone")
     assert caught.value.token == written
     assert rule in caught.value.rule
 
@@ -356,7 +357,8 @@ def test_card_list_round_trips(cards: list[Card]) -> None:
     (parse_hand, "S: A  Z: -  D: -  C: -", InvalidCardError, "Z", "unknown suit 'Z'"),
     (parse_hand, "S: AZ  H: -  D: -  C: -", InvalidCardError, "Z", "unknown rank 'Z' in suit S of hand"),
     (parse_hand, "S: AA  H: -  D: -  C: -", NotationError, "AS", "card 'AS' appears twice"),
-    (parse_hand, "S: A-  H: -  D: -  C: -", NotationError, "A-", "suit S of hand 'S: A-  H: -  D: -  C: -' is 'A-': '-' marks a void and stands alone"),
+    (parse_hand, "S: A-  H: -  D: -  C: -", NotationError, "A-",
+     "suit S of hand 'S: A-  H: -  D: -  C: -' is 'A-': '-' marks a void and stands alone"),
     (parse_hand, "A.K.Q.J.T", NotationError, "A.K.Q.J.T", "has 5 suits ("),
     (parse_hand, "AA...", NotationError, "AS", "card 'AS' appears twice in hand 'AA...'"),
     (parse_hand, "T10...", NotationError, "TS", "card 'TS' appears twice in hand 'T10...'"),
