@@ -7,7 +7,9 @@ form feed, U+2028 or a lone ``\\r`` are characters *inside* a line):
   read, in memory bounded by one line (at most :data:`MAX_LINE_BYTES`).  A line holding a
   JSON array stands for its documents.  Blank lines and lines starting with ``#`` are
   skipped.  A bad line of any kind (not UTF-8, not JSON, too long, a bad document) gives
-  an error for that line and the next line is read as usual.
+  an error for that line and the next line is read as usual; only a line that runs on past
+  :data:`MAX_RUNAWAY_BYTES` without a newline (``/dev/zero``) ends the input, with a second
+  error, since nothing after it can be read.
 - **One JSON text over several lines**: when the first line that is not blank or a comment
   does not hold a complete JSON value (``{`` or ``[`` alone, a pretty-printed document),
   the input is read to its end (at most :data:`MAX_DOCUMENT_BYTES`) as a document, an array
@@ -33,11 +35,12 @@ from ddcards._jsonio import (BOM_BYTES, JSON_RULE, MAX_ID_CHARS, bom_note, check
                              decode_value, loads, shown, token_text)
 from ddcards.errors import DdcardsError, NotationError, SearchAborted
 
-__all__ = ["Entry", "Outcome", "read_documents", "answer_each", "records", "MAX_LINE_BYTES",
-           "MAX_DOCUMENT_BYTES", "MAX_ID_CHARS"]
+__all__ = ["Entry", "Outcome", "read_documents", "input_pieces", "answer_each", "records", "MAX_LINE_BYTES",
+           "MAX_DOCUMENT_BYTES", "MAX_RUNAWAY_BYTES", "MAX_ID_CHARS"]
 
 MAX_LINE_BYTES = 16 << 20           # one JSON Lines line; a position document is under 1 KiB
 MAX_DOCUMENT_BYTES = 64 << 20       # one JSON text spread over several lines, read whole
+MAX_RUNAWAY_BYTES = 64 << 20        # a longer line without an end ends the input: nothing after it is read
 _JSON_SPACE = " \t\r\n"
 _EMPTY = "an empty array holds no position document"
 BATCH_RULE = "docs/RULES.md §0.11 rule 3: a batch is JSON Lines, or one JSON text of documents"
@@ -122,8 +125,27 @@ def records(source: BinaryIO | Iterable[bytes | str], work: Callable[[Any], Any]
 def read_documents(source: BinaryIO | Iterable[bytes | str]) -> Iterator[Entry]:
     """The entries of `source`: a binary stream, or an iterable of lines (bytes or str).
 
-    Lazy: an entry is yielded as soon as its line is read (JSON Lines).
+    Lazy: an entry is yielded as soon as its line is read (JSON Lines).  A line over
+    :data:`MAX_LINE_BYTES` is an error entry as soon as that much of it is read; if it runs on
+    past :data:`MAX_RUNAWAY_BYTES` without ending, a second error entry for it ends the input.
     """
+    try:
+        yield from _documents(source)
+    except _Runaway as stop:
+        yield Entry(stop.line, error=NotationError(
+            f"the line runs on past {MAX_RUNAWAY_BYTES >> 20} MiB without a newline: nothing after it is read",
+            token=f"line {stop.line}", rule=BATCH_RULE))
+
+
+class _Runaway(Exception):
+    """A line that runs on past MAX_RUNAWAY_BYTES: the input ends there."""
+
+    def __init__(self, line: int):
+        super().__init__(line)
+        self.line = line
+
+
+def _documents(source: BinaryIO | Iterable[bytes | str]) -> Iterator[Entry]:
     lines = _numbered_lines(source)
     for lineno, raw in lines:
         if raw is not None and _skipped(raw):
@@ -163,11 +185,32 @@ def _raw_lines(source: BinaryIO | Iterable[bytes | str]) -> Iterator[tuple[int, 
             return
         lineno += 1
         if len(data) > MAX_LINE_BYTES and not data.endswith(b"\n") or len(_strip_end(data)) > MAX_LINE_BYTES:
+            yield lineno, None              # said at once, not when (if ever) the line ends
+            size = len(data)
             while data and not data.endswith(b"\n"):     # skip the rest of the line, a piece at a time
+                if size > MAX_RUNAWAY_BYTES:
+                    # No end in sight (/dev/zero, a stream without a newline): nothing after it can be read.
+                    raise _Runaway(lineno)
                 data = readline(1 << 20)
-            yield lineno, None
+                size += len(data)
             continue
         yield lineno, _strip_end(data)
+
+
+def input_pieces(stream: BinaryIO) -> Iterator[tuple[bytes, bool]]:
+    """The bytes of `stream` in pieces of at most 1 MiB, each with whether it starts a line, up to
+    where :func:`read_documents` stops reading: the end, or the piece that takes a line past
+    :data:`MAX_RUNAWAY_BYTES` (so an endless input is read no further than the reader reads it)."""
+    starts, size = True, 0
+    while True:
+        data = stream.readline(1 << 20)
+        if not data:
+            return
+        size = len(data) + (0 if starts else size)
+        yield data, starts
+        if size > MAX_RUNAWAY_BYTES and not data.endswith(b"\n"):
+            return
+        starts = data.endswith(b"\n")
 
 
 def _strip_end(data: bytes) -> bytes:

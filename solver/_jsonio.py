@@ -28,9 +28,9 @@ from typing import Any
 
 from ddcards.errors import NotationError
 
-__all__ = ["BOM", "BOM_BYTES", "without_bom", "MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "MAX_ID_CHARS",
-           "ID_RULE", "check_id", "LongNumber", "loads", "decode_value", "check_depth", "decode_utf8", "check_limits",
-           "shown", "token_text"]
+__all__ = ["BOM", "BOM_BYTES", "without_bom", "MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "MAX_ALL_ITEMS",
+           "MAX_ID_CHARS", "ID_RULE", "check_id", "LongNumber", "loads", "decode_value", "check_depth", "decode_utf8",
+           "check_limits", "shown", "token_text"]
 
 # A position document nests 3 levels (document -> hands -> a hand's cards); these limits
 # leave room for any game while keeping every walk, message and answer small.
@@ -38,6 +38,7 @@ MAX_DEPTH = 16            # levels of arrays/objects
 MAX_DIGITS = 30           # digits of an integer (every field's range is far smaller)
 MAX_TEXT = 1000           # characters of one string (a whole history as text is ~100)
 MAX_ITEMS = 2000          # items of one array or object (a Prší history holds up to 1,748 actions)
+MAX_ALL_ITEMS = 10000     # items of all arrays and objects of a document together (a few hundred in use)
 
 MAX_ID_CHARS = 256        # characters of a document's id (RULES §0.11 rule 4)
 
@@ -47,7 +48,7 @@ POSITION_RULE = "docs/RULES.md §0.6: a position is a JSON object of its game's 
 ID_RULE = "docs/RULES.md §0.11 rule 4: an id is a text of at most 256 characters or a whole number"
 LIMITS_CLAUSE = "docs/RULES.md §0.11 rule 2"      # cited in a message, which says the limit itself
 LIMITS_RULE = ("docs/RULES.md §0.11 rule 2: at most 16 levels of nesting,"
-               " 30 digits a number, 1,000 characters a text, 2,000 items a list")
+               " 30 digits a number, 1,000 characters a text, 2,000 items a list, 10,000 in all")
 
 #: A UTF-8 byte-order mark: RFC 8259 (section 8.1) lets a reader ignore one at the start of a text
 #: (Windows editors and PowerShell write it), so every reader here does.
@@ -220,6 +221,7 @@ def check_limits(document: Any, what: str = "a position document") -> None:
     place (e.g. ``hands[0]``) when it nests too deep, holds a number, a text or a list over
     the limits, or text that is not valid Unicode (a lone surrogate)."""
     stack: list[tuple[Any, str, int]] = [(document, "", 0)]
+    total = 0
     while stack:
         value, path, depth = stack.pop()
         where = f"{path if len(path) <= 60 else path[:60] + '…'}: " if path else ""
@@ -241,6 +243,11 @@ def check_limits(document: Any, what: str = "a position document") -> None:
                 raise NotationError(f"{where}{len(value):,} items; an array or object of {what} holds at most "
                                     f"{MAX_ITEMS:,} ({LIMITS_CLAUSE})", token=token_text(path or "document"),
                                     rule=LIMITS_RULE, field=path or None)
+            total += len(value)
+            if total > MAX_ALL_ITEMS:
+                raise NotationError(f"{where}over {MAX_ALL_ITEMS:,} items in the arrays and objects of {what} "
+                                    f"together; it holds a few hundred ({LIMITS_CLAUSE})",
+                                    token=token_text(path or "document"), rule=LIMITS_RULE, field=path or None)
             if isinstance(value, Mapping):
                 for key, item in value.items():
                     if not isinstance(key, str):
@@ -295,7 +302,8 @@ def json_kind(value: Any) -> str:
 
 
 def shown(value: Any, limit: int = 40) -> str:
-    """`value` for a message: like repr() but one short line that never raises.
+    """`value` for a message: like repr() but one short line that never raises, and in JSON's
+    words for what a document writes as true, false and null (not Python's True, None).
 
     Long text is cut with its length said; huge integers give their digit count;
     nested containers show their outline only; control characters and lone
@@ -314,7 +322,7 @@ def _shown(value: Any, limit: int, levels: int) -> str:
             return repr(value)
         return repr(value[:limit]) + f"… ({len(value):,} characters)"
     if isinstance(value, bool) or value is None:
-        return repr(value)
+        return json.dumps(value)             # as the document wrote it: true, false, null
     if isinstance(value, int):
         if abs(value) < 10 ** MAX_DIGITS:
             return repr(value)

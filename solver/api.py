@@ -143,7 +143,8 @@ def check_tt_mb(tt_mb: int | None, name: str = "tt_mb", *, here: bool = True) ->
         return tt_mb
     memory = "this machine's memory" if here and physical_memory_mb() is not None else "the most a table may take"
     unset = "leave it out" if name.startswith("-") else "give None"
-    raise InvalidOptionError(f"{name} {shown(tt_mb)} {why}: a table takes 1 to {limit:,} MiB ({memory}); "
+    given = repr(tt_mb) if isinstance(tt_mb, bool) else shown(tt_mb)     # a Python argument: True, as passed
+    raise InvalidOptionError(f"{name} {given} {why}: a table takes 1 to {limit:,} MiB ({memory}); "
                              f"{unset} for a table sized per game", token=token_text(tt_mb), rule=TT_MB_RULE,
                              field=name)
 
@@ -549,11 +550,15 @@ class Solver:
 def _analysis_stopped(exc: SearchAborted, nodes: int, done: int, actions: int) -> SearchAborted:
     """The analysis's own SearchTimeout or SearchCancelled for `exc`, which stopped it with
     `done` of its `actions` recorded actions analysed: ``nodes`` and the message count every
-    search of the analysis (`nodes` before the one that stopped, and that one's)."""
+    search of the analysis (`nodes` before the one that stopped, and that one's).  With no
+    recorded action the message says the value's search was stopped instead of "0 of the 0"."""
     total = nodes + exc.nodes
     how = "ran out of time" if isinstance(exc, SearchTimeout) else "was cancelled"
-    stopped = type(exc)(f"the analysis {how} after {total:,} nodes, with {done} of the {actions} recorded "
-                        f"action{'s' if actions != 1 else ''} analysed")
+    if actions:
+        where = f"with {done} of the {actions} recorded action{'s' if actions != 1 else ''} analysed"
+    else:                                   # "0 of the 0 actions" would say nothing: only the value was searched
+        where = "in the search of the deal's value (it records no play to analyse)"
+    stopped = type(exc)(f"the analysis {how} after {total:,} nodes, {where}")
     stopped.nodes = total
     return stopped
 

@@ -15,14 +15,17 @@ Batches are answered as they are read: each JSON Lines line is solved and its an
 on (ddcards._batch describes the input formats).
 
 Exit status: 0 success, 1 a search was stopped (--timeout), 2 bad input (some document or the
-usage, or a --tt-mb table too large for the memory free), 3 an internal error (a bug: please
-report it); a batch exits with the worst it saw.
+usage, or a --tt-mb table too large for the memory free) or an input that cannot be read or
+an output that cannot be written (standard input or output closed, a full disk), 3 an internal
+error (a bug: please report it); a batch exits with the worst it saw.  A reader that goes away
+(`| head`) ends the command quietly, with status 0.
 """
 from __future__ import annotations
 
 import argparse
 import itertools
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, TextIO
@@ -82,13 +85,24 @@ def open_input(args: argparse.Namespace) -> Input:
                             token="FILE", rule="usage")
     if args.file == "-":
         stream = _stdin_bytes()
-        return Input("standard input", read_documents(stream), stream)
+        if stream is None:                  # started with standard input closed (<&-)
+            raise NotationError("cannot read standard input: it is closed", token="-", rule="readable file")
+        return Input("standard input", _reading("standard input", "-", read_documents(stream)), stream)
     try:
         stream = open(args.file, "rb")
     except OSError as exc:
         raise NotationError(f"cannot read {args.file}: {exc.strerror}", token=args.file,
                             rule="readable file") from None
-    return Input(args.file, read_documents(stream), stream)
+    return Input(args.file, _reading(args.file, args.file, read_documents(stream)), stream)
+
+
+def _reading(name: str, token: str, entries: Iterator[Entry]) -> Iterator[Entry]:
+    """`entries`, a failure to read on (a directory as standard input, a disk error) said as such."""
+    try:
+        yield from entries
+    except OSError as exc:
+        raise NotationError(f"cannot read {name}: {exc.strerror or exc}", token=token,
+                            rule="readable file") from None
 
 
 def one_document(args: argparse.Namespace, purpose: str) -> tuple[Any, str]:
@@ -99,25 +113,63 @@ def one_document(args: argparse.Namespace, purpose: str) -> tuple[Any, str]:
         entries = list(itertools.islice(source.entries, 2))
     finally:
         source.close()
+    if entries and entries[0].error is not None:
+        raise entries[0].error          # its own error first (a line too long to read says so, not "two documents")
     if len(entries) != 1:
         count = "no document" if not entries else "more than one document"
         raise NotationError(f"{source.name} holds {count}: {purpose} (split the file)", token=source.name,
                             rule=f"{purpose}: one document")
-    entry = entries[0]
-    if entry.error is not None:
-        raise entry.error
-    return entry.document, source.name
+    return entries[0].document, source.name
 
 
 # ----------------------------------------------------------------- output
+
+class Output:
+    """Standard output, a failure to write it (closed, a full disk) raised as a NotationError that
+    says so (exit status 2) rather than an OSError; a broken pipe stays a BrokenPipeError (quiet)."""
+
+    def __init__(self, stream: TextIO | None):
+        self.stream = stream
+
+    def _failed(self, exc: BaseException | None) -> NotationError:
+        why = "standard output is closed" if exc is None else getattr(exc, "strerror", None) or str(exc)
+        return NotationError(f"cannot write the output: {why}", token="standard output",
+                             rule="a writable output")
+
+    def write(self, text: str) -> int:
+        if self.stream is None:            # started with standard output closed (>&-)
+            raise self._failed(None)
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise self._failed(exc) from None
+
+    def flush(self) -> None:
+        if self.stream is None:
+            return
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise self._failed(exc) from None
+
+    def __getattr__(self, name: str) -> Any:
+        if self.stream is None:
+            raise self._failed(None)
+        return getattr(self.stream, name)
+
 
 def signed(v: int | None) -> str:
     return "?" if v is None else f"{v:+d}"
 
 
 def describe_value(res: ddcards.Result, session: Any) -> str:
-    verdict = session.verdict(res.value, res.won, res.value_kind)
-    if res.distance is not None:
+    ended = getattr(session, "ended", None)             # a game that says how it ended (Prší: who is out)
+    verdict = (ended() if ended is not None else None) or session.verdict(res.value, res.won, res.value_kind)
+    if res.distance:                         # 0: the game is over, which the line above says
         verdict += f", the end in {res.distance} plies"
     if res.value_kind == "money":
         parts = ", ".join(f"{name} {'won' if part['won'] else 'lost'} {signed(part['money'])}"
@@ -174,6 +226,8 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
     for label in ("talon", "stock", "trick", "top", "pile"):
         if info.get(label):
             shown = info[label] if isinstance(info[label], str) else " ".join(info[label])
+            if label == "trick":            # who played each card, as print(Position) says it
+                shown = "  ".join(f"{card} (seat {seat})" for seat, card in session.current_trick())
             print(f"  {label:<{width + 8}} {shown}", file=out)
     print(file=out)
     print(f"Value       {describe_value(res, session)}", file=out)
@@ -665,8 +719,19 @@ def main(argv: list[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
+    if sys.stderr is None:        # started with it closed (2>&-): print(file=None) would write on stdout
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
     parser = build_parser()
     args = parser.parse_args(argv)
+    stdout = sys.stdout
+    sys.stdout = Output(stdout)     # a failed write says so (exit status 2)
+    try:
+        return _run(args, parser)
+    finally:
+        sys.stdout = stdout
+
+
+def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     usage_error = command_parser(parser, args.command).error    # the command's usage with the message
     try:   # a table of this machine's memory at most (a remote Dask cluster's workers: their own)
         ddcards.api.check_tt_mb(getattr(args, "tt_mb", None), "--tt-mb",
@@ -690,8 +755,11 @@ def main(argv: list[str] | None = None) -> int:
         usage_error(f"--timeout must be a number of seconds, at least 0 (got {timeout})")
     try:
         status: int = args.func(args)
+        sys.stdout.flush()      # what is still buffered: a failure to write it is this command's
         return status
     except DdcardsError as exc:
+        if exc.token == "standard output":          # cannot write it: what is left unwritten is dropped
+            _discard_stdout()
         print(f"ddcards: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except SearchAborted as exc:
@@ -705,12 +773,22 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # the reader went away (e.g. `| head`): stop quietly
-        import os
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _discard_stdout()
         return EXIT_OK
     except Exception as exc:          # noqa: BLE001 - a bug: one line, not a traceback, and its own status
         print(f"ddcards: internal error: {exc!r:.500} (a bug: please report it with the input)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _discard_stdout() -> None:
+    """Point standard output at /dev/null, so that the flush at exit of what could not be written
+    neither fails again nor prints a second message."""
+    stream = getattr(sys.stdout, "stream", sys.stdout)
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):      # closed, or not a file (a test's capture)
+        return
+    os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
 
 
 if __name__ == "__main__":

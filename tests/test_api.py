@@ -599,8 +599,8 @@ def test_games_registry():
 
 
 @pytest.mark.parametrize("module", ["ddcards", "ddcards.api", "ddcards.position", "ddcards.notation",
-                                    "ddcards.games.marias", "ddcards.result", "ddcards.ddtable", "ddcards.client",
-                                    "ddcards.errors"])
+                                    "ddcards.games.marias", "ddcards.games.mariasz", "ddcards.result",
+                                    "ddcards.ddtable", "ddcards.client", "ddcards.errors", "ddcards.report"])
 def test_docstring_examples_run(module):
     # The documented examples must run as written.
     mod = importlib.import_module(module)

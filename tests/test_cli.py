@@ -321,7 +321,7 @@ def test_invalid_utf8_in_a_file(tmp_path):
 
 @pytest.mark.parametrize("played,message", [
     (5, "played must be a list of cards, not 5"),
-    (True, "played must be a list of cards, not True"),
+    (True, "played must be a list of cards, not true"),
     (1.5, "played must be a list of cards, not 1.5"),
     ({"x": 1}, "played must be a list of cards, not {'x': 1}"),
     ("AS", "dd_table solves whole deals, but 1 card(s) are already played, from played[0] 'AS'"),
@@ -438,6 +438,127 @@ def test_a_line_over_the_limit_is_an_error_record(monkeypatch, capsys):
     docs = [json.loads(line) for line in out.splitlines()]
     assert [d["line"] for d in docs] == [1, 2, 3]
     assert docs[1]["error"].startswith("the line is longer than") and docs[2]["value"] == 1
+
+
+class _Endless(io.RawIOBase):
+    """A stream of bytes without a newline that never ends (as /dev/zero); counts what is read."""
+
+    def __init__(self):
+        self.given = 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        buffer[:] = b"x" * len(buffer)
+        self.given += len(buffer)
+        return len(buffer)
+
+
+def test_an_endless_line_is_an_error_at_once_and_ends_the_input():
+    from ddcards import _batch
+    source = _Endless()
+    entries = _batch.read_documents(io.BufferedReader(source))
+    first = next(entries)            # as soon as 16 MiB is read, not when (never) the line ends
+    assert first.line == 1 and str(first.error).startswith("the line is longer than 16 MiB")
+    assert source.given <= _batch.MAX_LINE_BYTES + (1 << 20)
+    rest = list(entries)             # the reading stops: nothing after an endless line can be read
+    assert [(e.line, str(e.error)) for e in rest] == [
+        (1, "the line runs on past 64 MiB without a newline: nothing after it is read")]
+    assert source.given <= _batch.MAX_RUNAWAY_BYTES + (2 << 20)
+    # the batch job reads (hashes, spools) as far as the reader does, in pieces
+    pieces = list(_batch.input_pieces(io.BufferedReader(_Endless())))
+    assert pieces[0] == (b"x" * (1 << 20), True) and all(not starts for _, starts in pieces[1:])
+    assert sum(len(p) for p, _ in pieces) == _batch.MAX_RUNAWAY_BYTES + (1 << 20)
+
+
+def test_a_long_line_that_ends_still_lets_the_next_lines_be_read(monkeypatch):
+    from ddcards import _batch
+    monkeypatch.setattr(_batch, "MAX_LINE_BYTES", 2000)
+    monkeypatch.setattr(_batch, "MAX_RUNAWAY_BYTES", 1 << 20)
+    data = b"m" * 900_000 + b"\n" + lines_of(BETL)     # over the line limit, under the runaway one
+    entries = list(_batch.read_documents(io.BytesIO(data)))
+    assert [e.line for e in entries] == [1, 2] and entries[1].document == BETL
+    data = b"m" * 3_000_000 + b"\n" + lines_of(BETL)   # past the runaway limit: the input ends there
+    entries = list(_batch.read_documents(io.BytesIO(data)))
+    assert [e.line for e in entries] == [1, 1] and "nothing after it is read" in str(entries[1].error)
+
+
+@pytest.mark.parametrize("command", [["solve", "-"], ["solve", "-", "--json"], ["analyse", "-"], ["table", "-"],
+                                     ["report", "-", "-o", "out.html"]])
+def test_dev_zero_as_input_is_an_error_not_a_hang(command, tmp_path):
+    with open("/dev/zero", "rb") as zero:
+        out = subprocess.run([sys.executable, "-m", "ddcards", *command], stdin=zero, capture_output=True,
+                             text=True, timeout=60, cwd=tmp_path)
+    assert out.returncode == 2
+    assert "the line is longer than 16 MiB" in out.stdout + out.stderr
+    assert "Traceback" not in out.stderr and not (tmp_path / "out.html").exists()
+
+
+def test_batch_of_dev_zero_ends(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "ddcards", "batch", "/dev/zero", "-o", str(tmp_path / "out.jsonl"),
+                          "--jobs", "1"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2, out.stderr
+    records = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert [(r["line"], r["error"].split(";")[0].split(":")[0]) for r in records] == [
+        (1, "the line is longer than 16 MiB"), (1, "the line runs on past 64 MiB without a newline")]
+
+
+# ----------------------------------------------------------------- input and output that fail
+
+def _io_run(*args: str, stdin=None, stdout=None, close: tuple[int, ...] = ()) -> tuple[int, str, str]:
+    """Run the CLI with standard input or output redirected or closed (`close`: those fds)."""
+    def closing():
+        import os
+        for fd in close:
+            os.close(fd)
+    proc = subprocess.run([sys.executable, "-m", "ddcards", *args], stdin=stdin, stdout=stdout,
+                          stderr=subprocess.PIPE, preexec_fn=closing if close else None, timeout=120)
+    return proc.returncode, "", proc.stderr.decode()
+
+
+@pytest.mark.parametrize("args", [("solve", "--example"), ("solve", "--example", "--json"), ("games",),
+                                  ("games", "--json"), ("examples",), ("examples", "prsi"),
+                                  ("analyse", "--example", "--json"), ("report", "--example", "-o", "-"),
+                                  ("table", "--example")])
+def test_a_full_disk_is_said_plainly(args):
+    with open("/dev/full", "w") as full:
+        status, _, err = _io_run(*args, stdout=full)
+    assert status == cli.EXIT_BAD_INPUT
+    assert err == "ddcards: error: cannot write the output: No space left on device\n"
+
+
+@pytest.mark.parametrize("args", [("solve", "--example"), ("examples",), ("games",)])
+def test_closed_standard_output_is_said_plainly(args):
+    status, _, err = _io_run(*args, close=(1,))
+    assert status == cli.EXIT_BAD_INPUT
+    assert err == "ddcards: error: cannot write the output: standard output is closed\n"
+
+
+def test_closed_standard_input_is_said_plainly():
+    status, _, err = _io_run("solve", "-", close=(0,))
+    assert status == cli.EXIT_BAD_INPUT
+    assert err == "ddcards: error: cannot read standard input: it is closed\n"
+    status, _, err = _io_run("batch", "-", "-o", "/dev/null", close=(0,))
+    assert status == cli.EXIT_BAD_INPUT and "cannot read standard input: it is closed" in err
+
+
+def test_closed_standard_error_keeps_messages_off_standard_output():
+    proc = subprocess.run([sys.executable, "-m", "ddcards", "solve", "-", "--json"], input=b"{bad\n",
+                          stdout=subprocess.PIPE, preexec_fn=lambda: __import__("os").close(2), timeout=120)
+    assert proc.returncode == 2
+    assert [json.loads(line)["error_type"] for line in proc.stdout.splitlines()] == ["NotationError"]
+
+
+@pytest.mark.parametrize("args", [("games",), ("solve", "--example", "marias-seed", "--json"),
+                                  ("report", "--example", "-o", "-")])
+def test_a_reader_that_goes_away_ends_the_command_quietly(args):
+    proc = subprocess.Popen([sys.executable, "-m", "ddcards", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout.read(1)
+    proc.stdout.close()                  # as `| head -c1` does
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0 and err == b""
 
 
 def _read_line(proc, timeout=60.0):
@@ -651,3 +772,47 @@ def test_a_finished_position_is_headed_the_deal_is_over(tmp_path, capsys):
     doc.write_text(json.dumps(pos.to_dict()))
     assert cli.main(["solve", str(doc)]) == 0
     assert capsys.readouterr().out.splitlines()[0].endswith(" - the deal is over")
+
+
+# ----------------------------------------------------------------- the readable answer's wording
+
+PRSI = ddcards.example("prsi")
+PRSI_LINE = ["QS/D", "9D", "AD", "pass", "TD", "draw", "draw", "draw", "QD/H", "9H", "7H"]     # seat 0 goes out
+
+
+def test_prsi_without_a_horizon_reads_naturally(capsys):
+    doc = dict(PRSI, played=PRSI_LINE[:7], options={"horizon": None})
+    status, out, _ = main_on(lines_of(doc), "solve", capsys=capsys)
+    assert status == 0
+    assert "Value       -1  the opponent can force being out first, the end in 4 plies\n" in out
+    assert " ever" not in out
+
+
+def test_a_finished_prsi_game_says_who_went_out_and_asks_nothing_more(capsys):
+    doc = dict(PRSI, played=PRSI_LINE)
+    status, out, _ = main_on(lines_of(doc), "solve", capsys=capsys)
+    assert status == 0
+    assert "Prší, 2 players, horizon 20 plies - the deal is over\n" in out
+    assert "  top           7H\n" in out and "active" not in out          # the 7 ended the game: no one draws
+    assert "Value       +1  the game is over: seat 0 went out first\n" in out and "in 0 plies" not in out
+    pos = ddcards.Position.from_dict(doc)
+    assert pos.is_over and set(pos.table) == {"top", "stock", "pile"}
+    # one action before the end the obligations still show
+    before = ddcards.Position.from_dict(dict(PRSI, played=PRSI_LINE[:3]))      # AD just played
+    assert "ace active" in before.table
+
+
+def test_the_trick_line_says_who_played_each_card(capsys):
+    doc = dict(SEED, played=["QH", "TH"])
+    status, out, _ = main_on(lines_of(doc), "solve", "--mode", "best", capsys=capsys)
+    assert status == 0
+    assert "  trick            QH (seat 0)  TH (seat 1)\n" in out
+    assert "  trick             QH (seat 0)  TH (seat 1)" in str(ddcards.Position.from_dict(doc))
+
+
+def test_a_stopped_analysis_of_a_deal_without_play_says_so():
+    fresh = ddcards.Position.from_dict(ddcards.example("mariasz")).start()
+    with pytest.raises(ddcards.SearchTimeout) as info:
+        ddcards.Solver(tt_mb=16).analyse(fresh, timeout=0.05)
+    assert str(info.value) == (f"the analysis ran out of time after {info.value.nodes:,} nodes, in the search of "
+                               "the deal's value (it records no play to analyse)")

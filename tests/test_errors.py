@@ -103,7 +103,7 @@ CASES = [
     ("flek 3", doc(flek=3), InvalidOptionError, "3"),
     ("flek -1", doc(flek=-1), InvalidOptionError, "-1"),
     ("flek as string", doc(flek="1"), InvalidOptionError, "1"),
-    ("flek true", doc(flek=True), InvalidOptionError, "True"),
+    ("flek true", doc(flek=True), InvalidOptionError, "flek true is not"),
     ("flek 1.0", doc(flek=1.5), InvalidOptionError, "1.5"),
     ("leader 1", doc(leader=1), InvalidOptionError, "1"),
     ("leader 2", doc(leader=2), InvalidOptionError, "2"),
@@ -128,7 +128,7 @@ CASES = [
     ("hands an object", doc(hands={"0": H0}), InvalidDealError, "hands"),
     ("hands a number", doc(hands=3), InvalidDealError, "hands"),
     ("hand a number", doc(hands=[5, H1, H2]), NotationError, "hand 0"),
-    ("hand null", doc(hands=[None, H1, H2]), NotationError, "None"),
+    ("hand null", doc(hands=[None, H1, H2]), NotationError, "hand 0 is not a hand: null"),
     ("hand an object", doc(hands=[{"S": "AT"}, H1, H2]), NotationError, "hand 0"),
     ("hand list of numbers", doc(hands=[[1, 2], H1, H2]), InvalidCardError, "1"),
     ("talon a number", doc(talon=5), NotationError, "talon"),
@@ -492,7 +492,7 @@ def test_the_largest_stakes_settle_inside_32_bits():
 
 @pytest.mark.parametrize("played,cls,needle", [
     (5, NotationError, "played must be a list of cards, not 5"),
-    (True, NotationError, "not True"), (1.5, NotationError, "not 1.5"),
+    (True, NotationError, "not true"), (1.5, NotationError, "not 1.5"),
     ({"x": 1}, NotationError, "not {'x': 1}"),
     ("AS", InvalidOptionError, "1 card(s) are already played, from played[0] 'AS'"),
     ("AS KS", InvalidOptionError, "2 card(s) are already played, from played[0] 'AS'"),
@@ -612,3 +612,66 @@ def test_an_option_word_reads_in_any_case_as_the_other_words_do(name, option, gi
     assert pos.to_dict()["options"][option] == canonical
     with pytest.raises(ddcards.InvalidOptionError, match=f"option '{option}' is one of"):
         ddcards.Position.from_dict(dict(doc, options=dict(doc.get("options", {}), **{option: "nobodyy"})))
+
+
+def test_a_document_of_lists_each_within_the_limit_but_too_many_items_in_all_is_refused():
+    """1,990 lists of 1,000 numbers: every list within 2,000 items, 2 million in all (checking them
+    took seconds); the total is capped as the lists are (docs/RULES.md §0.11 rule 2)."""
+    from ddcards._jsonio import check_limits
+
+    with pytest.raises(NotationError) as info:
+        check_limits({"game": "marias", "hands": [[0] * 1000] * 1990})
+    assert "over 10,000 items in the arrays and objects of a position document together" in str(info.value)
+    check_limits({"game": "prsi", "played": ["draw"] * 1748, "hands": [["7H"] * 5] * 6})   # the largest in use
+
+
+# A document is JSON: a message names its values in JSON's words (true, null), not Python's.
+@pytest.mark.parametrize("document,needle", [
+    (dict(START, flek=True), "flek true is not 0, 1 or 2 (docs/RULES.md §1.2 rule 5"),
+    (dict(START, leader=True), "leader true: only seat 0 leads in Mariáš"),
+    (dict(START, id=True), "id must be text of at most 256 characters or a whole number of at most 30 digits, "
+                           "not true"),
+    (dict(ddcards.example("mariasz"), leader=False), "leader must be a seat 0..1, not false"),
+    (dict(ddcards.example("mariasz"), options={"player": None}), "option 'player' takes a whole number, not null"),
+    (dict(ddcards.example("klaverjas"), trump=False), 'trump must be a suit such as "H", not false'),
+    (dict(ddcards.example("prsi"), hands=True), "give 2 to 6 hands (field 'hands'), not true"),
+])
+def test_messages_name_values_as_json_writes_them(document, needle):
+    with pytest.raises(DdcardsError) as info:
+        if "id" in document:
+            ddcards._jsonio.check_id(document["id"])
+        ddcards.Position.from_dict(document)
+    assert needle in str(info.value), str(info.value)
+    assert "True" not in str(info.value) and "None" not in str(info.value) and "False" not in str(info.value)
+
+
+@pytest.mark.parametrize("game,needle", [
+    ("prsi", "Prší needs the hands (field 'hands', missing: 2 to 6 of them, one per player; docs/RULES.md §4.1"),
+    ("mariasz", "Mariasz needs its 2 hands (field 'hands', missing; docs/RULES.md §0.6 rule 3"),
+    ("marias-hra", "Mariáš needs its 3 hands (field 'hands', missing; docs/RULES.md §0.6 rule 3"),
+])
+@pytest.mark.parametrize("how", ["left out", "null"])
+def test_hands_left_out_or_null_are_said_to_be_missing(game, needle, how):
+    document = {k: v for k, v in ddcards.example(game).items() if k != "hands"}
+    if how == "null":                      # null reads as left out (docs/RULES.md §0.6 rule 6)
+        document["hands"] = None
+    with pytest.raises(InvalidDealError) as info:
+        ddcards.Position.from_dict(document)
+    assert str(info.value).startswith(needle) and info.value.field == "hands"
+
+
+def test_playing_on_after_a_race_claim_names_the_side_as_every_message_does():
+    race = dict(ddcards.example("mariasz-race"), played="exchange 8C TH 7S QH 9S TS 7C TC 6C JC KD QD")
+    with pytest.raises(IllegalPlayError) as info:
+        ddcards.Position.from_dict(race)
+    assert str(info.value) == ("played[12] 'QD': the deal is over: seat 1 reached 131 and claimed "
+                               "(docs/RULES.md §3.8: a race ends at the claim: nothing is played after it)")
+    assert info.value.rule == "docs/RULES.md §3.8: a race ends at the claim: nothing is played after it"
+    race["played"] = "exchange 8C TH 7S QH 9S TS 7C TC 6C JC KD exchange"
+    with pytest.raises(IllegalPlayError, match=r"seat 1 reached 131 and claimed \(docs/RULES.md §3.8[^()]*\)$"):
+        ddcards.Position.from_dict(race)
+    kiks = dict(ddcards.example("mariasz-kiks"), objective="race", start_scores=[100, 110])  # its play: 5 cards
+    with pytest.raises(IllegalPlayError) as info:
+        ddcards.Position.from_dict(kiks)
+    assert "the deal is over: team 1 reached 131 and claimed (docs/RULES.md §3.8" in str(info.value)
+    assert str(info.value).count("(docs/RULES.md") == 1

@@ -48,7 +48,7 @@ def test_position_round_trip_and_defaults():
     ({"trump": "X"}, InvalidCardError, "X"),
     ({"playing_team": None}, InvalidOptionError, "playing_team"),
     ({"playing_team": 2}, InvalidOptionError, "2"),
-    ({"playing_team": True}, InvalidOptionError, "True"),
+    ({"playing_team": True}, InvalidOptionError, "true"),
     ({"rules": "utrecht"}, InvalidOptionError, "utrecht"),
     ({"options": {"pit": False}}, InvalidOptionError, "pit"),
     ({"contract": "hra"}, InvalidOptionError, "hra"),

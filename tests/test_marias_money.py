@@ -178,7 +178,7 @@ def test_describe_and_cli_show_the_parts(capsys):
     ({"contract": "durch", "trump": None, "announcements": "sedma"}, "sedma", "§1.2 rule 7", "announcements[0]"),
     ({"players": 5}, "5", "§1.1 rule 5", "players"),
     ({"players": 2}, "2", "§1.1 rule 5", "players"),
-    ({"players": True}, "True", "§1.1 rule 5", "players"),
+    ({"players": True}, "true", "§1.1 rule 5", "players"),
     ({"players": "4"}, None, "§1.1 rule 5", "players"),
     ({"objective": "money", "contract": "betl", "trump": None, "options": {"kilo_value": 3}}, "kilo_value",
      "§0.6 rule 4", "options.kilo_value"),

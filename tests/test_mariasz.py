@@ -138,6 +138,17 @@ def test_modes_and_values_agree():
     assert best.optimal_moves[0] in every.optimal_moves
 
 
+def test_the_phase2_example_is_in_phase_2():
+    # its name says so: the stock used up, seat 0 leading the first trick of phase 2 (it used to be
+    # the last trick of phase 1, two cards left in the stock)
+    pos = ddcards.Position.from_dict(ddcards.example("mariasz-phase2"))
+    assert pos.table["stock"] == () and pos.to_move == 0 and len(pos.played) == 25
+    assert pos.legal_moves == ("AS", "8S", "9H", "6H", "AD", "KD")
+    res = ddcards.solve(pos)
+    assert (res.value, res.optimal_moves, res.scores["seat0"], res.scores["seat1"]) == (64, ["AD", "KD"], 101, 37)
+    assert len(res.pv) == 12                 # six tricks of phase 2
+
+
 def test_analyse_a_recorded_deal():
     an = ddcards.analyse(ddcards.example("mariasz-recorded"))
     assert an.game == "mariasz" and len(an.steps) == 25 and an.steps[0].move == "exchange"

@@ -213,7 +213,7 @@ def test_a_marriage_on_lead_claims_at_once():
                             "seat0_swatowe": False, "seat1_swatowe": False}
     # a later deal: sympla 1, and the marriage pays 1
     assert res.scores["stake"] == 1 and res.scores["seat0_total"] == 131 and res.settlement == [2, -2]
-    assert_illegal(p, "9S", "deal is over", "seat0 reached 131")
+    assert_illegal(p, "9S", "deal is over", "seat 0 reached 131")
 
 
 def test_a_trick_claims_and_who_claims_first_wins():

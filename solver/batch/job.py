@@ -27,7 +27,6 @@ import argparse
 import hashlib
 import heapq
 import os
-import shutil
 import signal
 import sys
 import tempfile
@@ -40,7 +39,7 @@ from typing import Any, BinaryIO
 
 import ddcards
 from ddcards import errors
-from ddcards._batch import Entry, Outcome, read_documents
+from ddcards._batch import Entry, Outcome, input_pieces, read_documents
 from ddcards.batch.journal import JOB_FORMAT, Journal, key_bits
 from ddcards.batch.many import ExecutorFailure, Task, solve_tasks
 from ddcards.batch.progress import DocumentCounter, ProgressBar, wanted
@@ -226,7 +225,15 @@ def _open_input(name: str, stack: ExitStack) -> _Input:
     """
     if name == "-":
         spool = stack.enter_context(tempfile.TemporaryFile(prefix="ddcards-batch-"))
-        shutil.copyfileobj(getattr(sys.stdin, "buffer", sys.stdin), spool, 1 << 20)
+        stdin: Any = getattr(sys.stdin, "buffer", sys.stdin)
+        if stdin is None:
+            raise NotationError("cannot read standard input: it is closed", token="-", rule="readable file")
+        try:       # as far as the reader reads it: an endless line (/dev/zero) ends it
+            for piece, _ in input_pieces(stdin):
+                spool.write(piece)
+        except OSError as exc:
+            raise NotationError(f"cannot read standard input: {exc.strerror}", token="-",
+                                rule="readable file") from None
         stream: BinaryIO = spool
         shown = "standard input"
     else:
@@ -239,10 +246,14 @@ def _open_input(name: str, stack: ExitStack) -> _Input:
     digest = hashlib.sha256()
     counter = DocumentCounter()
     size = 0
-    for raw in stream:
-        digest.update(raw)
-        counter.feed(raw)
-        size += len(raw)
+    try:
+        for piece, starts in input_pieces(stream):     # pieces: a line may be endless (/dev/zero)
+            digest.update(piece)
+            if starts:
+                counter.feed(piece)
+            size += len(piece)
+    except OSError as exc:
+        raise NotationError(f"cannot read {shown}: {exc.strerror}", token=name, rule="readable file") from None
     stream.seek(0)
     return _Input(shown, stream, size, digest.hexdigest(), counter.total())
 

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from tqdm import tqdm  # type: ignore[import-untyped]
 
-from ddcards._batch import _skipped, _starts_a_longer_text
+from ddcards._batch import _skipped, _starts_a_longer_text, input_pieces
 
 __all__ = ["ProgressBar", "wanted", "DocumentCounter", "document_count"]
 
@@ -106,8 +106,9 @@ def document_count(path: str) -> int | None:
     counter = DocumentCounter()
     try:
         with open(path, "rb") as fh:
-            for raw in fh:
-                counter.feed(raw)
+            for piece, starts in input_pieces(fh):       # a line may be endless (/dev/zero)
+                if starts:
+                    counter.feed(piece)
     except OSError:
         return None
     return counter.total()

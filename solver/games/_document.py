@@ -101,6 +101,9 @@ def hand_field(value: Any, seat: int) -> tuple[Card, ...]:
 def hands_field(doc: Mapping[str, Any], count: int, size: int, title: str) -> tuple[tuple[Card, ...], ...]:
     """`count` hands of `size` cards each (sizes checked after the deck, see check_deal)."""
     raw = doc.get("hands")
+    if raw is None:                     # left out, or null (RULES §0.6 rule 6)
+        raise InvalidDealError(f"{title} needs its {count} hands (field 'hands', missing; {HANDS_RULE})",
+                               token="hands", rule=HANDS_RULE, field="hands")
     if not isinstance(raw, (list, tuple)):
         raise InvalidDealError(f"{title} needs a list of {count} hands (field 'hands'), got {shown(raw)} "
                                f"({HANDS_RULE})", token="hands", rule=HANDS_RULE, field="hands")

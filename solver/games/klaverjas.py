@@ -32,6 +32,7 @@ from typing import Any
 
 from ddcards.errors import IllegalPlayError, InvalidOptionError
 from ddcards.games import _klaverjas
+from ddcards._jsonio import shown, token_text
 from ddcards.games._document import (check_deal, check_fields, check_hand_sizes, hands_field, in_field,
                                     options_field, played_field)
 from ddcards.games._cards import DEAL_OVER_RULE, CardSession
@@ -97,8 +98,8 @@ def _int_field(doc: Mapping[str, Any], name: str, choices: tuple[int, ...], rule
     if value is None:
         raise InvalidOptionError(f"Klaverjas needs field '{name}' ({rule})", token=name, rule=rule, field=name)
     if isinstance(value, bool) or not isinstance(value, int) or value not in choices:
-        raise InvalidOptionError(f"{name} must be one of {', '.join(map(str, choices))}, not {value!r} ({rule})",
-                                 token=str(value), rule=rule, field=name)
+        raise InvalidOptionError(f"{name} must be one of {', '.join(map(str, choices))}, not {shown(value)} ({rule})",
+                                 token=token_text(value), rule=rule, field=name)
     return value
 
 
@@ -108,16 +109,17 @@ def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
 
     contract = doc.get("contract", CONTRACT)
     if not isinstance(contract, str) or contract.strip().lower() != CONTRACT:
-        raise InvalidOptionError(f"unknown contract {contract!r}: the trump suit and the playing team say "
-                                 f"what is played ({CONTRACT_RULE})", token=str(contract), rule=CONTRACT_RULE, field="contract")
+        raise InvalidOptionError(f"unknown contract {shown(contract)}: the trump suit and the playing team say "
+                                 f"what is played ({CONTRACT_RULE})", token=token_text(contract), rule=CONTRACT_RULE,
+                                 field="contract")
 
     trump_text = doc.get("trump")
     if trump_text in (None, ""):
         raise InvalidOptionError(f"Klaverjas needs a trump suit (field 'trump', e.g. \"H\"; {TRUMP_RULE})",
                                  token="trump", rule=TRUMP_RULE, field="trump")
     if not isinstance(trump_text, str):
-        raise InvalidOptionError(f"trump must be a suit such as \"H\", not {trump_text!r} ({TRUMP_RULE})",
-                                 token=repr(trump_text), rule=TRUMP_RULE, field="trump")
+        raise InvalidOptionError(f"trump must be a suit such as \"H\", not {shown(trump_text)} ({TRUMP_RULE})",
+                                 token=token_text(trump_text), rule=TRUMP_RULE, field="trump")
     with in_field("trump"):
         trump = Suit.parse(trump_text)
 
@@ -126,8 +128,8 @@ def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
 
     rules = doc.get("rules", "amsterdam")
     if not isinstance(rules, str) or rules.strip().lower() not in RULESETS:
-        raise InvalidOptionError(f"unknown rules {rules!r} ({RULESET_RULE})",
-                                 token=str(rules), rule=RULESET_RULE, field="rules")
+        raise InvalidOptionError(f"unknown rules {shown(rules)} ({RULESET_RULE})",
+                                 token=token_text(rules), rule=RULESET_RULE, field="rules")
     rules = rules.strip().lower()
 
     options_field(doc, INFO)          # it has none: any option is an error

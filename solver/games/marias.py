@@ -113,8 +113,8 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
 
     contract = doc.get("contract", "hra")
     if not isinstance(contract, str) or contract.lower() not in INFO.contracts:
-        raise InvalidOptionError(f"unknown contract {contract!r} ({CONTRACT_RULE})",
-                                 token=str(contract), rule=CONTRACT_RULE, field="contract")
+        raise InvalidOptionError(f"unknown contract {shown(contract)} ({CONTRACT_RULE})",
+                                 token=token_text(contract), rule=CONTRACT_RULE, field="contract")
     contract = contract.lower()
 
     trump_text = doc.get("trump")
@@ -124,18 +124,18 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
             raise InvalidOptionError(f"contract 'hra' needs a trump suit (field 'trump', e.g. \"H\"; {TRUMP_RULE})",
                                      token="trump", rule=TRUMP_RULE, field="trump")
         if not isinstance(trump_text, str):
-            raise InvalidOptionError(f"trump must be a suit such as \"H\", not {trump_text!r} ({TRUMP_RULE})",
-                                     token=repr(trump_text), rule=TRUMP_RULE, field="trump")
+            raise InvalidOptionError(f"trump must be a suit such as \"H\", not {shown(trump_text)} ({TRUMP_RULE})",
+                                     token=token_text(trump_text), rule=TRUMP_RULE, field="trump")
         with in_field("trump"):
             trump = Suit.parse(trump_text)
     elif trump_text not in (None, ""):
-        raise InvalidOptionError(f"trump {trump_text!r} given for {contract} ({NO_TRUMP_RULE})",
-                                 token=str(trump_text), rule=NO_TRUMP_RULE, field="trump")
+        raise InvalidOptionError(f"trump {shown(trump_text)} given for {contract} ({NO_TRUMP_RULE})",
+                                 token=token_text(trump_text), rule=NO_TRUMP_RULE, field="trump")
 
     objective = doc.get("objective")
     if objective is not None and (not isinstance(objective, str) or objective.lower() not in INFO.objectives[contract]):
-        raise InvalidOptionError(f"objective {objective!r} does not apply to {contract} ({OBJECTIVE_RULE})",
-                                 token=str(objective), rule=OBJECTIVE_RULE, field="objective")
+        raise InvalidOptionError(f"objective {shown(objective)} does not apply to {contract} ({OBJECTIVE_RULE})",
+                                 token=token_text(objective), rule=OBJECTIVE_RULE, field="objective")
 
     flek, players = table_fields(doc)
 
@@ -178,16 +178,16 @@ def table_fields(doc: Mapping[str, Any]) -> tuple[int, int]:
     be forehand (docs/RULES.md §1.2 rules 5 and 6, §1.1 rule 5)."""
     flek = doc.get("flek", 0)
     if not isinstance(flek, int) or isinstance(flek, bool) or flek not in (0, 1, 2):
-        raise InvalidOptionError(f"flek {flek!r} is not 0, 1 or 2 ({FLEK_RULE})",
-                                 token=str(flek), rule=FLEK_RULE, field="flek")
+        raise InvalidOptionError(f"flek {shown(flek)} is not 0, 1 or 2 ({FLEK_RULE})",
+                                 token=token_text(flek), rule=FLEK_RULE, field="flek")
     players = doc.get("players", 3)
     if not isinstance(players, int) or isinstance(players, bool) or players not in PLAYERS:
         raise InvalidOptionError(f"players {shown(players)} is not 3 or 4 ({PLAYERS_RULE})",
                                  token=token_text(players), rule=PLAYERS_RULE, field="players")
     leader = doc.get("leader", 0)
     if not isinstance(leader, int) or isinstance(leader, bool) or leader != 0:
-        raise InvalidOptionError(f"leader {leader!r}: only seat 0 leads in Mariáš ({LEADER_RULE})",
-                                 token=str(leader), rule=LEADER_RULE, field="leader")
+        raise InvalidOptionError(f"leader {shown(leader)}: only seat 0 leads in Mariáš ({LEADER_RULE})",
+                                 token=token_text(leader), rule=LEADER_RULE, field="leader")
     return flek, players
 
 

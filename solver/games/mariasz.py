@@ -17,11 +17,11 @@ illegal actions and reads the end of a line (scores, claims, the stake).
 
 >>> import ddcards
 >>> pos = ddcards.Position.from_dict(ddcards.example("mariasz-phase2"))   # the stock is used up
->>> pos.to_move, pos.legal_moves()
-(0, ['AS', '8S', 'QH', '9H', '6H', 'KD'])
+>>> pos.table["stock"], pos.to_move, pos.legal_moves                      # phase 2: seat 0 leads
+((), 0, ('AS', '8S', '9H', '6H', 'AD', 'KD'))
 >>> res = ddcards.solve(pos)
 >>> res.value, res.optimal_moves, res.scores["seat0"], res.scores["seat1"]
-(64, ['QH'], 101, 37)
+(64, ['AD', 'KD'], 101, 37)
 """
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
                             NotationError)
 from ddcards.games import _mariasz
+from ddcards._jsonio import shown, token_text
 from ddcards.games._document import (as_dealt_hint, cards_field, cards_text, check_fields, dealt_twice, hands_field,
                                      in_field, options_field, place_field, played_field)
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session, TrickCard
@@ -177,7 +178,7 @@ def _error(cls: type[E], message: str, *, token: str, rule: str, field: str | No
 
 def _int(value: Any, name: str, rule: str, field: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _error(InvalidOptionError, f"{name} must be a whole number, not {value!r:.40}", token=str(value)[:40],
+        raise _error(InvalidOptionError, f"{name} must be a whole number, not {shown(value)}", token=token_text(value),
                      rule=rule, field=field)
     return value
 
@@ -216,9 +217,9 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
     contract = doc.get("contract", CONTRACT)
     if not isinstance(contract, str) or contract.strip().lower() != CONTRACT:
         rule = _clause("2", "the contract, if given, is 'play'")
-        raise _error(InvalidOptionError, f"unknown contract {contract!r}: Mariasz has the single contract "
-                     f"'{CONTRACT}' (the objective and the options say the rest)", token=str(contract), rule=rule,
-                     field="contract")
+        raise _error(InvalidOptionError, f"unknown contract {shown(contract)}: Mariasz has the single contract "
+                     f"'{CONTRACT}' (the objective and the options say the rest)", token=token_text(contract),
+                     rule=rule, field="contract")
     options = options_field(doc, INFO)
     variant = options["variant"]
     szlifowany, slepy = options["szlifowany"], options["slepy"]
@@ -238,14 +239,15 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
 
     objective = doc.get("objective", "points")
     if not isinstance(objective, str) or objective.strip().lower() not in ("points", "race"):
-        raise _error(InvalidOptionError, f"unknown objective {objective!r}: Mariasz objectives are points and race",
-                     token=str(objective), rule=OBJECTIVE_RULE, field="objective")
+        raise _error(InvalidOptionError,
+                     f"unknown objective {shown(objective)}: Mariasz objectives are points and race",
+                     token=token_text(objective), rule=OBJECTIVE_RULE, field="objective")
     objective = objective.strip().lower()
 
     leader = doc.get("leader", 0)
     if isinstance(leader, bool) or not isinstance(leader, int) or not 0 <= leader < nseats:
-        raise _error(InvalidOptionError, f"leader must be a seat 0..{nseats - 1}, not {leader!r:.20}",
-                     token=str(leader), rule=LEADER_RULE, field="leader")
+        raise _error(InvalidOptionError, f"leader must be a seat 0..{nseats - 1}, not {shown(leader)}",
+                     token=token_text(leader), rule=LEADER_RULE, field="leader")
 
     size = 6 if nseats == 2 else (24 if szlifowany else 36) // nseats
     hands = hands_field(doc, nseats, size, title)
@@ -286,8 +288,8 @@ def _trump(doc: Mapping[str, Any], variant: str, slepy: bool, hands: Sequence[Se
     if text not in (None, ""):
         if not isinstance(text, str):
             rule = _clause("2", "trump is a suit")
-            raise _error(InvalidOptionError, f"trump must be a suit such as \"H\", not {text!r:.20}",
-                         token=repr(text)[:20], rule=rule)
+            raise _error(InvalidOptionError, f"trump must be a suit such as \"H\", not {shown(text)}",
+                         token=token_text(text), rule=rule)
         given = Suit.parse(text)
     if variant == "standard":
         turned = stock[-1]
@@ -325,8 +327,8 @@ def _race_fields(doc: Mapping[str, Any], objective: str, nsides: int) -> tuple[t
         scores = (0,) * nsides
     else:
         if not isinstance(raw, (list, tuple)) or len(raw) != nsides:
-            raise _error(InvalidOptionError, f"start_scores needs {nsides} scores (one per side), not {raw!r:.40}",
-                         token=str(raw)[:40], rule=rule, field="start_scores")
+            raise _error(InvalidOptionError, f"start_scores needs {nsides} scores (one per side), not {shown(raw)}",
+                         token=token_text(raw), rule=rule, field="start_scores")
         scores = tuple(_int(v, "a start score", rule, f"start_scores[{i}]") for i, v in enumerate(raw))
         for v in scores:
             if not 0 <= v < TARGET:
@@ -337,7 +339,7 @@ def _race_fields(doc: Mapping[str, Any], objective: str, nsides: int) -> tuple[t
     if first is None:
         first = not carried
     elif not isinstance(first, bool):
-        raise _error(InvalidOptionError, f"first_deal is true or false, not {first!r:.20}", token=str(first),
+        raise _error(InvalidOptionError, f"first_deal is true or false, not {shown(first)}", token=token_text(first),
                      rule=rule, field="first_deal")
     elif first and carried:
         raise _error(InvalidOptionError, f"first_deal is true but start_scores {list(scores)} carry points from "
@@ -590,12 +592,15 @@ class MariaszSession(Session):
         self.board.refresh_guess()
         self.history.append(self.move_name(code))
 
-    def _over_why(self) -> str:
+    def _over_why(self) -> tuple[str, str]:
+        """Why nothing more is played, and the one rule that says so (a claim's, or the end's)."""
         st = self.board.state
         if st["claimed"] is not None:
-            name = self.side_names[st["claimed"]]
-            return f"the deal is over: {name} reached 131 and claimed ({_clause('8', 'a race ends at the claim')})"
-        return f"the deal is over: all {st['tricks_played']} tricks have been played"
+            name = spoken(self.side_names[st["claimed"]])          # "seat 1", "team 1", as elsewhere
+            return (f"the deal is over: {name} reached {TARGET} and claimed",
+                    _clause("8", "a race ends at the claim: nothing is played after it"))
+        return (f"the deal is over: all {st['tricks_played']} tricks have been played",
+                _clause("12", "nothing is played after the deal has ended"))
 
     def _no_exchange(self, ply: int) -> IllegalPlayError:
         s = self.setup
@@ -604,7 +609,7 @@ class MariaszSession(Session):
         where = f"played[{ply}] 'exchange'"
         six = Card(Rank.SIX, s.trump)
         if self.board.finished:
-            why = self._over_why()
+            why, rule = self._over_why()
         elif s.nseats != 2:
             why = "there is no stock to exchange with in Kiks or with three players"
         elif st["trick"]:
@@ -634,9 +639,8 @@ class MariaszSession(Session):
         seat = st["turn"]
         where = f"played[{ply}] '{card}' by seat {seat}"
         if self.board.finished:
-            rule = _clause("12", "nothing is played after the deal has ended")
-            return _error(IllegalPlayError, f"played[{ply}] '{card}': {self._over_why()}", token=str(card),
-                          rule=rule)
+            why, rule = self._over_why()
+            return _error(IllegalPlayError, f"played[{ply}] '{card}': {why}", token=str(card), rule=rule)
         code = self._code[card]
         hands = st["hands"]
         if not hands[seat] >> code & 1:

@@ -159,10 +159,13 @@ def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
     """Validate a Prší position document (everything but the history's legality)."""
     doc = check_fields(doc, FIELDS, "prsi")
     raw = doc.get("hands")
+    if raw is None:                     # left out, or null (RULES §0.6 rule 6)
+        raise InvalidDealError(f"Prší needs the hands (field 'hands', missing: 2 to 6 of them, one per player; "
+                               f"{PLAYERS_RULE})", token="hands", rule=PLAYERS_RULE, field="hands")
     if not isinstance(raw, (list, tuple)) or not 2 <= len(raw) <= 6:
-        count = len(raw) if isinstance(raw, (list, tuple)) else raw
+        count = f"{len(raw)}" if isinstance(raw, (list, tuple)) else shown(raw)
         raise InvalidDealError(f"Prší is played by 2 to 6 players: give 2 to 6 hands (field 'hands'), not "
-                               f"{count!r:.40} ({PLAYERS_RULE})", token="hands", rule=PLAYERS_RULE, field="hands")
+                               f"{count} ({PLAYERS_RULE})", token="hands", rule=PLAYERS_RULE, field="hands")
     hands = tuple(hand_field(h, seat) for seat, h in enumerate(raw))
     seats = len(hands)
     if "upcard" not in doc:
@@ -189,8 +192,8 @@ def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
                                token=str(missing[0]), rule=DECK_RULE, field="stock")
     leader = doc.get("leader", 0)
     if isinstance(leader, bool) or not isinstance(leader, int) or not 0 <= leader < seats:
-        raise InvalidOptionError(f"leader is the seat who starts, 0..{seats - 1}, not {leader!r:.20} ({LEADER_RULE})",
-                                 token=str(leader), rule=LEADER_RULE, field="leader")
+        raise InvalidOptionError(f"leader is the seat who starts, 0..{seats - 1}, not {shown(leader)} ({LEADER_RULE})",
+                                 token=token_text(leader), rule=LEADER_RULE, field="leader")
     horizon, player, play_on, comeback = _options(doc, seats)
     played = tuple(parse_action(t, i) for i, t in enumerate(history_tokens(doc, HISTORY_RULE, "actions")))
     return PrsiSetup(hands, stock, upcard[0], leader, horizon, player, play_on, comeback, played)
@@ -307,9 +310,9 @@ class PrsiSession(Session):
         top_text = str(top)
         if top.rank == Rank.QUEEN and st["suit"] != int(top.suit):
             top_text += f", {_suit_name(st['suit'])} named"
-        if st["sevens"]:
+        if st["sevens"] and not st["done"]:          # a finished game asks nothing more of anyone
             top_text += f", 7s active: draw {2 * st['sevens']}"
-        if st["ace"]:
+        if st["ace"] and not st["done"]:
             top_text += ", ace active"
         out = {"title": title, "hands": [format_hand(h) for h in self.hands()], "top": top_text,
                "stock": format_cards(CARD[c] for c in st["stock"]) or "(empty)"}
@@ -330,11 +333,12 @@ class PrsiSession(Session):
         st = self.board.state
         top = CARD[st["top"]]
         out: dict[str, Any] = {"top": top}
-        if top.rank == Rank.QUEEN:
+        pending = not st["done"]                      # a finished game asks nothing more of anyone
+        if top.rank == Rank.QUEEN and pending:
             out["suit to play"] = Suit(st["suit"])
-        if st["sevens"]:
+        if st["sevens"] and pending:
             out["7s active"] = f"draw {2 * st['sevens']} or play a 7"
-        if st["ace"]:
+        if st["ace"] and pending:
             out["ace active"] = "pass or play an ace"
         out["stock"] = tuple(CARD[c] for c in st["stock"])
         out["pile"] = tuple(CARD[c] for c in st["pile"])
@@ -344,16 +348,27 @@ class PrsiSession(Session):
         """Nothing: Prší scores no points and takes no tricks (who is out shows in the seats' roles)."""
         return Score()
 
+    def ended(self) -> str | None:
+        """How the game ended, once it has (nothing is left to force, so the CLI says this
+        rather than the verdict); None while it goes on."""
+        st = self.board.state
+        if not st["done"]:
+            return None
+        if self.setup.play_on:
+            left = next(seat for seat, out in enumerate(st["out"]) if not out)
+            return f"the game is over: seat {left} is the one left with cards"
+        return f"the game is over: seat {st['first_out']} went out first"
+
     def verdict(self, value: int, won: bool, value_kind: str) -> str:
         me = f"seat {self.player}"
-        window = "ever" if self.horizon is None else f"within {self.horizon} plies"
+        window = "" if self.horizon is None else f" within {self.horizon} plies"     # exact: no window to say
         if value > 0:
-            return f"{me} can force {'getting out' if self.setup.play_on else 'being out first'} {window}"
+            return f"{me} can force {'getting out' if self.setup.play_on else 'being out first'}{window}"
         if value < 0 and self.setup.seats == 2:
-            return f"the opponent can force {'getting out' if self.setup.play_on else 'being out first'} {window}"
+            return f"the opponent can force {'getting out' if self.setup.play_on else 'being out first'}{window}"
         if value < 0:
-            return f"{me} cannot force {'getting out' if self.setup.play_on else 'being out first'} {window}"
-        return f"neither side can force the end {window}"
+            return f"{me} cannot force {'getting out' if self.setup.play_on else 'being out first'}{window}"
+        return f"neither side can force the end{window}"
 
     def is_max(self, seat: int) -> bool:
         return seat == self.player
