@@ -10,11 +10,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 
 def fresh_table_timeouts(ddcards: ModuleType, rounds: int) -> None:
@@ -36,6 +38,19 @@ def fresh_table_timeouts(ddcards: ModuleType, rounds: int) -> None:
               f"{statistics.median(nodes) if nodes else 0:,.0f} |")
 
 
+def _refused_after(read: Any, ddcards: ModuleType) -> float:
+    """The median of three times `read()` takes to read a request to its error (or its position)."""
+    took = []
+    for _ in range(3):
+        start = time.perf_counter()
+        try:
+            ddcards.Position.from_dict(read())
+        except ddcards.DdcardsError:
+            pass
+        took.append(time.perf_counter() - start)
+    return statistics.median(took)
+
+
 def oversized_messages() -> None:
     import ddcards
     from ddcards.server import convert
@@ -44,7 +59,9 @@ def oversized_messages() -> None:
     ace = pb.Card(rank=pb.RANK_ACE, suit=pb.SUIT_SPADES)
     cases = {"200,000 options": dict(options={f"k{i}": pb.OptionValue(bool_value=True) for i in range(200_000)}),
              "300,000 played cards": dict(played=[pb.Action(card=ace)] * 300_000),
-             "500,000 cards in a hand": dict(hands=[pb.Cards(cards=[ace] * 500_000)])}
+             "500,000 cards in a hand": dict(hands=[pb.Cards(cards=[ace] * 500_000)]),
+             # every list within the 2,000 items, 600,000 cards in all (8 KB of gzip on the wire)
+             "1,999 hands of 300 cards": dict(hands=[pb.Cards(cards=[ace] * 300)] * 1999)}
     counted = convert.check_message_size
     print("| message | lists counted first | refused after (median of 3) |")
     print("|---|---|---|")
@@ -53,17 +70,23 @@ def oversized_messages() -> None:
             msg = pb.Position(game_name="marias", **fields)
             for label, check in (("no (converted first)", lambda message, where: None), ("yes", counted)):
                 convert.check_message_size = check
-                took = []
-                for _ in range(3):
-                    start = time.perf_counter()
-                    try:
-                        ddcards.Position.from_dict(convert.position_to_doc(msg))
-                    except ddcards.DdcardsError:
-                        pass
-                    took.append(time.perf_counter() - start)
-                print(f"| {name} | {label} | {statistics.median(took) * 1e3:,.1f} ms |")
+                took = _refused_after(lambda: convert.position_to_doc(msg), ddcards)
+                print(f"| {name} | {label} | {took * 1e3:,.1f} ms |")
     finally:
         convert.check_message_size = counted
+    # The same as one JSON text (document_json): 1,990 lists of 1,000 zeros, 4 MB.
+    text = json.dumps({"game": "marias", "hands": [[0] * 1000] * 1990})
+    separators = convert._separators
+    print()
+    print("| document_json | items counted first | refused after (median of 3) |")
+    print("|---|---|---|")
+    try:
+        for label, count in (("no (parsed first)", lambda text: 0), ("yes", separators)):
+            convert._separators = count
+            took = _refused_after(lambda: convert.load_document(text), ddcards)
+            print(f"| 1,990 lists of 1,000 zeros (4 MB) | {label} | {took * 1e3:,.1f} ms |")
+    finally:
+        convert._separators = separators
 
 
 def main() -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -24,7 +25,7 @@ from google.protobuf import json_format
 from google.protobuf.struct_pb2 import Struct
 
 from ddcards.v1 import ddcards_pb2 as pb
-from ddcards._jsonio import LIMITS_RULE, MAX_ITEMS, POSITION_RULE, json_kind, loads
+from ddcards._jsonio import LIMITS_CLAUSE, LIMITS_RULE, MAX_ALL_ITEMS, MAX_ITEMS, POSITION_RULE, json_kind, loads
 from ddcards.api import ANALYSIS_MODE_RULE, MODE_RULE
 from ddcards.errors import DdcardsError
 from ddcards.games._document import history_tokens
@@ -277,6 +278,25 @@ def _check_named_by_an_ober(structured: str, where: str) -> None:
                            field=where + ".named_suit")
 
 
+def _check_no_named_suit(played: Any, game: str, where: str) -> None:
+    """Only Prší's Ober names a suit: a named suit in another game's history is refused on its
+    field, before the game reads 'QH/S' as a card it does not know."""
+    from ddcards import find_game
+
+    try:
+        if find_game(game).name == "prsi":
+            return
+    except DdcardsError:
+        return                          # an unknown game: that error comes first
+    for i, action in enumerate(played):
+        named = action.named_suit or (action.notation and "/" in action.notation)
+        if named:
+            field = f"{where}.played[{i}]" + (".named_suit" if action.named_suit else "")
+            raise RequestError(f"{field}: only Prší's Ober names a suit (docs/RULES.md §4); a {game} action is a "
+                               "card alone: leave named_suit unset", token=action.notation or card_to_str(action.card),
+                               rule=ACTION_RULE, field=field)
+
+
 def _suit_name(suit: int) -> str:
     return pb.Suit.Name(suit) if suit in SUIT_LETTERS else str(suit)
 
@@ -345,7 +365,8 @@ def _given_notation(cards: pb.Cards, where: str, ordered: bool) -> str | None:
     structured cards are read). Both set — as a response carries them, sent back — must agree:
     the same cards, and in the same order for a sequence (`ordered`)."""
     if cards.notation and len(cards.cards):
-        given = [Card.parse(card_to_str(c, f"{where}.cards[{i}]")) for i, c in enumerate(cards.cards)]
+        given = [_parsed(card_to_str(c, f"{where}.cards[{i}]"), f"{where}.cards[{i}]")
+                 for i, c in enumerate(cards.cards)]
         if len(set(given)) < len(given):
             return None                 # a card twice: the cards are read, and that error names it
         try:
@@ -430,20 +451,29 @@ def check_message_size(msg: Any, where: str) -> None:
     fields, before any of it is converted: a request just under the transport's 4 MB holds
     hundreds of thousands of items, and converting them first took seconds and hundreds of MB
     on a handler thread.  A field's count is read before its items are visited.  (A long text
-    costs no conversion: the library's own reading reports it, by its field.)"""
+    costs no conversion: the library's own reading reports it, by its field.)  The items of all
+    lists together are counted as well (MAX_ALL_ITEMS): lists nested in lists, each within the
+    limit, held a million cards in 8 KB of gzip."""
     stack: list[tuple[Any, str]] = [(msg, where)]
+    total = 0
     while stack:
         message, path = stack.pop()
         for field, value in message.ListFields():
             name = f"{path}.{field.name}"
-            if field.message_type is None:
-                continue
             if not field.is_repeated:
-                stack.append((value, name))
+                if field.message_type is not None:
+                    stack.append((value, name))
                 continue
             if len(value) > MAX_ITEMS:
                 raise RequestError(f"{name}: {len(value):,} items; a list in a position holds at most "
                                    f"{MAX_ITEMS:,}", token=field.name, rule=LIMITS_RULE, field=name)
+            total += len(value)
+            if total > MAX_ALL_ITEMS:
+                raise RequestError(f"{name}: over {MAX_ALL_ITEMS:,} items in the lists of {where} together; a "
+                                   f"position holds a few hundred (at most {MAX_ALL_ITEMS:,})", token=field.name,
+                                   rule=LIMITS_RULE, field=name)
+            if field.message_type is None:
+                continue
             if field.message_type.GetOptions().map_entry:
                 if field.message_type.fields_by_name["value"].message_type is not None:
                     stack.extend((item, f"{name}.{shorten(key, 40)}") for key, item in value.items())
@@ -501,6 +531,7 @@ def position_to_doc(msg: pb.Position, *, canonical_game: Callable[[str], str] = 
                           for name, value in sorted(msg.options.items())}
     if len(msg.played):
         doc["played"] = [action_to_str(a, f"{where}.played[{i}]") for i, a in enumerate(msg.played)]
+        _check_no_named_suit(msg.played, game, where)
     if msg.HasField("leader"):
         doc["leader"] = msg.leader
     if len(msg.announcements):
@@ -520,6 +551,12 @@ def load_document(text: str, where: str = "document_json") -> dict[str, Any]:
     """The position document of a JSON text, read exactly as the CLI reads a document
     (docs/RULES.md §0.11 rule 1: a leading byte-order mark ignored; no key twice in an object,
     no NaN or Infinity), or an error naming ``where``."""
+    if len(text) > 4 * MAX_ALL_ITEMS and _separators(text) > MAX_ALL_ITEMS:
+        # Over MAX_ALL_ITEMS items for certain (each comma outside a string parts two items of
+        # one list or object): refused before a parse of megabytes (0.7 s for 4 MB of zeros).
+        raise RequestError(f"{where}: over {MAX_ALL_ITEMS:,} items in the lists and objects of the document "
+                           f"together; a position holds a few hundred ({LIMITS_CLAUSE})", token=text[:20],
+                           rule=LIMITS_RULE, field=where)
     try:
         doc = loads(text, where)
     except DdcardsError as exc:
@@ -532,6 +569,14 @@ def load_document(text: str, where: str = "document_json") -> dict[str, Any]:
         raise RequestError(f"{where} nests more than {MAX_DOCUMENT_DEPTH} levels deep: not a position document",
                            token=text[:20], rule="JSON position document", field=where)
     return doc
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def _separators(text: str) -> int:
+    """The commas of a JSON text outside its strings."""
+    return _JSON_STRING.sub("", text).count(",")
 
 
 def _depth(value: Any) -> int:

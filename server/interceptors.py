@@ -11,10 +11,13 @@
 * :class:`StreamLimitInterceptor` caps the streams of each streaming method
   open at once and closes request streams that stay idle, so idle streams can
   never take the threads that Solve calls and health checks need.
+* :class:`RequestWaitInterceptor` bounds the wait for a unary call's request
+  message, so calls whose message never comes cannot take those threads either.
 
 They wrap any handler kind (unary, streaming, and grpc's non-blocking
 callback handlers such as ``Health/Watch``), so servicers stay free of this
-code. The order in ``start_server`` is logging, errors, token, stream limits.
+code. The order in ``start_server`` is the request wait (outermost), logging,
+errors, token, stream limits.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ import logging
 import queue
 import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -357,6 +360,145 @@ class IdleLimited:
         return item
 
 
+# ---------------------------------------------------------------- waiting for a request
+
+class _Waiter:
+    __slots__ = ("context", "since", "peer", "cancelled")
+
+    def __init__(self, context: grpc.ServicerContext):
+        self.context = context
+        self.since = time.monotonic()
+        self.peer = _peer(context)          # read now: a cancelled call's peer reads ""
+        self.cancelled: str | None = None     # why this interceptor cancelled the call
+
+
+class RequestWaitInterceptor(grpc.ServerInterceptor):
+    """Bounds the wait for the request message of a method with a single request.
+
+    grpc's sync server gives each call a thread of its pool and, for a single request,
+    waits on that thread until the message has come: a client that sends a call's
+    headers and never its message holds a thread for as long as it stays connected, and
+    about a hundred such calls took every thread (health checks and Solve calls then
+    timed out).  This interceptor, the outermost, serves those methods as request
+    streams and reads the one message itself, keeping the calls still waiting in view:
+
+    - a call whose message has not come within ``timeout`` seconds is cancelled;
+    - at most ``max_waiting`` calls wait at once: beyond that, those that have waited
+      longest, over ``grace`` seconds (far longer than a client that is sending takes),
+      are cancelled, as soon as a call comes and at least every ``grace / 4`` seconds, so
+      a real call gets a thread within about ``grace`` seconds however many never send.
+
+    A call's message comes with its headers or just after, so a real call waits
+    microseconds.  grpc's non-blocking handlers (``Health/Watch``) keep grpc's own wait,
+    on a pool of their own (``start_server``)."""
+
+    def __init__(self, timeout: float = 30.0, max_waiting: int = 8, grace: float = 1.0,
+                 logger: logging.Logger = log):
+        if not timeout > 0 or max_waiting < 1 or not grace >= 0:
+            raise ValueError("timeout > 0, max_waiting >= 1 and grace >= 0")
+        self.timeout = timeout
+        self.max_waiting = max_waiting
+        self.grace = grace
+        self._log = logger
+        self._lock = threading.Lock()
+        self._waiting: OrderedDict[int, _Waiter] = OrderedDict()    # the longest-waiting first
+        self._reaper: threading.Thread | None = None
+
+    def waiting(self) -> int:
+        """Calls waiting for their request message now."""
+        with self._lock:
+            return len(self._waiting)
+
+    def intercept_service(self, continuation, handler_call_details):
+        handler = continuation(handler_call_details)
+        if handler is None or handler.request_streaming:
+            return handler
+        method = calllog.log_field((handler_call_details.method or "?").rsplit("/", 1)[-1])
+        kwargs = dict(request_deserializer=handler.request_deserializer,
+                      response_serializer=handler.response_serializer)
+        if handler.unary_unary:
+            inner = handler.unary_unary
+
+            def unary(requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
+                return inner(self._request(requests, context, method), context)
+
+            return grpc.stream_unary_rpc_method_handler(unary, **kwargs)
+        if getattr(handler.unary_stream, "experimental_non_blocking", False):
+            return handler
+        inner_stream = handler.unary_stream
+
+        def streaming(requests: Iterator[Any], context: grpc.ServicerContext) -> Iterator[Any]:
+            yield from inner_stream(self._request(requests, context, method), context)
+
+        return grpc.stream_stream_rpc_method_handler(streaming, **kwargs)
+
+    def _request(self, requests: Iterator[Any], context: grpc.ServicerContext, method: str) -> Any:
+        """The call's one request message, or the call ends (context.abort)."""
+        waiter = _Waiter(context)
+        self._enter(waiter)
+        try:
+            request = next(requests)
+        except StopIteration:
+            request = None
+        except grpc.RpcError:           # the call ended while it waited (cancelled, its deadline)
+            request = None
+        finally:
+            self._leave(waiter)
+        if request is not None:
+            return request
+        if waiter.cancelled is not None:
+            self._log.info("rpc method=%s game=- status=CANCELLED duration_ms=%.2f nodes=0 peer=%s reason=%s",
+                           method, (time.monotonic() - waiter.since) * 1000.0, calllog.log_field(waiter.peer),
+                           waiter.cancelled)
+            context.abort(grpc.StatusCode.CANCELLED, waiter.cancelled)
+        if context.is_active():
+            context.abort(grpc.StatusCode.UNIMPLEMENTED,
+                          f"{method} takes exactly one request message; the call sent none")
+        context.abort(grpc.StatusCode.CANCELLED, "the call ended before its request message came")
+
+    def _enter(self, waiter: _Waiter) -> None:
+        with self._lock:
+            self._waiting[id(waiter)] = waiter
+            self._cancel_over_the_cap()
+            if self._reaper is None:
+                self._reaper = threading.Thread(target=self._reap, name="ddcards-request-wait", daemon=True)
+                self._reaper.start()
+
+    def _leave(self, waiter: _Waiter) -> None:
+        with self._lock:
+            self._waiting.pop(id(waiter), None)
+
+    def _cancel_older_than(self, age: float, *, keep: int, why: str) -> None:
+        """Cancel the waiters that have waited over ``age`` seconds, the longest first, until at
+        most ``keep`` wait (under the lock)."""
+        now = time.monotonic()
+        for key, waiter in list(self._waiting.items()):
+            if len(self._waiting) <= keep or now - waiter.since <= age:
+                break
+            del self._waiting[key]
+            waiter.cancelled = why
+            waiter.context.cancel()     # wakes its thread: grpc's request iterator ends
+
+    def _cancel_over_the_cap(self) -> None:
+        if len(self._waiting) > self.max_waiting:
+            self._cancel_older_than(self.grace, keep=self.max_waiting,
+                                    why=f"more than {self.max_waiting} calls were waiting for their request "
+                                        "message; this one had waited longest")
+
+    def _reap(self) -> None:
+        """Cancel the calls over the cap and those past the timeout; runs while any call waits.
+        (The calls that never send take the pool's threads, so no new call may come to do it.)"""
+        while True:
+            time.sleep(min(self.grace, self.timeout) / 4 or 0.05)
+            with self._lock:
+                self._cancel_over_the_cap()
+                self._cancel_older_than(self.timeout, keep=0,
+                                        why=f"its request message did not come within {self.timeout:g} s")
+                if not self._waiting:
+                    self._reaper = None
+                    return
+
+
 # ---------------------------------------------------------------- logging
 
 class _PendingLine:
@@ -496,7 +638,11 @@ class LoggingInterceptor(grpc.ServerInterceptor):
                     outcome = "DEADLINE_EXCEEDED" if deadline_passed(context) else "CANCELLED"
                     close = getattr(iterator, "close", None)
                     if close is not None:
-                        close()
+                        previous = calllog.activate(record)     # what the handler notes as it stops counts
+                        try:
+                            close()
+                        finally:
+                            calllog.activate(previous)
                     raise
                 except BaseException:
                     outcome = _status_name(context, "UNKNOWN")

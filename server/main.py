@@ -52,8 +52,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from ddcards import api as solver_api
 from ddcards.errors import DdcardsError, InvalidOptionError
 from ddcards.server import reflection
-from ddcards.server.interceptors import (ErrorInterceptor, LoggingInterceptor, StreamLimitInterceptor,
-                                         TokenInterceptor)
+from ddcards.server.interceptors import (ErrorInterceptor, LoggingInterceptor, RequestWaitInterceptor,
+                                         StreamLimitInterceptor, TokenInterceptor)
 from ddcards.server.service import SERVICE_NAME, SolverPool, SolverServicer
 from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
 
@@ -63,8 +63,8 @@ class HealthServicer(health.HealthServicer):
     """grpc.health.v1.Health with ``List`` too (grpcio-health-checking answers it UNIMPLEMENTED,
     and logged a traceback, though reflection lists the method): every service's status."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, watch_pool: ThreadPoolExecutor | None = None) -> None:
+        super().__init__(experimental_thread_pool=watch_pool)
         self._statuses: dict[str, Any] = {"": health_pb2.HealthCheckResponse.SERVING}
         self._statuses_lock = threading.Lock()
         self._closing = False
@@ -105,6 +105,13 @@ SOLVE_STREAM = f"/{SERVICE_NAME}/SolveStream"
 # Threads beyond those every admitted call and open stream may hold: the quick
 # calls (health checks, ListGames, calls about to be turned away) always find one.
 SPARE_THREADS = 16
+# A unary call's request message must come within this (it comes with the call's headers), and
+# at most this many calls wait for theirs at once (interceptors.RequestWaitInterceptor).
+REQUEST_TIMEOUT = 30.0
+MAX_WAITING_REQUESTS = SPARE_THREADS // 2
+# Health/Watch's own threads: grpc waits for a Watch's request message on one (the Watch itself
+# holds none), so Watch calls that never send it can only hold these.
+WATCH_THREADS = 4
 
 
 def check_capacity(port: int, workers: int, tt_mb: int | None, *, flags: bool = False) -> None:
@@ -210,6 +217,8 @@ class RunningServer:
     tls: bool
     token: bool
     reflection: bool
+    watch_pool: ThreadPoolExecutor | None = None
+    requests: RequestWaitInterceptor | None = None
 
     @property
     def address(self) -> str:
@@ -221,6 +230,8 @@ class RunningServer:
         self.health.enter_graceful_shutdown()
         self.server.stop(grace).wait()
         self.pool.shutdown(wait=True)
+        if self.watch_pool is not None:
+            self.watch_pool.shutdown(wait=False)
 
     def wait(self, timeout: float | None = None) -> bool:
         return self.server.wait_for_termination(timeout)
@@ -231,7 +242,7 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
                  queue_timeout: float = DEFAULT_QUEUE_TIMEOUT, max_streams: int = DEFAULT_MAX_STREAMS,
                  stream_idle_timeout: float | None = DEFAULT_STREAM_IDLE_TIMEOUT, tls: TlsFiles | None = None,
                  token: str | None = None, reflection_enabled: bool = True,
-                 log_requests: bool = True) -> RunningServer:
+                 log_requests: bool = True, request_timeout: float = REQUEST_TIMEOUT) -> RunningServer:
     """Build, bind and start the server (port 0 picks a free port: see ``.port``).
 
     ValueError (InvalidOptionError for the port, the workers and their tables: see
@@ -243,6 +254,8 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
         raise ValueError("max_queue must be >= 0")
     if not queue_timeout > 0:
         raise ValueError("queue_timeout must be > 0")
+    if not request_timeout > 0:
+        raise ValueError("request_timeout must be > 0")
     if max_streams < 1:
         raise ValueError("max_streams must be >= 1")
     if stream_idle_timeout is not None and not stream_idle_timeout > 0:
@@ -258,6 +271,8 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     interceptors.append(streams)
     if log_requests:
         interceptors.insert(0, LoggingInterceptor())
+    requests = RequestWaitInterceptor(request_timeout, MAX_WAITING_REQUESTS)
+    interceptors.insert(0, requests)
     # Threads: one per admitted unary call (running or queued) and per open
     # blocking stream (SolveStream, reflection; Health/Watch holds none), plus
     # spares for the quick calls. grpc's own cap on calls in progress is only a
@@ -272,7 +287,8 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     )
     pb_grpc.add_SolverServiceServicer_to_server(
         SolverServicer(pool, version=_version(), stream_idle_timeout=stream_idle_timeout), server)
-    health_servicer = HealthServicer()
+    watch_pool = ThreadPoolExecutor(max_workers=WATCH_THREADS, thread_name_prefix="ddcards-watch")
+    health_servicer = HealthServicer(watch_pool)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     if reflection_enabled:
         reflection.enable(server, (SERVICE_NAME, health.SERVICE_NAME))
@@ -300,7 +316,7 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
         log.warning("a token over plain TCP on %s travels in the clear: add --tls-cert and --tls-key", host)
     return RunningServer(server, health_servicer, pool, streams, host, bound, workers, tt_mb, max_queue,
                          queue_timeout, max_streams, stream_idle_timeout, credentials is not None,
-                         token is not None, reflection_enabled)
+                         token is not None, reflection_enabled, watch_pool, requests)
 
 
 def _tables(tt_mb: int | None) -> str:

@@ -457,6 +457,19 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                 yield response
         finally:
             cancel_all()
+            _note_stopped(pipe)
+
+
+def _note_stopped(pipe: Pipeline, wait: float = 0.5) -> None:
+    """Count the nodes of the searches a stream stopped (the client gone, a shutdown) in its log
+    line: they end within milliseconds of their cancel; at most ``wait`` seconds are given them."""
+    end = time.monotonic() + wait
+    while pipe.outstanding and time.monotonic() < end:
+        done = pipe.get(timeout=max(0.0, end - time.monotonic()))
+        if done is None or done is END:
+            return
+        nodes = done.result.nodes if done.error is None else getattr(done.error, "nodes", 0)
+        calllog.note(nodes=nodes or 0)
 
 
 def _expired(deadline: _Deadline) -> bool:

@@ -370,3 +370,81 @@ def test_a_stream_items_long_id_is_refused_in_band_and_the_stream_goes_on(client
     assert bad["error"]["code"] == "INVALID_ARGUMENT" and bad["error"]["field"] == "id"
     assert "an item's id holds at most 256" in bad["error"]["message"] and bad["id"] == "x" * 256
     assert good["id"] == "ok" and good["result"]["value"] == 70
+
+
+# ---------------------------------------------------------------- calls whose request never comes
+
+def _silent_calls(channel, method, count, hold):
+    """`count` calls of a unary `method` that send their headers and never their message."""
+    def never():
+        hold.wait()
+        return
+        yield
+
+    call = channel.stream_unary(method, request_serializer=lambda b: b, response_deserializer=lambda b: b)
+    return [call.future(never(), timeout=120) for _ in range(count)]
+
+
+@pytest.mark.parametrize("token", [None, "s3cret"])
+def test_calls_that_never_send_their_request_never_block_solve_or_health(token):
+    """About 115 such calls used to take every one of the server's threads (with one worker:
+    1 + 64 queued + 2 x 16 streams + 16 spare): health checks and Solve then timed out.  Now at
+    most 8 wait at once; those that waited longest are cancelled, and real calls go on.  On a
+    server with a token, calls without one are cut the same way."""
+    hold = threading.Event()
+    with running_server(workers=1, token=token) as srv:
+        channels = [grpc.insecure_channel(f"127.0.0.1:{srv.port}") for _ in range(4)]
+        try:
+            silent = []
+            for i, method in enumerate((SOLVE, "/ddcards.v1.SolverService/ListGames",
+                                        "/grpc.health.v1.Health/Check", "/ddcards.v1.SolverService/AnalysePlay")):
+                silent += _silent_calls(channels[i], method, 40, hold)
+            time.sleep(0.5)
+            doc = _doc()
+            want = ddcards.solve(ddcards.Position.from_dict(doc)).value
+            metadata = (("authorization", f"Bearer {token}"),) if token else None
+            with grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+                health = health_pb2_grpc.HealthStub(channel)
+                assert health.Check(health_pb2.HealthCheckRequest(), timeout=10).status == \
+                    health_pb2.HealthCheckResponse.SERVING
+                stub = channel.unary_unary(SOLVE, request_serializer=pb.SolveRequest.SerializeToString,
+                                           response_deserializer=pb.SolveResponse.FromString)
+                answer = stub(pb.SolveRequest(document_json=json.dumps(doc), mode=pb.SOLVE_MODE_ALL), timeout=10,
+                              metadata=metadata)
+                assert answer.value == want
+            # the silent calls are cancelled (all but the last few, which wait for the timeout)
+            assert wait_until(lambda: sum(f.done() for f in silent) >= 150, timeout=10)
+            assert {f.exception().code() for f in silent if f.done()} == {grpc.StatusCode.CANCELLED}
+            assert srv.requests is not None and srv.requests.waiting() <= 10
+        finally:
+            hold.set()
+            for channel in channels:
+                channel.close()
+
+
+def test_a_request_that_does_not_come_in_time_is_cancelled_and_logged(caplog):
+    hold = threading.Event()
+    caplog.set_level(logging.INFO, logger="ddcards.server")
+    with running_server(workers=1, request_timeout=0.3) as srv, \
+            grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+        started = time.monotonic()
+        (call,) = _silent_calls(channel, SOLVE, 1, hold)
+        with pytest.raises(grpc.RpcError) as info:
+            call.result(timeout=10)
+        hold.set()
+        assert info.value.code() is grpc.StatusCode.CANCELLED
+        assert 0.3 <= time.monotonic() - started < 5.0
+        assert wait_until(lambda: srv.requests.waiting() == 0)
+    assert any("method=Solve" in r.getMessage() and "status=CANCELLED" in r.getMessage()
+               and "did not come within 0.3 s" in r.getMessage() for r in caplog.records)
+
+
+def test_a_unary_call_without_a_request_message_is_unimplemented(server):
+    """A client that ends its side without the one message a unary method takes (grpc's own
+    answer, kept)."""
+    with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        call = channel.stream_unary(SOLVE, request_serializer=lambda b: b, response_deserializer=lambda b: b)
+        with pytest.raises(grpc.RpcError) as info:
+            call(iter(()), timeout=10)
+    assert info.value.code() is grpc.StatusCode.UNIMPLEMENTED
+    assert "Solve takes exactly one request message" in info.value.details()

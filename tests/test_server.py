@@ -809,3 +809,19 @@ def test_a_document_with_an_id_is_solved_as_the_cli_solves_it(client):
     """RULES §0.11 rule 4: the id labels the document; the service takes it as the CLI does."""
     answer = client.solve(json.dumps(dict(ddcards.example("marias-hra"), id="deal-7")))
     assert answer["value"] == 70
+
+
+def test_a_stream_stopped_by_the_shutdown_logs_the_nodes_of_the_search_it_stopped(caplog):
+    """It logged nodes=0: the stream's handler was closed before the stopped search reported."""
+    with caplog.at_level(logging.INFO, logger="ddcards.server"):
+        with running_server(workers=1) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+            stream = c.solve_many([ENDLESS], mode="best", timeout=30)
+            reader = threading.Thread(target=lambda: pytest.raises(grpc.RpcError, list, stream), daemon=True)
+            reader.start()
+            assert wait_until(lambda: srv.pool.busy == 1, timeout=5.0, step=0.001)
+            time.sleep(0.2)
+            srv.stop(0.1)
+            reader.join(timeout=10)
+        assert wait_until(lambda: any("rpc method=SolveStream " in r.getMessage() for r in caplog.records), timeout=5)
+    line = [r.getMessage() for r in caplog.records if "rpc method=SolveStream " in r.getMessage()][-1]
+    assert int(re.search(r" nodes=(\d+) ", line).group(1)) > 0, line

@@ -415,11 +415,35 @@ def test_position_errors_name_their_message_field():
         (pb.Position(game_name="marias", trump=9), "position.trump"),
         (pb.Position(game_name="marias", talon=pb.Cards(cards=[pb.Card(notation="7S"), pb.Card(suit=pb.SUIT_HEARTS)])),
          "position.talon.cards[1].rank"),
+        # both forms of a hand, a bad card among the structured ones: the card's own field
+        (pb.Position(game_name="marias", hands=[pb.Cards(notation="AS", cards=[pb.Card(notation="AS")] * 9 +
+                                                                            [pb.Card(notation="ZZ")])]),
+         "position.hands[0].cards[9]"),
     ]
     for message, field in cases:
         with pytest.raises(RequestError) as info:
             convert.position_to_doc(message, canonical_game=lambda name: ddcards.find_game(name).name)
         assert info.value.field == field, (message, info.value)
+
+
+@pytest.mark.parametrize("game", ["marias", "mariasz", "klaverjas"])
+@pytest.mark.parametrize("action, field", [
+    (pb.Action(card=pb.Card(notation="QH"), named_suit=pb.SUIT_SPADES), "position.played[1].named_suit"),
+    (pb.Action(notation="QH/S"), "position.played[1]"),
+])
+def test_a_named_suit_outside_prsi_says_only_prsi_names_one(game, action, field):
+    """It said "unknown card 'QH/S': 'H/S' is not a suit", on the action's field."""
+    message = pb.Position(game_name=game, played=[pb.Action(notation="AS"), action])
+    with pytest.raises(RequestError) as info:
+        convert.position_to_doc(message, canonical_game=lambda name: ddcards.find_game(name).name)
+    assert info.value.field == field
+    assert "only Prší's Ober names a suit" in str(info.value) and info.value.token in ("QH", "QH/S")
+
+
+def test_prsi_keeps_its_named_suits():
+    message = pb.Position(game_name="Prší", played=[pb.Action(card=pb.Card(notation="QH"), named_suit=pb.SUIT_SPADES),
+                                                    pb.Action(notation="QS/D")])
+    assert convert.position_to_doc(message)["played"] == ["QH/S", "QS/D"]
 
 
 @pytest.mark.parametrize("text, words", [
@@ -494,3 +518,29 @@ def test_a_message_at_the_limits_is_converted():
     played = [pb.Action(notation="draw")] * 2000
     doc = convert.position_to_doc(pb.Position(game_name="prsi", played=played))
     assert doc["played"] == ["draw"] * 2000
+
+
+def test_lists_within_the_limit_but_too_many_items_in_all_are_refused_before_conversion():
+    """1,999 hands of 300 cards each: every list within 2,000 items, 600,000 cards in all, 8 KB
+    of gzip; converting them took seconds.  Refused by the total (docs/RULES.md §0.11 rule 2)."""
+    message = pb.Position(game_name="marias")
+    for _ in range(1999):
+        message.hands.add().cards.extend([pb.Card(rank=pb.RANK_ACE, suit=pb.SUIT_SPADES)] * 300)
+    with pytest.raises(RequestError) as info:
+        convert.position_to_doc(message)
+    assert "over 10,000 items in the lists of position together" in str(info.value)
+    assert info.value.field.startswith("position.hands[") and info.value.field.endswith("].cards")
+    # a repeated number field counts too (it was not checked at all)
+    with pytest.raises(RequestError, match="start_scores: 2,001 items"):
+        convert.position_to_doc(pb.Position(game_name="mariasz", start_scores=[1] * 2001))
+
+
+def test_a_document_json_with_too_many_items_in_all_is_refused_before_it_is_parsed():
+    text = json.dumps({"game": "marias", "hands": [[0] * 1000] * 1990})      # 4 MB
+    with pytest.raises(RequestError) as info:
+        convert.load_document(text)
+    assert "over 10,000 items" in str(info.value) and info.value.field == "document_json"
+    # commas inside strings (escaped quotes and backslashes among them) are no items: read
+    text = json.dumps({"game": "marias", "x": ['a,\\",' * 300] * 50})    # 50 items, 45,000 commas
+    assert len(text) > 40_000 and text.count(",") > 10_000
+    assert convert.load_document(text)["x"][0] == 'a,\\",' * 300
