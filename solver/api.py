@@ -83,16 +83,20 @@ def check_timeout(timeout: float | None, name: str = "timeout") -> float | None:
         return None
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool):
         raise TypeError(f"{name} must be a number of seconds or None, not {timeout!r}")
+    if isinstance(timeout, int) and timeout > 1e300:
+        return None                         # beyond any float (10**400): no limit, as math.inf
     if math.isnan(timeout) or timeout < 0:
         raise InvalidOptionError(f"{name} is a number of seconds, at least 0 (None or math.inf: no limit), "
                                  f"not {timeout!r}", token=repr(timeout), rule=TIMEOUT_RULE, field=name)
     return None if math.isinf(timeout) else timeout
 
 
-def _check_limits(timeout: float | None, cancel: CancelToken | None) -> float | None:
+def _check_limits(timeout: float | None, cancel: CancelToken | None, keep_tt: bool = False) -> float | None:
     timeout = check_timeout(timeout)
     if cancel is not None and not isinstance(cancel, CancelToken):
         raise TypeError(f"cancel must be a ddcards.CancelToken or None, not {cancel!r}")
+    if not isinstance(keep_tt, bool):
+        raise TypeError(f"keep_tt must be True or False, not {keep_tt!r:.40}")
     return timeout
 
 
@@ -385,7 +389,7 @@ class Solver:
         """The value of `position` alone: no move values, no principal variation (the fastest ask).
 
         threads: how many threads the search uses (see ``solve``)."""
-        timeout = _check_limits(timeout, cancel)
+        timeout = _check_limits(timeout, cancel, keep_tt)
         threads = _threads(threads)
         pos = _position(position)
         self._fit_table(pos, keep_tt)
@@ -419,9 +423,20 @@ class Solver:
         SearchCancelled when `cancel` is cancelled (their ``nodes``: what the
         search counted before it stopped); DdcardsError subclasses for bad
         input, InvalidOptionError for a NaN or negative timeout; MemoryError if
-        a per-game table cannot grow to the game's size.
+        a per-game table cannot grow to the game's size.  A search stops within
+        milliseconds of its deadline or cancel, but the first searches of a
+        fresh large table (a 36-card Mariasz deal's, up to 1 GiB) may overrun by
+        up to a second while the kernel backs its memory (benchmarks/RESULTS.md,
+        "A fresh Solver's first large table").
+
+        Ctrl-C: the search runs in C without the GIL, and Python takes a signal
+        on the main thread only between bytecodes, so a KeyboardInterrupt during
+        a search on the main thread comes when the search ends.  For a search
+        that Ctrl-C must stop, pass a ``CancelToken`` and run it on another
+        thread (the command line does so: the main thread waits in short slices,
+        takes the interrupt and cancels), or give it a ``timeout``.
         """
-        timeout = _check_limits(timeout, cancel)
+        timeout = _check_limits(timeout, cancel, keep_tt)
         threads = _threads(threads)
         pos = _position(position)
         mode = _mode(mode)

@@ -369,6 +369,34 @@ def test_an_infinite_timeout_is_no_limit_and_zero_stops_at_once():
     assert info.value.nodes == 0                  # stopped before a search began
     with pytest.raises(TypeError, match="timeout must be a number of seconds or None"):
         s.solve(SEED, timeout="5")
+    # an integer beyond any float is no limit too (it was a bare OverflowError)
+    assert s.solve(SEED, timeout=10 ** 400).value == 50
+    assert s.value(SEED, timeout=10 ** 400) == 50
+
+
+@pytest.mark.parametrize("keep", ["no", None, 2])
+def test_keep_tt_is_true_or_false(keep):
+    """It was never checked: keep_tt="no" kept the table."""
+    s = ddcards.Solver()
+    for ask in (s.solve, s.value):
+        with pytest.raises(TypeError, match="keep_tt must be True or False"):
+            ask(SEED, keep_tt=keep)
+
+
+def test_a_cancel_token_takes_no_arguments():
+    with pytest.raises(TypeError):
+        ddcards.CancelToken(True)           # it was an uncancelled token
+    assert not ddcards.CancelToken().cancelled
+
+
+def test_a_positions_score_cannot_be_changed_from_outside():
+    """Its dicts were the cached Score's: editing them changed what the position showed."""
+    p = ddcards.Position.from_dict(ddcards.example("marias-hra")).play("QH")
+    before = p.score
+    p.score.points["declarer"] = 999
+    p.score.parts.setdefault("marriages", {})["declarer"] = 999
+    assert p.score == before and p.score.points["declarer"] == before.points["declarer"] != 999
+    assert "999" not in str(p)
 
 
 def test_a_stopped_search_counts_its_nodes_as_its_message_does():

@@ -115,6 +115,9 @@ cdef class CancelToken:
     def __cinit__(self):
         self.flag = 0
 
+    def __init__(self):
+        pass                        # takes no arguments (a __cinit__ alone would ignore them)
+
     def cancel(self):
         """Ask every search polling this token to stop."""
         self.flag = 1
