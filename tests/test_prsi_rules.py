@@ -459,3 +459,10 @@ def test_the_seeds_worked_example():
     p = pos(doc, "7S", "7H", "draw", "AH", "pass", "QD/C")       # ... an Ober naming acorns
     assert "TC" in list(p.legal_moves)                                # 5. player 1 plays TC
     assert pos(doc, "7S", "7H", "draw", "AH", "pass", "QD/C", "TC").to_move == 3
+
+
+@pytest.mark.parametrize("history, bad", [("QS / H draw", "'/'"), ("QS/ H draw", "'QS/'"), ("QS /H draw", "'/H'")])
+def test_4_1_an_ober_names_its_suit_with_no_space_around_the_slash(history, bad):
+    """'QS / H' said "played[1]: empty card ''"."""
+    with pytest.raises(ddcards.NotationError, match=f"{bad}: an Ober names its suit with no space around the '/'"):
+        ddcards.Position.from_dict(dict(ddcards.example("prsi"), played=history))

@@ -129,6 +129,9 @@ def parse_action(token: Any, ply: int | None = None) -> str:
     text = token.strip()
     if text.lower() in ("draw", "pass"):
         return text.lower()
+    if text.startswith("/") or text.endswith("/"):      # 'QS / H' splits into 'QS', '/', 'H'
+        raise NotationError(f"{where}{shown(text)}: an Ober names its suit with no space around the '/', "
+                            f"as in 'QS/H' ({ACTION_RULE})", token=text, rule=ACTION_RULE, field=field)
     card_text, slash, named = text.partition("/")
     try:
         card = Card.parse(card_text)
