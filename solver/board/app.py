@@ -21,19 +21,23 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from string import Template
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.datastructures import Headers
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 import ddcards
 from ddcards.api import DEFAULT_TT_MB, CancelToken, Solver, _threads, check_tables_fit, check_timeout, check_tt_mb
+from ddcards._jsonio import decode_utf8, loads
 from ddcards.errors import DdcardsError, InvalidOptionError, NotationError, SearchCancelled, SearchTimeout
 from ddcards.report.display import as_cards, card_piece, extras, hand_suits, plain, suit_piece
 from ddcards.report.render import template
@@ -41,11 +45,36 @@ from ddcards.report.render import template
 MAX_BODY = 1 << 20          # a position document is a few hundred bytes
 MAX_SEARCH_ID = 64
 MAX_STOPPED_EARLY = 256
+STOPPED_EARLY_SECONDS = 10.0     # a stop may come before its search by this much at most
+#: The names under which a board on this machine's loopback answers (the Host header's host).
+LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
+#: Sent with every answer: no other site may frame the board (clickjacking), nor may a browser
+#: guess another content type.
+SECURITY_HEADERS = [(b"x-frame-options", b"DENY"), (b"content-security-policy", b"frame-ancestors 'none'"),
+                    (b"x-content-type-options", b"nosniff")]
 
 
-def error_response(exc: DdcardsError, status: int = 400) -> JSONResponse:
+def error_response(exc: DdcardsError, status: int | None = None) -> JSONResponse:
     return JSONResponse({"error": str(exc), "error_type": type(exc).__name__, "token": exc.token,
-                         "rule": exc.rule}, status_code=status)
+                         "rule": exc.rule}, status_code=status or getattr(exc, "status", 400))
+
+
+class TooLarge(NotationError):
+    """A request body over MAX_BODY: 413."""
+
+    status = 413
+
+    def __init__(self, size: int, at_least: bool = False):
+        super().__init__(f"the request is {'over ' if at_least else ''}{size:,} bytes; a position is far smaller",
+                         token=f"{size} bytes", rule=f"requests up to {MAX_BODY:,} bytes")
+
+
+def _hostname(authority_or_url: str) -> str:
+    """The host of a URL or of '//' + a Host header, lower case, without port or brackets."""
+    try:
+        return urlsplit(authority_or_url).hostname or ""
+    except ValueError:                          # a malformed port or bracket
+        return ""
 
 
 def position_view(pos: ddcards.Position) -> dict[str, Any]:
@@ -93,7 +122,12 @@ class BoardApp:
     """The app's state: one Solver per worker thread and the searches that may be stopped."""
 
     def __init__(self, *, tt_mb: int | None = DEFAULT_TT_MB, timeout: float | None = None,
-                 workers: int | None = None, position: Mapping[str, Any] | None = None, threads: int = 1):
+                 workers: int | None = None, position: Mapping[str, Any] | None = None, threads: int = 1,
+                 hosts: Iterable[str] | None = None):
+        """hosts: the host names the board answers to (the Host header's; default this machine's
+        loopback names), "*" for any: a page of another site whose name it points at 127.0.0.1
+        (DNS rebinding) would otherwise be the board's own origin, free to run searches."""
+        self.hosts = frozenset(h.strip("[]").lower() for h in hosts) if hosts is not None else LOOPBACK_NAMES
         # Bad options and bad input fail at start, not at the first search.
         if position is not None:
             position = ddcards.Position.from_dict(position).to_dict()
@@ -110,10 +144,12 @@ class BoardApp:
         self.initial = position
         self.limiter = anyio.CapacityLimiter(workers)
         self._local = threading.local()
-        self._searches: dict[str, CancelToken] = {}
+        self._searches: dict[str, list[CancelToken]] = {}      # by id: every search under it
+        self._anonymous: set[CancelToken] = set()               # searches sent without an id
         # Ids stopped before their search arrived (the page may stop a search whose request
-        # is still on its way): the search then ends at once.  The most recent few are kept.
-        self._stopped_early: OrderedDict[str, None] = OrderedDict()
+        # is still on its way): such a search, coming within STOPPED_EARLY_SECONDS, ends at
+        # once.  The most recent few are kept, with when they were stopped.
+        self._stopped_early: OrderedDict[str, float] = OrderedDict()
         self._lock = threading.Lock()
         self.app = Starlette(routes=[
             Route("/", self.page),
@@ -124,7 +160,47 @@ class BoardApp:
         ])
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        await self.app(scope, receive, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal = self.refusal(Headers(scope=scope))
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+
+        async def send_secured(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = dict(message, headers=list(message.get("headers", [])) + SECURITY_HEADERS)
+            await send(message)
+
+        await self.app(scope, receive, send_secured)
+
+    def refusal(self, headers: Headers) -> Response | None:
+        """The answer to a request for another host (DNS rebinding) or from another site's page
+        (its Origin), or None to serve it."""
+        host = _hostname("//" + headers.get("host", ""))
+        if "*" not in self.hosts and host not in self.hosts:
+            names = ", ".join(sorted(self.hosts))
+            return error_response(NotationError(
+                f"the board answers requests for {names}, not for host {host or '(none)'!r} (a page under another "
+                "name must not reach it: DNS rebinding); open it by one of those names, or start it with --host",
+                token=host or "Host", rule="board: requests for its own host names"), 421)
+        origin = headers.get("origin")
+        if origin is not None:
+            source = _hostname(origin)
+            same = source == host or (source in LOOPBACK_NAMES and host in LOOPBACK_NAMES)
+            if not same:
+                return error_response(NotationError(
+                    f"a page of {origin[:80]!r} may not use the board (only its own page may)", token=origin[:80],
+                    rule="board: requests from its own page"), 403)
+        return None
+
+    def cancel_all(self) -> None:
+        """Stop every search (the board is shutting down)."""
+        with self._lock:
+            tokens = [t for ts in self._searches.values() for t in ts] + list(self._anonymous)
+        for token in tokens:
+            token.cancel()
 
     # -- helpers
     def solver(self) -> Solver:
@@ -142,15 +218,20 @@ class BoardApp:
         if kind.split(";")[0].strip().lower() != "application/json":
             raise NotationError(f"the request's Content-Type is {kind or 'missing'!r}, not application/json",
                                 token=kind or "Content-Type", rule="board requests are JSON")
-        raw = await request.body()
-        if len(raw) > MAX_BODY:
-            raise NotationError(f"the request is {len(raw)} bytes; a position is far smaller",
-                                token=f"{len(raw)} bytes", rule=f"requests up to {MAX_BODY} bytes")
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_BODY:       # refused before it is read
+            raise TooLarge(int(declared))
+        raw = bytearray()
         try:
-            body = json.loads(raw or b"{}")
-        except (ValueError, RecursionError):
-            raise NotationError("the request is not a JSON object", token=raw[:20].decode("utf-8", "replace"),
-                                rule="board requests are JSON") from None
+            async for chunk in request.stream():        # read no further than the limit
+                raw += chunk
+                if len(raw) > MAX_BODY:
+                    raise TooLarge(len(raw), at_least=True)
+        except ClientDisconnect:
+            raise NotationError("the client went away before its request was read", token="request",
+                                rule="board requests") from None
+        # read as the command line reads a document: strict JSON (no NaN, no key twice)
+        body = loads(decode_utf8(bytes(raw), "the request"), "the request") if raw else {}
         if not isinstance(body, dict):
             raise NotationError("the request is not a JSON object", token=type(body).__name__,
                                 rule="board requests are JSON")
@@ -191,20 +272,44 @@ class BoardApp:
             return error_response(exc)
         search = str(body.get("search") or "")[:MAX_SEARCH_ID]
         token = CancelToken()
-        if search:
-            with self._lock:
-                self._searches[search] = token
-                if search in self._stopped_early:
-                    del self._stopped_early[search]
+        with self._lock:
+            if search:
+                self._searches.setdefault(search, []).append(token)
+                stopped_at = self._stopped_early.pop(search, None)
+                if stopped_at is not None and time.monotonic() - stopped_at <= STOPPED_EARLY_SECONDS:
                     token.cancel()
+            else:
+                self._anonymous.add(token)
 
         def work() -> dict[str, Any]:
             res = self.solver().solve(pos, mode="all", timeout=self.timeout, cancel=token, threads=self.threads)
             session = pos.session()
             return dict(res.to_dict(), verdict=session.verdict(res.value, res.won, res.value_kind))
 
+        async def watch_the_client() -> None:
+            # The body is read: the next message is the client going away (a closed tab,
+            # a timed-out curl): the search stops rather than hold a worker for nothing.
+            while (await request.receive())["type"] != "http.disconnect":
+                pass
+            token.cancel()
+
+        failure: Exception | None = None
         try:
-            out = await anyio.to_thread.run_sync(work, limiter=self.limiter)
+            try:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(watch_the_client)
+                    try:
+                        # abandoned on cancel: the except below stops the search, which then ends by itself
+                        out = await anyio.to_thread.run_sync(work, limiter=self.limiter, abandon_on_cancel=True)
+                    except Exception as exc:     # noqa: BLE001 - raised below, out of the group (unwrapped)
+                        failure = exc
+                    finally:
+                        group.cancel_scope.cancel()
+            except anyio.get_cancelled_exc_class():
+                token.cancel()              # the server is stopping (Ctrl-C): so does the search
+                raise
+            if failure is not None:
+                raise failure
         except SearchCancelled:
             return JSONResponse({"stopped": "cancelled", "search": search})
         except SearchTimeout:
@@ -213,10 +318,15 @@ class BoardApp:
             # what only the search finds wrong (Prší's horizon too large for its state space)
             return error_response(exc)
         finally:
-            if search:
-                with self._lock:
-                    if self._searches.get(search) is token:
-                        del self._searches[search]
+            with self._lock:
+                if search:
+                    tokens = self._searches.get(search, [])
+                    if token in tokens:
+                        tokens.remove(token)
+                    if not tokens:
+                        self._searches.pop(search, None)
+                else:
+                    self._anonymous.discard(token)
         return JSONResponse(dict(out, search=search))
 
     async def stop(self, request: Request) -> Response:
@@ -226,17 +336,18 @@ class BoardApp:
             return error_response(exc)
         search = str(body.get("search") or "")[:MAX_SEARCH_ID]
         with self._lock:
-            token = self._searches.get(search)
-            if token is None and search:
-                self._stopped_early[search] = None
+            tokens = list(self._searches.get(search, ()))       # every search under that id
+            if not tokens and search:
+                self._stopped_early[search] = time.monotonic()
+                self._stopped_early.move_to_end(search)
                 while len(self._stopped_early) > MAX_STOPPED_EARLY:
                     self._stopped_early.popitem(last=False)
-        if token is not None:
+        for token in tokens:
             token.cancel()
-        return JSONResponse({"search": search, "stopped": token is not None})
+        return JSONResponse({"search": search, "stopped": bool(tokens)})
 
 
 def create_app(**kwargs: Any) -> BoardApp:
     """The board as an ASGI app; keywords: tt_mb, timeout (seconds per search), workers, position,
-    threads (each search's)."""
+    threads (each search's), hosts (the host names it answers to: BoardApp)."""
     return BoardApp(**kwargs)

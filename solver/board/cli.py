@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import socket
 import sys
 import threading
 import webbrowser
@@ -39,6 +40,42 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def is_wildcard(host: str) -> bool:
+    """Every address of this machine (0.0.0.0, ::): requests may name it by any of its names."""
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_unspecified
+    except ValueError:
+        return False
+
+
+def board_hosts(host: str) -> tuple[str, ...]:
+    """The host names the board answers to when it listens on `host` (see BoardApp): its
+    loopback names, and the address it was told to listen on; any name on a wildcard address."""
+    if is_wildcard(host):
+        return ("*",)
+    return ("127.0.0.1", "localhost", "::1", host.strip("[]"))
+
+
+def check_listen(host: str, port: int) -> None:
+    """A NotationError naming the host or the port if the board cannot listen there (uvicorn's own
+    report of it is a log line and exit status 3)."""
+    from ddcards.errors import NotationError
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise NotationError(f"cannot listen on {host!r}: {exc.strerror}", token=host,
+                            rule="--host: an address or a name of this machine") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)     # as uvicorn binds
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise NotationError(f"cannot listen on {host}:{port}: {exc.strerror}", token=f"{host}:{port}",
+                                rule="--host and --port: a free port of this machine") from None
+
+
 def cmd_board(args: argparse.Namespace) -> int:
     from ddcards.cli import EXIT_BAD_INPUT, as_position, one_document
     from ddcards.errors import NotationError
@@ -57,12 +94,22 @@ def cmd_board(args: argparse.Namespace) -> int:
         position = as_position(doc).to_dict()
     if not 0 <= args.port <= 65535:
         raise NotationError(f"port {args.port} is not a TCP port", token=str(args.port), rule="ports 0-65535")
+    check_listen(args.host, args.port)
     if not is_loopback(args.host):
         print(f"ddcards: warning: the board listens on {args.host}: anyone who reaches it can run searches "
               "on this machine (it has no login)", file=sys.stderr)
-    app = create_app(tt_mb=args.tt_mb, timeout=args.timeout, position=position, threads=args.threads)
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
-    server = uvicorn.Server(config)
+    app = create_app(tt_mb=args.tt_mb, timeout=args.timeout, position=position, threads=args.threads,
+                     hosts=board_hosts(args.host))
+    # A search runs until it ends or is stopped: on Ctrl-C every one is stopped at once, and what
+    # has not answered within a second is cut (uvicorn would otherwise wait for them for ever).
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=1)
+
+    class BoardServer(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: object) -> None:
+            app.cancel_all()
+            super().handle_exit(sig, frame)     # type: ignore[arg-type]
+
+    server = BoardServer(config)
 
     def announce() -> None:
         while not server.started:
@@ -73,8 +120,8 @@ def cmd_board(args: argparse.Namespace) -> int:
         host = f"[{sock[0]}]" if ":" in sock[0] else sock[0]
         url = f"http://{host}:{sock[1]}/"
         print(f"ddcards board on {url} (Ctrl-C stops it)", file=sys.stderr, flush=True)
-        if args.open:
-            webbrowser.open(url)
+        if args.open and not webbrowser.open(url):
+            print(f"ddcards: no web browser could be opened here: open {url} in one", file=sys.stderr, flush=True)
 
     threading.Thread(target=announce, daemon=True).start()
     server.run()

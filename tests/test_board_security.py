@@ -1,0 +1,162 @@
+"""The analysis board under a hostile page or client (a security audit's findings, each a regression
+test): requests for another host name (DNS rebinding) or from another site's page are refused, a
+body over the limit is refused before it is read, a client that goes away stops its search, every
+search under one id is stopped, an early stop expires, the request is read as strict JSON, and the
+command line says why it cannot listen.  The real app on uvicorn on loopback, the real solver.
+"""
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+import ddcards
+import ddcards.board.app as board_app
+from ddcards.board.cli import board_hosts, check_listen
+
+try:
+    from tests._browser import call, running_board
+    from tests._long_search import ENDLESS
+except ImportError:  # pytest put tests/ itself on sys.path
+    from _browser import call, running_board
+    from _long_search import ENDLESS
+
+START = dict(ddcards.example("marias-seed"), played=[])
+
+
+def request(url: str, body: bytes | None, headers: dict[str, str]) -> tuple[int, dict, dict]:
+    """(status, JSON answer, response headers) of a request with these headers."""
+    req = urllib.request.Request(url, data=body, method="GET" if body is None else "POST",
+                                 headers={"Content-Type": "application/json", **headers})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as answer:
+            status, text, got = answer.status, answer.read().decode(), dict(answer.headers)
+    except urllib.error.HTTPError as err:
+        status, text, got = err.code, err.read().decode(), dict(err.headers)
+    return status, (json.loads(text) if got.get("content-type", "").startswith("application/json") else {}), got
+
+
+def test_a_request_for_another_host_name_is_refused():
+    """DNS rebinding: a page of evil.example whose name points at 127.0.0.1 was the board's own
+    origin, free to start and read searches (it answered 200)."""
+    body = json.dumps({"position": START}).encode()
+    with running_board() as (url, _):
+        status, err, _ = request(url + "/api/solve", body, {"Host": "evil.example:8765"})
+        assert status == 421 and err["token"] == "evil.example" and "DNS rebinding" in err["error"]
+        assert request(url + "/api/examples", None, {"Host": "evil.example"})[0] == 421
+        for name in ("localhost", "127.0.0.1", "[::1]"):
+            status, answer, _ = request(url + "/api/solve", body, {"Host": f"{name}:8765"})
+            assert status == 200 and answer["value"] == 70
+    with running_board(hosts=board_hosts("0.0.0.0")) as (url, _):      # every address: any name
+        assert request(url + "/api/solve", body, {"Host": "mybox.example"})[1]["value"] == 70
+
+
+def test_a_request_from_another_sites_page_is_refused():
+    body = json.dumps({"position": START}).encode()
+    with running_board() as (url, _):
+        status, err, _ = request(url + "/api/solve", body, {"Origin": "http://evil.example"})
+        assert status == 403 and "http://evil.example" in err["error"]
+        assert request(url + "/api/solve", body, {"Origin": "null"})[0] == 403
+        assert request(url + "/api/solve", body, {"Origin": url})[1]["value"] == 70     # its own page
+
+
+def test_no_site_may_frame_the_board():
+    with running_board() as (url, _):
+        _, _, headers = request(url + "/", None, {})
+    got = {k.lower(): v for k, v in headers.items()}
+    assert got["x-frame-options"] == "DENY" and got["content-security-policy"] == "frame-ancestors 'none'"
+    assert got["x-content-type-options"] == "nosniff"
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_read():
+    """A 200 MB POST raised the server's memory to 425 MB before its 400."""
+    with running_board() as (url, _):
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as sock:     # declares 100 GB, sends none
+            sock.sendall(b"POST /api/position HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 100000000000\r\n\r\n")
+            answer = b""
+            while b"bytes" not in answer:           # the head, then the body
+                piece = sock.recv(4096)
+                if not piece:
+                    break
+                answer += piece
+        assert answer.startswith(b"HTTP/1.1 413") and b"100,000,000,000 bytes" in answer
+        status, err, _ = request(url + "/api/position", b" " * (3 << 20), {})       # sent: read to the limit only
+        assert status == 413 and err["token"].endswith(" bytes")
+        assert call(url + "/api/position", {"position": START})[0] == 200
+
+
+def test_a_client_that_goes_away_stops_its_search():
+    """A closed tab or a curl that gave up left its search running, holding the only worker."""
+    with running_board(workers=1, tt_mb=16) as (url, app):
+        host, port = url.removeprefix("http://").split(":")
+        body = json.dumps({"position": ENDLESS}).encode()
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            sock.sendall(b"POST /api/solve HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+            deadline = time.monotonic() + 10
+            while not app._anonymous and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert app._anonymous                      # the search runs
+        started = time.monotonic()
+        assert call(url + "/api/solve", {"position": START})[1]["value"] == 70    # the worker is free again
+        assert time.monotonic() - started < 10
+        assert not app._anonymous
+
+
+def test_stop_stops_every_search_under_its_id():
+    """Of two searches sent with one id, a stop cancelled only the second."""
+    with running_board(workers=2, tt_mb=16) as (url, app):
+        answers: list = []
+        workers = [threading.Thread(target=lambda: answers.append(
+            call(url + "/api/solve", {"position": ENDLESS, "search": "DUP"})[1])) for _ in range(2)]
+        for w in workers:
+            w.start()
+        deadline = time.monotonic() + 10
+        while len(app._searches.get("DUP", ())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert call(url + "/api/stop", {"search": "DUP"})[1] == {"search": "DUP", "stopped": True}
+        for w in workers:
+            w.join(30)
+        assert answers == [{"stopped": "cancelled", "search": "DUP"}] * 2
+
+
+def test_an_early_stop_expires(monkeypatch):
+    """A stop for an id with no search cancelled any later search under that id, for ever."""
+    monkeypatch.setattr(board_app, "STOPPED_EARLY_SECONDS", 0.2)
+    with running_board() as (url, _):
+        assert call(url + "/api/stop", {"search": "late"})[1] == {"search": "late", "stopped": False}
+        time.sleep(0.3)
+        assert call(url + "/api/solve", {"position": START, "search": "late"})[1]["value"] == 70
+
+
+@pytest.mark.parametrize("raw, words", [
+    (b'{"position": {"game": "marias", "game": "prsi"}}', "appears twice"),
+    (b'{"position": {"game": "marias", "flek": NaN}}', "NaN is not a JSON number"),
+    (b'{"position": {"game": "marias", "flek": 1e400}}', "1e400"),
+])
+def test_the_request_is_read_as_strict_json(raw, words):
+    """It was read by Python's json: NaN and 1e400 became 'flek inf', a key twice last-wins."""
+    with running_board() as (url, _):
+        status, err = call(url + "/api/position", raw=raw)
+    assert status == 400 and words in err["error"], err
+
+
+def test_the_command_line_says_why_it_cannot_listen():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(ddcards.NotationError, match=f"cannot listen on 127.0.0.1:{port}: Address already in use"):
+            check_listen("127.0.0.1", port)
+    with pytest.raises(ddcards.NotationError, match="cannot listen on 'nosuch.invalid'") as info:
+        check_listen("nosuch.invalid", 0)
+    assert info.value.token == "nosuch.invalid"
+    assert board_hosts("127.0.0.1") == ("127.0.0.1", "localhost", "::1", "127.0.0.1")
+    assert board_hosts("::") == ("*",)
