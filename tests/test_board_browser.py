@@ -204,3 +204,63 @@ def test_keyboard_reaches_every_card(page, board_url):
     page.keyboard.press("Enter")
     shown = wait_for_values(page, ["AS"])
     check_against_solve(shown, dict(START, played=["AS"]))
+
+
+def error_shown(page) -> str:
+    page.wait_for_selector("#error:not([hidden])")
+    return page.text_content("#error")
+
+
+def test_a_failed_search_is_shown_and_the_counter_stops(page, board_url):
+    # A plain-text 500 (no JSON to read): the error says so, the counter and the Stop button stop.
+    page.goto(board_url)
+    page.route("**/api/solve", lambda route: route.fulfill(status=500, content_type="text/plain",
+                                                           body="the solver fell over"))
+    page.fill("#doc", json.dumps(START))
+    page.click("#load-btn")
+    assert error_shown(page) == "The board server answered HTTP 500 Internal Server Error: the solver fell over."
+    assert page.is_disabled("#stop") and page.is_disabled("#best")
+    assert page.text_content("#status") == ""
+    page.wait_for_timeout(600)                          # the counter ticks every 250 ms: it has stopped
+    assert page.text_content("#status") == ""
+
+
+@pytest.mark.parametrize("status, body, shown", [
+    (413, "document too large", ": document too large."),
+    (405, '{"detail": "Method Not Allowed"}', ': {"detail": "Method Not Allowed"}.'),     # JSON, but no "error"
+    (421, "unknown host", ": unknown host."),
+    (500, "", "."),
+])
+def test_a_load_answered_with_no_json_is_shown(page, board_url, status, body, shown):
+    page.goto(board_url)
+    page.route("**/api/position", lambda route: route.fulfill(status=status, content_type="text/plain", body=body))
+    page.fill("#doc", json.dumps(START))
+    page.click("#load-btn")
+    text = error_shown(page)
+    # The reason phrase after the status is the browser's ("Payload Too Large"), the rest the answer's.
+    assert text.startswith(f"The board server answered HTTP {status} ") and text.endswith(shown), text
+    assert page.is_hidden("#position")
+
+
+def test_a_board_that_has_stopped_is_shown(browser):
+    page = browser.new_page()
+    with running_board() as (url, _):
+        page.goto(url)
+        page.fill("#doc", json.dumps(START))
+        page.click("#load-btn")
+        wait_for_values(page, [])
+    # The server is gone: the next card's request cannot reach it.
+    page.click("#table button.card[data-card='AS']")
+    assert error_shown(page) == "The board server cannot be reached: is `ddcards board` still running?"
+    assert page.is_disabled("#stop") and not page.text_content("#status").startswith("Searching")
+    page.close()
+
+
+def test_a_bidi_control_in_a_token_is_isolated(page, board_url):
+    page.goto(board_url)
+    page.fill("#doc", json.dumps(dict(START, played=["\u202eQH"])))
+    page.click("#load-btn")
+    text = error_shown(page)
+    assert "\u202e" not in text and "unknown card '\\u202eQH'" in text
+    assert page.text_content("#error bdi.token") == "\\u202eQH"
+    assert "token: \\u202eQH · rule: docs/RULES.md §0.2 rule 1" in text

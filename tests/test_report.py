@@ -228,7 +228,7 @@ def test_the_lead_says_where_the_deal_was_decided(seed_page):
     sedma = report_html(deals.marias_deals()[2])
     lead = re.search(r'<p class="lead">(.*?)</p>', sedma, re.S).group(1)
     assert "The outcome was turned at" in lead and 'href="#ply-0">ply 0,' in lead
-    assert "<strong>+1 (made)</strong>" in lead and "<strong>\u22121 (defeated)</strong>" in lead
+    assert "<strong>+1</strong> (made)" in lead and "<strong>\u22121</strong> (defeated)" in lead
 
 
 def test_a_game_without_tricks_is_laid_out_by_cards():
@@ -259,3 +259,198 @@ def test_extras_leave_out_what_has_nothing_to_show():
     view = {"title": "t", "hands": [], "talon": "9C KC", "points": {"playing": 0, "other": 0},
             "roem": {"playing": 20, "other": 0}, "stock": [], "note": ""}
     assert extras(view) == [("talon", "9C KC"), ("roem", {"playing": 20, "other": 0})]
+
+
+# -- a document from elsewhere (render() is for other programs' analysis JSON too)
+
+PAYLOAD = '"><img src=x onerror=alert(1)>'
+
+
+class Tags(HTMLParser):
+    """Every start tag of a page and its attribute names, and the text (entities decoded)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, list[str]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, [name for name, _ in attrs]))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def assert_inert(page: str, payload: str) -> None:
+    """The payload is on the page as text only: no tag, no event handler came of it."""
+    assert "<img" not in page and "<script>alert" not in page
+    parser = Tags()
+    parser.feed(page)
+    assert "img" not in {tag for tag, _ in parser.tags}
+    assert not [(tag, names) for tag, names in parser.tags if any(n.startswith("on") for n in names)]
+    assert page.count("<script") == 2                    # the analysis data and the page's own script
+
+
+@pytest.fixture(scope="module")
+def seed_doc() -> dict:
+    return json.loads(json.dumps(ddcards.analyse(deals.seed_deal(), mode="all").to_dict()))
+
+
+def edited(doc: dict, path: str, value) -> dict:
+    """A copy of `doc` with the field at `path` ("steps.0.ply") set to `value`."""
+    doc = json.loads(json.dumps(doc))
+    *parents, last = path.split(".")
+    node = doc
+    for key in parents:
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    node[int(last) if isinstance(node, list) else last] = value
+    return doc
+
+
+@pytest.mark.parametrize("path, field", [
+    ("steps.0.ply", "steps[0].ply"), ("steps.0.seat", "steps[0].seat"),
+    ("steps.0.value_before", "steps[0].value_before"), ("steps.0.value_after", "steps[0].value_after"),
+    ("steps.0.cost", "steps[0].cost"), ("steps.2.trick_winner", "steps[2].trick_winner"),
+    ("initial_value", "initial_value"), ("final.settlement.1", "final.settlement[1]"),
+    ("deal.suit_names", "deal.suit_names"),
+    ("steps.0.moves.0.value", "steps[0].moves[0].value"), ("value_kind", "value_kind"),
+])
+def test_render_refuses_a_payload_where_a_number_belongs(seed_doc, path, field):
+    with pytest.raises(ddcards.NotationError) as err:
+        render(edited(seed_doc, path, PAYLOAD))
+    assert err.value.field == field and str(err.value).startswith(f"{field}: ")
+    assert err.value.token == PAYLOAD and err.value.rule.startswith("docs/RULES.md §0.10")
+
+
+@pytest.mark.parametrize("path, value, field, message", [
+    ("steps.0.seat", "1", "steps[0].seat", "steps[0].seat: a seat: a whole number from 0 to 2, not '1'"),
+    ("steps.0.seat", 3, "steps[0].seat", "a whole number from 0 to 2, not 3"),
+    ("steps.0.value_before", "70", "steps[0].value_before", "steps[0].value_before: a whole number, not '70'"),
+    ("steps.2.trick_winner", "1", "steps[2].trick_winner", "a seat: a whole number from 0 to 2, not '1'"),
+    ("steps.0.ply", True, "steps[0].ply", "a whole number from 0, not true"),
+    ("steps.0.ply", -1, "steps[0].ply", "a whole number from 0, not -1"),
+    ("steps.0.cost", 1.5, "steps[0].cost", "a whole number from 0, not 1.5"),
+    ("final_value", 10 ** 20, "final_value", "final_value: a whole number, not 100000000000000000000"),
+    ("steps.0", "QH", "steps[0]", "steps[0]: an object, not 'QH'"),
+    ("steps", None, "steps", "steps: an array, not null"),
+    ("deal.position.trump", "Z", "deal.position.trump", "unknown suit 'Z'"),
+    ("deal.position.trump", 3, "deal.position.trump", "a suit, not 3"),
+    ("deal.hands.0", PAYLOAD, "deal.hands[0]", "deal.hands[0]: hand '\"><img src=x onerror=alert(1)>': unknown card"),
+    ("deal.hands.1", 7, "deal.hands[1]", "deal.hands[1]: text, not 7"),
+])
+def test_render_names_the_field_it_cannot_show(seed_doc, path, value, field, message):
+    # These were raw TypeErrors (or a page with a wrong value): now an error naming the field.
+    with pytest.raises(ddcards.NotationError) as err:
+        render(edited(seed_doc, path, value))
+    assert err.value.field == field and message in str(err.value)
+
+
+@pytest.mark.parametrize("path", [
+    "steps.0.move", "steps.0.outcome", "steps.9.moves.0.move", "steps.0.best_moves.0", "deal.title",
+    "deal.roles.1", "deal.value_owner", "initial_outcome", "final_outcome", "final.pv", "game",
+])
+def test_text_fields_reach_the_page_escaped(seed_doc, path):
+    # Step 0 turned the outcome (its outcome is shown) and lists no moves (its best_moves are).
+    doc = edited(edited(seed_doc, "steps.0.changes_outcome", True), "steps.0.moves", [])
+    doc = edited(doc, path, [PAYLOAD] if path == "final.pv" else PAYLOAD)
+    page = render(doc)
+    assert_inert(page, PAYLOAD)
+    assert "&quot;&gt;&lt;img src=x onerror=alert(1)&gt;" in page       # shown, as text
+    data = re.search(r'<script type="application/json" id="analysis">(.*?)</script>', page, re.S).group(1)
+    assert json.loads(data) == doc
+
+
+def test_keys_and_extras_reach_the_page_escaped(seed_doc):
+    doc = edited(seed_doc, "final.scores", {PAYLOAD: 1})
+    doc["deal"][PAYLOAD] = PAYLOAD                       # a game's extra, label and text
+    doc["deal"]["position"][PAYLOAD] = PAYLOAD           # a setup row
+    doc["steps"][2]["score"] = {PAYLOAD: PAYLOAD}        # the trick's score line
+    page = render(doc)
+    assert_inert(page, PAYLOAD)
+    assert page.count("&quot;&gt;&lt;img src=x onerror=alert(1)&gt;") >= 6
+
+
+@pytest.mark.parametrize("text", ["</script><script>alert(1)</script>", "<!--<script>", "a\u2028b\u2029c",
+                                  "</SCRIPT >", "&lt;b&gt;"])
+def test_the_inline_data_cannot_end_its_script(seed_doc, text):
+    doc = edited(seed_doc, "deal.title", text)
+    page = render(doc)
+    data = re.search(r'<script type="application/json" id="analysis">(.*?)</script>', page, re.S).group(1)
+    assert not {"<", ">", "&", "\u2028", "\u2029"} & set(data)
+    assert json.loads(data) == doc and json.loads(data)["deal"]["title"] == text
+    assert page.count("<script") == 2 and "<script>alert" not in page
+
+
+def test_render_refuses_what_is_not_json(seed_doc):
+    doc = dict(seed_doc, nodes=float("nan"))
+    with pytest.raises(ddcards.NotationError) as err:
+        render(doc)
+    assert err.value.field == "analysis" and "not JSON" in str(err.value)
+    with pytest.raises(ddcards.NotationError) as err:
+        render(["steps"])
+    assert err.value.field == "analysis" and "an object (Analysis.to_dict())" in str(err.value)
+
+
+# -- the words on a value: the game's own, once
+
+def lead_and_final(page: str) -> tuple[str, str]:
+    lead = re.search(r'<p class="lead">(.*?)</p>', page, re.S).group(1)
+    final = re.search(r'<p class="verdict-final">(.*?)</p>', page, re.S).group(1)
+    return lead, final
+
+
+@pytest.mark.parametrize("name", ["marias-betl", "marias-durch"])
+def test_betl_and_durch_say_made_once(name):
+    lead, final = lead_and_final(report_html(ddcards.example(name)))
+    assert lead.startswith("At the start the value is <strong>+1</strong> (made); after the recorded play it is "
+                           "<strong>+1</strong> (made).")
+    assert "(made) (made)" not in lead
+    assert final == "Final value <strong>+1</strong>: made."
+
+
+def test_races_take_the_games_words():
+    lead, final = lead_and_final(report_html(ddcards.example("prsi")))
+    assert lead.startswith("At the start the value is <strong>+1</strong> (seat 0 can force being out first "
+                           "within 20 plies);")
+    assert final == "Final value <strong>+1</strong>: seat 0 can force being out first within 20 plies."
+    page = report_html(ddcards.example("mariasz-race"))
+    lead, final = lead_and_final(page)
+    assert lead.startswith("At the start the value is <strong>\u22121</strong> (seat 1 reaches 131 first);")
+    assert final == "Final value <strong>\u22121</strong>: seat 1 reaches 131 first."
+    for page in (report_html(ddcards.example("prsi-endgame")), page):
+        lead, final = lead_and_final(page)
+        for word in ("(made)", "(defeated)", "(neither)"):
+            assert word not in lead and word not in final
+
+
+def test_a_prsi_ober_shows_its_card_and_the_suit_it_names():
+    page = report_html(ddcards.example("prsi-endgame"))
+    played = re.findall(r'<td class="played">(.*?)</td>', page)
+    assert played[0] == (
+        '<span class="ober" data-card="QD/C"><span class="card suit-D" data-card="QD" title="Q of diamonds">'
+        'Q<span class="sym" aria-hidden="true">♦</span><span class="sr"> of diamonds</span></span> '
+        '<span class="named">names <span class="suit suit-C"><span aria-hidden="true">♣</span> clubs</span>'
+        '</span></span>')
+    assert '<span class="action" data-card="QD/C">' not in page
+    assert played[1] == '<span class="action" data-card="draw">draw</span>'
+    assert as_cards("QD/C") is None                      # still no card list: a card and a suit
+
+
+# -- --open with no browser
+
+def test_cli_report_open_with_no_browser_says_where_the_page_is(tmp_path, monkeypatch, capsys):
+    import webbrowser
+
+    from ddcards import cli
+
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: opened.append(url) or False)
+    out = tmp_path / "seed.html"
+    assert cli.main(["report", "--example", "marias-seed", "-o", str(out), "--open"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert opened == [out.resolve().as_uri()] and out.exists()
+    assert err == [f"ddcards: wrote {out}", f"ddcards: no browser could be opened; the report is at {out.resolve()}"]
+    # A browser that opens: no note.
+    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: True)
+    assert cli.main(["report", "--example", "marias-seed", "-o", str(out), "--open"]) == 0
+    assert capsys.readouterr().err.splitlines() == [f"ddcards: wrote {out}"]

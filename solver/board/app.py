@@ -55,8 +55,9 @@ SECURITY_HEADERS = [(b"x-frame-options", b"DENY"), (b"content-security-policy", 
 
 
 def error_response(exc: DdcardsError, status: int | None = None) -> JSONResponse:
+    code = status if status is not None else int(getattr(exc, "status", 400))
     return JSONResponse({"error": str(exc), "error_type": type(exc).__name__, "token": exc.token,
-                         "rule": exc.rule}, status_code=status or getattr(exc, "status", 400))
+                         "rule": exc.rule}, status_code=code)
 
 
 class TooLarge(NotationError):

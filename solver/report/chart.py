@@ -89,9 +89,10 @@ def value_chart(doc: Mapping[str, Any], title: str, description: str) -> str:
         else:
             shape = f'<circle class="dot" cx="{cx:.1f}" cy="{cy:.1f}" r="2.5"/>'
         if kind == "best":
-            out.append(f'<g class="point" data-ply="{step["ply"]}" aria-hidden="true">{shape}</g>')
+            out.append(f'<g class="point" data-ply="{escape(str(step["ply"]))}" aria-hidden="true">{shape}</g>')
         else:   # a link, so the marks are reachable with the keyboard too
-            out.append(f'<a class="point" href="#ply-{step["ply"]}" data-ply="{step["ply"]}" '
+            ply = escape(str(step["ply"]))
+            out.append(f'<a class="point" href="#ply-{ply}" data-ply="{ply}" '
                        f'aria-label="{escape(label)}"><title>{escape(label)}</title>{shape}</a>')
     out.append("</svg>")
     return "\n".join(out)

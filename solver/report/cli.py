@@ -55,6 +55,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise NotationError(f"cannot write {path}: {exc.strerror}", token=str(path),
                             rule="a writable output file") from None
     print(f"ddcards: wrote {path}", file=sys.stderr)
-    if args.open:
-        webbrowser.open(path.resolve().as_uri())
+    # webbrowser.open says False when no browser is found (a server, a container): say so, and
+    # where the page is, rather than exit as if it had opened; the page is written all the same.
+    if args.open and not webbrowser.open(path.resolve().as_uri()):
+        print(f"ddcards: no browser could be opened; the report is at {path.resolve()}", file=sys.stderr)
     return 0

@@ -52,6 +52,17 @@ def hand_suits(hand: str, suit_names: Sequence[str] = ()) -> list[dict[str, Any]
             for suit, ranks in by_suit.items()]
 
 
+def ober_action(token: Any, suit_names: Sequence[str] = ()) -> tuple[dict[str, str], dict[str, str]] | None:
+    """A Prší Ober that names a suit ("QD/C") as the card's pieces and the named suit's, else None."""
+    if not isinstance(token, str) or token.count("/") != 1:
+        return None
+    card_text, named = token.split("/")
+    try:
+        return card_piece(card_text, suit_names), suit_piece(named, suit_names)
+    except NotationError:
+        return None
+
+
 def as_cards(value: Any) -> list[str] | None:
     """The card tokens in `value` if it is a card list (text or a list of tokens), else None."""
     if isinstance(value, str) or (isinstance(value, Sequence) and all(isinstance(v, str) for v in value)):

@@ -16,11 +16,12 @@ from string import Template
 from typing import Any
 
 import ddcards
-from ddcards.errors import DdcardsError
+from ddcards.errors import DdcardsError, NotationError
 from ddcards.games import find_game
 from ddcards.report.chart import step_kind, value_chart
+from ddcards.report.check import ANALYSIS_RULE, check_analysis
+from ddcards.report.display import as_cards, card_piece, extras, hand_suits, ober_action, plain, signed, suit_piece
 from ddcards.result import spoken
-from ddcards.report.display import as_cards, card_piece, extras, hand_suits, plain, signed, suit_piece
 
 # Seat -> grid area around the table, by the number of seats (clockwise from the bottom).
 SEAT_AREAS = {2: ("s", "n"), 3: ("s", "w", "e"), 4: ("s", "w", "n", "e")}
@@ -38,6 +39,20 @@ def _e(value: Any) -> str:
     return escape(str(value), quote=True)
 
 
+def script_json(doc: Mapping[str, Any]) -> str:
+    """`doc` as JSON to put inside a <script> element: no '<', '>' or '&' (so no '</script>' or
+    '<!--' can end or bend the element) and no U+2028/U+2029 (line ends to older JavaScript)."""
+    try:
+        text = json.dumps(doc, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise NotationError(f"the analysis document is not JSON: {exc} ({ANALYSIS_RULE})", token=str(exc)[:40],
+                            rule=ANALYSIS_RULE, field="analysis") from None
+    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                          ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(char, escaped)
+    return text
+
+
 class Page:
     """The pieces of one report; each method returns escaped HTML."""
 
@@ -48,7 +63,6 @@ class Page:
         self.suit_names: Sequence[str] = self.deal.get("suit_names") or ()
         self.roles: Sequence[str] = self.deal.get("roles") or ()
         self.steps: Sequence[Mapping[str, Any]] = doc["steps"]
-        self.points = doc["value_kind"] in ("points", "money")     # an amount, not made/defeated
         try:
             self.game_title = find_game(doc["game"]).title
             self.value_doc = find_game(doc["game"]).value_doc
@@ -57,12 +71,21 @@ class Page:
 
     # -- small pieces
     def card(self, token: str, extra_class: str = "") -> str:
+        ober = ober_action(token, self.suit_names)
+        if ober is not None:               # Prší's "QD/C": the Ober, then the suit it names
+            piece, named = ober
+            return (f'<span class="ober" data-card="{_e(token)}">{self.card_face(piece, extra_class)} '
+                    f'<span class="named">names <span class="suit suit-{_e(named["suit"])}">'
+                    f'<span aria-hidden="true">{_e(named["symbol"])}</span> {_e(named["name"])}</span></span></span>')
         if as_cards(token) is None:        # an action that is not a card (Prší's "draw", say)
             return f'<span class="action" data-card="{_e(token)}">{_e(token)}</span>'
-        piece = card_piece(token, self.suit_names)
+        return self.card_face(card_piece(token, self.suit_names), extra_class)
+
+    @staticmethod
+    def card_face(piece: Mapping[str, str], extra_class: str = "") -> str:
         cls = f"card suit-{piece['suit']}" + (f" {extra_class}" if extra_class else "")
-        return (f'<span class="{cls}" data-card="{_e(piece["card"])}" title="{_e(piece["name"])}">'
-                f'{_e(piece["rank"])}<span class="sym" aria-hidden="true">{piece["symbol"]}</span>'
+        return (f'<span class="{_e(cls)}" data-card="{_e(piece["card"])}" title="{_e(piece["name"])}">'
+                f'{_e(piece["rank"])}<span class="sym" aria-hidden="true">{_e(piece["symbol"])}</span>'
                 f'<span class="sr"> of {_e(piece["suit_name"])}</span></span>')
 
     def seat(self, seat: int | None) -> str:
@@ -71,10 +94,12 @@ class Page:
         role = self.roles[seat] if seat < len(self.roles) else ""
         return f"seat {seat}" + (f" ({role})" if role else "")
 
-    def value_text(self, value: int) -> str:
-        if self.points:
-            return signed(value)
-        return f"{signed(value)} ({'made' if value > 0 else 'defeated' if value < 0 else 'neither'})"
+    @staticmethod
+    def value_html(value: int, outcome: str = "") -> str:
+        """The value in bold and, when the document gives them, the game's own words on it
+        ("+1 (made)", "+1 (seat 0 can force being out first)"): none of the report's own, which
+        fit no race and repeat a Betl's "made"."""
+        return f"<strong>{_e(signed(value))}</strong>" + (f" ({_e(outcome)})" if outcome else "")
 
     def extra(self, value: Any) -> str:
         cards = as_cards(value)
@@ -90,13 +115,12 @@ class Page:
         outcome_mistakes = [s for s in self.steps if s.get("changes_outcome")]
         lost = [s for s in self.steps if step_kind(s) == "lost"]
         owner = self.deal.get("value_owner") or "the maximising side"
-        parts = [f"At the start the value is <strong>{_e(self.value_text(self.doc['initial_value']))}</strong> "
-                 f"({_e(self.doc.get('initial_outcome', ''))}); after the recorded play it is "
-                 f"<strong>{_e(self.value_text(self.doc['final_value']))}</strong> "
-                 f"({_e(self.doc.get('final_outcome', ''))})."]
+        start = self.value_html(self.doc["initial_value"], self.doc.get("initial_outcome") or "")
+        end = self.value_html(self.doc["final_value"], self.doc.get("final_outcome") or "")
+        parts = [f"At the start the value is {start}; after the recorded play it is {end}."]
         if outcome_mistakes:
             # The last card that turned the outcome is where the deal was decided.
-            links = [f'<a href="#ply-{s["ply"]}">ply {s["ply"]}, {self.card(s["move"])} by '
+            links = [f'<a href="#ply-{_e(s["ply"])}">ply {_e(s["ply"])}, {self.card(s["move"])} by '
                      f'{_e(self.seat(s["seat"]))}</a>' for s in outcome_mistakes]
             if len(links) == 1:
                 parts.append(f"The outcome was turned at {links[0]}.")
@@ -114,10 +138,10 @@ class Page:
         rows = []
         for row in hand_suits(hand, self.suit_names):
             ranks = " ".join(row["ranks"]) or "\u2014"
-            rows.append(f'<li><span class="suit suit-{row["suit"]}"><span aria-hidden="true">{row["symbol"]}'
+            rows.append(f'<li><span class="suit suit-{_e(row["suit"])}"><span aria-hidden="true">{_e(row["symbol"])}'
                         f'</span> {_e(row["name"])}</span> <span class="ranks">{_e(ranks)}</span></li>')
         lead = ' <span class="badge">leads</span>' if self.deal.get("to_move") == seat else ""
-        return (f'<section class="hand" data-seat="{seat}" aria-label="{_e(self.seat(seat))}">'
+        return (f'<section class="hand" data-seat="{_e(seat)}" aria-label="{_e(self.seat(seat))}">'
                 f'<h3>{_e(self.seat(seat))}{lead}</h3><ul>{"".join(rows)}</ul></section>')
 
     def diagram(self) -> str:
@@ -131,8 +155,8 @@ class Page:
         trump = self.position.get("trump")
         if trump:
             piece = suit_piece(str(trump), self.suit_names)
-            centre.append(f'<p><span class="label">trumps</span> <span class="suit suit-{piece["suit"]}">'
-                          f'<span aria-hidden="true">{piece["symbol"]}</span> {_e(piece["name"])}</span></p>')
+            centre.append(f'<p><span class="label">trumps</span> <span class="suit suit-{_e(piece["suit"])}">'
+                          f'<span aria-hidden="true">{_e(piece["symbol"])}</span> {_e(piece["name"])}</span></p>')
         for key, value in extras(self.deal):
             centre.append(f'<p><span class="label">{_e(key)}</span> {self.extra(value)}</p>')
         layout = "around" if areas else "list"
@@ -144,7 +168,7 @@ class Page:
         for key, value in self.position.items():
             if key in ("game", "hands", "played", "trump", "talon"):
                 continue
-            rows.append((key.replace("_", " "), plain(value)))
+            rows.append((str(key).replace("_", " "), plain(value)))
         roles = "; ".join(self.seat(s) for s in range(len(self.roles)))
         if roles:
             rows.append(("who is who", roles))
@@ -204,10 +228,10 @@ class Page:
             mark = {"best": "", "lost": '<span class="icon" aria-hidden="true">▲</span> ',
                     "mistake": '<span class="icon" aria-hidden="true">◆</span> '}[kind]
             trick_rows.append(
-                f'<tr id="ply-{ply}" class="step {kind}" data-ply="{step["ply"]}" data-move="{_e(step["move"])}" '
-                f'data-seat="{step["seat"]}" data-value-before="{step["value_before"]}" '
-                f'data-value-after="{step["value_after"]}" data-cost="{step["cost"]}" data-kind="{kind}">'
-                f'<td class="num">{ply}</td><td>{_e(self.seat(step["seat"]))}</td>'
+                f'<tr id="ply-{_e(ply)}" class="step {kind}" data-ply="{_e(ply)}" data-move="{_e(step["move"])}" '
+                f'data-seat="{_e(step["seat"])}" data-value-before="{_e(step["value_before"])}" '
+                f'data-value-after="{_e(step["value_after"])}" data-cost="{_e(step["cost"])}" data-kind="{kind}">'
+                f'<td class="num">{_e(ply)}</td><td>{_e(self.seat(step["seat"]))}</td>'
                 f'<td class="played">{self.card(step["move"])}</td>'
                 f'<td class="num value">{_e(signed(step["value_after"]))}</td>'
                 f'<td class="verdict">{mark}{_e(verdict)}</td><td class="better">{self.better(step)}</td></tr>')
@@ -218,7 +242,7 @@ class Page:
                     head = f"Trick {trick_no}, won by {self.seat(winner)}"
                 else:
                     head = f"Trick {trick_no}, unfinished" if trick_size else "Play"
-                won = "" if winner is None else f' data-winner="{winner}"'
+                won = "" if winner is None else f' data-winner="{_e(winner)}"'
                 shown = f' <span class="score">· score {_e(score)}</span>' if score else ""
                 rows.append(f'<tbody class="trick" id="trick-{trick_no}" data-trick="{trick_no}"{won}>'
                             f'<tr class="trick-head"><th colspan="6" scope="rowgroup">{_e(head)}{shown}</th></tr>'
@@ -254,17 +278,19 @@ class Page:
         if settlement:
             out.append('<table class="settlement"><caption>Settlement</caption><tbody>' + "".join(
                 f'<tr><th scope="row">{_e(self.seat(seat))}</th>'
-                f'<td class="num" data-seat="{seat}">{_e(signed(v))}</td></tr>'
+                f'<td class="num" data-seat="{_e(seat)}">{_e(signed(v))}</td></tr>'
                 for seat, v in enumerate(settlement)) + "</tbody></table>")
         verdict = self.doc.get("final_outcome")
         if verdict:
-            out.insert(0, f'<p class="verdict-final">Final value <strong>{_e(self.value_text(self.doc["final_value"]))}'
+            out.insert(0, f'<p class="verdict-final">Final value <strong>{_e(signed(self.doc["final_value"]))}'
                           f'</strong>: {_e(verdict)}.</p>')
         return "\n".join(out)
 
 
 def render(doc: Mapping[str, Any]) -> str:
-    """The report page of an analysis document (``Analysis.to_dict()``)."""
+    """The report page of an analysis document (``Analysis.to_dict()``); NotationError naming the
+    field when the document has a field the page cannot show (a step's ``ply`` that is text, say)."""
+    check_analysis(doc)
     page = Page(doc)
     german = " deck-german" if page.suit_names else ""
     return Template(template("report.html.tmpl")).substitute(
@@ -279,5 +305,5 @@ def render(doc: Mapping[str, Any]) -> str:
         play=page.play(),
         result=page.result(),
         version=_e(ddcards.__version__),
-        data=json.dumps(doc, ensure_ascii=False).replace("</", "<\\/"),
+        data=script_json(doc),
     )

@@ -36,21 +36,55 @@
     return "seat " + seat + (role ? " (" + role + ")" : "");
   }
 
+  // Every answer as { ok, body }, never a rejected promise: the board's own errors are JSON with an
+  // "error"; anything else (a plain-text 405/413/500, a proxy's page, the server gone) becomes one,
+  // so the callers show it, stop the counter and reset the buttons as for any error.
+  function answer(r) {
+    return r.text().then(function (text) {
+      var body = null;
+      try { body = JSON.parse(text); } catch (e) { body = null; }
+      if (body !== null && typeof body === "object" && (r.ok || typeof body.error === "string")) {
+        return { ok: r.ok, body: body };
+      }
+      text = text.trim();
+      var status = "HTTP " + r.status + (r.statusText ? " " + r.statusText : "");
+      return { ok: false, body: { error: "The board server answered " + status +
+        (text && text !== r.statusText ? ": " + text.slice(0, 300) : "") + "." } };
+    });
+  }
+
+  function unreachable() {
+    return { ok: false, body: { error: "The board server cannot be reached: is `ddcards board` still running?" } };
+  }
+
   function post(url, body) {
     return fetch(url, { method: "POST", headers: { "Content-Type": "application/json" },
                         body: JSON.stringify(body) })
-      .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, body: j }; }); });
+      .then(answer).catch(unreachable);
+  }
+
+  // Bidi controls (U+202E, ...) in a token would reorder the rest of its line: shown as \u202e,
+  // as the messages write them, and the token isolated in a <bdi> besides.
+  function visible(text) {
+    return String(text).replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, function (c) {
+      return "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0");
+    });
   }
 
   function showError(err) {
     var box = $("error");
     box.textContent = "";
     if (!err) { box.hidden = true; return; }
-    box.appendChild(el("p", { text: err.error }));
+    box.appendChild(el("p", { text: visible(err.error) }));
     if (err.token || err.rule) {
-      box.appendChild(el("p", { "class": "detail",
-        text: (err.token ? "token: " + err.token : "") + (err.token && err.rule ? " · " : "") +
-              (err.rule ? "rule: " + err.rule : "") }));
+      var detail = el("p", { "class": "detail" });
+      if (err.token) {
+        detail.appendChild(document.createTextNode("token: "));
+        detail.appendChild(el("bdi", { "class": "token", text: visible(err.token) }));
+      }
+      if (err.token && err.rule) detail.appendChild(document.createTextNode(" · "));
+      if (err.rule) detail.appendChild(document.createTextNode("rule: " + visible(err.rule)));
+      box.appendChild(detail);
     }
     box.hidden = false;
   }
@@ -302,8 +336,9 @@
   data.examples.forEach(function (name) { select.appendChild(el("option", { value: name, text: name })); });
   select.addEventListener("change", function () {
     if (!select.value) return;
-    fetch("/api/examples").then(function (r) { return r.json(); }).then(function (all) {
-      loadDocument({ position: all[select.value] });
+    fetch("/api/examples").then(answer).catch(unreachable).then(function (r) {
+      if (!r.ok) { showError(r.body); return; }
+      loadDocument({ position: r.body[select.value] });
     });
   });
   document.addEventListener("keydown", function (ev) {

@@ -1,0 +1,157 @@
+"""The checks ``render()`` makes on an analysis document before it lays out a page.
+
+The report is rendered from the document alone, and the README invites other programs
+to render their own, so the document is input like any other: every field the page
+reads is checked for its type and range here, and a field that fails gives a
+NotationError naming it (``steps[3].ply``), never a TypeError from deep in the page.
+Escaping everything on its way into HTML (render.py) is the second line of defence.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeGuard
+
+from ddcards._jsonio import shown, token_text
+from ddcards.errors import DdcardsError, NotationError
+from ddcards.notation import Suit, parse_hand
+
+ANALYSIS_RULE = "docs/RULES.md §0.10: the analysis document"
+VALUE_KINDS = ("points", "outcome", "money")
+# Far beyond any game's values and plies, and small enough to print (str() of a huge int is refused).
+MAX_NUMBER = 10 ** 15
+MAX_SEATS = 64
+
+
+def _fail(field: str, value: Any, wanted: str) -> NotationError:
+    return NotationError(f"{field}: {wanted}, not {shown(value)} ({ANALYSIS_RULE})", token=token_text(value),
+                         rule=ANALYSIS_RULE, field=field)
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)       # true is no number here
+
+
+def _int(doc: Mapping[str, Any], key: str, field: str, *, low: int = -MAX_NUMBER, high: int = MAX_NUMBER,
+         optional: bool = False, wanted: str = "a whole number") -> None:
+    value = doc.get(key)
+    if value is None and optional:
+        return
+    if not _is_int(value) or not low <= value < high:
+        raise _fail(field, value, wanted)
+
+
+def _text(doc: Mapping[str, Any], key: str, field: str, *, optional: bool = True) -> None:
+    value = doc.get(key)
+    if (value is None and optional) or isinstance(value, str):
+        return
+    raise _fail(field, value, "text")
+
+
+def _mapping(doc: Mapping[str, Any], key: str, field: str) -> Mapping[str, Any]:
+    value = doc.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+        raise _fail(field, value, "an object")
+    return value
+
+
+def _list(doc: Mapping[str, Any], key: str, field: str, *, required: bool = False) -> Sequence[Any]:
+    value = doc.get(key)
+    if value is None and not required:
+        return []
+    if not isinstance(value, (list, tuple)):
+        raise _fail(field, value, "an array")
+    return value
+
+
+def _texts(doc: Mapping[str, Any], key: str, field: str) -> Sequence[str]:
+    items = _list(doc, key, field)
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            raise _fail(f"{field}[{i}]", item, "text")
+    return items
+
+
+def check_analysis(doc: Any) -> None:
+    """Raise NotationError naming the first field of `doc` the report cannot show."""
+    if not isinstance(doc, Mapping):
+        raise _fail("analysis", doc, "an object (Analysis.to_dict())")
+    _text(doc, "game", "game", optional=False)
+    if doc.get("value_kind") not in VALUE_KINDS:
+        raise _fail("value_kind", doc.get("value_kind"), "one of " + ", ".join(VALUE_KINDS))
+    for key in ("initial_value", "final_value"):
+        _int(doc, key, key)
+    for key in ("initial_outcome", "final_outcome", "value_owner"):
+        _text(doc, key, key)
+    seats = _check_deal(_mapping(doc, "deal", "deal"))
+    for i, step in enumerate(_list(doc, "steps", "steps", required=True)):
+        _check_step(step, f"steps[{i}]", seats)
+    _check_final(doc.get("final"))
+
+
+def _check_deal(deal: Mapping[str, Any]) -> int:
+    """Check the deal's fields; the number of seats a step's seat must be below."""
+    for key in ("title", "value_owner"):
+        _text(deal, key, f"deal.{key}")
+    hands = _texts(deal, "hands", "deal.hands")
+    for i, hand in enumerate(hands):
+        _notation(parse_hand, hand, f"deal.hands[{i}]")
+    _texts(deal, "roles", "deal.roles")
+    names = _texts(deal, "suit_names", "deal.suit_names")
+    if names and len(names) != len(Suit):
+        raise _fail("deal.suit_names", names, f"the {len(Suit)} suits' names, or none")
+    _int(deal, "to_move", "deal.to_move", optional=True)
+    _int(deal, "trick_size", "deal.trick_size", low=1, optional=True, wanted="a whole number from 1")
+    position = _mapping(deal, "position", "deal.position")
+    trump = position.get("trump")
+    if trump:
+        if not isinstance(trump, str):
+            raise _fail("deal.position.trump", trump, "a suit")
+        _notation(Suit.parse, trump, "deal.position.trump")
+    return len(hands) or MAX_SEATS
+
+
+def _notation(parse: Any, text: str, field: str) -> None:
+    """Parse `text`; a notation error is raised again with the field it sits in."""
+    try:
+        parse(text)
+    except DdcardsError as exc:
+        raise type(exc)(f"{field}: {exc}", token=exc.token, rule=exc.rule, field=field) from None
+
+
+def _check_step(step: Any, field: str, seats: int) -> None:
+    if not isinstance(step, Mapping):
+        raise _fail(field, step, "an object")
+    _int(step, "ply", f"{field}.ply", low=0, wanted="a whole number from 0")
+    seat_range = f"a seat: a whole number from 0 to {seats - 1}"
+    _int(step, "seat", f"{field}.seat", low=0, high=seats, wanted=seat_range)
+    _text(step, "move", f"{field}.move", optional=False)
+    for key in ("value_before", "value_after"):
+        _int(step, key, f"{field}.{key}")
+    _int(step, "cost", f"{field}.cost", low=0, wanted="a whole number from 0")
+    _text(step, "outcome", f"{field}.outcome")
+    if not isinstance(step.get("changes_outcome", False), bool):
+        raise _fail(f"{field}.changes_outcome", step.get("changes_outcome"), "true or false")
+    _int(step, "trick_winner", f"{field}.trick_winner", low=0, high=seats, optional=True, wanted=seat_range)
+    _texts(step, "best_moves", f"{field}.best_moves")
+    for j, move in enumerate(_list(step, "moves", f"{field}.moves")):
+        where = f"{field}.moves[{j}]"
+        if not isinstance(move, Mapping):
+            raise _fail(where, move, "an object")
+        _text(move, "move", f"{where}.move", optional=False)
+        _int(move, "value", f"{where}.value", optional=True)
+    _mapping(step, "score", f"{field}.score")
+
+
+def _check_final(final: Any) -> None:
+    if final is None:
+        return
+    if not isinstance(final, Mapping):
+        raise _fail("final", final, "an object or null")
+    _texts(final, "pv", "final.pv")
+    for key in ("scores", "tricks", "outcomes"):
+        _mapping(final, key, f"final.{key}")
+    for i, value in enumerate(_list(final, "settlement", "final.settlement")):
+        if not _is_int(value) or abs(value) >= MAX_NUMBER:
+            raise _fail(f"final.settlement[{i}]", value, "a whole number")
