@@ -47,7 +47,7 @@ MAX_SEARCH_ID = 64
 MAX_STOPPED_EARLY = 256
 STOPPED_EARLY_SECONDS = 10.0     # a stop may come before its search by this much at most
 #: The names under which a board on this machine's loopback answers (the Host header's host).
-LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 #: Sent with every answer: no other site may frame the board (clickjacking), nor may a browser
 #: guess another content type.
 SECURITY_HEADERS = [(b"x-frame-options", b"DENY"), (b"content-security-policy", b"frame-ancestors 'none'"),
@@ -128,7 +128,7 @@ class BoardApp:
         """hosts: the host names the board answers to (the Host header's; default this machine's
         loopback names), "*" for any: a page of another site whose name it points at 127.0.0.1
         (DNS rebinding) would otherwise be the board's own origin, free to run searches."""
-        self.hosts = frozenset(h.strip("[]").lower() for h in hosts) if hosts is not None else LOOPBACK_NAMES
+        self.hosts = frozenset(h.strip("[]").lower() for h in (LOOPBACK_NAMES if hosts is None else hosts))
         # Bad options and bad input fail at start, not at the first search.
         if position is not None:
             position = ddcards.Position.from_dict(position).to_dict()

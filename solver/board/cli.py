@@ -51,9 +51,11 @@ def is_wildcard(host: str) -> bool:
 def board_hosts(host: str) -> tuple[str, ...]:
     """The host names the board answers to when it listens on `host` (see BoardApp): its
     loopback names, and the address it was told to listen on; any name on a wildcard address."""
+    from ddcards.board.app import LOOPBACK_NAMES
+
     if is_wildcard(host):
         return ("*",)
-    return ("127.0.0.1", "localhost", "::1", host.strip("[]"))
+    return LOOPBACK_NAMES + (host.strip("[]"),)
 
 
 def check_listen(host: str, port: int) -> None:
