@@ -56,6 +56,7 @@ SUIT_RULE = ("docs/RULES.md §0.1 rule 2: suits S H D C or ♠ ♥ ♦ ♣, or a
              "červené, wino")
 CARD_SUIT_RULE = "docs/RULES.md §0.1 rule 1: suits S H D C or ♠ ♥ ♦ ♣"
 CARD_RULE = "docs/RULES.md §0.3 rule 1: a card is a rank then a suit, e.g. 'TH' or '10♥'"
+NAMED_SUIT_RULE = "docs/RULES.md §4.4: only Prší's Ober names a suit (QH/S), in a Prší history"
 HAND_RULE = "docs/RULES.md §0.4 rule 1: a hand lists 4 suits S.H.D.C separated by 3 dots"
 DISPLAY_RULE = ("docs/RULES.md §0.4 rule 4: the display form names each suit once, e.g. "
                 "'S: AKT  H: 987  D: -  C: QJ' ('-' for a void)")
@@ -218,6 +219,11 @@ class Card:
             if not suit_text:
                 raise InvalidCardError(f"unknown card {token!r}: no suit ({CARD_RULE})",
                                        token=token, rule=CARD_RULE)
+            if "/" in suit_text:
+                # 'QH/S' is a Prší Ober naming a suit: an action of that game, not a card
+                raise InvalidCardError(f"unknown card {token!r}: a suit after '/' is named only by Prší's Ober, "
+                                       f"an action of that game, not a card ({NAMED_SUIT_RULE})",
+                                       token=token, rule=NAMED_SUIT_RULE)
             raise InvalidCardError(f"unknown card {token!r}: {suit_text!r} is not a suit ({CARD_SUIT_RULE})",
                                    token=token, rule=CARD_SUIT_RULE)
         return _CANONICAL[suit * 16 + rank]

@@ -332,6 +332,7 @@ def test_card_list_round_trips(cards: list[Card]) -> None:
     (Card.parse, "AHH", InvalidCardError, "AHH", "'HH' is not a suit"),
     (Card.parse, "Ahearts", InvalidCardError, "Ahearts", "'hearts' is not a suit"),
     (Card.parse, "T H", InvalidCardError, "T H", "' H' is not a suit"),
+    (Card.parse, "QH/S", InvalidCardError, "QH/S", "a suit after '/' is named only by Prší's Ober"),
     (Card.parse, "A", InvalidCardError, "A", "no suit (docs/RULES.md §0.3 rule 1: a card is a rank then a suit"),
     (Card.parse, "10", InvalidCardError, "10", "no suit"),
     (Card.parse, "", InvalidCardError, "", "empty card"),
