@@ -340,6 +340,13 @@ cdef int etc_cutoff(SearchCtx* c, int* moves, int n, int ismax, int alpha, int b
     return 0
 
 
+# etc_cutoff is called through a pointer so that the compiler cannot inline it: inlined, its
+# arrays made every alphabeta frame 2.2 KB (now 360 bytes), a deep search's stack spread over
+# many more cache lines (Mariáš every first card: -1% to -3% CPU, benchmarks/RESULTS.md).
+ctypedef int (*EtcFn)(SearchCtx*, int*, int, int, int, int, int*) noexcept nogil
+cdef EtcFn etc_fn = etc_cutoff
+
+
 cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
     cdef const GameOps* ops = c.ops
     cdef void* pos = c.pos
@@ -381,7 +388,7 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
         return best
 
     n = ops.gen_moves(pos, moves, 1)
-    if kind == NODE_INNER and n > 1 and c.etc_from < VALUE_INF and etc_cutoff(c, moves, n, ismax, alpha, beta, &v):
+    if kind == NODE_INNER and n > 1 and c.etc_from < VALUE_INF and etc_fn(c, moves, n, ismax, alpha, beta, &v):
         return v
     if kind == NODE_BOUNDARY and n > 1 and c.history_leads:
         # Leads that cut off elsewhere in this search go first: the game's

@@ -12,7 +12,7 @@
 #
 # A file of its own because every other _marias_*.pxd reads it and it reads
 # none of them: the files cimport one another without cycles.
-from libc.stdint cimport uint32_t, uint64_t
+from libc.stdint cimport uint32_t, uint64_t, int16_t, int8_t
 
 cdef enum:
     O_HRA = 0
@@ -38,18 +38,19 @@ cdef enum:
     KO_LANE = 0x30           # O (4) and K (5)
 
 ctypedef struct MState:
+    # Small fields: make() copies the whole state at every card (40 bytes rather than 72).
     uint32_t hand[3]
     uint32_t trickmask
-    int trick[3]
-    int nt            # cards in the current trick
-    int leader
-    int turn
-    int ntricks
-    int pts[2]        # side 0 declarer, side 1 defenders (cards, last trick, marriages, talon)
-    int kilo          # declarer's cards + last trick + trump marriage
-    int tricks[2]
-    int sedma         # declarer won the last trick with the trump 7
-    int marriage      # marriage points scored by the move that led here
+    int16_t pts[2]    # side 0 declarer, side 1 defenders (cards, last trick, marriages, talon)
+    int16_t kilo      # declarer's cards + last trick + trump marriage
+    int16_t marriage  # marriage points scored by the move that led here
+    int8_t trick[3]
+    int8_t nt         # cards in the current trick
+    int8_t leader
+    int8_t turn
+    int8_t ntricks
+    int8_t tricks[2]
+    int8_t sedma      # declarer won the last trick with the trump 7
 
 ctypedef struct MPos:
     int trump         # -1: none (Betl, Durch)
