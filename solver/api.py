@@ -336,12 +336,19 @@ class Solver:
     def _counted(self) -> Iterator[None]:
         """A search that stops (SearchAborted) says in ``nodes`` what it searched before it stopped,
         as its message does: its Searcher's count, or 0 if it stopped before it began (the count
-        and the table's probes left as the search before set them)."""
+        and the table's probes left as the search before set them); and in ``progress`` how far
+        it got (progress_now as it stopped), which its message adds after "by then"."""
         before = self._mark()
         try:
             yield
         except SearchAborted as exc:
-            exc.nodes = self._searcher.nodes if self._mark() != before else 0
+            started = self._mark() != before
+            exc.nodes = self._searcher.nodes if started else 0
+            progress = self._progress(self._searching, self._searcher.last_progress) if started else None
+            if progress is not None:
+                exc.progress = progress
+                if exc.args and isinstance(exc.args[0], str):
+                    exc.args = (f"{exc.args[0]}; by then {progress}",) + exc.args[1:]
             raise
 
     @_one_at_a_time
@@ -372,10 +379,17 @@ class Solver:
     @property
     def progress_now(self) -> SearchProgress | None:
         """How far the search under way got: how many first moves are answered and the best
-        value so far (a bound on the position's value), read from another thread as
-        ``nodes_now``; None between searches and where there is nothing to share out (a single
-        first move, or none)."""
-        session, got = self._searching, self._searcher.root_progress
+        bound on the position's value on the mover's side so far (a first move's exact value, or
+        what the tests of one still searched have proven it reaches), read from another thread
+        as ``nodes_now``; None between searches and where there is nothing to share out (a single
+        first move, or none).  A search that stops says the same in its exception's
+        ``progress``."""
+        return self._progress(self._searching, self._searcher.root_progress)
+
+    @staticmethod
+    def _progress(session: Session | None, got: tuple[int, int, int | None, int | None, bool] | None
+                  ) -> SearchProgress | None:
+        """The Searcher's root progress `got` in the game's terms (`session`'s moves and values)."""
         if session is None or got is None:
             return None
         answered, moves, best, move, at_least = got

@@ -11,6 +11,11 @@ inherit their parent's reason unless they name their own.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ddcards.result import SearchProgress
+
 
 class DdcardsError(ValueError):
     """Bad input: the message names the token and the rule.
@@ -70,11 +75,15 @@ class SearchAborted(Exception):
     """The search stopped before it finished (not a bad-input error).
 
     ``nodes``: the nodes searched before it stopped, as the message says (set by the
-    ``Solver``; 0 when it stopped before a search began).
+    ``Solver``; 0 when it stopped before a search began).  ``progress``: how far the search
+    got (a ``SearchProgress``: first moves answered, the best bound on the value so far),
+    which the message adds after "by then"; None where it had nothing to share out (a single
+    move) or did not begin, and for an analysis.
     """
 
     reason = "SEARCH_ABORTED"
     nodes: int = 0
+    progress: SearchProgress | None = None
 
 
 class SearchCancelled(SearchAborted):

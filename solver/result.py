@@ -38,13 +38,17 @@ class Mode(str, Enum):
 
 @dataclass(frozen=True)
 class SearchProgress:
-    """How far a search under way got (``Solver.progress_now``), while it shares out the moves of
-    the player to move (the root split: every search but Mariáš's on one thread).
+    """How far a search under way got (``Solver.progress_now``), or a stopped one
+    (``SearchAborted.progress``), while it shares out the moves of the player to move (the root
+    split: every search of a position with two or more distinct moves, Prší's exact analysis
+    aside).
 
-    ``answered`` of ``moves`` first moves are answered (equivalent moves count once).  Once one
-    of them has an exact value, ``value`` is the best so far and ``move`` the move that reached
-    it: the position's value is at least ``value`` when the maximising side is to move
-    (``at_least``), at most ``value`` otherwise.
+    ``answered`` of ``moves`` first moves are answered (equivalent moves count once).  Once a
+    move is known to reach a value, ``value`` is the best such value so far and ``move`` the
+    move: the position's value is at least ``value`` when the maximising side is to move
+    (``at_least``), at most ``value`` otherwise.  The move's own value may be better still: it
+    comes from the move's exact value or, before that is known, from the tests its search has
+    passed (a fresh 36-card Mariasz deal's first move takes minutes, its first bound seconds).
     """
 
     answered: int

@@ -405,7 +405,11 @@ def test_a_stopped_search_counts_its_nodes_as_its_message_does():
         with pytest.raises(ddcards.SearchTimeout) as info:
             s.solve(ENDLESS, mode="best", timeout=0.1)
         assert info.value.nodes > 0
-        assert str(info.value) == f"the search ran out of time after {info.value.nodes:,} nodes"
+        # ... and says how far it got: none of its six leads answered, none bounded yet
+        progress = info.value.progress
+        assert progress is not None and (progress.answered, progress.moves, progress.value) == (0, 6, None)
+        assert str(info.value) == (f"the search ran out of time after {info.value.nodes:,} nodes; "
+                                   "by then 0 of 6 first moves answered")
     token = ddcards.CancelToken()
     timer = threading.Timer(0.2, token.cancel)
     timer.start()
@@ -413,10 +417,10 @@ def test_a_stopped_search_counts_its_nodes_as_its_message_does():
         s.value(ENDLESS, cancel=token)
     timer.join()
     assert info.value.nodes > 0 and f"after {info.value.nodes:,} nodes" in str(info.value)
-    # One that never began counts none, whatever the search before it counted.
+    # One that never began counts none, whatever the search before it counted, nor says progress.
     with pytest.raises(ddcards.SearchCancelled) as info:
         s.solve(ENDLESS, cancel=token)
-    assert info.value.nodes == 0
+    assert info.value.nodes == 0 and info.value.progress is None
 
 
 def test_a_stopped_analysis_says_how_far_it_got_and_counts_every_search():

@@ -14,11 +14,13 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import ddcards
 from ddcards._foreground import Foreground
+from ddcards.result import SearchProgress
 
 try:
     from tests._long_search import ENDLESS
@@ -132,10 +134,70 @@ def test_progress_now_shows_the_first_moves_answered_and_a_bound_on_the_value():
     assert all(r.moves == len(values) and r.at_least and r.answered <= r.moves for r in readings)
     bounded = [r for r in readings if r.value is not None]
     assert bounded and readings[0].value is None
-    # each bound is a move's exact value, and the value is at least it
-    assert all(values[r.move] == r.value <= res.value for r in bounded)
+    # Each bound is reached by its move (whose exact value may be higher: before it is known,
+    # the bound comes from the tests its search has passed) and the value is at least it; the
+    # bounds only rise.  This deal's first lead (6D) is bounded before it is answered.
+    assert all(r.value <= values[r.move] <= res.value for r in bounded)
+    assert [r.value for r in bounded] == sorted(r.value for r in bounded)
+    assert bounded[0].answered == 0
     assert str(bounded[-1]) == (f"{bounded[-1].answered} of {len(values)} first moves answered, "
                                 f"value >= {bounded[-1].value:+d} ({bounded[-1].move})")
+
+
+def watched_solve(solver: ddcards.Solver, doc: Any, cancel_at_bound: bool = False
+                  ) -> tuple[ddcards.Result | BaseException, list[SearchProgress]]:
+    """Solve `doc` on another thread, reading progress_now every millisecond: the answer (or the
+    search's exception) and the distinct readings with a bound; cancel_at_bound: cancel the
+    search at the first bound."""
+    token = ddcards.CancelToken()
+    out: list[ddcards.Result | BaseException] = []
+
+    def run() -> None:
+        try:
+            out.append(solver.solve(doc, cancel=token))
+        except ddcards.SearchAborted as exc:
+            out.append(exc)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    readings: list[SearchProgress] = []
+    while worker.is_alive():
+        reading = solver.progress_now
+        if reading is not None and reading.value is not None and (not readings or readings[-1] != reading):
+            readings.append(reading)
+            if cancel_at_bound:
+                token.cancel()
+        time.sleep(0.001)
+    worker.join()
+    return out[0], readings
+
+
+def test_progress_now_bounds_the_value_from_above_when_the_minimising_side_moves():
+    # Kiks: seat 1 (the other team) leads; its leads' tests bound the value from above first.
+    solver = ddcards.Solver()
+    res, bounded = watched_solve(solver, ddcards.example("mariasz-kiks"))
+    assert isinstance(res, ddcards.Result) and res.value == -102
+    values = {mv.move: mv.value for mv in res.moves}
+    assert bounded and all(not r.at_least and res.value <= values[r.move] <= r.value for r in bounded)
+    assert [r.value for r in bounded] == sorted((r.value for r in bounded), reverse=True)
+    assert str(bounded[0]).endswith(f"value <= {bounded[0].value:+d} ({bounded[0].move})")
+
+
+def test_a_stopped_search_says_how_far_it_got():
+    # Cancelled at its first bound (some 150 ms into a 400 ms search): the exception carries the
+    # progress as it stopped, and its message says it after "by then".
+    doc = ddcards.example("mariasz-szlifowany")
+    full = ddcards.Solver().solve(doc)
+    values = {mv.move: mv.value for mv in full.moves}
+    for _ in range(3):                       # the search may end before the cancel lands: again
+        stopped, bounded = watched_solve(ddcards.Solver(), doc, cancel_at_bound=True)
+        if isinstance(stopped, ddcards.SearchCancelled):
+            break
+    assert isinstance(stopped, ddcards.SearchCancelled), stopped
+    progress = stopped.progress
+    assert progress is not None and progress.moves == len(values) and progress.at_least
+    assert progress.value is not None and progress.value <= values[progress.move] <= full.value
+    assert str(stopped) == f"the search was cancelled after {stopped.nodes:,} nodes; by then {progress}"
 
 
 def test_progress_now_follows_the_first_moves_on_one_thread_and_two():

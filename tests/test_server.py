@@ -630,8 +630,8 @@ def test_a_search_stopped_by_timeout_seconds_logs_the_nodes_its_status_gives(cli
             client.stub.Solve(request, timeout=30)
         line = _log_line(caplog, "mariasz")
     assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
-    nodes = re.fullmatch(r"search stopped at the deadline: the search ran out of time after ([\d,]+) nodes",
-                         info.value.details()).group(1)
+    nodes = re.fullmatch(r"search stopped at the deadline: the search ran out of time after ([\d,]+) nodes; "
+                         r"by then 0 of 6 first moves answered", info.value.details()).group(1)
     assert " status=DEADLINE_EXCEEDED " in line and f" nodes={nodes.replace(',', '')} " in line, (line, nodes)
 
 

@@ -165,10 +165,13 @@ ctypedef struct SearchCtx:
     double cpu           # CPU seconds of this thread's part (the root split), else 0
     volatile_int* quit   # the root split: set when another thread answered the move searched
     int reverse          # the root split's helper: the search's first node tries its moves last first
+    int split_move       # the root split: the root move this thread's search values (show_bound)
     # The root split's progress, in the first thread's context for readers on
     # other threads (Searcher.root_progress): distinct root moves (0: no root
-    # split runs), how many are answered, and once one has an exact value, the
-    # best so far packed with its move as value * 256 + move (one atomic word).
+    # split runs), how many are answered, and once a test has bounded one of
+    # them on the mover's side, the best such bound so far (an exact value or
+    # one a move's search has proven on the way: a bound on the root's value)
+    # packed with its move as value * 256 + move (one atomic word).
     int root_moves
     int root_answered
     int root_best
@@ -534,13 +537,16 @@ cdef int mtd(SearchCtx* c, int guess, int lo=-VALUE_INF, int hi=VALUE_INF,
     lower bound), exact_out[0] then 0; the next test falls on the cut when
     it lies between the bounds.  The root split asks "does this move reach
     the best so far, and if so, by how much" (and with c.split set, reads the
-    best so far, which other threads raise, before each test).
+    best so far, which other threads raise, before each test, and shows the
+    bound on the root mover's side that the move's tests have proven so far:
+    show_bound).
     """
     cdef int g = c.granularity, beta = guess, r, up = 0, down = 0, lower_done = 0, at_cut
     if exact_out != NULL:
         exact_out[0] = 0
     while lo < hi:
         if c.split != NULL:
+            show_bound(c, lo, hi)
             split_cuts(c, &cut_below, &cut_above)
         if hi < cut_below:
             return hi
@@ -636,6 +642,8 @@ cdef class Searcher:
     cdef readonly size_t allocated_mb   # the table allocated (resize())
     cdef readonly uint64_t nodes
     cdef readonly double cpu_seconds   # the last root split: this table's thread's CPU time
+    # root_progress as the last search left it (how far a search that stopped got), or None
+    cdef readonly object last_progress
     # The contexts of the search under way, for nodes_now (set and cleared holding the GIL,
     # so a reader holding it never sees them freed).
     cdef SearchCtx* live
@@ -707,20 +715,14 @@ cdef class Searcher:
     @property
     def root_progress(self):
         """How far the root split under way got, read from another thread while this one
-        searches without the GIL: (root moves answered, distinct root moves, the best exact
-        value so far or None, its move or None, the root's side is MAX).  None when no root
-        split runs (between searches, or the one-thread driver)."""
-        cdef SearchCtx* c = self.live
-        cdef int n, packed
-        if c == NULL:
+        searches without the GIL: (root moves answered, distinct root moves, the best bound on
+        the root's value on its mover's side so far or None, the move that reaches it or None,
+        the root's side is MAX).  The bound: the root's value is at least it (MAX to move), at
+        most it (MIN), from a move's exact value or from the tests of a move still searched.
+        None when no root split runs (between searches, or the one-thread driver)."""
+        if self.live == NULL:
             return None
-        n = dd_atomic_load_int(&c.root_moves)
-        if n == 0:
-            return None
-        if not dd_atomic_load_int(&c.root_have_best):
-            return dd_atomic_load_int(&c.root_answered), n, None, None, bool(c.root_ismax)
-        packed = dd_atomic_load_int(&c.root_best)
-        return dd_atomic_load_int(&c.root_answered), n, packed >> 8, packed & 255, bool(c.root_ismax)
+        return root_progress_of(self.live)
 
     @property
     def tt_entries(self):
@@ -889,6 +891,7 @@ cdef class Searcher:
                 self.tt.hits += tables[k].t.hits
                 self.tt.stores += tables[k].t.stores
         finally:
+            self.last_progress = root_progress_of(&ctxs[0]) if prepared else None
             self.live = NULL
             for k in range(prepared):
                 (<Searcher> searchers[k])._release(&ctxs[k])
@@ -910,6 +913,18 @@ cdef class Searcher:
         """The value alone (exact measure or +1/-1): the root split in mode best."""
         return self.solve(board, C_MODE_BEST, cancel, timeout, guess, want_pv=False, helpers=helpers,
                           want_moves=False)[0]
+
+
+cdef object root_progress_of(SearchCtx* c):
+    """Searcher.root_progress of the search on c (its first thread's context)."""
+    cdef int n, packed
+    n = dd_atomic_load_int(&c.root_moves)
+    if n == 0:
+        return None
+    if not dd_atomic_load_int(&c.root_have_best):
+        return dd_atomic_load_int(&c.root_answered), n, None, None, bool(c.root_ismax)
+    packed = dd_atomic_load_int(&c.root_best)
+    return dd_atomic_load_int(&c.root_answered), n, packed >> 8, packed & 255, bool(c.root_ismax)
 
 
 cdef int solve_one_thread(SearchCtx* c, int mode, int exact, int t, int guess, int* moves,
@@ -1098,6 +1113,8 @@ ctypedef struct RootSplit:
     int next                   # the next move to take (under lock)
     int best                   # the best exact value so far, the mover's view
     int have_best
+    int shown                  # the best bound on the root's value on the mover's side (show_bound)
+    int have_shown
     int done                   # mode best in a threshold game: a winning move was found
     int ismax
     int mode
@@ -1131,6 +1148,31 @@ cdef inline void split_cuts(SearchCtx* c, int* cut_below, int* cut_above) noexce
             cut_above[0] = L
 
 
+cdef inline void shown_bound(RootSplit* rs, int v, int move) noexcept nogil:
+    """The root's value is at least v (the mover is MAX; at most v for MIN), reached by move:
+    the progress shows it if it is the best such bound so far (called holding rs.lock)."""
+    if rs.have_shown and not (v > rs.shown if rs.ismax else v < rs.shown):
+        return
+    rs.shown = v
+    rs.have_shown = 1
+    dd_atomic_store_int(&rs.progress.root_best, v * 256 + move)
+    dd_atomic_store_int(&rs.progress.root_have_best, 1)
+
+
+cdef void show_bound(SearchCtx* c, int lo, int hi) noexcept nogil:
+    """mtd's bounds lo <= value <= hi on the root move c.split_move, after one of its tests:
+    the side to move at the root can reach at least lo with it (MAX), at most hi (MIN), so the
+    progress may show that bound of the root's value before the move's value is known (a fresh
+    36-card Mariasz deal's first move takes minutes)."""
+    cdef RootSplit* rs = <RootSplit*> c.split
+    cdef int v = lo if rs.ismax else hi
+    if v <= -VALUE_INF or v >= VALUE_INF:
+        return
+    pthread_mutex_lock(&rs.lock)
+    shown_bound(rs, v, c.split_move)
+    pthread_mutex_unlock(&rs.lock)
+
+
 cdef void split_child(SearchCtx* c, RootSplit* rs, int i, int w_index) noexcept nogil:
     """Answer for root move i (already made on c's board) what rs.mode needs."""
     cdef int v, exactv = 1, won, L
@@ -1144,6 +1186,7 @@ cdef void split_child(SearchCtx* c, RootSplit* rs, int i, int w_index) noexcept 
         # and stops once the move falls short of it (mtd, split_cuts).
         L = dd_atomic_load_int(&rs.best) if dd_atomic_load_int(&rs.have_best) else rs.guess
         c.split = <void*> rs
+        c.split_move = rs.moves[i]
         v = mtd(c, L, -VALUE_INF, VALUE_INF, -VALUE_INF, VALUE_INF, &exactv)
         c.split = NULL
     if c.aborted:
@@ -1160,8 +1203,7 @@ cdef void split_child(SearchCtx* c, RootSplit* rs, int i, int w_index) noexcept 
         if not rs.have_best or (v > rs.best if rs.ismax else v < rs.best):
             dd_atomic_store_int(&rs.best, v)
             dd_atomic_store_int(&rs.have_best, 1)
-            dd_atomic_store_int(&rs.progress.root_best, v * 256 + rs.moves[i])
-            dd_atomic_store_int(&rs.progress.root_have_best, 1)
+        shown_bound(rs, v, rs.moves[i])
         if not rs.exact and rs.mode == C_MODE_BEST and v == (1 if rs.ismax else -1):
             rs.done = 1
     dd_atomic_store_int(&rs.progress.root_answered, rs.progress.root_answered + 1)
@@ -1275,6 +1317,8 @@ cdef int split_root(SearchCtx* ctxs, int nthreads, int* moves, int* values, int*
     rs.boundary = ops.node_kind(c.pos) == NODE_BOUNDARY
     rs.best = 0
     rs.have_best = 0
+    rs.shown = 0
+    rs.have_shown = 0
     rs.done = 0
     rs.ismax = ops.max_to_move(c.pos)
     rs.mode = mode
