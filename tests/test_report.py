@@ -381,6 +381,20 @@ def test_the_inline_data_cannot_end_its_script(seed_doc, text):
     assert page.count("<script") == 2 and "<script>alert" not in page
 
 
+def test_a_move_without_its_value_is_shown_without_one(seed_doc):
+    # A move's value is optional (the check lets it be left out, as mode optimal leaves it null): a
+    # mistake's "better cards" read it with m["value"] and raised a KeyError out of render().
+    doc = json.loads(json.dumps(seed_doc))
+    step = doc["steps"][0]
+    assert step["cost"] > 0 and step["moves"]
+    for move in step["moves"]:
+        if move["move"] != "AS":
+            del move["value"]
+    page = render(doc)
+    better = re.search(r'id="ply-0".*?<td class="better">(.*?)</td>', page, re.S).group(1)
+    assert "+70" in better and better.count('class="v"') == 1
+
+
 def test_render_refuses_what_is_not_json(seed_doc):
     doc = dict(seed_doc, nodes=float("nan"))
     with pytest.raises(ddcards.NotationError) as err:

@@ -204,7 +204,8 @@ class Page:
         moves = step.get("moves") or []
         if moves:
             sign = 1 if step["value_before"] >= step["value_after"] else -1    # the mover's direction
-            better = [m for m in moves if m["value"] is not None and sign * (m["value"] - step["value_after"]) > 0]
+            # a move's value is optional in the document (mode optimal values only the optimal moves)
+            better = [m for m in moves if m.get("value") is not None and sign * (m["value"] - step["value_after"]) > 0]
             better.sort(key=lambda m: -sign * m["value"])
         else:
             better = [{"move": m, "value": step["value_before"]} for m in step["best_moves"]]
