@@ -155,6 +155,15 @@ def test_chart_pieces():
     assert step_kind({"cost": 2, "changes_outcome": True}) == "mistake"
 
 
+def test_the_chart_takes_every_value_the_document_allows(seed_doc):
+    # Values up to 10**15 pass the check; past 5 * 10**9 the ticks' steps ran out (StopIteration
+    # out of render()), and a step of 10**9 over such a span would have drawn a million ticks.
+    assert _ticks(-10 ** 15, 10 ** 15 - 1) == [-10 ** 15, -5 * 10 ** 14, 0, 5 * 10 ** 14]
+    assert _ticks(0, 4_000) == [0, 1_000, 2_000, 3_000, 4_000]
+    doc = edited(edited(seed_doc, "initial_value", -10 ** 15), "steps.0.value_after", 10 ** 15 - 1)
+    assert render(doc).count('class="ylabel"') == 4
+
+
 # ------------------------------------------------------------------ command line
 
 def test_cli_report_writes_the_page(tmp_path):

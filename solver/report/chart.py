@@ -9,7 +9,7 @@ links to its row of the play table.  The SVG carries a <title> and a <desc>
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -26,11 +26,20 @@ def step_kind(step: Mapping[str, Any]) -> str:
     return "lost" if step["cost"] > 0 else "best"
 
 
+def _tick_steps() -> Iterator[int]:
+    """The round steps between ticks, smallest first, without end: 1 2 5 10 20 25 50 ... 1000 2000 5000 ..."""
+    yield from (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500)
+    power = 1000
+    while True:
+        yield from (power, 2 * power, 5 * power)
+        power *= 10
+
+
 def _ticks(low: int, high: int, count: int = 5) -> list[int]:
     """Round values between low and high for the y axis, 0 always among them."""
     span = max(high - low, 1)
     raw = span / count
-    step = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 10**9) if s >= raw)
+    step = next(s for s in _tick_steps() if s >= raw)
     first = -(-low // step) * step
     return list(range(first, high + 1, step)) or [0]
 
