@@ -81,6 +81,21 @@ def test_a_step_checked_by_a_solve_of_the_position_after_it():
         assert ddcards.solve(after, mode="best").value == step.value_after, step.ply
 
 
+def test_the_final_solve_of_an_analysis_is_its_players():
+    """The analysis's `final` is the solve after the last action from the same player's view as
+    every value of the analysis (P at the deal's start): with seat 1 to move after 13 actions it
+    was seat 1's, final.value -1 against a final_value of +1."""
+    doc = dict(ENDGAME, played=ENDGAME["played"][:13])
+    assert ddcards.Position.from_dict(doc).to_move == 1
+    an = ddcards.analyse(doc).to_dict()
+    assert an["value_owner"] == an["final"]["value_owner"] == "seat 0"
+    assert an["final_value"] == an["final"]["value"] == 1
+    assert an["final"]["won"] is True
+    # a player given in the options is kept
+    mine = ddcards.analyse(dict(doc, options={"horizon": 20, "player": 1})).to_dict()
+    assert mine["value_owner"] == mine["final"]["value_owner"] == "seat 1" and mine["final"]["value"] == -1
+
+
 def test_exact_analysis():
     exact = dict(ENDGAME, options={"horizon": None})
     res = ddcards.solve(exact, mode="optimal")

@@ -265,6 +265,11 @@ class Session(ABC):
         """Plies to the end the value forces (None: the game has no such measure, or none is forced)."""
         return None
 
+    def owner_options(self) -> dict[str, Any]:
+        """The options that make a later position's solve give its values from this session's
+        owner's view (default: none, the owner is fixed by the deal; Prší: the player P)."""
+        return {}
+
     @property
     @abstractmethod
     def to_move(self) -> int: ...

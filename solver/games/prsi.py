@@ -293,6 +293,9 @@ class PrsiSession(Session):
     def value_owner(self) -> str:          # type: ignore[override]
         return f"seat {self.player}"
 
+    def owner_options(self) -> dict[str, Any]:
+        return {"player": self.player}
+
     def legal_moves(self) -> list[str]:
         if self.over:
             return []
