@@ -200,6 +200,29 @@ def test_cli_report_bad_input(tmp_path, content, token, message):
     assert not (tmp_path / "bad.html").exists()
 
 
+def test_cli_report_renders_an_analysis_document(tmp_path):
+    # `ddcards analyse --json` output (a long Mariasz analysis, say) is rendered as it is, the same
+    # page as from the deal; it was refused with "field 'line' does not apply to marias".
+    analysed = run("analyse", "--example", "marias-seed", "--json", "--mode", "all")
+    assert analysed.returncode == 0, analysed.stderr
+    (tmp_path / "an.json").write_text(analysed.stdout)
+    out = run("report", str(tmp_path / "an.json"), "-o", "-")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count('data-kind="lost"') == 3 and out.stdout.count('<tr id="ply-') == 30
+    # a bad analysis document: the field named, exit status 2
+    doc = json.loads(analysed.stdout)
+    doc["steps"][3]["seat"] = "x"
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    out = run("report", str(tmp_path / "bad.json"), "-o", str(tmp_path / "bad.html"))
+    assert out.returncode == 2 and "steps[3].seat: a seat" in out.stderr and "Traceback" not in out.stderr
+    assert not (tmp_path / "bad.html").exists()
+    # an error record of `analyse --json` says what it is and the error it carries
+    record = run("analyse", "-", "--json", stdin=json.dumps(dict(deals.seed_deal(), played=["QH", "JH"])))
+    out = run("report", "-", "-o", "-", stdin=record.stdout)
+    assert out.returncode == 2 and "is an error record, not a deal to report" in out.stderr
+    assert "must beat QH" in out.stderr and "field 'line'" not in out.stderr
+
+
 def test_cli_report_output_errors(tmp_path):
     deal = tmp_path / "seed.json"
     deal.write_text(json.dumps(deals.seed_deal()))

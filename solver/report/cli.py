@@ -4,14 +4,19 @@ from __future__ import annotations
 import argparse
 import sys
 import webbrowser
+from collections.abc import Mapping
 from pathlib import Path
 
 import ddcards
+from ddcards._jsonio import shown, token_text
 from ddcards.errors import NotationError
+
+REPORT_INPUT_RULE = "ddcards report: a position document with the recorded play, or an analysis document"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", nargs="?", help="a position document with the recorded play (JSON), or - for stdin")
+    p.add_argument("file", nargs="?", help="a position document with the recorded play (JSON), or an analysis "
+                   "document (`ddcards analyse --json`, rendered as it is), or - for stdin")
     p.add_argument("--example", nargs="?", const="marias-seed", metavar="NAME",
                    help="report a bundled example (default marias-seed; see `ddcards examples`)")
     p.add_argument("-o", "--output", metavar="FILE.html",
@@ -36,12 +41,21 @@ def default_output(args: argparse.Namespace) -> Path:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from ddcards.cli import as_position, new_solver, note_long_analysis, one_document
-    from ddcards.report import report_html
+    from ddcards.report import render, report_html
 
     doc, _ = one_document(args, "a report shows one deal")
-    position = as_position(doc)
-    note_long_analysis(args, position)
-    page = report_html(position, solver=new_solver(args), timeout=args.timeout, threads=args.threads)
+    if isinstance(doc, Mapping) and "error" in doc and "error_type" in doc:
+        # what `ddcards analyse --json` answered a bad document with: its error, not "field 'line'"
+        raise NotationError(f"the input is an error record, not a deal to report: {shown(doc['error'], 300)}",
+                            token=token_text(doc.get("error_type")), rule=REPORT_INPUT_RULE)
+    if isinstance(doc, Mapping) and "steps" in doc:
+        # an analysis document (ddcards analyse --json, perhaps minutes of searching): rendered as
+        # it is, checked field by field (docs/RULES.md §0.10), without searching again
+        page = render({k: v for k, v in doc.items() if k not in ("line", "index")})
+    else:
+        position = as_position(doc)
+        note_long_analysis(args, position)
+        page = report_html(position, solver=new_solver(args), timeout=args.timeout, threads=args.threads)
     if args.output == "-":
         sys.stdout.write(page)
         return 0
