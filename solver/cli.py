@@ -479,7 +479,8 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    from ddcards.ddtable import available_threads, dd_table
+    from ddcards._jsonio import shown
+    from ddcards.ddtable import available_threads, chosen_fields, dd_table
 
     engine = new_solver(args)
     threads = min(8, available_threads()) if args.threads is None else args.threads
@@ -504,9 +505,19 @@ def cmd_table(args: argparse.Namespace) -> int:
         if not source.single:
             print()
 
+    def table(doc: Any) -> dict[str, Any]:
+        answer = searches.run(
+            lambda cancel: dd_table(doc, solver=engine, timeout=args.timeout, cancel=cancel, threads=threads))
+        given = chosen_fields(doc) if isinstance(doc, dict) else {}
+        if given:
+            # not an error (a position's document serves), but not silently dropped either
+            fields = ", ".join(f"{name} {shown(value)}" for name, value in given.items())
+            print(f"ddcards: note: the table chooses {'this' if len(given) == 1 else 'these'} itself, row by row: "
+                  f"the document's {fields} {'is' if len(given) == 1 else 'are'} not used", file=sys.stderr, flush=True)
+        return answer
+
     with foreground(args, engine) as searches:
-        return for_each_document(args, lambda doc: searches.run(
-            lambda cancel: dd_table(doc, solver=engine, timeout=args.timeout, cancel=cancel, threads=threads)), show)
+        return for_each_document(args, table, show)
 
 
 def display_hand(hand: str) -> str:

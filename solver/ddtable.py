@@ -44,7 +44,7 @@ from ddcards.games._document import check_fields, played_field
 from ddcards.games.klaverjas import FIELDS as KLAVERJAS_FIELDS
 from ddcards.position import Position
 
-__all__ = ["dd_table", "available_threads", "TABLE_SUITS", "TABLE_GAMES"]
+__all__ = ["dd_table", "available_threads", "chosen_fields", "TABLE_SUITS", "TABLE_GAMES"]
 
 TABLE_SUITS = ("S", "H", "D", "C")
 TABLE_GAMES = ("klaverjas", "marias")
@@ -79,8 +79,8 @@ def _klaverjas_deal(doc: dict[str, Any]) -> dict[str, Any]:
     if played:
         raise InvalidOptionError(f"dd_table solves whole deals, but {len(played)} card(s) are already played, "
                                  f"from played[0] '{played[0]}' (a history may be illegal under another trump "
-                                 f"suit; {NO_HISTORY_RULE})", token=played[0], rule=NO_HISTORY_RULE,
-                                 field="played[0]")
+                                 f"suit; leave 'played' out for the table of the deal as dealt; {NO_HISTORY_RULE})",
+                                 token=played[0], rule=NO_HISTORY_RULE, field="played[0]")
     deal = {k: v for k, v in doc.items() if k not in _SET_BY_THE_TABLE}
     deal["game"] = "klaverjas"
     # A trump suit or playing team given is the table's to choose, but must still be valid
@@ -164,6 +164,16 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
         "nodes": sum(n for _, n in answers),
         "elapsed_ms": round((time.perf_counter() - start) * 1000, 3),
     }
+
+
+def chosen_fields(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of a position document that its DD table chooses itself (each row sets its
+    own): Klaverjas's ``trump`` and ``playing_team``, Mariáš's ``contract``, ``trump``,
+    ``objective`` and ``announcements`` — those given, by name, for a note that they are not
+    used (the command line's ``table``)."""
+    names = {"klaverjas": ("trump", "playing_team"),
+             "marias": ("contract", "trump", "objective", "announcements")}.get(str(doc.get("game", "")).lower(), ())
+    return {name: doc[name] for name in names if doc.get(name) not in (None, "", [])}
 
 
 def available_threads() -> int:

@@ -334,6 +334,25 @@ def test_table_with_a_wrong_history(played, message, capsys):
     assert err.startswith("ddcards: error: ") and message in err, err
 
 
+def test_table_notes_the_choices_it_makes_itself(capsys):
+    # Each row sets the trump suit and playing team (Klaverjas), the contract and trump (Mariáš):
+    # those a document gives are not used, and the table says so rather than drop them silently.
+    status, out, err = main_on(lines_of(dict(KLAVERJAS, trump="S", playing_team=1)), "table", "--threads", "1",
+                               capsys=capsys)
+    assert status == 0 and "Klaverjas DD table" in out
+    assert err == ("ddcards: note: the table chooses these itself, row by row: the document's trump 'S', "
+                   "playing_team 1 are not used\n")
+    deal = {k: v for k, v in SEED.items() if k not in ("contract", "trump")}
+    status, out, err = main_on(lines_of(dict(deal, contract="betl")), "table", "--threads", "1", capsys=capsys)
+    assert status == 0 and err == ("ddcards: note: the table chooses this itself, row by row: the document's "
+                                   "contract 'betl' is not used\n")
+    status, out, err = main_on(lines_of(deal), "table", "--threads", "1", capsys=capsys)
+    assert status == 0 and err == ""
+    # a recorded deal: the way to its table is said
+    status, out, err = main_on(lines_of(ddcards.example("marias-seed")), "table", capsys=capsys)
+    assert status == cli.EXIT_BAD_INPUT and "leave 'played' out for the table of the deal as dealt" in err
+
+
 def test_lines_split_only_at_newline(capsys):
     # A form feed, U+2028 and a lone CR belong to their line; CRLF ends one.
     ff = json.dumps(dict(SEED, contract="hra")).encode().replace(b'"hra"', b'"hra"\x0c')

@@ -466,3 +466,15 @@ def test_4_1_an_ober_names_its_suit_with_no_space_around_the_slash(history, bad)
     """'QS / H' said "played[1]: empty card ''"."""
     with pytest.raises(ddcards.NotationError, match=f"{bad}: an Ober names its suit with no space around the '/'"):
         ddcards.Position.from_dict(dict(ddcards.example("prsi"), played=history))
+
+
+@pytest.mark.parametrize("history, message", [
+    ("QS/X", "played[0]: 'QS/X': the suit the Ober names: unknown suit 'X' (docs/RULES.md §0.1 rule 2: suits S H D C"),
+    ("ZS", "played[0]: unknown card 'ZS': 'Z' is not a rank (docs/RULES.md §0.2 rule 1: ranks 6 7 8 9 T J Q K A, "
+           "aliases 10 X U O); an action is a card (TH), an Ober naming a suit (QH/S), draw or pass"),
+])
+def test_4_1_a_bad_action_names_one_rule(history, message):
+    """'QS/X' gave two rules in a row: "unknown suit 'X' (§0.1 rule 2 ...) (§4.1 ...)"."""
+    with pytest.raises(ddcards.NotationError) as info:
+        ddcards.Position.from_dict(dict(ddcards.example("prsi"), played=history))
+    assert str(info.value).startswith(message) and str(info.value).count("docs/RULES.md") == 1

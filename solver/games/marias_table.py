@@ -93,7 +93,8 @@ def parse_table_deal(doc: Mapping[str, Any]) -> TableDeal:
     played = played_field(doc)
     if played:
         raise InvalidOptionError(f"the contract table is of a whole deal, but {len(played)} card(s) are already "
-                                 f"played, from played[0] '{played[0]}' ({TABLE_HISTORY_RULE})",
+                                 f"played, from played[0] '{played[0]}' (leave 'played' out for the table of the deal as dealt; "
+                                 f"{TABLE_HISTORY_RULE})",
                                  token=played[0], rule=TABLE_HISTORY_RULE, field="played[0]")
     _check_chosen_fields(doc)
     flek, players = table_fields(doc)

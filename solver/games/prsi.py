@@ -135,9 +135,19 @@ def parse_action(token: Any, ply: int | None = None) -> str:
     card_text, slash, named = text.partition("/")
     try:
         card = Card.parse(card_text)
-        suit = Suit.parse(named) if slash else None
     except NotationError as exc:
-        raise type(exc)(f"{where}{exc} ({ACTION_RULE})", token=exc.token, rule=exc.rule, field=field) from None
+        if not slash:
+            # neither a card nor a word: say what an action is (the card's own rule comes first)
+            raise type(exc)(f"{where}{exc}; an action is a card (TH), an Ober naming a suit (QH/S), draw or pass",
+                            token=exc.token, rule=exc.rule, field=field) from None
+        raise type(exc)(f"{where}{exc}", token=exc.token, rule=exc.rule, field=field) from None
+    suit = None
+    if slash:
+        try:
+            suit = Suit.parse(named)
+        except NotationError as exc:
+            raise type(exc)(f"{where}{shown(text)}: the suit the Ober names: {exc}", token=exc.token, rule=exc.rule,
+                            field=field) from None
     return f"{card}/{suit}" if suit is not None else str(card)
 
 
