@@ -14,6 +14,7 @@ the end, so a power cut costs at most the last second's answers (which are solve
 from __future__ import annotations
 
 import bisect
+import contextlib
 import fcntl
 import heapq
 import json
@@ -139,11 +140,9 @@ class Journal:
         # An empty OUT holds no answers (a run that failed before any, or a file made for it):
         # it is written as a new one, whatever job file lies beside it.
         existed = os.path.exists(path) and os.path.getsize(path) > 0
-        self.created = not existed
         if existed and not restart:
             self._check_job(job)        # before anything is changed: a foreign file stays as it is
-        elif not existed:
-            self._write_job(job)        # first, so that an OUT never exists without its job file
+        made = not os.path.exists(path)
         try:
             self._fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
         except OSError as exc:
@@ -151,21 +150,33 @@ class Journal:
         try:
             # One writer at a time: a second run of the same command (another terminal, an
             # overlapping cron job) would answer documents twice.  The kernel drops the lock
-            # when the process dies, SIGKILL included.
+            # when the process dies, SIGKILL included.  Taken before the job file is written
+            # or OUT looked at again: a run refused here must not replace the job file of
+            # the run that holds OUT (whose first answer may be minutes away).
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(self._fd)
             raise InvalidOptionError(f"{path} is being written by another ddcards batch: wait for it, or stop it "
                                      "and run the command again to resume", token=path, rule=RESUME_RULE) from None
         self.size = 0
-        self.resumed = existed and not restart
         try:
+            # Under the lock: what OUT holds now (the run that held it may have written since).
+            existed = os.fstat(self._fd).st_size > 0
+            self.created = not existed
+            self.resumed = existed and not restart
+            if self.resumed:
+                self._check_job(job)
+            elif not existed:
+                self._write_job(job)    # before any record, so that no answer is in OUT without its job file
             if existed and restart:
                 os.ftruncate(self._fd, 0)
                 self._write_job(job)
             if self.resumed:
                 self._scan(on_record)
         except BaseException:
+            if made:                       # refused or failed: no empty OUT of ours left behind
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
             os.close(self._fd)             # and with it the lock
             raise
         self._synced = time.monotonic()
