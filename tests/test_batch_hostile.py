@@ -41,3 +41,36 @@ def test_a_refused_second_run_leaves_the_job_file_of_the_run_that_holds_the_outp
     with pytest.raises(InvalidOptionError, match='options.mode was "all", now "best"'):
         Journal(str(out), _job("best"))
     assert out.read_text() == '{"line": 1, "value": 0}\n'
+
+
+class _FullDisk:
+    """The os module, but every write of OUT fails as on a full disk (after the first `room` bytes)."""
+
+    def __init__(self, room: int):
+        self.room = room
+
+    def write(self, fd: int, data: Any) -> int:
+        if len(data) > self.room:
+            if self.room:
+                written, self.room = os.write(fd, bytes(data[:self.room])), 0
+                return written
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        self.room -= len(data)
+        return os.write(fd, data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(os, name)
+
+
+def test_a_full_disk_is_a_clear_error_and_the_next_run_goes_on(tmp_path, capsys, monkeypatch):
+    """A full disk was 'internal error: OSError(28, ...) (a bug: please report it)', exit status 3."""
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    source.write_text("".join(json.dumps(endgame(cut)) + "\n" for cut in range(20, 30)))
+    monkeypatch.setattr(journal_module, "os", _FullDisk(room=1500))
+    assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"cannot write the output {out}: No space left on device" in err and "internal error" not in err
+    monkeypatch.setattr(journal_module, "os", os)
+    assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == cli.EXIT_OK
+    assert "cut an unfinished last line" in capsys.readouterr().err
+    assert sorted(r["line"] for r in read_records(out).values()) == list(range(1, 11))

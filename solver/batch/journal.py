@@ -282,21 +282,38 @@ class Journal:
         data = "".join(line + "\n" for line in lines).encode("utf-8", "surrogatepass")
         start = self.size
         view = memoryview(data)
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
+        try:
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+        except OSError as exc:          # a full disk, a quota, an I/O error: the records before stay whole
+            raise self._write_failed(exc) from None
         self.size += len(data)
         now = time.monotonic()
         if now - self._synced >= SYNC_SECONDS:
-            os.fsync(self._fd)
+            try:
+                os.fsync(self._fd)
+            except OSError as exc:
+                raise self._write_failed(exc) from None
             self._synced = now
         return start
 
+    def _write_failed(self, exc: OSError) -> NotationError:
+        """A failed write of OUT: what happened, and that the answers written before it are kept (a torn
+        last line is cut by the next run)."""
+        return NotationError(f"cannot write the output {self.path}: {exc.strerror or exc}; the answers written "
+                             "before are kept: make room and run the same command again to go on",
+                             token=self.path, rule=WRITE_RULE)
+
     def close(self) -> None:
         if self._fd >= 0:
-            os.fsync(self._fd)
-            os.close(self._fd)
-            self._fd = -1
+            fd, self._fd = self._fd, -1
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                raise self._write_failed(exc) from None
+            finally:
+                os.close(fd)
 
 
 def _parse_record(raw: bytes) -> dict[str, Any] | None:
@@ -320,11 +337,15 @@ def _write_atomically(path: str, text: str) -> None:
     except OSError as exc:
         raise InvalidOptionError(f"cannot write in {folder}: {exc.strerror}", token=path, rule=WRITE_RULE) from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(temp, path)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(temp, path)
+        except OSError as exc:          # a full disk, a quota
+            raise InvalidOptionError(f"cannot write {path}: {exc.strerror or exc}", token=path,
+                                     rule=WRITE_RULE) from None
     except BaseException:
         if os.path.exists(temp):
             os.remove(temp)
