@@ -74,3 +74,19 @@ def test_a_full_disk_is_a_clear_error_and_the_next_run_goes_on(tmp_path, capsys,
     assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == cli.EXIT_OK
     assert "cut an unfinished last line" in capsys.readouterr().err
     assert sorted(r["line"] for r in read_records(out).values()) == list(range(1, 11))
+
+
+def test_a_line_that_runs_on_gets_one_record_and_the_job_resumes(tmp_path, capsys, monkeypatch):
+    """A line past the reader's limit got two records (too long; runs on), so OUT answered line 2
+    twice, the summary counted a document too many and the next run refused OUT as hand-edited."""
+    monkeypatch.setattr(_batch, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(_batch, "MAX_RUNAWAY_BYTES", 4000)
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    source.write_text(json.dumps(endgame(27)) + "\n" + "x" * (2 << 20) + "\n" + json.dumps(endgame(28)) + "\n")
+    for _ in range(2):
+        assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == cli.EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert "line 2: the line runs on past" in err and "nothing after it is read" in err
+        assert "2 documents" in err and "1 failed" in err and "another" not in err
+        lines = [json.loads(line)["line"] for line in out.read_text().splitlines()]
+        assert sorted(lines) == [1, 2]

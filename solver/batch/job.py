@@ -101,11 +101,21 @@ class _Plan:
         self.pending: dict[str, _Search] = {}   # key -> the search that will answer it (queued or running)
         self.read = 0                           # documents read (answered earlier or not)
         self.finished = False
+        self.cut_short: BaseException | None = None   # why the input ended before its end (a runaway line)
 
     def tasks(self) -> Iterator[Task]:
         queue: list[tuple[int, int, _Search]] = []
         handed = 0
+        last: tuple[int, int | None] | None = None
         for seq, entry in enumerate(read_documents(self.source)):
+            label = (entry.line, entry.index)
+            if label == last and entry.error is not None:
+                # The reader's second word on a line that runs on and on (past 64 MiB, /dev/zero):
+                # nothing after it is read.  That line has its record already; one record a
+                # document (a second would make OUT a journal no run can resume): said on stderr.
+                self.cut_short = entry.error
+                continue
+            last = label
             self.read += 1
             if self.journal.has(entry.line, entry.index):
                 continue
@@ -190,6 +200,7 @@ class _Tally:
         self.failures = {EXIT_ABORTED: 0, EXIT_BAD_INPUT: 0, EXIT_INTERNAL: 0}
         self.duplicates = 0
         self.times = SearchTimes()
+        self.cut_short: BaseException | None = None    # why the input was read only in part (a runaway line)
 
     def add(self, record: dict[str, Any]) -> None:
         self.records += 1
@@ -314,6 +325,9 @@ def run(args: argparse.Namespace) -> int:
             raise
         wall = time.perf_counter() - start
         bar.close()
+    if tally.cut_short is not None:
+        where = getattr(tally.cut_short, "token", None)
+        print(f"ddcards: {source.name}{' ' + where if where else ''}: {tally.cut_short}", file=sys.stderr)
     if not tally.records and not lost:
         print(f"ddcards: error: {source.name} holds no position document (it is empty, or only blank lines "
               "and comments)", file=sys.stderr)
@@ -377,7 +391,8 @@ class _CtrlCHold:
 
 def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tally, bar: ProgressBar,
          executor: Any, jobs: int | None) -> int:
-    """Answer every document OUT lacks; the number the executor lost (not written: the next run retries)."""
+    """Answer every document OUT lacks; the number the executor lost (not written: the next run retries).
+    Why the input was read only in part, if it was, goes to ``tally.cut_short``."""
     lock = threading.Lock()
     parallel = jobs if executor is None else _parallel(executor)
     plan = _Plan(source.stream, journal, lock, max(LOOKAHEAD, 8 * (parallel or 1)))
@@ -425,6 +440,7 @@ def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tal
         finally:
             answers.close()
     bar.set_total(plan.read)
+    tally.cut_short = plan.cut_short
     return lost
 
 
