@@ -90,3 +90,25 @@ def test_a_line_that_runs_on_gets_one_record_and_the_job_resumes(tmp_path, capsy
         assert "2 documents" in err and "1 failed" in err and "another" not in err
         lines = [json.loads(line)["line"] for line in out.read_text().splitlines()]
         assert sorted(lines) == [1, 2]
+
+
+def test_a_scheduler_lost_while_waiting_for_workers_is_named_not_an_internal_error(monkeypatch):
+    """The scheduler killed before a worker joined: 'internal error: OSError(Timed out trying to
+    connect ...) (a bug: please report it)', exit status 3."""
+    distributed = pytest.importorskip("distributed")
+    from ddcards.batch.cluster import dask_client
+
+    class Client:
+        def __init__(self, address: str, timeout: float):
+            self.closed = False
+
+        def wait_for_workers(self, n: int, timeout: float) -> None:
+            raise OSError("Timed out trying to connect to tcp://127.0.0.1:8799 after 20 s")
+
+        def close(self) -> None:
+            self.closed = True
+
+    monkeypatch.setattr(distributed, "Client", Client)
+    with pytest.raises(InvalidOptionError, match="lost the Dask scheduler at tcp://127.0.0.1:8799 while waiting"):
+        with dask_client("tcp://127.0.0.1:8799", None):
+            pass

@@ -70,7 +70,14 @@ def dask_client(address: str, workers: int | None) -> Iterator[tuple[Any, str]]:
             raise InvalidOptionError(f"no Dask worker joined the scheduler at {address} in "
                                      f"{WORKER_WAIT_SECONDS:g} s: start some (dask worker {address})",
                                      token=address, rule=DASK_RULE) from None
-        versions = client.run(_worker_version)
+        except (OSError, RuntimeError) as exc:     # the scheduler went away while we waited
+            raise InvalidOptionError(f"lost the Dask scheduler at {address} while waiting for workers: {exc}",
+                                     token=address, rule=DASK_RULE) from None
+        try:
+            versions = client.run(_worker_version)
+        except (OSError, RuntimeError) as exc:
+            raise InvalidOptionError(f"lost the Dask scheduler at {address} while asking the workers' ddcards "
+                                     f"version: {exc}", token=address, rule=DASK_RULE) from None
         wrong = {worker: v for worker, v in versions.items() if v != ddcards.__version__}
         if wrong:
             worker, version = sorted(wrong.items())[0]
