@@ -92,6 +92,72 @@ def test_a_line_that_runs_on_gets_one_record_and_the_job_resumes(tmp_path, capsy
         assert sorted(lines) == [1, 2]
 
 
+class _LostClient:
+    """A Dask client as the batch sees it, whose scheduler goes away after `answered` tasks: the
+    futures of the tasks after them stay pending for ever (as distributed's do once the client
+    closes) and its status turns 'closed'."""
+
+    def __init__(self, answered: int):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.answered, self.status = answered, "running"
+        self.pool = ThreadPoolExecutor(1)
+
+    def nthreads(self) -> dict[str, int]:
+        return {"tcp://worker": 1}
+
+    def get_executor(self, **kwargs: Any) -> _LostClient:
+        return self
+
+    def submit(self, fn: Any) -> Any:
+        from concurrent.futures import Future
+
+        if self.answered > 0:
+            self.answered -= 1
+            return self.pool.submit(fn)
+        self.status = "closed"
+        return Future()
+
+
+def test_a_dask_cluster_that_goes_away_ends_the_batch_and_the_next_run_goes_on(tmp_path, capsys, monkeypatch):
+    """The scheduler killed mid-batch: the client closed, the futures it had out never finished and
+    ddcards batch waited for them for ever, idle."""
+    import argparse
+    import contextlib
+    import threading
+
+    from ddcards.batch import job, many
+    from ddcards.batch.progress import ProgressBar
+
+    monkeypatch.setattr(many, "CLIENT_CHECK_SECONDS", 0.05)
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    source.write_text("".join(json.dumps(endgame(cut)) + "\n" for cut in range(18, 30)))
+    args = argparse.Namespace(input=str(source), output=str(out), mode="all", timeout=None, tt_mb=2)
+    client = _LostClient(answered=1)      # one task (a chunk of 4 positions) answered
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        with contextlib.ExitStack() as stack:
+            found = job._open_input(str(source), stack)
+            journal = Journal(str(out), job._job(found, args))
+            tally = job._Tally()
+            outcome["lost"] = job._run(args, found, journal, tally, ProgressBar(False), client, None)
+            outcome["gone"] = tally.gone
+            journal.close()
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    client.pool.shutdown()
+    assert not worker.is_alive(), "the batch waits for ever on a Dask client that is gone"
+    assert "the Dask client is closed" in str(outcome["gone"])
+    answered = len(read_records(out))
+    assert 1 <= answered < 12
+    assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == cli.EXIT_OK
+    assert f"resuming: {answered} documents answered already" in capsys.readouterr().err
+    assert len(read_records(out)) == 12
+
+
 def test_a_scheduler_lost_while_waiting_for_workers_is_named_not_an_internal_error(monkeypatch):
     """The scheduler killed before a worker joined: 'internal error: OSError(Timed out trying to
     connect ...) (a bug: please report it)', exit status 3."""

@@ -201,6 +201,7 @@ class _Tally:
         self.duplicates = 0
         self.times = SearchTimes()
         self.cut_short: BaseException | None = None    # why the input was read only in part (a runaway line)
+        self.gone: BaseException | None = None         # the executor lost (a Dask cluster gone mid-batch)
 
     def add(self, record: dict[str, Any]) -> None:
         self.records += 1
@@ -326,15 +327,18 @@ def run(args: argparse.Namespace) -> int:
         wall = time.perf_counter() - start
         bar.close()
     if tally.cut_short is not None:
-        where = getattr(tally.cut_short, "token", None)
-        print(f"ddcards: {source.name}{' ' + where if where else ''}: {tally.cut_short}", file=sys.stderr)
-    if not tally.records and not lost:
+        line = getattr(tally.cut_short, "token", None)
+        print(f"ddcards: {source.name}{' ' + line if line else ''}: {tally.cut_short}", file=sys.stderr)
+    if tally.gone is not None:
+        print(f"ddcards batch: {tally.gone}; {tally.records:,} answers are in {args.output}: run the same "
+              "command again to go on", file=sys.stderr)
+    if not tally.records and not lost and tally.gone is None:
         print(f"ddcards: error: {source.name} holds no position document (it is empty, or only blank lines "
               "and comments)", file=sys.stderr)
         return EXIT_BAD_INPUT
     _summary(args, source, tally, lost, wall, where)
     status = max((k for k, n in tally.failures.items() if n), default=EXIT_OK)
-    return max(status, EXIT_INTERNAL if lost else EXIT_OK)
+    return max(status, EXIT_INTERNAL if lost or tally.gone is not None else EXIT_OK)
 
 
 def _remove_if_empty(journal: Journal) -> None:
@@ -415,7 +419,7 @@ def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tal
                           tt_mb=args.tt_mb)
     with _CtrlCHold() as hold:
         try:
-            for item, result, error in answers:
+            for item, result, error in _until_lost(answers, tally):
                 if plan.finished:
                     bar.set_total(plan.read)
                 if isinstance(item, _Failed):
@@ -442,6 +446,14 @@ def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tal
     bar.set_total(plan.read)
     tally.cut_short = plan.cut_short
     return lost
+
+
+def _until_lost(answers: Any, tally: _Tally) -> Iterator[Any]:
+    """The answers, until the executor itself is lost (a Dask cluster gone): said in ``tally.gone``."""
+    try:
+        yield from answers
+    except ExecutorFailure as exc:
+        tally.gone = exc
 
 
 def _parallel(executor: Any) -> int:

@@ -25,13 +25,14 @@ from ddcards.api import (DEFAULT_TT_MB, CancelToken, PositionLike, Solver, _mode
 from ddcards.errors import DdcardsError, InvalidOptionError, NotationError, SearchAborted
 from ddcards.position import Position
 from ddcards.result import Mode, Result
-from ddcards.batch.pipeline import Done, Pipeline, Work
+from ddcards.batch.pipeline import END, Done, Pipeline, Work
 
 __all__ = ["Solved", "ExecutorFailure", "Task", "solve_tasks", "solve_chunk", "answers_of",
            "CHUNK_SECONDS", "THREAD_CHUNK_SECONDS"]
 
 CHUNK_SECONDS = 0.1           # a task's work on an executor in other processes
 THREAD_CHUNK_SECONDS = 0.002  # ... on this process's threads
+CLIENT_CHECK_SECONDS = 1.0    # how often a Dask client is looked at while its answers are awaited
 MAX_CHUNK = 1024
 _RULE = "ddcards.solve_many: options"
 #: (tag, result, error) for each task, as they finish; close() stops the work.
@@ -244,9 +245,25 @@ def _run(tasks: Iterable[Task], jobs: int | None, executor: Any, mode: str, time
         return partial(solve_chunk, [_portable(p) for p in positions], mode, timeout, tt_mb)
 
     pipe = Pipeline(_chunks(tasks, size, make_run), runner.executor.submit, window or 2 * runner.parallel)
+    client = executor if _is_dask_client(executor) else None
+    gone: str | None = None
     try:
-        for done in pipe:
+        while True:
+            # A Dask client that closes (it lost its scheduler and gave up reconnecting) leaves
+            # some of its futures for ever pending: look at it while waiting, and when it is
+            # gone cancel what is outstanding (each an ExecutorFailure) rather than wait.
+            done = pipe.get(timeout=None if client is None or gone else CLIENT_CHECK_SECONDS)
+            if done is None:
+                gone = _client_gone(client)
+                if gone:
+                    pipe.abandon(RuntimeError(f"the Dask client is {gone}: it lost its scheduler"))
+                continue
+            if done is END:
+                break
             yield from _unpack(done, size)
+        if gone:
+            raise ExecutorFailure(f"the Dask client is {gone} (it lost its scheduler): the positions not answered "
+                                  "yet were not solved")
         if pipe.source_error is not None:
             raise pipe.source_error
     finally:
@@ -254,6 +271,12 @@ def _run(tasks: Iterable[Task], jobs: int | None, executor: Any, mode: str, time
         if cancel is not None:
             cancel.cancel()
         runner.close()
+
+
+def _client_gone(client: Any) -> str | None:
+    """The Dask client's status if it can run nothing more (closed, or closing), else None."""
+    status = getattr(client, "status", None)
+    return status if status in ("closed", "closing") else None
 
 
 def _unpack(done: Done, size: _ChunkSize | None) -> Iterator[tuple[Any, Result | None, BaseException | None]]:

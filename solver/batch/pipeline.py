@@ -19,7 +19,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, cast
@@ -172,6 +172,19 @@ class Pipeline:
             pending = list(self._futures)
         for future in pending:
             future.cancel()
+
+    def abandon(self, error: BaseException) -> None:
+        """Stop reading and fail every outstanding item with `error`, without asking the executor
+        (one that is gone, such as a Dask client that lost its scheduler, leaves its futures
+        pending for ever, and cancelling them would ask it again)."""
+        self._stop.set()
+        with self._lock:
+            pending = list(self._futures)
+        for future in pending:
+            try:
+                future.set_exception(error)
+            except InvalidStateError:       # it finished meanwhile: its own outcome stands
+                pass
 
     def __enter__(self) -> Pipeline:
         return self
