@@ -178,3 +178,14 @@ def test_a_scheduler_lost_while_waiting_for_workers_is_named_not_an_internal_err
     with pytest.raises(InvalidOptionError, match="lost the Dask scheduler at tcp://127.0.0.1:8799 while waiting"):
         with dask_client("tcp://127.0.0.1:8799", None):
             pass
+
+
+def test_an_output_that_is_no_regular_file_is_refused_and_left_alone(tmp_path, capsys):
+    """-o /dev/full (or a FIFO, /dev/null on an empty input): the run failed or answered nothing,
+    and the clean-up of an 'empty OUT it made' unlinked the device node itself."""
+    source, fifo = tmp_path / "in.jsonl", tmp_path / "pipe"
+    source.write_text(json.dumps(endgame(27)) + "\n")
+    os.mkfifo(fifo)
+    assert batch(str(source), "-o", str(fifo), "--jobs", "1", "--no-progress") == cli.EXIT_BAD_INPUT
+    assert "is not a regular file" in capsys.readouterr().err
+    assert fifo.is_fifo() and not (tmp_path / ("pipe" + JOB_SUFFIX)).exists()

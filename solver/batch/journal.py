@@ -19,6 +19,7 @@ import fcntl
 import heapq
 import json
 import os
+import stat
 import tempfile
 import time
 from array import array
@@ -137,6 +138,7 @@ class Journal:
         self.resumed = False
         if os.path.isdir(path):
             raise InvalidOptionError(f"the output {path} is a folder: give a file", token=path, rule=WRITE_RULE)
+        _check_regular(path)    # a device or a pipe cannot be a journal (and is never removed as an empty OUT)
         # An empty OUT holds no answers (a run that failed before any, or a file made for it):
         # it is written as a new one, whatever job file lies beside it.
         existed = os.path.exists(path) and os.path.getsize(path) > 0
@@ -160,6 +162,7 @@ class Journal:
                                      "and run the command again to resume", token=path, rule=RESUME_RULE) from None
         self.size = 0
         try:
+            _check_regular(path, os.fstat(self._fd))
             # Under the lock: what OUT holds now (the run that held it may have written since).
             existed = os.fstat(self._fd).st_size > 0
             self.created = not existed
@@ -314,6 +317,20 @@ class Journal:
                 raise self._write_failed(exc) from None
             finally:
                 os.close(fd)
+
+
+def _check_regular(path: str, st: os.stat_result | None = None) -> None:
+    """Refuse an OUT that is not a regular file: a device (/dev/null, /dev/full), a pipe, a socket.
+    A journal is read back, cut and fsynced to resume, and an empty OUT of a run that answered
+    nothing is removed, which for /dev/null would remove the device."""
+    if st is None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return                      # not there yet (or not reachable: opening it says why)
+    if not stat.S_ISREG(st.st_mode):
+        raise InvalidOptionError(f"the output {path} is not a regular file (a device, a pipe or a socket): give a "
+                                 "file, which ddcards batch reads back to resume the job", token=path, rule=WRITE_RULE)
 
 
 def _parse_record(raw: bytes) -> dict[str, Any] | None:
