@@ -779,7 +779,9 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except MemoryError as exc:          # a table too large for the memory free now: the usage's to change
         print(f"ddcards: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        if type(exc).__name__ == "Terminated":          # ddcards batch stopped by SIGTERM (batch.job)
+            return 128 + 15
         print("ddcards: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:

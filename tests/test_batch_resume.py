@@ -134,7 +134,11 @@ def test_one_writer_at_a_time_and_a_killed_one_leaves_no_lock(tmp_path):
     assert len(read_records(out)) == len(docs)
 
 
-def test_ctrl_c_stops_at_once_and_the_same_command_goes_on(tmp_path):
+@pytest.mark.parametrize("signum, status, said", [(signal.SIGINT, 130, "interrupted"),
+                                                   (signal.SIGTERM, 143, "stopped by SIGTERM")])
+def test_ctrl_c_or_sigterm_stops_at_once_and_the_same_command_goes_on(tmp_path, signum, status, said):
+    # SIGTERM (a service manager's stop) killed the run at once, saying nothing: it now stops as
+    # Ctrl-C does, the count said, OUT whole.
     source = tmp_path / "in.jsonl"
     total = _input(source)
     out = tmp_path / "out.jsonl"
@@ -144,11 +148,11 @@ def test_ctrl_c_stops_at_once_and_the_same_command_goes_on(tmp_path):
     while _records_so_far(out) < 20:
         assert proc.poll() is None, "the run ended before it could be interrupted"
         time.sleep(0.001)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     sent = time.monotonic()
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and time.monotonic() - sent < 5
-    done = int(re.search(r"interrupted after (\d+) answers; run the same command again to go on", err).group(1))
+    assert proc.returncode == status and time.monotonic() - sent < 5, err
+    done = int(re.search(rf"{said} after (\d+) answers; run the same command again to go on", err).group(1))
     assert done == _records_so_far(out) < total
     again = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     assert again.returncode == 2 and f"({done:,} answered by earlier runs)" in again.stderr

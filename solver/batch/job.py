@@ -319,9 +319,10 @@ def run(args: argparse.Namespace) -> int:
         start = time.perf_counter()
         try:
             lost = _run(args, source, journal, tally, bar, executor, jobs)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             bar.close()
-            print(f"ddcards batch: interrupted after {tally.records - tally.earlier:,} answers; "
+            how = "stopped by SIGTERM" if isinstance(exc, Terminated) else "interrupted"
+            print(f"ddcards batch: {how} after {tally.records - tally.earlier:,} answers; "
                   "run the same command again to go on", file=sys.stderr)
             raise
         wall = time.perf_counter() - start
@@ -349,6 +350,11 @@ def _remove_if_empty(journal: Journal) -> None:
                 os.unlink(path)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a service manager stopping the batch, `kill`): it stops as Ctrl-C does, OUT whole
+    and the count said, with exit status 143 (128 + SIGTERM)."""
+
+
 class _CtrlCHold:
     """Ctrl-C (SIGINT) held back while records are written to OUT and counted, so that
     "interrupted after N answers" is what OUT holds (a Ctrl-C between the two left the count one
@@ -356,41 +362,49 @@ class _CtrlCHold:
     every write cost 9 us of the batch's 0.1 ms a position); a signal caught meanwhile goes to
     the handler there was once the write is done.  (Blocking SIGINT in this thread would not do:
     the kernel hands it to a search thread, and Python raises it here all the same.)  Only the
-    main thread may set handlers, and it is the one that takes SIGINT: elsewhere a no-op."""
+    main thread may set handlers, and it is the one that takes SIGINT: elsewhere a no-op.
+    SIGTERM, where nobody else handles it, is held and taken the same way (Terminated), where
+    it killed the batch at once, without the count or the summary."""
 
     def __init__(self) -> None:
         self.holding = False
-        self.caught = False
-        self._previous: Any = None
+        self.caught: list[int] = []
+        self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> _CtrlCHold:
         if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._handle)
+            self._previous[signal.SIGINT] = signal.signal(signal.SIGINT, self._handle)
+            if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+                self._previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, self._handle)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
-            self._previous = None
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        self._previous = {}
 
     def _handle(self, signum: int, frame: Any) -> None:
         if self.holding:
-            self.caught = True
+            self.caught.append(signum)
         else:
             self._deliver(signum, frame)
 
     def _deliver(self, signum: int, frame: Any) -> None:
-        if callable(self._previous):
-            self._previous(signum, frame)
-        elif self._previous != signal.SIG_IGN:
+        previous = self._previous.get(signum)
+        if signum == signal.SIGTERM:
+            raise Terminated
+        if callable(previous):
+            previous(signum, frame)
+        elif previous != signal.SIG_IGN:
             raise KeyboardInterrupt
 
     def release(self) -> None:
-        """The write is done: a Ctrl-C caught meanwhile takes effect now."""
+        """The write is done: a Ctrl-C (or SIGTERM) caught meanwhile takes effect now."""
         self.holding = False
         if self.caught:
-            self.caught = False
-            self._deliver(signal.SIGINT, None)
+            signum = signal.SIGTERM if signal.SIGTERM in self.caught else self.caught[0]
+            self.caught = []
+            self._deliver(signum, None)
 
 
 def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tally, bar: ProgressBar,
