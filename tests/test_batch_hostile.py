@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -161,7 +162,9 @@ def test_a_dask_cluster_that_goes_away_ends_the_batch_and_the_next_run_goes_on(t
 def test_a_scheduler_lost_while_waiting_for_workers_is_named_not_an_internal_error(monkeypatch):
     """The scheduler killed before a worker joined: 'internal error: OSError(Timed out trying to
     connect ...) (a bug: please report it)', exit status 3."""
-    distributed = pytest.importorskip("distributed")
+    import distributed                       # a test dependency (ddcards[dask])
+
+    from ddcards.batch import cluster
     from ddcards.batch.cluster import dask_client
 
     class Client:
@@ -175,6 +178,7 @@ def test_a_scheduler_lost_while_waiting_for_workers_is_named_not_an_internal_err
             self.closed = True
 
     monkeypatch.setattr(distributed, "Client", Client)
+    monkeypatch.setattr(cluster, "_check_reachable", lambda address: None)   # it was there a moment before
     with pytest.raises(InvalidOptionError, match="lost the Dask scheduler at tcp://127.0.0.1:8799 while waiting"):
         with dask_client("tcp://127.0.0.1:8799", None):
             pass
@@ -189,3 +193,43 @@ def test_an_output_that_is_no_regular_file_is_refused_and_left_alone(tmp_path, c
     assert batch(str(source), "-o", str(fifo), "--jobs", "1", "--no-progress") == cli.EXIT_BAD_INPUT
     assert "is not a regular file" in capsys.readouterr().err
     assert fifo.is_fifo() and not (tmp_path / ("pipe" + JOB_SUFFIX)).exists()
+
+
+def test_a_refused_or_impossible_scheduler_address_is_said_at_once(tmp_path, capsys):
+    """Connection refused and a port past 65535 each waited Dask's 20 s connect timeout."""
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(endgame(27)) + "\n")
+    for address, said in (("tcp://127.0.0.1:1", "nothing listens on port 1 of 127.0.0.1 (connection refused)"),
+                          ("127.0.0.1:99999", "its port is not a number from 0 to 65535")):
+        start = time.monotonic()
+        assert batch(str(source), "-o", str(tmp_path / "o.jsonl"), "--dask", address) == cli.EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert err == f"ddcards: error: cannot reach the Dask scheduler at {address}: {said}" + (
+            "; start one (dask scheduler) or check the address\n" if "refused" in said else "\n")
+        assert time.monotonic() - start < 10
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_the_job_file_is_as_readable_as_the_output_and_timeout_inf_is_no_limit(tmp_path, capsys):
+    """OUT.job was 0600 (mkstemp's) beside a 0644 OUT, so another user who may read OUT could not
+    resume it; --timeout inf was written as Infinity (not JSON) and was another job than none."""
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    source.write_text("".join(json.dumps(endgame(cut)) + "\n" for cut in (26, 27)))
+    assert batch(str(source), "-o", str(out), "--jobs", "1", "--timeout", "inf") == cli.EXIT_OK
+    job = tmp_path / ("out.jsonl" + JOB_SUFFIX)
+    assert job.stat().st_mode & 0o777 == out.stat().st_mode & 0o777
+    assert json.loads(job.read_text())["options"]["timeout"] is None          # strict JSON: null
+    # the same job with no timeout given: resumed, not refused as another job
+    assert batch(str(source), "-o", str(out), "--jobs", "1") == cli.EXIT_OK
+    assert "2 documents (2 answered by earlier runs)" in capsys.readouterr().err
+    # a job file written as Infinity by an older run is the same job too
+    job.write_text(job.read_text().replace('"timeout": null', '"timeout": Infinity'))
+    assert batch(str(source), "-o", str(out), "--jobs", "1") == cli.EXIT_OK
+
+
+def test_counts_of_one_read_as_one(tmp_path, capsys):
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    source.write_text(json.dumps(endgame(27)) + "\n" + json.dumps(endgame(27)) + "\n")
+    assert batch(str(source), "-o", str(out), "--jobs", "1") == cli.EXIT_OK
+    err = capsys.readouterr().err
+    assert "2 documents;" in err and "1 duplicate answered by the search of its first copy" in err, err

@@ -8,7 +8,9 @@ Every worker must run the same ddcards as the driver: they are asked before any 
 from __future__ import annotations
 
 import logging
+import socket
 import time
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -32,6 +34,30 @@ def _worker_version() -> str:
     return str(worker_ddcards.__version__)
 
 
+def _check_reachable(address: str) -> None:
+    """A TCP scheduler address that cannot be right (a port past 65535) or where nothing listens
+    (connection refused) is said at once: Dask's client would retry it for CONNECT_SECONDS.
+    Anything else (a host that does not answer, another protocol) is left to Dask."""
+    parts = urllib.parse.urlsplit(address if "://" in address else "tcp://" + address)
+    if parts.scheme != "tcp":
+        return
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        raise InvalidOptionError(f"cannot reach the Dask scheduler at {address}: its port is not a number from 0 "
+                                 "to 65535", token=address, rule=DASK_RULE) from None
+    if not host or port is None:
+        return
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+    except ConnectionRefusedError:
+        raise InvalidOptionError(f"cannot reach the Dask scheduler at {address}: nothing listens on port {port} of "
+                                 f"{host} (connection refused); start one (dask scheduler) or check the address",
+                                 token=address, rule=DASK_RULE) from None
+    except OSError:
+        return                  # a name that does not resolve, a host that does not answer: Dask says
+
+
 @contextmanager
 def dask_client(address: str, workers: int | None) -> Iterator[tuple[Any, str]]:
     """(a connected dask.distributed Client, a description for the summary); closed on exit."""
@@ -41,6 +67,8 @@ def dask_client(address: str, workers: int | None) -> Iterator[tuple[Any, str]]:
         raise InvalidOptionError("--dask needs Dask's distributed scheduler: pip install 'ddcards[dask]'",
                                  token=address, rule=DASK_RULE) from None
     dist: Any = distributed                 # untyped calls, kept at arm's length
+    if address != "local":
+        _check_reachable(address)
     cluster = None
     start = time.perf_counter()
     try:
@@ -85,9 +113,10 @@ def dask_client(address: str, workers: int | None) -> Iterator[tuple[Any, str]]:
                                      f"like this driver ({len(wrong)} of {len(versions)} workers differ): install "
                                      "the same ddcards on every worker", token=address, rule=DASK_RULE)
         threads = sum(client.nthreads().values())
-        where = (f"a local Dask cluster of {len(versions)} worker processes (started in "
+        where = (f"a local Dask cluster of {len(versions)} worker process{'' if len(versions) == 1 else 'es'} (started in "
                  f"{time.perf_counter() - start:.1f} s)" if cluster is not None else
-                 f"the Dask cluster at {address} ({len(versions)} workers, {threads} threads)")
+                 f"the Dask cluster at {address} ({len(versions)} worker{'' if len(versions) == 1 else 's'}, "
+                 f"{threads} thread{'' if threads == 1 else 's'})")
         yield client, where
     finally:
         client.close()

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import heapq
+import math
 import os
 import signal
 import sys
@@ -274,7 +275,9 @@ def _job(source: _Input, args: argparse.Namespace) -> dict[str, Any]:
     """What OUT answers (OUT.job): the input, and the options that change answers."""
     return {"format": JOB_FORMAT, "ddcards": ddcards.__version__, "input_name": source.name,
             "input": {"bytes": source.size, "sha256": source.sha256},
-            "options": {"mode": args.mode, "timeout": args.timeout}}
+            # --timeout inf is no limit, as none given: the same job (and strict JSON, not Infinity)
+            "options": {"mode": args.mode,
+                        "timeout": None if args.timeout is None or math.isinf(args.timeout) else args.timeout}}
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -478,18 +481,25 @@ def _parallel(executor: Any) -> int:
     return max(1, int(getattr(executor, "_max_workers", 1)))
 
 
+def counted(n: int, word: str) -> str:
+    """'1 document', '2 documents'."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def _summary(args: argparse.Namespace, source: _Input, tally: _Tally, lost: int, wall: float, where: str) -> None:
     times = tally.times
     now = tally.records - tally.earlier
-    parts = [f"{tally.records:,} documents" + (f" ({tally.earlier:,} answered by earlier runs)" if tally.earlier else ""),
+    parts = [counted(tally.records, "document") + (f" ({tally.earlier:,} answered by earlier runs)" if tally.earlier else ""),
              f"{now:,} answered in {wall:.2f} s" + (f" ({now / wall:,.0f}/s)" if wall > 0 and now else "")
              + f" on {where}"]
-    failed = ", ".join(f"{n:,} {what}" for what, n in (("bad input", tally.failures[EXIT_BAD_INPUT]),
-                                                       ("stopped", tally.failures[EXIT_ABORTED]),
-                                                       ("internal errors", tally.failures[EXIT_INTERNAL])) if n)
+    failed = ", ".join(text for text, n in ((f"{tally.failures[EXIT_BAD_INPUT]:,} bad input", tally.failures[EXIT_BAD_INPUT]),
+                                             (f"{tally.failures[EXIT_ABORTED]:,} stopped", tally.failures[EXIT_ABORTED]),
+                                             (counted(tally.failures[EXIT_INTERNAL], "internal error"),
+                                              tally.failures[EXIT_INTERNAL])) if n)
     parts.append(f"{tally.failed:,} failed" + (f" ({failed})" if failed else ""))
     if tally.duplicates:
-        parts.append(f"{tally.duplicates:,} duplicates answered by the search of their first copy")
+        parts.append(f"{counted(tally.duplicates, 'duplicate')} answered by the search of "
+                     f"{'its' if tally.duplicates == 1 else 'their'} first copy")
     if lost:
         parts.append(f"{lost:,} not answered: the executor lost their tasks (run the same command again)")
     print(f"ddcards batch: {source.name} -> {args.output}: " + "; ".join(parts), file=sys.stderr)

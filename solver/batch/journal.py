@@ -204,6 +204,10 @@ class Journal:
         if not isinstance(earlier, dict) or earlier.get("format") != JOB_FORMAT:
             raise InvalidOptionError(f"{self.job_path} is not a ddcards batch job file (format {JOB_FORMAT})",
                                      token=self.job_path, rule=RESUME_RULE)
+        options = earlier.get("options")
+        if isinstance(options, dict) and options.get("timeout") == float("inf"):
+            # written as Infinity by runs before --timeout inf was kept as no limit (null)
+            earlier["options"] = dict(options, timeout=None)
         for field in ("input", "options"):
             was, now = earlier.get(field), job.get(field)
             if was == now:
@@ -346,6 +350,18 @@ def _parse_record(raw: bytes) -> dict[str, Any] | None:
     return record
 
 
+def _umask() -> int:
+    """The process's umask, read without changing it (os.umask sets it, for every thread at once)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
+
+
 def _write_atomically(path: str, text: str) -> None:
     """`text` into `path` whole or not at all: a temporary file beside it, fsync, rename, fsync the folder."""
     folder = os.path.dirname(os.path.abspath(path))
@@ -355,6 +371,9 @@ def _write_atomically(path: str, text: str) -> None:
         raise InvalidOptionError(f"cannot write in {folder}: {exc.strerror}", token=path, rule=WRITE_RULE) from None
     try:
         try:
+            # mkstemp made it private (0600): give it the mode a new OUT gets (0644 less the umask),
+            # so that whoever may read OUT may resume it
+            os.fchmod(fd, 0o644 & ~_umask())
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(text)
                 fh.flush()
