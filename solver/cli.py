@@ -621,7 +621,10 @@ def version_text() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ddcards", description="Double-dummy solver for Mariáš, Klaverjas, Mariasz "
-                                     "and Prší (Central-European card games).")
+                                     "and Prší (Central-European card games).",
+                                     epilog="Exit status of solve, analyse, table, report and batch: 0 every document answered, 1 a search stopped (--timeout), "
+                                            "2 bad input or a usage error, 3 an internal error, 130 Ctrl-C. "
+                                            "Positions, values and errors: docs/RULES.md.")
     parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     table_sizes = ddcards.api.table_sizes_text()
@@ -632,7 +635,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"use a bundled example (default {example}; see `ddcards examples`)")
         p.add_argument("--json", action="store_true", help=f"print {answers} (one JSON per line)")
         p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                       help="stop a search after this long (exit status 1)")
+                       help="stop a search after this long, at least 0 ('inf': no limit, the default; exit status 1)")
         p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
                        help=f"transposition table size in MiB (default: per game, {table_sizes})")
         batch = " (and a bar over a batch of several documents)" if p.prog.endswith(" solve") else ""
@@ -640,7 +643,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"show progress on stderr: a ticker for a search that runs a second or more{batch}; "
                             "default: when stderr is a terminal")
 
-    p = sub.add_parser("solve", help="solve positions")
+    p = sub.add_parser("solve", help="solve positions",
+                       description="Solve each position of the file (one document, JSON Lines or one JSON "
+                                   "text) and print its value, every legal move's value and the principal "
+                                   "variation; every value is the maximising side's (Mariáš: the declarer; "
+                                   "docs/RULES.md §0.8).")
     common(p)
     p.add_argument("--mode", choices=["best", "optimal", "all"], default="all",
                    help="best: one optimal move; optimal: all optimal moves; all: every move's value (default)")
@@ -664,7 +671,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=["best", "optimal", "all"], default="all",
                    help="best: one optimal move; optimal: all optimal moves; all: every move's value (default)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                   help="stop a position's search after this long (its record is an error; exit status 1)")
+                   help="stop a position's search after this long, at least 0 ('inf': no limit, the default; "
+                        "its record is an error; exit status 1)")
     p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
                    help=f"transposition table of each search thread in MiB (default: per game, {table_sizes})")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,

@@ -23,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="where to write the page (default: the input's name with .html; - for stdout)")
     p.add_argument("--open", action="store_true", help="open the page in the default browser")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                   help="stop the analysis after this long (exit status 1)")
+                   help="stop the analysis after this long, at least 0 ('inf': no limit, the default; exit status 1)")
     p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
                    help=f"transposition table size in MiB (default: per game, {ddcards.api.table_sizes_text()})")
     p.add_argument("--threads", type=int, default=1, metavar="N",
