@@ -508,8 +508,8 @@ def cmd_table(args: argparse.Namespace) -> int:
     def table(doc: Any) -> dict[str, Any]:
         answer = searches.run(
             lambda cancel: dd_table(doc, solver=engine, timeout=args.timeout, cancel=cancel, threads=threads))
-        given = chosen_fields(doc) if isinstance(doc, dict) else {}
-        if given:
+        given = chosen_fields(doc) if isinstance(doc, dict) and not args.example else {}
+        if given:                   # (a bundled example is a position of its own: no note for it)
             # not an error (a position's document serves), but not silently dropped either
             fields = ", ".join(f"{name} {shown(value)}" for name, value in given.items())
             print(f"ddcards: note: the table chooses {'this' if len(given) == 1 else 'these'} itself, row by row: "

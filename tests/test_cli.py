@@ -518,9 +518,13 @@ def test_batch_of_dev_zero_ends(tmp_path):
     out = subprocess.run([sys.executable, "-m", "ddcards", "batch", "/dev/zero", "-o", str(tmp_path / "out.jsonl"),
                           "--jobs", "1"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2, out.stderr
+    # One record for the line (two for the same line made OUT a journal no run could resume);
+    # that it ran on and nothing after it was read is said on stderr.
     records = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert [(r["line"], r["error"].split(";")[0].split(":")[0]) for r in records] == [
-        (1, "the line is longer than 16 MiB"), (1, "the line runs on past 64 MiB without a newline")]
+        (1, "the line is longer than 16 MiB")]
+    assert ("ddcards: /dev/zero line 1: the line runs on past 64 MiB without a newline: nothing after it is read"
+            in out.stderr), out.stderr
 
 
 # ----------------------------------------------------------------- input and output that fail
