@@ -2,7 +2,7 @@
 
     ddcards serve [--host 127.0.0.1] [--port 50051] [--workers N] [--tt-mb MIB]
                   [--max-queue 64] [--queue-timeout 30] [--max-streams 16]
-                  [--stream-idle-timeout 60] [--grace 10] [--log-level info]
+                  [--stream-idle-timeout 60] [--max-search-seconds S] [--grace 10] [--log-level info]
                   [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
                   [--token TOKEN | --token-file FILE] [--no-reflection]
 
@@ -20,6 +20,9 @@
 * Streams: at most ``--max-streams`` open per streaming method (SolveStream,
   Health/Watch, reflection); a SolveStream or reflection stream idle for
   ``--stream-idle-timeout`` seconds is closed (UNAVAILABLE, reason STREAM_IDLE).
+* ``--max-search-seconds``: the longest one search may run, whatever the call asks (default
+  none: a call without a deadline waits for its exact answer, minutes on a fresh 36-card
+  Mariasz deal); a search it stops is DEADLINE_EXCEEDED saying so.
 * Health (``grpc.health.v1.Health``) and server reflection (with the .proto's
   comments) are registered; ``--no-reflection`` leaves reflection out.
 * ``--tls-cert``/``--tls-key`` serve TLS (``--tls-client-ca`` also requires
@@ -36,6 +39,7 @@ import errno
 import ipaddress
 import logging
 import logging.handlers
+import math
 import os
 import queue
 import signal
@@ -219,6 +223,7 @@ class RunningServer:
     reflection: bool
     watch_pool: ThreadPoolExecutor | None = None
     requests: RequestWaitInterceptor | None = None
+    max_search_seconds: float | None = None
 
     @property
     def address(self) -> str:
@@ -242,7 +247,8 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
                  queue_timeout: float = DEFAULT_QUEUE_TIMEOUT, max_streams: int = DEFAULT_MAX_STREAMS,
                  stream_idle_timeout: float | None = DEFAULT_STREAM_IDLE_TIMEOUT, tls: TlsFiles | None = None,
                  token: str | None = None, reflection_enabled: bool = True,
-                 log_requests: bool = True, request_timeout: float = REQUEST_TIMEOUT) -> RunningServer:
+                 log_requests: bool = True, request_timeout: float = REQUEST_TIMEOUT,
+                 max_search_seconds: float | None = None) -> RunningServer:
     """Build, bind and start the server (port 0 picks a free port: see ``.port``).
 
     ValueError (InvalidOptionError for the port, the workers and their tables: see
@@ -260,6 +266,8 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
         raise ValueError("max_streams must be >= 1")
     if stream_idle_timeout is not None and not stream_idle_timeout > 0:
         raise ValueError("stream_idle_timeout must be > 0 (or None for none)")
+    if max_search_seconds is not None and not 0 < max_search_seconds < math.inf:
+        raise ValueError("max_search_seconds must be > 0 and finite (or None for none)")
     if token is not None and not token:
         raise ValueError("the token must not be empty")
     credentials = tls.credentials() if tls is not None else None   # a bad file fails before anything starts
@@ -286,7 +294,8 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
         options=[("grpc.so_reuseport", 0)],
     )
     pb_grpc.add_SolverServiceServicer_to_server(
-        SolverServicer(pool, version=_version(), stream_idle_timeout=stream_idle_timeout), server)
+        SolverServicer(pool, version=_version(), stream_idle_timeout=stream_idle_timeout,
+                       max_search_seconds=max_search_seconds), server)
     watch_pool = ThreadPoolExecutor(max_workers=WATCH_THREADS, thread_name_prefix="ddcards-watch")
     health_servicer = HealthServicer(watch_pool)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -316,7 +325,7 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
         log.warning("a token over plain TCP on %s travels in the clear: add --tls-cert and --tls-key", host)
     return RunningServer(server, health_servicer, pool, streams, host, bound, workers, tt_mb, max_queue,
                          queue_timeout, max_streams, stream_idle_timeout, credentials is not None,
-                         token is not None, reflection_enabled, watch_pool, requests)
+                         token is not None, reflection_enabled, watch_pool, requests, max_search_seconds)
 
 
 def _tables(tt_mb: int | None) -> str:
@@ -367,6 +376,10 @@ def build_parser() -> argparse.ArgumentParser:
                           help="close a SolveStream or reflection stream that sends nothing (and has nothing in "
                                "flight) for this long, with UNAVAILABLE (reason STREAM_IDLE) "
                                f"(default {DEFAULT_STREAM_IDLE_TIMEOUT:g}; 0 = never)")
+    capacity.add_argument("--max-search-seconds", type=float, default=0.0, metavar="SECONDS",
+                          help="the longest one search may run, whatever the call asks: a search it stops ends "
+                               "its call with DEADLINE_EXCEEDED saying so (default 0 = no limit: a call without a "
+                               "deadline waits for the exact answer, minutes on a fresh 36-card Mariasz deal)")
     parser.add_argument("--grace", type=float, default=DEFAULT_GRACE,
                         help=f"seconds calls in flight may take to finish on SIGTERM/SIGINT, at least 0 "
                              f"(default {DEFAULT_GRACE:g})")
@@ -429,6 +442,8 @@ def _options(args: argparse.Namespace) -> dict:
         raise _Usage("--queue-timeout must be > 0")
     if not args.stream_idle_timeout >= 0:           # also NaN
         raise _Usage("--stream-idle-timeout must be >= 0 (0 = never)")
+    if not 0 <= args.max_search_seconds < math.inf:     # also NaN
+        raise _Usage(f"--max-search-seconds must be >= 0 seconds (0 = no limit), not {args.max_search_seconds:g}")
     if not args.grace >= 0:                         # also NaN
         raise _Usage(f"--grace must be >= 0 seconds (0: cancel the calls in flight at once), not {args.grace:g}")
     if bool(args.tls_cert) != bool(args.tls_key):
@@ -453,7 +468,8 @@ def _options(args: argparse.Namespace) -> dict:
                 queue_timeout=args.queue_timeout, max_streams=args.max_streams,
                 stream_idle_timeout=args.stream_idle_timeout or None,
                 tls=TlsFiles(args.tls_cert, args.tls_key, args.tls_client_ca) if args.tls_cert else None,
-                token=token.strip() if token else None, reflection_enabled=not args.no_reflection)
+                token=token.strip() if token else None, reflection_enabled=not args.no_reflection,
+                max_search_seconds=args.max_search_seconds or None)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -478,7 +494,8 @@ def _serve(args: argparse.Namespace) -> int:
     print(f"ddcards serve: listening on {running.address} (workers={running.workers}, "
           f"tt_mb={_tables(running.tt_mb)} per worker, at most {running.pool.table_bound_mb} MiB total, "
           f"max_queue={running.max_queue}, queue_timeout={running.queue_timeout:g}s, "
-          f"max_streams={running.max_streams}, tls={'on' if running.tls else 'off'}, "
+          + (f"max_search_seconds={running.max_search_seconds:g}, " if running.max_search_seconds else "")
+          + f"max_streams={running.max_streams}, tls={'on' if running.tls else 'off'}, "
           f"token={'on' if running.token else 'off'}, reflection={'on' if running.reflection else 'off'})",
           file=sys.stderr, flush=True)
     memory, cores = solver_api.physical_memory_mb(), default_workers()

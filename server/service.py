@@ -250,16 +250,19 @@ class _Deadline:
 
     def __init__(self, context: grpc.ServicerContext | None):
         self.at: float | None = None
+        self.capped = False
         if context is not None:
             remaining = context.time_remaining()
             if remaining is not None and remaining < _NO_DEADLINE:
                 self.at = time.monotonic() + remaining
 
-    def search_timeout(self, limit_seconds: float = 0.0) -> float | None:
+    def search_timeout(self, limit_seconds: float = 0.0, cap: float | None = None) -> float | None:
         """The timeout for a search starting now: the time left before the deadline, or the
-        request's own limit if that is smaller; None for no limit. Raises SearchTimeout if
-        the deadline has passed already."""
+        request's own limit, or the server's ``cap`` (--max-search-seconds) if that is smaller;
+        None for no limit. Raises SearchTimeout if the deadline has passed already. ``capped``
+        says afterwards whether the server's cap is the limit."""
         limits = []
+        self.capped = False
         if self.at is not None:
             left = self.at - time.monotonic()
             if left <= 0:
@@ -267,18 +270,31 @@ class _Deadline:
             limits.append(left)
         if limit_seconds and limit_seconds > 0 and math.isfinite(limit_seconds):   # 0 (unset), inf: none
             limits.append(limit_seconds)
+        if cap is not None and (not limits or cap < min(limits)):
+            self.capped = True
+            return cap
         return min(limits) if limits else None
+
+
+def _capped(exc: SearchTimeout, cap: float | None) -> SearchTimeout:
+    """A search stopped by the server's own limit says so (its nodes and progress kept)."""
+    stopped = SearchTimeout(f"{exc} (the server stops a search after {cap:g} s: --max-search-seconds)")
+    stopped.nodes, stopped.progress = exc.nodes, exc.progress
+    return stopped
 
 
 class SolverServicer(pb_grpc.SolverServiceServicer):
     """Solve, AnalysePlay, SolveStream, SolveTable and ListGames over a :class:`SolverPool`."""
 
     def __init__(self, pool: SolverPool, *, stream_window: int | None = None, version: str = "",
-                 stream_idle_timeout: float | None = None):
+                 stream_idle_timeout: float | None = None, max_search_seconds: float | None = None):
         self._pool = pool
         self._window = max(1, stream_window or pool.workers)
         self._version = version
         self._idle_timeout = stream_idle_timeout
+        # The longest any one search (a Solve, an analysis, a table, a stream's item) may run,
+        # whatever the call asks: None for none (a fresh 36-card Mariasz deal takes minutes).
+        self._max_search = max_search_seconds
 
     # ------------------------------------------------------------ helpers
 
@@ -310,9 +326,11 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         deadline = _Deadline(context)
         with self._pool.lend(token, deadline, bounded=True) as instance:
             try:
-                return job(instance, deadline.search_timeout(limit_seconds), token)
+                return job(instance, deadline.search_timeout(limit_seconds, self._max_search), token)
             except SearchAborted as exc:
                 calllog.note(nodes=exc.nodes)
+                if isinstance(exc, SearchTimeout) and deadline.capped:
+                    raise _capped(exc, self._max_search) from None
                 raise
 
     # ------------------------------------------------------------ RPCs
@@ -372,9 +390,16 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
             if token.cancelled:
                 raise SearchCancelled("the stream ended before the search started")
             with self._pool.lend(token, stream_deadline, bounded=False) as instance:
-                timeout = stream_deadline.search_timeout(limit)
-                return instance.solve(position, mode=mode, timeout=timeout, cancel=token,
-                                      threads=SEARCH_THREADS)
+                item_deadline = _Deadline(None)
+                item_deadline.at = stream_deadline.at
+                timeout = item_deadline.search_timeout(limit, self._max_search)
+                try:
+                    return instance.solve(position, mode=mode, timeout=timeout, cancel=token,
+                                          threads=SEARCH_THREADS)
+                except SearchTimeout as exc:
+                    if item_deadline.capped:
+                        raise _capped(exc, self._max_search) from None
+                    raise
 
         def items() -> Iterator[Work]:
             # On the pipeline's reader thread: a bad item is answered in band, in its turn.

@@ -825,3 +825,33 @@ def test_a_stream_stopped_by_the_shutdown_logs_the_nodes_of_the_search_it_stoppe
         assert wait_until(lambda: any("rpc method=SolveStream " in r.getMessage() for r in caplog.records), timeout=5)
     line = [r.getMessage() for r in caplog.records if "rpc method=SolveStream " in r.getMessage()][-1]
     assert int(re.search(r" nodes=(\d+) ", line).group(1)) > 0, line
+
+
+def test_the_servers_own_limit_stops_a_search_the_call_left_unbounded():
+    # --max-search-seconds: a call with no deadline and no timeout_seconds on a search that takes
+    # minutes (a fresh 36-card Mariasz deal) would hold a worker all that time; the server's own
+    # limit stops it and says so. A call's smaller limit is its own, and says nothing of the server.
+    doc = json.dumps(ENDLESS)
+    with running_server(workers=1, max_search_seconds=0.4) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+        start = time.monotonic()
+        with pytest.raises(grpc.RpcError) as info:
+            c.stub.Solve(pb.SolveRequest(document_json=doc), timeout=60)
+        assert time.monotonic() - start < 10
+        assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
+        assert info.value.details().startswith("search stopped at the deadline: the search ran out of time after ")
+        assert info.value.details().endswith(" (the server stops a search after 0.4 s: --max-search-seconds)")
+        assert error_details(info.value)["reason"] == "SEARCH_TIMEOUT"
+        with pytest.raises(grpc.RpcError) as info:
+            c.stub.Solve(pb.SolveRequest(document_json=doc, timeout_seconds=0.1), timeout=60)
+        assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED and "--max-search-seconds" not in \
+            info.value.details()
+        # a stream's item: an in-band error saying the same, and the stream goes on
+        requests = [pb.SolveStreamRequest(id="long", solve=pb.SolveRequest(document_json=doc)),
+                    pb.SolveStreamRequest(id="quick", solve=pb.SolveRequest(document_json=json.dumps(_quick_doc())))]
+        out = {r.id: r for r in c.stub.SolveStream(iter(requests), timeout=60)}
+        assert out["long"].error.code_name == "DEADLINE_EXCEEDED"
+        assert out["long"].error.message.endswith("(the server stops a search after 0.4 s: --max-search-seconds)")
+        assert out["quick"].WhichOneof("outcome") == "result"
+    with pytest.raises(ValueError, match="max_search_seconds"):
+        with running_server(workers=1, max_search_seconds=0):
+            pass

@@ -49,6 +49,7 @@ def test_parser_defaults():
     args = build_parser().parse_args([])
     assert (args.host, args.port, args.workers, args.tt_mb) == ("127.0.0.1", 50051, None, ddcards.api.DEFAULT_TT_MB)
     assert (args.max_queue, args.queue_timeout, args.max_streams, args.stream_idle_timeout) == (64, 30.0, 16, 60.0)
+    assert args.max_search_seconds == 0.0                # no limit of the server's own
     assert (args.tls_cert, args.tls_key, args.token, args.no_reflection) == (None, None, None, False)
     args = build_parser().parse_args(["--port", "6000", "--host", "::", "--workers", "3", "--tt-mb", "8",
                                       "--max-queue", "5", "--queue-timeout", "1.5", "--max-streams", "2",
@@ -60,7 +61,8 @@ def test_parser_defaults():
 
 def test_help_documents_every_service_flag():
     text = build_parser().format_help()
-    for flag in ("--max-queue", "--queue-timeout", "--max-streams", "--stream-idle-timeout", "--tls-cert",
+    for flag in ("--max-queue", "--queue-timeout", "--max-streams", "--stream-idle-timeout", "--max-search-seconds",
+                 "--tls-cert",
                  "--tls-key", "--tls-client-ca", "--token", "--token-file", "DDCARDS_TOKEN", "--no-reflection"):
         assert flag in text, flag
 
@@ -101,6 +103,9 @@ LIMIT = ddcards.api.tt_mb_limit()
     (["--grace", "nan"],
      "ddcards serve: --grace must be >= 0 seconds (0: cancel the calls in flight at once), not nan"),
     (["--stream-idle-timeout", "nan"], "ddcards serve: --stream-idle-timeout must be >= 0 (0 = never)"),
+    (["--max-search-seconds", "-1"], "ddcards serve: --max-search-seconds must be >= 0 seconds (0 = no limit), not -1"),
+    (["--max-search-seconds", "inf"],
+     "ddcards serve: --max-search-seconds must be >= 0 seconds (0 = no limit), not inf"),
 ])
 def test_flags_out_of_range_exit_2_with_the_range(args, message):
     proc = subprocess.run([sys.executable, "-m", "ddcards", "serve", "--port", "0", *args], cwd=ROOT, env=_env(),
