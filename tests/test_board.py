@@ -280,3 +280,15 @@ def test_an_error_only_the_search_finds_is_a_400(client):
     assert err["error_type"] == "InvalidOptionError" and err["token"] == "7H"
     assert err["rule"] == "docs/RULES.md §4.9: what is solved, within a horizon or exactly"
     assert "more than 200,000 states" in err["error"]
+
+
+def test_the_view_names_the_card_and_the_suit_of_each_ober_action():
+    # Prší: an Ober played naming a suit is an action ("QS/H"); the page shows its card and the suit
+    from ddcards.board.app import position_view
+
+    view = position_view(ddcards.Position.from_dict(ddcards.example("prsi")))
+    obers = {m for m in view["legal"] if "/" in m}
+    assert obers == {"QS/S", "QS/H", "QS/D", "QS/C"} and set(view["obers"]) == obers
+    assert view["obers"]["QS/H"]["card"]["name"] == "Q of spades"
+    assert view["obers"]["QS/H"]["named"] == {"suit": "H", "symbol": "\u2665", "name": "hearts"}
+    assert position_view(ddcards.Position.from_dict(ddcards.example("klaverjas")))["obers"] == {}

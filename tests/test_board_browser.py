@@ -264,3 +264,20 @@ def test_a_bidi_control_in_a_token_is_isolated(page, board_url):
     assert "\u202e" not in text and "unknown card '\\u202eQH'" in text
     assert page.text_content("#error bdi.token") == "\\u202eQH"
     assert "token: \\u202eQH · rule: docs/RULES.md §0.2 rule 1" in text
+
+
+def test_a_prsi_ober_shows_its_card_and_the_suit_it_names(page, board_url):
+    # Prší's QS/H was a bare "QS/H" on its button: now the card's face, then "names ♥ hearts",
+    # and a label that says it; its value is the solve's, and a click plays it.
+    page.goto(board_url)
+    page.select_option("#example", "prsi")
+    doc = ddcards.example("prsi")
+    shown = wait_for_values(page, [])
+    check_against_solve(shown, doc)
+    button = page.locator("#table button.card.ober[data-card='QS/H']")
+    assert button.get_attribute("aria-label").startswith("Q of spades naming hearts, value ")
+    assert "names" in button.text_content() and "hearts" in button.text_content()
+    reset_value(page)
+    button.click()
+    shown = wait_for_values(page, ["QS/H"])
+    check_against_solve(shown, dict(doc, played=["QS/H"]))

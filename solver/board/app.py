@@ -39,7 +39,7 @@ import ddcards
 from ddcards.api import DEFAULT_TT_MB, CancelToken, Solver, _threads, check_tables_fit, check_timeout, check_tt_mb
 from ddcards._jsonio import decode_utf8, loads
 from ddcards.errors import DdcardsError, InvalidOptionError, NotationError, SearchCancelled, SearchTimeout
-from ddcards.report.display import as_cards, card_piece, extras, hand_suits, plain, suit_piece
+from ddcards.report.display import as_cards, card_piece, extras, hand_suits, ober_action, plain, suit_piece
 from ddcards.report.render import template
 
 MAX_BODY = 1 << 20          # a position document is a few hundred bytes
@@ -111,6 +111,9 @@ def position_view(pos: ddcards.Position) -> dict[str, Any]:
                    for key, value in extras(view) for cards in [as_cards(value)]],
         "trump": suit_piece(doc["trump"], names) if doc.get("trump") else None,
         "legal": list(pos.legal_moves),
+        # Prší's Ober naming a suit ("QS/H"): its card and the suit, for a button that shows both
+        "obers": {move: {"card": card, "named": named} for move in pos.legal_moves
+                  for ober in [ober_action(move, names)] if ober is not None for card, named in [ober]},
         "history": [dict(h, **card_piece(h["move"], names)) if as_cards(h["move"]) else h for h in history],
     }
 

@@ -229,8 +229,17 @@
     if (actions.length) {
       var group = el("p", { "class": "actions" }, [el("span", { "class": "label", text: "actions" })]);
       actions.forEach(function (m) {
-        var b = el("button", { type: "button", "class": "card action", "data-card": m, "aria-label": m },
-                   [document.createTextNode(m), el("span", { "class": "val", text: "…" })]);
+        var ober = view.obers && view.obers[m];
+        // Prší's Ober naming a suit: the card, then the suit it names (as the report shows it)
+        var face = ober ? cardFace(ober.card).concat([el("span", { "class": "named" }, [
+          document.createTextNode(" names "),
+          el("span", { "class": "suit suit-" + ober.named.suit }, [
+            el("span", { "aria-hidden": "true", text: ober.named.symbol }),
+            document.createTextNode(" " + ober.named.name)])])]) : [document.createTextNode(m)];
+        var label = ober ? ober.card.name + " naming " + ober.named.name : m;
+        var b = el("button", { type: "button", "class": "card action" + (ober ? " ober suit-" + ober.card.suit : ""),
+                               "data-card": m, "aria-label": label },
+                   face.concat([el("span", { "class": "val", text: "…" })]));
         b.addEventListener("click", function () { play(m); });
         group.appendChild(b);
       });
