@@ -435,7 +435,9 @@ class Solver:
         timeout: seconds (None or math.inf: no limit; 0 stops before the search
         starts).  Raises SearchTimeout after `timeout` seconds and
         SearchCancelled when `cancel` is cancelled (their ``nodes``: what the
-        search counted before it stopped); DdcardsError subclasses for bad
+        search counted before it stopped; their ``progress``: the first moves
+        answered and the best bound on the value proven by then, which the
+        message repeats); DdcardsError subclasses for bad
         input, InvalidOptionError for a NaN or negative timeout; MemoryError if
         a per-game table cannot grow to the game's size.  A search stops within
         milliseconds of its deadline or cancel, but the first searches of a
