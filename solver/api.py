@@ -390,7 +390,7 @@ class Solver:
     def _progress(session: Session | None, got: tuple[int, int, int | None, int | None, bool] | None
                   ) -> SearchProgress | None:
         """The Searcher's root progress `got` in the game's terms (`session`'s moves and values)."""
-        if session is None or got is None:
+        if session is None or got is None or not session.root_progress:
             return None
         answered, moves, best, move, at_least = got
         return SearchProgress(answered=answered, moves=moves,

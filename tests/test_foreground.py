@@ -218,3 +218,24 @@ def test_progress_now_follows_the_first_moves_on_one_thread_and_two():
         seen = [r for r in readings if r is not None]
         assert seen and all(0 <= r.answered <= r.moves <= 10 for r in seen)
         assert solver.progress_now is None
+
+
+def test_prsi_exact_analysis_shows_no_progress_of_its_inner_searches():
+    # Without a horizon the exact analysis searches within ever longer horizons, also after a
+    # move: the root progress of those searches named moves of another position (9H, "3 first
+    # moves" where this position has 2) and bounds on horizon values, not this position's.
+    doc = {"game": "prsi", "hands": [".Q.JT.Q", "AJ.J.A.", "7.T9.K.", "98.87.."], "upcard": "8C",
+           "stock": "TS QD AH AC QS KS 9D 7D 9C KH 7C KC 8D TC JC", "options": {"horizon": None, "player": 0},
+           "played": ["QH/H"]}
+    solver = ddcards.Solver()
+    seen = []
+    for _ in range(20):
+        worker = threading.Thread(target=lambda: solver.solve(doc))
+        worker.start()
+        while worker.is_alive():
+            seen.append(solver.progress_now)
+        worker.join()
+    assert seen and all(r is None for r in seen)
+    session = ddcards.Position.from_dict(doc).session()
+    assert not session.root_progress
+    assert ddcards.Position.from_dict(dict(doc, options={"horizon": 20})).session().root_progress

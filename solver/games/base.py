@@ -232,6 +232,13 @@ class Session(ABC):
 
     horizon: int | None = None       # plies the values look ahead (None: to the end)
 
+    @property
+    def root_progress(self) -> bool:
+        """Does the core's root progress (Searcher.root_progress, last_progress) describe this
+        position's search?  Yes where `search` is one root search of this position; no where it
+        runs several (Prší's exact analysis: searches within horizons, of positions after a move too)."""
+        return True
+
     def search(self, searcher: Any, mode: int, cancel: Any, timeout: float | None,
                want_pv: bool = True, helpers: Sequence[tuple[Any, Any]] = ()
                ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:

@@ -247,6 +247,12 @@ class PrsiSession(Session):
         self.player = setup.leader       # set once the history is replayed (Prsi.replay)
         self.horizon = setup.horizon
 
+    @property
+    def root_progress(self) -> bool:
+        # The exact analysis (no horizon) runs searches within horizons, some after a move: their
+        # bounds are on horizon values of other positions, not this one's exact value.
+        return self.horizon is not None
+
     # -- naming
     def move_name(self, move: int) -> str:
         if move == DRAW:
