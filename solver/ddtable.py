@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ddcards._jsonio import POSITION_RULE, json_kind, loads, shown, token_text
-from ddcards.errors import InvalidOptionError, NotationError, SearchTimeout
+from ddcards.errors import InvalidOptionError, NotationError, SearchAborted, SearchTimeout
 from ddcards.games import get_game, klaverjas, marias_table
 from ddcards.games._document import check_fields, played_field
 from ddcards.games.klaverjas import FIELDS as KLAVERJAS_FIELDS
@@ -144,7 +144,15 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
             left = deadline - time.perf_counter()
             if left <= 0:
                 raise SearchTimeout("the DD table ran out of time")
-        return _value(engine, pos, left, cancel)
+        try:
+            return _value(engine, pos, left, cancel)
+        except SearchAborted as exc:
+            # Its progress (a bound on the value) is one row's: the message names the row.
+            if exc.progress is not None and exc.args and isinstance(exc.args[0], str):
+                row = pos.to_dict()
+                exc.args = (exc.args[0].replace("; by then ", f"; by then, in the row trump {row['trump']}, "
+                                                f"playing team {row['playing_team']}: ", 1),) + exc.args[1:]
+            raise
 
     positions = [pos for _, _, pos in jobs]
     if threads == 1:

@@ -350,3 +350,25 @@ def test_a_null_leader_is_the_default_as_absent():
     assert ddcards.Position.from_dict(dict(doc, leader=None)) == ddcards.Position.from_dict(doc)
     with pytest.raises(ddcards.InvalidOptionError, match="Klaverjas needs field 'playing_team'"):
         ddcards.Position.from_dict(dict(doc, playing_team=None))
+
+
+def test_a_stopped_dd_table_names_the_row_its_progress_bounds():
+    # The progress of a stopped table is the row searched then: its bound is that row's value's,
+    # so the message names the row (it read "by then 4 of 7 first moves answered, value >= +112
+    # (AC)", a bound on trump H's row, not the table's).
+    full = dd_table(ddcards.example("klaverjas"))["values"]
+    named = 0
+    for t in (0.003, 0.006, 0.01, 0.015, 0.02):
+        try:
+            dd_table(ddcards.example("klaverjas"), timeout=t, solver=ddcards.Solver())
+        except ddcards.SearchTimeout as exc:
+            p = exc.progress
+            if p is None:
+                continue
+            prefix = "; by then, in the row trump "
+            assert prefix in str(exc) and str(exc).endswith(str(p))
+            suit, team = str(exc).split(prefix)[1][0], int(str(exc).split("playing team ")[1][0])
+            named += 1
+            if p.value is not None:
+                assert p.value <= full[suit][team] if p.at_least else p.value >= full[suit][team]
+    assert named
