@@ -280,6 +280,7 @@ def _capped(exc: SearchTimeout, cap: float | None) -> SearchTimeout:
     """A search stopped by the server's own limit says so (its nodes and progress kept)."""
     stopped = SearchTimeout(f"{exc} (the server stops a search after {cap:g} s: --max-search-seconds)")
     stopped.nodes, stopped.progress = exc.nodes, exc.progress
+    stopped.server_limit = cap          # type: ignore[attr-defined]  # status.py: "at the server's limit"
     return stopped
 
 

@@ -371,7 +371,9 @@ def describe(exc: BaseException, request: Any = None, *, prefix: str = "",
                        error_class=type(exc).__name__)
     text = clean_text(str(exc))
     if code is grpc.StatusCode.DEADLINE_EXCEEDED:
-        message = "search stopped at the deadline" + (f": {text}" if text else "")
+        # the call's deadline or timeout_seconds, or the server's own --max-search-seconds
+        at = "the server's limit" if getattr(exc, "server_limit", None) else "the deadline"
+        message = f"search stopped at {at}" + (f": {text}" if text else "")
     elif code is grpc.StatusCode.CANCELLED:
         message = "search cancelled" + (f": {text}" if text else "")
     elif code is grpc.StatusCode.RESOURCE_EXHAUSTED:

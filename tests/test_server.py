@@ -838,7 +838,8 @@ def test_the_servers_own_limit_stops_a_search_the_call_left_unbounded():
             c.stub.Solve(pb.SolveRequest(document_json=doc), timeout=60)
         assert time.monotonic() - start < 10
         assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
-        assert info.value.details().startswith("search stopped at the deadline: the search ran out of time after ")
+        assert info.value.details().startswith("search stopped at the server's limit: the search ran out of time "
+                                               "after ")
         assert info.value.details().endswith(" (the server stops a search after 0.4 s: --max-search-seconds)")
         assert error_details(info.value)["reason"] == "SEARCH_TIMEOUT"
         with pytest.raises(grpc.RpcError) as info:
