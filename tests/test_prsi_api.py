@@ -271,3 +271,43 @@ def test_a_history_past_a_thousand_actions_is_a_document_like_any_other():
     result = ddcards.solve(pos, mode="best")
     after = pos.play(result.optimal_moves[0])
     assert ddcards.Position.from_dict(after.to_dict()) == after and len(after.played) == 1201
+
+
+#: seat 0 holds JH on TH (seat 1 drew three cards): JH puts him out at once
+NEAR_END = {"game": "prsi", "hands": ["8H 9H TH JH", "KS KD 9D KC"], "upcard": "KH",
+            "stock": "7S 8S 9S TS JS QS AS 7H QH AH 7D 8D TD JD QD AD 7C 8C 9C TC JC QC AC",
+            "played": ["8H", "draw", "9H", "draw", "TH", "draw"]}
+
+
+def test_report_of_an_exact_analysis_falls_back_to_the_optimal_actions():
+    """`ddcards report` asks every action's value (mode all); without a horizon an action whose
+    value cannot be proven used to fail the whole page though `ddcards analyse` (mode optimal)
+    answers the same document: the report now shows the optimal actions' proven values."""
+    from ddcards.games.prsi import unproven_action
+    from ddcards.report import report_html
+    exact = dict(NEAR_END, options={"horizon": None})        # seat 0 plays JH and is out; 'draw' unproven
+    with pytest.raises(InvalidOptionError, match="after 'draw'") as err:
+        ddcards.analyse(exact, mode="all")
+    assert unproven_action(err.value)
+    assert ddcards.analyse(exact).final_value == 1
+    page = report_html(exact)
+    assert page.startswith("<!DOCTYPE html>") and '"final_value": 1' in page
+    # a position itself unproven is still refused, naming the limits
+    with pytest.raises(InvalidOptionError, match="no side can force the end within 30 plies") as err:
+        report_html(dict(FRESH, played=["QS/S"], options={"horizon": None}), timeout=120)
+    assert not unproven_action(err.value)
+
+
+def test_board_solves_an_exact_position_with_an_unproven_action():
+    """The board's /api/solve (mode all, no mode to choose) falls back to the optimal actions'
+    values where an action's value cannot be proven without a horizon; the others show "?"."""
+    try:
+        from tests._browser import call, running_board
+    except ImportError:
+        from _browser import call, running_board
+    exact = dict(NEAR_END, options={"horizon": None})
+    with running_board() as (url, _):
+        status, got = call(url + "/api/solve", {"position": exact})
+    assert status == 200, got
+    assert (got["value"], got["distance"], got["optimal_moves"]) == (1, 1, ["JH"])
+    assert {m["move"]: m["value"] for m in got["moves"]} == {"JH": 1, "draw": None}

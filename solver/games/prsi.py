@@ -632,6 +632,15 @@ def exact_solve(session: PrsiSession, searcher: Any, mode: int, cancel: Any = No
             rule=HORIZON_RULE, field="options.horizon") from None
 
 
+def unproven_action(exc: BaseException) -> bool:
+    """Whether `exc` is exact_solve's refusal to value one action (not the position itself): the
+    search of every action's value (mode "all") failed where mode "optimal" proves the value.
+    The report and the board, which ask every action's value and have no mode to choose, fall
+    back to mode "optimal" on it (docs/RULES.md §4.9)."""
+    return (isinstance(exc, InvalidOptionError) and getattr(exc, "field", None) == "options.horizon"
+            and getattr(exc, "rule", None) == HORIZON_RULE and getattr(exc, "token", "horizon") != "horizon")
+
+
 def _left(deadline: float | None) -> float | None:
     if deadline is None:
         return None
