@@ -170,7 +170,7 @@ def describe_value(res: ddcards.Result, session: Any) -> str:
     ended = getattr(session, "ended", None)             # a game that says how it ended (Prší: who is out)
     verdict = (ended() if ended is not None else None) or session.verdict(res.value, res.won, res.value_kind)
     if res.distance:                         # 0: the game is over, which the line above says
-        verdict += f", the end in {res.distance} plies"
+        verdict += f", the end in {res.distance} {'ply' if res.distance == 1 else 'plies'}"
     if res.value_kind == "money":
         parts = ", ".join(f"{name} {'won' if part['won'] else 'lost'} {signed(part['money'])}"
                           for name, part in res.parts.items())

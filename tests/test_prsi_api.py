@@ -311,3 +311,14 @@ def test_board_solves_an_exact_position_with_an_unproven_action():
     assert status == 200, got
     assert (got["value"], got["distance"], got["optimal_moves"]) == (1, 1, ["JH"])
     assert {m["move"]: m["value"] for m in got["moves"]} == {"JH": 1, "draw": None}
+
+
+def test_cli_words_one_ply_and_an_exact_legend():
+    """'the end in 1 plies' read wrong, and an exact analysis's legend said 'within the horizon'."""
+    out = run("solve", "-", stdin=json.dumps(dict(NEAR_END, options={"horizon": 20})))
+    assert "seat 0 can force being out first within 20 plies, the end in 1 ply\n" in out.stdout, out.stdout
+    out = run("analyse", "-", stdin=json.dumps(dict(NEAR_END, options={"horizon": None})))
+    assert out.returncode == 0, out.stderr
+    assert "-1 a loss, exactly)" in out.stdout and "within the horizon" not in out.stdout, out.stdout
+    out = run("analyse", "-", stdin=json.dumps(dict(NEAR_END, options={"horizon": 20})))
+    assert "-1 a loss, within the horizon)" in out.stdout, out.stdout

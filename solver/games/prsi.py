@@ -236,7 +236,12 @@ def _suit_name(suit: int) -> str:
 
 class PrsiSession(Session):
     trick_size = None
-    value_legend = "+1 forces a win, 0 neither side can force the end, -1 a loss, within the horizon"
+
+    @property
+    def value_legend(self) -> str:            # type: ignore[override]
+        if self.horizon is None:              # exact: no window (docs/RULES.md §4.9)
+            return "+1 forces a win, 0 no side can ever force the end, -1 a loss, exactly"
+        return "+1 forces a win, 0 neither side can force the end, -1 a loss, within the horizon"
 
     def __init__(self, setup: PrsiSetup):
         self.setup = setup
