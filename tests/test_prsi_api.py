@@ -322,3 +322,18 @@ def test_cli_words_one_ply_and_an_exact_legend():
     assert "-1 a loss, exactly)" in out.stdout and "within the horizon" not in out.stdout, out.stdout
     out = run("analyse", "-", stdin=json.dumps(dict(NEAR_END, options={"horizon": 20})))
     assert "-1 a loss, within the horizon)" in out.stdout, out.stdout
+
+
+def test_cli_the_one_left_under_return_holds_no_cards():
+    """play_on with return: the last card of the only other player still in puts the waiting
+    player out and leaves its player alone, the loser *with no cards* (docs/RULES.md §4.8);
+    the verdict said 'the one left with cards'."""
+    doc = {"game": "prsi", "hands": ["8H 9S TD JC", "8S 9D TC JH"], "upcard": "8C",
+           "stock": "7S TS JS QS KS AS 7H 9H TH QH KH AH 7D 8D JD QD KD AD 7C 9C QC KC AC",
+           "played": ["8H", "8S", "9S", "9D", "TD", "TC", "JC", "JH"], "options": {"return": True, "play_on": True}}
+    pos = ddcards.Position.from_dict(doc)
+    assert pos.is_over and [len(h) for h in pos.hands] == [0, 0]
+    res = ddcards.solve(pos)
+    assert (res.value, res.distance, res.settlement) == (1, 0, [1, -1])
+    out = run("solve", "-", stdin=json.dumps(doc))
+    assert "the game is over: seat 1 is the one left, the loser\n" in out.stdout, out.stdout

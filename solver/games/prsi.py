@@ -383,7 +383,7 @@ class PrsiSession(Session):
             return None
         if self.setup.play_on:
             left = next(seat for seat, out in enumerate(st["out"]) if not out)
-            return f"the game is over: seat {left} is the one left with cards"
+            return f"the game is over: seat {left} is the one left, the loser"
         return f"the game is over: seat {st['first_out']} went out first"
 
     def verdict(self, value: int, won: bool, value_kind: str) -> str:
