@@ -268,18 +268,31 @@ def test_cli_board_bad_input(tmp_path):
     assert out.returncode == 2 and "port 70000 is not a TCP port" in out.stderr
 
 
-def test_an_error_only_the_search_finds_is_a_400(client):
-    """Prší's exact mode (horizon null) past its state cap is refused by the search, not the
-    reader: the board answers 400 with the message, as for any bad input (it was a 500)."""
+def test_an_error_only_the_search_finds_is_a_400(client, monkeypatch):
+    """Prší's exact mode (horizon null): where one action's value cannot be proven (7H here: no
+    forced end within 30 plies after it, and past the state cap), the board shows what can be
+    proven, the value and the optimal actions (mode optimal, as `ddcards analyse` gives them),
+    where it answered 400. Where the position's own value cannot be proven the search refuses it,
+    not the reader: the board answers 400 with the message, as for any bad input (it was a 500)."""
+    from ddcards.games import prsi
+
     doc = ddcards.example("prsi")
     doc = dict(doc, options=dict(doc.get("options", {}), horizon=None))
     status, view = client.post("/api/position", {"position": doc})
     assert status == 200, view
+    status, res = client.post("/api/solve", {"position": doc})
+    assert status == 200 and res["mode"] == "optimal", res
+    expected = ddcards.solve(doc, mode="optimal")
+    assert res["value"] == expected.value and res["optimal_moves"] == expected.optimal_moves
+    assert {m["move"]: m["value"] for m in res["moves"]}.get("7H") is None       # shown "?"
+    # no proof within one ply, and a reachable game past ten states: the value itself is unproven
+    monkeypatch.setattr(prsi, "EXACT_PROOF_HORIZON", 1)
+    monkeypatch.setattr(prsi, "EXACT_STATE_CAP", 10)
     status, err = client.post("/api/solve", {"position": doc})
     assert status == 400, err
-    assert err["error_type"] == "InvalidOptionError" and err["token"] == "7H"
+    assert err["error_type"] == "InvalidOptionError" and err["token"] == "horizon"
     assert err["rule"] == "docs/RULES.md §4.9: what is solved, within a horizon or exactly"
-    assert "more than 200,000 states" in err["error"]
+    assert "more than 10 states" in err["error"]
 
 
 def test_the_view_names_the_card_and_the_suit_of_each_ober_action():
