@@ -500,3 +500,21 @@ def test_cli_report_open_with_no_browser_says_where_the_page_is(tmp_path, monkey
     monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: True)
     assert cli.main(["report", "--example", "marias-seed", "-o", str(out), "--open"]) == 0
     assert capsys.readouterr().err.splitlines() == [f"ddcards: wrote {out}"]
+
+
+def test_a_prsi_report_speaks_of_actions_not_cards_and_tricks():
+    # Prší has no tricks, and its actions are cards, draws and passes: the page said "0 cards lost
+    # value", "after 14 cards" and "Vertical rules end the tricks".
+    import re
+
+    from ddcards.report import report_html
+
+    def visible(html: str) -> str:
+        return re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S))
+
+    text = visible(report_html(ddcards.example("prsi-endgame")))
+    assert "The value after every action" in text and "Every action, in order, with the value after it" in text
+    assert "lost value without changing it" in text and re.search(r"\d+ actions? lost value", text)
+    assert "Vertical rules" not in text and "trick by trick" not in text and not re.search(r"\bcards?\b", text)
+    mariash = visible(report_html(ddcards.example("marias-seed")))
+    assert "Every card, trick by trick" in mariash and "Vertical rules end the tricks." in mariash

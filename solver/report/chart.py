@@ -79,7 +79,7 @@ def value_chart(doc: Mapping[str, Any], title: str, description: str) -> str:
             out.append(f'<line class="trick" x1="{x(i):.1f}" x2="{x(i):.1f}" y1="{TOP}" y2="{TOP + plot_h}"/>'
                        f'<text class="xlabel" x="{x(i):.1f}" y="{HEIGHT - BOTTOM + 16}">{trick}</text>')
     out.append(f'<text class="axis" x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 6}">'
-               f'{"tricks (the value after each card)" if trick else "cards played"}</text>')
+               f'{"tricks (the value after each card)" if trick else "actions played" if doc.get("game") == "prsi" else "cards played"}</text>')
     out.append("</g>")
     points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(values))
     out.append(f'<polyline class="line" points="{points}" aria-hidden="true"/>')

@@ -63,6 +63,8 @@ class Page:
         self.suit_names: Sequence[str] = self.deal.get("suit_names") or ()
         self.roles: Sequence[str] = self.deal.get("roles") or ()
         self.steps: Sequence[Mapping[str, Any]] = doc["steps"]
+        # What a step plays: a card in the trick games, an action in Prší (a card, draw, pass)
+        self.unit = "action" if doc.get("game") == "prsi" else "card"
         try:
             self.game_title = find_game(doc["game"]).title
             self.value_doc = find_game(doc["game"]).value_doc
@@ -128,8 +130,8 @@ class Page:
                 parts.append(f"The outcome was turned {len(links)} times, at {', '.join(links[:-1])} and "
                              f"last at {links[-1]}, which decided it.")
         else:
-            parts.append("No card changed the outcome.")
-        parts.append(f"{len(lost)} card{'s' if len(lost) != 1 else ''} lost value without changing it.")
+            parts.append(f"No {self.unit} changed the outcome.")
+        parts.append(f"{len(lost)} {self.unit}{'s' if len(lost) != 1 else ''} lost value without changing it.")
         view = f"Values are {owner}'s" + (f": {self.value_doc}." if self.value_doc else ".")
         return (f'<p class="lead">{" ".join(parts)}</p>\n<p class="note">{_e(view)} Every value is exact: '
                 "all hands are known and every side plays its best from then on (double dummy).</p>")
@@ -180,13 +182,14 @@ class Page:
 
     def chart(self) -> str:
         desc = self.chart_text()
-        svg = value_chart(self.doc, f"Value after every card ({self.deal.get('value_owner', '')}'s view)", desc)
+        svg = value_chart(self.doc, f"Value after every {self.unit} ({self.deal.get('value_owner', '')}'s view)",
+                          desc)
         return f'<figure class="chart-box">{svg}<figcaption id="chart-caption">{_e(desc)}</figcaption></figure>'
 
     def chart_text(self) -> str:
         values = [self.doc["initial_value"]] + [s["value_after"] for s in self.steps]
         text = (f"The value starts at {signed(values[0])} and ends at {signed(values[-1])} after "
-                f"{len(self.steps)} cards; it ranges from {signed(min(values))} to {signed(max(values))}.")
+                f"{len(self.steps)} {self.unit}s; it ranges from {signed(min(values))} to {signed(max(values))}.")
         changes = [s for s in self.steps if s["cost"] > 0]
         if changes:
             text += " It moves at " + "; ".join(
@@ -194,7 +197,7 @@ class Page:
                 f"{signed(s['value_after'])}{', changing the outcome' if s.get('changes_outcome') else ''})"
                 for s in changes) + "."
         else:
-            text += " Every card kept the value: no mistakes."
+            text += f" Every {self.unit} kept the value: no mistakes."
         return text
 
     def better(self, step: Mapping[str, Any]) -> str:
@@ -214,7 +217,7 @@ class Page:
 
     def play(self) -> str:
         if not self.steps:
-            return '<p>No card has been played in this record: the value above is the deal\'s.</p>'
+            return f'<p>No {self.unit} has been played in this record: the value above is the deal\'s.</p>'
         rows: list[str] = []
         trick_no, trick_rows = 1, []
         trick_size = self.deal.get("trick_size")
@@ -249,10 +252,12 @@ class Page:
                             f'<tr class="trick-head"><th colspan="6" scope="rowgroup">{_e(head)}{shown}</th></tr>'
                             f'{"".join(trick_rows)}</tbody>')
                 trick_no, trick_rows = trick_no + 1, []
-        head = ('<thead><tr><th scope="col">Ply</th><th scope="col">Played by</th><th scope="col">Card</th>'
+        unit = self.unit
+        head = (f'<thead><tr><th scope="col">Ply</th><th scope="col">Played by</th><th scope="col">{unit.title()}</th>'
                 '<th scope="col">Value after</th><th scope="col">Verdict</th>'
-                '<th scope="col">Better cards (value they keep)</th></tr></thead>')
-        return (f'<table class="play" aria-describedby="keys"><caption>Every card, trick by trick, with the value '
+                f'<th scope="col">Better {unit}s (value they keep)</th></tr></thead>')
+        order = "in order" if self.unit == "action" else "trick by trick"
+        return (f'<table class="play" aria-describedby="keys"><caption>Every {unit}, {order}, with the value '
                 f'after it</caption>{head}{"".join(rows)}</table>')
 
     def result(self) -> str:
@@ -261,7 +266,7 @@ class Page:
         played = len(self.steps)
         if final.get("pv"):
             line = " ".join(self.card(c) for c in final["pv"])
-            out.append(f'<p>The record stops after {played} cards; the rest is the optimal continuation: '
+            out.append(f'<p>The record stops after {played} {self.unit}s; the rest is the optimal continuation: '
                        f'<span class="line">{line}</span>.</p>')
         scores = final.get("scores") or {}
         if scores:
@@ -305,6 +310,8 @@ def render(doc: Mapping[str, Any]) -> str:
         chart=page.chart(),
         play=page.play(),
         result=page.result(),
+        unit=page.unit,
+        trick_rules="" if page.unit == "action" else " Vertical rules end the tricks.",
         version=_e(ddcards.__version__),
         data=script_json(doc),
     )
