@@ -478,3 +478,16 @@ def test_4_1_a_bad_action_names_one_rule(history, message):
     with pytest.raises(ddcards.NotationError) as info:
         ddcards.Position.from_dict(dict(ddcards.example("prsi"), played=history))
     assert str(info.value).startswith(message) and str(info.value).count("docs/RULES.md") == 1
+
+
+def test_an_ober_in_a_list_with_spaces_around_the_slash_is_refused_too():
+    """'QS / D' as one item of a list was read as QS/D, where the same text as a history is refused."""
+    with pytest.raises(ddcards.NotationError, match="'QS / D': an Ober names its suit with no space around the '/'"):
+        ddcards.Position.from_dict(dict(ddcards.example("prsi"), played=["QS / D"]))
+
+
+@pytest.mark.parametrize("player, said", [(2, "too large"), (-1, "too small")])
+def test_player_out_of_range_says_the_range_alike(player, said):
+    with pytest.raises(ddcards.InvalidOptionError) as info:
+        ddcards.Position.from_dict(dict(ddcards.example("prsi"), options={"player": player}))
+    assert f"option 'player' is {said}: it is the seat whose value is reported, a whole number from 0 to" in str(info.value)

@@ -129,7 +129,8 @@ def parse_action(token: Any, ply: int | None = None) -> str:
     text = token.strip()
     if text.lower() in ("draw", "pass"):
         return text.lower()
-    if text.startswith("/") or text.endswith("/"):      # 'QS / H' splits into 'QS', '/', 'H'
+    if text.startswith("/") or text.endswith("/") or " /" in text or "/ " in text:
+        # 'QS / H' splits into 'QS', '/', 'H' in a history given as text; in a list, one item
         raise NotationError(f"{where}{shown(text)}: an Ober names its suit with no space around the '/', "
                             f"as in 'QS/H' ({ACTION_RULE})", token=text, rule=ACTION_RULE, field=field)
     card_text, slash, named = text.partition("/")
@@ -163,7 +164,8 @@ def _options(doc: Mapping[str, Any], seats: int) -> tuple[int | None, int | None
     horizon = None if horizon_raw is None else options["horizon"]     # 1..MAX_HORIZON: OptionInfo's range
     player = options["player"]
     if player is not None and not 0 <= player < seats:
-        raise InvalidOptionError(f"option 'player' is a seat 0..{seats - 1}, not {player} ({OPTIONS_RULE})",
+        raise InvalidOptionError(f"option 'player' is too large: it is the seat whose value is reported, a whole "
+                                 f"number from 0 to {seats - 1} with {seats} players, not {player} ({OPTIONS_RULE})",
                                  token=str(player), rule=OPTIONS_RULE, field="options.player")
     return horizon, player, options["play_on"], options["return"]
 
