@@ -32,9 +32,12 @@ class Foreground:
     """Runs a command's searches, one at a time, on one worker thread (see the module)."""
 
     def __init__(self, solver: Solver, *, ticker: bool, stream: TextIO | None = None,
-                 delay: float = DELAY):
+                 delay: float = DELAY, bounds: bool = True):
         self.solver = solver
         self.ticker = ticker
+        # The ticker shows the search's bound on the value (progress_now) only where it is the
+        # answer's: a DD table's or an analysis's searches are each of one row or one position.
+        self.bounds = bounds
         self.stream = sys.stderr if stream is None else stream
         self.delay = delay
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ddcards-search")
@@ -82,7 +85,7 @@ class Foreground:
         hours, minutes = divmod(minutes, 60)
         clock = f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
         figures = f", {nodes / 1e6:,.1f} M nodes ({nodes / elapsed / 1e6:.1f} M/s)" if nodes else ""
-        progress = self.solver.progress_now       # first moves answered, the best value so far
+        progress = self.solver.progress_now if self.bounds else None   # first moves answered, the best value
         if progress is not None:
             figures += f"; {progress}"
         line = f"ddcards: searching {clock}{figures}; Ctrl-C stops"

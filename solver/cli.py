@@ -360,9 +360,10 @@ def new_solver(args: argparse.Namespace) -> ddcards.Solver:
         raise ddcards.api.table_memory_error(args.tt_mb, "--tt-mb") from None
 
 
-def foreground(args: argparse.Namespace, engine: ddcards.Solver) -> Foreground:
-    """The command's searches: Ctrl-C stops one at once, a long one shows a ticker."""
-    return Foreground(engine, ticker=wanted(getattr(args, "progress", None)))
+def foreground(args: argparse.Namespace, engine: ddcards.Solver, bounds: bool = True) -> Foreground:
+    """The command's searches: Ctrl-C stops one at once, a long one shows a ticker (with the
+    value's bound so far where the search is the answer's: `bounds`)."""
+    return Foreground(engine, ticker=wanted(getattr(args, "progress", None)), bounds=bounds)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -452,7 +453,7 @@ def note_long_search(args: argparse.Namespace, pos: ddcards.Position) -> bool:
 
 def cmd_analyse(args: argparse.Namespace) -> int:
     engine = new_solver(args)
-    searches = foreground(args, engine)
+    searches = foreground(args, engine, bounds=False)      # each search is one position's of many
     noted = False
 
     def work(doc: Any) -> tuple[ddcards.Analysis, ddcards.Position]:
@@ -516,7 +517,7 @@ def cmd_table(args: argparse.Namespace) -> int:
                   f"the document's {fields} {'is' if len(given) == 1 else 'are'} not used", file=sys.stderr, flush=True)
         return answer
 
-    with foreground(args, engine) as searches:
+    with foreground(args, engine, bounds=False) as searches:     # each search is one row's
         return for_each_document(args, table, show)
 
 

@@ -239,3 +239,15 @@ def test_prsi_exact_analysis_shows_no_progress_of_its_inner_searches():
     session = ddcards.Position.from_dict(doc).session()
     assert not session.root_progress
     assert ddcards.Position.from_dict(dict(doc, options={"horizon": 20})).session().root_progress
+
+
+def test_the_ticker_shows_the_bound_only_where_the_search_is_the_answers():
+    # A DD table or an analysis runs a search per row or position: its bound is not the answer's.
+    for bounds in (True, False):
+        solver = ddcards.Solver(tt_mb=1)
+        stream = io.StringIO()
+        with Foreground(solver, ticker=True, stream=stream, delay=0.0, bounds=bounds) as searches:
+            with pytest.raises(ddcards.SearchTimeout):
+                searches.run(lambda cancel: solver.solve(ENDLESS, cancel=cancel, timeout=0.6))
+        assert "ddcards: searching 0:00, " in stream.getvalue()
+        assert ("first moves answered" in stream.getvalue()) is bounds
