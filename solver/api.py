@@ -660,7 +660,7 @@ def solve_many(positions: Iterable[PositionLike], *, jobs: int | None = None, ex
     ...     print(done.index, done.result.value if done.ok else type(done.error).__name__)
     0 70
     1 1
-    2 InvalidOptionError
+    2 InvalidDealError
     """
     from ddcards.batch.many import Task, answers_of, solve_tasks
 

@@ -675,3 +675,15 @@ def test_playing_on_after_a_race_claim_names_the_side_as_every_message_does():
         ddcards.Position.from_dict(kiks)
     assert "the deal is over: team 1 reached 131 and claimed (docs/RULES.md §3.8" in str(info.value)
     assert str(info.value).count("(docs/RULES.md") == 1
+
+
+@pytest.mark.parametrize("game, said", [("marias", "Mariáš needs its 3 hands (field 'hands', missing"),
+                                        ("klaverjas", "Klaverjas needs its 4 hands (field 'hands', missing"),
+                                        ("mariasz", "Mariasz needs its 2 hands (field 'hands', missing"),
+                                        ("prsi", "Prší needs the hands (field 'hands', missing")])
+def test_a_document_of_the_game_alone_asks_for_its_hands_first(game, said):
+    # {"game": "marias"} said "contract 'hra' needs a trump suit" (Klaverjas likewise), where the
+    # other games ask for the hands: a newcomer's first question, answered alike in every game.
+    with pytest.raises(ddcards.DdcardsError) as info:
+        ddcards.Position.from_dict({"game": game})
+    assert str(info.value).startswith(said) and info.value.field == "hands"

@@ -106,6 +106,9 @@ def _int_field(doc: Mapping[str, Any], name: str, choices: tuple[int, ...], rule
 def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
     """Validate a Klaverjas position document (everything but the history's legality)."""
     doc = check_fields(doc, FIELDS, "klaverjas")
+    if doc.get("hands") is None:
+        # a document without its hands: that first (a newcomer's first question), as Mariasz and Prší do
+        hands_field(doc, 4, HAND_SIZE, "Klaverjas")
 
     contract = doc.get("contract", CONTRACT)
     if not isinstance(contract, str) or contract.strip().lower() != CONTRACT:

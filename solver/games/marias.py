@@ -110,6 +110,9 @@ class MariasSetup:
 def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     """Validate a Mariáš position document (everything but the history's legality)."""
     doc = check_fields(doc, FIELDS, "marias")
+    if doc.get("hands") is None:
+        # a document without its hands: that first (a newcomer's first question), as Mariasz and Prší do
+        hands_field(doc, 3, HAND_SIZE, "Mariáš")
 
     contract = doc.get("contract", "hra")
     if not isinstance(contract, str) or contract.lower() not in INFO.contracts:
