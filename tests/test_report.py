@@ -518,3 +518,11 @@ def test_a_prsi_report_speaks_of_actions_not_cards_and_tricks():
     assert "Vertical rules" not in text and "trick by trick" not in text and not re.search(r"\bcards?\b", text)
     mariash = visible(report_html(ddcards.example("marias-seed")))
     assert "Every card, trick by trick" in mariash and "Vertical rules end the tricks." in mariash
+
+
+def test_scores_read_as_words_in_the_trick_headers():
+    # The report's trick headers and the board's score printed raw keys ("playing_roem 0").
+    from ddcards.report.display import plain
+
+    assert plain({"playing_roem": 0, "other_roem": 20, "seat0_out": True}) == \
+        "playing roem 0, other roem 20, seat 0 out yes"

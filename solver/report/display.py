@@ -15,6 +15,7 @@ from typing import Any
 
 from ddcards.errors import NotationError
 from ddcards.notation import Card, Suit, parse_cards, parse_hand
+from ddcards.result import spoken
 
 ENGLISH_SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
 
@@ -84,9 +85,10 @@ def extras(view: Mapping[str, Any]) -> list[tuple[str, Any]]:
 
 
 def plain(value: Any) -> str:
-    """A scalar, a list or a mapping of scores as a short text ("playing 20, other 0")."""
+    """A scalar, a list or a mapping of scores as a short text ("playing 20, other 0"; keys as
+    words: "playing roem 20", not "playing_roem 20")."""
     if isinstance(value, Mapping):
-        return ", ".join(f"{k} {plain(v)}" for k, v in value.items())
+        return ", ".join(f"{spoken(str(k))} {plain(v)}" for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return " ".join(plain(v) for v in value)
     if isinstance(value, bool):
