@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 import ddcards
+from ddcards.result import spoken
 from ddcards.report import write_report
 
 try:
@@ -111,7 +112,9 @@ def test_the_report_shows_the_analysis(page, tmp_path, doc):
     for t, winner in zip(got["tricks"], winners):
         assert t["head"].startswith(f"Trick {t['trick']}, won by seat {winner} ({view['roles'][winner]})")
     last = [s for s in an.steps if s.trick_winner is not None][-1]
-    assert f"score {', '.join(f'{k} {v}' for k, v in last.score.items())}" in got["tricks"][len(winners) - 1]["head"]
+    # the score's keys as words ("playing roem 20", not "playing_roem 20")
+    assert f"score {', '.join(f'{spoken(k)} {v}' for k, v in last.score.items())}" in \
+        got["tricks"][len(winners) - 1]["head"]
 
     # The chart: one mark per costly card, linked to its row, each with a text label.
     costly = [s for s in an.steps if s.cost > 0]
