@@ -250,19 +250,16 @@ class _Deadline:
 
     def __init__(self, context: grpc.ServicerContext | None):
         self.at: float | None = None
-        self.capped = False
         if context is not None:
             remaining = context.time_remaining()
             if remaining is not None and remaining < _NO_DEADLINE:
                 self.at = time.monotonic() + remaining
 
-    def search_timeout(self, limit_seconds: float = 0.0, cap: float | None = None) -> float | None:
+    def search_timeout(self, limit_seconds: float = 0.0) -> float | None:
         """The timeout for a search starting now: the time left before the deadline, or the
-        request's own limit, or the server's ``cap`` (--max-search-seconds) if that is smaller;
-        None for no limit. Raises SearchTimeout if the deadline has passed already. ``capped``
-        says afterwards whether the server's cap is the limit."""
+        request's own limit if that is smaller; None for no limit. Raises SearchTimeout if
+        the deadline has passed already."""
         limits = []
-        self.capped = False
         if self.at is not None:
             left = self.at - time.monotonic()
             if left <= 0:
@@ -270,18 +267,23 @@ class _Deadline:
             limits.append(left)
         if limit_seconds and limit_seconds > 0 and math.isfinite(limit_seconds):   # 0 (unset), inf: none
             limits.append(limit_seconds)
-        if cap is not None and (not limits or cap < min(limits)):
-            self.capped = True
-            return cap
         return min(limits) if limits else None
 
 
-def _capped(exc: SearchTimeout, cap: float | None) -> SearchTimeout:
-    """A search stopped by the server's own limit says so (its nodes and progress kept)."""
-    stopped = SearchTimeout(f"{exc} (the server stops a search after {cap:g} s: --max-search-seconds)")
-    stopped.nodes, stopped.progress = exc.nodes, exc.progress
-    stopped.server_limit = cap          # type: ignore[attr-defined]  # status.py: "at the server's limit"
-    return stopped
+class ServerLimitTimeout(SearchTimeout):
+    """A search stopped by the server's own limit (--max-search-seconds), not by the call's: its
+    message says so, and its status message begins "search stopped at the server's limit"."""
+
+    def __init__(self, exc: SearchTimeout, server_limit: float):
+        super().__init__(f"{exc} (the server stops a search after {server_limit:g} s: --max-search-seconds)")
+        self.nodes, self.progress, self.server_limit = exc.nodes, exc.progress, server_limit
+
+
+def _capped_timeout(timeout: float | None, cap: float | None) -> tuple[float | None, float | None]:
+    """A search's timeout under the server's cap, and the cap where it is what bounds it (else None)."""
+    if cap is not None and (timeout is None or cap < timeout):
+        return cap, cap
+    return timeout, None
 
 
 class SolverServicer(pb_grpc.SolverServiceServicer):
@@ -326,12 +328,13 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
             raise SearchCancelled("the call ended before the search started")
         deadline = _Deadline(context)
         with self._pool.lend(token, deadline, bounded=True) as instance:
+            timeout, capped = _capped_timeout(deadline.search_timeout(limit_seconds), self._max_search)
             try:
-                return job(instance, deadline.search_timeout(limit_seconds, self._max_search), token)
+                return job(instance, timeout, token)
             except SearchAborted as exc:
                 calllog.note(nodes=exc.nodes)
-                if isinstance(exc, SearchTimeout) and deadline.capped:
-                    raise _capped(exc, self._max_search) from None
+                if capped is not None and isinstance(exc, SearchTimeout):
+                    raise ServerLimitTimeout(exc, capped) from None
                 raise
 
     # ------------------------------------------------------------ RPCs
@@ -391,15 +394,13 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
             if token.cancelled:
                 raise SearchCancelled("the stream ended before the search started")
             with self._pool.lend(token, stream_deadline, bounded=False) as instance:
-                item_deadline = _Deadline(None)
-                item_deadline.at = stream_deadline.at
-                timeout = item_deadline.search_timeout(limit, self._max_search)
+                timeout, capped = _capped_timeout(stream_deadline.search_timeout(limit), self._max_search)
                 try:
                     return instance.solve(position, mode=mode, timeout=timeout, cancel=token,
                                           threads=SEARCH_THREADS)
                 except SearchTimeout as exc:
-                    if item_deadline.capped:
-                        raise _capped(exc, self._max_search) from None
+                    if capped is not None:
+                        raise ServerLimitTimeout(exc, capped) from None
                     raise
 
         def items() -> Iterator[Work]:
