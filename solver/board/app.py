@@ -39,7 +39,7 @@ import ddcards
 from ddcards.api import DEFAULT_TT_MB, CancelToken, Solver, _threads, check_tables_fit, check_timeout, check_tt_mb
 from ddcards._jsonio import decode_utf8, loads
 from ddcards.errors import DdcardsError, InvalidOptionError, NotationError, SearchCancelled, SearchTimeout
-from ddcards.games.prsi import unproven_action
+from ddcards.games.prsi import every_value_or_optimal
 from ddcards.report.display import as_cards, card_piece, extras, hand_suits, ober_action, plain, suit_piece
 from ddcards.report.render import template
 
@@ -287,15 +287,10 @@ class BoardApp:
                 self._anonymous.add(token)
 
         def work() -> dict[str, Any]:
-            try:
-                res = self.solver().solve(pos, mode="all", timeout=self.timeout, cancel=token, threads=self.threads)
-            except InvalidOptionError as exc:
-                # Prší without a horizon: an action whose value cannot be proven fails mode "all";
-                # the optimal actions' values are proven (docs/RULES.md §4.9), the others show "?".
-                if not unproven_action(exc):
-                    raise
-                res = self.solver().solve(pos, mode="optimal", timeout=self.timeout, cancel=token,
-                                          threads=self.threads)
+            # (Prší without a horizon: the optimal actions' values where another one's is unproven,
+            # the others shown "?")
+            res = every_value_or_optimal(lambda mode: self.solver().solve(
+                pos, mode=mode, timeout=self.timeout, cancel=token, threads=self.threads))
             session = pos.session()
             return dict(res.to_dict(), verdict=session.verdict(res.value, res.won, res.value_kind))
 

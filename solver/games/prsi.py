@@ -25,9 +25,9 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ddcards.errors import (IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
                             NotationError, SearchCancelled, SearchTimeout)
@@ -56,6 +56,8 @@ CARD = {c: card for card, c in CODE.items()}
 DRAW, PASS, OBER = _prsi.MOVE_DRAW, _prsi.MOVE_PASS, _prsi.MOVE_OBER
 FIELDS = ("game", "hands", "stock", "upcard", "options", "played", "leader")
 # The clauses a bad document or action breaks (DdcardsError.rule), as every game cites docs/RULES.md.
+T = TypeVar("T")
+
 ACTION_RULE = "docs/RULES.md §4.1: an action is a card (TH), an Ober naming a suit (QH/S), draw or pass"
 PLAYERS_RULE = "docs/RULES.md §4.1: 2 to 6 players"
 UPCARD_RULE = "docs/RULES.md §4.1: one upcard starts the pile"
@@ -646,6 +648,18 @@ def unproven_action(exc: BaseException) -> bool:
     back to mode "optimal" on it (docs/RULES.md §4.9)."""
     return (isinstance(exc, InvalidOptionError) and getattr(exc, "field", None) == "options.horizon"
             and getattr(exc, "rule", None) == HORIZON_RULE and getattr(exc, "token", "horizon") != "horizon")
+
+
+def every_value_or_optimal(search: Callable[[str], T]) -> T:
+    """``search("all")``, or ``search("optimal")`` where mode "all" fails only because one action's
+    value cannot be proven without a horizon (unproven_action): what the report and the board,
+    which ask every action's value and offer no mode, show then (docs/RULES.md §4.9)."""
+    try:
+        return search("all")
+    except InvalidOptionError as exc:
+        if not unproven_action(exc):
+            raise
+        return search("optimal")
 
 
 def _left(deadline: float | None) -> float | None:

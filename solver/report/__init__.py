@@ -16,9 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ddcards.api import CancelToken, Mode, Solver, default_solver
-from ddcards.errors import InvalidOptionError
-from ddcards.games.prsi import unproven_action
+from ddcards.api import CancelToken, Solver, default_solver
+from ddcards.games.prsi import every_value_or_optimal
 from ddcards.position import Position
 from ddcards.report.render import render
 
@@ -30,14 +29,10 @@ def report_html(position: Position | Mapping[str, Any] | str, *, solver: Solver 
     """Analyse the recorded play of `position` (every card's value at each step) and render the page
     (threads: for each search, as in ``Solver.analyse``)."""
     engine = solver or default_solver()
-    try:
-        analysis = engine.analyse(position, timeout=timeout, cancel=cancel, mode=Mode.ALL, threads=threads)
-    except InvalidOptionError as exc:
-        # Prší without a horizon: an action whose value cannot be proven fails mode "all"; the
-        # optimal actions' values are proven (docs/RULES.md §4.9), as `ddcards analyse` gives them.
-        if not unproven_action(exc):
-            raise
-        analysis = engine.analyse(position, timeout=timeout, cancel=cancel, mode=Mode.OPTIMAL, threads=threads)
+    # (Prší without a horizon: the optimal actions' values where another one's is unproven, as
+    # `ddcards analyse` gives them)
+    analysis = every_value_or_optimal(lambda mode: engine.analyse(position, timeout=timeout, cancel=cancel,
+                                                                  mode=mode, threads=threads))
     return render(analysis.to_dict())
 
 
