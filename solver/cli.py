@@ -789,7 +789,9 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"ddcards: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt as exc:
-        if type(exc).__name__ == "Terminated":          # ddcards batch stopped by SIGTERM (batch.job)
+        from ddcards.batch.job import Terminated
+
+        if isinstance(exc, Terminated):                 # ddcards batch stopped by SIGTERM
             return 128 + 15
         print("ddcards: interrupted", file=sys.stderr)
         return 130

@@ -44,8 +44,9 @@ def _ticks(low: int, high: int, count: int = 5) -> list[int]:
     return list(range(first, high + 1, step)) or [0]
 
 
-def value_chart(doc: Mapping[str, Any], title: str, description: str) -> str:
-    """The SVG of the value before the first card and after every card of `doc` (an analysis)."""
+def value_chart(doc: Mapping[str, Any], title: str, description: str, unit: str = "card") -> str:
+    """The SVG of the value before the first card and after every card of `doc` (an analysis);
+    `unit`: what a step plays (Page.unit: "action" in Prší)."""
     steps: Sequence[Mapping[str, Any]] = doc["steps"]
     values = [doc["initial_value"]] + [s["value_after"] for s in steps]
     low, high = min(values + [0]), max(values + [0])
@@ -79,7 +80,7 @@ def value_chart(doc: Mapping[str, Any], title: str, description: str) -> str:
             out.append(f'<line class="trick" x1="{x(i):.1f}" x2="{x(i):.1f}" y1="{TOP}" y2="{TOP + plot_h}"/>'
                        f'<text class="xlabel" x="{x(i):.1f}" y="{HEIGHT - BOTTOM + 16}">{trick}</text>')
     out.append(f'<text class="axis" x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 6}">'
-               f'{"tricks (the value after each card)" if trick else "actions played" if doc.get("game") == "prsi" else "cards played"}</text>')
+               f'{"tricks (the value after each card)" if trick else unit + "s played"}</text>')
     out.append("</g>")
     points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(values))
     out.append(f'<polyline class="line" points="{points}" aria-hidden="true"/>')

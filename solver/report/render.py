@@ -183,7 +183,7 @@ class Page:
     def chart(self) -> str:
         desc = self.chart_text()
         svg = value_chart(self.doc, f"Value after every {self.unit} ({self.deal.get('value_owner', '')}'s view)",
-                          desc)
+                          desc, self.unit)
         return f'<figure class="chart-box">{svg}<figcaption id="chart-caption">{_e(desc)}</figcaption></figure>'
 
     def chart_text(self) -> str:
