@@ -492,10 +492,9 @@ def _summary(args: argparse.Namespace, source: _Input, tally: _Tally, lost: int,
     parts = [counted(tally.records, "document") + (f" ({tally.earlier:,} answered by earlier runs)" if tally.earlier else ""),
              f"{now:,} answered in {wall:.2f} s" + (f" ({now / wall:,.0f}/s)" if wall > 0 and now else "")
              + f" on {where}"]
-    failed = ", ".join(text for text, n in ((f"{tally.failures[EXIT_BAD_INPUT]:,} bad input", tally.failures[EXIT_BAD_INPUT]),
-                                             (f"{tally.failures[EXIT_ABORTED]:,} stopped", tally.failures[EXIT_ABORTED]),
-                                             (counted(tally.failures[EXIT_INTERNAL], "internal error"),
-                                              tally.failures[EXIT_INTERNAL])) if n)
+    bad, stopped, internal = (tally.failures[k] for k in (EXIT_BAD_INPUT, EXIT_ABORTED, EXIT_INTERNAL))
+    failed = ", ".join(text for n, text in ((bad, f"{bad:,} bad input"), (stopped, f"{stopped:,} stopped"),
+                                            (internal, counted(internal, "internal error"))) if n)
     parts.append(f"{tally.failed:,} failed" + (f" ({failed})" if failed else ""))
     if tally.duplicates:
         parts.append(f"{counted(tally.duplicates, 'duplicate')} answered by the search of "
