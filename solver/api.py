@@ -346,9 +346,7 @@ class Solver:
             exc.nodes = self._searcher.nodes if started else 0
             progress = self._progress(self._searching, self._searcher.last_progress) if started else None
             if progress is not None:
-                exc.progress = progress
-                if exc.args and isinstance(exc.args[0], str):
-                    exc.args = (f"{exc.args[0]}; by then {progress}",) + exc.args[1:]
+                exc.tell_progress(progress)
             raise
 
     @_one_at_a_time

@@ -148,10 +148,9 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
             return _value(engine, pos, left, cancel)
         except SearchAborted as exc:
             # Its progress (a bound on the value) is one row's: the message names the row.
-            if exc.progress is not None and exc.args and isinstance(exc.args[0], str):
+            if exc.progress is not None:
                 row = pos.to_dict()
-                exc.args = (exc.args[0].replace("; by then ", f"; by then, in the row trump {row['trump']}, "
-                                                f"playing team {row['playing_team']}: ", 1),) + exc.args[1:]
+                exc.tell_progress(exc.progress, f"in the row trump {row['trump']}, playing team {row['playing_team']}")
             raise
 
     positions = [pos for _, _, pos in jobs]

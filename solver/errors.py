@@ -85,6 +85,15 @@ class SearchAborted(Exception):
     nodes: int = 0
     progress: SearchProgress | None = None
 
+    def tell_progress(self, progress: SearchProgress, where: str = "") -> None:
+        """Carry ``progress`` and say it in the message: "<why it stopped>; by then[, where:] <progress>".
+        ``where`` names the search it is of, when the stopped call ran several (a DD table's row);
+        told again, the message keeps its first part and says the new progress."""
+        stopped = self.__dict__.setdefault("_stopped", self.args[0] if self.args else "")
+        self.progress = progress
+        if isinstance(stopped, str):
+            self.args = (f"{stopped}; by then{', ' + where + ':' if where else ''} {progress}",) + self.args[1:]
+
 
 class SearchCancelled(SearchAborted):
     """The caller cancelled the search."""

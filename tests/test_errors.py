@@ -160,6 +160,19 @@ def test_error_hierarchy():
     assert not issubclass(ddcards.SearchAborted, ValueError)
 
 
+def test_a_stopped_search_says_its_progress_once_and_where():
+    # The message keeps why the search stopped and says the latest progress after "by then", with
+    # the search it is of when the call ran several (a DD table's row); told twice, not repeated.
+    from ddcards.result import SearchProgress
+    exc = ddcards.SearchTimeout("the search ran out of time after 1,000 nodes")
+    exc.tell_progress(SearchProgress(answered=1, moves=3, value=4, move="AS", at_least=True))
+    assert str(exc) == "the search ran out of time after 1,000 nodes; by then 1 of 3 first moves answered, value >= +4 (AS)"
+    exc.tell_progress(exc.progress, "in the row trump S, playing team 0")
+    assert str(exc) == ("the search ran out of time after 1,000 nodes; by then, in the row trump S, playing team 0: "
+                        "1 of 3 first moves answered, value >= +4 (AS)")
+    assert exc.progress.value == 4 and exc.progress.at_least
+
+
 def test_history_error_names_the_ply_and_seat():
     with pytest.raises(IllegalPlayError) as info:
         ddcards.Position.from_dict(doc(played=["QH", "JH"]))
