@@ -283,6 +283,61 @@ def test_every_clause_is_named(deal, rules, played, rule, legal):
     assert "legal: " in str(info.value)
 
 
+# Trick 7 of three hand-built deals, spades trumps, seat 0 leading the first trick: seat 1 leads AH
+# and seat 0, void in hearts, holds nothing but trumps.  The six tricks before are the same, all
+# to team 1: QS KS TS AS (28; Q K A 20 + stuk 20), AC 7C 8C 9C (11; 20), TC JC QC KC (19; 50),
+# AD 7D 8D 9D (11; 20), TD JD QD KD (19; 50), QH 9H TH JH (15; 50): 103 in cards, 230 in roem.
+ONLY_TRUMPS_SIX = "QS KS TS AS, AC 7C 8C 9C, TC JC QC KC, AD 7D 8D 9D, TD JD QD KD, QH 9H TH JH, "
+ONLY_TRUMPS = {
+    # partner (seat 2, 9S) winning, seat 0 holds JS 8S: 8S is lower than the 9 and he holds
+    # something else (a higher trump), so only JS (§2.4 rule 3), Rotterdam too (§2.5 rule 2).
+    # JS takes 11 + 14 + 20 = 45, the last trick 8S 7H 7S KH 4 + 10: team 0 has 59.
+    "higher and lower": (["QJ8.9.J7.J7", "K.AT7.Q8.Q8", "T97.J.K9.K9", "A.KQ8.AT.AT"], "AH 9S 8H",
+                         ["JS"], 333, 59),
+    # partner winning, seat 0 holds 8S 7S, only lower trumps: either (§2.4 rule 3).  Team 0 takes
+    # 25 (AH 9S 8H, no roem) and the last trick, JS 7H 7S or 8S KH, 24 + 10: 59.
+    "only lower, partner winning": (["Q87.9.J7.J7", "K.AKT.Q8.Q8", "JT9.J.K9.K9", "A.Q87.AT.AT"],
+                                    "AH 9S 8H", ["8S", "7S"], 333, 59),
+    # an opponent (seat 3, 9S) winning, seat 0 holds 8S 7S, only lower trumps: either (§2.4 rule
+    # 4).  Team 1 takes every trick: 162 + 230, and pit.
+    "only lower, opponent winning": (["Q87.9.J7.J7", "K.AT8.Q8.Q8", "T.KJ7.K9.K9", "AJ9.Q.AT.AT"],
+                                     "AH KH 9S", ["8S", "7S"], 392, 0),
+}
+
+
+@pytest.mark.parametrize("rules", ["amsterdam", "rotterdam"])
+@pytest.mark.parametrize("case", list(ONLY_TRUMPS))
+def test_void_holding_only_trumps(case, rules):
+    hands, trick, legal, team1, team0 = ONLY_TRUMPS[case]
+    for playing in (0, 1):
+        d = {"game": "klaverjas", "trump": "S", "playing_team": playing, "rules": rules, "hands": hands,
+             "played": ONLY_TRUMPS_SIX + trick}
+        assert sorted(ddcards.Position.from_dict(d).legal_moves) == sorted(legal)
+        res = ddcards.solve(d, mode="all")
+        pit = team0 == 0
+        if playing == 1:        # made: each team its own, + 100 for taking every trick
+            assert res.value == team1 + 100 * pit - team0
+            assert res.scores == {"playing": team1 + 100 * pit, "other": team0, "playing_roem": 230,
+                                  "other_roem": 0}
+        else:                   # nat: team 1 scores both teams' points (and its pit)
+            assert res.value == -(team1 + team0 + 100 * pit)
+            assert res.scores == {"playing": 0, "other": team1 + team0 + 100 * pit, "playing_roem": 0,
+                                  "other_roem": 230}
+        assert res.outcomes == {"nat": playing == 0, "pit": pit and playing == 1,
+                                "pit_other": pit and playing == 0}
+        assert {m.move: m.value for m in res.moves} == {c: res.value for c in legal}
+
+
+def test_void_holding_a_higher_and_a_lower_trump_may_not_undertrump_partner():
+    hands, trick = ONLY_TRUMPS["higher and lower"][:2]
+    with pytest.raises(IllegalPlayError) as info:
+        ddcards.Position.from_dict({"game": "klaverjas", "trump": "S", "playing_team": 0, "hands": hands,
+                                    "played": ONLY_TRUMPS_SIX + trick + " 8S"})
+    assert info.value.rule == ("docs/RULES.md §2.4 rule 3: partner winning, no undertrump while you hold "
+                               "another card")
+    assert info.value.token == "8S" and "legal: JS" in str(info.value)
+
+
 # --------------------------------------------------------------------------- C-level hooks
 
 def test_c_roem_matches_the_reference():
