@@ -248,6 +248,51 @@ def test_stake_arithmetic():
     assert summary.scores["stake"] == 2 and summary.outcomes["seat0_claims"]
 
 
+# Deal E (trumps H): twelve phase-1 tricks leave seat 0 with 63 points and 9S 8S 9D 8D 9C 6H,
+# seat 1 with 65 and 7S 6S 7D 6D 7C 7H (he lost the last phase-1 trick: the turned 7H), seat 0
+# on lead.  Every phase-2 trick is worth nothing but the last trick's 10: seat 0 wins each suit
+# by following higher, so the 10 is seat 1's only if 6H-7H is the last trick.
+E = {"game": "mariasz", "hands": ["AQ.A.AQ.A", "KT.Q.KT.K"], "objective": "race",
+     "stock": "QC TC 8C JC JS 8H JD 9H JH 6C TH KH 7S 9S 8S 6S 7D 9D 8D 6D 7C 9C 6H 7H"}
+E_PHASE1 = "AS KS QS TS KD AD QD TD QH AH KC AC QC TC 8C JC JS 8H JD 9H 6C JH KH TH"
+E_PHASE2 = "9S 7S 8S 6S 9D 7D 8D 6D 9C 7C"
+
+
+def test_the_last_tricks_ten_claims():
+    p = pos(E, E_PHASE1, start_scores=[0, 56])
+    assert score(p) == {"seat0": 63, "seat1": 65}
+    # the last trick: 56 + 65 + 10 = 131 claims for seat 1; from 55 it stops at 130
+    res = ddcards.solve(pos(E, f"{E_PHASE1} {E_PHASE2}", start_scores=[0, 56]))
+    assert res.value == -1 and res.scores["seat1_total"] == 131 and res.outcomes["seat1_claims"]
+    assert res.scores["stake"] == 1 and res.settlement == [-1, 1]          # sympla
+    assert ddcards.solve(pos(E, f"{E_PHASE1} {E_PHASE2}", start_scores=[0, 55])).value == 0
+    # from phase 2's first lead seat 0 plays 6H before the end and takes the 10 himself:
+    # 58 + 63 + 10 = 131 whatever he leads; from 57 no one reaches 131
+    res = ddcards.solve(pos(E, E_PHASE1, start_scores=[58, 56]))
+    assert res.value == 1 and all(m.value == 1 for m in res.moves) and res.scores["seat0_total"] == 131
+    assert ddcards.solve(pos(E, E_PHASE1, start_scores=[57, 56])).value == 0
+
+
+# Deal F (trumps H): seat 0 leads KC holding QC and KD holding QD in phase 1 (40) and ends it
+# with 44 points, seat 1 with 58; seat 0 holds KS QS KH QH 7S and the turned 6H, seat 1
+# AC TC JC 9C AD TD and leads phase 2.
+F = {"game": "mariasz", "hands": ["86..KQ.KQ", "AT.987..8"], "objective": "race",
+     "stock": "9S JS JD 6D 9D 7D JH 8D TH 6C AH 7C AC KS TC QS JC KH 9C QH AD 7S TD 6H"}
+F_PHASE1 = "KC 8C KD 7H 9H QC 8H QD AS 6S TS 8S JS 9S JD 6D 9D 7D JH 8D TH 6C AH 7C"
+
+
+def test_swatowe_in_a_race():
+    # 9C is trumped with 6H (0); KS led holding QS (20) takes JC (4 + 2); KH led holding QH
+    # (40): 44 + 20 + 6 + 40 = 110, the fourth marriage before any claim
+    p = pos(F, f"{F_PHASE1} 9C 6H KS JC KH")
+    assert score(p) == {"seat0": 110, "seat1": 58}
+    res = ddcards.solve(p)
+    # the KH trick brings 14 or 15 (125 at most), then QH led takes 21 or 22: the claim comes there
+    assert res.value == 1 and res.outcomes["seat0_swatowe"] and res.outcomes["seat0_claims"]
+    assert res.scores["seat0_marriages"] == 100 and res.scores["stake"] == 2    # the first deal: dubla
+    assert res.settlement == [2 + 5, -(2 + 5)]                                # swatowe 5 = 1 + 1 + 1 + 2
+
+
 # --------------------------------------------------------------------------- Kiks (§3.10)
 # seat 0: AS TS 9S AH 6H AD AC 7C 6C; seat 1: KS 8S KH 7H KD TD 9D KC TC;
 # seat 2: QS 7S 6S QH 8H QD 8D QC 9C; seat 3 (the dealer): JS TH JH 9H JD 7D 6D JC 8C.
