@@ -247,6 +247,41 @@ def test_4_5_a_7_after_the_penalty_starts_a_new_chain():
     assert len(hands[0].replace(".", "")) == 3 + 1 + 2
 
 
+
+# Seat 0 holds 7S 8S, seat 1 one of 8H or 7H and 9S; seat 0 to move on QS naming spades.
+BLOCK = ["QD/C", "QH/S", "QC/S", "QS/S"]
+
+
+def test_4_5_a_7_keeps_the_last_card_off_the_pile():
+    # 8S first and seat 1 goes out with 8H on it (rank); 7S first and he may only draw 2 (8H does
+    # not answer an active 7), then 8S on 7S: out at ply 3.  Worked out by hand in an audit.
+    doc = deal([["QD", "7S", "8S", "QC"], ["QH", "9S", "8H", "QS"]], "TD", "AD KD JD 9D")
+    res = ddcards.solve(pos(doc, *BLOCK, horizon=3))
+    assert (res.value, res.distance, res.optimal_moves, res.pv) == (1, 3, ["7S"], ["7S", "draw", "8S"])
+    assert {m.move: (m.value, m.distance) for m in res.moves} == {
+        "7S": (1, 3), "8S": (0, None), "draw": (0, None)}
+    res = ddcards.solve(pos(doc, *BLOCK, horizon=2))      # two plies cannot shed two cards
+    assert {m.move: (m.value, m.distance) for m in res.moves} == {
+        "7S": (0, None), "8S": (0, None), "draw": (0, None)}
+
+
+def test_4_5_a_7_answered_by_a_7_and_the_return_that_undoes_a_win():
+    # Seat 1 holds 7H: on 7S he answers 7H and seat 0 draws 4, so seat 0 wins with 8S first (seat
+    # 1 can only play 9S or draw on it) and 7S last.  With `return` seat 1 answers that 7S with 7H
+    # and seat 0 is back in: no win within 3 or 4 plies.
+    doc = deal([["QD", "7S", "8S", "QC"], ["QH", "9S", "7H", "QS"]], "TD", "AD KD JD 9D")
+    res = ddcards.solve(pos(doc, *BLOCK, horizon=3))
+    assert {m.move: (m.value, m.distance) for m in res.moves} == {
+        "7S": (0, None), "8S": (1, 3), "draw": (0, None)}
+    assert list(pos(doc, *BLOCK, "7S", "7H").legal_moves) == ["draw"]
+    hands, _, _, _ = view(pos(doc, *BLOCK, "7S", "7H", "draw"))
+    assert len(hands[0].replace(".", "")) == 1 + 4
+    for horizon in (3, 4):
+        res = ddcards.solve(pos(doc, *BLOCK, horizon=horizon, **{"return": True}))
+        assert (res.value, res.distance) == (0, None)
+    back = pos(doc, *BLOCK, "8S", "9S", "7S", "7H", **{"return": True})
+    assert back.to_move == 0 and list(back.legal_moves) == ["draw"]     # a chain of two: draw 4
+
 # ---------------------------------------------------------------- §4.6 aces skip
 
 ACES = deal([["AS", "9S", "KH", "TD"], ["JC", "8C", "AD", "8H"], ["7D", "8D", "9D", "KD"]], "AH")
@@ -320,6 +355,21 @@ def test_4_7_with_nothing_to_turn_over_a_draw_takes_what_there_is():
     assert [len(h.replace(".", "")) for h in hands] == before     # nothing to draw; the turn passed
     assert pos(doc, *played, "draw").to_move == 0
 
+
+
+def test_4_7_six_players_a_chain_of_four_turns_the_pile_midway_then_nothing_is_left():
+    hands = [["7H", "8S", "9S", "TS"], ["7D", "JS", "QS", "KS"], ["7C", "AS", "8H", "9H"],
+             ["TH", "JH", "QH", "KH"], ["AH", "8D", "9D", "TD"], ["JD", "QD", "KD", "AD"]]
+    doc = deal(hands, "7S")                     # the stock: 8C 9C TC JC QC KC AC
+    assert list(pos(doc, "7H", "7D", "7C").legal_moves) == ["draw"]      # seat 3: draw 8
+    hands, top, stock, pile = view(pos(doc, "7H", "7D", "7C", "draw"))
+    # 7 from the stock, then the pile 7S 7H 7D below the top turned over: 7S the eighth card
+    assert hands[3] == "7.KQJT..AKQJT98" and top == "7C" and stock == "7H 7D" and pile == ""
+    played = ["7H", "7D", "7C", "draw", "draw", "draw"]                # seats 4 and 5 draw 7H, 7D
+    hands, _, stock, pile = view(pos(doc, *played))
+    assert hands[4] == ".A7.T98." and hands[5] == "..AKQJ7." and stock == "(empty)" and pile == ""
+    p = pos(doc, *played, "draw")                # seat 0 draws nothing and the turn passes
+    assert view(p)[0][0] == "T98..." and p.to_move == 1
 
 # ---------------------------------------------------------------- §4.8 the end
 
@@ -436,6 +486,21 @@ def test_4_9_more_players_paranoid():
     assert {m.move: (m.value, m.distance) for m in res.moves} == {"8C": (-1, None), "9C": (-1, None),
                                                                 "TC": (-1, None), "JC": (-1, None),
                                                                 "draw": (-1, None)}
+
+
+def test_4_9_paranoid_the_others_turn_the_suit_and_one_of_them_goes_out():
+    # Seat 0 holds 8H 9H on QC naming hearts; seat 1 KH KS, seat 2 KC JD.  Whatever seat 0 sheds,
+    # seat 1 plays KH and seat 2 KC: seat 0 cannot follow, and seat 1 goes out with KS at ply 5.
+    doc = deal([["QS", "QD", "8H", "9H"], ["9C", "TC", "KH", "KS"], ["JC", "QC", "KC", "JD"]], "8D",
+               "7S 8S 9S TS JS")
+    played = ["QS/C", "9C", "JC", "QD/C", "TC", "QC/H"]
+    res = ddcards.solve(pos(doc, *played, horizon=4))
+    assert (res.value, res.distance) == (-1, None)
+    res = ddcards.solve(pos(doc, *played, horizon=5))
+    assert (res.value, res.distance) == (-1, 5)
+    assert {m.move: (m.value, m.distance) for m in res.moves} == {
+        "8H": (-1, 5), "9H": (-1, 5), "draw": (-1, 5)}
+    assert res.pv[1:] == ["KH", "KC", "draw", "KS"]
 
 
 def test_4_9_play_on_value_is_getting_out():
