@@ -1,6 +1,6 @@
 """Differential test: the fast Prší solver against the plain-Python reference (tests/reference/prsi.py).
 
-Random positions — 2 to 4 players, both variants, 7 chains and aces pending, stocks about to
+Random positions — 2 to 6 players, both variants, 7 chains and aces pending, stocks about to
 run out and piles turned over, players out or waiting on a return — are solved by both within
 a short horizon; the side to move, the legal actions, the value, its distance and every
 action's value and distance must agree.  A failure prints the position document, so it can be
@@ -93,6 +93,13 @@ def test_two_players(seed):
 @settings(deadline=None, max_examples=500)
 @given(seeds, st.sampled_from([3, 4]))
 def test_three_and_four_players(seed, seats):
+    check(random_position(random.Random(seed), seats, horizon=random.Random(seed).randrange(1, 5))[0])
+
+
+@settings(deadline=None, max_examples=200)
+@given(seeds, st.sampled_from([5, 6]))
+def test_five_and_six_players(seed, seats):
+    """Five and six seats: a stock of 11 or 7 cards that turns over soon, and the wider table key."""
     check(random_position(random.Random(seed), seats, horizon=random.Random(seed).randrange(1, 5))[0])
 
 
