@@ -168,7 +168,7 @@ def test_szlifowany_phase1_points_and_the_last_draws():
 def test_phase2_follow_suit_and_must_beat():
     p = pos(B, B_PHASE1 + " AS")
     assert list(p.legal_moves) == ["TS"]                          # §3.4 rule 2
-    assert_illegal(p, "AD", "§3.4 rule 2", "must follow suit S")
+    assert_illegal(p, "AD", "§3.4 rule 2: phase 2, follow suit", "must follow suit S")
     p = pos(B, f"{B_PHASE1} {B_PHASE2} TD")
     assert list(p.legal_moves) == ["AD", "JD"]
     p = pos(B, f"{B_PHASE1} {B_PHASE2} TD", options={"szlifowany": True, "must_beat": True})
@@ -305,7 +305,7 @@ def test_kiks_follow_and_trump_from_the_first_trick():
     assert list(pos(C, "AS").legal_moves) == ["KS", "8S"]       # §3.4 rule 2 from the first trick
     p = pos(C, C_LINE)
     assert list(p.legal_moves) == ["TH", "JH", "9H"]            # seat 3 void in spades: trump (§3.4 rule 3)
-    assert_illegal(p, "7D", "§3.4 rule 3", "must trump")
+    assert_illegal(p, "7D", "§3.4 rule 3: trump when void", "must trump")     # no "phase 2": no stock
     p = p.play("9H")
     # team 0: 13 + 11 + 21; team 1: TS KS 7S 9H = 10 + 4 = 14 to seat 3
     assert score(p) == {"team0": 45, "team1": 14} and p.to_move == 3

@@ -247,7 +247,6 @@ def test_4_5_a_7_after_the_penalty_starts_a_new_chain():
     assert len(hands[0].replace(".", "")) == 3 + 1 + 2
 
 
-
 # Seat 0 holds 7S 8S, seat 1 one of 8H or 7H and 9S; seat 0 to move on QS naming spades.
 BLOCK = ["QD/C", "QH/S", "QC/S", "QS/S"]
 
@@ -281,6 +280,7 @@ def test_4_5_a_7_answered_by_a_7_and_the_return_that_undoes_a_win():
         assert (res.value, res.distance) == (0, None)
     back = pos(doc, *BLOCK, "8S", "9S", "7S", "7H", **{"return": True})
     assert back.to_move == 0 and list(back.legal_moves) == ["draw"]     # a chain of two: draw 4
+
 
 # ---------------------------------------------------------------- §4.6 aces skip
 
@@ -356,7 +356,6 @@ def test_4_7_with_nothing_to_turn_over_a_draw_takes_what_there_is():
     assert pos(doc, *played, "draw").to_move == 0
 
 
-
 def test_4_7_six_players_a_chain_of_four_turns_the_pile_midway_then_nothing_is_left():
     hands = [["7H", "8S", "9S", "TS"], ["7D", "JS", "QS", "KS"], ["7C", "AS", "8H", "9H"],
              ["TH", "JH", "QH", "KH"], ["AH", "8D", "9D", "TD"], ["JD", "QD", "KD", "AD"]]
@@ -370,6 +369,7 @@ def test_4_7_six_players_a_chain_of_four_turns_the_pile_midway_then_nothing_is_l
     assert hands[4] == ".A7.T98." and hands[5] == "..AKQJ7." and stock == "(empty)" and pile == ""
     p = pos(doc, *played, "draw")                # seat 0 draws nothing and the turn passes
     assert view(p)[0][0] == "T98..." and p.to_move == 1
+
 
 # ---------------------------------------------------------------- §4.8 the end
 

@@ -658,8 +658,10 @@ class MariaszSession(Session):
         legal = format_cards(self._cards(self.board.legal_mask()))
         led, trump = trick[0].suit, self.setup.trump
         order = {c: self._code[c] for c in hand + trick}
+        # Kiks and three players have no stock: §3.4 holds from the first trick, not "phase 2"
+        phase = "phase 2, " if self.setup.variant == "standard" else ""
         if card.suit != led and any(c.suit == led for c in hand):
-            rule = _clause("4.2", "phase 2, follow suit")
+            rule = _clause("4.2", f"{phase}follow suit")
             return IllegalPlayError(f"{where}: must follow suit {led} ({rule}; legal: {legal})", token=str(card),
                                     rule=rule)
         if card.suit == led:
@@ -668,7 +670,7 @@ class MariaszSession(Session):
             return IllegalPlayError(f"{where}: must beat {best} with a higher {led} ({rule}; legal: {legal})",
                                     token=str(card), rule=rule)
         if card.suit != trump:
-            rule = _clause("4.3", "phase 2, trump when void")
+            rule = _clause("4.3", f"{phase}trump when void")
             return IllegalPlayError(f"{where}: void in {led}, must trump ({rule}; legal: {legal})", token=str(card),
                                     rule=rule)
         best = max((c for c in trick if c.suit == trump), key=order.__getitem__)
