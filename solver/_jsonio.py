@@ -224,17 +224,19 @@ def check_limits(document: Any, what: str = "a position document") -> None:
     total = 0
     while stack:
         value, path, depth = stack.pop()
-        where = f"{path if len(path) <= 60 else path[:60] + '…'}: " if path else ""
         if isinstance(value, str):
-            _check_text(value, where, what, path or None)
+            if len(value) > MAX_TEXT or not value.isascii():       # (the common text passes at once)
+                _check_text(value, _where(path), what, path or None)
         elif isinstance(value, LongNumber) or (isinstance(value, int) and not isinstance(value, bool)
                                                and abs(value) >= 10 ** MAX_DIGITS):
+            where = _where(path)
             why = "beyond what any number holds" if isinstance(value, HugeNumber) else \
                 f"numbers have at most {MAX_DIGITS} digits"
             raise NotationError(f"{where}{shown(value)} is far out of the range of any field "
                                 f"({why}; {LIMITS_CLAUSE})", token=token_text(value),
                                 rule=LIMITS_RULE, field=path or None)
         elif isinstance(value, (Mapping, list, tuple)):
+            where = _where(path)
             if depth >= MAX_DEPTH:
                 raise NotationError(f"{where}nested more than {MAX_DEPTH} levels deep; {what} nests a few "
                                     f"levels ({LIMITS_CLAUSE})", token=token_text(path or "document"),
@@ -254,11 +256,19 @@ def check_limits(document: Any, what: str = "a position document") -> None:
                         raise NotationError(f"{where}key {shown(key)} is not text (JSON object keys are strings)",
                                             token=token_text(key), rule=JSON_RULE)
                     # a bad key's field is the object it is in
-                    _check_text(key, f"{where}key {shown(key, 20)}: ", what, path or None)
-                    stack.append((item, f"{path}.{key}" if path else key, depth + 1))
+                    if len(key) > MAX_TEXT or not key.isascii():
+                        _check_text(key, f"{where}key {shown(key, 20)}: ", what, path or None)
+                    if not (type(item) is str and len(item) <= MAX_TEXT and item.isascii()):
+                        stack.append((item, f"{path}.{key}" if path else key, depth + 1))
             else:
                 for i, item in enumerate(value):
-                    stack.append((item, f"{path}[{i}]", depth + 1))
+                    if not (type(item) is str and len(item) <= MAX_TEXT and item.isascii()):
+                        stack.append((item, f"{path}[{i}]", depth + 1))
+
+
+def _where(path: str) -> str:
+    """The prefix naming a document path in check_limits' messages ("hands[0]: ")."""
+    return f"{path if len(path) <= 60 else path[:60] + '…'}: " if path else ""
 
 
 def _check_text(text: str, where: str, what: str, field: str | None) -> None:

@@ -173,18 +173,20 @@ class Card:
     """
 
     # Slots by hand: 3.11's ``slots=True`` breaks the frozen ``__setattr__`` for unknown names.
-    # _code (suit * 16 + rank, not a field): the hash and the order, worked out once.
-    __slots__ = ("rank", "suit", "_code")
+    # _code (suit * 16 + rank, not a field): the hash and the order, worked out once; _text: str().
+    __slots__ = ("rank", "suit", "_code", "_text")
     rank: Rank
     suit: Suit
     if TYPE_CHECKING:   # for the type checker only: a slot may not have a class-level default
         _code: int = field(init=False, repr=False, compare=False)
+        _text: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         try:
             object.__setattr__(self, "rank", Rank(self.rank))
             object.__setattr__(self, "suit", Suit(self.suit))
             object.__setattr__(self, "_code", int(self.suit) * 16 + int(self.rank))
+            object.__setattr__(self, "_text", "6789TJQKA"[self.rank - 6] + "SHDC"[self.suit])
         except (TypeError, ValueError):
             token = f"Card({self.rank!r}, {self.suit!r})"
             rule = "a card is Card(rank, suit) with a Rank (6..14) and a Suit (0..3)"
@@ -199,6 +201,9 @@ class Card:
         ...
         ddcards.errors.InvalidCardError: unknown card 'AZ': 'Z' is not a suit (docs/RULES.md §0.1 rule 1: suits S H D C or ♠ ♥ ♦ ♣)
         """
+        card = _BY_TEXT.get(text) if type(text) is str else None
+        if card is not None:
+            return card                 # "TH", "th": a history's every card is read this way
         _require_text(text, "card", "'TH'")
         token = text.strip()
         body = token.replace("\ufe0f", "").replace("\ufe0e", "")  # emoji presentation: "♥️"
@@ -228,11 +233,29 @@ class Card:
                                    token=token, rule=CARD_SUIT_RULE)
         return _CANONICAL[suit * 16 + rank]
 
+    @classmethod
+    def of(cls, rank: Rank, suit: Suit) -> Card:
+        """The card of `rank` and `suit`, equal to ``Card(rank, suit)`` but the very object
+        parsing hands out, so that sets and dicts of cards find it by identity.
+
+        >>> Card.of(Rank.TEN, Suit.H) is Card.parse("TH")
+        True
+        """
+        if isinstance(rank, int) and isinstance(suit, int) and 6 <= rank <= 14 and 0 <= suit <= 3:
+            return _CANONICAL[suit * 16 + rank]
+        return Card(rank, suit)             # raises the constructor's InvalidCardError
+
     def __hash__(self) -> int:
         return self._code
 
+    def __eq__(self, other: object) -> bool:
+        # By the code worked out once (the dataclass's would compare (rank, suit) tuples).
+        if other.__class__ is self.__class__:
+            return self._code == other._code
+        return NotImplemented
+
     def __str__(self) -> str:
-        return f"{self.rank}{self.suit}"
+        return self._text
 
     def __reduce__(self) -> tuple[type[Card], tuple[Rank, Suit]]:
         return Card, (self.rank, self.suit)  # pickle/copy through __init__, frozen-safe
@@ -251,6 +274,8 @@ DECK: tuple[Card, ...] = tuple(Card(rank, suit) for suit in Suit for rank in Ran
 # Parsing hands out these very objects, so set and dict look-ups of parsed
 # cards match by identity, without calling the dataclass's __eq__.
 _CANONICAL: dict[int, Card] = {card.suit * 16 + card.rank: card for card in DECK}
+# Card.parse's look-up before its full reading: the canonical text and its lower case.
+_BY_TEXT: dict[str, Card] = {str(card): card for card in DECK} | {str(card).lower(): card for card in DECK}
 
 
 def parse_cards(cards: str | Iterable[str | Card]) -> tuple[Card, ...]:
@@ -320,7 +345,7 @@ def parse_hand(hand: str | Iterable[str | Card]) -> tuple[Card, ...]:
     else:
         raise _not_text(hand, "hand", "'AKT.987..QJ' or a list of cards")
     cards: list[Card] = []
-    seen: set[Card] = set()
+    seen: set[int] = set()
     for token in tokens:
         try:
             card = token if isinstance(token, Card) else Card.parse(token)
@@ -336,7 +361,7 @@ def _parse_pbn_hand(hand: str) -> tuple[Card, ...]:
         count = f"{len(parts)} suit" + ("s" if len(parts) != 1 else "")
         raise NotationError(f"hand {hand!r} has {count} ({HAND_RULE})", token=hand, rule=HAND_RULE)
     cards: list[Card] = []
-    seen: set[Card] = set()
+    seen: set[int] = set()
     for suit, part in zip(Suit, parts):
         _parse_suit_part(suit, part, part, hand, cards, seen, HAND_RULE)
     return tuple(cards)
@@ -352,7 +377,7 @@ def _parse_display_hand(hand: str) -> tuple[Card, ...]:
         raise NotationError(f"hand {hand!r}: {pieces[0].strip()!r} comes before the first suit ({DISPLAY_RULE})",
                             token=pieces[0].strip(), rule=DISPLAY_RULE)
     cards: list[Card] = []
-    held: set[Card] = set()
+    held: set[int] = set()
     seen: list[Suit] = []
     for label, ranks in zip(pieces[1::2], pieces[2::2]):
         try:
@@ -373,7 +398,7 @@ def _parse_display_hand(hand: str) -> tuple[Card, ...]:
     return tuple(cards)
 
 
-def _parse_suit_part(suit: Suit, ranks: str, written: str, hand: str, cards: list[Card], seen: set[Card],
+def _parse_suit_part(suit: Suit, ranks: str, written: str, hand: str, cards: list[Card], seen: set[int],
                      rule: str) -> None:
     """One suit of a hand: `ranks` (spaces and commas taken out; `written`: as the hand has it) is
     '-' for a void or the suit's ranks; a '-' beside ranks is named as such, not as a bad rank."""
@@ -385,29 +410,38 @@ def _parse_suit_part(suit: Suit, ranks: str, written: str, hand: str, cards: lis
     _parse_suit_ranks(suit, ranks, hand, cards, seen)
 
 
-def _parse_suit_ranks(suit: Suit, ranks: str, hand: str, cards: list[Card], seen: set[Card]) -> None:
-    """Append the cards of `suit` written as `ranks` ("AKT", "A10") to `cards` (`seen`: their set)."""
+def _parse_suit_ranks(suit: Suit, ranks: str, hand: str, cards: list[Card], seen: set[int]) -> None:
+    """Append the cards of `suit` written as `ranks` ("AKT", "A10") to `cards` (`seen`: their codes)."""
     of_suit = _SUIT_CARDS[suit]
-    shown = repr(hand)
-    i = 0
-    while i < len(ranks):
-        token = ranks[i:i + 2] if ranks.startswith("10", i) else ranks[i]
-        i += len(token)
+    for token in ranks if "10" not in ranks else _rank_tokens(ranks):
         card = of_suit.get(token) or of_suit.get(token.upper())
         if card is None:
             raise InvalidCardError(
                 f"unknown rank {token!r} in suit {suit} of hand {hand!r} ({RANK_RULE})",
                 token=token, rule=RANK_RULE)
-        _add_once(cards, seen, card, shown)
+        if card._code in seen:
+            _add_once(cards, seen, card, repr(hand))        # raises: the card is there already
+        seen.add(card._code)
+        cards.append(card)
 
 
-def _add_once(cards: list[Card], seen: set[Card], card: Card, shown: str) -> None:
-    """Append `card` to `cards` unless it is there already (`seen`, their set: a look-up by
+def _rank_tokens(ranks: str) -> list[str]:
+    """A suit's ranks as tokens: one character each, but "10" as one."""
+    tokens, i = [], 0
+    while i < len(ranks):
+        token = ranks[i:i + 2] if ranks.startswith("10", i) else ranks[i]
+        i += len(token)
+        tokens.append(token)
+    return tokens
+
+
+def _add_once(cards: list[Card], seen: set[int], card: Card, shown: str) -> None:
+    """Append `card` to `cards` unless it is there already (`seen`, their codes: a look-up by
     hash, not a scan of the hand); `shown`: the hand as messages show it."""
-    if card in seen:
+    if card._code in seen:
         raise NotationError(f"card '{card}' appears twice in hand {shown} ({DUPLICATE_RULE})", token=str(card),
                             rule=DUPLICATE_RULE)
-    seen.add(card)
+    seen.add(card._code)
     cards.append(card)
 
 
@@ -425,24 +459,21 @@ def format_hand(cards: Iterable[Card], *, style: HandStyle = "pbn") -> str:
     >>> format_hand([])
     '...'
     """
-    seen: set[Card] = set()
+    seen: set[int] = set()
     for card in cards:
-        if card in seen:
+        if card._code in seen:
             raise NotationError(f"card '{card}' appears twice ({DUPLICATE_RULE})",
                                 token=str(card), rule=DUPLICATE_RULE)
-        seen.add(card)
-    high_first = sorted(seen, key=_suit_then_rank, reverse=True)
-    suits = ["".join(_RANK_TEXT[c.rank] for c in high_first if c.suit == suit) for suit in Suit]
+        seen.add(card._code)
+    by_suit: list[list[str]] = [[], [], [], []]
+    for code in sorted(seen, reverse=True):   # suit * 16 + rank
+        by_suit[code >> 4].append(_RANK_LETTER[code & 15])
+    suits = ["".join(ranks) for ranks in by_suit]
     if style == "display":
         return "  ".join(f"{suit}: {ranks or '-'}" for suit, ranks in zip(Suit, suits))
     if style != "pbn":
         raise ValueError(f"style is 'pbn' or 'display', not {style!r}")
     return ".".join(suits)
-
-
-def _suit_then_rank(card: Card) -> int:
-    """Card order as Card.__lt__ has it, as one int (a sort by this key takes a quarter of the time)."""
-    return card._code
 
 
 def _is_card(text: str) -> bool:
@@ -473,7 +504,7 @@ def _fold(text: str) -> str:
 _RANKS: dict[str, Rank] = {str(rank): rank for rank in Rank} | {
     "10": Rank.TEN, "X": Rank.TEN, "U": Rank.JACK, "O": Rank.QUEEN,
 }
-_RANK_TEXT: dict[Rank, str] = {rank: str(rank) for rank in Rank}
+_RANK_LETTER = "??????6789TJQKA"        # by the rank's value
 # A suit's cards by every way a hand may write their rank ("T", "t", "10", "X", "U"...): the
 # hand reader's look-up, as the parsed cards are the canonical objects.
 _SUIT_CARDS: dict[Suit, dict[str, Card]] = {

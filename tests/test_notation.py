@@ -181,6 +181,29 @@ def test_card_order_is_suit_then_rank() -> None:
         Card.parse("AS") < "AS"  # noqa: B015
 
 
+def test_card_of_is_the_parsed_object_and_equal_to_a_built_card() -> None:
+    for card in DECK:
+        built = Card(card.rank, card.suit)
+        assert Card.of(card.rank, card.suit) is card is Card.parse(str(card))
+        assert built == card and hash(built) == hash(card) and built is not card
+        assert {built: 1}[card] == 1 and card in {built}
+    assert Card(Rank.TEN, H) != Card(Rank.TEN, S) and Card(Rank.TEN, H) != "TH"
+    for rank, suit in ((5, 1), (15, 0), (22, 0), (10, 4), ("T", 1)):
+        with pytest.raises(InvalidCardError, match="is no card"):
+            Card.of(rank, suit)  # type: ignore[arg-type]
+
+
+def test_the_quick_reading_of_a_card_reads_as_the_full_one() -> None:
+    # Card.parse answers the canonical text and its lower case from a table first: the same
+    # objects as reading them rank by rank.
+    texts = ddcards.notation._BY_TEXT
+    assert len(texts) == 72
+    for text, card in texts.items():
+        assert str(card) == text.upper()
+        assert Card.parse(f" {text} ") is card          # (the full reading: not in the table)
+    assert Card.parse("10h") is Card.parse("Th") is Card.parse("TH") is Card.parse("T♥")
+
+
 # --- card lists ---------------------------------------------------------------
 
 @pytest.mark.parametrize("value, expected", [

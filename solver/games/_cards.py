@@ -70,13 +70,14 @@ class CardSession(Session):
     # -- play
     def play(self, token: str) -> None:
         ply = len(self.history)
-        with in_field(f"played[{ply}]"):
-            try:
-                code = self.move_code(token)
-            except NotationError as exc:
-                raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
-            card = self._card[code]
-            if not self.board.legal_mask() >> code & 1:
+        try:
+            code = self.move_code(token)
+        except NotationError as exc:
+            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule,
+                            field=f"played[{ply}]") from None
+        card = self._card[code]
+        if not self.board.legal_mask() >> code & 1:
+            with in_field(f"played[{ply}]"):
                 raise self._illegal(card, ply)
         self.board.play(code)
         self.history.append(str(card))

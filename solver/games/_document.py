@@ -132,16 +132,16 @@ def check_deal(places: Iterable[tuple[str, Sequence[Card]]], title: str, *,
                deck_rule: str = "docs/RULES.md §0.5 rule 2: the game's deck", lowest: Rank = Rank.SEVEN) -> None:
     """No card below `lowest` (not in the deck) and no card twice across `places` (where, cards).
     A card dealt twice names as its field (DdcardsError.field) the later place, where it repeats."""
-    seen: dict[Card, str] = {}
+    seen: dict[int, str] = {}          # by the card's code: an int hashes without a Python call
     for where, cards in places:
         for card in cards:
             if card.rank < lowest:
                 raise InvalidCardError(f"card '{card}' in {where} is not in the {title} deck ({deck_rule})",
                                        token=str(card), rule=deck_rule, field=place_field(where))
-            if card in seen:
-                raise InvalidDealError(f"{dealt_twice(card, seen[card], where)} ({DEALT_ONCE_RULE})",
+            if card._code in seen:
+                raise InvalidDealError(f"{dealt_twice(card, seen[card._code], where)} ({DEALT_ONCE_RULE})",
                                        token=str(card), rule=DEALT_ONCE_RULE, field=place_field(where))
-            seen[card] = where
+            seen[card._code] = where
 
 
 def cards_text(count: int) -> str:
@@ -246,7 +246,7 @@ def played_field(doc: Mapping[str, Any], *, actions: Sequence[str] = (), rule: s
         if not isinstance(token, str):
             raise InvalidCardError(f"{field} must be a card such as 'TH'{' or an action' if actions else ''}, not "
                                    f"{shown(token)} ({rule})", token=token_text(token), rule=rule, field=field)
-        if token.strip().lower() in actions:
+        if actions and token.strip().lower() in actions:
             played.append(token.strip().lower())
             continue
         try:

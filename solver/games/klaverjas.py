@@ -39,7 +39,7 @@ from ddcards.games._cards import DEAL_OVER_RULE, CardSession
 from ddcards.games.base import Game, GameInfo, LineSummary, Score
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 
-DECK = tuple(Card(rank, suit) for suit in Suit for rank in Rank if rank != Rank.SIX)
+DECK = tuple(Card.of(rank, suit) for suit in Suit for rank in Rank if rank != Rank.SIX)
 HAND_SIZE = 8
 RULESETS = ("amsterdam", "rotterdam")
 CONTRACT = "play"

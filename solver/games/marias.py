@@ -26,7 +26,7 @@ from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 from ddcards.result import ValueKind
 
-DECK = tuple(Card(rank, suit) for suit in Suit for rank in Rank if rank != Rank.SIX)
+DECK = tuple(Card.of(rank, suit) for suit in Suit for rank in Rank if rank != Rank.SIX)
 HAND_SIZE = 10
 TALON_SIZE = 2
 
@@ -236,8 +236,8 @@ def required_cards(announcement: str, trump: Suit) -> tuple[Card, ...]:
     """The cards forehand must hold to announce it: the trump 7 for Sedma, the trump King and
     Ober (the trump marriage) for Kilo (docs/RULES.md §1.2 rule 8)."""
     if announcement == "sedma":
-        return (Card(Rank.SEVEN, trump),)
-    return (Card(Rank.KING, trump), Card(Rank.QUEEN, trump))
+        return (Card.of(Rank.SEVEN, trump),)
+    return (Card.of(Rank.KING, trump), Card.of(Rank.QUEEN, trump))
 
 
 def can_announce(announcement: str, trump: Suit, forehand: Sequence[Card]) -> bool:

@@ -145,7 +145,7 @@ class MariaszSetup:
     @property
     def deck(self) -> tuple[Card, ...]:
         ranks = SZLIFOWANY_RANKS if self.szlifowany else FULL_RANKS
-        return tuple(Card(rank, suit) for suit in Suit for rank in ranks)
+        return tuple(Card.of(rank, suit) for suit in Suit for rank in ranks)
 
 
 # ---------------------------------------------------------------- reading a document
@@ -355,7 +355,7 @@ def card_codes(trump: Suit) -> dict[Card, int]:
     for suit in Suit:
         order = TRUMP_ORDER if suit == trump else PLAIN_ORDER
         for power, rank in enumerate(order):
-            codes[Card(rank, suit)] = int(suit) * 16 + power
+            codes[Card.of(rank, suit)] = int(suit) * 16 + power
     return codes
 
 
@@ -373,7 +373,7 @@ def _card_tables(trump: Suit) -> tuple[dict[Card, int], list[int], list[int], li
     for card, code in codes.items():
         points[code] = card_points(card, trump)
         if card.rank in (Rank.KING, Rank.QUEEN):
-            partner[code] = codes[Card(Rank.QUEEN if card.rank == Rank.KING else Rank.KING, card.suit)]
+            partner[code] = codes[Card.of(Rank.QUEEN if card.rank == Rank.KING else Rank.KING, card.suit)]
             marriage[code] = 40 if card.suit == trump else 20
     return codes, points, partner, marriage
 
@@ -402,7 +402,7 @@ class MariaszSession(Session):
         self._card = {c: card for card, c in self._code.items()}
         self._deck = frozenset(setup.deck)
         self.side_names = setup.side_names
-        six = Card(Rank.SIX, trump)
+        six = Card.of(Rank.SIX, trump)
         exchangeable = (setup.nseats == 2 and setup.stock[-1].suit == trump and setup.stock[-1] != six)
         salt0, salt1 = _salt(setup)
         self.board = _mariasz.MariaszBoard(
@@ -607,7 +607,7 @@ class MariaszSession(Session):
         st = self.board.state
         rule = EXCHANGE_RULE
         where = f"played[{ply}] 'exchange'"
-        six = Card(Rank.SIX, s.trump)
+        six = Card.of(Rank.SIX, s.trump)
         if self.board.finished:
             why, rule = self._over_why()
         elif s.nseats != 2:

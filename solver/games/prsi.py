@@ -50,7 +50,7 @@ EXACT_PROOF_HORIZON = 30
 HAND_SIZE = 4
 SEATS = (2, 3, 4, 5, 6)
 RANKS = (Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.TEN, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE)
-DECK = tuple(Card(rank, suit) for suit in Suit for rank in RANKS)
+DECK = tuple(Card.of(rank, suit) for suit in Suit for rank in RANKS)
 CODE = {card: int(card.suit) * 8 + i for card in DECK for i, rank in enumerate(RANKS) if rank == card.rank}
 CARD = {c: card for card, c in CODE.items()}
 DRAW, PASS, OBER = _prsi.MOVE_DRAW, _prsi.MOVE_PASS, _prsi.MOVE_OBER
