@@ -133,6 +133,17 @@ def test_4_1_action_notation():
         pos(TWO, "QH/X")
 
 
+def test_4_1_canonical_actions_read_as_themselves():
+    # parse_action gives the actions already canonical back at once (CANONICAL_ACTIONS): the
+    # same text as reading them in full (the spaces around them take the full reading).
+    assert len(prsi.CANONICAL_ACTIONS) == 32 + 2 + 16
+    for action in prsi.CANONICAL_ACTIONS:
+        assert prsi.parse_action(f" {action} ") == action == prsi.parse_action(action)
+    assert prsi.parse_action(" th ") == "TH" and prsi.parse_action("Draw") == "draw"
+    with pytest.raises(NotationError, match="played\\[3\\]: 'QH / S'"):
+        prsi.parse_action("QH / S", 3)
+
+
 # ---------------------------------------------------------------- §4.2 a turn
 
 def test_4_2_draw_is_allowed_holding_a_card_that_fits_and_the_turn_passes():

@@ -40,6 +40,9 @@ def get_game(name: object) -> Game:
         raise InvalidOptionError(f"a position names its game (field 'game': one of {', '.join(_GAMES)}){given} "
                                  f"({GAME_RULE})", token="game" if name is None else token_text(name),
                                  rule=GAME_RULE, field="game")
+    game = _GAMES.get(name)
+    if game is not None:
+        return game                     # the name itself, as every canonical document has it
     if not name.isascii():
         check_limits({"game": name[:MAX_TEXT]})   # a lone surrogate is named as such (RULES §0.11 rule 2)
     key = _fold(name)

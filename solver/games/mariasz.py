@@ -53,6 +53,8 @@ FIELDS = ("game", "hands", "stock", "trump", "objective", "start_scores", "first
 
 FULL_RANKS = tuple(Rank)                                                  # 6 .. A
 SZLIFOWANY_RANKS = (Rank.SIX, Rank.TEN, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE)
+FULL_DECK = tuple(Card.of(rank, suit) for suit in Suit for rank in FULL_RANKS)
+SZLIFOWANY_DECK = tuple(Card.of(rank, suit) for suit in Suit for rank in SZLIFOWANY_RANKS)
 # Strength order (power 0 = lowest) in a plain suit and in the trump suit (§3.1).
 PLAIN_ORDER = (Rank.SIX, Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.TEN, Rank.ACE)
 TRUMP_ORDER = (Rank.SIX, Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.JACK, Rank.KING, Rank.TEN, Rank.ACE, Rank.QUEEN)
@@ -144,8 +146,7 @@ class MariaszSetup:
 
     @property
     def deck(self) -> tuple[Card, ...]:
-        ranks = SZLIFOWANY_RANKS if self.szlifowany else FULL_RANKS
-        return tuple(Card.of(rank, suit) for suit in Suit for rank in ranks)
+        return SZLIFOWANY_DECK if self.szlifowany else FULL_DECK
 
 
 # ---------------------------------------------------------------- reading a document
@@ -578,15 +579,17 @@ class MariaszSession(Session):
     # -- play
     def play(self, token: str) -> None:
         ply = len(self.history)
-        with in_field(f"played[{ply}]"):
-            try:
-                code = self.move_code(token)
-            except NotationError as exc:
-                raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
-            if code == EXCHANGE_CODE:
-                if not self.board.can_exchange():
+        try:
+            code = self.move_code(token)
+        except NotationError as exc:
+            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule,
+                            field=f"played[{ply}]") from None
+        if code == EXCHANGE_CODE:
+            if not self.board.can_exchange():
+                with in_field(f"played[{ply}]"):
                     raise self._no_exchange(ply)
-            elif self.board.finished or not self.board.legal_mask() >> code & 1:
+        elif self.board.finished or not self.board.legal_mask() >> code & 1:
+            with in_field(f"played[{ply}]"):
                 raise self._illegal(self._card[code], ply)
         self.board.play(code)
         self.board.refresh_guess()

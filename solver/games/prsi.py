@@ -52,6 +52,9 @@ SEATS = (2, 3, 4, 5, 6)
 RANKS = (Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.TEN, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE)
 DECK = tuple(Card.of(rank, suit) for suit in Suit for rank in RANKS)
 CODE = {card: int(card.suit) * 8 + i for card in DECK for i, rank in enumerate(RANKS) if rank == card.rank}
+# The actions parse_action gives back as they are: every card, each Ober naming each suit, the words.
+CANONICAL_ACTIONS = frozenset([str(card) for card in DECK] + ["draw", "pass"] +
+                              [f"{card}/{suit}" for card in DECK if card.rank == Rank.QUEEN for suit in Suit])
 CARD = {c: card for card, c in CODE.items()}
 DRAW, PASS, OBER = _prsi.MOVE_DRAW, _prsi.MOVE_PASS, _prsi.MOVE_OBER
 FIELDS = ("game", "hands", "stock", "upcard", "options", "played", "leader")
@@ -121,6 +124,8 @@ class PrsiSetup:
 
 def parse_action(token: Any, ply: int | None = None) -> str:
     """An action in canonical notation: "TH", "QH/S", "draw", "pass" (or a Card)."""
+    if type(token) is str and token in CANONICAL_ACTIONS:
+        return token                    # already canonical (a history is read twice: here and in play)
     where = f"played[{ply}]: " if ply is not None else ""
     field = f"played[{ply}]" if ply is not None else None
     if isinstance(token, Card):
@@ -407,16 +412,18 @@ class PrsiSession(Session):
     # -- play
     def play(self, token: str) -> None:
         ply = len(self.history)
-        with in_field(f"played[{ply}]"):
-            try:
-                code = self.move_code(token)
-            except (NotationError, IllegalPlayError) as exc:
-                raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule) from None
-            if not self.board.is_legal(code):
+        try:
+            code = self.move_code(token)
+        except (NotationError, IllegalPlayError) as exc:
+            raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule,
+                            field=f"played[{ply}]") from None
+        if not self.board.is_legal(code):
+            with in_field(f"played[{ply}]"):
                 raise self._illegal(code, ply)
-            if self.board.ply >= _prsi.MAX_HISTORY:
-                raise IllegalPlayError(f"played[{ply}]: a history holds at most {_prsi.MAX_HISTORY} actions "
-                                       f"({HISTORY_LENGTH_RULE})", token=self.move_name(code), rule=HISTORY_LENGTH_RULE)
+        if self.board.ply >= _prsi.MAX_HISTORY:
+            raise IllegalPlayError(f"played[{ply}]: a history holds at most {_prsi.MAX_HISTORY} actions "
+                                   f"({HISTORY_LENGTH_RULE})", token=self.move_name(code), rule=HISTORY_LENGTH_RULE,
+                                   field=f"played[{ply}]")
         self.board.play(code)
         self.history.append(self.move_name(code))
 
