@@ -272,7 +272,7 @@ class Card:
 #: The 36 cards 6S 7S … AS 6H … AC, in (suit, rank) order.
 DECK: tuple[Card, ...] = tuple(Card(rank, suit) for suit in Suit for rank in Rank)
 # Parsing hands out these very objects, so set and dict look-ups of parsed
-# cards match by identity, without calling the dataclass's __eq__.
+# cards match by identity, without calling Card.__eq__.
 _CANONICAL: dict[int, Card] = {card.suit * 16 + card.rank: card for card in DECK}
 # Card.parse's look-up before its full reading: the canonical text and its lower case.
 _BY_TEXT: dict[str, Card] = {str(card): card for card in DECK} | {str(card).lower(): card for card in DECK}
