@@ -39,7 +39,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ddcards.errors import InvalidCardError, NotationError
 
@@ -459,14 +459,17 @@ def format_hand(cards: Iterable[Card], *, style: HandStyle = "pbn") -> str:
     >>> format_hand([])
     '...'
     """
-    seen: set[int] = set()
+    held: set[Any] = set()
     for card in cards:
-        if card._code in seen:
+        # By the code for a card (an int hashes in C); anything else as itself, to be named
+        key = card._code if isinstance(card, Card) else (None, card)
+        if key in held:
             raise NotationError(f"card '{card}' appears twice ({DUPLICATE_RULE})",
                                 token=str(card), rule=DUPLICATE_RULE)
-        seen.add(card._code)
+        held.add(key)
+    codes = [key if isinstance(key, int) else key[1]._code for key in held]   # a non-card fails here
     by_suit: list[list[str]] = [[], [], [], []]
-    for code in sorted(seen, reverse=True):   # suit * 16 + rank
+    for code in sorted(codes, reverse=True):   # suit * 16 + rank
         by_suit[code >> 4].append(_RANK_LETTER[code & 15])
     suits = ["".join(ranks) for ranks in by_suit]
     if style == "display":

@@ -193,6 +193,15 @@ def test_card_of_is_the_parsed_object_and_equal_to_a_built_card() -> None:
             Card.of(rank, suit)  # type: ignore[arg-type]
 
 
+def test_format_hand_names_a_repeated_item_that_is_no_card() -> None:
+    # format_hand checks cards by their codes; what is no Card is still named as it was given.
+    for given, named in ((["TH", "TH"], "TH"), ("THTH", "T"), ([None, None], "None")):
+        with pytest.raises(NotationError, match=f"card '{named}' appears twice"):
+            format_hand(given)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="unhashable"):
+        format_hand([[1]])  # type: ignore[list-item]
+
+
 def test_the_quick_reading_of_a_card_reads_as_the_full_one() -> None:
     # Card.parse answers the canonical text and its lower case from a table first: the same
     # objects as reading them rank by rank.
