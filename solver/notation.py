@@ -186,7 +186,7 @@ class Card:
             object.__setattr__(self, "rank", Rank(self.rank))
             object.__setattr__(self, "suit", Suit(self.suit))
             object.__setattr__(self, "_code", int(self.suit) * 16 + int(self.rank))
-            object.__setattr__(self, "_text", "6789TJQKA"[self.rank - 6] + "SHDC"[self.suit])
+            object.__setattr__(self, "_text", f"{self.rank}{self.suit}")
         except (TypeError, ValueError):
             token = f"Card({self.rank!r}, {self.suit!r})"
             rule = "a card is Card(rank, suit) with a Rank (6..14) and a Suit (0..3)"
@@ -420,8 +420,8 @@ def _parse_suit_ranks(suit: Suit, ranks: str, hand: str, cards: list[Card], seen
                 f"unknown rank {token!r} in suit {suit} of hand {hand!r} ({RANK_RULE})",
                 token=token, rule=RANK_RULE)
         if card._code in seen:
-            _add_once(cards, seen, card, repr(hand))        # raises: the card is there already
-        seen.add(card._code)
+            raise _twice(card, repr(hand))
+        seen.add(card._code)                # (_add_once inline: this loop reads every hand)
         cards.append(card)
 
 
@@ -439,10 +439,15 @@ def _add_once(cards: list[Card], seen: set[int], card: Card, shown: str) -> None
     """Append `card` to `cards` unless it is there already (`seen`, their codes: a look-up by
     hash, not a scan of the hand); `shown`: the hand as messages show it."""
     if card._code in seen:
-        raise NotationError(f"card '{card}' appears twice in hand {shown} ({DUPLICATE_RULE})", token=str(card),
-                            rule=DUPLICATE_RULE)
+        raise _twice(card, shown)
     seen.add(card._code)
     cards.append(card)
+
+
+def _twice(card: Card, shown: str) -> NotationError:
+    """The error of `card` given twice in the hand `shown`."""
+    return NotationError(f"card '{card}' appears twice in hand {shown} ({DUPLICATE_RULE})", token=str(card),
+                         rule=DUPLICATE_RULE)
 
 
 def format_hand(cards: Iterable[Card], *, style: HandStyle = "pbn") -> str:
@@ -507,7 +512,7 @@ def _fold(text: str) -> str:
 _RANKS: dict[str, Rank] = {str(rank): rank for rank in Rank} | {
     "10": Rank.TEN, "X": Rank.TEN, "U": Rank.JACK, "O": Rank.QUEEN,
 }
-_RANK_LETTER = "??????6789TJQKA"        # by the rank's value
+_RANK_LETTER: dict[int, str] = {rank.value: str(rank) for rank in Rank}     # by the rank's value
 # A suit's cards by every way a hand may write their rank ("T", "t", "10", "X", "U"...): the
 # hand reader's look-up, as the parsed cards are the canonical objects.
 _SUIT_CARDS: dict[Suit, dict[str, Card]] = {
