@@ -291,7 +291,8 @@ cdef int etc_cutoff(SearchCtx* c, int* moves, int n, int ismax, int alpha, int b
     found").  The caller's own first choices (the last refuting replies, the
     table's move) are raised to the front afterwards."""
     cdef const GameOps* ops = c.ops
-    cdef int i, kind, banked[MAX_MOVES], cismax, lo, hi, depth, nk = 0
+    cdef int i, kind, cismax, lo, hi, depth, nk = 0
+    cdef int banked[MAX_MOVES]
     cdef int idx[MAX_MOVES]
     cdef int sure[MAX_MOVES]          # each move's guaranteed value: lower bound (MAX), upper (MIN)
     cdef uint64_t k0[MAX_MOVES]
