@@ -114,10 +114,10 @@ cdef inline int cash_run(ZPos* p, PointMasks* pm, uint64_t* hands, int nseats, i
     `counted`: a bit per seat whose cards forced onto the cash count (the leader's opponents;
     a partner's go to the leader's side at best)."""
     cdef uint64_t L = hands[leader], others = 0, T, W, os, w, h
-    cdef uint64_t forced[4]
+    cdef uint64_t forced[4]       # by seat (at most four)
     cdef int seat, k, su, n, tricks, extra = 0, allt = 1
+    forced[0] = forced[1] = forced[2] = forced[3] = 0
     for seat in range(nseats):
-        forced[seat] = 0
         if seat != leader:
             others |= hands[seat]
     T = top_trumps(p, L, others)
@@ -261,16 +261,19 @@ cdef inline int last_trick_future(ZPos* p, ZState* s) noexcept nogil:
 
 cdef inline void future_bounds(ZPos* p, PointMasks* pm, ZState* s, int* lo, int* hi) noexcept nogil:
     """lo <= future value <= hi at a trick boundary (see the file's head)."""
-    cdef uint64_t hands = all_hands(s), held[4], others
-    cdef int rest, side, seat, sure[4], beyond[4], mpot[4], mx = p.maxside, lead_m, lead_side
+    cdef uint64_t hands = all_hands(s), others
+    cdef uint64_t held[4]         # by side (at most four seats, so four sides)
+    cdef int sure[4]
+    cdef int beyond[4]
+    cdef int mpot[4]
+    cdef int rest, side, seat, mx = p.maxside, lead_m, lead_side
     cdef int can_max, others_can, max_sure, other_sure, run, all_win
     if s.drawn >= p.nstock and dd_popcount64(hands) == p.nseats:
         lo[0] = last_trick_future(p, s)
         hi[0] = lo[0]
         return
     rest = mask_points(pm, hands | s.stockmask) + MZ_LAST_TRICK
-    for side in range(p.nsides):
-        held[side] = 0
+    held[0] = held[1] = held[2] = held[3] = 0
     for seat in range(p.nseats):
         held[p.side_of[seat]] |= s.hand[seat]
     for side in range(p.nsides):
