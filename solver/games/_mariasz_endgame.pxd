@@ -275,6 +275,8 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
         hands[3] = 0
         need_left[0] = n0
         need_left[1] = n1
+        need_left[2] = 0        # (two sides: never read; set so that gcc sees it set)
+        need_left[3] = 0
         depth = boundary_key(p, hands, p.nstock, e.exchanged, leader, need_left, 0, &k0, &k1)
         if e.race_cache:
             needs_free_key(p, k0, k1, &r0, &r1)
