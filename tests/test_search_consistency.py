@@ -1,4 +1,6 @@
-"""The fast search agrees with itself: table sizes, table reuse across deals, modes, the ETC.
+"""The fast search agrees with itself: table sizes, table reuse across deals, modes, the ETC,
+and each move's value with the value of the position it leads to, on positions too large for
+the plain references.
 
 The transposition table keys carry the game's parameters (contract, trump,
 objective, options), so a table shared by many different deals must never
@@ -7,11 +9,19 @@ change an answer; neither may a table too small to hold the search.
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import ddcards
+
+try:
+    from tests.reference import klaverjas as kj_ref, marias as m_ref, mariasz as z_ref
+except ImportError:  # pytest put tests/ itself on sys.path
+    from reference import klaverjas as kj_ref, marias as m_ref, mariasz as z_ref
 
 CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus"
 
@@ -108,3 +118,63 @@ def test_the_etc_and_its_order_never_change_a_mariasz_answer():
         assert got[0][0] == got[1][0], json.dumps(doc)
         nodes_differ += got[0][1] != got[1][1]
     assert nodes_differ >= 5, nodes_differ     # the look-ups did take part
+
+
+def large_position(rng: random.Random, game: str) -> dict:
+    """A random position of `game` early in its deal: Klaverjas 7-8 tricks from the end (either
+    rule set, a random trump, playing team and leader), Mariáš 9-10 tricks from the end (3 or 4
+    players, every contract and objective), Mariasz from anywhere in a 24-card deal's stock or the
+    last three draws of a 36-card one, Kiks and three players from a quarter of the way in, any
+    objective."""
+    if game == "klaverjas":
+        return kj_ref.random_endgame(rng, rng.randint(7, 8), cards_in_trick=rng.randrange(4),
+                                     rules=rng.choice(["amsterdam", "rotterdam"]), close=rng.choice([1, 3]))
+    if game == "marias":
+        contract = rng.choice(["hra", "hra", "betl", "durch"])
+        objective = rng.choice([None, None, "sedma", "kilo"]) if contract == "hra" else None
+        return m_ref.random_endgame(rng, contract, rng.randint(9, 10), cards_in_trick=rng.randrange(3),
+                                    players=rng.choice([3, 3, 4]), objective=objective)
+    variant = rng.choice(["standard", "standard", "kiks", "three"])
+    doc = z_ref.random_deal(rng, variant=variant, szlifowany=variant != "kiks" and rng.random() < 0.7)
+    if rng.random() < 0.4:
+        doc["objective"] = "race"
+        doc["start_scores"] = [rng.randrange(0, 120) for _ in range(3 if variant == "three" else 2)]
+    if "stock" not in doc:
+        cards = sum(len(hand.replace(".", "")) for hand in doc["hands"])
+        return z_ref.random_history(rng, doc, rng.randrange(cards // 4, cards - 2))
+    stock = len(doc["stock"].split())
+    plies = rng.randrange(0, stock + 8) if stock == 12 else rng.randrange(stock - 3, stock + 8)
+    return z_ref.random_history(rng, doc, plies)
+
+
+@settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["klaverjas", "marias", "mariasz"]))
+def test_each_move_is_worth_the_position_it_leads_to(seed, game):
+    """On positions too large for the references: each move's value (mode all) is the value of
+    the position after it, searched afresh; the value is the best move's; modes optimal and best
+    and two threads give the same answers."""
+    rng = random.Random(seed)
+    doc = large_position(rng, game)
+    pos = ddcards.Position.from_dict(doc)
+    text = json.dumps(doc, ensure_ascii=False)
+    engine = ddcards.Solver()
+    every = engine.solve(pos, mode="all")
+    values = {m.move: m.value for m in every.moves}
+    if not values:
+        assert pos.is_over, text
+        return
+    assert sorted(values) == sorted(pos.legal_moves), text
+    assert every.value in values.values(), text
+    assert set(every.optimal_moves) == {m for m, v in values.items() if v == every.value}, text
+    optimal = engine.solve(pos, mode="optimal")
+    best = engine.solve(pos, mode="best")
+    assert optimal.value == best.value == every.value, text
+    assert set(optimal.optimal_moves) == set(every.optimal_moves), text
+    assert best.optimal_moves[0] in every.optimal_moves, text
+    two = engine.solve(pos, mode="all", threads=2)
+    assert (two.value, {m.move: m.value for m in two.moves}) == (every.value, values), text
+    for move in rng.sample(sorted(values), min(3, len(values))):
+        child = pos.play(move)
+        if child.is_over:
+            continue
+        assert ddcards.Solver().value(child) == values[move], (text, move)
