@@ -146,6 +146,10 @@ cdef inline int pick(ZPos* p, uint64_t cards, uint64_t others, uint64_t hand, in
     cdef uint64_t L, between
     cdef uint64_t married = marriage_cards(p, married_queens(p, hand))    # each announces a marriage
     cdef uint64_t rest = cards
+    # Two tricks left (points): a sure winner is led after the other card, kept for the last
+    # trick and its bonus.  (Led first, the other card cut off 4 times as often as the winner
+    # here; with three tricks left, or in a race, the winner first is right: benchmarks/RESULTS.md.)
+    cdef int winner_base = 500 if lead < 0 and p.objective != OBJ_RACE_C and dd_popcount64(hand) == 2 else 3000
     while rest:                     # the suits of `cards`, lowest first
         su = dd_ctz64(rest) >> 4
         L = rest & lane(su)
@@ -168,7 +172,7 @@ cdef inline int pick(ZPos* p, uint64_t cards, uint64_t others, uint64_t hand, in
                     score[n] = 5000 + p.marriage_of[c]
                 elif (others & lane(su) & above(c)) == 0 and (trump or (others & lane(su))
                                                           or (others & p.trumps) == 0):
-                    score[n] = 3000 + 10 * pts + power      # wins: the opponent must follow under it
+                    score[n] = winner_base + 10 * pts + power   # wins: the opponent must follow under it
                 else:
                     score[n] = 1000 - 10 * pts - power - (20 if trump else 0)
             elif beats(p, c, lead):
@@ -319,12 +323,6 @@ cdef inline int eg_node(Endgame* e, uint64_t h0, uint64_t h1, int leader, int n0
         if hi <= alpha:
             return hi
     n = pick(p, hl, ho, hl, moves, score, -1)
-    if cards == 4 and n == 2 and 3000 <= score[0] < 5000 and score[1] < 3000 and p.objective != OBJ_RACE_C:
-        # Two tricks left, a sure winner and another card: the other first, the winner kept for
-        # the last trick and its bonus.  (Winner first, the other card cut off 4 times as often
-        # as the winner here; with three tricks left, or in a race, the winner first is right:
-        # benchmarks/RESULTS.md.)
-        moves[0], moves[1] = moves[1], moves[0]
     if ttmove != TT_NO_MOVE:
         for i in range(1, n):
             if moves[i] == ttmove:
