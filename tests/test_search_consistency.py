@@ -143,7 +143,8 @@ def large_position(rng: random.Random, game: str) -> dict:
         cards = sum(len(hand.replace(".", "")) for hand in doc["hands"])
         return z_ref.random_history(rng, doc, rng.randrange(cards // 4, cards - 2))
     stock = len(doc["stock"].split())
-    plies = rng.randrange(0, stock + 8) if stock == 12 else rng.randrange(stock - 3, stock + 8)
+    szlifowany = doc["options"].get("szlifowany", False)
+    plies = rng.randrange(0, stock + 8) if szlifowany else rng.randrange(stock - 3, stock + 8)
     return z_ref.random_history(rng, doc, plies)
 
 
