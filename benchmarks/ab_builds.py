@@ -1,6 +1,7 @@
 """Two builds side by side on the same positions, each position's least time over R rounds.
 
     python benchmarks/ab_builds.py OLD NEW SET [SET ...] [--rounds R] [--mode all] [--tt-mb MIB]
+                                   [--table THREADS]
 
 OLD and NEW are checkouts with an in-place build (``python setup.py build_ext --inplace``), each
 served by a worker process of its own. A SET is ``CORPUS:N``, the first N documents of
@@ -8,7 +9,9 @@ served by a worker process of its own. A SET is ``CORPUS:N``, the first N docume
 ``klaverjas-random:SEED:N``, N random Klaverjas layouts drawn as ``bench_dds.py`` draws them.
 
 Each round goes over every position, the two workers taking turns on each (which goes first
-alternates); each solve is cold (the table cleared) and follows another position's. For every
+alternates); each solve is cold (the table cleared) and follows another position's.  With
+``--table THREADS`` each position is a deal whose DD table (``dd_table``) is timed instead, on
+that many threads. For every
 position and build the least search time of the R rounds counts: what the search itself costs,
 without the host's hiccups, which move single runs on a shared VM by 10-30% and hide the few per
 cent a change to the search is worth (benchmarks/RESULTS.md, "The table's bucket fetched early in
@@ -25,6 +28,7 @@ import random
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
@@ -48,17 +52,24 @@ def documents(spec: str) -> list[dict]:
     return [json.loads(line) for line in lines[:int(parts[1])]]
 
 
-def worker(repo: str, mode: str, tt_mb: int | None) -> None:
-    """One build's side: solves each document it reads; one JSON line each (seconds, nodes, answer)."""
+def worker(repo: str, mode: str, tt_mb: int | None, table: int) -> None:
+    """One build's side: solves each document it reads (or its DD table, `table` threads); one
+    JSON line each (seconds, nodes, answer)."""
     sys.path.insert(0, str(HERE.parent))
     from _checkout import import_checkout
     ddcards = import_checkout(repo)
     solver = ddcards.Solver() if tt_mb is None else ddcards.Solver(tt_mb=tt_mb)
     for line in sys.stdin:
-        result = solver.solve(json.loads(line), mode=mode)
-        answer = repr((result.value, sorted((m.move, m.value) for m in result.moves)))
-        print(json.dumps([result.elapsed, result.nodes, hashlib.sha256(answer.encode()).hexdigest()[:16]]),
-              flush=True)
+        if table:
+            from ddcards.ddtable import dd_table
+            start = time.perf_counter()
+            got = dd_table(json.loads(line), solver=solver, threads=table)
+            seconds, nodes, answer = time.perf_counter() - start, got["nodes"], repr(got["values"])
+        else:
+            result = solver.solve(json.loads(line), mode=mode)
+            seconds, nodes = result.elapsed, result.nodes
+            answer = repr((result.value, sorted((m.move, m.value) for m in result.moves)))
+        print(json.dumps([seconds, nodes, hashlib.sha256(answer.encode()).hexdigest()[:16]]), flush=True)
 
 
 def main() -> None:
@@ -71,10 +82,12 @@ def main() -> None:
     parser.add_argument("--mode", default="all", choices=("best", "optimal", "all"))
     parser.add_argument("--tt-mb", type=int, default=None, metavar="MIB",
                         help="a fixed table size (default: sized per game, as the Solver sizes it)")
+    parser.add_argument("--table", type=int, default=0, metavar="THREADS",
+                        help="time each deal's DD table on THREADS threads instead of a solve")
     parser.add_argument("--worker", metavar="REPO", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker, args.mode, args.tt_mb)
+        worker(args.worker, args.mode, args.tt_mb, args.table)
         return
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
@@ -83,9 +96,10 @@ def main() -> None:
 
     repos = [str(Path(r).resolve()) for r in (args.old, args.new)]
     command = (f"python benchmarks/ab_builds.py {args.old} {args.new} {' '.join(args.sets)} --rounds {args.rounds} "
-               f"--mode {args.mode}" + (f" --tt-mb {args.tt_mb}" if args.tt_mb else ""))
+               f"--mode {args.mode}" + (f" --tt-mb {args.tt_mb}" if args.tt_mb else "")
+               + (f" --table {args.table}" if args.table else ""))
     print(f"{machine_line()}. Command: {command}\n")
-    extra = ["--mode", args.mode] + (["--tt-mb", str(args.tt_mb)] if args.tt_mb else [])
+    extra = ["--mode", args.mode, "--table", str(args.table)] + (["--tt-mb", str(args.tt_mb)] if args.tt_mb else [])
     workers = [subprocess.Popen([sys.executable, str(HERE), "x", "y", "z", "--worker", repo, *extra],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for repo in repos]
     print("| set | nodes OLD | nodes NEW | answers | OLD median | NEW median | NEW / OLD, median of ratios | "

@@ -13,7 +13,7 @@ import os
 import threading
 import time
 import functools
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeAlias, TypeVar
 
@@ -411,6 +411,40 @@ class Solver:
         helpers = self._helper_boards(pos, threads) if threads > 1 else ()
         with self._watched(session), self._counted():
             return session.reported(session.search_value(self._searcher, cancel, timeout, helpers=helpers))
+
+    @_one_at_a_time
+    def _values(self, positions: Sequence[Position], *, timeout: float | None = None,
+                cancel: CancelToken | None = None, threads: int = 1) -> list[tuple[int, int]]:
+        """[(value, nodes)] of each position, searched together (``Searcher.values``): the
+        positions' first moves shared out among `threads` threads, all in this Solver's table
+        (cleared first, sized for the first position; the keys keep the positions apart), each
+        further thread with a side area of its own.  A search that stops raises as ``value``
+        does, its ``progress`` that of the first position not answered yet, whose index is
+        the exception's ``row`` (None when no position has any progress to show)."""
+        timeout = _check_limits(timeout, cancel)
+        threads = _threads(threads)
+        if not positions:
+            return []
+        self._fit_table(positions[0])
+        self._searcher.clear()
+        sessions = [pos.session() for pos in positions]
+        rows = [(self._searcher, session.board) for session in sessions]
+        helpers = [(helper, [pos.session().board for pos in positions])
+                   for helper in self._helper_searchers(threads)] if threads > 1 else []
+        try:
+            found: list[tuple[int, int]] = self._searcher.values(rows, helpers, cancel, timeout)
+        except SearchAborted as exc:
+            # Searcher.values's own stops carry each row's progress (else it stopped before it began).
+            rows_progress = getattr(exc, "rows_progress", None)
+            exc.nodes = self._searcher.nodes if rows_progress is not None else 0
+            for r, got in enumerate(rows_progress or ()):
+                progress = self._progress(sessions[r], got)
+                if progress is not None and progress.answered < progress.moves:
+                    exc.row = r
+                    exc.tell_progress(progress)
+                    break
+            raise
+        return [(sessions[r].reported(value), nodes) for r, (value, nodes) in enumerate(found)]
 
     @_one_at_a_time
     def solve(self, position: PositionLike, *, mode: Mode | str = Mode.ALL,

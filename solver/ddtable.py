@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ddcards._jsonio import POSITION_RULE, json_kind, loads, shown, token_text
-from ddcards.errors import InvalidOptionError, NotationError, SearchAborted, SearchTimeout
+from ddcards.errors import InvalidOptionError, NotationError, SearchAborted
 from ddcards.games import get_game, klaverjas, marias_table
 from ddcards.games._document import check_fields, played_field
 from ddcards.games.klaverjas import FIELDS as KLAVERJAS_FIELDS
@@ -96,9 +96,11 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
     ``position_or_doc``: a Position or a position document, nothing played yet.
     ``solver``: a :class:`ddcards.Solver` to reuse (default: this thread's); ``timeout``
     (seconds, as for ``Solver.solve``) bounds the whole table (SearchTimeout); ``cancel``: a CancelToken
-    (SearchCancelled).  ``threads``: how many searches run at once (each further thread has
-    a Solver of its own, its table sized as the caller's: per game, or the same fixed size;
-    the searches release the GIL).
+    (SearchCancelled).  ``threads``: how many threads search (the searches release the GIL).
+    Klaverjas's eight rows are searched together in the Solver's table, their first moves
+    shared out among the threads, each further thread with a side area of its own; Mariáš's
+    contracts run as searches at once, each further thread with a Solver of its own, its
+    table sized as the caller's (per game, or the same fixed size).
     ``available_threads()`` is what this machine offers.
 
     **Klaverjas**: the table sets ``trump`` and ``playing_team`` itself (a position may give
@@ -133,31 +135,20 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
                                  field="game")
     deal = _klaverjas_deal(doc)
     start = time.perf_counter()
-    deadline = None if timeout is None else start + timeout
     # Validate all 8 positions before searching any.
     jobs = [(suit, team, Position.from_dict(dict(deal, trump=suit, playing_team=team)))
             for suit in TABLE_SUITS for team in (0, 1)]
-
-    def run(engine: Any, pos: Position) -> tuple[int, int]:
-        left = None
-        if deadline is not None:
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                raise SearchTimeout("the DD table ran out of time")
-        try:
-            return _value(engine, pos, left, cancel)
-        except SearchAborted as exc:
-            # Its progress (a bound on the value) is one row's: the message names the row.
-            if exc.progress is not None:
-                row = pos.to_dict()
-                exc.tell_progress(exc.progress, f"in the row trump {row['trump']}, playing team {row['playing_team']}")
-            raise
-
     positions = [pos for _, _, pos in jobs]
-    if threads == 1:
-        answers = [run(engine, pos) for pos in positions]
-    else:
-        answers = _run_threaded(positions, run, engine, min(threads, len(jobs)), Solver)
+    # The rows are searched together, their first moves shared out among the threads (a thread
+    # that finishes a row takes moves of another, rather than idling while the last row ends).
+    try:
+        answers = engine._values(positions, timeout=timeout, cancel=cancel, threads=threads)
+    except SearchAborted as exc:
+        # Its progress (a bound on the value) is one row's: the message names the row.
+        if exc.progress is not None and exc.row is not None:
+            suit, team, _ = jobs[exc.row]
+            exc.tell_progress(exc.progress, f"in the row trump {suit}, playing team {team}")
+        raise
     values: dict[str, list[int]] = {suit: [0, 0] for suit in TABLE_SUITS}
     for (suit, team, _), (value, _) in zip(jobs, answers):
         values[suit][team] = value
@@ -240,9 +231,3 @@ def _run_threaded(items: list[Any], run: Any, engine: Any, threads: int, solver_
         futures = [pool.submit(one, item) for item in items]
         wait(futures)
     return [f.result() for f in futures]
-
-
-def _value(engine: Any, pos: Position, timeout: float | None, cancel: Any) -> tuple[int, int]:
-    """The value alone (no per-move values, no principal variation)."""
-    value = engine.value(pos, timeout=timeout, cancel=cancel)
-    return value, engine.last_nodes

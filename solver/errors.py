@@ -78,12 +78,15 @@ class SearchAborted(Exception):
     ``Solver``; 0 when it stopped before a search began).  ``progress``: how far the search
     got (a ``SearchProgress``: first moves answered, the best bound on the value so far),
     which the message adds after "by then"; None where it had nothing to share out (a single
-    move) or did not begin, and for an analysis.
+    move) or did not begin, and for an analysis.  A search of several positions at once (a
+    DD table's rows) carries the progress of the first one not answered, and its index in
+    ``row`` (None if none had any).
     """
 
     reason = "SEARCH_ABORTED"
     nodes: int = 0
     progress: SearchProgress | None = None
+    row: int | None = None
 
     def tell_progress(self, progress: SearchProgress, where: str = "") -> None:
         """Carry ``progress`` and say it in the message: "<why it stopped>; by then[, where:] <progress>".

@@ -218,10 +218,11 @@ def test_dd_table_inputs():
             dd_table(doc(), threads=bad)
     with pytest.raises(InvalidOptionError, match=r"^threads is a whole number from 1 to 64 \(got 65\)$"):
         dd_table(doc(), threads=65)                          # as solve's threads
-    # each further thread holds a Solver of the caller's size: together they must fit in memory
+    # A Mariáš table's further threads each hold a Solver of the caller's size: together they
+    # must fit in memory.  (Klaverjas's rows share the caller's table: its threads add side areas.)
     half = ddcards.api.tt_mb_limit() // 2
     with pytest.raises(InvalidOptionError, match=rf"^threads 3 x tt_mb {half}: the tables take "):
-        dd_table(doc(), solver=ddcards.Solver(tt_mb=half), threads=3)
+        dd_table(ddcards.example("marias-hra"), solver=ddcards.Solver(tt_mb=half), threads=3)
 
 
 def test_dd_table_threads():

@@ -187,6 +187,75 @@ def test_helpers_must_hold_the_same_position_on_their_own_tables():
         searcher.solve(board, MODE_ALL, split=False, helpers=[(Searcher(1), pos.session().board)])
 
 
+def several_values(positions: list, threads: int, shared: bool = True) -> list[tuple[int, int]]:
+    """Searcher.values over `positions` on `threads` threads: one table for all (shared) or one each."""
+    first = Searcher(2)
+    owners = [first] * len(positions) if shared else [Searcher(2) for _ in positions]
+    rows = [(owner, pos.session().board) for owner, pos in zip(owners, positions)]
+    helpers = [(Searcher(1), [pos.session().board for pos in positions]) for _ in range(threads - 1)]
+    return first.values(rows, helpers)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_several_positions_searched_together_have_their_own_values(threads):
+    """Searcher.values (a DD table's rows at once): each position's value is value()'s, whether
+    the positions share one table or not, on any number of threads; positions of several games,
+    mid-trick, forced and finished ones among them."""
+    docs = DEALS[::3] + [mid_deal(DEALS[1], 6), mid_deal(DEALS[13], 10),
+                         mid_deal(corpus("klaverjas-amsterdam", 1)[0], 31),      # forced
+                         mid_deal(corpus("klaverjas-amsterdam", 1)[0], 32)]      # finished
+    positions = [ddcards.Position.from_dict(doc) for doc in docs]
+    expected = [ddcards.Solver().value(pos) for pos in positions]
+    for shared in (True, False):
+        got = several_values(positions, threads, shared)
+        assert [v for v, _ in got] == expected, (threads, shared)
+        assert all(nodes > 0 for _, nodes in got)
+
+
+def test_several_positions_on_one_thread_search_as_each_alone():
+    """On one thread each row is the root split of value() in a table of its own: the same nodes."""
+    positions = [ddcards.Position.from_dict(doc) for doc in DEALS[:12]]
+    alone = []
+    for pos in positions:
+        searcher = Searcher(2)
+        searcher.value(pos.session().board)
+        alone.append(searcher.nodes)
+    assert [n for _, n in several_values(positions, 1, shared=False)] == alone
+
+
+def test_several_positions_stop_together_and_say_how_far_each_got():
+    positions = [ddcards.Position.from_dict(dict(random_klaverjas(7), trump=s, playing_team=t))
+                 for s in "SHDC" for t in (0, 1)]
+    with pytest.raises(SearchTimeout) as err:
+        first = Searcher(2)
+        first.values([(first, pos.session().board) for pos in positions],
+                     [(Searcher(1), [pos.session().board for pos in positions])], timeout=0.002)
+    # (answered, moves, best, move, mover is MAX) of each row: every row's moves are counted up
+    # front, and one at least was not answered
+    rows = err.value.rows_progress
+    assert len(rows) == 8 and all(got[1] >= 1 for got in rows) and any(got[0] < got[1] for got in rows)
+    token = ddcards.CancelToken()
+    token.cancel()
+    searcher = Searcher(2)
+    with pytest.raises(SearchCancelled):
+        searcher.values([(searcher, positions[0].session().board)], cancel=token)
+
+
+def test_several_positions_need_boards_of_their_own():
+    pos = ddcards.Position.from_dict(DEALS[0])
+    first, board = Searcher(2), pos.session().board
+    with pytest.raises(ValueError, match="of its own"):
+        first.values([(first, board), (first, board)])
+    with pytest.raises(ValueError, match="of its own"):
+        first.values([(first, board)], [(first, [pos.session().board])])
+    with pytest.raises(ValueError, match="a board for every row"):
+        first.values([(first, board)], [(Searcher(1), [])])
+    later = pos.play(pos.legal_moves[0]).session().board
+    with pytest.raises(ValueError, match="rows' positions"):
+        first.values([(first, board)], [(Searcher(1), [later])])
+    assert first.values([]) == []
+
+
 def slowest(docs: list[dict]) -> dict:
     engine = ddcards.Solver()
     return max(docs, key=lambda d: engine.solve(d, mode="all").nodes)

@@ -98,3 +98,7 @@ class Searcher:
     def value(self, board: Board, cancel: CancelToken | None = None, timeout: float | None = None,
               guess: int | None = None, helpers: Iterable[tuple[Searcher, Board]] = ()) -> int:
         """The value alone (exact measure or +1/-1)."""
+    def values(self, rows: Iterable[tuple[Searcher, Board]],
+               helpers: Iterable[tuple[Searcher, Iterable[Board]]] = (), cancel: CancelToken | None = None,
+               timeout: float | None = None) -> list[tuple[int, int]]:
+        """The values of several positions at once: [(value, nodes)], one per (table, board) row."""

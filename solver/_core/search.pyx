@@ -24,6 +24,10 @@ Reading guide
   a thread with no move left helps an open one from its other end.  One
   thread runs it too: it takes less time than finding the value first and
   then testing each move against it (``solve_one_thread``, kept for tests).
+- Several positions at once (``multi_split``, ``Searcher.values``: a DD
+  table's rows): each row is a root split of its own in mode best; the
+  threads keep to one row each and, once every row is started, take moves
+  of the others, so none idles while the last row ends.
 - ``Searcher`` is the Python face: value, per-move values by mode, the
   principal variation, node counts.  It releases the GIL for all of it and
   polls a cancel flag and a deadline every few thousand nodes.
@@ -915,6 +919,134 @@ cdef class Searcher:
         return self.solve(board, C_MODE_BEST, cancel, timeout, guess, want_pv=False, helpers=helpers,
                           want_moves=False)[0]
 
+    def values(self, rows, helpers=(), CancelToken cancel=None, timeout=None):
+        """The values of several positions at once (multi_split): [(value, nodes)], one per row.
+
+        rows: (Searcher, Board) pairs: the table that row is searched in (cleared or not, as
+        its owner left it; several rows may share one, whose keys keep the positions apart)
+        and the position, on this thread's board.  helpers: (Searcher, [Board, ...]) for
+        each further thread: the Searcher whose side area it uses and a board of its own for
+        every row, at that row's position.  This Searcher keeps the first thread's side
+        area.  Each thread answers one row's moves in order and, once every row is started,
+        takes moves of the others (multi_split): the same values as ``value`` on each row.
+        A search that stops raises as ``solve`` does, with ``rows_progress``: each row's
+        root_progress as it stopped.
+        """
+        cdef int nrows, nthreads, r, k, m, failed, code = 0
+        cdef size_t aux_need = 0
+        cdef SearchCtx* ctxs = NULL
+        cdef ThreadTable* tables = NULL
+        cdef RootSplit* splits = NULL
+        cdef int* ints = NULL
+        cdef Searcher owner, thread
+        cdef Board b
+        rows = list(rows)
+        helpers = [(h, list(bs)) for h, bs in helpers]
+        nrows = len(rows)
+        nthreads = 1 + len(helpers)
+        if nthreads > MAX_THREADS:
+            raise ValueError(f"at most {MAX_THREADS} threads")
+        if nrows == 0:
+            return []
+        threads = [self] + [h for h, _ in helpers]
+        for h in threads:
+            if not isinstance(h, Searcher):
+                raise TypeError("helpers are (Searcher, [Board, ...]) pairs")
+        if len({id(h) for h in threads}) != nthreads:
+            raise ValueError("each thread needs a Searcher of its own")
+        boards = []                   # boards[r * nthreads + k]
+        for r, (owner_, b_) in enumerate(rows):
+            if not isinstance(owner_, Searcher) or not isinstance(b_, Board):
+                raise TypeError("rows are (Searcher, Board) pairs")
+            boards.append(b_)
+            for _, bs in helpers:
+                if len(bs) != nrows:
+                    raise ValueError("each helper needs a board for every row")
+                if not isinstance(bs[r], Board) or (<Board> bs[r]).ops != (<Board> b_).ops or \
+                        (<Board> bs[r]).ply != (<Board> b_).ply:
+                    raise ValueError("a helper's boards must hold the rows' positions")
+                boards.append(bs[r])
+        if len({id(x) for x in boards}) != len(boards):
+            raise ValueError("each row needs a board of its own on every thread")
+        ctxs = <SearchCtx*> PyMem_Malloc(nrows * nthreads * sizeof(SearchCtx))
+        tables = <ThreadTable*> PyMem_Malloc(nrows * nthreads * sizeof(ThreadTable))
+        splits = <RootSplit*> PyMem_Malloc(nrows * sizeof(RootSplit))
+        ints = <int*> PyMem_Malloc(4 * nrows * sizeof(int))
+        if ctxs == NULL or tables == NULL or splits == NULL or ints == NULL:
+            PyMem_Free(ctxs)
+            PyMem_Free(tables)
+            PyMem_Free(splits)
+            PyMem_Free(ints)
+            raise MemoryError()
+        cdef int* exact = ints
+        cdef int* t = exact + nrows
+        cdef int* guess = t + nrows
+        cdef int* value = guess + nrows
+        prepared = 0
+        try:
+            for r in range(nrows):
+                owner = <Searcher> rows[r][0]
+                if owner.tt.aux_bytes > aux_need:
+                    aux_need = owner.tt.aux_bytes
+            for k in range(1, nthreads):
+                thread = <Searcher> threads[k]
+                with nogil:
+                    failed = tt_fit_aux(&thread.tt, aux_need)
+                if failed:
+                    raise MemoryError(f"cannot allocate a helper thread's {aux_need:,} byte side area")
+            for r in range(nrows):
+                owner = <Searcher> rows[r][0]
+                b = <Board> boards[r * nthreads]
+                exact[r] = b.exact
+                t[r] = b.threshold
+                guess[r] = b.guess
+                for k in range(nthreads):
+                    m = r * nthreads + k
+                    thread = <Searcher> threads[k]
+                    thread._prepare(&ctxs[m], boards[m], cancel, timeout)
+                    prepared += 1
+                    # The row's table, the thread's side area (as Searcher.solve's threads).
+                    tables[m].t = owner.tt
+                    tables[m].t.probes = tables[m].t.hits = tables[m].t.stores = 0
+                    tables[m].t.aux = thread.tt.aux
+                    tables[m].t.aux_bytes = thread.tt.aux_bytes
+                    ctxs[m].tt = &tables[m].t
+                    if ctxs[m].ops.use_table != NULL:
+                        ctxs[m].ops.use_table(ctxs[m].pos, &tables[m].t)
+            self.live, self.live_threads = ctxs, nrows * nthreads
+            with nogil:
+                code = multi_split(ctxs, nrows, nthreads, splits, exact, t, guess, value)
+            rows_progress = [root_progress_of(&ctxs[r * nthreads]) for r in range(nrows)]
+            out = []
+            total = 0
+            for r in range(nrows):
+                owner = <Searcher> rows[r][0]
+                nodes = 0
+                for k in range(nthreads):
+                    m = r * nthreads + k
+                    nodes += ctx_nodes(&ctxs[m])
+                    owner.tt.probes += tables[m].t.probes
+                    owner.tt.hits += tables[m].t.hits
+                    owner.tt.stores += tables[m].t.stores
+                out.append((value[r], nodes))
+                total += nodes
+        finally:
+            self.live = NULL
+            for m in range(prepared):
+                if ctxs[m].ops.use_table != NULL:
+                    ctxs[m].ops.use_table(ctxs[m].pos, NULL)
+            PyMem_Free(ctxs)
+            PyMem_Free(tables)
+            PyMem_Free(splits)
+            PyMem_Free(ints)
+        self.nodes = total
+        if code == ABORT_CANCELLED or code == ABORT_TIMEOUT:
+            exc = SearchCancelled(f"the search was cancelled after {total:,} nodes") if code == ABORT_CANCELLED \
+                else SearchTimeout(f"the search ran out of time after {total:,} nodes")
+            exc.rows_progress = rows_progress     # each row's root_progress as it stopped
+            raise exc
+        return out
+
 
 cdef object root_progress_of(SearchCtx* c):
     """Searcher.root_progress of the search on c (its first thread's context)."""
@@ -1231,6 +1363,24 @@ cdef int next_root_move(SearchCtx* c, RootSplit* rs) noexcept nogil:
     return k
 
 
+cdef void answer_move(SearchCtx* c, RootSplit* rs, int i, int helping, int w_index,
+                      pthread_mutex_t* lock) noexcept nogil:
+    """Search root move i of rs on c's board (a helper from the other end of its replies);
+    `lock` guards rs.workers_on, which the caller raised for it."""
+    c.ops.make(c.pos, rs.moves[i])
+    c.quit = &rs.finished[i]
+    c.reverse = helping
+    split_child(c, rs, i, w_index)
+    c.quit = NULL
+    c.reverse = 0
+    if c.aborted == ABORT_QUIT:
+        c.aborted = 0                   # (nothing of the abandoned search was stored)
+    c.ops.unmake(c.pos)
+    pthread_mutex_lock(lock)
+    rs.workers_on[i] -= 1
+    pthread_mutex_unlock(lock)
+
+
 cdef void* split_worker(void* arg) noexcept nogil:
     """Take root moves until none is left (or the search stops)."""
     cdef SplitWorker* w = <SplitWorker*> arg
@@ -1260,38 +1410,19 @@ cdef void* split_worker(void* arg) noexcept nogil:
         pthread_mutex_unlock(&rs.lock)
         if i >= rs.n:
             break
-        c.ops.make(c.pos, rs.moves[i])
-        c.quit = &rs.finished[i]
-        c.reverse = helping
-        split_child(c, rs, i, w.index)
-        c.quit = NULL
-        c.reverse = 0
-        if c.aborted == ABORT_QUIT:
-            c.aborted = 0                   # (nothing of the abandoned search was stored)
-        c.ops.unmake(c.pos)
-        pthread_mutex_lock(&rs.lock)
-        rs.workers_on[i] -= 1
-        pthread_mutex_unlock(&rs.lock)
+        answer_move(c, rs, i, helping, w.index, &rs.lock)
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1)
     c.cpu = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9
     return NULL
 
 
-cdef int split_root(SearchCtx* ctxs, int nthreads, int* moves, int* values, int* flags,
-                    int mode, int exact, int t, int guess, int* value, int* owner,
-                    int* firstmove) noexcept nogil:
-    """The root split: fill moves / values / flags as root_moves does and the value;
-    owner[0] the worker whose table searched the first optimal move.  Returns the
-    number of legal moves; -2 when there is nothing to share out (the caller
-    then runs the one-thread driver).  Workers that cannot be started leave
-    their share to the others."""
-    cdef SearchCtx* c = &ctxs[0]
+cdef int split_setup(SearchCtx* c, RootSplit* rs, int* moves, int* rep, int mode, int exact, int t,
+                     int guess) noexcept nogil:
+    """Set rs up for the position on c's board: its legal moves (returned: how many, in
+    `moves`) grouped by equivalence (rep[i]: move i's group, one root move of rs each), and
+    what the split asks.  Its lock is the caller's to initialise."""
     cdef const GameOps* ops = c.ops
-    cdef RootSplit rs
-    cdef SplitWorker workers[MAX_THREADS]
-    cdef pthread_t tids[MAX_THREADS]
-    cdef int rep[MAX_MOVES]
-    cdef int n, i, j, k, started = 0, first = -1
+    cdef int n, i, j
     n = ops.gen_moves(c.pos, moves, 0)
     rs.n = 0
     for i in range(n):
@@ -1312,8 +1443,6 @@ cdef int split_root(SearchCtx* ctxs, int nthreads, int* moves, int* values, int*
             rs.workers_on[rs.n] = 0
             rs.taken[rs.n] = 0
             rs.n += 1
-    if rs.n < 2 or ops.node_kind(c.pos) == NODE_TERMINAL:
-        return -2                   # nothing to share out: the one-thread driver
     rs.next = 0
     rs.boundary = ops.node_kind(c.pos) == NODE_BOUNDARY
     rs.best = 0
@@ -1329,6 +1458,42 @@ cdef int split_root(SearchCtx* ctxs, int nthreads, int* moves, int* values, int*
     rs.progress = c
     c.root_ismax = rs.ismax
     dd_atomic_store_int(&c.root_moves, rs.n)
+    return n
+
+
+cdef int split_value(RootSplit* rs) noexcept nogil:
+    """The root's value once every root move of rs is answered."""
+    cdef int i
+    if not rs.have_best:
+        # Mode best in a threshold game that stopped early can leave none: cannot
+        # happen otherwise (the first move taken is always answered exactly).
+        for i in range(rs.n):
+            if rs.exactf[i]:
+                rs.best = rs.values[i]
+                rs.have_best = 1
+    if not rs.exact and rs.mode == C_MODE_BEST and not rs.done:
+        rs.best = -1 if rs.ismax else 1
+    return rs.best
+
+
+cdef int split_root(SearchCtx* ctxs, int nthreads, int* moves, int* values, int* flags,
+                    int mode, int exact, int t, int guess, int* value, int* owner,
+                    int* firstmove) noexcept nogil:
+    """The root split: fill moves / values / flags as root_moves does and the value;
+    owner[0] the worker whose table searched the first optimal move.  Returns the
+    number of legal moves; -2 when there is nothing to share out (the caller
+    then runs the one-thread driver).  Workers that cannot be started leave
+    their share to the others."""
+    cdef SearchCtx* c = &ctxs[0]
+    cdef const GameOps* ops = c.ops
+    cdef RootSplit rs
+    cdef SplitWorker workers[MAX_THREADS]
+    cdef pthread_t tids[MAX_THREADS]
+    cdef int rep[MAX_MOVES]
+    cdef int n, i, k, started = 0, first = -1
+    n = split_setup(c, &rs, moves, rep, mode, exact, t, guess)
+    if rs.n < 2 or ops.node_kind(c.pos) == NODE_TERMINAL:
+        return -2                   # nothing to share out: the one-thread driver
     pthread_mutex_init(&rs.lock, NULL)
     for k in range(nthreads):
         workers[k].c = &ctxs[k]
@@ -1346,16 +1511,7 @@ cdef int split_root(SearchCtx* ctxs, int nthreads, int* moves, int* values, int*
         if ctxs[k].aborted:
             c.aborted = ctxs[k].aborted
             return n
-    if not rs.have_best:
-        # Mode best in a threshold game that stopped early can leave none: cannot
-        # happen otherwise (the first move taken is always answered exactly).
-        for i in range(rs.n):
-            if rs.exactf[i]:
-                rs.best = rs.values[i]
-                rs.have_best = 1
-    if not exact and mode == C_MODE_BEST and not rs.done:
-        rs.best = -1 if rs.ismax else 1
-    value[0] = rs.best
+    value[0] = split_value(&rs)
     for i in range(n):
         k = rep[i]
         flags[i] = 0
@@ -1377,3 +1533,142 @@ cdef int split_root(SearchCtx* ctxs, int nthreads, int* moves, int* values, int*
     owner[0] = rs.owner[first] if first >= 0 else 0
     firstmove[0] = rs.moves[first] if first >= 0 else -1
     return n
+
+
+# ---------------------------------------------------------------- several roots at once
+#
+# The values of several positions (a Klaverjas DD table's eight rows) on a few
+# threads, each position with a root split of its own (RootSplit, mode best).
+# A worker answers the moves of one row in order, as one thread's root split
+# would (the first move's exact value, then each other move against the
+# row's best); when its row has no move left it starts a row nobody has, and
+# once every row is started it takes the next move of the row with the most
+# moves left, then helps an open move.  So a thread is left idle only for
+# the end of one move: handed out whole, rows left it idle for the end of a
+# row (benchmarks/RESULTS.md, "Where a DD table's second thread goes").  A
+# worker keeps to its row so that its table's entries stay in its caches
+# (the rows' first moves taken before any second move: 3% slower on two
+# threads, 3% on one).  Thread k searches row r on a board of its own,
+# ctxs[r * nthreads + k], in the row's table with its own side area.
+
+ctypedef struct MultiSplit:
+    pthread_mutex_t lock       # guards every row's next and workers_on
+    RootSplit* rows
+    int nrows
+    int nthreads
+    SearchCtx* ctxs
+    int stopped                # (atomic) a search stopped (cancel or deadline): take no more moves
+
+
+ctypedef struct MultiWorker:
+    MultiSplit* ms
+    int k
+    int row                    # the row it works on, -1 none yet
+
+
+cdef int next_row(MultiSplit* ms, MultiWorker* w) noexcept nogil:
+    """The row whose next move w takes (under ms.lock): its own while it has moves left, else a
+    row nobody has started, else the row with the most moves left; -1 when every move is taken."""
+    cdef RootSplit* rows = ms.rows
+    cdef int r, best = -1
+    if w.row >= 0 and not rows[w.row].done and rows[w.row].next < rows[w.row].n:
+        return w.row
+    for r in range(ms.nrows):
+        if rows[r].next == 0 and rows[r].n > 0 and not rows[r].done:
+            w.row = r
+            return r
+    for r in range(ms.nrows):
+        if not rows[r].done and rows[r].next < rows[r].n and \
+                (best < 0 or rows[r].n - rows[r].next > rows[best].n - rows[best].next):
+            best = r
+    if best >= 0:
+        w.row = best
+    return best
+
+
+cdef void* multi_worker(void* arg) noexcept nogil:
+    """Take root moves (next_row) until none is left or the search stops, then help open ones."""
+    cdef MultiWorker* w = <MultiWorker*> arg
+    cdef MultiSplit* ms = w.ms
+    cdef RootSplit* rows = ms.rows
+    cdef SearchCtx* c
+    cdef int r, i, rj, j, helping
+    while not dd_atomic_load_int(&ms.stopped):
+        helping = 0
+        i = -1
+        pthread_mutex_lock(&ms.lock)
+        r = next_row(ms, w)
+        if r >= 0:
+            i = rows[r].next
+            rows[r].next += 1
+        else:
+            # Every move is taken: help the open one with the fewest workers (the earliest on
+            # a tie), through its row's table.
+            for rj in range(ms.nrows):
+                if rows[rj].done:
+                    continue
+                for j in range(rows[rj].n):
+                    if not rows[rj].finished[j] and rows[rj].workers_on[j] > 0 and \
+                            (r < 0 or rows[rj].workers_on[j] < rows[r].workers_on[i]):
+                        r = rj
+                        i = j
+            helping = 1
+        if r >= 0:
+            rows[r].workers_on[i] += 1
+        pthread_mutex_unlock(&ms.lock)
+        if r < 0:
+            break
+        c = &ms.ctxs[r * ms.nthreads + w.k]
+        answer_move(c, &rows[r], i, helping, w.k, &ms.lock)
+        if c.aborted:
+            dd_atomic_store_int(&ms.stopped, 1)
+    return NULL
+
+
+cdef int multi_split(SearchCtx* ctxs, int nrows, int nthreads, RootSplit* rows,
+                     int* exact, int* t, int* guess, int* values) noexcept nogil:
+    """The value of each row (values[r]) on nthreads threads, its board's exact / threshold /
+    guess as Searcher.solve takes them; returns the abort code of a search that stopped
+    (ABORT_CANCELLED, ABORT_TIMEOUT), else 0."""
+    cdef MultiSplit ms
+    cdef MultiWorker workers[MAX_THREADS]
+    cdef pthread_t tids[MAX_THREADS]
+    cdef int moves[MAX_MOVES]
+    cdef int rep[MAX_MOVES]
+    cdef int r, k, m, started = 0
+    cdef SearchCtx* c
+    for r in range(nrows):
+        c = &ctxs[r * nthreads]
+        split_setup(c, &rows[r], moves, rep, C_MODE_BEST, exact[r], t[r], guess[r])
+        if rows[r].n == 0 or c.ops.node_kind(c.pos) == NODE_TERMINAL:
+            # A finished position: its outcome, at once (no moves to share out).
+            values[r] = mtd(c, guess[r]) if exact[r] else (1 if at_least(c, t[r]) else -1)
+            rows[r].n = 0
+        pthread_mutex_init(&rows[r].lock, NULL)
+    ms.rows = rows
+    ms.nrows = nrows
+    ms.nthreads = nthreads
+    ms.ctxs = ctxs
+    ms.stopped = 0
+    pthread_mutex_init(&ms.lock, NULL)
+    for k in range(nthreads):
+        workers[k].ms = &ms
+        workers[k].k = k
+        workers[k].row = -1
+    for k in range(1, nthreads):
+        if pthread_create(&tids[k], NULL, multi_worker, &workers[k]) != 0:
+            break
+        started = k
+    multi_worker(&workers[0])
+    for k in range(1, started + 1):
+        pthread_join(tids[k], NULL)
+    pthread_mutex_destroy(&ms.lock)
+    for r in range(nrows):
+        pthread_mutex_destroy(&rows[r].lock)
+    for m in range(nrows * nthreads):
+        if ctxs[m].aborted and ctxs[m].aborted != ABORT_QUIT:
+            return ctxs[m].aborted
+    for r in range(nrows):
+        if rows[r].n > 0:
+            values[r] = split_value(&rows[r])
+    return 0
