@@ -305,10 +305,19 @@ def test_ddtable_threads_get_the_callers_sizing(monkeypatch):
             super().__init__(tt_mb)
 
     monkeypatch.setattr(api, "Solver", Recording)
+    # A Mariáš table's further threads each get a Solver sized as the caller's.
+    marias = ddcards.example("marias-hra")
+    expected = dd_table(marias, solver=ddcards.Solver(tt_mb=2))["entries"]
+    assert dd_table(marias, solver=ddcards.Solver(), threads=2)["entries"] == expected
+    assert dd_table(marias, solver=ddcards.Solver(tt_mb=3), threads=2)["entries"] == expected
+    assert made == [None, 3]
+    # Klaverjas's rows are searched together in the caller's table (Searcher.values): its further
+    # threads need no Solver, only a side area each.
+    made.clear()
     expected = dd_table(KLAVERJAS, solver=ddcards.Solver(tt_mb=2))["values"]
     assert dd_table(KLAVERJAS, solver=ddcards.Solver(), threads=2)["values"] == expected
     assert dd_table(KLAVERJAS, solver=ddcards.Solver(tt_mb=3), threads=2)["values"] == expected
-    assert made == [None, 3]
+    assert made == []
 
 
 def test_cli_and_server_default_to_tables_sized_per_game(capsys):
