@@ -1363,6 +1363,21 @@ cdef int next_root_move(SearchCtx* c, RootSplit* rs) noexcept nogil:
     return k
 
 
+cdef void run_on_threads(void* (*work)(void*) noexcept nogil, char* args, size_t size,
+                         int nthreads) noexcept nogil:
+    """work(args + k * size) for k < nthreads: k = 0 on this thread, the others on new ones (a
+    thread that cannot be started leaves its share to the rest); returns once all have."""
+    cdef pthread_t tids[MAX_THREADS]
+    cdef int k, started = 0
+    for k in range(1, nthreads):
+        if pthread_create(&tids[k], NULL, work, args + k * size) != 0:
+            break
+        started = k
+    work(args)
+    for k in range(1, started + 1):
+        pthread_join(tids[k], NULL)
+
+
 cdef void answer_move(SearchCtx* c, RootSplit* rs, int i, int helping, int w_index,
                       pthread_mutex_t* lock) noexcept nogil:
     """Search root move i of rs on c's board (a helper from the other end of its replies);
@@ -1488,9 +1503,8 @@ cdef int split_root(SearchCtx* ctxs, int nthreads, int* moves, int* values, int*
     cdef const GameOps* ops = c.ops
     cdef RootSplit rs
     cdef SplitWorker workers[MAX_THREADS]
-    cdef pthread_t tids[MAX_THREADS]
     cdef int rep[MAX_MOVES]
-    cdef int n, i, k, started = 0, first = -1
+    cdef int n, i, k, first = -1
     n = split_setup(c, &rs, moves, rep, mode, exact, t, guess)
     if rs.n < 2 or ops.node_kind(c.pos) == NODE_TERMINAL:
         return -2                   # nothing to share out: the one-thread driver
@@ -1499,13 +1513,7 @@ cdef int split_root(SearchCtx* ctxs, int nthreads, int* moves, int* values, int*
         workers[k].c = &ctxs[k]
         workers[k].rs = &rs
         workers[k].index = k
-    for k in range(1, nthreads):
-        if pthread_create(&tids[k], NULL, split_worker, &workers[k]) != 0:
-            break
-        started = k
-    split_worker(&workers[0])
-    for k in range(1, started + 1):
-        pthread_join(tids[k], NULL)
+    run_on_threads(split_worker, <char*> workers, sizeof(SplitWorker), nthreads)
     pthread_mutex_destroy(&rs.lock)
     for k in range(nthreads):
         if ctxs[k].aborted:
@@ -1632,10 +1640,9 @@ cdef int multi_split(SearchCtx* ctxs, int nrows, int nthreads, RootSplit* rows,
     (ABORT_CANCELLED, ABORT_TIMEOUT), else 0."""
     cdef MultiSplit ms
     cdef MultiWorker workers[MAX_THREADS]
-    cdef pthread_t tids[MAX_THREADS]
     cdef int moves[MAX_MOVES]
     cdef int rep[MAX_MOVES]
-    cdef int r, k, m, started = 0
+    cdef int r, k, m
     cdef SearchCtx* c
     for r in range(nrows):
         c = &ctxs[r * nthreads]
@@ -1655,13 +1662,7 @@ cdef int multi_split(SearchCtx* ctxs, int nrows, int nthreads, RootSplit* rows,
         workers[k].ms = &ms
         workers[k].k = k
         workers[k].row = -1
-    for k in range(1, nthreads):
-        if pthread_create(&tids[k], NULL, multi_worker, &workers[k]) != 0:
-            break
-        started = k
-    multi_worker(&workers[0])
-    for k in range(1, started + 1):
-        pthread_join(tids[k], NULL)
+    run_on_threads(multi_worker, <char*> workers, sizeof(MultiWorker), nthreads)
     pthread_mutex_destroy(&ms.lock)
     for r in range(nrows):
         pthread_mutex_destroy(&rows[r].lock)
