@@ -1555,8 +1555,8 @@ cdef int split_root(SearchCtx* ctxs, int nthreads, int* moves, int* values, int*
 # the end of one move: handed out whole, rows left it idle for the end of a
 # row (benchmarks/RESULTS.md, "Where a DD table's second thread goes").  A
 # worker keeps to its row so that its table's entries stay in its caches
-# (the rows' first moves taken before any second move: 3% slower on two
-# threads, 3% on one).  Thread k searches row r on a board of its own,
+# (the rows' first moves all taken before any second move: 4% slower on two
+# threads, 4-7% on one).  Thread k searches row r on a board of its own,
 # ctxs[r * nthreads + k], in the row's table with its own side area.
 
 ctypedef struct MultiSplit:
