@@ -1,7 +1,7 @@
 """Two builds side by side on the same positions, each position's least time over R rounds.
 
     python benchmarks/ab_builds.py OLD NEW SET [SET ...] [--rounds R] [--mode all] [--tt-mb MIB]
-                                   [--table THREADS]
+                                   [--threads N] [--table THREADS]
 
 OLD and NEW are checkouts with an in-place build (``python setup.py build_ext --inplace``), each
 served by a worker process of its own. A SET is ``CORPUS:N``, the first N documents of
@@ -52,7 +52,7 @@ def documents(spec: str) -> list[dict]:
     return [json.loads(line) for line in lines[:int(parts[1])]]
 
 
-def worker(repo: str, mode: str, tt_mb: int | None, table: int) -> None:
+def worker(repo: str, mode: str, tt_mb: int | None, table: int, threads: int) -> None:
     """One build's side: solves each document it reads (or its DD table, `table` threads); one
     JSON line each (seconds, nodes, answer)."""
     sys.path.insert(0, str(HERE.parent))
@@ -66,7 +66,7 @@ def worker(repo: str, mode: str, tt_mb: int | None, table: int) -> None:
             got = dd_table(json.loads(line), solver=solver, threads=table)
             seconds, nodes, answer = time.perf_counter() - start, got["nodes"], repr(got["values"])
         else:
-            result = solver.solve(json.loads(line), mode=mode)
+            result = solver.solve(json.loads(line), mode=mode, threads=threads)
             seconds, nodes = result.elapsed, result.nodes
             answer = repr((result.value, sorted((m.move, m.value) for m in result.moves)))
         print(json.dumps([seconds, nodes, hashlib.sha256(answer.encode()).hexdigest()[:16]]), flush=True)
@@ -82,12 +82,13 @@ def main() -> None:
     parser.add_argument("--mode", default="all", choices=("best", "optimal", "all"))
     parser.add_argument("--tt-mb", type=int, default=None, metavar="MIB",
                         help="a fixed table size (default: sized per game, as the Solver sizes it)")
+    parser.add_argument("--threads", type=int, default=1, metavar="N", help="threads for each solve (default 1)")
     parser.add_argument("--table", type=int, default=0, metavar="THREADS",
                         help="time each deal's DD table on THREADS threads instead of a solve")
     parser.add_argument("--worker", metavar="REPO", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker, args.mode, args.tt_mb, args.table)
+        worker(args.worker, args.mode, args.tt_mb, args.table, args.threads)
         return
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
@@ -97,9 +98,10 @@ def main() -> None:
     repos = [str(Path(r).resolve()) for r in (args.old, args.new)]
     command = (f"python benchmarks/ab_builds.py {args.old} {args.new} {' '.join(args.sets)} --rounds {args.rounds} "
                f"--mode {args.mode}" + (f" --tt-mb {args.tt_mb}" if args.tt_mb else "")
+               + (f" --threads {args.threads}" if args.threads != 1 else "")
                + (f" --table {args.table}" if args.table else ""))
     print(f"{machine_line()}. Command: {command}\n")
-    extra = ["--mode", args.mode, "--table", str(args.table)] + (["--tt-mb", str(args.tt_mb)] if args.tt_mb else [])
+    extra = ["--mode", args.mode, "--table", str(args.table), "--threads", str(args.threads)] + (["--tt-mb", str(args.tt_mb)] if args.tt_mb else [])
     workers = [subprocess.Popen([sys.executable, str(HERE), "x", "y", "z", "--worker", repo, *extra],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for repo in repos]
     print("| set | nodes OLD | nodes NEW | answers | OLD median | NEW median | NEW / OLD, median of ratios | "
