@@ -118,8 +118,10 @@ def extensions():
         for _, folder, flags in variants():
             if folder and ext.name in BASELINE_ONLY:
                 continue
+            # (depends: an edited C header rebuilds the modules, which Cython does not track)
             copy = Extension(_variant_name(ext.name, folder), list(ext.sources),
-                             include_dirs=list(ext.include_dirs), extra_compile_args=base_flags() + flags)
+                             include_dirs=list(ext.include_dirs), extra_compile_args=base_flags() + flags,
+                             depends=sorted(glob.glob(os.path.join("solver", "_core", "*.h"))))
             copy.ddcards_flags = base_flags() + flags
             copy.ddcards_folder = folder
             out.append(copy)

@@ -401,3 +401,44 @@ def test_threads_sharing_one_solver_take_turns():
     for name in names:
         want = (expected[name].value, [(m.move, m.value) for m in expected[name].moves])
         assert got[name] == [want] * 6, name
+
+
+def test_searches_on_several_threads_at_once_each_get_their_own_helpers():
+    """Several Solvers searching on 2-3 threads each at the same time: the parked threads that
+    serve further threads (pool.h) are handed out one search at a time, and every answer is
+    the one thread's."""
+    docs = DEALS[:16]
+    expected = [answer(ddcards.Solver().solve(doc)) for doc in docs]
+    got: dict[int, list] = {}
+    failures: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            engine = ddcards.Solver()
+            got[k] = [answer(engine.solve(doc, threads=2 + k % 2)) for doc in docs]
+        except BaseException as exc:          # reported below
+            failures.append(exc)
+
+    workers = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    assert failures == []
+    assert all(got[k] == expected for k in range(4))
+
+
+def test_a_forked_child_searches_on_threads_of_its_own():
+    """After searches on several threads, a forked child (as a process pool forks) has none of
+    the parent's parked threads: its own searches on two threads start theirs and answer."""
+    import multiprocessing
+
+    doc = DEALS[0]
+    want = answer(ddcards.Solver().solve(doc, threads=2))
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(_solve_on_two_threads, (doc,)) == want
+    assert answer(ddcards.Solver().solve(doc, threads=2)) == want     # the parent's still serve
+
+
+def _solve_on_two_threads(doc: dict) -> tuple:
+    return answer(ddcards.Solver().solve(doc, threads=2))

@@ -1214,15 +1214,8 @@ cdef int principal_variation(SearchCtx* c, int* pv, int exact, int t, int value,
 # Searcher.solve.)
 
 cdef extern from "<pthread.h>" nogil:
-    ctypedef struct pthread_t:
-        pass
     ctypedef struct pthread_mutex_t:
         pass
-    ctypedef struct pthread_attr_t:
-        pass
-    int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
-                       void* (*start)(void*) noexcept nogil, void* arg)
-    int pthread_join(pthread_t thread, void** ret)
     int pthread_mutex_init(pthread_mutex_t* m, void* attr)
     int pthread_mutex_destroy(pthread_mutex_t* m)
     int pthread_mutex_lock(pthread_mutex_t* m)
@@ -1363,19 +1356,16 @@ cdef int next_root_move(SearchCtx* c, RootSplit* rs) noexcept nogil:
     return k
 
 
-cdef void run_on_threads(void* (*work)(void*) noexcept nogil, char* args, size_t size,
-                         int nthreads) noexcept nogil:
-    """work(args + k * size) for k < nthreads: k = 0 on this thread, the others on new ones (a
-    thread that cannot be started leaves its share to the rest); returns once all have."""
-    cdef pthread_t tids[MAX_THREADS]
-    cdef int k, started = 0
-    for k in range(1, nthreads):
-        if pthread_create(&tids[k], NULL, work, args + k * size) != 0:
-            break
-        started = k
-    work(args)
-    for k in range(1, started + 1):
-        pthread_join(tids[k], NULL)
+cdef extern from "pool.h" nogil:
+    void dd_pool_run(void* (*work)(void*) noexcept nogil, char* args, size_t size, int nthreads)
+
+
+cdef inline void run_on_threads(void* (*work)(void*) noexcept nogil, char* args, size_t size,
+                                int nthreads) noexcept nogil:
+    """work(args + k * size) for k < nthreads: k = 0 on this thread, the others on parked
+    threads that pool.h keeps between searches (a share no thread can be found for is left to
+    the rest: the workers hand the moves out among themselves); returns once all have."""
+    dd_pool_run(work, args, size, nthreads)
 
 
 cdef void answer_move(SearchCtx* c, RootSplit* rs, int i, int helping, int w_index,
