@@ -4,8 +4,9 @@
  * search of a few milliseconds paying a thread's start and end.  Here a
  * thread, once started, parks on its condition variable when its work is done
  * and is handed the next search's work (spinning rather than parking, on either
- * side, measured no faster).  A search takes idle threads (starting new ones only when none is idle, at most
- * DD_POOL_MAX in all), so concurrent searches each get their own.  Measured
+ * side, measured no faster).  A search takes idle threads (starting new ones
+ * only when none is idle, at most DD_POOL_MAX in all), so concurrent searches
+ * each get their own.  Measured
  * (benchmarks/RESULTS.md, "Parked threads"): Mariáš Hra deals on two threads 4%
  * faster, Klaverjas layouts 2%.
  *

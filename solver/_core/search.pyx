@@ -819,8 +819,6 @@ cdef class Searcher:
         cdef SearchCtx* ctxs
         cdef ThreadTable* tables
         cdef bint use_split
-        cdef int failed
-        cdef Searcher helper
         helpers = list(helpers)
         nthreads = 1 + len(helpers)
         if nthreads > MAX_THREADS:
@@ -850,27 +848,17 @@ cdef class Searcher:
             for k in range(nthreads):
                 (<Searcher> searchers[k])._prepare(&ctxs[k], boards[k], cancel, timeout)
                 prepared += 1
-                # Every thread probes and stores this Searcher's buckets (tt.pxd: lockless
-                # entries); the game's side area stays each thread's own.
-                tables[k].t = self.tt
                 if board.history_leads:
                     # One history for all threads: the lead order lives on it (2 threads,
                     # 100 Hra deals: -5% nodes).  An increment lost between threads only blurs it.
                     ctxs[k].hist = &ctxs[0].history[0][0]
-                tables[k].t.probes = tables[k].t.hits = tables[k].t.stores = 0
                 if k > 0:
                     # A helper's side area as large as this table's (Mariasz's endgame memo:
                     # a 256 KiB one beside a 32 MiB table took 25-60% more nodes on 2 threads).
-                    helper = <Searcher> searchers[k]
-                    with nogil:
-                        failed = tt_fit_aux(&helper.tt, self.tt.aux_bytes)
-                    if failed:
-                        raise MemoryError(f"cannot allocate a helper thread's {self.tt.aux_bytes:,} byte side area")
-                tables[k].t.aux = (<Searcher> searchers[k]).tt.aux
-                tables[k].t.aux_bytes = (<Searcher> searchers[k]).tt.aux_bytes
-                ctxs[k].tt = &tables[k].t
-                if ctxs[k].ops.use_table != NULL:
-                    ctxs[k].ops.use_table(ctxs[k].pos, &tables[k].t)
+                    fit_side_area(<Searcher> searchers[k], self.tt.aux_bytes)
+                # Every thread probes and stores this Searcher's buckets (tt.pxd: lockless
+                # entries); the game's side area stays each thread's own.
+                lend_table(&ctxs[k], &tables[k], &self.tt, <Searcher> searchers[k])
             self.live, self.live_threads = ctxs, nthreads
             with nogil:
                 n = -2
@@ -892,9 +880,7 @@ cdef class Searcher:
             nodes = 0
             for k in range(nthreads):
                 nodes += ctx_nodes(&ctxs[k])
-                self.tt.probes += tables[k].t.probes
-                self.tt.hits += tables[k].t.hits
-                self.tt.stores += tables[k].t.stores
+                add_counts(&self.tt, &tables[k])
         finally:
             self.last_progress = root_progress_of(&ctxs[0]) if prepared else None
             self.live = NULL
@@ -904,10 +890,9 @@ cdef class Searcher:
             PyMem_Free(ctxs)
             PyMem_Free(tables)
         self.nodes = nodes
-        if aborted == ABORT_CANCELLED:
-            raise SearchCancelled(f"the search was cancelled after {nodes:,} nodes")
-        if aborted == ABORT_TIMEOUT:
-            raise SearchTimeout(f"the search ran out of time after {nodes:,} nodes")
+        stop = stopped(aborted, nodes)
+        if stop is not None:
+            raise stop
         out = []
         for i in range(n):
             if flags[i]:
@@ -932,7 +917,7 @@ cdef class Searcher:
         A search that stops raises as ``solve`` does, with ``rows_progress``: each row's
         root_progress as it stopped.
         """
-        cdef int nrows, nthreads, r, k, m, failed, code = 0
+        cdef int nrows, nthreads, r, k, m, code = 0
         cdef size_t aux_need = 0
         cdef SearchCtx* ctxs = NULL
         cdef ThreadTable* tables = NULL
@@ -989,11 +974,7 @@ cdef class Searcher:
                 if owner.tt.aux_bytes > aux_need:
                     aux_need = owner.tt.aux_bytes
             for k in range(1, nthreads):
-                thread = <Searcher> threads[k]
-                with nogil:
-                    failed = tt_fit_aux(&thread.tt, aux_need)
-                if failed:
-                    raise MemoryError(f"cannot allocate a helper thread's {aux_need:,} byte side area")
+                fit_side_area(<Searcher> threads[k], aux_need)
             for r in range(nrows):
                 owner = <Searcher> rows[r][0]
                 b = <Board> boards[r * nthreads]
@@ -1005,14 +986,7 @@ cdef class Searcher:
                     thread = <Searcher> threads[k]
                     thread._prepare(&ctxs[m], boards[m], cancel, timeout)
                     prepared += 1
-                    # The row's table, the thread's side area (as Searcher.solve's threads).
-                    tables[m].t = owner.tt
-                    tables[m].t.probes = tables[m].t.hits = tables[m].t.stores = 0
-                    tables[m].t.aux = thread.tt.aux
-                    tables[m].t.aux_bytes = thread.tt.aux_bytes
-                    ctxs[m].tt = &tables[m].t
-                    if ctxs[m].ops.use_table != NULL:
-                        ctxs[m].ops.use_table(ctxs[m].pos, &tables[m].t)
+                    lend_table(&ctxs[m], &tables[m], &owner.tt, thread)     # the row's table
             self.live, self.live_threads = ctxs, nrows * nthreads
             with nogil:
                 code = multi_split(ctxs, nrows, nthreads, splits, exact, t, guess, value)
@@ -1025,9 +999,7 @@ cdef class Searcher:
                 for k in range(nthreads):
                     m = r * nthreads + k
                     nodes += ctx_nodes(&ctxs[m])
-                    owner.tt.probes += tables[m].t.probes
-                    owner.tt.hits += tables[m].t.hits
-                    owner.tt.stores += tables[m].t.stores
+                    add_counts(&owner.tt, &tables[m])
                 out.append((value[r], nodes))
                 total += nodes
         finally:
@@ -1040,12 +1012,49 @@ cdef class Searcher:
             PyMem_Free(splits)
             PyMem_Free(ints)
         self.nodes = total
-        if code == ABORT_CANCELLED or code == ABORT_TIMEOUT:
-            exc = SearchCancelled(f"the search was cancelled after {total:,} nodes") if code == ABORT_CANCELLED \
-                else SearchTimeout(f"the search ran out of time after {total:,} nodes")
-            exc.rows_progress = rows_progress     # each row's root_progress as it stopped
-            raise exc
+        stop = stopped(code, total)
+        if stop is not None:
+            stop.rows_progress = rows_progress    # each row's root_progress as it stopped
+            raise stop
         return out
+
+
+cdef int fit_side_area(Searcher helper, size_t nbytes) except -1:
+    """A helper thread's side area grown to at least nbytes (MemoryError if it cannot be)."""
+    cdef int failed
+    with nogil:
+        failed = tt_fit_aux(&helper.tt, nbytes)
+    if failed:
+        raise MemoryError(f"cannot allocate a helper thread's {nbytes:,} byte side area")
+    return 0
+
+
+cdef void lend_table(SearchCtx* c, ThreadTable* view, TTable* table, Searcher side) noexcept:
+    """c searches `table` through `view`: the table's buckets, counters of its own, and the
+    side area of `side` (the Searcher of c's thread)."""
+    view.t = table[0]
+    view.t.probes = view.t.hits = view.t.stores = 0
+    view.t.aux = side.tt.aux
+    view.t.aux_bytes = side.tt.aux_bytes
+    c.tt = &view.t
+    if c.ops.use_table != NULL:
+        c.ops.use_table(c.pos, &view.t)
+
+
+cdef inline void add_counts(TTable* table, ThreadTable* view) noexcept:
+    """The probes, hits and stores a thread counted in its view, added to the table's."""
+    table.probes += view.t.probes
+    table.hits += view.t.hits
+    table.stores += view.t.stores
+
+
+cdef object stopped(int aborted, nodes):
+    """The exception a search that stopped raises (None if it did not)."""
+    if aborted == ABORT_CANCELLED:
+        return SearchCancelled(f"the search was cancelled after {nodes:,} nodes")
+    if aborted == ABORT_TIMEOUT:
+        return SearchTimeout(f"the search ran out of time after {nodes:,} nodes")
+    return None
 
 
 cdef object root_progress_of(SearchCtx* c):
