@@ -4,14 +4,21 @@ The report is rendered from the document alone, and the README invites other pro
 to render their own, so the document is input like any other: every field the page
 reads is checked for its type and range here, and a field that fails gives a
 NotationError naming it (``steps[3].ply``), never a TypeError from deep in the page.
+The page also carries the whole document as JSON (render.py's ``script_json``), so every
+value in it, the fields the page does not read and keys it does not know included, must
+be one JSON can write: a number of more than 30 digits (which the strict reader keeps as a
+``LongNumber`` marker), NaN, or a Python object that is no JSON value is an error naming
+its place (``final.note``), as the reader names it in a position document.
 Escaping everything on its way into HTML (render.py) is the second line of defence.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeGuard
 
-from ddcards._jsonio import shown, token_text
+from ddcards._jsonio import (JSON_RULE, LIMITS_CLAUSE, LIMITS_RULE, MAX_DIGITS, HugeNumber, LongNumber, printable,
+                             shown, token_text)
 from ddcards.errors import DdcardsError, NotationError
 from ddcards.notation import Suit, parse_hand
 
@@ -77,6 +84,7 @@ def check_analysis(doc: Any) -> None:
     """Raise NotationError naming the first field of `doc` the report cannot show."""
     if not isinstance(doc, Mapping):
         raise _fail("analysis", doc, "an object (Analysis.to_dict())")
+    check_json(doc)
     _text(doc, "game", "game", optional=False)
     if doc.get("value_kind") not in VALUE_KINDS:
         raise _fail("value_kind", doc.get("value_kind"), "one of " + ", ".join(VALUE_KINDS))
@@ -149,9 +157,87 @@ def _check_final(final: Any) -> None:
         return
     if not isinstance(final, Mapping):
         raise _fail("final", final, "an object or null")
+    _int(final, "value", "final.value", optional=True)
     _texts(final, "pv", "final.pv")
     for key in ("scores", "tricks", "outcomes"):
         _mapping(final, key, f"final.{key}")
     for i, value in enumerate(_list(final, "settlement", "final.settlement")):
         if not _is_int(value) or abs(value) >= MAX_NUMBER:
             raise _fail(f"final.settlement[{i}]", value, "a whole number")
+
+
+# ------------------------------------------------------------------ every value JSON can write
+
+_TOO_LONG: int = 10 ** MAX_DIGITS         # the smallest whole number of more than MAX_DIGITS digits
+# An analysis document nests a few levels (a position's own under deal.position); the bound keeps
+# the walk (and json.dumps after it) far from Python's recursion limit.
+MAX_NESTING = 64
+
+
+def check_json(doc: Any) -> None:
+    """NotationError naming the place (``final.value``, ``steps[2].note``) of the first value
+    in `doc` that JSON cannot write, before anything is read from it: a number of more than
+    MAX_DIGITS digits (the strict reader's LongNumber, or such a Python int) or one no number
+    holds (``1e400``), said as the reader says it of a position document (docs/RULES.md §0.11
+    rule 2); NaN or an infinity; a key or a value that is no JSON value; nesting deeper than
+    MAX_NESTING levels, or a container that holds itself.  Every key is looked at, so a field
+    the page does not know cannot slip through to the page's inline JSON."""
+    _walk(doc, "", 0, set())
+
+
+def _walk(value: Any, path: str, depth: int, open_ids: set[int]) -> None:
+    if value is None or isinstance(value, (str, bool)):
+        return
+    if isinstance(value, LongNumber) or (isinstance(value, int) and abs(value) >= _TOO_LONG):
+        why = "beyond what any number holds" if isinstance(value, HugeNumber) else \
+            f"numbers have at most {MAX_DIGITS} digits"
+        raise NotationError(f"{_where(path)}{shown(value)} is far out of the range of any field ({why}; "
+                            f"{LIMITS_CLAUSE})", token=token_text(value), rule=LIMITS_RULE, field=path or None)
+    if isinstance(value, int):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise NotationError(f"{_where(path)}{shown(value)} is not a JSON number (RFC 8259 has no NaN or "
+                                "Infinity)", token=token_text(value), rule=JSON_RULE, field=path or None)
+        return
+    if not isinstance(value, (Mapping, list, tuple)):
+        raise NotationError(f"{_where(path)}{shown(value)} is not a JSON value (JSON has objects, arrays, text, "
+                            "numbers, true, false and null)", token=token_text(value), rule=JSON_RULE,
+                            field=path or None)
+    if depth >= MAX_NESTING:
+        raise NotationError(f"{_where(path)}nested more than {MAX_NESTING} levels deep; an analysis document "
+                            f"nests a few levels ({ANALYSIS_RULE})", token=token_text(path or "analysis"),
+                            rule=ANALYSIS_RULE, field=path or None)
+    if id(value) in open_ids:
+        raise NotationError(f"{_where(path)}holds itself (JSON cannot write a container inside itself)",
+                            token=token_text(path or "analysis"), rule=JSON_RULE, field=path or None)
+    open_ids.add(id(value))
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not _writable_key(key):
+                raise NotationError(f"{_where(path)}key {shown(key)} is not text (JSON object keys are strings)",
+                                    token=token_text(key), rule=JSON_RULE, field=path or None)
+            _walk(item, f"{path}.{key}" if path else str(key), depth + 1, open_ids)
+    else:
+        for i, item in enumerate(value):
+            _walk(item, f"{path}[{i}]", depth + 1, open_ids)
+    open_ids.discard(id(value))
+
+
+def _writable_key(key: Any) -> bool:
+    """Whether json.dumps writes `key` as an object's key: text, or (from a Python caller) a
+    value it turns into text: true, false, null, a whole number or a finite number."""
+    if key is None or isinstance(key, (str, bool)):
+        return True
+    if isinstance(key, int):
+        return -_TOO_LONG < key < _TOO_LONG
+    return isinstance(key, float) and math.isfinite(key)
+
+
+def _where(path: str) -> str:
+    """The prefix naming a document path in check_json's messages ("steps[2].note: "), short
+    and printable whatever the keys hold."""
+    if not path:
+        return ""
+    text = path if len(path) <= 60 else path[:60] + "…"
+    return f"{printable(text)}: "         # a key's control characters (an escape sequence) or lone surrogates

@@ -43,7 +43,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ddcards.cli import as_position, new_solver, note_long_analysis, one_document
     from ddcards.report import render, report_html
 
-    doc, _ = one_document(args, "a report shows one deal")
+    doc, _ = one_document(args, "a report shows one deal", "an analysis document (`ddcards analyse --json`) or a "
+                          "position document with the recorded play")
     if isinstance(doc, Mapping) and "error" in doc and "error_type" in doc:
         # what `ddcards analyse --json` answered a bad document with: its error, not "field 'line'"
         raise NotationError(f"the input is an error record, not a deal to report: {shown(doc['error'], 300)}",

@@ -19,7 +19,7 @@ import ddcards
 from ddcards.errors import DdcardsError, NotationError
 from ddcards.games import find_game
 from ddcards.report.chart import step_kind, value_chart
-from ddcards.report.check import ANALYSIS_RULE, check_analysis
+from ddcards.report.check import ANALYSIS_RULE, check_analysis, check_json
 from ddcards.report.display import as_cards, card_piece, extras, hand_suits, ober_action, plain, signed, suit_piece
 from ddcards.result import spoken
 
@@ -43,14 +43,25 @@ def script_json(doc: Mapping[str, Any]) -> str:
     """`doc` as JSON to put inside a <script> element: no '<', '>' or '&' (so no '</script>' or
     '<!--' can end or bend the element) and no U+2028/U+2029 (line ends to older JavaScript)."""
     try:
-        text = json.dumps(doc, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise NotationError(f"the analysis document is not JSON: {exc} ({ANALYSIS_RULE})", token=str(exc)[:40],
-                            rule=ANALYSIS_RULE, field="analysis") from None
+        text = json.dumps(doc, ensure_ascii=False, allow_nan=False, default=_mapping_as_dict)
+    except (TypeError, ValueError, RecursionError) as exc:
+        try:
+            check_json(doc)         # names the value JSON cannot write, and its place (render() checks it first)
+        except NotationError as named:
+            raise named from None
+        raise NotationError(f"the analysis document cannot be written as JSON: {exc} ({ANALYSIS_RULE})",
+                            token=str(exc)[:40], rule=ANALYSIS_RULE, field="analysis") from None
     for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
                           ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
         text = text.replace(char, escaped)
     return text
+
+
+def _mapping_as_dict(value: Any) -> dict[Any, Any]:
+    """A Mapping that is not a dict (which the checks take as an object) as json.dumps writes a dict."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 class Page:

@@ -1,0 +1,202 @@
+"""What `ddcards report` says of an input it cannot show: a value JSON cannot write (a number
+of more than 30 digits, which the strict reader keeps as a LongNumber marker) is named by its
+place, in the fields the report reads and in those it does not know; an input holding no
+document says so (and what to give), one holding several says to split it.
+"""
+from __future__ import annotations
+
+import json
+import types
+
+import pytest
+
+import ddcards
+from ddcards import cli
+from ddcards._jsonio import loads
+from ddcards.report import render
+from ddcards.report.check import MAX_NESTING, check_json
+from ddcards.report.render import script_json
+
+try:
+    from tests import _report_deals as deals
+except ImportError:  # pytest put tests/ itself on sys.path
+    import _report_deals as deals
+
+LONG = "1" * 31                                    # one digit over the limit
+DIGITS_RULE = "numbers have at most 30 digits"
+
+
+@pytest.fixture(scope="module")
+def analysis_text() -> str:
+    """What `ddcards analyse --json` prints for the seed deal (one line)."""
+    doc = ddcards.analyse(deals.seed_deal(), mode="all").to_dict()
+    return json.dumps(doc)
+
+
+def with_raw(text: str, path: str, literal: str) -> str:
+    """`text` (a JSON object) with the field at `path` ("final.value", "steps.2.note") set to the
+    JSON `literal` as written, so that the strict reader, not Python, reads it."""
+    doc = json.loads(text)
+    *parents, last = path.split(".")
+    node = doc
+    for key in parents:
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    node[int(last) if isinstance(node, list) else last] = "@@HERE@@"
+    return json.dumps(doc).replace('"@@HERE@@"', literal)
+
+
+def report(capsys, *argv: str) -> tuple[int, str]:
+    code = cli.main(["report", *argv])
+    return code, capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ a long number anywhere
+
+@pytest.mark.parametrize("path, literal, field, shown", [
+    ("final.value", str(10 ** 40), "final.value", "100000000000… (41 digits)"),    # read by no check before
+    ("note", LONG, "note", "111111111111… (31 digits)"),                          # a key the report does not know
+    ("final.note", "-" + LONG, "final.note", "-111111111111… (31 digits)"),
+    ("steps.2.extra", f'{{"a": [1, {LONG}]}}', "steps[2].extra.a[1]", "(31 digits)"),
+    ("deal.position.note", LONG, "deal.position.note", "(31 digits)"),
+    ("initial_value", LONG, "initial_value", "(31 digits)"),                      # a field the report reads
+    ("steps.0.moves", f'[{{"move": "AS", "value": {LONG}}}]', "steps[0].moves[0].value", "(31 digits)"),
+])
+def test_a_long_number_is_named_by_its_place(tmp_path, capsys, analysis_text, path, literal, field, shown):
+    # It was "the analysis document is not JSON: Object of type LongNumber is not JSON serializable"
+    # (field "analysis"): the document is JSON, and the field and the rule are what to say.
+    text = with_raw(analysis_text, path, literal)
+    doc = loads(text)
+    with pytest.raises(ddcards.NotationError) as err:
+        render(doc)
+    assert err.value.field == field and str(err.value).startswith(f"{field}: ")
+    assert shown in str(err.value) and DIGITS_RULE in str(err.value)
+    assert err.value.rule.startswith("docs/RULES.md §0.11 rule 2") and "not JSON" not in str(err.value)
+    (tmp_path / "an.json").write_text(text)
+    code, stderr = report(capsys, str(tmp_path / "an.json"), "-o", str(tmp_path / "an.html"))
+    assert code == 2 and stderr.startswith(f"ddcards: error: {field}: ") and DIGITS_RULE in stderr
+    assert "not JSON" not in stderr and "LongNumber" not in stderr and "Traceback" not in stderr
+    assert not (tmp_path / "an.html").exists()
+
+
+def test_a_number_no_float_holds_is_named_by_its_place(analysis_text):
+    with pytest.raises(ddcards.NotationError) as err:
+        render(loads(with_raw(analysis_text, "nodes", "1e400")))
+    assert err.value.field == "nodes" and "nodes: 1e400 is far out of the range" in str(err.value)
+    assert "beyond what any number holds" in str(err.value)
+
+
+def test_final_value_is_checked_like_the_other_values(analysis_text):
+    doc = json.loads(analysis_text)
+    for value, wanted in (("50", "final.value: a whole number, not '50'"), (True, "a whole number, not true"),
+                          (10 ** 20, "a whole number, not 100000000000000000000")):
+        doc["final"]["value"] = value
+        with pytest.raises(ddcards.NotationError) as err:
+            render(doc)
+        assert err.value.field == "final.value" and wanted in str(err.value)
+    doc["final"]["value"] = None                          # left out: the page shows final_value
+    assert render(doc).startswith("<!DOCTYPE html>")
+    del doc["final"]["value"]
+    assert render(doc).startswith("<!DOCTYPE html>")
+
+
+# ------------------------------------------------------------------ any value JSON cannot write (Python callers)
+
+class Odd:
+    pass
+
+
+@pytest.mark.parametrize("value, field, message", [
+    (10 ** 40, "extra.x", "extra.x: 100000000000… (41 digits) is far out of the range of any field"),
+    (float("nan"), "extra.x", "extra.x: nan is not a JSON number"),
+    (float("-inf"), "extra.x", "extra.x: -inf is not a JSON number"),
+    ({1, 2}, "extra.x", "is not a JSON value"),
+    (Odd(), "extra.x", "is not a JSON value"),
+    (b"ab", "extra.x", "extra.x: <2 bytes> is not a JSON value"),
+    ({("a", 1): 1}, "extra.x", "extra.x: key ['a', 1] is not text"),
+])
+def test_what_json_cannot_write_is_named_by_its_place(analysis_text, value, field, message):
+    doc = json.loads(analysis_text)
+    doc["extra"] = {"x": value}
+    with pytest.raises(ddcards.NotationError) as err:
+        render(doc)
+    assert err.value.field == field and str(err.value).startswith(f"{field}: ") and message in str(err.value)
+    if not isinstance(value, int):
+        # script_json (the last line, which json.dumps fails in) names it too, given such a document
+        with pytest.raises(ddcards.NotationError) as err:
+            script_json(doc)
+        assert err.value.field == field
+
+
+def test_a_container_inside_itself_or_too_deep_is_named(analysis_text):
+    doc = json.loads(analysis_text)
+    loop: list = []
+    loop.append(loop)
+    doc["extra"] = loop
+    with pytest.raises(ddcards.NotationError) as err:
+        render(doc)
+    assert err.value.field == "extra[0]" and "holds itself" in str(err.value)
+    deep: list = []
+    doc["extra"] = deep
+    for _ in range(1000):
+        deep.append([])
+        deep = deep[0]
+    with pytest.raises(ddcards.NotationError) as err:
+        render(doc)
+    assert err.value.field.startswith("extra[0][0]") and f"more than {MAX_NESTING} levels" in str(err.value)
+
+
+def test_what_json_can_write_passes(analysis_text):
+    doc = json.loads(analysis_text)
+    shared = {"a": [1, 2]}
+    doc["extra"] = {"one": shared, "two": shared, "t": (1, 2.5, None, True, "x", -10 ** 29)}
+    check_json(doc)
+    doc["deal"] = types.MappingProxyType(doc["deal"])  # a Mapping that is no dict: written as one
+    page = render(doc)
+    assert page.startswith("<!DOCTYPE html>") and '"two": {"a": [1, 2]}' in page
+
+
+# ------------------------------------------------------------------ no document, several documents
+
+@pytest.mark.parametrize("content", ["", "# only a comment\n", "\n\n", "# a\n\n# b\n"])
+def test_an_input_with_no_document_says_so(tmp_path, capsys, content):
+    (tmp_path / "empty.json").write_text(content)
+    code, stderr = report(capsys, str(tmp_path / "empty.json"), "-o", str(tmp_path / "x.html"))
+    assert code == 2 and f"{tmp_path / 'empty.json'} holds no document" in stderr
+    assert "ddcards analyse --json" in stderr and "split" not in stderr
+    assert not (tmp_path / "x.html").exists()
+
+
+def test_dev_null_and_empty_stdin_hold_no_document(tmp_path, capsys, monkeypatch):
+    import io
+    import os
+
+    if os.path.exists(os.devnull):
+        code, stderr = report(capsys, os.devnull, "-o", str(tmp_path / "x.html"))
+        assert code == 2 and "holds no document" in stderr and "split" not in stderr
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    code, stderr = report(capsys, "-", "-o", str(tmp_path / "x.html"))
+    assert code == 2 and "standard input holds no document" in stderr and "split" not in stderr
+    assert not (tmp_path / "x.html").exists()
+
+
+def test_an_input_with_several_documents_says_to_split_it(tmp_path, capsys, analysis_text):
+    (tmp_path / "two.json").write_text(analysis_text + "\n" + analysis_text + "\n")
+    code, stderr = report(capsys, str(tmp_path / "two.json"), "-o", str(tmp_path / "x.html"))
+    assert code == 2 and "holds more than one document: a report shows one deal (split the file)" in stderr
+    assert not (tmp_path / "x.html").exists()
+    (tmp_path / "one.json").write_text("# the seed deal, analysed\n" + analysis_text + "\n")
+    code, stderr = report(capsys, str(tmp_path / "one.json"), "-o", str(tmp_path / "x.html"))
+    assert code == 0 and (tmp_path / "x.html").exists()
+
+
+def test_the_place_is_said_printably(analysis_text):
+    # A key is the document's text: an escape sequence in it must not reach the terminal.
+    text = analysis_text[:-1] + f', "\\u001b[2J\\u202e": {{"n": {LONG}}}}}'
+    with pytest.raises(ddcards.NotationError) as err:
+        render(loads(text))
+    assert str(err.value).startswith("\\x1b[2J\\u202e.n: 111111111111… (31 digits)")
+    assert err.value.field == "\x1b[2J\u202e.n" and "\x1b" not in str(err.value)
+    text = analysis_text[:-1] + f', "{"k" * 100}": {LONG}}}'
+    with pytest.raises(ddcards.NotationError) as err:
+        render(loads(text))
+    assert str(err.value).startswith("k" * 60 + "…: ") and err.value.field == "k" * 100
