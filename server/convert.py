@@ -944,6 +944,13 @@ def game_info_to_message(info: Any) -> pb.GameInfo:
         default = getattr(opt, "default", None)
         if default is not None:
             entry.default_value.CopyFrom(python_to_option(default))
+        # As `ddcards games --json`: the choices of every option, the range of a whole-number one.
+        entry.choices.extend(str(c) for c in (getattr(opt, "choices", None) or ()))
+        if entry.type == "int":
+            for bound in ("minimum", "maximum"):
+                value = getattr(opt, bound, None)
+                if value is not None:
+                    setattr(entry, bound, int(value))
     return msg
 
 
@@ -1053,6 +1060,17 @@ def _option_dict(value: pb.OptionValue) -> Any:
     return None if kind is None else getattr(value, kind)
 
 
+def _option_info_dict(o: pb.OptionInfo) -> dict[str, Any]:
+    """An OptionInfo as `ddcards games --json` lists an option: ``minimum`` and ``maximum``
+    only where the server set them (whole-number options; a server before them sets none)."""
+    out: dict[str, Any] = {"name": o.name, "type": o.type, "default": _option_dict(o.default_value),
+                           "description": o.description, "choices": list(o.choices)}
+    for bound in ("minimum", "maximum"):
+        if o.HasField(bound):
+            out[bound] = getattr(o, bound)
+    return out
+
+
 def games_response_to_list(msg: pb.ListGamesResponse) -> list[dict[str, Any]]:
     return [
         {
@@ -1061,10 +1079,7 @@ def games_response_to_list(msg: pb.ListGamesResponse) -> list[dict[str, Any]]:
             "seats": list(g.seats),
             "contracts": [c.name for c in g.contracts],
             "objectives": {k: list(v.names) for k, v in g.objectives.items()},
-            "options": [
-                {"name": o.name, "type": o.type, "default": _option_dict(o.default_value), "description": o.description}
-                for o in g.options
-            ],
+            "options": [_option_info_dict(o) for o in g.options],
             "aliases": list(g.aliases),
         }
         for g in msg.games

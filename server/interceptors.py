@@ -24,6 +24,7 @@ from __future__ import annotations
 import hmac
 import logging
 import queue
+import re
 import threading
 import time
 from collections import Counter, OrderedDict
@@ -211,13 +212,15 @@ def _decoded_items(requests: Iterator[Any]) -> Iterator[Any]:
 
 class TokenInterceptor(grpc.ServerInterceptor):
     """Calls must carry ``authorization: Bearer <token>``; else UNAUTHENTICATED
-    (reason TOKEN_MISSING or TOKEN_INVALID). Methods under ``exempt_prefixes``
-    (health checks) need no token."""
+    (reason TOKEN_MISSING or TOKEN_INVALID). The scheme is case-insensitive (RFC 7235:
+    ``bearer``, ``BEARER`` do too) and any spaces or tabs may separate it from the token;
+    the token itself is compared exactly, in constant time. Methods under
+    ``exempt_prefixes`` (health checks) need no token."""
 
     def __init__(self, token: str, exempt_prefixes: tuple[str, ...] = ("/grpc.health.v1.Health/",)):
         if not token:
             raise ValueError("the token must not be empty")
-        self._expected = ("Bearer " + token).encode("utf-8")
+        self._expected = token.encode("utf-8")
         self._exempt = exempt_prefixes
 
     def intercept_service(self, continuation, handler_call_details):
@@ -225,17 +228,18 @@ class TokenInterceptor(grpc.ServerInterceptor):
             return continuation(handler_call_details)
         given = next((value for key, value in handler_call_details.invocation_metadata or ()
                       if key == "authorization"), None)
+        error: Unauthenticated | None = None
         if given is not None:
             given_bytes = given.encode("utf-8", "backslashreplace") if isinstance(given, str) else bytes(given)
-            if hmac.compare_digest(given_bytes, self._expected):
+            token, error = _bearer_token(given_bytes)
+            if token is not None and hmac.compare_digest(token, self._expected):
                 return continuation(handler_call_details)
         handler = continuation(handler_call_details)
         if handler is None:
             return None
-        error: Unauthenticated = Unauthenticated(
-            "this server needs a token: send the metadata 'authorization: Bearer <token>'")
-        if given is not None:
-            error = TokenInvalid("the token in 'authorization' is not this server's token")
+        if error is None:
+            error = (Unauthenticated("this server needs a token: send the metadata 'authorization: Bearer <token>'")
+                     if given is None else TokenInvalid("the token in 'authorization' is not this server's token"))
 
         def reject(behavior: Callable) -> Callable:
             def rejected(request: Any, context: grpc.ServicerContext) -> Any:
@@ -251,6 +255,25 @@ class TokenInterceptor(grpc.ServerInterceptor):
             return rejected
 
         return _wrap(handler, reject, reject_stream)
+
+
+# ``Bearer <token>``: blanks before and after the scheme; the token is the rest, as it is.
+_AUTHORIZATION = re.compile(rb"[ \t]*([^ \t]*)[ \t]*(.*)\Z", re.DOTALL)
+
+
+def _bearer_token(value: bytes) -> tuple[bytes | None, Unauthenticated | None]:
+    """The token of an ``authorization`` value ``Bearer <token>`` (the scheme in any case, any
+    spaces or tabs around it), or None and the error saying what is wrong with the value's form.
+    The messages never quote the value: a token sent without its scheme would be echoed."""
+    match = _AUTHORIZATION.match(value)         # always matches
+    scheme, token = match.groups() if match else (b"", b"")
+    if scheme.lower() != b"bearer":
+        return None, TokenInvalid("the 'authorization' metadata must be 'Bearer <token>' (the scheme Bearer, in any "
+                                  "case, a space, then the token): its scheme is not Bearer")
+    if not token:
+        return None, Unauthenticated("the 'authorization' metadata has the scheme Bearer but no token after it: "
+                                     "send 'authorization: Bearer <token>'")
+    return token, None
 
 
 # ---------------------------------------------------------------- stream limits

@@ -95,6 +95,12 @@ DEFAULT_PORT = 50051
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_TT_MB = solver_api.DEFAULT_TT_MB     # the library's: None, sized per game
 DEFAULT_GRACE = 10.0
+#: The longest --grace (a day): far beyond any search worth waiting for at shutdown, and within
+#: what gRPC's timers take (an infinite or huge grace broke its cancel-after-grace thread).
+MAX_GRACE = 86400.0
+#: The longest --stream-idle-timeout (a day; 0 = never): the wait for a stream's next message
+#: takes no infinite or huge timeout (OverflowError in the stream's handler).
+MAX_STREAM_IDLE_TIMEOUT = 86400.0
 DEFAULT_MAX_QUEUE = 64
 DEFAULT_QUEUE_TIMEOUT = 30.0
 DEFAULT_MAX_STREAMS = 16
@@ -231,7 +237,10 @@ class RunningServer:
 
     def stop(self, grace: float | None = DEFAULT_GRACE) -> None:
         """Drain and stop: NOT_SERVING, refuse new calls, let calls in flight finish
-        within ``grace`` seconds (then cancel them), stop the search threads."""
+        within ``grace`` seconds (then cancel them), stop the search threads. ``grace`` is 0 to
+        ``MAX_GRACE`` seconds, or None to cancel them at once (else ValueError, before anything stops)."""
+        if grace is not None and not 0 <= grace <= MAX_GRACE:     # also NaN and inf
+            raise ValueError(f"grace must be 0 to {MAX_GRACE:g} seconds (or None), not {grace!r}")
         self.health.enter_graceful_shutdown()
         self.server.stop(grace).wait()
         self.pool.shutdown(wait=True)
@@ -264,8 +273,9 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
         raise ValueError("request_timeout must be > 0")
     if max_streams < 1:
         raise ValueError("max_streams must be >= 1")
-    if stream_idle_timeout is not None and not stream_idle_timeout > 0:
-        raise ValueError("stream_idle_timeout must be > 0 (or None for none)")
+    if stream_idle_timeout is not None and not 0 < stream_idle_timeout <= MAX_STREAM_IDLE_TIMEOUT:
+        raise ValueError(f"stream_idle_timeout must be > 0 and at most {MAX_STREAM_IDLE_TIMEOUT:g} seconds "
+                         "(or None for none)")
     if max_search_seconds is not None and not 0 < max_search_seconds < math.inf:
         raise ValueError("max_search_seconds must be > 0 and finite (or None for none)")
     if token is not None and not token:
@@ -374,15 +384,15 @@ def build_parser() -> argparse.ArgumentParser:
                                f"one more gets RESOURCE_EXHAUSTED (reason TOO_MANY_STREAMS) (default {DEFAULT_MAX_STREAMS})")
     capacity.add_argument("--stream-idle-timeout", type=float, default=DEFAULT_STREAM_IDLE_TIMEOUT, metavar="SECONDS",
                           help="close a SolveStream or reflection stream that sends nothing (and has nothing in "
-                               "flight) for this long, with UNAVAILABLE (reason STREAM_IDLE) "
-                               f"(default {DEFAULT_STREAM_IDLE_TIMEOUT:g}; 0 = never)")
+                               "flight) for this long, with UNAVAILABLE (reason STREAM_IDLE); "
+                               f"0 to {MAX_STREAM_IDLE_TIMEOUT:g} seconds (default {DEFAULT_STREAM_IDLE_TIMEOUT:g}; 0 = never)")
     capacity.add_argument("--max-search-seconds", type=float, default=0.0, metavar="SECONDS",
                           help="the longest one search may run, whatever the call asks: a search it stops ends "
                                "its call with DEADLINE_EXCEEDED saying so (default 0 = no limit: a call without a "
                                "deadline waits for the exact answer, minutes on a fresh 36-card Mariasz deal)")
     parser.add_argument("--grace", type=float, default=DEFAULT_GRACE,
-                        help=f"seconds calls in flight may take to finish on SIGTERM/SIGINT, at least 0 "
-                             f"(default {DEFAULT_GRACE:g})")
+                        help=f"seconds calls in flight may take to finish on SIGTERM/SIGINT, 0 to {MAX_GRACE:g} "
+                             f"(default {DEFAULT_GRACE:g}; 0: cancel them at once)")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
                         help="log level; info logs one line per call (default info)")
     security = parser.add_argument_group("security")
@@ -440,12 +450,14 @@ def _options(args: argparse.Namespace) -> dict:
         raise _Usage("--max-queue must be >= 0")
     if not args.queue_timeout > 0:
         raise _Usage("--queue-timeout must be > 0")
-    if not args.stream_idle_timeout >= 0:           # also NaN
-        raise _Usage("--stream-idle-timeout must be >= 0 (0 = never)")
+    if not 0 <= args.stream_idle_timeout <= MAX_STREAM_IDLE_TIMEOUT:      # also NaN and inf
+        raise _Usage(f"--stream-idle-timeout must be 0 to {MAX_STREAM_IDLE_TIMEOUT:g} seconds (0 = never), "
+                     f"not {args.stream_idle_timeout:g}")
     if not 0 <= args.max_search_seconds < math.inf:     # also NaN
         raise _Usage(f"--max-search-seconds must be >= 0 seconds (0 = no limit), not {args.max_search_seconds:g}")
-    if not args.grace >= 0:                         # also NaN
-        raise _Usage(f"--grace must be >= 0 seconds (0: cancel the calls in flight at once), not {args.grace:g}")
+    if not 0 <= args.grace <= MAX_GRACE:            # also NaN and inf
+        raise _Usage(f"--grace must be 0 to {MAX_GRACE:g} seconds (0: cancel the calls in flight at once), "
+                     f"not {args.grace:g}")
     if bool(args.tls_cert) != bool(args.tls_key):
         raise _Usage("--tls-cert and --tls-key go together")
     if args.tls_client_ca and not args.tls_cert:

@@ -5,6 +5,7 @@ certificate for 127.0.0.1 and localhost signed by it).
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -21,6 +22,8 @@ import ddcards
 from _server_helpers import marias_position, running_server
 from ddcards.client import Client, error_details
 from ddcards.server.main import TlsFiles
+from ddcards.v1 import ddcards_pb2 as pb
+from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -106,6 +109,50 @@ def test_token():
                 list(stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]),
                                                timeout=5))
             assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_token_scheme_is_case_insensitive_and_blanks_before_the_token_are_tolerated():
+    """RFC 7235: the auth scheme is case-insensitive; the token itself is compared exactly."""
+    with running_server(workers=1, token="s3cret") as srv, grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+        stub = pb_grpc.SolverServiceStub(channel)
+        for value in ("Bearer s3cret", "bearer s3cret", "BEARER s3cret", "bEaReR s3cret", "Bearer   s3cret",
+                      "  Bearer s3cret"):      # (gRPC's metadata takes no tab: see test_bearer_token_parsing)
+            metadata = (("authorization", value),)
+            assert stub.ListGames(pb.ListGamesRequest(), metadata=metadata, timeout=10).games, value
+            response = stub.Solve(pb.SolveRequest(document_json=json.dumps(_doc()), mode=pb.SOLVE_MODE_BEST),
+                                  metadata=metadata, timeout=30)
+            assert response.value == _want(), value
+
+
+def test_a_malformed_authorization_says_what_is_wrong_with_it():
+    with running_server(workers=1, token="s3cret") as srv, grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+        stub = pb_grpc.SolverServiceStub(channel)
+        for value, reason, words in (
+                ("s3cret", "TOKEN_INVALID", "its scheme is not Bearer"),        # the token without its scheme
+                ("Basic s3cret", "TOKEN_INVALID", "its scheme is not Bearer"),
+                ("Bearers3cret", "TOKEN_INVALID", "its scheme is not Bearer"),
+                ("Bearer", "TOKEN_MISSING", "no token after it"),
+                ("bearer   ", "TOKEN_MISSING", "no token after it"),
+                ("bearer S3CRET", "TOKEN_INVALID", "is not this server's token"),   # the token is case-sensitive
+                ("Bearer s3cret ", "TOKEN_INVALID", "is not this server's token"),
+                ("Bearer s3cre", "TOKEN_INVALID", "is not this server's token")):
+            with pytest.raises(grpc.RpcError) as info:
+                stub.ListGames(pb.ListGamesRequest(), metadata=(("authorization", value),), timeout=10)
+            assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED, value
+            assert error_details(info.value)["reason"] == reason, value
+            assert words in info.value.details(), (value, info.value.details())
+            assert "s3cret" not in info.value.details().lower()      # never echoed
+
+
+def test_bearer_token_parsing():
+    from ddcards.server.interceptors import _bearer_token
+
+    assert _bearer_token(b"Bearer abc")[0] == b"abc"
+    assert _bearer_token(b"bearer \t abc def")[0] == b"abc def"     # the rest is the token, as it is
+    assert _bearer_token(b"BEARER abc ")[0] == b"abc "
+    for value in (b"abc", b"Basic abc", b"", b"Bearer", b"Bearer \t ", b"Bearerabc"):
+        token, error = _bearer_token(value)
+        assert token is None and error is not None, value
 
 
 def test_no_reflection():

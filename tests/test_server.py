@@ -292,6 +292,28 @@ def test_solve_table_bad_requests(client):
     assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "AS" in info.value.details()
 
 
+def test_solve_table_sets_trump_and_team_itself_but_checks_those_given(client):
+    """docs/SERVICE.md: a position's own trump and playing team do not change the table, but
+    given they must be valid (docs/RULES.md §2.8 rule 5); so for Mariáš's contract and trump."""
+    deal = ddcards.example("klaverjas")
+    plain = client.solve_table({k: v for k, v in deal.items() if k not in ("trump", "playing_team")})
+    assert client.solve_table(dict(deal, trump="D", playing_team=1))["values"] == plain["values"]
+    for bad, reason in (({"trump": "X"}, "INVALID_CARD"), ({"playing_team": 5}, "INVALID_OPTION")):
+        with pytest.raises(grpc.RpcError) as info:
+            client.solve_table(json.dumps(dict(deal, **bad)))
+        assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert error_details(info.value)["reason"] == reason, bad
+    with pytest.raises(grpc.RpcError) as info:
+        client.stub.SolveTable(pb.SolveTableRequest(position=pb.Position(game_name="klaverjas", trump=99)),
+                               timeout=30)
+    assert error_details(info.value)["reason"] == "INVALID_CARD"
+    for bad, reason in (({"trump": "X"}, "INVALID_CARD"), ({"contract": "foo"}, "INVALID_OPTION")):
+        with pytest.raises(grpc.RpcError) as info:
+            client.solve_table(json.dumps(dict(ddcards.example("marias-hra"), **bad)))
+        assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert error_details(info.value)["reason"] == reason, bad
+
+
 # ---------------------------------------------------------------- ListGames
 
 
@@ -309,6 +331,42 @@ def test_list_games(client):
     for info in ddcards.list_games():
         listed = next(g for g in raw.games if g.name == info.name)
         assert [o.name for o in listed.options] == [o.name for o in info.options]
+
+
+def test_list_games_gives_every_options_choices_and_range_as_the_library_and_cli(client):
+    """OptionInfo carries the choices of every option and the range of a whole-number one,
+    exactly as ddcards.list_games() has them and `ddcards games --json` prints them."""
+    import subprocess
+    import sys
+
+    raw = client.list_games(as_dict=False)
+    seen = set()
+    for info in ddcards.list_games():
+        listed = {o.name: o for o in next(g for g in raw.games if g.name == info.name).options}
+        for option in info.options:
+            got = listed[option.name]
+            assert list(got.choices) == list(option.choices), (info.name, option.name)
+            if option.type == "int":
+                assert got.HasField("minimum") and got.HasField("maximum"), (info.name, option.name)
+                assert (got.minimum, got.maximum) == (option.minimum, option.maximum), (info.name, option.name)
+            else:                           # no bound: unset, not 0
+                assert not got.HasField("minimum") and not got.HasField("maximum"), (info.name, option.name)
+            seen.add((info.name, option.name))
+    # the auditor's examples
+    assert list(listed_option(raw, "marias", "talon_points").choices) == ["defenders", "nobody"]
+    assert list(listed_option(raw, "mariasz", "variant").choices) == ["standard", "kiks", "three"]
+    assert (listed_option(raw, "marias", "sedma_value").minimum,
+            listed_option(raw, "marias", "sedma_value").maximum) == (0, 1_000_000)
+    assert (listed_option(raw, "prsi", "horizon").minimum, listed_option(raw, "prsi", "horizon").maximum) == (1, 250)
+    assert ("mariasz", "player") in seen and ("prsi", "player") in seen
+    # The client's dicts are what the command line prints, option for option.
+    cli = json.loads(subprocess.run([sys.executable, "-m", "ddcards", "games", "--json"], capture_output=True,
+                                    text=True, timeout=60, check=True).stdout)
+    assert client.list_games() == cli
+
+
+def listed_option(raw: pb.ListGamesResponse, game: str, name: str) -> pb.OptionInfo:
+    return next(o for g in raw.games if g.name == game for o in g.options if o.name == name)
 
 
 # ---------------------------------------------------------------- concurrency
@@ -631,7 +689,7 @@ def test_a_search_stopped_by_timeout_seconds_logs_the_nodes_its_status_gives(cli
         line = _log_line(caplog, "mariasz")
     assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
     nodes = re.fullmatch(r"search stopped at the deadline: the search ran out of time after ([\d,]+) nodes; "
-                         r"by then 0 of 6 first moves answered", info.value.details()).group(1)
+                         r"by then 0 of 6 distinct first moves answered", info.value.details()).group(1)
     assert " status=DEADLINE_EXCEEDED " in line and f" nodes={nodes.replace(',', '')} " in line, (line, nodes)
 
 

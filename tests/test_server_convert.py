@@ -398,7 +398,37 @@ def test_game_info_to_message():
     listing = convert.games_response_to_list(convert.games_to_response([info], version="1"))
     assert listing[0]["contracts"] == ["hra", "betl", "durch"]
     assert listing[0]["options"][0] == {"name": "marriage_on_follow", "type": "bool", "default": False,
-                                        "description": "d"}
+                                        "description": "d", "choices": []}
+    # an option without choices or a range (a library before them) lists none
+    assert listing[0]["options"][1] == {"name": "horizon", "type": "int", "default": None, "description": "",
+                                        "choices": []}
+
+
+def test_option_info_carries_choices_and_the_range_of_whole_number_options():
+    from ddcards.games.base import OptionInfo
+
+    info = SimpleNamespace(name="marias", options=(
+        OptionInfo("talon_points", "str", "defenders", "who", choices=("defenders", "nobody")),
+        OptionInfo("sedma_value", "int", 1, "stake"),
+        OptionInfo("horizon", "int", 20, "plies", minimum=1, maximum=250),
+        OptionInfo("flag", "bool", False, "a switch")))
+    msg = convert.game_info_to_message(info)
+    talon, sedma, horizon, flag = msg.options
+    assert list(talon.choices) == ["defenders", "nobody"] and not talon.HasField("minimum")
+    assert (sedma.minimum, sedma.maximum, list(sedma.choices)) == (0, 1_000_000, [])
+    assert (horizon.minimum, horizon.maximum) == (1, 250)
+    assert not flag.HasField("minimum") and not flag.HasField("maximum") and not flag.choices
+    # a minimum of 0 is set, not "no bound"
+    assert sedma.HasField("minimum")
+    listing = convert.games_response_to_list(convert.games_to_response([info]))
+    assert [o.get("choices") for o in listing[0]["options"]] == [["defenders", "nobody"], [], [], []]
+    assert [(o.get("minimum"), o.get("maximum")) for o in listing[0]["options"]] == [
+        (None, None), (0, 1_000_000), (1, 250), (None, None)]
+    assert "minimum" not in listing[0]["options"][0] and "maximum" not in listing[0]["options"][3]
+    # a server before these fields: no bounds at all
+    old = pb.ListGamesResponse(games=[pb.GameInfo(name="marias", options=[pb.OptionInfo(name="x", type="int")])])
+    assert convert.games_response_to_list(old)[0]["options"][0] == {"name": "x", "type": "int", "default": None,
+                                                                     "description": "", "choices": []}
 
 
 # ---------------------------------------------------------------- request field paths and JSON documents

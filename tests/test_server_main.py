@@ -99,10 +99,26 @@ LIMIT = ddcards.api.tt_mb_limit()
      "leave it out for a table sized per game"),
     (["--tt-mb", "0"], f"ddcards serve: --tt-mb 0 is too small: a table takes 1 to {LIMIT:,} MiB (this machine's "
                        "memory); leave it out for a table sized per game"),
-    (["--grace", "-1"], "ddcards serve: --grace must be >= 0 seconds (0: cancel the calls in flight at once), not -1"),
+    (["--grace", "-1"],
+     "ddcards serve: --grace must be 0 to 86400 seconds (0: cancel the calls in flight at once), not -1"),
     (["--grace", "nan"],
-     "ddcards serve: --grace must be >= 0 seconds (0: cancel the calls in flight at once), not nan"),
-    (["--stream-idle-timeout", "nan"], "ddcards serve: --stream-idle-timeout must be >= 0 (0 = never)"),
+     "ddcards serve: --grace must be 0 to 86400 seconds (0: cancel the calls in flight at once), not nan"),
+    # an infinite or huge grace was accepted, then broke gRPC's cancel-after-grace thread at SIGTERM
+    (["--grace", "inf"],
+     "ddcards serve: --grace must be 0 to 86400 seconds (0: cancel the calls in flight at once), not inf"),
+    (["--grace", "1e12"],
+     "ddcards serve: --grace must be 0 to 86400 seconds (0: cancel the calls in flight at once), not 1e+12"),
+    (["--grace", "86400.5"],
+     "ddcards serve: --grace must be 0 to 86400 seconds (0: cancel the calls in flight at once), not 86400.5"),
+    (["--stream-idle-timeout", "nan"],
+     "ddcards serve: --stream-idle-timeout must be 0 to 86400 seconds (0 = never), not nan"),
+    # an infinite or huge one broke the wait for a stream's next message (OverflowError)
+    (["--stream-idle-timeout", "inf"],
+     "ddcards serve: --stream-idle-timeout must be 0 to 86400 seconds (0 = never), not inf"),
+    (["--stream-idle-timeout", "1e12"],
+     "ddcards serve: --stream-idle-timeout must be 0 to 86400 seconds (0 = never), not 1e+12"),
+    (["--stream-idle-timeout", "-1"],
+     "ddcards serve: --stream-idle-timeout must be 0 to 86400 seconds (0 = never), not -1"),
     (["--max-search-seconds", "-1"], "ddcards serve: --max-search-seconds must be >= 0 seconds (0 = no limit), not -1"),
     (["--max-search-seconds", "inf"],
      "ddcards serve: --max-search-seconds must be >= 0 seconds (0 = no limit), not inf"),
@@ -160,6 +176,52 @@ def test_start_server_checks_its_port_workers_and_tables():
         with pytest.raises(ddcards.InvalidOptionError) as info:
             start_server(**{"port": 0, "workers": 1, **kwargs})
         assert info.value.field == field and str(info.value).startswith(f"{field} ")
+
+
+def test_stop_refuses_a_grace_out_of_range_before_stopping_anything():
+    import math
+
+    from ddcards.server.main import MAX_GRACE, start_server
+
+    running = start_server(port=0, workers=1, tt_mb=1)
+    try:
+        for grace in (math.inf, math.nan, -1.0, 1e12, MAX_GRACE + 1):
+            with pytest.raises(ValueError, match="grace must be 0 to 86400 seconds"):
+                running.stop(grace)
+        with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:       # still serving
+            status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10).status
+            assert status == health_pb2.HealthCheckResponse.SERVING
+    finally:
+        running.stop(0)
+
+
+def test_start_server_refuses_an_endless_stream_idle_timeout():
+    import math
+
+    from ddcards.server.main import start_server
+
+    for idle in (math.inf, math.nan, 1e12, 0.0, -1.0):
+        with pytest.raises(ValueError, match="stream_idle_timeout must be > 0 and at most 86400 seconds"):
+            start_server(port=0, workers=1, tt_mb=1, stream_idle_timeout=idle)
+
+
+def test_the_longest_grace_drains_and_exits_cleanly(tmp_path):
+    from ddcards.server.main import MAX_GRACE
+
+    proc, port, log = _start(tmp_path, "--workers", "1", "--tt-mb", "1", "--grace", f"{MAX_GRACE:g}")
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10).status
+            assert status == health_pb2.HealthCheckResponse.SERVING
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = log.read_text()
+    assert "draining (grace 86400s)" in text and "stopped" in text
+    assert "Traceback" not in text and "Exception in thread" not in text, text
 
 
 def test_more_workers_than_cores_or_memory_start_with_a_warning(tmp_path):
