@@ -253,7 +253,7 @@ def _line_entries(lineno: int, raw: bytes | None) -> Iterator[Entry]:
         except json.JSONDecodeError as exc:
             near = exc.doc[max(0, exc.pos - 10):exc.pos + 10]
             raise NotationError(f"not valid JSON: {_reason(exc)} at column {exc.colno} (near {shown(near)})"
-                                f"{bom_note(exc)}", token=token_text(near), rule=BATCH_RULE) from None
+                                f"{bom_note(exc)}", token=token_text(near), rule=JSON_RULE) from None
         rest = text[end:].strip(_JSON_SPACE)
         if rest:
             column = len(text) - len(text[end:].lstrip(_JSON_SPACE)) + 1

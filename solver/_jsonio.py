@@ -294,6 +294,18 @@ def token_text(value: Any, limit: int = 40) -> str:
     return shown(value, limit)
 
 
+def printable(text: str) -> str:
+    """`text` safe to print on a terminal line: control characters, line and paragraph
+    separators, format characters (bidirectional overrides) and lone surrogates escaped as
+    Python writes them (``\\x1b``, ``\\n``, ``\\u202e``), everything else as it is.  For text a
+    document or a command line gave (an ``id``, a file name) that readable output repeats: an
+    escape sequence in it must not reach the terminal, nor a newline forge a line of output."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
+                   for c in text)
+
+
 def json_kind(value: Any) -> str:
     """What JSON calls the kind of `value`, for a message about a document ("null", "a list")."""
     if value is None:

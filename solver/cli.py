@@ -33,6 +33,7 @@ from typing import Any, BinaryIO, TextIO
 import ddcards
 from ddcards._batch import Entry, Outcome, answer_each, read_documents
 from ddcards._foreground import Foreground
+from ddcards._jsonio import printable
 from ddcards.batch.progress import ProgressBar, document_count, wanted
 from ddcards.batch.summary import SearchTimes
 from ddcards.errors import DdcardsError, NotationError, SearchAborted
@@ -47,7 +48,7 @@ class Input:
     """Where the documents come from: their entries, as they are read, and a name for messages."""
 
     def __init__(self, name: str, entries: Iterator[Entry], stream: BinaryIO | None = None):
-        self.name = name
+        self.name = printable(name)        # a file name may hold what a terminal would act on
         self._stream = stream
         # A regular file (or the bundled example) can be looked ahead in without waiting:
         # one document alone is shown without batch headers.  A pipe is a stream: never wait.
@@ -105,9 +106,10 @@ def _reading(name: str, token: str, entries: Iterator[Entry]) -> Iterator[Entry]
                             rule="readable file") from None
 
 
-def one_document(args: argparse.Namespace, purpose: str) -> tuple[Any, str]:
+def one_document(args: argparse.Namespace, purpose: str, give: str) -> tuple[Any, str]:
     """The one document of the input, and where it came from (a report shows one deal, the
-    board opens one position); a bad document raises its error."""
+    board opens one position); a bad document raises its error, an input with none says
+    what to `give`, one with several to split it."""
     source = open_input(args)
     try:
         entries = list(itertools.islice(source.entries, 2))
@@ -115,10 +117,12 @@ def one_document(args: argparse.Namespace, purpose: str) -> tuple[Any, str]:
         source.close()
     if entries and entries[0].error is not None:
         raise entries[0].error          # its own error first (a line too long to read says so, not "two documents")
+    if not entries:
+        raise NotationError(f"{source.name} holds no document (it is empty, or only blank lines and comments): "
+                            f"give {give}", token=source.name, rule=f"{purpose}: one document")
     if len(entries) != 1:
-        count = "no document" if not entries else "more than one document"
-        raise NotationError(f"{source.name} holds {count}: {purpose} (split the file)", token=source.name,
-                            rule=f"{purpose}: one document")
+        raise NotationError(f"{source.name} holds more than one document: {purpose} (split the file)",
+                            token=source.name, rule=f"{purpose}: one document")
     return entries[0].document, source.name
 
 
@@ -333,7 +337,7 @@ def header(entry: Entry, source: Input) -> None:
     """Before each readable answer of a batch: which document it answers."""
     if not source.single:
         label = f"# {source.name}, {where_in(entry)}"
-        print(label + (f", id {entry.id}" if entry.id is not None else ""))
+        print(label + (f", id {printable(str(entry.id))}" if entry.id is not None else ""))
 
 
 def record(answer: dict[str, Any], entry: Entry) -> str:
@@ -636,7 +640,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"use a bundled example (default {example}; see `ddcards examples`)")
         p.add_argument("--json", action="store_true", help=f"print {answers} (one JSON per line)")
         p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                       help="stop a search after this long, at least 0 ('inf': no limit, the default; exit status 1)")
+                       help="stop a search after this long, at least 0 ('inf': no limit, the default; exit status 1; "
+                            "the first search in a fresh large table may overrun it by up to a second)")
         p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
                        help=f"transposition table size in MiB (default: per game, {table_sizes})")
         batch = " (and a bar over a batch of several documents)" if p.prog.endswith(" solve") else ""
@@ -673,7 +678,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="best: one optimal move; optimal: all optimal moves; all: every move's value (default)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="stop a position's search after this long, at least 0 ('inf': no limit, the default; "
-                        "its record is an error; exit status 1)")
+                        "its record is an error; exit status 1; the first search in a fresh large table may "
+                        "overrun it by up to a second)")
     p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
                    help=f"transposition table of each search thread in MiB (default: per game, {table_sizes})")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -682,7 +688,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="replace OUT instead of resuming it")
     p.set_defaults(func=cmd_batch)
 
-    p = sub.add_parser("analyse", aliases=["analyze"], help="analyse the recorded play of a deal")
+    p = sub.add_parser("analyse", aliases=["analyze"], help="analyse the recorded play of a deal",
+                       description="Go through the recorded play of each deal (its 'played' history) action by "
+                                   "action: the value before and after each, what it cost against the best "
+                                   "play (a mistake is marked) and the optimal actions at that point; every "
+                                   "value is the maximising side's (Mariáš: the declarer; docs/RULES.md §0.8).")
     common(p, example="marias-seed", answers="analysis documents")
     p.add_argument("--mode", choices=["optimal", "all"], default="optimal",
                    help="optimal: the best cards at each step (default); all: every legal card's value too")
@@ -691,7 +701,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_analyse)
 
     p = sub.add_parser("table", help="a deal's DD table: Klaverjas, every trump suit and playing team; Mariáš, "
-                                     "every discard and contract with its value and money")
+                                     "every discard and contract with its value and money",
+                       description="The double-dummy table of each deal (nothing played yet): Klaverjas, the "
+                                   "value for every trump suit and either playing team; Mariáš, every legal "
+                                   "discard and contract with its value and the declarer's money.")
     common(p, example="klaverjas", answers="table documents")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="searches run at once (default: the CPUs available, at most 8)")

@@ -77,7 +77,7 @@ def _klaverjas_deal(doc: dict[str, Any]) -> dict[str, Any]:
     doc = check_fields(doc, KLAVERJAS_FIELDS, "klaverjas")
     played = played_field(doc)           # a history of the wrong type or with a bad card says so
     if played:
-        raise InvalidOptionError(f"dd_table solves whole deals, but {len(played)} card(s) are already played, "
+        raise InvalidOptionError(f"a DD table solves whole deals, but {len(played)} card(s) are already played, "
                                  f"from played[0] '{played[0]}' (a history may be illegal under another trump "
                                  f"suit; leave 'played' out for the table of the deal as dealt; {NO_HISTORY_RULE})",
                                  token=played[0], rule=NO_HISTORY_RULE, field="played[0]")

@@ -213,6 +213,9 @@ class Card:
         if len(parts) > 1 and all(_is_card(part) for part in parts):
             raise InvalidCardError(f"one card expected, got {len(parts)}: {token!r} ({CARD_RULE})", token=token,
                                    rule=CARD_RULE)
+        if len(body.split()) > 1:
+            # "ten of hearts", "T H": a card is one token, its rank then its suit
+            raise InvalidCardError(f"unknown card {token!r}: a card is one word, no spaces ({CARD_RULE})", token=token, rule=CARD_RULE)
         split = 2 if body.startswith("10") else 1
         rank_text, suit_text = body[:split], body[split:]
         rank = _RANKS.get(rank_text.upper())
@@ -505,7 +508,7 @@ def _not_text(value: object, what: str, example: str) -> NotationError:
 
 def _fold(text: str) -> str:
     """Case- and accent-insensitive form: 'Żołądź' -> 'zoladz', 'Grün' -> 'grun', '♥️' -> '♥'."""
-    decomposed = unicodedata.normalize("NFKD", text.strip().casefold())
+    decomposed = unicodedata.normalize("NFD", text.strip().casefold())
     return "".join(c for c in decomposed if unicodedata.category(c) != "Mn").replace("ł", "l")
 
 

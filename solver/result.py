@@ -58,7 +58,8 @@ class SearchProgress:
     at_least: bool
 
     def __str__(self) -> str:
-        text = f"{self.answered} of {self.moves} first moves answered"
+        # "distinct": equivalent cards are one move here (7 of a hand of 10, say)
+        text = f"{self.answered} of {self.moves} distinct first moves answered"
         if self.value is not None:
             text += f", value {'>=' if self.at_least else '<='} {self.value:+d} ({self.move})"
         return text

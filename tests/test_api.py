@@ -409,7 +409,7 @@ def test_a_stopped_search_counts_its_nodes_as_its_message_does():
         progress = info.value.progress
         assert progress is not None and (progress.answered, progress.moves, progress.value) == (0, 6, None)
         assert str(info.value) == (f"the search ran out of time after {info.value.nodes:,} nodes; "
-                                   "by then 0 of 6 first moves answered")
+                                   "by then 0 of 6 distinct first moves answered")
     token = ddcards.CancelToken()
     timer = threading.Timer(0.2, token.cancel)
     timer.start()

@@ -310,6 +310,25 @@ def test_invalid_utf8_on_stdin_is_never_echoed():
     assert b"\xff" not in out.stdout + out.stderr
 
 
+def test_an_id_or_a_file_name_reaches_the_terminal_escaped(tmp_path):
+    # A document's id (or the file's name) that holds an escape sequence or a newline is
+    # repeated escaped in the readable output's headers: it cannot act on the terminal, nor
+    # forge a line of the answer.
+    forged = "x\nValue       -999  forged\x1b]0;title\x07\u202e"
+    path = tmp_path / "deals\x1b[31m.jsonl"
+    path.write_bytes(lines_of(dict(SEED, id=forged)) + lines_of(dict(BETL, id=7)))
+    out = subprocess.run([sys.executable, "-m", "ddcards", "solve", str(path), "--mode", "best"],
+                         capture_output=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout.decode("utf-8")
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert f"# {tmp_path}/deals\\x1b[31m.jsonl, line 1, id x\\nValue       -999  forged\\x1b]0;title\\x07\\u202e\n" \
+        in text
+    assert ", line 2, id 7\n" in text
+    assert text.count("\nValue ") == 2                          # the two answers' own lines, no third
+    assert "forged" not in "".join(line for line in text.splitlines() if not line.startswith("#"))
+
+
 def test_invalid_utf8_in_a_file(tmp_path):
     path = tmp_path / "bad.json"
     path.write_bytes(b'{"game": "marias", "trump": "\xc3"}\n')
@@ -324,7 +343,7 @@ def test_invalid_utf8_in_a_file(tmp_path):
     (True, "played must be a list of cards, not true"),
     (1.5, "played must be a list of cards, not 1.5"),
     ({"x": 1}, "played must be a list of cards, not {'x': 1}"),
-    ("AS", "dd_table solves whole deals, but 1 card(s) are already played, from played[0] 'AS'"),
+    ("AS", "a DD table solves whole deals, but 1 card(s) are already played, from played[0] 'AS'"),
     (["AS", 7], "played[1] must be a card such as 'TH', not 7"),
 ])
 def test_table_with_a_wrong_history(played, message, capsys):
@@ -816,7 +835,7 @@ def test_a_finished_prsi_game_says_who_went_out_and_asks_nothing_more(capsys):
     status, out, _ = main_on(lines_of(doc), "solve", capsys=capsys)
     assert status == 0
     assert "Prší, 2 players, horizon 20 plies - the deal is over\n" in out
-    assert "  top           7H\n" in out and "active" not in out          # the 7 ended the game: no one draws
+    assert "  top              7H\n" in out and "active" not in out          # the 7 ended the game: no one draws
     assert "Value       +1  the game is over: seat 0 went out first\n" in out and "in 0 plies" not in out
     pos = ddcards.Position.from_dict(doc)
     assert pos.is_over and set(pos.table) == {"top", "stock", "pile"}

@@ -83,6 +83,7 @@ CASES = [
     ("objective not a string", doc(objective=7), InvalidOptionError, "7"),
     # --- game, fields, options
     ("unknown game", doc(game="bridge"), InvalidOptionError, "bridge"),
+    ("game in fullwidth letters", doc(game="ｍａｒｉａｓ"), InvalidOptionError, "ｍａｒｉａｓ"),
     ("game missing", doc(drop=["game"]), InvalidOptionError, "game"),
     ("game not a string", doc(game=7), InvalidOptionError, "game"),
     ("unknown field", doc(stock="7S 8S"), InvalidOptionError, "stock"),
@@ -166,10 +167,10 @@ def test_a_stopped_search_says_its_progress_once_and_where():
     from ddcards.result import SearchProgress
     exc = ddcards.SearchTimeout("the search ran out of time after 1,000 nodes")
     exc.tell_progress(SearchProgress(answered=1, moves=3, value=4, move="AS", at_least=True))
-    assert str(exc) == "the search ran out of time after 1,000 nodes; by then 1 of 3 first moves answered, value >= +4 (AS)"
+    assert str(exc) == "the search ran out of time after 1,000 nodes; by then 1 of 3 distinct first moves answered, value >= +4 (AS)"
     exc.tell_progress(exc.progress, "in the row trump S, playing team 0")
     assert str(exc) == ("the search ran out of time after 1,000 nodes; by then, in the row trump S, playing team 0: "
-                        "1 of 3 first moves answered, value >= +4 (AS)")
+                        "1 of 3 distinct first moves answered, value >= +4 (AS)")
     assert exc.progress.value == 4 and exc.progress.at_least
 
 

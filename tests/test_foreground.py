@@ -52,7 +52,7 @@ def test_ctrl_c_stops_a_long_search_at_once(tmp_path, command):
         ticker = wait_for(proc, b"Ctrl-C stops")
         assert b"\rddcards: searching 0:0" in ticker and b" M nodes (" in ticker
         if command == "solve":          # the first moves shared out: none answered in seconds
-            assert b"; 0 of 6 first moves answered; Ctrl-C stops" in ticker, ticker
+            assert b"; 0 of 6 distinct first moves answered; Ctrl-C stops" in ticker, ticker
         proc.send_signal(signal.SIGINT)
         sent = time.monotonic()
         out, err = proc.communicate(timeout=30)
@@ -140,7 +140,7 @@ def test_progress_now_shows_the_first_moves_answered_and_a_bound_on_the_value():
     assert all(r.value <= values[r.move] <= res.value for r in bounded)
     assert [r.value for r in bounded] == sorted(r.value for r in bounded)
     assert bounded[0].answered == 0
-    assert str(bounded[-1]) == (f"{bounded[-1].answered} of {len(values)} first moves answered, "
+    assert str(bounded[-1]) == (f"{bounded[-1].answered} of {len(values)} distinct first moves answered, "
                                 f"value >= {bounded[-1].value:+d} ({bounded[-1].move})")
 
 

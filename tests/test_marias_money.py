@@ -142,6 +142,8 @@ def test_four_players():
     pos = ddcards.Position.from_dict(dict(SEED, players=4))
     assert pos.to_dict()["players"] == 4 and "players" not in ddcards.Position.from_dict(SEED).to_dict()
     assert len(pos.hands) == 3                                       # the dealer holds no cards
+    assert str(pos).splitlines()[0] == ("Mariáš hra, trumps H, 4 players (seat 3 deals and sits out) - "
+                                        "seat 0 (declarer) to move")
 
 
 def test_analysis_in_money():

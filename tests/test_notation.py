@@ -363,7 +363,12 @@ def test_card_list_round_trips(cards: list[Card]) -> None:
     (Card.parse, "AZ", InvalidCardError, "AZ", "'Z' is not a suit (docs/RULES.md §0.1 rule 1: suits S H D C"),
     (Card.parse, "AHH", InvalidCardError, "AHH", "'HH' is not a suit"),
     (Card.parse, "Ahearts", InvalidCardError, "Ahearts", "'hearts' is not a suit"),
-    (Card.parse, "T H", InvalidCardError, "T H", "' H' is not a suit"),
+    (Card.parse, "T H", InvalidCardError, "T H", "a card is one word, no spaces"),
+    (Card.parse, "ten of hearts", InvalidCardError, "ten of hearts", "a card is one word, no spaces"),
+    # Compatibility forms (fullwidth, circled letters) are not suits: in cards and suits alike.
+    (Suit.parse, "Ｈ", InvalidCardError, "Ｈ", "unknown suit 'Ｈ'"),
+    (Suit.parse, "Ⓗ", InvalidCardError, "Ⓗ", "unknown suit 'Ⓗ'"),
+    (Card.parse, "AＨ", InvalidCardError, "AＨ", "'Ｈ' is not a suit"),
     (Card.parse, "QH/S", InvalidCardError, "QH/S", "a suit after '/' is named only by Prší's Ober"),
     (Card.parse, "A", InvalidCardError, "A", "no suit (docs/RULES.md §0.3 rule 1: a card is a rank then a suit"),
     (Card.parse, "10", InvalidCardError, "10", "no suit"),
@@ -473,6 +478,6 @@ def test_several_cards_where_one_is_wanted_say_so(text, count):
     assert str(info.value) == (f"one card expected, got {count}: {text.strip()!r} (docs/RULES.md §0.3 rule 1: a "
                                "card is a rank then a suit, e.g. 'TH' or '10♥')")
     assert info.value.token == text.strip()
-    # Text that is not several cards keeps its own error.
-    with pytest.raises(InvalidCardError, match="' S' is not a suit"):
+    # Text that is not several cards says that a card is one word.
+    with pytest.raises(InvalidCardError, match="'A S': a card is one word, no spaces"):
         Card.parse("A S")

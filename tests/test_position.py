@@ -175,7 +175,7 @@ def test_the_prsi_table_shows_the_top_card_and_what_it_asks():
     assert pos.table["stock"][:2] == cards("8C AD") and pos.table["pile"][-1] == Card.parse("7H")
     ober = Position.from_dict(ddcards.example("prsi"))
     assert ober.table["top"] == Card.parse("QH") and ober.table["suit to play"] is Suit.H
-    assert "  top             QH\n  suit to play    H\n" in str(ober)
+    assert "  top               QH\n  suit to play      H\n" in str(ober)
 
 
 @pytest.mark.parametrize("name", example_names())

@@ -158,7 +158,7 @@ def test_cli_solve_and_analyse():
     out = run("solve", "--example", "prsi-endgame")
     assert out.returncode == 0, out.stderr
     assert "seat 0 can force being out first within 20 plies, the end in 11 plies" in out.stdout
-    assert "Moves       7D +0  draw +1 in 11" in out.stdout and "top            7H, 7s active: draw 2" in out.stdout
+    assert "Moves       7D +0  draw +1 in 11" in out.stdout and "top              7H, 7s active: draw 2" in out.stdout
     assert "tricks" not in out.stdout
     out = run("solve", "--example", "prsi-endgame", "--json")
     doc = json.loads(out.stdout)
@@ -166,10 +166,10 @@ def test_cli_solve_and_analyse():
     out = run("analyse", "--example", "prsi-endgame")
     assert out.returncode == 0, out.stderr
     assert "seat 0's view" in out.stdout and "Mistakes    1: ply 11 draw (seat 1, cost 1)" in out.stdout
-    # the value is seat 1's: the mover, seat 0, has no role to name (no empty brackets)
+    # the value is seat 1's: the mover, seat 0, is his opponent
     other = dict(ENDGAME, options=dict(ENDGAME.get("options", {}), player=1))
     out = run("solve", "-", stdin=json.dumps(other))
-    assert "\nPrší, 2 players, horizon 20 plies - seat 0 to move\n" in out.stdout, out.stdout
+    assert "\nPrší, 2 players, horizon 20 plies - seat 0 (opponent) to move\n" in out.stdout, out.stdout
 
 
 def test_cli_bad_action_names_the_clause():

@@ -7,7 +7,7 @@ import pytest
 
 import ddcards
 from ddcards.games import prsi
-from ddcards.games._document import HAND_SIZE_RULE, OPTION_RANGE_RULE, OPTIONS_RULE
+from ddcards.games._document import HAND_SIZE_RULE, OPTION_RANGE_RULE
 from ddcards import IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
 
 DECK = [r + s for s in "SHDC" for r in "789TJQKA"]
@@ -81,6 +81,8 @@ def test_4_1_hands_as_pbn_or_cards():
     assert pos(as_cards) == pos(TWO) == pos(as_pbn) == pos(as_shown)
     shown = str(pos(TWO)).splitlines()[1].split("player")[-1].strip()
     assert shown == "S: 98  H: K  D: T  C: -" and pos(dict(TWO, hands=[shown, ".Q.A.J7"])) == pos(TWO)
+    # Each seat's part: the player solved for, the others his opponents.
+    assert [line.split()[2] for line in str(pos(TWO)).splitlines()[1:3]] == ["player", "opponent"]
     with pytest.raises(NotationError, match="twice"):
         pos(dict(TWO, hands=["8S 9S KH 8S", "JC 7C AD QH"]))
 
@@ -111,7 +113,7 @@ def test_4_1_options():
         pos(TWO, horizon="20")
     with pytest.raises(InvalidOptionError, match="player") as err:
         pos(TWO, player=2)
-    assert err.value.rule == OPTIONS_RULE
+    assert err.value.rule == OPTION_RANGE_RULE          # as too small: the range, said alike
     with pytest.raises(InvalidOptionError, match="unknown option 'trump'"):
         pos(TWO, trump="H")
     assert pos(TWO, horizon=None).session().horizon is None
@@ -567,3 +569,4 @@ def test_player_out_of_range_says_the_range_alike(player, said):
     with pytest.raises(ddcards.InvalidOptionError) as info:
         ddcards.Position.from_dict(dict(ddcards.example("prsi"), options={"player": player}))
     assert f"option 'player' is {said}: it is the seat whose value is reported, a whole number from 0 to" in str(info.value)
+    assert info.value.rule == OPTION_RANGE_RULE

@@ -92,7 +92,7 @@ def cmd_board(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     position = None
     if args.file is not None or args.example:
-        doc, _ = one_document(args, "the board opens one position")
+        doc, _ = one_document(args, "the board opens one position", "a position document")
         position = as_position(doc).to_dict()
     if not 0 <= args.port <= 65535:
         raise NotationError(f"port {args.port} is not a TCP port", token=str(args.port), rule="ports 0-65535")

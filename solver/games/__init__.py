@@ -26,7 +26,9 @@ _GAMES: dict[str, Game] | None = None
 
 
 def _fold(text: str) -> str:
-    text = unicodedata.normalize("NFKD", text.strip().lower())
+    # Canonical decomposition (NFD): accents come off, but compatibility forms (fullwidth
+    # 'ｍａｒｉａｓ', circled letters) stay as they are, and unknown, as in cards and suits.
+    text = unicodedata.normalize("NFD", text.strip().lower())
     return "".join(ch for ch in text if not unicodedata.combining(ch))
 
 

@@ -418,6 +418,8 @@ class MariasSession(CardSession):
             title += f", objective {s.objective}"
         if s.flek:
             title += ", " + ("flek", "re")[s.flek - 1]
+        if s.players == 4:
+            title += ", 4 players (seat 3 deals and sits out)"
         return {"title": title, "hands": [format_hand(h) for h in self.hands()],
                 "talon": format_cards(s.talon), "trick": [str(c) for c in self.trick()]}
 

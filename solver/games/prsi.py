@@ -33,7 +33,7 @@ from ddcards.errors import (IllegalPlayError, InvalidCardError, InvalidDealError
                             NotationError, SearchCancelled, SearchTimeout)
 from ddcards.games import _prsi
 from ddcards._jsonio import shown, token_text
-from ddcards.games._document import (OPTIONS_RULE, cards_field, check_deal, check_fields, check_hand_sizes, hand_field,
+from ddcards.games._document import (OPTION_RANGE_RULE, cards_field, check_deal, check_fields, check_hand_sizes, hand_field,
                                      history_tokens, in_field, options_field, options_object)
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
@@ -172,8 +172,9 @@ def _options(doc: Mapping[str, Any], seats: int) -> tuple[int | None, int | None
     player = options["player"]
     if player is not None and not 0 <= player < seats:
         raise InvalidOptionError(f"option 'player' is too large: it is the seat whose value is reported, a whole "
-                                 f"number from 0 to {seats - 1} with {seats} players, not {player} ({OPTIONS_RULE})",
-                                 token=str(player), rule=OPTIONS_RULE, field="options.player")
+                                 f"number from 0 to {seats - 1} with {seats} players, not {player} "
+                                 f"({OPTION_RANGE_RULE})", token=str(player), rule=OPTION_RANGE_RULE,
+                                 field="options.player")
     return horizon, player, options["play_on"], options["return"]
 
 
@@ -360,7 +361,7 @@ class PrsiSession(Session):
         st = self.board.state
         if st["out"][seat]:
             return "out"
-        return "player" if seat == self.player else ""
+        return "player" if seat == self.player else "opponent"
 
     def table(self) -> dict[str, Any]:
         """The top card and what it asks of the mover (the suit an Ober named, the cards an
