@@ -7,8 +7,9 @@
 """
 from ddcards.api import CancelToken, Mode, PositionLike, Solver, analyse, default_solver, solve, solve_many
 from ddcards.batch.many import ExecutorFailure, Solved
-from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidCardError, InvalidDealError,
-                           InvalidOptionError, NotationError, NothingToUndoError, SearchAborted, SearchCancelled,
+from ddcards.ddtable import dd_table
+from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidArgumentTypeError, InvalidCardError,
+                           InvalidDealError, InvalidOptionError, NotationError, NothingToUndoError, SearchAborted, SearchCancelled,
                            SearchTimeout)
 from ddcards.examples import example, example_names
 from ddcards.games import GameInfo, OptionInfo, find_game, list_games
@@ -19,13 +20,13 @@ from ddcards.result import Analysis, AnalysisStep, MoveValue, Result, SearchProg
 
 __all__ = [
     "solve", "analyse", "solve_many", "Solved", "ExecutorFailure", "Solver", "Mode", "CancelToken",
-    "default_solver", "PositionLike",
+    "default_solver", "PositionLike", "dd_table",
     "Position", "TrickCard", "Score", "Result", "MoveValue", "Analysis", "AnalysisStep", "ValueKind",
     "SearchProgress",
     "list_games", "find_game", "GameInfo", "OptionInfo",
     "Card", "Suit", "Rank", "parse_cards", "format_cards", "parse_hand", "format_hand",
     "example", "example_names",
     "DdcardsError", "NotationError", "InvalidCardError", "InvalidDealError", "IllegalPlayError",
-    "InvalidOptionError", "NothingToUndoError", "SearchAborted", "SearchCancelled", "SearchTimeout",
+    "InvalidOptionError", "InvalidArgumentTypeError", "NothingToUndoError", "SearchAborted", "SearchCancelled", "SearchTimeout",
 ]
 __version__ = "0.2.0"

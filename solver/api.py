@@ -15,11 +15,12 @@ import time
 import functools
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeAlias, TypeVar, cast
 
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher, side_area_bytes
 from ddcards._jsonio import shown, token_text
-from ddcards.errors import InvalidOptionError, SearchAborted, SearchTimeout
+from ddcards.errors import (InvalidArgumentTypeError, InvalidOptionError, SearchAborted, SearchCancelled,
+                            SearchTimeout)
 from ddcards.games.base import DEFAULT_TABLE_MB, Session
 from ddcards.position import Position
 from ddcards.result import Analysis, AnalysisStep, Mode, MoveValue, Result, SearchProgress
@@ -47,9 +48,14 @@ ANALYSIS_MODE_RULE = ("docs/RULES.md §0.10: an analysis is in mode optimal (eac
                       "(every legal move's value too)")
 
 
+def _folded(mode: Mode | str) -> Mode | str:
+    """A mode named in any case ("BEST"), as contracts and suits are."""
+    return mode.strip().lower() if isinstance(mode, str) and not isinstance(mode, Mode) else mode
+
+
 def _mode(mode: Mode | str) -> Mode:
     try:
-        return Mode(mode)
+        return Mode(_folded(mode))
     except ValueError:
         raise InvalidOptionError(f"unknown mode {mode!r} (modes: best, optimal, all)", token=str(mode),
                                  rule=MODE_RULE, field="mode") from None
@@ -59,7 +65,7 @@ def _analysis_mode(mode: Mode | str) -> Mode:
     """An analysis's mode: optimal or all.  Mode best names one optimal move where a step needs
     all of them (its best_moves, and whether the move played was one)."""
     try:
-        found = Mode(mode)
+        found = Mode(_folded(mode))
     except ValueError:
         raise InvalidOptionError(f"unknown mode {mode!r} (an analysis's modes: optimal, all; {ANALYSIS_MODE_RULE})",
                                  token=str(mode), rule=ANALYSIS_MODE_RULE, field="mode") from None
@@ -72,17 +78,20 @@ def _analysis_mode(mode: Mode | str) -> Mode:
 
 
 TIMEOUT_RULE = "solve: timeout is None (no limit) or a number of seconds, at least 0"
+CANCEL_RULE = "solve: cancel is None or a ddcards.CancelToken"
+KEEP_TT_RULE = "solve: keep_tt is True or False"
 
 
 def check_timeout(timeout: float | None, name: str = "timeout") -> float | None:
     """`timeout` as a search takes it: None for no limit (None or infinity), else the seconds
     (0 stops before the search starts: SearchTimeout).  NaN and negative numbers are
     InvalidOptionError (an unbounded search from a NaN somewhere would be a silent fix);
-    anything but a number is a TypeError."""
+    anything but a number is an InvalidArgumentTypeError (a DdcardsError and a TypeError)."""
     if timeout is None:
         return None
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool):
-        raise TypeError(f"{name} must be a number of seconds or None, not {timeout!r}")
+        raise InvalidArgumentTypeError(f"{name} must be a number of seconds or None, not {shown(timeout)}",
+                                       token=token_text(timeout), rule=TIMEOUT_RULE, field=name)
     if isinstance(timeout, int) and timeout > 1e300:
         return None                         # beyond any float (10**400): no limit, as math.inf
     if math.isnan(timeout) or timeout < 0:
@@ -94,9 +103,11 @@ def check_timeout(timeout: float | None, name: str = "timeout") -> float | None:
 def _check_limits(timeout: float | None, cancel: CancelToken | None, keep_tt: bool = False) -> float | None:
     timeout = check_timeout(timeout)
     if cancel is not None and not isinstance(cancel, CancelToken):
-        raise TypeError(f"cancel must be a ddcards.CancelToken or None, not {cancel!r}")
+        raise InvalidArgumentTypeError(f"cancel must be a ddcards.CancelToken or None, not {shown(cancel)}",
+                                       token=token_text(cancel), rule=CANCEL_RULE, field="cancel")
     if not isinstance(keep_tt, bool):
-        raise TypeError(f"keep_tt must be True or False, not {keep_tt!r:.40}")
+        raise InvalidArgumentTypeError(f"keep_tt must be True or False, not {shown(keep_tt)}",
+                                       token=token_text(keep_tt), rule=KEEP_TT_RULE, field="keep_tt")
     return timeout
 
 
@@ -214,14 +225,56 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
+#: How often a call waiting for a Solver another thread is searching with looks at its cancel token.
+TURN_POLL_SECONDS = 0.02
+
+
 def _one_at_a_time(method: Callable[Concatenate[Solver, _P], _R]) -> Callable[Concatenate[Solver, _P], _R]:
     """A Solver method that uses its table: calls from several threads take turns (the table
-    and its sizing are one per Solver; two searches at once in one table would corrupt it)."""
+    and its sizing are one per Solver; two searches at once in one table would corrupt it).
+
+    A call's ``timeout`` and ``cancel`` cover its wait for its turn too: its arguments are
+    checked before it waits (bad input is said at once), it gives up with SearchTimeout or
+    SearchCancelled (``nodes`` 0) if its time runs out or its token is cancelled while another
+    thread's search holds the Solver, and its search gets what is left of its time."""
     def taking_turns(solver: Solver, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        with solver._turn:
+        if solver._turn.acquire(blocking=False):        # the Solver is free: the usual case
+            try:
+                return method(solver, *args, **kwargs)
+            finally:
+                solver._turn.release()
+        given = cast(dict[str, Any], kwargs)           # (the checks say what is wrong with a value)
+        timeout = _check_limits(given.get("timeout"), given.get("cancel"), given.get("keep_tt", False))
+        cancel = given.get("cancel")
+        if "threads" in given:
+            _threads(given["threads"])
+        start = time.monotonic()
+        if timeout is None and cancel is None:
+            solver._turn.acquire()                  # nothing to give up for: wait
+        else:
+            _wait_for_turn(solver._turn, start, timeout, cancel)
+        try:
+            if timeout is not None:
+                kwargs["timeout"] = max(0.0, timeout - (time.monotonic() - start))
             return method(solver, *args, **kwargs)
+        finally:
+            solver._turn.release()
     functools.update_wrapper(taking_turns, method)     # the method's name and docstring
     return taking_turns
+
+
+def _wait_for_turn(turn: threading.RLock, start: float, timeout: float | None, cancel: CancelToken | None) -> None:
+    """Take `turn`, looking at `cancel` and the time left every TURN_POLL_SECONDS."""
+    while True:
+        wait = TURN_POLL_SECONDS if timeout is None else max(0.0, min(TURN_POLL_SECONDS,
+                                                                      start + timeout - time.monotonic()))
+        if turn.acquire(timeout=wait):
+            return
+        if cancel is not None and cancel.cancelled:
+            raise SearchCancelled("the search was cancelled while it waited for this Solver's other search")
+        if timeout is not None and time.monotonic() - start >= timeout:
+            raise SearchTimeout(f"the search ran out of time ({timeout:g} s) while it waited for this "
+                                "Solver's other search")
 
 
 def _position(position: PositionLike) -> Position:
@@ -254,7 +307,9 @@ class Solver:
     for every game, always.
 
     One search at a time: threads that share a Solver take turns (a call
-    waits for the one under way; its timeout counts from its own start).
+    waits for the one under way, within its own timeout and cancel: its
+    timeout counts from the call, its token stops the wait too, and bad
+    arguments are said before it waits).
     Searches release the GIL, so threads with a Solver each run in
     parallel: give each thread its own for that.  One search may also use
     several threads itself (``threads=``): they share this Solver's table,
@@ -275,6 +330,20 @@ class Solver:
         self._searching: Session | None = None
         # Held by each call that uses the table (_one_at_a_time): threads sharing this Solver take turns.
         self._turn = threading.RLock()
+
+    def __repr__(self) -> str:
+        size = "sized per game" if self._per_game else "fixed"
+        return f"<ddcards.Solver: table {self.tt_mb} MiB, {size}; {self.tt_allocated_mb} MiB held>"
+
+    def __copy__(self) -> Solver:
+        # A copy would share this one's table and turn while looking like a Solver of its own.
+        raise TypeError("a Solver is not copied: make another (ddcards.Solver(tt_mb=...)) for a table of its own")
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Solver:
+        return self.__copy__()
+
+    def __reduce__(self) -> Any:
+        raise TypeError("a Solver is not pickled: its table lives in this process; make one where it is needed")
 
     def _helper_searchers(self, threads: int) -> list[Searcher]:
         """A Searcher for each thread beyond the caller's, made once and kept."""

@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ddcards._jsonio import POSITION_RULE, json_kind, loads, shown, token_text
-from ddcards.errors import InvalidOptionError, NotationError, SearchAborted
+from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, NotationError, SearchAborted
 from ddcards.games import get_game, klaverjas, marias_table
 from ddcards.games._document import check_fields, played_field
 from ddcards.games.klaverjas import FIELDS as KLAVERJAS_FIELDS
@@ -126,6 +126,10 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
     _threads(threads, "dd_table: threads")
     doc = _document(position_or_doc)
     game = get_game(doc.get("game"))
+    if solver is not None and not isinstance(solver, Solver):
+        raise InvalidArgumentTypeError(f"dd_table's solver is a ddcards.Solver or None, not {shown(solver)}",
+                                       token=token_text(solver), rule="dd_table: solver is None or a ddcards.Solver",
+                                       field="solver")
     engine = solver if solver is not None else default_solver()
     if game.info.name == "marias":
         return _marias_table(marias_table.parse_table_deal(doc), engine, timeout, cancel, threads, Solver)

@@ -71,6 +71,11 @@ class InvalidOptionError(DdcardsError):
     reason = "INVALID_OPTION"
 
 
+class InvalidArgumentTypeError(InvalidOptionError, TypeError):
+    """An argument of the wrong type (``timeout="5"``, ``cancel="x"``): bad input, so a
+    DdcardsError as any other, and a TypeError, as Python says of a wrong type."""
+
+
 class SearchAborted(Exception):
     """The search stopped before it finished (not a bad-input error).
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Literal
 
-from ddcards.errors import InvalidCardError, NotationError
+from ddcards.errors import InvalidCardError, InvalidOptionError, NotationError
 
 __all__ = [
     "Suit", "Rank", "Card", "DECK",
@@ -483,7 +483,8 @@ def format_hand(cards: Iterable[Card], *, style: HandStyle = "pbn") -> str:
     if style == "display":
         return "  ".join(f"{suit}: {ranks or '-'}" for suit, ranks in zip(Suit, suits))
     if style != "pbn":
-        raise ValueError(f"style is 'pbn' or 'display', not {style!r}")
+        raise InvalidOptionError(f"style is 'pbn' or 'display', not {style!r}", token=str(style)[:40],
+                                 rule="format_hand: style is 'pbn' or 'display'", field="style")
     return ".".join(suits)
 
 

@@ -81,7 +81,9 @@ class Position:
 
     __slots__ = ("_game", "_setup", "_doc", "_to_move", "_legal", "_over", "_spare", "_view")
 
-    def __init__(self, doc: Mapping[str, Any]):
+    def __init__(self, doc: Mapping[str, Any] | Position):
+        if isinstance(doc, Position):
+            doc = doc.to_dict()             # Position(pos), Position.from_dict(pos): an equal Position
         if not isinstance(doc, Mapping):
             raise NotationError(f"a position is a JSON object, not {json_kind(doc)}",
                                 token="null" if doc is None else token_text(doc), rule=POSITION_RULE)

@@ -101,8 +101,10 @@ class Result:
     won: bool
     settlement: list[int]
     outcomes: dict[str, bool] = field(default_factory=dict)
-    nodes: int = 0
-    elapsed: float = 0.0
+    # How the search went, not what it found: two results of one position are equal whatever
+    # their counts and times.
+    nodes: int = field(default=0, compare=False)
+    elapsed: float = field(default=0.0, compare=False)
     position: dict[str, Any] = field(default_factory=dict)
     # Prší: plies from here to the end the value forces (None: none within the horizon) and the
     # horizon searched, in plies (None: the game is searched to its end, or Prší's exact analysis).
@@ -192,8 +194,8 @@ class Analysis:
     initial_value: int
     final_value: int
     steps: list[AnalysisStep]
-    nodes: int = 0
-    elapsed: float = 0.0
+    nodes: int = field(default=0, compare=False)         # (as Result's: not compared)
+    elapsed: float = field(default=0.0, compare=False)
     # Added for the report and the board (issue 15):
     mode: str = "optimal"              # "all": every step lists every legal move's value
     deal: dict[str, Any] = field(default_factory=dict)   # the start as Session.view() shows it + "position"

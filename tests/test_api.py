@@ -7,9 +7,12 @@ cancellation, timeouts, threads and the JSON form of the results.
 """
 from __future__ import annotations
 
+import copy
+import dataclasses
 import doctest
 import importlib
 import json
+import pickle
 import random
 import threading
 import time
@@ -381,6 +384,59 @@ def test_keep_tt_is_true_or_false(keep):
     for ask in (s.solve, s.value):
         with pytest.raises(TypeError, match="keep_tt must be True or False"):
             ask(SEED, keep_tt=keep)
+
+
+@pytest.mark.parametrize("kwargs,field", [({"timeout": "5"}, "timeout"), ({"timeout": True}, "timeout"),
+                                          ({"cancel": "x"}, "cancel"), ({"keep_tt": "yes"}, "keep_tt")])
+def test_an_argument_of_the_wrong_type_is_bad_input_and_a_type_error(kwargs, field):
+    # `except ddcards.DdcardsError` catches every bad argument, as `except TypeError` does a wrong type.
+    with pytest.raises(ddcards.InvalidArgumentTypeError) as info:
+        ddcards.Solver().solve(SEED, **kwargs)
+    assert isinstance(info.value, ddcards.DdcardsError) and isinstance(info.value, TypeError)
+    assert info.value.field == field and info.value.token == str(kwargs[field]).lower() and info.value.rule
+    with pytest.raises(ddcards.InvalidArgumentTypeError, match="solver is a ddcards.Solver or None, not 'x'"):
+        ddcards.dd_table(ddcards.example("klaverjas"), solver="x")
+    with pytest.raises(ddcards.InvalidOptionError, match="style is 'pbn' or 'display', not 'bogus'"):
+        ddcards.format_hand([], style="bogus")
+
+
+def test_modes_are_named_in_any_case():
+    assert ddcards.solve(SEED, mode="BEST").mode is ddcards.Mode.BEST
+    assert ddcards.analyse(SEED, mode=" All ").mode == "all"
+    with pytest.raises(ddcards.InvalidOptionError, match="unknown mode 'bests'"):
+        ddcards.solve(SEED, mode="bests")
+
+
+def test_two_results_of_one_position_are_equal_whatever_the_search_took():
+    first, second = ddcards.Solver().solve(SEED), ddcards.Solver(tt_mb=4).solve(SEED)
+    assert first == second                              # (their elapsed times differ)
+    assert dataclasses.replace(first, nodes=first.nodes + 1, elapsed=9.0) == first
+    assert dataclasses.replace(first, value=first.value + 10) != first
+    assert ddcards.analyse(SEED) == ddcards.analyse(SEED)
+
+
+def test_game_info_cannot_be_changed_by_a_caller():
+    """find_game's GameInfo is the one validation reads: an edit would change what every
+    position accepts (it did: objectives was a plain dict)."""
+    info = ddcards.find_game("marias")
+    with pytest.raises(TypeError):
+        info.objectives["hra"] = ("hra",)              # type: ignore[index]
+    assert "sedma" in ddcards.Position.from_dict(SEED).game_info.objectives["hra"]
+    assert pickle.loads(pickle.dumps(info)) == info and hash(copy.deepcopy(info)) == hash(info)
+
+
+def test_a_solver_shows_its_table_and_is_neither_copied_nor_pickled():
+    solver = ddcards.Solver()
+    assert repr(solver) == "<ddcards.Solver: table 2 MiB, sized per game; 2 MiB held>"
+    assert repr(ddcards.Solver(tt_mb=8)) == "<ddcards.Solver: table 8 MiB, fixed; 8 MiB held>"
+    for make_another in (copy.copy, copy.deepcopy, pickle.dumps):
+        with pytest.raises(TypeError, match="a Solver is not"):
+            make_another(solver)
+
+
+def test_a_position_is_made_from_a_position_too():
+    pos = ddcards.Position.from_dict(SEED)
+    assert ddcards.Position(pos) == pos == ddcards.Position.from_dict(pos)
 
 
 def test_a_cancel_token_takes_no_arguments():

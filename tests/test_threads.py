@@ -403,6 +403,37 @@ def test_threads_sharing_one_solver_take_turns():
         assert got[name] == [want] * 6, name
 
 
+def test_a_call_waiting_for_a_shared_solver_keeps_its_timeout_and_cancel():
+    """A call that finds its Solver searching for another thread waits its turn within its own
+    timeout and cancel, says bad arguments at once, and gets what is left of its time."""
+    from _long_search import ENDLESS
+
+    shared = ddcards.Solver()
+    ex = ddcards.example("marias-hra")
+    holding = threading.Thread(target=lambda: pytest.raises(SearchTimeout, shared.value, ENDLESS, timeout=4.0))
+    holding.start()
+    deadline = time.monotonic() + 30
+    while shared.nodes_now == 0 and time.monotonic() < deadline:     # its search under way
+        time.sleep(0.005)
+    start = time.monotonic()
+    with pytest.raises(SearchTimeout, match="ran out of time .0.2 s. while it waited for this Solver's other search") \
+            as timed_out:
+        shared.solve(ex, timeout=0.2)
+    assert timed_out.value.nodes == 0 and time.monotonic() - start < 2.0
+    token = ddcards.CancelToken()
+    threading.Timer(0.1, token.cancel).start()
+    with pytest.raises(SearchCancelled, match="cancelled while it waited"):
+        shared.solve(ex, cancel=token)
+    start = time.monotonic()
+    with pytest.raises(InvalidOptionError, match="threads is a whole number"):
+        shared.solve(ex, threads=0)
+    with pytest.raises(InvalidOptionError, match="timeout is a number of seconds"):
+        shared.value(ex, timeout=-1)
+    assert time.monotonic() - start < 1.0               # said at once, not after the other search
+    assert shared.solve(ex, timeout=60).value == 70     # waits its turn, then searches
+    holding.join()
+
+
 def test_searches_on_several_threads_at_once_each_get_their_own_helpers():
     """Several Solvers searching on 2-3 threads each at the same time: the parked threads that
     serve further threads (pool.h) are handed out one search at a time, and every answer is

@@ -10,6 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 from ddcards.notation import Card
@@ -68,6 +69,21 @@ class GameInfo:
     # The most any position of the game asks for (Game.table_mb): a game whose searches grow
     # with the position (Mariasz's with the stock) asks for more early in a deal.  0: table_mb.
     table_mb_max: int = 0
+
+    def __post_init__(self) -> None:
+        # Frozen means frozen: every module shares this one object (find_game, Position.game_info)
+        # and validation reads `objectives` from it, so a caller's edit must not reach it.
+        object.__setattr__(self, "objectives", MappingProxyType(
+            {contract: tuple(names) for contract, names in self.objectives.items()}))
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.title, self.seats, self.contracts, tuple(self.objectives.items()),
+                     self.options, self.aliases, self.sides, self.value_doc, self.table_mb, self.table_mb_max))
+
+    def __reduce__(self) -> tuple[type[GameInfo], tuple[Any, ...]]:
+        # (a mappingproxy does not pickle: the objectives travel as a dict)
+        return (GameInfo, (self.name, self.title, self.seats, self.contracts, dict(self.objectives), self.options,
+                           self.aliases, self.sides, self.value_doc, self.table_mb, self.table_mb_max))
 
     @property
     def largest_table_mb(self) -> int:
