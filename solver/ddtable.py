@@ -126,7 +126,7 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
     _threads(threads, "dd_table: threads")
     doc = _document(position_or_doc)
     game = get_game(doc.get("game"))
-    if solver is not None and not isinstance(solver, Solver):
+    if solver is not None and not callable(getattr(solver, "_values", None)):     # (a Solver, or a subclass)
         raise InvalidArgumentTypeError(f"dd_table's solver is a ddcards.Solver or None, not {shown(solver)}",
                                        token=token_text(solver), rule="dd_table: solver is None or a ddcards.Solver",
                                        field="solver")
