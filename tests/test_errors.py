@@ -152,6 +152,19 @@ def test_bad_document(label, document, exc, needle):
         ddcards.Position.from_json(json.dumps(document))
 
 
+@pytest.mark.parametrize("document,token,field", [
+    (doc(options={"sedma_value": "x"}), "x", "options.sedma_value"),
+    (doc(options={"marriage_on_follow": "yes"}), "yes", "options.marriage_on_follow"),
+    (doc(hands=5), "5", "hands"),
+    (doc(trump="X"), "X", "trump"),
+])
+def test_the_token_is_the_text_given_and_the_field_says_where(document, token, field):
+    # The token is what the document wrote, not the field's name (that is `field`).
+    with pytest.raises(DdcardsError) as info:
+        ddcards.Position.from_dict(document)
+    assert (info.value.token, info.value.field) == (token, field)
+
+
 def test_error_hierarchy():
     for cls in (NotationError, InvalidCardError, InvalidDealError, IllegalPlayError, InvalidOptionError):
         assert issubclass(cls, DdcardsError) and issubclass(cls, ValueError)

@@ -106,7 +106,7 @@ def hands_field(doc: Mapping[str, Any], count: int, size: int, title: str) -> tu
                                token="hands", rule=HANDS_RULE, field="hands")
     if not isinstance(raw, (list, tuple)):
         raise InvalidDealError(f"{title} needs a list of {count} hands (field 'hands'), got {shown(raw)} "
-                               f"({HANDS_RULE})", token="hands", rule=HANDS_RULE, field="hands")
+                               f"({HANDS_RULE})", token=token_text(raw), rule=HANDS_RULE, field="hands")
     if len(raw) != count:
         raise InvalidDealError(f"{title} needs {count} hands (field 'hands'), got {len(raw)} ({HANDS_RULE})",
                                token="hands", rule=HANDS_RULE, field="hands")
@@ -172,7 +172,7 @@ def option_value(info: OptionInfo, value: Any) -> Any:
     if not ok:
         raise InvalidOptionError(f"option '{info.name}' takes {_TYPE_WORDS[info.type]}, not {shown(value)} "
                                  f"({OPTIONS_RULE})",
-                                 token=info.name, rule=OPTIONS_RULE, field=f"options.{info.name}")
+                                 token=token_text(value), rule=OPTIONS_RULE, field=f"options.{info.name}")
     if info.choices and isinstance(value, str) and value.strip().lower() in info.choices:
         value = value.strip().lower()       # a word in any case, as contract, objective and rules are read
     if info.choices and value not in info.choices:
