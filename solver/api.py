@@ -681,7 +681,7 @@ class Solver:
         nodes += final.nodes
         return Analysis(game=pos.game, value_kind=value_kind,
                         initial_value=report(initial), final_value=report(value), steps=steps, nodes=nodes,
-                        elapsed=time.perf_counter() - start, mode=mode.value, deal=deal,
+                        elapsed=time.perf_counter() - start, mode=mode, deal=deal,
                         initial_outcome=initial_outcome, final_outcome=value_outcome, final=final)
 
 

@@ -197,7 +197,7 @@ class Analysis:
     nodes: int = field(default=0, compare=False)         # (as Result's: not compared)
     elapsed: float = field(default=0.0, compare=False)
     # Added for the report and the board (issue 15):
-    mode: str = "optimal"              # "all": every step lists every legal move's value
+    mode: Mode = Mode.OPTIMAL          # ALL: every step lists every legal move's value
     deal: dict[str, Any] = field(default_factory=dict)   # the start as Session.view() shows it + "position"
     initial_outcome: str = ""          # the game's verdict on the value at the start, and at the end
     final_outcome: str = ""
@@ -228,7 +228,7 @@ class Analysis:
             "mistakes": [s.ply for s in self.mistakes],
             "nodes": self.nodes,
             "elapsed_ms": round(self.elapsed * 1000, 3),
-            "mode": self.mode,
+            "mode": str(self.mode),
             "outcome_mistakes": [s.ply for s in self.outcome_mistakes],
             "initial_outcome": self.initial_outcome,
             "final_outcome": self.final_outcome,
