@@ -30,6 +30,7 @@ Betl, Durch — with its exact value and money, best first (``ddcards.games.mari
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import queue
 import time
@@ -42,6 +43,7 @@ from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, Notatio
 from ddcards.games import get_game, klaverjas, marias_table
 from ddcards.games._document import check_fields, played_field
 from ddcards.games.klaverjas import FIELDS as KLAVERJAS_FIELDS
+from ddcards.notation import Suit
 from ddcards.position import Position
 
 __all__ = ["dd_table", "available_threads", "chosen_fields", "TABLE_SUITS", "TABLE_GAMES"]
@@ -139,8 +141,12 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
                                  field="game")
     deal = _klaverjas_deal(doc)
     start = time.perf_counter()
-    # Validate all 8 positions before searching any.
-    jobs = [(suit, team, Position.from_dict(dict(deal, trump=suit, playing_team=team)))
+    # Validate the deal once (the first row), then make the other rows from its setup with their
+    # trump and playing team (7 parses of the same hands saved: a tenth of a millisecond each).
+    first = Position.from_dict(dict(deal, trump=TABLE_SUITS[0], playing_team=0))
+    jobs = [(suit, team, first if (suit, team) == (TABLE_SUITS[0], 0) else
+             Position._of_setup(first._game, dataclasses.replace(first._setup, trump=Suit.parse(suit),
+                                                                 playing_team=team)))
             for suit in TABLE_SUITS for team in (0, 1)]
     positions = [pos for _, _, pos in jobs]
     # The rows are searched together, their first moves shared out among the threads (a thread

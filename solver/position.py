@@ -88,7 +88,10 @@ class Position:
             raise NotationError(f"a position is a JSON object, not {json_kind(doc)}",
                                 token="null" if doc is None else token_text(doc), rule=POSITION_RULE)
         game: Game = get_game(doc.get("game"))
-        setup = game.parse(doc)
+        self._build(game, game.parse(doc))
+
+    def _build(self, game: Game, setup: Any) -> None:
+        """Be the position of `setup`, a document `game` has validated but for its history."""
         session = game.replay(setup)          # checks every action of the history
         self._game = game
         self._setup = setup
@@ -101,6 +104,14 @@ class Position:
         # The first session() hands out the one validation built (a replay
         # less per solve); list.pop() makes that safe across threads.
         self._spare = [session]
+
+    @classmethod
+    def _of_setup(cls, game: Game, setup: Any) -> Position:
+        """The position of `setup`, already validated as game.parse(doc) does: a Klaverjas DD
+        table's eight rows are one parsed deal with eight trumps and playing teams."""
+        pos = cls.__new__(cls)
+        pos._build(game, setup)
+        return pos
 
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> Position:
