@@ -926,6 +926,8 @@ def game_info_to_message(info: Any) -> pb.GameInfo:
         title=str(getattr(info, "title", "") or ""),
         seats=[int(s) for s in (getattr(info, "seats", None) or ())],
         aliases=[str(a) for a in (getattr(info, "aliases", None) or ())],
+        sides=[str(s) for s in (getattr(info, "sides", None) or ())],
+        value_doc=str(getattr(info, "value_doc", "") or ""),
     )
     for contract in getattr(info, "contracts", None) or ():
         msg.contracts.add(
@@ -1081,6 +1083,8 @@ def games_response_to_list(msg: pb.ListGamesResponse) -> list[dict[str, Any]]:
             "objectives": {k: list(v.names) for k, v in g.objectives.items()},
             "options": [_option_info_dict(o) for o in g.options],
             "aliases": list(g.aliases),
+            "sides": list(g.sides),
+            "value_doc": g.value_doc,
         }
         for g in msg.games
     ]

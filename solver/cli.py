@@ -578,6 +578,7 @@ def cmd_games(args: argparse.Namespace) -> int:
         print(json.dumps([{
             "name": g.name, "title": g.title, "seats": list(g.seats), "contracts": list(g.contracts),
             "objectives": {k: list(v) for k, v in g.objectives.items()}, "aliases": list(g.aliases),
+            "sides": list(g.sides), "value_doc": g.value_doc,
             "options": [{"name": o.name, "type": o.type, "default": o.default, "description": o.description,
                          "choices": list(o.choices),
                          **({"minimum": o.minimum, "maximum": o.maximum} if o.type == "int" else {})}

@@ -359,6 +359,10 @@ def test_list_games_gives_every_options_choices_and_range_as_the_library_and_cli
             listed_option(raw, "marias", "sedma_value").maximum) == (0, 1_000_000)
     assert (listed_option(raw, "prsi", "horizon").minimum, listed_option(raw, "prsi", "horizon").maximum) == (1, 250)
     assert ("mariasz", "player") in seen and ("prsi", "player") in seen
+    # Each game's sides (the maximising one first) and what its value means, as the library says.
+    assert [(g.name, list(g.sides), g.value_doc) for g in raw.games] == \
+        [(i.name, list(i.sides), i.value_doc) for i in ddcards.list_games()]
+    assert list(next(g for g in raw.games if g.name == "marias").sides) == ["declarer", "defenders"]
     # The client's dicts are what the command line prints, option for option.
     cli = json.loads(subprocess.run([sys.executable, "-m", "ddcards", "games", "--json"], capture_output=True,
                                     text=True, timeout=60, check=True).stdout)
