@@ -205,14 +205,18 @@ def test_start_server_refuses_an_endless_stream_idle_timeout():
             start_server(port=0, workers=1, tt_mb=1, stream_idle_timeout=idle)
 
 
+def assert_serving(port: int) -> None:
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10).status
+        assert status == health_pb2.HealthCheckResponse.SERVING
+
+
 def test_the_longest_grace_drains_and_exits_cleanly(tmp_path):
     from ddcards.server.main import MAX_GRACE
 
     proc, port, log = _start(tmp_path, "--workers", "1", "--tt-mb", "1", "--grace", f"{MAX_GRACE:g}")
     try:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10).status
-            assert status == health_pb2.HealthCheckResponse.SERVING
+        assert_serving(port)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=60) == 0
     finally:
@@ -242,9 +246,7 @@ def test_more_workers_than_cores_or_memory_start_with_a_warning(tmp_path):
 def test_signal_drains_and_exits(tmp_path, signum):
     proc, port, log = _start(tmp_path, "--workers", "1", "--tt-mb", "8", "--grace", "30")
     try:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10).status
-            assert status == health_pb2.HealthCheckResponse.SERVING
+        assert_serving(port)
         docs = [marias_deal(seed, trump="H") for seed in (95, 79, 180)] * 6
         want = [ddcards.solve(doc).value for doc in docs[:3]]
         with Client(f"127.0.0.1:{port}", timeout=120) as client:
