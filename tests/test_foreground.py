@@ -65,6 +65,27 @@ def test_ctrl_c_stops_a_long_search_at_once(tmp_path, command):
             proc.wait()
 
 
+def test_ctrl_c_stops_a_reports_analysis_at_once(tmp_path):
+    # The report's analysis runs as `analyse`'s does, on a worker thread: it ran on the main
+    # thread, where Ctrl-C waited for the search to end (minutes).
+    path = tmp_path / "fresh.json"
+    path.write_text(json.dumps(ENDLESS))
+    proc = subprocess.Popen([sys.executable, "-m", "ddcards", "report", str(path), "-o", str(tmp_path / "x.html")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0, preexec_fn=sigint_default)
+    try:
+        wait_for(proc, b"Ctrl-C interrupts it)")            # the long-analysis note: the search starts
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130 and time.monotonic() - sent < 5
+        assert err.endswith(b"ddcards: interrupted\n") and not (tmp_path / "x.html").exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def test_no_ticker_into_a_pipe_by_default_and_short_searches_print_none(tmp_path):
     out = subprocess.run([sys.executable, "-m", "ddcards", "solve", "--example", "mariasz"], capture_output=True,
                          text=True, timeout=120)

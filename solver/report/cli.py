@@ -40,7 +40,7 @@ def default_output(args: argparse.Namespace) -> Path:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ddcards.cli import as_position, new_solver, note_long_analysis, one_document
+    from ddcards.cli import as_position, foreground, new_solver, note_long_analysis, one_document
     from ddcards.report import render, report_html
 
     doc, _ = one_document(args, "a report shows one deal", "an analysis document (`ddcards analyse --json`) or a "
@@ -56,7 +56,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     else:
         position = as_position(doc)
         note_long_analysis(args, position)
-        page = report_html(position, solver=new_solver(args), timeout=args.timeout, threads=args.threads)
+        engine = new_solver(args)
+        # On a worker thread, as `ddcards analyse`'s: Ctrl-C stops the analysis at once (a search
+        # in C on the main thread would take the interrupt only when it ends: minutes).
+        with foreground(args, engine, bounds=False) as searches:
+            page = searches.run(lambda cancel: report_html(position, solver=engine, timeout=args.timeout,
+                                                           cancel=cancel, threads=args.threads))
     if args.output == "-":
         sys.stdout.write(page)
         return 0
