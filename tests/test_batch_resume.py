@@ -159,6 +159,36 @@ def test_ctrl_c_or_sigterm_stops_at_once_and_the_same_command_goes_on(tmp_path, 
     assert len(read_records(out)) == total
 
 
+@pytest.mark.parametrize("signum, status, said", [(signal.SIGINT, 130, "interrupted"),
+                                                   (signal.SIGTERM, 143, "stopped by SIGTERM")])
+def test_one_job_stops_its_search_at_once_and_writes_no_answer_of_it(tmp_path, signum, status, said):
+    # One job searches on the main thread, where Python takes a signal only when the search
+    # returns: the run went on for as long as the search took (minutes), then threw it away.
+    # A thread watching the wakeup fd now stops the search first; nothing of it is written.
+    from _long_search import ENDLESS
+
+    import ddcards
+
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(d) + "\n" for d in (ddcards.example("klaverjas"), ENDLESS,
+                                                              ddcards.example("marias-hra"))))
+    out = tmp_path / "out.jsonl"
+    argv = [*DDCARDS, "batch", str(source), "-o", str(out), "--jobs", "1"]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_default)
+    while _records_so_far(out) < 1:
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        time.sleep(0.001)
+    time.sleep(0.5)                                     # the endless search under way
+    proc.send_signal(signum)
+    sent = time.monotonic()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == status and time.monotonic() - sent < 5, err
+    assert f"{said} after 1 answer; run the same command again to go on" in err
+    records = read_records(out)
+    assert list(records) == [(1, None)] and "error" not in records[(1, None)]
+
+
 def test_a_ctrl_c_during_a_write_takes_effect_once_the_write_is_done():
     from ddcards.batch.job import _CtrlCHold
 

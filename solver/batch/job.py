@@ -325,7 +325,8 @@ def run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt as exc:
             bar.close()
             how = "stopped by SIGTERM" if isinstance(exc, Terminated) else "interrupted"
-            print(f"ddcards batch: {how} after {tally.records - tally.earlier:,} answers; "
+            written = tally.records - tally.earlier
+            print(f"ddcards batch: {how} after {written:,} answer{'' if written == 1 else 's'}; "
                   "run the same command again to go on", file=sys.stderr)
             raise
         wall = time.perf_counter() - start
@@ -367,24 +368,79 @@ class _CtrlCHold:
     the kernel hands it to a search thread, and Python raises it here all the same.)  Only the
     main thread may set handlers, and it is the one that takes SIGINT: elsewhere a no-op.
     SIGTERM, where nobody else handles it, is held and taken the same way (Terminated), where
-    it killed the batch at once, without the count or the summary."""
+    it killed the batch at once, without the count or the summary.
 
-    def __init__(self) -> None:
+    `stop` is cancelled as soon as such a signal arrives, from a thread that watches Python's
+    wakeup file descriptor: a search running on the main thread (the one job's) holds the
+    handler off until it returns, so it is stopped first (it went on to its end, minutes, and
+    its answer was then thrown away)."""
+
+    def __init__(self, stop: ddcards.CancelToken | None = None) -> None:
         self.holding = False
         self.caught: list[int] = []
         self._previous: dict[int, Any] = {}
+        self._stop = stop
+        self._wakeup: tuple[int, int, int] | None = None        # (read end, write end, the fd before)
 
     def __enter__(self) -> _CtrlCHold:
         if threading.current_thread() is threading.main_thread():
             self._previous[signal.SIGINT] = signal.signal(signal.SIGINT, self._handle)
             if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
                 self._previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, self._handle)
+            if self._stop is not None:
+                self._watch()
         return self
 
     def __exit__(self, *exc: object) -> None:
         for signum, previous in self._previous.items():
             signal.signal(signum, previous)
         self._previous = {}
+        if self._wakeup is not None:
+            read, write, before = self._wakeup
+            self._wakeup = None
+            signal.set_wakeup_fd(before)
+            os.close(write)                 # the watcher reads the end of the pipe and ends
+            self._watcher.join()
+            os.close(read)
+
+    def take_signal(self) -> None:
+        """`stop` was cancelled by a signal whose handler has not run yet: give it the moment it
+        needs (it raises KeyboardInterrupt or Terminated); a Ctrl-C, should it not come."""
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            time.sleep(0.01)
+        raise KeyboardInterrupt
+
+    def _watch(self) -> None:
+        """Cancel `stop` when a signal that ends the run arrives (Python writes its number to the
+        wakeup fd at once, whatever the main thread is doing)."""
+        read, write = os.pipe()
+        os.set_blocking(write, False)
+        try:
+            before = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+        except ValueError:                  # not the main thread of the main interpreter
+            os.close(read)
+            os.close(write)
+            return
+        self._wakeup = (read, write, before)
+        stopping = {signal.SIGTERM} if signal.SIGTERM in self._previous else set()
+        if self._previous.get(signal.SIGINT) != signal.SIG_IGN:     # an ignored Ctrl-C stops nothing
+            stopping.add(signal.SIGINT)
+        stop = self._stop
+
+        def watch() -> None:
+            while True:
+                try:
+                    got = os.read(read, 64)
+                except OSError:
+                    return
+                if not got:
+                    return
+                if stop is not None and any(signum in stopping for signum in got):
+                    stop.cancel()
+
+        self._watcher = threading.Thread(target=watch, name="ddcards-signals", daemon=True)
+        self._watcher.start()
 
     def _handle(self, signum: int, frame: Any) -> None:
         if self.holding:
@@ -432,11 +488,14 @@ def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tal
             bar.note(f"{tally.failed} failed")
         return offset
 
+    stop = ddcards.CancelToken()
     answers = solve_tasks(plan.tasks(), jobs=jobs, executor=executor, mode=args.mode, timeout=args.timeout,
-                          tt_mb=args.tt_mb)
-    with _CtrlCHold() as hold:
+                          tt_mb=args.tt_mb, cancel=stop)
+    with _CtrlCHold(stop) as hold:
         try:
             for item, result, error in _until_lost(answers, tally):
+                if stop.cancelled:
+                    hold.take_signal()      # a search stopped by a signal: no record of it, the signal's end
                 if plan.finished:
                     bar.set_total(plan.read)
                 if isinstance(item, _Failed):

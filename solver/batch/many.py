@@ -185,11 +185,14 @@ def _portable(position: PositionLike) -> PositionLike:
 
 def solve_tasks(tasks: Iterable[Task], *, jobs: int | None = None, executor: Any = None,
                 mode: Mode | str = Mode.ALL, timeout: float | None = None, tt_mb: int | None = DEFAULT_TT_MB,
-                window: int | None = None, chunk_size: int | None = None) -> Answers:
+                window: int | None = None, chunk_size: int | None = None,
+                cancel: CancelToken | None = None) -> Answers:
     """(tag, result, error) for every task, as each finishes; what solve_many and the batch job run.
 
     A task without a position comes back as (tag, None, None).  The options are checked
-    here; the work starts when the first answer is asked for.
+    here; the work starts when the first answer is asked for.  `cancel` (the batch job's):
+    stops the searches here when it is cancelled (a Ctrl-C the job takes while a search runs
+    on its own thread, the one job's).
     """
     mode_name = _mode(mode).value
     timeout = check_timeout(timeout)
@@ -203,7 +206,7 @@ def solve_tasks(tasks: Iterable[Task], *, jobs: int | None = None, executor: Any
     if not _is_dask_client(executor):        # each search thread or process here holds a table
         check_tables_fit(_local_parallel(jobs, executor), tt_mb, "jobs", "tt_mb",
                          what="one per search at once", fewer="fewer jobs")
-    return _run(tasks, jobs, executor, mode_name, timeout, tt_mb, window, chunk_size)
+    return _run(tasks, jobs, executor, mode_name, timeout, tt_mb, window, chunk_size, cancel)
 
 
 def _local_parallel(jobs: int | None, executor: Executor | None) -> int:
@@ -228,16 +231,17 @@ def _is_dask_client(executor: Any) -> bool:
 
 
 def _run(tasks: Iterable[Task], jobs: int | None, executor: Any, mode: str, timeout: float | None, tt_mb: int | None,
-         window: int | None, chunk_size: int | None) -> Answers:
+         window: int | None, chunk_size: int | None, given: CancelToken | None = None) -> Answers:
     runner = _Runner(jobs, executor)
     if runner.inline:
         # each position solved and its answer handed over before the next is read
         for work in _chunks(tasks, _ChunkSize(chunk_size or 1, 0.0),
-                            lambda positions: partial(solve_chunk, positions, mode, timeout, tt_mb, None, False)):
+                            lambda positions: partial(solve_chunk, positions, mode, timeout, tt_mb, given, False)):
             yield from _unpack(Done(work.tag, work.run() if work.run is not None else work.result), None)
         return
     size = _ChunkSize(chunk_size, THREAD_CHUNK_SECONDS if runner.threads else CHUNK_SECONDS)
-    cancel = CancelToken() if runner.threads else None   # stops our threads' searches when we stop
+    # stops our threads' searches when we stop
+    cancel = (given or CancelToken()) if runner.threads else None
 
     def make_run(positions: list[Any]) -> Any:
         if runner.threads:
