@@ -233,3 +233,31 @@ def test_counts_of_one_read_as_one(tmp_path, capsys):
     assert batch(str(source), "-o", str(out), "--jobs", "1") == cli.EXIT_OK
     err = capsys.readouterr().err
     assert "2 documents;" in err and "1 duplicate answered by the search of its first copy" in err, err
+
+
+def test_an_input_that_grows_during_the_run_is_answered_as_it_was_hashed(tmp_path, monkeypatch):
+    """OUT.job names the input by its bytes and hash when the run began: lines appended while the
+    run reads it were answered too, under a job that does not cover them.  The run now reads
+    only the bytes it hashed (the next run then sees another input, and says so)."""
+    from ddcards.batch import job as job_module
+
+    source = tmp_path / "in.jsonl"
+    first = [endgame(seed) for seed in range(6)]
+    source.write_text("".join(json.dumps(d) + "\n" for d in first))
+    reading = job_module._UpTo
+
+    class Growing(reading):                     # the input grows as soon as the run starts to read it
+        def __init__(self, stream: Any, size: int):
+            with open(source, "a") as more:
+                more.write("".join(json.dumps(endgame(seed)) + "\n" for seed in range(6, 10)))
+            super().__init__(stream, size)
+
+    monkeypatch.setattr(job_module, "_UpTo", Growing)
+    out = tmp_path / "out.jsonl"
+    assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == 0
+    records = read_records(out)
+    assert sorted(line for line, _ in records) == list(range(1, 7))
+    job = json.loads(Path(f"{out}{JOB_SUFFIX}").read_text())
+    assert job["input"]["bytes"] == len("".join(json.dumps(d) + "\n" for d in first).encode())
+    monkeypatch.setattr(job_module, "_UpTo", reading)
+    assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == 2       # another input now

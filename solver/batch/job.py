@@ -230,6 +230,21 @@ class _Input:
     documents: int | None      # an estimate (lines that hold a document), None when unknown
 
 
+class _UpTo:
+    """`stream` read no further than its first `size` bytes (by ``readline``, as the reader reads)."""
+
+    def __init__(self, stream: BinaryIO, size: int):
+        self._stream, self._left = stream, size
+
+    def readline(self, limit: int = -1) -> bytes:
+        want = self._left if limit is None or limit < 0 else min(limit, self._left)
+        if want <= 0:
+            return b""
+        data = self._stream.readline(want)
+        self._left -= len(data)
+        return data
+
+
 def _open_input(name: str, stack: ExitStack) -> _Input:
     """The input, hashed (to know it again on resume) and its documents counted (for the ETA).
 
@@ -472,7 +487,9 @@ def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tal
     Why the input was read only in part, if it was, goes to ``tally.cut_short``."""
     lock = threading.Lock()
     parallel = jobs if executor is None else _parallel(executor)
-    plan = _Plan(source.stream, journal, lock, max(LOOKAHEAD, 8 * (parallel or 1)))
+    # Only the bytes OUT.job describes: an input that grows while the run reads it (a log still
+    # written) is answered as it was when hashed, and the next run refuses OUT as another job's.
+    plan = _Plan(_UpTo(source.stream, source.size), journal, lock, max(LOOKAHEAD, 8 * (parallel or 1)))
     lost = lost_searches = 0
 
     def write(records: list[dict[str, Any]]) -> int:
