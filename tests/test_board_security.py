@@ -63,6 +63,23 @@ def test_a_request_from_another_sites_page_is_refused():
         assert status == 403 and "http://evil.example" in err["error"]
         assert request(url + "/api/solve", body, {"Origin": "null"})[0] == 403
         assert request(url + "/api/solve", body, {"Origin": url})[1]["value"] == 70     # its own page
+        # Another port or scheme of the same host is another site (a dev server on :3000, say).
+        host, port = url.removeprefix("http://").rsplit(":", 1)
+        for other in (f"http://{host}:3000", f"https://{host}:{port}", f"http://localhost:{int(port) + 1}"):
+            assert request(url + "/api/solve", body, {"Origin": other})[0] == 403, other
+        assert request(url + "/api/solve", body, {"Origin": f"http://localhost:{port}"})[1]["value"] == 70
+
+
+def test_a_search_id_or_a_text_that_is_not_text_is_refused():
+    # They were made text with str(): ["x"] came back as the id "['x']".
+    body = {"position": START}
+    with running_board() as (url, _):
+        for path, bad in (("/api/solve", dict(body, search=["x"])), ("/api/stop", {"search": {"a": 1}}),
+                          ("/api/position", {"text": 5})):
+            status, err, _ = request(url + path, json.dumps(bad).encode(), {})
+            assert status == 400 and ("'search' is a search's id as text" in err["error"]
+                                      or "'text' is a position document as JSON text, not 5" in err["error"]), err
+        assert request(url + "/api/solve", json.dumps(dict(body, search="s1")).encode(), {})[1]["search"] == "s1"
 
 
 def test_no_site_may_frame_the_board():

@@ -37,7 +37,7 @@ from starlette.routing import Route
 
 import ddcards
 from ddcards.api import DEFAULT_TT_MB, CancelToken, Solver, _threads, check_tables_fit, check_timeout, check_tt_mb
-from ddcards._jsonio import decode_utf8, loads
+from ddcards._jsonio import decode_utf8, loads, shown, token_text
 from ddcards.errors import DdcardsError, InvalidOptionError, NotationError, SearchCancelled, SearchTimeout
 from ddcards.games.prsi import every_value_or_optimal
 from ddcards.report.display import as_cards, card_piece, extras, hand_suits, ober_action, plain, suit_piece
@@ -77,6 +77,25 @@ def _hostname(authority_or_url: str) -> str:
         return urlsplit(authority_or_url).hostname or ""
     except ValueError:                          # a malformed port or bracket
         return ""
+
+
+def search_id(body: Mapping[str, Any]) -> str:
+    """The request's search id: text (cut at MAX_SEARCH_ID), or "" when it names none."""
+    search = body.get("search")
+    if search is None:
+        return ""
+    if not isinstance(search, str):
+        raise NotationError(f"'search' is a search's id as text, not {shown(search)}", token=token_text(search),
+                            rule="board requests")
+    return search[:MAX_SEARCH_ID]
+
+
+def _port(authority_or_url: str) -> int | None:
+    """The port of a URL or of '//' + a Host header (80 when none is written; None if malformed)."""
+    try:
+        return urlsplit(authority_or_url).port or 80
+    except ValueError:
+        return None
 
 
 def position_view(pos: ddcards.Position) -> dict[str, Any]:
@@ -192,8 +211,11 @@ class BoardApp:
                 token=host or "Host", rule="board: requests for its own host names"), 421)
         origin = headers.get("origin")
         if origin is not None:
+            # Its own page: the same scheme (the board serves http), port and host (or another
+            # name of the loopback), as browsers compare origins.
             source = _hostname(origin)
-            same = source == host or (source in LOOPBACK_NAMES and host in LOOPBACK_NAMES)
+            same = (source == host or (source in LOOPBACK_NAMES and host in LOOPBACK_NAMES)) and \
+                origin.lower().startswith("http://") and _port("//" + headers.get("host", "")) == _port(origin)
             if not same:
                 return error_response(NotationError(
                     f"a page of {origin[:80]!r} may not use the board (only its own page may)", token=origin[:80],
@@ -244,7 +266,10 @@ class BoardApp:
 
     @staticmethod
     def read_position(body: Mapping[str, Any]) -> ddcards.Position:
-        if isinstance(body.get("text"), str):
+        if "text" in body:
+            if not isinstance(body["text"], str):
+                raise NotationError(f"'text' is a position document as JSON text, not {shown(body['text'])}",
+                                    token=token_text(body["text"]), rule="board requests")
             return ddcards.Position.from_json(body["text"])
         if "position" not in body:
             raise NotationError("the request names no position (field 'position' or 'text')",
@@ -273,9 +298,9 @@ class BoardApp:
         try:
             body = await self.body(request)
             pos = self.read_position(body)
+            search = search_id(body)
         except DdcardsError as exc:
             return error_response(exc)
-        search = str(body.get("search") or "")[:MAX_SEARCH_ID]
         token = CancelToken()
         with self._lock:
             if search:
@@ -340,9 +365,9 @@ class BoardApp:
     async def stop(self, request: Request) -> Response:
         try:
             body = await self.body(request)
+            search = search_id(body)
         except DdcardsError as exc:
             return error_response(exc)
-        search = str(body.get("search") or "")[:MAX_SEARCH_ID]
         with self._lock:
             tokens = list(self._searches.get(search, ()))       # every search under that id
             if not tokens and search:
