@@ -515,6 +515,7 @@ def test_a_prsi_report_speaks_of_actions_not_cards_and_tricks():
 
     text = visible(report_html(ddcards.example("prsi-endgame")))
     assert "The value after every action" in text and "Every action, in order, with the value after it" in text
+    assert "An action that cost its side value is a mistake" in text          # (it read "A action")
     assert "lost value without changing it" in text and re.search(r"\d+ actions? lost value", text)
     assert "Vertical rules" not in text and "trick by trick" not in text and not re.search(r"\bcards?\b", text)
     mariash = visible(report_html(ddcards.example("marias-seed")))

@@ -322,6 +322,7 @@ def render(doc: Mapping[str, Any]) -> str:
         play=page.play(),
         result=page.result(),
         unit=page.unit,
+        a_unit="An action" if page.unit == "action" else "A card",
         trick_rules="" if page.unit == "action" else " Vertical rules end the tricks.",
         version=_e(ddcards.__version__),
         data=script_json(doc),
