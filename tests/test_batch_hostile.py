@@ -261,3 +261,18 @@ def test_an_input_that_grows_during_the_run_is_answered_as_it_was_hashed(tmp_pat
     assert job["input"]["bytes"] == len("".join(json.dumps(d) + "\n" for d in first).encode())
     monkeypatch.setattr(job_module, "_UpTo", reading)
     assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == 2       # another input now
+
+
+def test_a_record_whose_line_is_true_is_not_taken_for_line_1(tmp_path, capsys):
+    # A record's "line" is a whole number: true (Python's bool is an int) was read as line 1.
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(endgame(seed)) + "\n" for seed in range(3)))
+    out = tmp_path / "out.jsonl"
+    assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == 0
+    lines = out.read_text().splitlines()
+    first = json.loads(lines[0])
+    first["line"] = True
+    out.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    capsys.readouterr()
+    assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == 2
+    assert "is not a record of ddcards batch" in capsys.readouterr().err

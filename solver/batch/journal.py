@@ -345,9 +345,13 @@ def _parse_record(raw: bytes) -> dict[str, Any] | None:
     if not isinstance(record, dict):
         return None
     line, index = record.get("line"), record.get("index")
-    if not isinstance(line, int) or line < 1 or not (index is None or isinstance(index, int) and index >= 0):
-        return None
+    if not _whole(line) or line < 1 or not (index is None or _whole(index) and index >= 0):
+        return None                     # (true is no line number, though Python's bool is an int)
     return record
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _umask() -> int:
