@@ -36,7 +36,7 @@ import time
 from collections.abc import Iterator
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 import ddcards
 from ddcards import errors
@@ -489,7 +489,8 @@ def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tal
     parallel = jobs if executor is None else _parallel(executor)
     # Only the bytes OUT.job describes: an input that grows while the run reads it (a log still
     # written) is answered as it was when hashed, and the next run refuses OUT as another job's.
-    plan = _Plan(_UpTo(source.stream, source.size), journal, lock, max(LOOKAHEAD, 8 * (parallel or 1)))
+    plan = _Plan(cast(BinaryIO, _UpTo(source.stream, source.size)),      # (the reader only calls readline)
+                 journal, lock, max(LOOKAHEAD, 8 * (parallel or 1)))
     lost = lost_searches = 0
 
     def write(records: list[dict[str, Any]]) -> int:

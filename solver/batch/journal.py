@@ -24,7 +24,7 @@ import tempfile
 import time
 from array import array
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
 from ddcards._jsonio import token_text
 from ddcards.errors import InvalidOptionError, NotationError
@@ -350,7 +350,7 @@ def _parse_record(raw: bytes) -> dict[str, Any] | None:
     return record
 
 
-def _whole(value: Any) -> bool:
+def _whole(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
