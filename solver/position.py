@@ -229,7 +229,9 @@ class Position:
     @property
     def score(self) -> Score:
         """What the history has scored so far, by side: ``points`` (all that counts, e.g. Mariáš
-        cards + last trick + marriages), ``tricks``, and ``parts`` (e.g. ``marriages``, ``roem``)."""
+        cards + last trick + marriages), ``tricks``, and ``parts`` (e.g. ``marriages``, ``roem``),
+        as played: before what only the deal's end decides (Klaverjas's nat and pit, which a
+        Result's ``scores`` include)."""
         score = self._shown().score        # a copy: the cached one's dicts must not change
         return Score(dict(score.points), dict(score.tricks),
                      {name: dict(by_side) for name, by_side in score.parts.items()})
