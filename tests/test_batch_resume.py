@@ -134,6 +134,22 @@ def test_one_writer_at_a_time_and_a_killed_one_leaves_no_lock(tmp_path):
     assert len(read_records(out)) == len(docs)
 
 
+def _interrupted(argv: list[str], out: Path, records: int, signum: int, status: int, settle: float = 0.0) -> str:
+    """Run `argv`, send `signum` once OUT holds `records` records (and `settle` seconds more);
+    its standard error, once it has stopped with `status` within 5 s of the signal."""
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_default)
+    while _records_so_far(out) < records:
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        time.sleep(0.001)
+    time.sleep(settle)
+    proc.send_signal(signum)
+    sent = time.monotonic()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == status and time.monotonic() - sent < 5, err
+    return err
+
+
 @pytest.mark.parametrize("signum, status, said", [(signal.SIGINT, 130, "interrupted"),
                                                    (signal.SIGTERM, 143, "stopped by SIGTERM")])
 def test_ctrl_c_or_sigterm_stops_at_once_and_the_same_command_goes_on(tmp_path, signum, status, said):
@@ -143,15 +159,7 @@ def test_ctrl_c_or_sigterm_stops_at_once_and_the_same_command_goes_on(tmp_path, 
     total = _input(source)
     out = tmp_path / "out.jsonl"
     argv = [*DDCARDS, "batch", str(source), "-o", str(out), "--jobs", "2"]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=sigint_default)
-    while _records_so_far(out) < 20:
-        assert proc.poll() is None, "the run ended before it could be interrupted"
-        time.sleep(0.001)
-    proc.send_signal(signum)
-    sent = time.monotonic()
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == status and time.monotonic() - sent < 5, err
+    err = _interrupted(argv, out, 20, signum, status)
     done = int(re.search(rf"{said} after (\d+) answers; run the same command again to go on", err).group(1))
     assert done == _records_so_far(out) < total
     again = subprocess.run(argv, capture_output=True, text=True, timeout=600)
@@ -174,16 +182,7 @@ def test_one_job_stops_its_search_at_once_and_writes_no_answer_of_it(tmp_path, s
                                                               ddcards.example("marias-hra"))))
     out = tmp_path / "out.jsonl"
     argv = [*DDCARDS, "batch", str(source), "-o", str(out), "--jobs", "1"]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=sigint_default)
-    while _records_so_far(out) < 1:
-        assert proc.poll() is None, "the run ended before it could be interrupted"
-        time.sleep(0.001)
-    time.sleep(0.5)                                     # the endless search under way
-    proc.send_signal(signum)
-    sent = time.monotonic()
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == status and time.monotonic() - sent < 5, err
+    err = _interrupted(argv, out, 1, signum, status, settle=0.5)        # the endless search under way
     assert f"{said} after 1 answer; run the same command again to go on" in err
     records = read_records(out)
     assert list(records) == [(1, None)] and "error" not in records[(1, None)]

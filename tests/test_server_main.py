@@ -1,12 +1,14 @@
 """`python -m ddcards.server` as a process: flags, reflection-ready startup, SIGTERM/SIGINT drain and exit."""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -205,6 +207,17 @@ def test_start_server_refuses_an_endless_stream_idle_timeout():
             start_server(port=0, workers=1, tt_mb=1, stream_idle_timeout=idle)
 
 
+@contextlib.contextmanager
+def ended(proc: subprocess.Popen) -> Iterator[None]:
+    """The server process is killed on the way out if the test left it running (a failure)."""
+    try:
+        yield
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def assert_serving(port: int) -> None:
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
         status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10).status
@@ -215,14 +228,10 @@ def test_the_longest_grace_drains_and_exits_cleanly(tmp_path):
     from ddcards.server.main import MAX_GRACE
 
     proc, port, log = _start(tmp_path, "--workers", "1", "--tt-mb", "1", "--grace", f"{MAX_GRACE:g}")
-    try:
+    with ended(proc):
         assert_serving(port)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=60) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     text = log.read_text()
     assert "draining (grace 86400s)" in text and "stopped" in text
     assert "Traceback" not in text and "Exception in thread" not in text, text
@@ -245,7 +254,7 @@ def test_more_workers_than_cores_or_memory_start_with_a_warning(tmp_path):
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_signal_drains_and_exits(tmp_path, signum):
     proc, port, log = _start(tmp_path, "--workers", "1", "--tt-mb", "8", "--grace", "30")
-    try:
+    with ended(proc):
         assert_serving(port)
         docs = [marias_deal(seed, trump="H") for seed in (95, 79, 180)] * 6
         want = [ddcards.solve(doc).value for doc in docs[:3]]
@@ -259,10 +268,6 @@ def test_signal_drains_and_exits(tmp_path, signum):
         assert sorted(o["index"] for o in outcomes) == list(range(len(docs)))
         assert all(o["result"]["value"] == want[o["index"] % 3] for o in outcomes)
         assert proc.wait(timeout=60) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     text = log.read_text()
     assert "draining" in text and "stopped" in text
     assert re.search(r"rpc method=Solve game=marias status=OK duration_ms=[\d.]+ nodes=\d+", text)
