@@ -73,9 +73,9 @@ def _document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[str, 
     return doc
 
 
-def _klaverjas_deal(doc: dict[str, Any]) -> dict[str, Any]:
-    """The deal of a Klaverjas document: its fields less ``trump``, ``playing_team`` and an empty
-    ``played``, validated as far as the table does not set them itself."""
+def _klaverjas_deal(doc: dict[str, Any]) -> klaverjas.KlaverjasSetup:
+    """The deal of a Klaverjas document, validated as far as the table does not set it itself:
+    its setup with the trump and playing team given (or spades and team 0), nothing played."""
     doc = check_fields(doc, KLAVERJAS_FIELDS, "klaverjas")
     played = played_field(doc)           # a history of the wrong type or with a bad card says so
     if played:
@@ -87,8 +87,7 @@ def _klaverjas_deal(doc: dict[str, Any]) -> dict[str, Any]:
     deal["game"] = "klaverjas"
     # A trump suit or playing team given is the table's to choose, but must still be valid
     # (RULES §2.8 rule 5): the game reads them as in any position.
-    klaverjas.parse_setup(dict(deal, trump=doc.get("trump", "S"), playing_team=doc.get("playing_team", 0)))
-    return deal
+    return klaverjas.parse_setup(dict(deal, trump=doc.get("trump", "S"), playing_team=doc.get("playing_team", 0)))
 
 
 def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any = None,
@@ -139,14 +138,12 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
         raise InvalidOptionError(f"a DD table covers {' and '.join(TABLE_GAMES)} deals; '{game.info.name}' has no "
                                  f"such table ({TABLE_GAMES_RULE})", token=game.info.name, rule=TABLE_GAMES_RULE,
                                  field="game")
-    deal = _klaverjas_deal(doc)
     start = time.perf_counter()
-    # Validate the deal once (the first row), then make the other rows from its setup with their
-    # trump and playing team (7 parses of the same hands saved: a tenth of a millisecond each).
-    first = Position.from_dict(dict(deal, trump=TABLE_SUITS[0], playing_team=0))
-    jobs = [(suit, team, first if (suit, team) == (TABLE_SUITS[0], 0) else
-             Position._of_setup(first._game, dataclasses.replace(first._setup, trump=Suit.parse(suit),
-                                                                 playing_team=team)))
+    # The deal is read and validated once; each row is its setup with the row's trump and
+    # playing team (not 8 parses of the same hands: a tenth of a millisecond each).
+    deal = _klaverjas_deal(doc)
+    jobs = [(suit, team, Position._of_setup(game, dataclasses.replace(deal, trump=Suit.parse(suit),
+                                                                     playing_team=team)))
             for suit in TABLE_SUITS for team in (0, 1)]
     positions = [pos for _, _, pos in jobs]
     # The rows are searched together, their first moves shared out among the threads (a thread

@@ -215,7 +215,8 @@ class Card:
                                    rule=CARD_RULE)
         if len(body.split()) > 1:
             # "ten of hearts", "T H": a card is one token, its rank then its suit
-            raise InvalidCardError(f"unknown card {token!r}: a card is one word, no spaces ({CARD_RULE})", token=token, rule=CARD_RULE)
+            raise InvalidCardError(f"unknown card {token!r}: a card is one word, no spaces ({CARD_RULE})",
+                                   token=token, rule=CARD_RULE)
         split = 2 if body.startswith("10") else 1
         rank_text, suit_text = body[:split], body[split:]
         rank = _RANKS.get(rank_text.upper())
@@ -508,7 +509,9 @@ def _not_text(value: object, what: str, example: str) -> NotationError:
 
 
 def _fold(text: str) -> str:
-    """Case- and accent-insensitive form: 'Żołądź' -> 'zoladz', 'Grün' -> 'grun', '♥️' -> '♥'."""
+    """Case- and accent-insensitive form: 'Żołądź' -> 'zoladz', 'Grün' -> 'grun', '♥️' -> '♥'
+    (suit and rank names, and game names).  Canonical decomposition (NFD), not compatibility:
+    a fullwidth 'Ｈ' or a circled 'Ⓗ' stays unknown, as it is in a card."""
     decomposed = unicodedata.normalize("NFD", text.strip().casefold())
     return "".join(c for c in decomposed if unicodedata.category(c) != "Mn").replace("ł", "l")
 

@@ -1,8 +1,6 @@
 """The game registry: each game is a small module found by name or alias."""
 from __future__ import annotations
 
-import unicodedata
-
 from ddcards._kernels import kernel_path
 
 # The games' C modules come in builds per CPU level: see ddcards._kernels.
@@ -10,6 +8,9 @@ __path__ = kernel_path(__path__)
 
 from ddcards._jsonio import MAX_TEXT, check_limits, shown, token_text
 from ddcards.errors import InvalidOptionError
+# Names are matched as suits are: any case, accents optional, compatibility forms (fullwidth
+# 'ｍａｒｉａｓ') not folded.
+from ddcards.notation import _fold
 from ddcards.games.base import Game, GameInfo, OptionInfo
 
 __all__ = ["Game", "GameInfo", "OptionInfo", "find_game", "list_games", "get_game"]
@@ -23,13 +24,6 @@ def _registry() -> dict[str, Game]:
 
 
 _GAMES: dict[str, Game] | None = None
-
-
-def _fold(text: str) -> str:
-    # Canonical decomposition (NFD): accents come off, but compatibility forms (fullwidth
-    # 'ｍａｒｉａｓ', circled letters) stay as they are, and unknown, as in cards and suits.
-    text = unicodedata.normalize("NFD", text.strip().lower())
-    return "".join(ch for ch in text if not unicodedata.combining(ch))
 
 
 def get_game(name: object) -> Game:

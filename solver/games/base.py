@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
@@ -76,14 +76,16 @@ class GameInfo:
         object.__setattr__(self, "objectives", MappingProxyType(
             {contract: tuple(names) for contract, names in self.objectives.items()}))
 
+    def _fields(self, objectives: Any) -> tuple[Any, ...]:
+        """Every field's value in order, `objectives` standing for the mapping (which neither
+        hashes nor pickles as a mappingproxy)."""
+        return tuple(objectives if f.name == "objectives" else getattr(self, f.name) for f in fields(self))
+
     def __hash__(self) -> int:
-        return hash((self.name, self.title, self.seats, self.contracts, tuple(self.objectives.items()),
-                     self.options, self.aliases, self.sides, self.value_doc, self.table_mb, self.table_mb_max))
+        return hash(self._fields(tuple(self.objectives.items())))
 
     def __reduce__(self) -> tuple[type[GameInfo], tuple[Any, ...]]:
-        # (a mappingproxy does not pickle: the objectives travel as a dict)
-        return (GameInfo, (self.name, self.title, self.seats, self.contracts, dict(self.objectives), self.options,
-                           self.aliases, self.sides, self.value_doc, self.table_mb, self.table_mb_max))
+        return (GameInfo, self._fields(dict(self.objectives)))
 
     @property
     def largest_table_mb(self) -> int:
