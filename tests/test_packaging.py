@@ -42,7 +42,7 @@ def test_ddcards_is_the_only_top_level_name(wheel: zipfile.ZipFile) -> None:
 def test_the_wheel_holds_the_proto_its_stubs_and_the_descriptor_with_comments(wheel: zipfile.ZipFile) -> None:
     names = set(wheel.namelist())
     for name in ("ddcards/v1/ddcards.proto", "ddcards/v1/ddcards_pb2.py", "ddcards/v1/ddcards_pb2_grpc.py",
-                 "ddcards/v1/ddcards_pb2.pyi", "ddcards/v1/ddcards.binpb", "ddcards/server/main.py",
+                 "ddcards/v1/ddcards_pb2.pyi", "ddcards/v1/ddcards_pb2_grpc.pyi", "ddcards/v1/ddcards.binpb", "ddcards/server/main.py",
                  "ddcards/client.py", "ddcards/py.typed", "ddcards/examples/marias-hra.json"):
         assert name in names, name
     assert wheel.read("ddcards/v1/ddcards.proto") == (ROOT / "proto/ddcards/v1/ddcards.proto").read_bytes()
@@ -54,8 +54,20 @@ def test_the_wheel_holds_the_proto_its_stubs_and_the_descriptor_with_comments(wh
     assert ours.source_code_info.location, "the descriptor set carries the .proto's comments"
     generated = wheel.read("ddcards/v1/ddcards_pb2_grpc.py").decode()
     assert "from ddcards.v1 import ddcards_pb2" in generated
-    # Sources and build leftovers stay out of the wheel.
+    assert "class SolverServiceStub:" in wheel.read("ddcards/v1/ddcards_pb2_grpc.pyi").decode()
+    # Sources, build leftovers and the build's own tools stay out of the wheel.
     assert not [n for n in names if n.endswith((".pyx", ".pxd", ".c", ".h"))]
+    assert not [n for n in names if "profile_workload" in n or n.startswith("tools/")]
+
+
+def test_the_compiled_modules_carry_no_debug_info(wheel: zipfile.ZipFile) -> None:
+    # -g0: DWARF took four fifths of a module's size; the symbols a profiler names stay.
+    modules = [n for n in wheel.namelist() if n.endswith(".so")]
+    assert modules
+    for name in modules:
+        data = wheel.read(name)
+        assert b".debug_info" not in data, name
+        assert b"PyInit__cpuid" in data, name
 
 
 def test_the_metadata_is_complete(wheel: zipfile.ZipFile) -> None:
@@ -71,3 +83,57 @@ def test_the_metadata_is_complete(wheel: zipfile.ZipFile) -> None:
     assert "grpcio-status" in " ".join(meta.get_all("Requires-Dist"))
     entry_points = wheel.read(f"ddcards-{ddcards.__version__}.dist-info/entry_points.txt").decode()
     assert "ddcards = ddcards.cli:main" in entry_points
+
+
+def test_the_long_description_links_into_the_repository(wheel: zipfile.ZipFile) -> None:
+    """A package index resolves no relative link: the README's point into the repository."""
+    meta = Parser().parsestr(wheel.read(f"ddcards-{ddcards.__version__}.dist-info/METADATA").decode())
+    body = meta.get_payload()
+    assert meta["Description-Content-Type"] == "text/markdown"
+    assert body.startswith("# ddcards")
+    assert "[docs/RULES.md](https://github.com/ddcards/ddcards/blob/main/docs/RULES.md)" in body
+    assert "](https://github.com/ddcards/ddcards/raw/main/docs/board.png)" in body
+    assert "](docs/" not in body and "](benchmarks/" not in body and "](examples/" not in body
+    # everything else as written
+    assert body.count("```") == (ROOT / "README.md").read_text().count("```")
+
+
+@pytest.fixture(scope="module")
+def sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The source distribution of a clean copy of the checkout, unpacked."""
+    import tarfile
+
+    out = tmp_path_factory.mktemp("sdist")
+    source = tmp_path_factory.mktemp("sdist-source") / "ddcards"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "*.so", "*.c", "*_pb2*", "*.binpb",
+        ".hypothesis", ".pytest_cache", ".mypy_cache", ".benchmarks"))
+    env = dict(os.environ, DDCARDS_ONLY="_cpuid", DDCARDS_PGO="0")
+    build = subprocess.run([sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", str(out), str(source)],
+                           capture_output=True, text=True, env=env, timeout=600)
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    (path,) = out.glob("ddcards-*.tar.gz")
+    with tarfile.open(path) as tar:
+        tar.extractall(out / "unpacked", filter="data")
+    (root,) = (out / "unpacked").iterdir()
+    return root
+
+
+def test_the_sdist_holds_what_its_tests_and_docs_need(sdist: Path) -> None:
+    for name in ("tests/_server_helpers.py", "tests/reference/marias.py", "tests/stubtest_allowlist.txt",
+                 "examples/api_example.py", "examples/client_example.py", "benchmarks/corpus/marias-hra.jsonl",
+                 "fuzz/atheris_documents.py", "tools/profile_workload.py", "tools/grpc_pyi.py",
+                 "solver/_core/search.pyx", "proto/ddcards/v1/ddcards.proto", "docs/RULES.md", "buf.yaml"):
+        assert (sdist / name).is_file(), name
+    leftovers = [p for p in sdist.rglob("*") if p.suffix in (".so", ".pyc") or p.name.endswith("_pb2.py")]
+    assert not leftovers
+
+
+def test_the_sdist_test_suite_collects(sdist: Path) -> None:
+    # Every test module's helpers are there: collecting the suite imports them all.
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "tests"],
+                         cwd=sdist, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    last = out.stdout.strip().splitlines()[-1]
+    assert "error" not in last, out.stdout[-500:]
+    assert int(last.split()[0]) > 2000, last             # "2431 tests collected in 3.2s"

@@ -1,8 +1,9 @@
 """A representative workload for a profile-guided build.
 
-setup.py compiles the extensions with profiling, runs ``python -m
-ddcards._profile_workload``, and compiles them again with what it recorded, so
-that the compiler lays out the search's branches as real solves take them.
+setup.py compiles the extensions with profiling, runs this file against the freshly
+built package, and compiles them again with what it recorded, so that the compiler lays
+out the search's branches as real solves take them.  It is part of the build, not of the
+package: it ships in the sdist (tools/), not in the wheel.
 Every game, every search mode, nat deals, DD tables (a Mariáš contract table too) and analyses,
 Mariasz's phase 1 and endgame search; a few seconds in all.  Deterministic (fixed seeds).
 """
