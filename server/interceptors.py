@@ -116,30 +116,75 @@ def _client_gone(exc: BaseException, context: grpc.ServicerContext) -> bool:
 # grpc's deadline timer may end a call a little before time_remaining() reaches 0 on this
 # thread's clock: a call ended this close to its deadline ended by it (not a client's cancel).
 _DEADLINE_SLACK = 0.01
+# And the client's grpc rounds its timeout up as it sends it (the grpc-timeout header: in 10 ms
+# steps from 1 s, 100 ms from 10 s, 1 s from 100 s: by up to 1%), so the server's deadline falls
+# up to that much after the client's, and a client that gives up at its own deadline cancels
+# the call that much before the server's (a 10 s call: up to 0.1 s).
+_DEADLINE_ROUNDING = 0.01
 
 
-def deadline_passed(context: grpc.ServicerContext) -> bool:
-    """Has the call's deadline passed, or all but ``_DEADLINE_SLACK`` of it (False: the call
-    has none)?"""
+# grpc reports "no deadline" as a huge time_remaining().
+_NO_DEADLINE = 1e8
+
+
+class StopClock:
+    """When the server's stop cancels the calls still in flight: its grace over, grpc cancels
+    them, and their clients hear UNAVAILABLE ("Cancelling all calls"). The log and the
+    status the handler sets say so, rather than taking the cancel for the client's."""
+
+    def __init__(self) -> None:
+        self.cancel_at: float | None = None
+
+    def begin(self, grace: float | None) -> None:
+        """Called just before grpc's stop, whose timer therefore cancels after ``cancel_at``."""
+        self.cancel_at = time.monotonic() + (grace or 0.0)
+
+    def cancelled(self) -> bool:
+        """Has the stop cancelled the calls in flight by now?"""
+        return self.cancel_at is not None and time.monotonic() >= self.cancel_at
+
+
+def ended_status(context: grpc.ServicerContext, budget: float | None, stop: StopClock | None) -> grpc.StatusCode:
+    """What the client of a call that ended under its handler heard: the server's stop
+    (UNAVAILABLE), its deadline, or its own cancel."""
+    if stop is not None and stop.cancelled():
+        return grpc.StatusCode.UNAVAILABLE
+    return grpc.StatusCode.DEADLINE_EXCEEDED if deadline_passed(context, budget) else grpc.StatusCode.CANCELLED
+
+
+def call_budget(context: grpc.ServicerContext) -> float | None:
+    """The seconds the call has left (None: it has no deadline); at the handler's start,
+    its budget."""
     try:
         remaining = context.time_remaining()
     except Exception:  # noqa: BLE001 - no deadline to read
-        return False
-    return remaining is not None and remaining <= _DEADLINE_SLACK
+        return None
+    return remaining if remaining is not None and remaining < _NO_DEADLINE else None
 
 
-def abort_for(exc: BaseException, context: grpc.ServicerContext, request: Any = None) -> None:
+def deadline_passed(context: grpc.ServicerContext, budget: float | None = None) -> bool:
+    """Has the call's deadline passed, or all but a slack of it (False: the call has none)?
+    ``budget`` (`call_budget` at the handler's start) widens the slack by what the client's
+    rounding of its timeout may have added."""
+    remaining = call_budget(context)
+    slack = _DEADLINE_SLACK + (budget * _DEADLINE_ROUNDING if budget else 0.0)
+    return remaining is not None and remaining <= slack
+
+
+def abort_for(exc: BaseException, context: grpc.ServicerContext, request: Any = None,
+              budget: float | None = None, stop: StopClock | None = None) -> None:
     """Fail the RPC with the status (and details) for ``exc``; re-raises if the RPC
-    already has a status."""
+    already has a status. ``budget``: the call's `call_budget` at its start; ``stop``: the
+    server's `StopClock`."""
     if context.code() is not None:  # the servicer (or grpc) already set the status
         raise exc
-    if _client_gone(exc, context):
-        # The call has ended: its deadline passed (what the client got is DEADLINE_EXCEEDED, and
-        # so is the log's status), or the client cancelled or went away.
+    if _client_gone(exc, context) or (stop is not None and stop.cancelled()):
+        # The call has ended: the server's stop cancelled it, its deadline passed, or the client
+        # cancelled or went away; the status set is what the client heard, and the log's.
         log.debug("the call ended: %s", calllog.log_field(repr(exc), 200))
-        if deadline_passed(context):
-            context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the deadline passed")
-        context.abort(grpc.StatusCode.CANCELLED, "the client went away")
+        code = ended_status(context, budget, stop)
+        context.abort(code, {grpc.StatusCode.UNAVAILABLE: "the server stopped",
+                             grpc.StatusCode.DEADLINE_EXCEEDED: "the deadline passed"}.get(code, "the client went away"))
     failure = describe(exc, request if not isinstance(request, Undecodable) else None)
     if code_of(exc) is grpc.StatusCode.INTERNAL:
         log.error("internal error %s", calllog.exception_text(exc))
@@ -150,6 +195,56 @@ def abort_for(exc: BaseException, context: grpc.ServicerContext, request: Any = 
 
 class ErrorInterceptor(grpc.ServerInterceptor):
     """Exceptions -> status codes with google.rpc details (see :mod:`ddcards.server.status`).
+
+    The outermost of the server's own interceptors: it gives every method the safe
+    deserializer (bad bytes become an :class:`Undecodable`, not grpc's INTERNAL) and maps
+    whatever the interceptors inside it and the servicer raise.  The undecodable request
+    itself is reported innermost, by :class:`DecodeInterceptor`, so that a call without the
+    server's token hears UNAUTHENTICATED whatever bytes it sent.
+    """
+
+    def __init__(self, stop: StopClock | None = None):
+        self._stop = stop
+
+    def intercept_service(self, continuation, handler_call_details):
+        handler = continuation(handler_call_details)
+        if handler is None:
+            return None
+        streaming_requests = handler.request_streaming
+        return _wrap(handler, self._unary(streaming_requests), self._streaming(streaming_requests),
+                     deserializer=_safe_deserializer(handler.request_deserializer))
+
+    def _unary(self, streaming_requests: bool) -> Wrapper:
+        def wrap(behavior: Callable) -> Callable:
+            def wrapped(request: Any, context: grpc.ServicerContext) -> Any:
+                budget = call_budget(context)
+                try:
+                    return behavior(request, context)
+                except Exception as exc:  # noqa: BLE001 - mapped to a status
+                    abort_for(exc, context, None if streaming_requests else request, budget, self._stop)
+
+            return wrapped
+
+        return wrap
+
+    def _streaming(self, streaming_requests: bool) -> Wrapper:
+        def wrap(behavior: Callable) -> Callable:
+            def wrapped(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+                budget = call_budget(context)
+                try:
+                    yield from behavior(request, context)
+                except Exception as exc:  # noqa: BLE001 - mapped to a status
+                    abort_for(exc, context, None if streaming_requests else request, budget, self._stop)
+
+            return wrapped
+
+        return wrap
+
+
+class DecodeInterceptor(grpc.ServerInterceptor):
+    """The innermost interceptor: a request :class:`ErrorInterceptor`'s deserializer could
+    not decode fails here (INVALID_ARGUMENT, reason INVALID_REQUEST), after the token and
+    the limits have had their say.
 
     ``in_band_methods``: stream methods whose servicer reports an undecodable
     stream item itself (SolveStream answers it with an in-band error); for
@@ -163,49 +258,24 @@ class ErrorInterceptor(grpc.ServerInterceptor):
         handler = continuation(handler_call_details)
         if handler is None:
             return None
-        in_band = handler_call_details.method in self._in_band
-        streaming_requests = handler.request_streaming
-        return _wrap(handler, self._unary(streaming_requests, in_band), self._streaming(streaming_requests, in_band),
-                     deserializer=_safe_deserializer(handler.request_deserializer))
+        if handler.request_streaming:
+            if handler_call_details.method in self._in_band:
+                return handler
+            return _wrap(handler, lambda b: lambda items, ctx: b(_decoded_items(items), ctx),
+                         lambda b: lambda items, ctx: b(_decoded_items(items), ctx))
+        return _wrap(handler, lambda b: lambda request, ctx: b(_decoded(request), ctx),
+                     lambda b: lambda request, ctx: b(_decoded(request), ctx))
 
-    @staticmethod
-    def _checked(request: Any, streaming_requests: bool, in_band: bool) -> Any:
-        if streaming_requests:
-            return request if in_band else _decoded_items(request)
-        if isinstance(request, Undecodable):
-            raise request.to_error()
-        return request
 
-    def _unary(self, streaming_requests: bool, in_band: bool) -> Wrapper:
-        def wrap(behavior: Callable) -> Callable:
-            def wrapped(request: Any, context: grpc.ServicerContext) -> Any:
-                try:
-                    return behavior(self._checked(request, streaming_requests, in_band), context)
-                except Exception as exc:  # noqa: BLE001 - mapped to a status
-                    abort_for(exc, context, None if streaming_requests else request)
-
-            return wrapped
-
-        return wrap
-
-    def _streaming(self, streaming_requests: bool, in_band: bool) -> Wrapper:
-        def wrap(behavior: Callable) -> Callable:
-            def wrapped(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-                try:
-                    yield from behavior(self._checked(request, streaming_requests, in_band), context)
-                except Exception as exc:  # noqa: BLE001 - mapped to a status
-                    abort_for(exc, context, None if streaming_requests else request)
-
-            return wrapped
-
-        return wrap
+def _decoded(request: Any) -> Any:
+    if isinstance(request, Undecodable):
+        raise request.to_error()
+    return request
 
 
 def _decoded_items(requests: Iterator[Any]) -> Iterator[Any]:
     for item in requests:
-        if isinstance(item, Undecodable):
-            raise item.to_error()
-        yield item
+        yield _decoded(item)
 
 
 # ---------------------------------------------------------------- bearer token
@@ -529,27 +599,31 @@ class _PendingLine:
     has terminated (its status sent, or the client gone): off the call's latency path,
     and with the call's real outcome."""
 
-    __slots__ = ("record", "context", "peer", "started", "level", "logger", "lock", "waiting", "outcome",
-                 "ended_early")
+    __slots__ = ("record", "context", "peer", "started", "budget", "stop", "level", "logger", "lock", "waiting",
+                 "outcome", "ended_early", "handler_end")
 
     def __init__(self, record: calllog.CallRecord, context: grpc.ServicerContext, level: int,
-                 logger: logging.Logger):
+                 logger: logging.Logger, stop: StopClock | None = None):
         self.record = record
+        self.stop = stop
         self.context = context
         self.peer = _peer(context)      # read now: once the call has ended (a deadline) it may be ""
         self.level = level
         self.logger = logger
         self.started = time.perf_counter()
+        self.budget = call_budget(context)
         self.lock = threading.Lock()
         self.waiting = 2            # the handler, and the call's termination
         self.outcome: str | None = None
         self.ended_early = False
+        self.handler_end = 0.0
         if not context.add_callback(self.terminated):
             self.terminated()
 
     def handler_done(self, outcome: str | None) -> None:
         """``outcome``: None if the handler returned normally, else the status it ended with."""
         self.outcome = outcome
+        self.handler_end = time.monotonic()
         self._arrive()
 
     def terminated(self) -> None:
@@ -570,12 +644,20 @@ class _PendingLine:
     def _status(self) -> str:
         if self.outcome is not None:
             return self.outcome
+        if self.stop is not None and self.stop.cancel_at is not None and self.handler_end >= self.stop.cancel_at:
+            # The handler returned after the server's stop cancelled every call (a stream whose
+            # request iterator grpc ended first looks finished): no OK could reach its client.
+            return grpc.StatusCode.UNAVAILABLE.name
         code = self.context.code()
         if code is not None:
             return getattr(code, "name", str(code))
         if self.ended_early:  # returned normally, but the client had gone: it never got the answer
-            return "DEADLINE_EXCEEDED" if deadline_passed(self.context) else "CANCELLED"
+            return self.ended_status()
         return "OK"
+
+    def ended_status(self) -> str:
+        """The status of a call that ended under its handler (see `ended_status`)."""
+        return ended_status(self.context, self.budget, self.stop).name
 
     def _emit(self) -> None:
         record = self.record
@@ -597,9 +679,11 @@ class LoggingInterceptor(grpc.ServerInterceptor):
     """
 
     def __init__(self, logger: logging.Logger = log,
-                 quiet_prefixes: tuple[str, ...] = ("/grpc.health.", "/grpc.reflection.")):
+                 quiet_prefixes: tuple[str, ...] = ("/grpc.health.", "/grpc.reflection."),
+                 stop: StopClock | None = None):
         self._log = logger
         self._quiet = quiet_prefixes
+        self._stop = stop
 
     def intercept_service(self, continuation, handler_call_details):
         handler = continuation(handler_call_details)
@@ -616,7 +700,7 @@ class LoggingInterceptor(grpc.ServerInterceptor):
         def wrap(behavior: Callable) -> Callable:
             def wrapped(request: Any, context: grpc.ServicerContext) -> Any:
                 record = calllog.CallRecord(method)
-                line = _PendingLine(record, context, level, self._log)
+                line = _PendingLine(record, context, level, self._log, self._stop)
                 previous = calllog.activate(record)
                 outcome: str | None = "UNKNOWN"
                 try:
@@ -638,7 +722,7 @@ class LoggingInterceptor(grpc.ServerInterceptor):
         def wrap(behavior: Callable) -> Callable:
             def wrapped(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
                 record = calllog.CallRecord(method, stream=True)
-                line = _PendingLine(record, context, level, self._log)
+                line = _PendingLine(record, context, level, self._log, self._stop)
                 outcome: str | None = "UNKNOWN"
                 iterator: Any = None
                 try:
@@ -652,13 +736,15 @@ class LoggingInterceptor(grpc.ServerInterceptor):
                         try:
                             response = next(iterator)
                         except StopIteration:
-                            outcome = None
+                            # A stream whose call ended under it (the server's stop cancelled
+                            # it, say) ends its generator too: its client heard no OK.
+                            outcome = None if context.is_active() else line.ended_status()
                             return
                         finally:
                             calllog.activate(previous)
                         yield response
                 except GeneratorExit:  # grpc dropped the stream: the client went away
-                    outcome = "DEADLINE_EXCEEDED" if deadline_passed(context) else "CANCELLED"
+                    outcome = line.ended_status()
                     close = getattr(iterator, "close", None)
                     if close is not None:
                         previous = calllog.activate(record)     # what the handler notes as it stops counts

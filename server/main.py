@@ -56,8 +56,9 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from ddcards import api as solver_api
 from ddcards.errors import DdcardsError, InvalidOptionError
 from ddcards.server import reflection
-from ddcards.server.interceptors import (ErrorInterceptor, LoggingInterceptor, RequestWaitInterceptor,
-                                         StreamLimitInterceptor, TokenInterceptor)
+from ddcards.server.interceptors import (DecodeInterceptor, ErrorInterceptor, LoggingInterceptor,
+                                         RequestWaitInterceptor, StopClock, StreamLimitInterceptor,
+                                         TokenInterceptor)
 from ddcards.server.service import SERVICE_NAME, SolverPool, SolverServicer
 from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
 
@@ -230,6 +231,7 @@ class RunningServer:
     watch_pool: ThreadPoolExecutor | None = None
     requests: RequestWaitInterceptor | None = None
     max_search_seconds: float | None = None
+    stop_clock: StopClock | None = None      # when stop() cancels the calls in flight
 
     @property
     def address(self) -> str:
@@ -242,6 +244,8 @@ class RunningServer:
         if grace is not None and not 0 <= grace <= MAX_GRACE:     # also NaN and inf
             raise ValueError(f"grace must be 0 to {MAX_GRACE:g} seconds (or None), not {grace!r}")
         self.health.enter_graceful_shutdown()
+        if self.stop_clock is not None:
+            self.stop_clock.begin(grace)
         self.server.stop(grace).wait()
         self.pool.shutdown(wait=True)
         if self.watch_pool is not None:
@@ -283,12 +287,15 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     credentials = tls.credentials() if tls is not None else None   # a bad file fails before anything starts
     pool = SolverPool(workers, tt_mb, max_queue=max_queue, queue_timeout=queue_timeout)
     streams = StreamLimitInterceptor(max_streams, stream_idle_timeout, self_timed=(SOLVE_STREAM,))
-    interceptors: list[grpc.ServerInterceptor] = [ErrorInterceptor(in_band_methods=(SOLVE_STREAM,))]
+    # Outermost first: the error mapping around everything, the bad bytes reported innermost
+    # (after the token: a caller without it learns nothing of how its request parses).
+    stop_clock = StopClock()
+    interceptors: list[grpc.ServerInterceptor] = [ErrorInterceptor(stop_clock)]
     if token is not None:
         interceptors.append(TokenInterceptor(token))
-    interceptors.append(streams)
+    interceptors += [streams, DecodeInterceptor(in_band_methods=(SOLVE_STREAM,))]
     if log_requests:
-        interceptors.insert(0, LoggingInterceptor())
+        interceptors.insert(0, LoggingInterceptor(stop=stop_clock))
     requests = RequestWaitInterceptor(request_timeout, MAX_WAITING_REQUESTS)
     interceptors.insert(0, requests)
     # Threads: one per admitted unary call (running or queued) and per open
@@ -335,7 +342,8 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
         log.warning("a token over plain TCP on %s travels in the clear: add --tls-cert and --tls-key", host)
     return RunningServer(server, health_servicer, pool, streams, host, bound, workers, tt_mb, max_queue,
                          queue_timeout, max_streams, stream_idle_timeout, credentials is not None,
-                         token is not None, reflection_enabled, watch_pool, requests, max_search_seconds)
+                         token is not None, reflection_enabled, watch_pool, requests, max_search_seconds,
+                         stop_clock)
 
 
 def _tables(tt_mb: int | None) -> str:

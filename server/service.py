@@ -39,7 +39,7 @@ import grpc
 import ddcards
 from ddcards._jsonio import ID_RULE, MAX_ID_CHARS
 from ddcards.batch.pipeline import END, Pipeline, Work
-from ddcards.ddtable import dd_table
+from ddcards.ddtable import table_job
 from ddcards.errors import SearchAborted, SearchCancelled, SearchTimeout
 from ddcards.server import calllog, convert, status
 from ddcards.server.interceptors import Undecodable
@@ -361,9 +361,8 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
     def SolveTable(self, request: pb.SolveTableRequest, context: grpc.ServicerContext) -> pb.SolveTableResponse:
         doc = convert.request_to_doc(request, canonical_game=_canonical_game)
         calllog.note(game=str(doc.get("game", "")))
-        table = self._run(
-            lambda s, timeout, cancel: dd_table(doc, solver=s, timeout=timeout, cancel=cancel),
-            request.timeout_seconds, context)
+        job = table_job(doc)        # a bad deal is refused now, not after a wait for a worker
+        table = self._run(lambda s, timeout, cancel: job(s, timeout, cancel, 1), request.timeout_seconds, context)
         calllog.note(nodes=table["nodes"])
         return convert.table_to_response(table)
 
@@ -445,7 +444,11 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
             while True:
                 done = pipe.get(timeout=poll)
                 if done is END:
-                    if pipe.source_error is not None and not pipe.stopped:
+                    if pipe.stopped:
+                        # cancel_all closed it: the call ended under the stream (a cancel, its
+                        # deadline, the server's stop), whose client heard no OK
+                        raise SearchCancelled("the stream's call ended")
+                    if pipe.source_error is not None:
                         log.debug("SolveStream request iterator ended: %s",
                                   calllog.log_field(repr(pipe.source_error), 200))
                     return

@@ -35,7 +35,7 @@ import os
 import queue
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ddcards._jsonio import POSITION_RULE, json_kind, loads, shown, token_text
@@ -46,7 +46,7 @@ from ddcards.games.klaverjas import FIELDS as KLAVERJAS_FIELDS
 from ddcards.notation import Suit
 from ddcards.position import Position
 
-__all__ = ["dd_table", "available_threads", "chosen_fields", "TABLE_SUITS", "TABLE_GAMES"]
+__all__ = ["dd_table", "table_job", "available_threads", "chosen_fields", "TABLE_SUITS", "TABLE_GAMES"]
 
 TABLE_SUITS = ("S", "H", "D", "C")
 TABLE_GAMES = ("klaverjas", "marias")
@@ -121,30 +121,52 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
     the Hra margin, or +1/-1 in Betl and Durch; money: the declarer's settlement, with the
     best announcements in Hra).
     """
-    from ddcards.api import Solver, _threads, check_timeout, default_solver
+    from ddcards.api import _threads, check_timeout, default_solver
 
     timeout = check_timeout(timeout)
     _threads(threads, "dd_table: threads")
-    doc = _document(position_or_doc)
-    game = get_game(doc.get("game"))
+    job = table_job(position_or_doc)
     if solver is not None and not callable(getattr(solver, "_values", None)):     # (a Solver, or a subclass)
         raise InvalidArgumentTypeError(f"dd_table's solver is a ddcards.Solver or None, not {shown(solver)}",
                                        token=token_text(solver), rule="dd_table: solver is None or a ddcards.Solver",
                                        field="solver")
-    engine = solver if solver is not None else default_solver()
+    return job(solver if solver is not None else default_solver(), timeout, cancel, threads)
+
+
+# A validated table waiting for its search: (solver, timeout, cancel token, threads) -> the table.
+TableJob = Callable[[Any, float | None, Any, int], dict[str, Any]]
+
+
+def table_job(position_or_doc: Position | Mapping[str, Any] | str) -> TableJob:
+    """The DD table of a deal, validated now and searched later: ``job(solver, timeout,
+    cancel, threads)`` answers as `dd_table`.  Bad input raises here, before any search or
+    wait for a solver (the service checks a request before it queues for a worker)."""
+    from ddcards.api import Solver
+
+    doc = _document(position_or_doc)
+    game = get_game(doc.get("game"))
     if game.info.name == "marias":
-        return _marias_table(marias_table.parse_table_deal(doc), engine, timeout, cancel, threads, Solver)
+        dealt = marias_table.parse_table_deal(doc)
+        return lambda engine, timeout, cancel, threads: _marias_table(dealt, engine, timeout, cancel, threads, Solver)
     if game.info.name != "klaverjas":
         raise InvalidOptionError(f"a DD table covers {' and '.join(TABLE_GAMES)} deals; '{game.info.name}' has no "
                                  f"such table ({TABLE_GAMES_RULE})", token=game.info.name, rule=TABLE_GAMES_RULE,
                                  field="game")
-    start = time.perf_counter()
+    validated = time.perf_counter()
     # The deal is read and validated once; each row is its setup with the row's trump and
     # playing team (not 8 parses of the same hands: a tenth of a millisecond each).
     deal = _klaverjas_deal(doc)
     jobs = [(suit, team, Position._of_setup(game, dataclasses.replace(deal, trump=Suit.parse(suit),
                                                                      playing_team=team)))
             for suit in TABLE_SUITS for team in (0, 1)]
+    checking_ms = (time.perf_counter() - validated) * 1000
+    return lambda engine, timeout, cancel, threads: _klaverjas_table(jobs, checking_ms, engine, timeout, cancel,
+                                                                     threads)
+
+
+def _klaverjas_table(jobs: list[tuple[str, int, Position]], checking_ms: float, engine: Any, timeout: float | None,
+                     cancel: Any, threads: int) -> dict[str, Any]:
+    start = time.perf_counter()
     positions = [pos for _, _, pos in jobs]
     # The rows are searched together, their first moves shared out among the threads (a thread
     # that finishes a row takes moves of another, rather than idling while the last row ends).
@@ -167,7 +189,7 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
         "leader": doc.get("leader", 0),
         "values": values,
         "nodes": sum(n for _, n in answers),
-        "elapsed_ms": round((time.perf_counter() - start) * 1000, 3),
+        "elapsed_ms": round((time.perf_counter() - start) * 1000 + checking_ms, 3),
     }
 
 

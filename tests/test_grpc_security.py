@@ -111,6 +111,29 @@ def test_token():
             assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED
 
 
+def test_a_caller_without_the_token_learns_nothing_of_how_its_bytes_parse():
+    """The token is checked before the request is decoded: bytes that are no message get
+    UNAUTHENTICATED without the token (not the parse error), INVALID_ARGUMENT with it."""
+    with running_server(workers=1, token="s3cret") as srv, grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+        garbage = b"\xff\xff\xff\xff"
+        for method in ("Solve", "AnalysePlay", "SolveTable", "ListGames"):
+            call = channel.unary_unary(f"/ddcards.v1.SolverService/{method}")
+            for metadata, reason in ((None, "TOKEN_MISSING"), ((("authorization", "Bearer wrong"),), "TOKEN_INVALID")):
+                with pytest.raises(grpc.RpcError) as info:
+                    call(garbage, metadata=metadata, timeout=10)
+                assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED, (method, metadata)
+                assert error_details(info.value)["reason"] == reason
+                assert "DecodeError" not in info.value.details()
+            with pytest.raises(grpc.RpcError) as info:
+                call(garbage, metadata=(("authorization", "Bearer s3cret"),), timeout=10)
+            assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT, method
+            assert f"the request is not a valid ddcards.v1.{method}Request message" in info.value.details()
+        stream = channel.stream_stream("/ddcards.v1.SolverService/SolveStream")
+        with pytest.raises(grpc.RpcError) as info:
+            list(stream(iter([garbage]), timeout=10))
+        assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED
+
+
 def test_token_scheme_is_case_insensitive_and_blanks_before_the_token_are_tolerated():
     """RFC 7235: the auth scheme is case-insensitive; the token itself is compared exactly."""
     with running_server(workers=1, token="s3cret") as srv, grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:

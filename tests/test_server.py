@@ -25,6 +25,7 @@ from _long_search import ENDLESS  # noqa: E402
 from _server_helpers import marias_deal, marias_position, running_server, wait_until  # noqa: E402
 from ddcards.server import convert  # noqa: E402
 from ddcards.v1 import ddcards_pb2 as pb  # noqa: E402
+from ddcards.v1 import ddcards_pb2_grpc as pb_grpc  # noqa: E402
 from ddcards.client import Client, error_details  # noqa: E402
 from ddcards.errors import DdcardsError  # noqa: E402
 
@@ -752,6 +753,76 @@ def test_a_call_waits_in_the_queue_for_its_bound_then_gets_retry_advice():
         got = error_details(info.value)
         assert got["reason"] == "OVERLOADED" and got["retry_after"] >= 0.1
         assert bound <= waited < 5.0                 # it waited for its bound: not for ever, not 0
+
+
+def test_calls_the_stop_cancels_log_what_their_clients_heard(caplog):
+    """At the end of stop()'s grace grpc cancels the calls still in flight, and their clients
+    hear UNAVAILABLE: so do their log lines (not CANCELLED as a client's cancel, nor OK for a
+    stream whose generator ended with its call)."""
+    from ddcards.server.main import start_server
+
+    srv = start_server(host="127.0.0.1", port=0, workers=2, tt_mb=16)
+    stopped = False
+    try:
+        with caplog.at_level(logging.INFO, logger="ddcards.server"), \
+                grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+            stub = pb_grpc.SolverServiceStub(channel)
+            unary = stub.Solve.future(Client.solve_request(ENDLESS, "best"))
+            item = Client.solve_request(_quick_doc(), "best")
+            hold = threading.Event()
+
+            def requests():
+                yield pb.SolveStreamRequest(id="a", solve=item)
+                hold.wait(30)                          # the stream stays open, its item answered
+
+            stream = stub.SolveStream(requests())
+            assert next(stream).id == "a"
+            assert wait_until(lambda: srv.pool.busy >= 1, timeout=5.0, step=0.0005)
+            srv.stop(0.3)
+            stopped = True
+            hold.set()
+            with pytest.raises(grpc.RpcError) as info:
+                unary.result(timeout=10)
+            assert info.value.code() is grpc.StatusCode.UNAVAILABLE
+            with pytest.raises(grpc.RpcError) as info:
+                list(stream)
+            assert info.value.code() is grpc.StatusCode.UNAVAILABLE
+            assert wait_until(lambda: sum(" method=Solve" in r.getMessage() for r in caplog.records) >= 2, timeout=5)
+        lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("rpc method=Solve")]
+        assert any(line.startswith("rpc method=Solve game=mariasz status=UNAVAILABLE") for line in lines), lines
+        assert any(line.startswith("rpc method=SolveStream ") and " status=UNAVAILABLE " in line for line in lines), lines
+    finally:
+        if not stopped:
+            srv.stop(0)
+
+
+def test_a_bad_request_is_refused_without_waiting_for_a_worker():
+    """Every RPC checks its request before it queues: with the one worker busy and no room
+    to wait, a bad position or table is INVALID_ARGUMENT at once (not OVERLOADED with advice
+    to retry what can never succeed, nor a deadline spent waiting)."""
+    with running_server(workers=1, max_queue=0, queue_timeout=30) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+        running = c.solve_future(ENDLESS, timeout=60)
+        try:
+            assert wait_until(lambda: srv.pool.busy == 1, timeout=5.0, step=0.0005)
+            table = {"game": "klaverjas", "hands": ["AKQJT987.-.-.-", "-.AKQJT987.-.-", "-.-.AKQJT987.-",
+                                                    "-.-.-.AKQJT987"]}
+            for call, words in (
+                    (lambda: c.solve_table(dict(table, played=["AS"]), timeout=10), "already played"),
+                    (lambda: c.solve_table(dict(table, trump="X"), timeout=10), "'X'"),
+                    (lambda: c.solve_table({"game": "prsi", "hands": ["7S", "8S"], "stock": "9S"}, timeout=10),
+                     "has no such table"),
+                    (lambda: c.solve({"game": "marias", "hands": []}, timeout=10), "hands"),
+                    (lambda: c.analyse({"game": "klaverjas", "hands": table["hands"], "trump": "H",
+                                        "playing_team": 0, "played": ["ZZ"]},
+                                       timeout=10), "ZZ")):
+                started = time.monotonic()
+                with pytest.raises(grpc.RpcError) as info:
+                    call()
+                assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT, info.value.details()
+                assert words in info.value.details()
+                assert time.monotonic() - started < 5.0
+        finally:
+            running.cancel()
 
 
 def test_waiting_calls_are_served_in_turn_when_the_queue_has_room():

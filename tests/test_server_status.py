@@ -182,3 +182,34 @@ def test_exception_text_escapes_the_message_and_keeps_the_frames():
         text = calllog.exception_text(exc)
     first, *frames = text.split("\n")
     assert first == "RuntimeError: one\\ntwo" and frames and frames[0].startswith("  File ")
+
+
+class _Context:
+    """time_remaining() as grpc's servicer context gives it: None or a huge number for none."""
+
+    def __init__(self, remaining):
+        self.remaining = remaining
+
+    def time_remaining(self):
+        return self.remaining
+
+
+@pytest.mark.parametrize("budget, remaining, passed", [
+    (None, None, False),            # no deadline
+    (None, 1e9, False),             # grpc's "none": a huge time left
+    (1e9, 1e9, False),
+    (1.0, 0.005, True),             # within grpc's own 10 ms
+    (1.0, 0.05, False),             # a client's cancel 50 ms before a 1 s deadline
+    (10.0, 0.08, True),             # a 10 s call: the client's grpc-timeout may run 100 ms short
+    (10.0, 0.2, False),
+    (120.0, 1.1, True),             # 120 s: 1 s steps
+    (120.0, 3.0, False),
+])
+def test_a_call_ended_near_its_deadline_ended_by_it(budget, remaining, passed):
+    """The server's deadline falls after the client's by what the client's grpc rounded its
+    timeout up (up to 1%): a client giving up at its deadline is logged DEADLINE_EXCEEDED,
+    as it heard, not CANCELLED."""
+    from ddcards.server.interceptors import call_budget, deadline_passed
+
+    assert call_budget(_Context(budget)) == (budget if budget is not None and budget < 1e8 else None)
+    assert deadline_passed(_Context(remaining), call_budget(_Context(budget))) is passed
