@@ -108,6 +108,26 @@ def test_the_summary_of_a_resumed_run_counts_only_its_own_searches(tmp_path):
     assert without_times(read_records(out)) == without_times(complete)
 
 
+def test_a_record_for_a_line_the_input_lacks_is_said_and_left_out_of_the_counts(tmp_path):
+    """OUT.job ties OUT to its input, so only a hand-edited OUT can answer a line the input does
+    not have: the resumed run says so and counts the input's documents, not OUT's lines."""
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(endgame(cut)) + "\n" for cut in range(20, 26)))
+    out = tmp_path / "out.jsonl"
+    assert subprocess.run([*DDCARDS, "batch", str(source), "-o", str(out)], capture_output=True,
+                          timeout=300).returncode == 0
+    lines = out.read_text().splitlines()
+    forged = json.loads(lines[0])
+    forged["line"] = 99
+    out.write_text("\n".join(lines[1:] + [json.dumps(forged)]) + "\n")       # line 1's record now says 99
+    again = subprocess.run([*DDCARDS, "batch", str(source), "-o", str(out)], capture_output=True, text=True,
+                           timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert "1 record of an earlier run answers no document of the input" in again.stderr, again.stderr
+    assert re.search(r"6 documents \(5 answered by earlier runs\); 1 answered in", again.stderr), again.stderr
+    assert sorted(line for line, _ in read_records(out)) == [1, 2, 3, 4, 5, 6, 99]
+
+
 def test_one_writer_at_a_time_and_a_killed_one_leaves_no_lock(tmp_path):
     source = tmp_path / "in.jsonl"
     docs = corpus("marias-hra", 200) + corpus("klaverjas-amsterdam", 200)      # seconds of work on one job

@@ -101,6 +101,7 @@ class _Plan:
         self.source, self.journal, self.lock, self.lookahead = source, journal, lock, lookahead
         self.pending: dict[str, _Search] = {}   # key -> the search that will answer it (queued or running)
         self.read = 0                           # documents read (answered earlier or not)
+        self.answered_before = 0                # ... of them answered by OUT already
         self.finished = False
         self.cut_short: BaseException | None = None   # why the input ended before its end (a runaway line)
 
@@ -119,6 +120,7 @@ class _Plan:
             last = label
             self.read += 1
             if self.journal.has(entry.line, entry.index):
+                self.answered_before += 1
                 continue
             item = self._item(entry)
             if isinstance(item, _Search):
@@ -198,6 +200,7 @@ class _Tally:
     def __init__(self) -> None:
         self.records = 0
         self.earlier = 0
+        self.foreign = 0        # of the earlier records, those that answer no document of the input
         self.failures = {EXIT_ABORTED: 0, EXIT_BAD_INPUT: 0, EXIT_INTERNAL: 0}
         self.duplicates = 0
         self.times = SearchTimes()
@@ -352,6 +355,11 @@ def run(args: argparse.Namespace) -> int:
     if tally.gone is not None:
         print(f"ddcards batch: {tally.gone}; {tally.records:,} answers are in {args.output}: run the same "
               "command again to go on", file=sys.stderr)
+    if tally.foreign:
+        print(f"ddcards: {args.output}: {counted(tally.foreign, 'record')} of an earlier run answer"
+              f"{'s' if tally.foreign == 1 else ''} no document of the input (a line it does not have: was "
+              f"{args.output} edited?); the counts below leave {'it' if tally.foreign == 1 else 'them'} out",
+              file=sys.stderr)
     if not tally.records and not lost and tally.gone is None:
         print(f"ddcards: error: {source.name} holds no position document (it is empty, or only blank lines "
               "and comments)", file=sys.stderr)
@@ -539,6 +547,9 @@ def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tal
             answers.close()
     bar.set_total(plan.read)
     tally.cut_short = plan.cut_short
+    if plan.finished and plan.cut_short is None:
+        # OUT.job matched the input, so only a hand-edited OUT answers a line the input lacks.
+        tally.foreign = max(0, tally.earlier - plan.answered_before)
     return lost
 
 
@@ -566,7 +577,8 @@ def counted(n: int, word: str) -> str:
 def _summary(args: argparse.Namespace, source: _Input, tally: _Tally, lost: int, wall: float, where: str) -> None:
     times = tally.times
     now = tally.records - tally.earlier
-    parts = [counted(tally.records, "document") + (f" ({tally.earlier:,} answered by earlier runs)" if tally.earlier else ""),
+    documents, earlier = tally.records - tally.foreign, tally.earlier - tally.foreign
+    parts = [counted(documents, "document") + (f" ({earlier:,} answered by earlier runs)" if earlier else ""),
              f"{now:,} answered in {wall:.2f} s" + (f" ({now / wall:,.0f}/s)" if wall > 0 and now else "")
              + f" on {where}"]
     bad, stopped, internal = (tally.failures[k] for k in (EXIT_BAD_INPUT, EXIT_ABORTED, EXIT_INTERNAL))
