@@ -62,7 +62,9 @@ def seed_corpus(folder: Path) -> None:
 
 def main() -> None:
     args = list(sys.argv)
-    folders = [a for a in args[1:] if not a.startswith("-")]
+    # libFuzzer's arguments: corpus folders (seeded when empty), or files to replay once (a
+    # crash-<hash> it wrote), which are left as they are.
+    folders = [a for a in args[1:] if not a.startswith("-") and not Path(a).is_file()]
     for folder in folders:
         seed_corpus(Path(folder))
     if not any(a.startswith(("-max_total_time", "-runs", "-atheris_runs")) for a in args):

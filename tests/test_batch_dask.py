@@ -154,3 +154,15 @@ def test_without_dask_installed_the_option_names_the_extra(monkeypatch, tmp_path
     source.write_text(json.dumps(endgame(27)) + "\n")
     assert cli.main(["batch", str(source), "-o", str(tmp_path / "o.jsonl"), "--dask", "local"]) == 2
     assert "pip install 'ddcards[dask]'" in capsys.readouterr().err
+
+
+def test_the_docs_solve_many_on_a_local_cluster_runs_as_a_script(tmp_path):
+    """docs/BATCH.md's Python block, saved as a file and run: it starts its own LocalCluster
+    (worker processes that import the script again) and prints what its comment says."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "BATCH.md").read_text()
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "LocalCluster" in b]
+    script = tmp_path / "snippet.py"
+    script.write_text(block)
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.split() == ["15", "50"], run.stdout

@@ -15,6 +15,7 @@ import json
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from _fuzz_strategies import BASES, FUZZ, document_texts, mutated_documents, to_text
@@ -124,3 +125,21 @@ def test_real_processes(seed):
     proc = subprocess.run([sys.executable, "-m", "ddcards", "solve", "-", "--json", "--mode", "best"],
                           input=batch_bytes(lines, crlf=seed == 2), capture_output=True, timeout=300)
     check_output(lines, proc.returncode, proc.stdout, proc.stderr.decode("utf-8"))
+
+
+def test_the_documents_fuzz_target_replays_a_crash_file_as_the_docs_say(tmp_path):
+    """docs/FUZZING.md: a crash atheris wrote is replayed with `python fuzz/atheris_documents.py
+    crash-<hash>`; a file argument is an input to run once, a folder a corpus to seed."""
+    crash = tmp_path / "crash-deadbeef"
+    crash.write_text('{"game": "marias"}')
+    script = Path(__file__).resolve().parents[1] / "fuzz" / "atheris_documents.py"
+    run = subprocess.run([sys.executable, str(script), str(crash)], capture_output=True, text=True, timeout=120,
+                         cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert f"Running: {crash}" in run.stderr and "Executed" in run.stderr, run.stderr[-2000:]
+    assert crash.read_text() == '{"game": "marias"}'
+    corpus = tmp_path / "corpus"
+    run = subprocess.run([sys.executable, str(script), str(corpus), "-runs=50"], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert (corpus / "marias-hra.json").is_file()        # an empty folder is seeded with the examples
