@@ -18,20 +18,25 @@ import ddcards
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
-    out = tmp_path_factory.mktemp("wheel")
-    # A copy of the sources, as a clean checkout has them: no build folder, no generated files.
-    source = tmp_path_factory.mktemp("source") / "ddcards"
+def _build(tmp_path_factory: pytest.TempPathFactory, kind: str) -> Path:
+    """`python -m build --KIND` of a copy of the sources as a clean checkout has them (no build
+    folder, no generated files); the file it made."""
+    out = tmp_path_factory.mktemp(kind)
+    source = tmp_path_factory.mktemp(f"{kind}-source") / "ddcards"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
         ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "*.so", "*.c", "*_pb2*", "*.binpb",
         ".hypothesis", ".pytest_cache", ".mypy_cache", ".benchmarks"))
     env = dict(os.environ, DDCARDS_ONLY="_cpuid", DDCARDS_PGO="0")
-    build = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(source)],
+    build = subprocess.run([sys.executable, "-m", "build", f"--{kind}", "--no-isolation", "--outdir", str(out), str(source)],
                            capture_output=True, text=True, env=env, timeout=600)
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-    (path,) = out.glob("ddcards-*.whl")
-    return zipfile.ZipFile(path)
+    (path,) = out.glob("ddcards-*.whl" if kind == "wheel" else "ddcards-*.tar.gz")
+    return path
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
+    return zipfile.ZipFile(_build(tmp_path_factory, "wheel"))
 
 
 def test_ddcards_is_the_only_top_level_name(wheel: zipfile.ZipFile) -> None:
@@ -103,19 +108,10 @@ def sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The source distribution of a clean copy of the checkout, unpacked."""
     import tarfile
 
-    out = tmp_path_factory.mktemp("sdist")
-    source = tmp_path_factory.mktemp("sdist-source") / "ddcards"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "*.so", "*.c", "*_pb2*", "*.binpb",
-        ".hypothesis", ".pytest_cache", ".mypy_cache", ".benchmarks"))
-    env = dict(os.environ, DDCARDS_ONLY="_cpuid", DDCARDS_PGO="0")
-    build = subprocess.run([sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", str(out), str(source)],
-                           capture_output=True, text=True, env=env, timeout=600)
-    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-    (path,) = out.glob("ddcards-*.tar.gz")
+    path = _build(tmp_path_factory, "sdist")
     with tarfile.open(path) as tar:
-        tar.extractall(out / "unpacked", filter="data")
-    (root,) = (out / "unpacked").iterdir()
+        tar.extractall(path.parent / "unpacked", filter="data")
+    (root,) = (path.parent / "unpacked").iterdir()
     return root
 
 
