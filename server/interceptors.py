@@ -139,9 +139,9 @@ class StopClock:
         """Called just before grpc's stop, whose timer therefore cancels after ``cancel_at``."""
         self.cancel_at = time.monotonic() + (grace or 0.0)
 
-    def cancelled(self) -> bool:
-        """Has the stop cancelled the calls in flight by now?"""
-        return self.cancel_at is not None and time.monotonic() >= self.cancel_at
+    def cancelled(self, at: float | None = None) -> bool:
+        """Had the stop cancelled the calls in flight by ``at`` (time.monotonic(); default now)?"""
+        return self.cancel_at is not None and (time.monotonic() if at is None else at) >= self.cancel_at
 
 
 def ended_status(context: grpc.ServicerContext, budget: float | None, stop: StopClock | None) -> grpc.StatusCode:
@@ -644,7 +644,7 @@ class _PendingLine:
     def _status(self) -> str:
         if self.outcome is not None:
             return self.outcome
-        if self.stop is not None and self.stop.cancel_at is not None and self.handler_end >= self.stop.cancel_at:
+        if self.stop is not None and self.stop.cancelled(self.handler_end):
             # The handler returned after the server's stop cancelled every call (a stream whose
             # request iterator grpc ended first looks finished): no OK could reach its client.
             return grpc.StatusCode.UNAVAILABLE.name

@@ -42,7 +42,7 @@ from ddcards.batch.pipeline import END, Pipeline, Work
 from ddcards.ddtable import table_job
 from ddcards.errors import SearchAborted, SearchCancelled, SearchTimeout
 from ddcards.server import calllog, convert, status
-from ddcards.server.interceptors import Undecodable
+from ddcards.server.interceptors import Undecodable, call_budget
 from ddcards.server.status import Overloaded, StreamIdle
 from ddcards.v1 import ddcards_pb2 as pb
 from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
@@ -54,9 +54,6 @@ SEARCH_THREADS = 1
 log = logging.getLogger("ddcards.server")
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["SolverService"].full_name
-
-# grpc reports "no deadline" as a huge time_remaining().
-_NO_DEADLINE = 1e8
 
 
 class _Waiter:
@@ -250,10 +247,9 @@ class _Deadline:
 
     def __init__(self, context: grpc.ServicerContext | None):
         self.at: float | None = None
-        if context is not None:
-            remaining = context.time_remaining()
-            if remaining is not None and remaining < _NO_DEADLINE:
-                self.at = time.monotonic() + remaining
+        remaining = call_budget(context) if context is not None else None
+        if remaining is not None:
+            self.at = time.monotonic() + remaining
 
     def search_timeout(self, limit_seconds: float = 0.0) -> float | None:
         """The timeout for a search starting now: the time left before the deadline, or the

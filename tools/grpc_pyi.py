@@ -68,28 +68,29 @@ def stub_text(file_proto, comments: dict[tuple[int, ...], str]) -> str:  # noqa:
                        pb2=pb2 + "_pb2")]
     for s_index, service in enumerate(file_proto.service):
         doc = comments.get((6, s_index), "")
+        # Each method: its name, its callable's type, its argument and result in the servicer and
+        # the static API (a stream of messages where the method streams), its comment.
         methods = []
         for m_index, method in enumerate(service.method):
             request, response = _type(method.input_type, package), _type(method.output_type, package)
-            methods.append((method, request, response, comments.get((6, s_index, 2, m_index), "")))
+            kind = CALLABLE[(method.client_streaming, method.server_streaming)]
+            arg = f"request_iterator: Iterator[{request}]" if method.client_streaming else f"request: {request}"
+            result = f"Iterator[{response}]" if method.server_streaming else response
+            methods.append((method.name, f"grpc.{kind}[{request}, {response}]", arg, result,
+                            comments.get((6, s_index, 2, m_index), "")))
         name = service.name
         out.append(f"\nclass {name}Stub:\n" + _doc(doc, "    ")
                    + "    def __init__(self, channel: grpc.Channel) -> None: ...\n")
-        for method, request, response, mdoc in methods:
-            kind = CALLABLE[(method.client_streaming, method.server_streaming)]
-            out.append(f"    {method.name}: grpc.{kind}[{request}, {response}]\n")
+        for method_name, callable_type, _, _, _ in methods:
+            out.append(f"    {method_name}: {callable_type}\n")
         out.append(f"\nclass {name}Servicer:\n" + _doc(doc, "    "))
-        for method, request, response, mdoc in methods:
-            arg = f"request_iterator: Iterator[{request}]" if method.client_streaming else f"request: {request}"
-            result = f"Iterator[{response}]" if method.server_streaming else response
-            out.append(f"    def {method.name}(self, {arg}, context: grpc.ServicerContext) -> {result}:\n"
-                       + (_doc(mdoc, "        ") or "") + "        ...\n")
+        for method_name, _, arg, result, mdoc in methods:
+            out.append(f"    def {method_name}(self, {arg}, context: grpc.ServicerContext) -> {result}:\n"
+                       + _doc(mdoc, "        ") + "        ...\n")
         out.append(f"\ndef add_{name}Servicer_to_server(servicer: {name}Servicer, server: grpc.Server) -> None: ...\n")
         out.append(f"\nclass {name}:\n    \"\"\"The experimental static API of {package}.{name}.\"\"\"\n")
-        for method, request, response, mdoc in methods:
-            arg = f"request_iterator: Iterator[{request}]" if method.client_streaming else f"request: {request}"
-            result = f"Iterator[{response}]" if method.server_streaming else response
-            out.append(f"    @staticmethod\n    def {method.name}(\n        {arg},\n{STATIC_OPTIONS}\n"
+        for method_name, _, arg, result, _ in methods:
+            out.append(f"    @staticmethod\n    def {method_name}(\n        {arg},\n{STATIC_OPTIONS}\n"
                        f"    ) -> {result}: ...\n")
     return "".join(out)
 
