@@ -19,7 +19,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from google.protobuf import json_format
 from google.protobuf.struct_pb2 import Struct
@@ -150,9 +150,9 @@ def analysis_mode_name(mode: int) -> str:
     return mode_to_name(mode)
 
 
-def name_to_mode(name: str | int) -> int:
+def name_to_mode(name: str | int) -> pb.SolveMode:
     if isinstance(name, int):
-        return name
+        return cast(pb.SolveMode, name)   # a number goes as it is: the receiver checks it
     key = str(getattr(name, "value", name)).strip().lower()
     if key.startswith("solve_mode_"):
         key = key[len("solve_mode_"):]

@@ -21,18 +21,22 @@ A server started with ``--tls-cert``/``--tls-key`` wants ``tls=True`` (and
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, TypeVar
 
 import grpc
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
+# Neither ships type information (googleapis-common-protos has .pyi files but no py.typed; no
+# stubs for grpc_status here): their few uses below are typed at the call.
+from google.rpc import error_details_pb2  # type: ignore[import-untyped, unused-ignore]
+from grpc_status import rpc_status  # type: ignore[import-untyped, unused-ignore]
 
 from ddcards.server import convert
 from ddcards.v1 import ddcards_pb2 as pb
 from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
 
 __all__ = ["Client", "error_details", "pb"]
+
+_Request = TypeVar("_Request")
 
 
 def _source(position: Any) -> dict[str, Any]:
@@ -90,27 +94,34 @@ class _BearerToken(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInter
     def __init__(self, token: str):
         self._header = ("authorization", f"Bearer {token}")
 
-    def _details(self, details: Any) -> Any:
+    def _details(self, details: grpc.ClientCallDetails) -> grpc.ClientCallDetails:
         metadata = list(details.metadata or ()) + [self._header]
         return details._replace(metadata=metadata) if hasattr(details, "_replace") else _CallDetails(
             details.method, details.timeout, metadata, details.credentials, details.wait_for_ready,
             details.compression)
 
-    def intercept_unary_unary(self, continuation, client_call_details, request):
+    def intercept_unary_unary(self, continuation: Callable[[grpc.ClientCallDetails, _Request], Any],
+                              client_call_details: grpc.ClientCallDetails, request: _Request) -> Any:
         return continuation(self._details(client_call_details), request)
 
-    def intercept_unary_stream(self, continuation, client_call_details, request):
+    def intercept_unary_stream(self, continuation: Callable[[grpc.ClientCallDetails, _Request], Any],
+                               client_call_details: grpc.ClientCallDetails, request: _Request) -> Any:
         return continuation(self._details(client_call_details), request)
 
-    def intercept_stream_unary(self, continuation, client_call_details, request_iterator):
+    def intercept_stream_unary(self, continuation: Callable[[grpc.ClientCallDetails, Iterator[_Request]], Any],
+                               client_call_details: grpc.ClientCallDetails,
+                               request_iterator: Iterator[_Request]) -> Any:
         return continuation(self._details(client_call_details), request_iterator)
 
-    def intercept_stream_stream(self, continuation, client_call_details, request_iterator):
+    def intercept_stream_stream(self, continuation: Callable[[grpc.ClientCallDetails, Iterator[_Request]], Any],
+                                client_call_details: grpc.ClientCallDetails,
+                                request_iterator: Iterator[_Request]) -> Any:
         return continuation(self._details(client_call_details), request_iterator)
 
 
 class _CallDetails(grpc.ClientCallDetails):
-    def __init__(self, method, timeout, metadata, credentials, wait_for_ready, compression):
+    def __init__(self, method: str, timeout: float | None, metadata: Any, credentials: grpc.CallCredentials | None,
+                 wait_for_ready: bool | None, compression: grpc.Compression | None):
         self.method, self.timeout, self.metadata = method, timeout, metadata
         self.credentials, self.wait_for_ready, self.compression = credentials, wait_for_ready, compression
 
@@ -162,7 +173,7 @@ class Client:
         response = self.stub.Solve(self.solve_request(position, mode), timeout=self._timeout(timeout))
         return convert.response_to_dict(response) if as_dict else response
 
-    def solve_future(self, position: Any, mode: str | int = "all", *, timeout: float | None = None) -> grpc.Future:
+    def solve_future(self, position: Any, mode: str | int = "all", *, timeout: float | None = None) -> grpc.Future[pb.SolveResponse]:
         """Start a Solve and return its future (``.result()``, ``.cancel()``); the result is the message."""
         return self.stub.Solve.future(self.solve_request(position, mode), timeout=self._timeout(timeout))
 

@@ -1,5 +1,5 @@
 """Types: a user program type-checks under ``mypy --strict`` against the package, its
-modules are strict-clean themselves (all but the gRPC client), and the ``.pyi`` stubs of the
+modules are strict-clean themselves, and the ``.pyi`` stubs of the
 Cython modules say what the compiled modules hold.
 
 mypy cannot follow the import hook of an editable install (``solver/`` is mapped onto
@@ -21,10 +21,6 @@ EXAMPLE = REPO / "examples" / "api_example.py"
 # The source folders and the packages they become (setup.py's PACKAGE_DIR).
 PACKAGE_DIRS = {"ddcards": REPO / "solver", "ddcards/server": REPO / "server",
                 "ddcards/v1": REPO / "proto" / "ddcards" / "v1"}
-# Held to --strict themselves: every Python module of the package but the gRPC client, whose
-# grpc_status and google.rpc imports come without type stubs (its own API is typed: the
-# example program's test above).
-STRICT_EXEMPT = {"ddcards.client"}
 
 
 def python_modules() -> list[str]:
@@ -34,6 +30,7 @@ def python_modules() -> list[str]:
         parts = path.relative_to(REPO / "solver").with_suffix("").parts
         names.append(".".join(("ddcards",) + (parts[:-1] if parts[-1] == "__init__" else parts)))
     return sorted(names)
+
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -159,8 +156,8 @@ def test_the_generated_grpc_module_is_typed(installed: Path, tmp_path: Path) -> 
 
 
 def test_the_package_passes_mypy_strict(installed: Path, tmp_path: Path) -> None:
-    modules = [m for m in python_modules() if m not in STRICT_EXEMPT]
-    assert {"ddcards", "ddcards.api", "ddcards.games.mariasz", "ddcards.games.prsi", "ddcards.cli"} <= set(modules)
+    modules = python_modules()
+    assert {"ddcards", "ddcards.api", "ddcards.client", "ddcards.games.mariasz", "ddcards.games.prsi", "ddcards.cli"} <= set(modules)
     config = mypy_config(installed, tmp_path, strict_modules=modules)
     out = run_mypy("--config-file", str(config), "-p", "ddcards", cwd=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
