@@ -19,9 +19,10 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from google.protobuf import json_format
+from google.protobuf.internal.enum_type_wrapper import EnumTypeWrapper
 from google.protobuf.struct_pb2 import Struct
 
 from ddcards.v1 import ddcards_pb2 as pb
@@ -66,7 +67,7 @@ __all__ = [
 
 # ---------------------------------------------------------------- enums <-> names
 
-SUIT_LETTERS: dict[int, str] = {
+SUIT_LETTERS: dict[pb.Suit, str] = {
     pb.SUIT_SPADES: "S",
     pb.SUIT_HEARTS: "H",
     pb.SUIT_DIAMONDS: "D",
@@ -74,7 +75,7 @@ SUIT_LETTERS: dict[int, str] = {
 }
 _SUIT_BY_LETTER = {v: k for k, v in SUIT_LETTERS.items()}
 
-RANK_LETTERS: dict[int, str] = {
+RANK_LETTERS: dict[pb.Rank, str] = {
     pb.RANK_SIX: "6",
     pb.RANK_SEVEN: "7",
     pb.RANK_EIGHT: "8",
@@ -99,7 +100,7 @@ MODE_NAMES: dict[int, str] = {
 _MODE_BY_NAME = {"best": pb.SOLVE_MODE_BEST, "optimal": pb.SOLVE_MODE_OPTIMAL, "all": pb.SOLVE_MODE_ALL}
 
 
-def enum_to_name(enum_type: Any, value: int) -> str:
+def enum_to_name(enum_type: EnumTypeWrapper, value: int) -> str:
     """``(pb.Game, GAME_MARIAS)`` -> ``"marias"``; ``""`` for the UNSPECIFIED value or an unknown number."""
     if value == 0:
         return ""
@@ -111,8 +112,17 @@ def enum_to_name(enum_type: Any, value: int) -> str:
     return full[len(prefix):].lower() if full.startswith(prefix) else full.lower()
 
 
-def name_to_enum(enum_type: Any, name: str) -> int:
+_Enum = TypeVar("_Enum", bound=int)
+
+
+def name_to_enum(enum_type: type[_Enum], name: str) -> _Enum:
     """``(pb.Game, "marias")`` -> ``GAME_MARIAS``; 0 (UNSPECIFIED) for a name the enum lacks."""
+    # protoc's stubs make an enum (pb.Game) a class of its values; the object is the class's
+    # metaclass, EnumTypeWrapper, whose Value() is typed as a plain int: that number is the enum's.
+    return cast(_Enum, _enum_number(cast(EnumTypeWrapper, enum_type), name))
+
+
+def _enum_number(enum_type: EnumTypeWrapper, name: str) -> int:
     if not name:
         return 0
     key = _enum_prefix(enum_type) + name.upper()
@@ -122,7 +132,7 @@ def name_to_enum(enum_type: Any, name: str) -> int:
         return 0
 
 
-def _enum_prefix(enum_type: Any) -> str:
+def _enum_prefix(enum_type: EnumTypeWrapper) -> str:
     # Every enum's zero value is <PREFIX>UNSPECIFIED (buf's style rule).
     zero = enum_type.Name(0)
     return zero[: -len("UNSPECIFIED")]
@@ -412,7 +422,8 @@ def option_to_python(name: str, value: pb.OptionValue, where: str = "options") -
     if kind is None:
         raise RequestError(f"option {shorten(name)!r} has no value", token=name, rule="option value",
                            field=f"{where}.{name}")
-    return getattr(value, kind)
+    python: bool | int | float | str = getattr(value, kind)   # the oneof's one field set
+    return python
 
 
 def python_to_option(value: Any) -> pb.OptionValue:
@@ -429,7 +440,7 @@ def python_to_option(value: Any) -> pb.OptionValue:
 
 # ---------------------------------------------------------------- request -> document
 
-def _pick_name(name: str, enum_type: Any, enum_value: int, field: str,
+def _pick_name(name: str, enum_type: EnumTypeWrapper, enum_value: int, field: str,
                canonical: Callable[[str], str], where: str) -> str:
     from_enum = enum_to_name(enum_type, enum_value)
     if enum_value and not from_enum:
@@ -584,6 +595,7 @@ def _depth(value: Any) -> int:
     deepest, stack = 0, [(value, 1)]
     while stack:
         item, depth = stack.pop()
+        children: Iterable[Any]
         if isinstance(item, dict):
             children = item.values()
         elif isinstance(item, list):

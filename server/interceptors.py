@@ -29,7 +29,7 @@ import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import grpc
 
@@ -39,33 +39,60 @@ from ddcards.server.status import (RequestError, StreamIdle, TokenInvalid, TooMa
 
 log = logging.getLogger("ddcards.server")
 
-Wrapper = Callable[[Callable], Callable]
+if TYPE_CHECKING:
+    class CallContext(grpc.ServicerContext):
+        """The context grpc's server hands a handler: it also reads back the status set so far
+        (``code()``, None until one is), which types-grpcio's ServicerContext does not declare."""
+
+        def code(self) -> grpc.StatusCode | None: ...
+
+    _Request = TypeVar("_Request")
+    _Response = TypeVar("_Response")
+    Handler: TypeAlias = grpc.RpcMethodHandler[_Request, _Response]
+    # What an interceptor calls for the handler of the interceptors (and the servicer) inside it.
+    Continuation: TypeAlias = Callable[[grpc.HandlerCallDetails], Handler[_Request, _Response] | None]
+else:
+    CallContext = grpc.ServicerContext
+
+# A handler's behaviour: (the request, or the request iterator; the context) -> the response, or
+# the response iterator (grpc's non-blocking ones take a callback too: see _non_blocking).
+Behavior: TypeAlias = Callable[[Any, CallContext], Any]
+Wrapper: TypeAlias = Callable[[Behavior], Behavior]
 
 
-def _wrap(handler: grpc.RpcMethodHandler, unary: Wrapper, streaming: Wrapper,
-          deserializer: Callable[[Any], Any] | None = None) -> grpc.RpcMethodHandler:
+def _wrap(handler: grpc.RpcMethodHandler[Any, Any], unary: Wrapper, streaming: Wrapper,
+          deserializer: Callable[[bytes], Any] | None = None) -> grpc.RpcMethodHandler[Any, Any]:
     """A copy of ``handler`` with its behaviour wrapped: ``unary`` for single responses,
     ``streaming`` for response streams. grpc's non-blocking callback behaviours
     (``Health/Watch``: they return at once and answer through a callback) are
     wrapped with ``unary`` and stay non-blocking, so they hold no thread."""
-    kwargs = dict(request_deserializer=deserializer or handler.request_deserializer,
-                  response_serializer=handler.response_serializer)
+    request_deserializer = deserializer or handler.request_deserializer
+    response_serializer = handler.response_serializer
     if handler.unary_unary:
-        return grpc.unary_unary_rpc_method_handler(unary(handler.unary_unary), **kwargs)
+        return grpc.unary_unary_rpc_method_handler(unary(handler.unary_unary),
+                                                   request_deserializer=request_deserializer,
+                                                   response_serializer=response_serializer)
     if handler.stream_unary:
-        return grpc.stream_unary_rpc_method_handler(unary(handler.stream_unary), **kwargs)
+        return grpc.stream_unary_rpc_method_handler(unary(handler.stream_unary),
+                                                    request_deserializer=request_deserializer,
+                                                    response_serializer=response_serializer)
     if handler.unary_stream:
         inner = handler.unary_stream
         if getattr(inner, "experimental_non_blocking", False):
-            return grpc.unary_stream_rpc_method_handler(_non_blocking(inner, unary), **kwargs)
-        return grpc.unary_stream_rpc_method_handler(streaming(inner), **kwargs)
+            return grpc.unary_stream_rpc_method_handler(_non_blocking(inner, unary),
+                                                        request_deserializer=request_deserializer,
+                                                        response_serializer=response_serializer)
+        return grpc.unary_stream_rpc_method_handler(streaming(inner), request_deserializer=request_deserializer,
+                                                    response_serializer=response_serializer)
     if handler.stream_stream:
-        return grpc.stream_stream_rpc_method_handler(streaming(handler.stream_stream), **kwargs)
+        return grpc.stream_stream_rpc_method_handler(streaming(handler.stream_stream),
+                                                     request_deserializer=request_deserializer,
+                                                     response_serializer=response_serializer)
     return handler
 
 
-def _non_blocking(inner: Callable, unary: Wrapper) -> Callable:
-    def behavior(request: Any, context: grpc.ServicerContext, send_response_callback: Callable) -> Any:
+def _non_blocking(inner: Callable[..., Any], unary: Wrapper) -> Callable[..., Any]:
+    def behavior(request: Any, context: CallContext, send_response_callback: Callable[[Any], None]) -> Any:
         return unary(lambda req, ctx: inner(req, ctx, send_response_callback))(request, context)
 
     behavior.experimental_non_blocking = True  # type: ignore[attr-defined]
@@ -171,7 +198,7 @@ def deadline_passed(context: grpc.ServicerContext, budget: float | None = None) 
     return remaining is not None and remaining <= slack
 
 
-def abort_for(exc: BaseException, context: grpc.ServicerContext, request: Any = None,
+def abort_for(exc: BaseException, context: CallContext, request: Any = None,
               budget: float | None = None, stop: StopClock | None = None) -> None:
     """Fail the RPC with the status (and details) for ``exc``; re-raises if the RPC
     already has a status. ``budget``: the call's `call_budget` at its start; ``stop``: the
@@ -206,7 +233,8 @@ class ErrorInterceptor(grpc.ServerInterceptor):
     def __init__(self, stop: StopClock | None = None):
         self._stop = stop
 
-    def intercept_service(self, continuation, handler_call_details):
+    def intercept_service(self, continuation: Continuation[_Request, _Response],
+                          handler_call_details: grpc.HandlerCallDetails) -> Handler[_Request, _Response] | None:
         handler = continuation(handler_call_details)
         if handler is None:
             return None
@@ -215,8 +243,8 @@ class ErrorInterceptor(grpc.ServerInterceptor):
                      deserializer=_safe_deserializer(handler.request_deserializer))
 
     def _unary(self, streaming_requests: bool) -> Wrapper:
-        def wrap(behavior: Callable) -> Callable:
-            def wrapped(request: Any, context: grpc.ServicerContext) -> Any:
+        def wrap(behavior: Behavior) -> Behavior:
+            def wrapped(request: Any, context: CallContext) -> Any:
                 budget = call_budget(context)
                 try:
                     return behavior(request, context)
@@ -228,8 +256,8 @@ class ErrorInterceptor(grpc.ServerInterceptor):
         return wrap
 
     def _streaming(self, streaming_requests: bool) -> Wrapper:
-        def wrap(behavior: Callable) -> Callable:
-            def wrapped(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        def wrap(behavior: Behavior) -> Behavior:
+            def wrapped(request: Any, context: CallContext) -> Iterator[Any]:
                 budget = call_budget(context)
                 try:
                     yield from behavior(request, context)
@@ -254,7 +282,8 @@ class DecodeInterceptor(grpc.ServerInterceptor):
     def __init__(self, in_band_methods: Iterable[str] = ()):
         self._in_band = frozenset(in_band_methods)
 
-    def intercept_service(self, continuation, handler_call_details):
+    def intercept_service(self, continuation: Continuation[_Request, _Response],
+                          handler_call_details: grpc.HandlerCallDetails) -> Handler[_Request, _Response] | None:
         handler = continuation(handler_call_details)
         if handler is None:
             return None
@@ -293,7 +322,8 @@ class TokenInterceptor(grpc.ServerInterceptor):
         self._expected = token.encode("utf-8")
         self._exempt = exempt_prefixes
 
-    def intercept_service(self, continuation, handler_call_details):
+    def intercept_service(self, continuation: Continuation[_Request, _Response],
+                          handler_call_details: grpc.HandlerCallDetails) -> Handler[_Request, _Response] | None:
         if (handler_call_details.method or "").startswith(self._exempt):
             return continuation(handler_call_details)
         given = next((value for key, value in handler_call_details.invocation_metadata or ()
@@ -311,14 +341,14 @@ class TokenInterceptor(grpc.ServerInterceptor):
             error = (Unauthenticated("this server needs a token: send the metadata 'authorization: Bearer <token>'")
                      if given is None else TokenInvalid("the token in 'authorization' is not this server's token"))
 
-        def reject(behavior: Callable) -> Callable:
-            def rejected(request: Any, context: grpc.ServicerContext) -> Any:
+        def reject(behavior: Behavior) -> Behavior:
+            def rejected(request: Any, context: CallContext) -> Any:
                 raise error
 
             return rejected
 
-        def reject_stream(behavior: Callable) -> Callable:
-            def rejected(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        def reject_stream(behavior: Behavior) -> Behavior:
+            def rejected(request: Any, context: CallContext) -> Iterator[Any]:
                 raise error
                 yield  # a generator, as grpc expects of a response stream
 
@@ -369,13 +399,14 @@ class StreamLimitInterceptor(grpc.ServerInterceptor):
         with self._lock:
             return self._open[method]
 
-    def intercept_service(self, continuation, handler_call_details):
+    def intercept_service(self, continuation: Continuation[_Request, _Response],
+                          handler_call_details: grpc.HandlerCallDetails) -> Handler[_Request, _Response] | None:
         handler = continuation(handler_call_details)
         if handler is None or not (handler.request_streaming or handler.response_streaming):
             return handler
         method = handler_call_details.method or "?"
         idle = None if method in self._self_timed else self.idle_timeout
-        limited_requests = handler.request_streaming and idle is not None
+        request_idle = idle if handler.request_streaming else None     # None: the requests are not limited
 
         def admit(context: grpc.ServicerContext) -> None:
             with self._lock:
@@ -388,20 +419,20 @@ class StreamLimitInterceptor(grpc.ServerInterceptor):
             if not context.add_callback(lambda: self._leave(method)):
                 self._leave(method)
 
-        def unary(behavior: Callable) -> Callable:
-            def wrapped(request: Any, context: grpc.ServicerContext) -> Any:
+        def unary(behavior: Behavior) -> Behavior:
+            def wrapped(request: Any, context: CallContext) -> Any:
                 admit(context)
-                if limited_requests:
-                    request = IdleLimited(request, idle, what="request")
+                if request_idle is not None:
+                    request = IdleLimited(request, request_idle, what="request")
                 return behavior(request, context)
 
             return wrapped
 
-        def streaming(behavior: Callable) -> Callable:
-            def wrapped(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        def streaming(behavior: Behavior) -> Behavior:
+            def wrapped(request: Any, context: CallContext) -> Iterator[Any]:
                 admit(context)
-                if limited_requests:
-                    request = IdleLimited(request, idle, what="request")
+                if request_idle is not None:
+                    request = IdleLimited(request, request_idle, what="request")
                 yield from behavior(request, context)
 
             return wrapped
@@ -423,7 +454,7 @@ class IdleLimited:
     def __init__(self, source: Iterator[Any], idle: float, *, what: str = "item"):
         self._idle = idle
         self._what = what
-        self._items: queue.SimpleQueue = queue.SimpleQueue()
+        self._items: queue.SimpleQueue[tuple[Any, BaseException | None]] = queue.SimpleQueue()
         threading.Thread(target=self._pump, args=(iter(source),), name="ddcards-idle-pump", daemon=True).start()
 
     def _pump(self, source: Iterator[Any]) -> None:
@@ -502,28 +533,31 @@ class RequestWaitInterceptor(grpc.ServerInterceptor):
         with self._lock:
             return len(self._waiting)
 
-    def intercept_service(self, continuation, handler_call_details):
+    def intercept_service(self, continuation: Continuation[_Request, _Response],
+                          handler_call_details: grpc.HandlerCallDetails) -> Handler[_Request, _Response] | None:
         handler = continuation(handler_call_details)
         if handler is None or handler.request_streaming:
             return handler
         method = calllog.log_field((handler_call_details.method or "?").rsplit("/", 1)[-1])
-        kwargs = dict(request_deserializer=handler.request_deserializer,
-                      response_serializer=handler.response_serializer)
+        request_deserializer, response_serializer = handler.request_deserializer, handler.response_serializer
         if handler.unary_unary:
             inner = handler.unary_unary
 
             def unary(requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
                 return inner(self._request(requests, context, method), context)
 
-            return grpc.stream_unary_rpc_method_handler(unary, **kwargs)
+            return grpc.stream_unary_rpc_method_handler(unary, request_deserializer=request_deserializer,
+                                                        response_serializer=response_serializer)
         if getattr(handler.unary_stream, "experimental_non_blocking", False):
             return handler
         inner_stream = handler.unary_stream
+        assert inner_stream is not None     # a single request, not unary-unary: unary-stream
 
         def streaming(requests: Iterator[Any], context: grpc.ServicerContext) -> Iterator[Any]:
             yield from inner_stream(self._request(requests, context, method), context)
 
-        return grpc.stream_stream_rpc_method_handler(streaming, **kwargs)
+        return grpc.stream_stream_rpc_method_handler(streaming, request_deserializer=request_deserializer,
+                                                     response_serializer=response_serializer)
 
     def _request(self, requests: Iterator[Any], context: grpc.ServicerContext, method: str) -> Any:
         """The call's one request message, or the call ends (context.abort)."""
@@ -602,7 +636,7 @@ class _PendingLine:
     __slots__ = ("record", "context", "peer", "started", "budget", "stop", "level", "logger", "lock", "waiting",
                  "outcome", "ended_early", "handler_end")
 
-    def __init__(self, record: calllog.CallRecord, context: grpc.ServicerContext, level: int,
+    def __init__(self, record: calllog.CallRecord, context: CallContext, level: int,
                  logger: logging.Logger, stop: StopClock | None = None):
         self.record = record
         self.stop = stop
@@ -685,7 +719,8 @@ class LoggingInterceptor(grpc.ServerInterceptor):
         self._quiet = quiet_prefixes
         self._stop = stop
 
-    def intercept_service(self, continuation, handler_call_details):
+    def intercept_service(self, continuation: Continuation[_Request, _Response],
+                          handler_call_details: grpc.HandlerCallDetails) -> Handler[_Request, _Response] | None:
         handler = continuation(handler_call_details)
         if handler is None:
             return None
@@ -697,8 +732,8 @@ class LoggingInterceptor(grpc.ServerInterceptor):
         return _wrap(handler, self._unary(method, level), self._streaming(method, level))
 
     def _unary(self, method: str, level: int) -> Wrapper:
-        def wrap(behavior: Callable) -> Callable:
-            def wrapped(request: Any, context: grpc.ServicerContext) -> Any:
+        def wrap(behavior: Behavior) -> Behavior:
+            def wrapped(request: Any, context: CallContext) -> Any:
                 record = calllog.CallRecord(method)
                 line = _PendingLine(record, context, level, self._log, self._stop)
                 previous = calllog.activate(record)
@@ -719,8 +754,8 @@ class LoggingInterceptor(grpc.ServerInterceptor):
         return wrap
 
     def _streaming(self, method: str, level: int) -> Wrapper:
-        def wrap(behavior: Callable) -> Callable:
-            def wrapped(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        def wrap(behavior: Behavior) -> Behavior:
+            def wrapped(request: Any, context: CallContext) -> Iterator[Any]:
                 record = calllog.CallRecord(method, stream=True)
                 line = _PendingLine(record, context, level, self._log, self._stop)
                 outcome: str | None = "UNKNOWN"
@@ -764,7 +799,7 @@ class LoggingInterceptor(grpc.ServerInterceptor):
         return wrap
 
 
-def _status_name(context: grpc.ServicerContext, default: str) -> str:
+def _status_name(context: CallContext, default: str) -> str:
     code = context.code()
     if code is None:
         return default

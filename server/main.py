@@ -48,10 +48,11 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+# grpcio-health-checking ships no type information.
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # type: ignore[import-untyped, unused-ignore]
 
 from ddcards import api as solver_api
 from ddcards.errors import DdcardsError, InvalidOptionError
@@ -64,7 +65,8 @@ from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
 
 log = logging.getLogger("ddcards.server")
 
-class HealthServicer(health.HealthServicer):
+# Its base is untyped (Any): the subclass is checked as far as its own code goes.
+class HealthServicer(health.HealthServicer):  # type: ignore[misc, unused-ignore]
     """grpc.health.v1.Health with ``List`` too (grpcio-health-checking answers it UNIMPLEMENTED,
     and logged a traceback, though reflection lists the method): every service's status."""
 
@@ -432,7 +434,7 @@ def _log_to_stderr(level: int) -> tuple[logging.handlers.QueueListener, logging.
     in a thread of its own, so a slow stderr never holds up a call or gRPC's poller."""
     output = logging.StreamHandler(sys.stderr)
     output.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    records: queue.SimpleQueue = queue.SimpleQueue()
+    records: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
     handler = logging.handlers.QueueHandler(records)
     root = logging.getLogger()
     root.addHandler(handler)
@@ -446,7 +448,24 @@ class _Usage(Exception):
     """A bad flag value: exit 2 with the message."""
 
 
-def _options(args: argparse.Namespace) -> dict:
+class _ServeOptions(TypedDict):
+    """start_server's keyword arguments from the command line."""
+
+    host: str
+    port: int
+    workers: int | None
+    tt_mb: int | None
+    max_queue: int
+    queue_timeout: float
+    max_streams: int
+    stream_idle_timeout: float | None
+    tls: TlsFiles | None
+    token: str | None
+    reflection_enabled: bool
+    max_search_seconds: float | None
+
+
+def _options(args: argparse.Namespace) -> _ServeOptions:
     if args.max_streams < 1:
         raise _Usage("--max-streams must be >= 1")
     try:
@@ -484,12 +503,12 @@ def _options(args: argparse.Namespace) -> dict:
         token = os.environ.get(TOKEN_ENV) or None
     if token is not None and not token.strip():
         raise _Usage("the token is empty")
-    return dict(host=args.host, port=args.port, workers=args.workers, tt_mb=args.tt_mb, max_queue=args.max_queue,
-                queue_timeout=args.queue_timeout, max_streams=args.max_streams,
-                stream_idle_timeout=args.stream_idle_timeout or None,
-                tls=TlsFiles(args.tls_cert, args.tls_key, args.tls_client_ca) if args.tls_cert else None,
-                token=token.strip() if token else None, reflection_enabled=not args.no_reflection,
-                max_search_seconds=args.max_search_seconds or None)
+    return _ServeOptions(host=args.host, port=args.port, workers=args.workers, tt_mb=args.tt_mb,
+                         max_queue=args.max_queue, queue_timeout=args.queue_timeout, max_streams=args.max_streams,
+                         stream_idle_timeout=args.stream_idle_timeout or None,
+                         tls=TlsFiles(args.tls_cert, args.tls_key, args.tls_client_ca) if args.tls_cert else None,
+                         token=token.strip() if token else None, reflection_enabled=not args.no_reflection,
+                         max_search_seconds=args.max_search_seconds or None)
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -20,7 +20,8 @@ from typing import Any
 
 import grpc
 from google.protobuf import descriptor_pb2
-from grpc_reflection.v1alpha import reflection, reflection_pb2
+# grpcio-reflection ships no type information.
+from grpc_reflection.v1alpha import reflection, reflection_pb2  # type: ignore[import-untyped, unused-ignore]
 
 log = logging.getLogger("ddcards.server")
 
@@ -37,7 +38,8 @@ def documented_files(package: str = "ddcards.v1", name: str = "ddcards.binpb") -
     return {f.name: f.SerializeToString() for f in files.file}
 
 
-class DocumentedReflectionServicer(reflection.ReflectionServicer):
+# Its base is untyped (Any): the subclass is checked as far as its own code goes.
+class DocumentedReflectionServicer(reflection.ReflectionServicer):  # type: ignore[misc, unused-ignore]
     """grpcio-reflection's servicer, answering with the documented descriptors where it has them."""
 
     def __init__(self, service_names: Any, documented: dict[str, bytes] | None = None):

@@ -177,6 +177,8 @@ class SolverPool:
                 raise
         if instance is not None:
             return instance
+        # Neither a free solver nor one to make, and not turned away: it queued.
+        assert waiter is not None
         # Wait for a solver handed over by _release, checking the call's state.
         give_up = time.monotonic() + self.queue_timeout if bounded and self.queue_timeout else None
         try:
@@ -215,7 +217,7 @@ class SolverPool:
             else:
                 self._free.append(instance)
 
-    def submit(self, fn: Callable[[], Any]) -> Future:
+    def submit(self, fn: Callable[[], Any]) -> Future[Any]:
         """Run ``fn()`` on the pool's executor (used for stream items; ``fn`` borrows a solver itself)."""
         with self._lock:
             if self._executor is None:
@@ -479,6 +481,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                         log.error("SolveStream item %d failed: %s", index, calllog.exception_text(exc))
                     calllog.note(nodes=getattr(exc, "nodes", 0), items=1)
                     response = pb.SolveStreamResponse(id=item_id, index=index, error=failure.to_error_message())
+                assert response is not None     # the result's, or else (exc set) the item's error
                 last_sent = time.monotonic()
                 yield response
         finally:

@@ -24,16 +24,19 @@ exception and the request.
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import CancelledError
 from dataclasses import dataclass, field as dataclass_field
-from typing import Any
+from typing import Any, TypeGuard
 
 import grpc
 from google.protobuf import any_pb2, duration_pb2
-from google.rpc import error_details_pb2, status_pb2
-from grpc_status import rpc_status
+# Neither ships type information (googleapis-common-protos has .pyi files but no py.typed; no
+# stubs for grpc_status here): their few uses below are typed at the call.
+from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped, unused-ignore]
+from grpc_status import rpc_status  # type: ignore[import-untyped, unused-ignore]
 
 import ddcards
 from ddcards.errors import DdcardsError, InvalidOptionError, SearchCancelled, SearchTimeout
@@ -131,22 +134,22 @@ class ValueOutOfRange(RequestError):
 
 # ---------------------------------------------------------------- bounded, valid text
 
-def clean_text(text: Any) -> str:
+def clean_text(text: object) -> str:
     """``text`` as valid UTF-8: lone surrogates become ``\\udXXX`` escapes."""
-    text = text if isinstance(text, str) else str(text)
+    string = text if isinstance(text, str) else str(text)
     try:
-        text.encode("utf-8")
-        return text
+        string.encode("utf-8")
+        return string
     except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+        return string.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def shorten(text: Any, limit: int = TOKEN_ECHO) -> str:
+def shorten(text: object, limit: int = TOKEN_ECHO) -> str:
     """``text`` cut to ``limit`` characters, saying how long it was."""
-    text = clean_text(text)
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}…({len(text)} chars)"
+    string = clean_text(text)
+    if len(string) <= limit:
+        return string
+    return f"{string[:limit]}…({len(string)} chars)"
 
 
 def bounded_message(message: str, token: str | None = None, limit: int = MESSAGE_LIMIT) -> str:
@@ -226,7 +229,7 @@ def locate_field(doc: Any, exc: DdcardsError) -> str | None:
 
 
 def _card_fields(doc: Mapping[str, Any]) -> Iterator[tuple[str, Callable[[], Any]]]:
-    def text_or_cards(value: Any) -> bool:
+    def text_or_cards(value: Any) -> TypeGuard[str | list[str]]:
         return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
 
     game = doc.get("game")
@@ -236,22 +239,22 @@ def _card_fields(doc: Mapping[str, Any]) -> Iterator[tuple[str, Callable[[], Any
     if isinstance(hands, list):
         for seat, hand in enumerate(hands):
             if isinstance(hand, str):
-                yield f"hands[{seat}]", lambda hand=hand: ddcards.parse_hand(hand)
+                yield f"hands[{seat}]", functools.partial(ddcards.parse_hand, hand)
             elif text_or_cards(hand):
-                yield f"hands[{seat}]", lambda hand=hand: ddcards.parse_cards(hand)
+                yield f"hands[{seat}]", functools.partial(ddcards.parse_cards, hand)
     for name in ("talon", "stock"):
         value = doc.get(name)
         if text_or_cards(value):
-            yield name, lambda value=value: ddcards.parse_cards(value)
+            yield name, functools.partial(ddcards.parse_cards, value)
     for name, parse in (("upcard", ddcards.Card.parse), ("trump", ddcards.Suit.parse)):
         value = doc.get(name)
         if isinstance(value, str):
-            yield name, lambda value=value, parse=parse: parse(value)
+            yield name, functools.partial(parse, value)
     played = doc.get("played")
     if isinstance(played, list):
         for ply, action in enumerate(played):
             if isinstance(action, str):
-                yield f"played[{ply}]", lambda action=action: ddcards.Card.parse(action)
+                yield f"played[{ply}]", functools.partial(ddcards.Card.parse, action)
 
 
 # ---------------------------------------------------------------- exception -> status
@@ -322,8 +325,9 @@ class Failure:
 
     def to_status(self) -> grpc.Status:
         """A ``grpc.Status`` for ``context.abort_with_status``."""
-        return rpc_status.to_status(status_pb2.Status(code=self.code.value[0], message=self.message,
-                                                      details=self.packed_details()))
+        status: grpc.Status = rpc_status.to_status(status_pb2.Status(code=self.code.value[0], message=self.message,
+                                                                     details=self.packed_details()))
+        return status
 
     def to_error_message(self) -> pb.ItemError:
         """The in-band ``ItemError`` of a SolveStream item."""

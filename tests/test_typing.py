@@ -24,11 +24,12 @@ PACKAGE_DIRS = {"ddcards": REPO / "solver", "ddcards/server": REPO / "server",
 
 
 def python_modules() -> list[str]:
-    """Every Python module of the package (solver/), by name."""
+    """Every Python module of the package (solver/ and server/), by name."""
     names = []
-    for path in (REPO / "solver").rglob("*.py"):
-        parts = path.relative_to(REPO / "solver").with_suffix("").parts
-        names.append(".".join(("ddcards",) + (parts[:-1] if parts[-1] == "__init__" else parts)))
+    for package, folder in (("ddcards", REPO / "solver"), ("ddcards.server", REPO / "server")):
+        for path in folder.rglob("*.py"):
+            parts = path.relative_to(folder).with_suffix("").parts
+            names.append(".".join((package,) + (parts[:-1] if parts[-1] == "__init__" else parts)))
     return sorted(names)
 
 
