@@ -12,7 +12,10 @@ text, a ``ddcards.v1.Position`` message or a ``ddcards.Position``. Results are
 plain dicts shaped like the solver's result documents (``as_dict=False``
 returns the response messages). Errors are raised as ``grpc.RpcError``
 (``.code()``, ``.details()``); :func:`error_details` reads the machine-readable
-part (reason, token, rule, field path, retry delay).
+part (reason, token, rule, field path, retry delay). A position that cannot be put
+in a message at all (a number JSON cannot write, a set, a lone surrogate in a JSON
+text) is refused before sending with the status the server gives it: a
+:class:`RejectedRequest`, both a ``grpc.RpcError`` and a ``ddcards.DdcardsError``.
 
 A server started with ``--tls-cert``/``--tls-key`` wants ``tls=True`` (and
 ``root_certificates=`` for a private CA); one started with a token wants
@@ -21,6 +24,7 @@ A server started with ``--tls-cert``/``--tls-key`` wants ``tls=True`` (and
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
@@ -30,30 +34,88 @@ import grpc
 from google.rpc import error_details_pb2  # type: ignore[import-untyped, unused-ignore]
 from grpc_status import rpc_status  # type: ignore[import-untyped, unused-ignore]
 
-from ddcards.server import convert
+from ddcards._jsonio import POSITION_RULE
+from ddcards.api import check_timeout
+from ddcards.errors import DdcardsError, InvalidArgumentTypeError
+from ddcards.position import Position
+from ddcards.server import convert, status
 from ddcards.v1 import ddcards_pb2 as pb
 from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
 
-__all__ = ["Client", "error_details", "pb"]
+__all__ = ["Client", "RejectedRequest", "error_details", "pb"]
 
 _Request = TypeVar("_Request")
+TARGET_RULE = "Client(target): the server's address, host:port"
+IDS_RULE = "Client.solve_many(ids=...): one str id for each position"
 
 
 def _source(position: Any) -> dict[str, Any]:
-    """The ``source`` oneof of a request (position or document_json) for any accepted input."""
-    if isinstance(position, pb.Position):
-        return {"position": position}
-    if isinstance(position, str):
-        return {"document_json": position}
-    if not isinstance(position, Mapping) and hasattr(position, "to_dict"):
+    """The ``source`` oneof of a request (position or document_json) for any accepted input.
+
+    A position that cannot even be put in a message (a lone surrogate in a JSON text, a number
+    JSON cannot write, a set, a document nested beyond Python's limits) is refused here with
+    the error the server gives for it (:class:`RejectedRequest`), not sent."""
+    if not isinstance(position, (pb.Position, str, Mapping)) and hasattr(position, "to_dict"):
         position = position.to_dict()  # ddcards.Position
-    if isinstance(position, Mapping):
-        message = convert.doc_to_position(position)
-        if message is not None:
-            return {"position": message}
-        return {"document_json": json.dumps(dict(position), ensure_ascii=False)}
-    raise TypeError(f"cannot send {type(position).__name__} as a position: "
-                    "use a position document (dict), its JSON text, or a Position message")
+    try:
+        if isinstance(position, pb.Position):
+            return {"position": position}
+        if isinstance(position, str):
+            position.encode("utf-8")        # a proto string holds valid UTF-8 only
+            return {"document_json": position}
+        if isinstance(position, Mapping):
+            message = convert.doc_to_position(position)
+            if message is not None:
+                return {"position": message}
+            # ASCII: a lone surrogate goes as its escape, for the server to name
+            return {"document_json": json.dumps(dict(position), ensure_ascii=True)}
+    except (TypeError, ValueError, RecursionError) as exc:   # UnicodeError is a ValueError
+        raise _rejected(position, exc) from None
+    raise InvalidArgumentTypeError(f"cannot send {type(position).__name__} as a position: use a position "
+                                   "document (dict), its JSON text, or a Position message",
+                                   token=type(position).__name__, rule=POSITION_RULE, field="position")
+
+
+class RejectedRequest(grpc.RpcError, DdcardsError):
+    """A request the client refused to send: the position cannot be put in a message.
+
+    It carries the status the server answers such a position with (INVALID_ARGUMENT, the
+    offending token and rule: :func:`error_details` reads it), and is a ``grpc.RpcError`` as
+    every failed call is, and a :class:`ddcards.DdcardsError` as the library's own refusal is.
+    """
+
+    def __init__(self, failure: status.Failure):
+        DdcardsError.__init__(self, failure.message, token=failure.token or None, rule=failure.rule or None,
+                              field=failure.doc_field or None)
+        self.reason = failure.reason
+        self._status = failure.to_status()
+
+    def code(self) -> grpc.StatusCode:
+        return self._status.code
+
+    def details(self) -> str:
+        return self._status.details
+
+    def trailing_metadata(self) -> Any:
+        return self._status.trailing_metadata
+
+
+def _rejected(position: Any, exc: BaseException) -> RejectedRequest:
+    """The refusal of a position that cannot be encoded: the library's reading of it names
+    what is wrong, as the server's would."""
+    try:
+        if isinstance(position, str):
+            Position.from_json(position)
+        else:
+            Position.from_dict(position)
+    except DdcardsError as error:
+        return RejectedRequest(status.describe(error, doc=position if isinstance(position, Mapping) else None))
+    except RecursionError:
+        pass
+    text = status.clean_text(f"{type(exc).__name__}: {exc}")
+    return RejectedRequest(status.Failure(grpc.StatusCode.INVALID_ARGUMENT,
+                                          f"the position cannot be sent in a request ({text})",
+                                          DdcardsError.reason, rule=POSITION_RULE))
 
 
 def error_details(error: grpc.RpcError | Any) -> dict[str, Any]:
@@ -136,6 +198,11 @@ class Client:
     def __init__(self, target: str = "127.0.0.1:50051", *, channel: grpc.Channel | None = None,
                  timeout: float | None = None, options: list[tuple[str, Any]] | None = None,
                  tls: bool = False, root_certificates: bytes | None = None, token: str | None = None):
+        if channel is None and not isinstance(target, str):
+            raise InvalidArgumentTypeError(f"target must be an address such as '127.0.0.1:50051', not "
+                                           f"{type(target).__name__}", token=type(target).__name__,
+                                           rule=TARGET_RULE, field="target")
+        self.timeout = check_timeout(timeout)
         self._own_channel = channel is None
         if channel is None:
             if tls or root_certificates is not None:
@@ -148,7 +215,6 @@ class Client:
             channel = grpc.intercept_channel(channel, _BearerToken(token))
         self.channel = channel
         self.stub = pb_grpc.SolverServiceStub(self.channel)
-        self.timeout = timeout
 
     def __enter__(self) -> Client:
         return self
@@ -161,7 +227,8 @@ class Client:
             self._raw_channel.close()
 
     def _timeout(self, timeout: float | None) -> float | None:
-        return self.timeout if timeout is None else timeout
+        """A call's deadline in seconds (None: none): `timeout`, else the client's default."""
+        return self.timeout if timeout is None else check_timeout(timeout)
 
     @staticmethod
     def solve_request(position: Any, mode: str | int = "all", *, timeout_seconds: float = 0.0) -> pb.SolveRequest:
@@ -192,24 +259,62 @@ class Client:
         As dicts: ``{"index": i, "id": ..., "result": {...}}`` or
         ``{"index": i, "id": ..., "error": {"code": "INVALID_ARGUMENT", "message": ..., "reason": ...,
         "token": ..., "rule": ..., "field": ..., ...}}`` (the fields of :func:`error_details`).
+        ``index`` is the position's place in `positions`. A position the client cannot put in a
+        message (:class:`RejectedRequest`) is answered so too, without being sent; the others go on.
         """
-        id_list = list(ids) if ids is not None else None
+        mode_number = convert.name_to_mode(mode)          # a bad mode fails the call, before any item
+        deadline = self._timeout(timeout)
+        id_source = iter(ids) if ids is not None else None
+        sent: list[int] = []                              # the stream's item k is positions[sent[k]]
+        refused: deque[tuple[int, str, RejectedRequest]] = deque()
 
         def requests() -> Iterator[pb.SolveStreamRequest]:
+            # Runs on gRPC's thread: an item that cannot be sent is answered here, in band,
+            # and the others go on (an exception would end the whole stream).
             for i, position in enumerate(positions):
-                item_id = id_list[i] if id_list is not None else str(i)
-                yield pb.SolveStreamRequest(id=item_id, solve=self.solve_request(position, mode))
+                item_id: str | None = str(i)
+                try:
+                    if id_source is not None:
+                        item_id = next(id_source, None)
+                        if not isinstance(item_id, str):
+                            raise RejectedRequest(status.Failure(
+                                grpc.StatusCode.INVALID_ARGUMENT,
+                                f"ids: no id for position {i}" if item_id is None else
+                                f"ids: an id is a str, not {type(item_id).__name__} (position {i})",
+                                DdcardsError.reason, rule=IDS_RULE))
+                    request = pb.SolveStreamRequest(id=str(item_id), solve=self.solve_request(position, mode_number))
+                except DdcardsError as exc:
+                    refusal = exc if isinstance(exc, RejectedRequest) else RejectedRequest(status.describe(exc))
+                    refused.append((i, item_id if isinstance(item_id, str) else "", refusal))
+                    continue
+                sent.append(i)
+                yield request
 
-        for response in self.stub.SolveStream(requests(), timeout=self._timeout(timeout)):
+        def refusals() -> Iterator[Any]:
+            while refused:
+                i, item_id, exc = refused.popleft()
+                if as_dict:
+                    yield {"index": i, "id": item_id, "error": error_details(exc)}
+                else:
+                    failure = status.Failure(exc.code(), exc.details(), exc.reason, token=exc.token or "",
+                                             rule=exc.rule or "", field=exc.field or "")
+                    yield pb.SolveStreamResponse(id=item_id, index=i, error=failure.to_error_message())
+
+        for response in self.stub.SolveStream(requests(), timeout=deadline):
+            yield from refusals()
+            index = sent[response.index] if 0 <= response.index < len(sent) else response.index
             if not as_dict:
+                if index != response.index:
+                    response.index = index
                 yield response
                 continue
-            out: dict[str, Any] = {"index": response.index, "id": response.id}
+            out: dict[str, Any] = {"index": index, "id": response.id}
             if response.WhichOneof("outcome") == "result":
                 out["result"] = convert.response_to_dict(response.result)
             else:
                 out["error"] = error_details(response.error)
             yield out
+        yield from refusals()
 
     def solve_table(self, position: Any, *, timeout: float | None = None,
                     as_dict: bool = True) -> dict[str, Any] | pb.SolveTableResponse:

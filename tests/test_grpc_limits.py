@@ -146,6 +146,74 @@ def test_a_value_that_does_not_fit_the_response_is_invalid_argument(client, monk
     assert outcome["error"]["reason"] == "VALUE_OUT_OF_RANGE" and outcome["error"]["field"] == "solve.position"
 
 
+# ---------------------------------------------------------------- what the client cannot send
+
+def _deeply_nested(levels: int) -> dict:
+    doc: dict = {}
+    inner = doc
+    for _ in range(levels):
+        inner["a"] = {}
+        inner = inner["a"]
+    return doc
+
+
+@pytest.mark.parametrize("change, field, words", [
+    ({"flek": 10 ** 5000}, "flek", "far out of the range of any field"),     # JSON cannot write it
+    ({"trump": {1}}, "trump", "trump must be a suit"),                          # a set: no JSON form
+    ({"options": _deeply_nested(100_000)}, "options.a.a", "nested more than 16 levels deep"),
+])
+def test_a_position_the_client_cannot_encode_is_refused_as_the_server_would(client, change, field, words):
+    """The client raised ValueError, TypeError or RecursionError from json.dumps: a position it
+    cannot put in a message is now refused before sending, with the library's reading of it, as
+    a grpc.RpcError (INVALID_ARGUMENT, the machine-readable details) that is a DdcardsError too."""
+    from ddcards.client import RejectedRequest
+
+    error = _invalid(lambda: client.solve(dict(_doc(), **change)))
+    assert isinstance(error, RejectedRequest) and isinstance(error, ddcards.DdcardsError)
+    assert words in error.details()
+    got = error_details(error)
+    assert got["code"] == "INVALID_ARGUMENT" and got["doc_field"].startswith(field) and got["rule"]
+
+
+def test_a_lone_surrogate_in_a_document_is_sent_escaped_and_named_by_the_server(client):
+    """It raised UnicodeEncodeError in the client (a proto string holds UTF-8 only)."""
+    error = _invalid(lambda: client.solve({"game": "\ud800"}))
+    assert error_details(error)["doc_field"] == "game" and "lone surrogate" in error.details()
+    error = _invalid(lambda: client.solve('{"game": "\ud800"}'))         # a JSON text holding one
+    assert error_details(error)["doc_field"] == "game" and "lone surrogate" in error.details()
+
+
+def test_a_stream_item_the_client_cannot_send_costs_only_itself(client):
+    """One such item ended the whole SolveStream with UNKNOWN 'Exception iterating requests!'."""
+    good = _doc()
+    value = client.solve(good, "best")["value"]
+    items = [good, {"game": "\ud800"}, dict(good, flek=10 ** 5000), 5, good]
+    outcomes = sorted(client.solve_many(items, "best"), key=lambda o: o["index"])
+    assert [o["index"] for o in outcomes] == [0, 1, 2, 3, 4]
+    assert [o["id"] for o in outcomes] == ["0", "1", "2", "3", "4"]
+    assert outcomes[0]["result"]["value"] == outcomes[4]["result"]["value"] == value
+    assert "lone surrogate" in outcomes[1]["error"]["message"]            # the server's answer
+    assert "far out of the range" in outcomes[2]["error"]["message"]      # refused by the client
+    assert outcomes[3]["error"]["code"] == "INVALID_ARGUMENT" and "cannot send int" in outcomes[3]["error"]["message"]
+    # as messages: the refused item's index is its place in the input, as the others'
+    messages = sorted(client.solve_many([dict(good, flek=10 ** 5000), good], "best", as_dict=False),
+                      key=lambda m: m.index)
+    assert [(m.index, m.WhichOneof("outcome")) for m in messages] == [(0, "error"), (1, "result")]
+    assert messages[0].error.code_name == "INVALID_ARGUMENT" and messages[1].result.value == value
+    # ids that run out: the items without one are refused, the others answered
+    outcomes = sorted(client.solve_many([good, good], "best", ids=["a"]), key=lambda o: o["index"])
+    assert outcomes[0]["id"] == "a" and outcomes[0]["result"]["value"] == value
+    assert "no id for position 1" in outcomes[1]["error"]["message"]
+
+
+@pytest.mark.parametrize("make", [lambda port: Client(5),
+                                  lambda port: Client(f"127.0.0.1:{port}", timeout="5"),
+                                  lambda port: Client(f"127.0.0.1:{port}").solve(_doc(), timeout="5")])
+def test_a_client_argument_of_the_wrong_type_is_a_ddcards_error(server, make):
+    with pytest.raises(ddcards.InvalidArgumentTypeError):
+        make(server.port)
+
+
 # ---------------------------------------------------------------- log safety
 
 def test_log_fields_are_escaped_and_cut(client, caplog):

@@ -22,7 +22,7 @@ from typing import Any
 from ddcards._jsonio import POSITION_RULE
 from ddcards.api import (DEFAULT_TT_MB, CancelToken, PositionLike, Solver, _mode, check_tables_fit, check_timeout,
                          check_tt_mb)
-from ddcards.errors import DdcardsError, InvalidOptionError, NotationError, SearchAborted
+from ddcards.errors import DdcardsError, InvalidArgumentTypeError, InvalidOptionError, NotationError, SearchAborted
 from ddcards.position import Position
 from ddcards.result import Mode, Result
 from ddcards.batch.pipeline import END, Done, Pipeline, Work
@@ -201,8 +201,9 @@ def solve_tasks(tasks: Iterable[Task], *, jobs: int | None = None, executor: Any
     _check_count("window", window)
     _check_count("chunk_size", chunk_size)
     if executor is not None and not isinstance(executor, Executor) and not _is_dask_client(executor):
-        raise TypeError(f"executor must be a concurrent.futures.Executor or a dask.distributed Client, "
-                        f"not {type(executor).__name__}")
+        raise InvalidArgumentTypeError(f"executor must be a concurrent.futures.Executor or a dask.distributed Client, "
+                                       f"not {type(executor).__name__}", token=type(executor).__name__,
+                                       rule=_RULE, field="executor")
     if not _is_dask_client(executor):        # each search thread or process here holds a table
         check_tables_fit(_local_parallel(jobs, executor), tt_mb, "jobs", "tt_mb",
                          what="one per search at once", fewer="fewer jobs")
