@@ -13,6 +13,8 @@ them; the default, ``auto``, takes the fastest the CPU runs.
 from __future__ import annotations
 
 import os
+import sys
+from typing import NoReturn
 
 __all__ = ["KERNELS", "requested", "runnable", "selected", "kernel_path"]
 
@@ -23,11 +25,29 @@ ENV = "DDCARDS_KERNEL"
 _selected: str | None = None
 
 
+def _command_line() -> bool:
+    """Is this process the ``ddcards`` command (its console script, or ``python -m ddcards``)?"""
+    argv = getattr(sys, "orig_argv", sys.argv)
+    if os.path.basename(sys.argv[0] if sys.argv else "") == "ddcards":
+        return True
+    return any(a == "-m" and b in ("ddcards", "ddcards.cli") for a, b in zip(argv, argv[1:]))
+
+
+def _refuse(message: str) -> NoReturn:
+    """A kernel that cannot be had: ImportError for a program, and for the command line its
+    usual one-line error and exit status 2 (its console script imports the package before
+    ``main`` can catch anything, so a traceback would be all a user saw)."""
+    if _command_line():
+        sys.stderr.write(f"ddcards: error: {message}\n")
+        raise SystemExit(2)
+    raise ImportError(message)
+
+
 def requested() -> str:
     """The kernel asked for by ``DDCARDS_KERNEL`` (``auto`` if unset)."""
     value = os.environ.get(ENV, "auto").strip().lower() or "auto"
     if value != "auto" and value not in KERNELS:
-        raise ImportError(f"{ENV}={value!r}: choose auto, {', '.join(KERNELS)}")
+        _refuse(f"{ENV}={value!r}: choose auto, {', '.join(KERNELS)}")
     return value
 
 
@@ -48,7 +68,7 @@ def selected() -> str:
         if want == "auto":
             want = "x86-64-v3" if runnable("x86-64-v3") else "baseline"
         elif not runnable(want):
-            raise ImportError(f"{ENV}={want}: this CPU cannot run the {want} build of the search")
+            _refuse(f"{ENV}={want}: this CPU cannot run the {want} build of the search")
         _selected = want
     return _selected
 

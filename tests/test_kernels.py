@@ -129,6 +129,18 @@ def test_an_unknown_kernel_is_a_clear_import_error() -> None:
     assert "DDCARDS_KERNEL='avx9000': choose auto, baseline, x86-64-v3" in result.stderr
 
 
+@pytest.mark.parametrize("command", [["-m", "ddcards"], ["-m", "ddcards.cli"], "script"])
+def test_an_unknown_kernel_is_a_one_line_error_of_the_command_line(command: list[str] | str) -> None:
+    """The console script imports the package before main() can catch anything: it printed a
+    traceback (exit status 1); the command's usual one-line error and usage status now."""
+    script = Path(sys.executable).with_name("ddcards")
+    argv = [str(script)] if command == "script" else [sys.executable, *command]
+    result = subprocess.run([*argv, "solve", "--example"], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "DDCARDS_KERNEL": "avx9000"})
+    assert result.returncode == 2
+    assert result.stderr == "ddcards: error: DDCARDS_KERNEL='avx9000': choose auto, baseline, x86-64-v3\n"
+
+
 def test_the_version_says_which_kernels_run() -> None:
     result = run_with_kernel("baseline", "from ddcards.cli import main; main(['--version'])")
     assert result.stdout.strip() == f"ddcards {ddcards.__version__} (baseline kernels: base)"
