@@ -48,7 +48,9 @@ class GameInfo:
 
     ``seats``: the player counts it is played with; ``sides``: the names of the
     sides that scores and results are given for (the first is the side whose
-    value is maximised); ``value_doc``: what a value means, in a line;
+    value is maximised) in the game's standard form (a variant with other sides,
+    as Mariasz's Kiks or three players, names its own in its results: ``value_owner``
+    says whose the value is); ``value_doc``: what a value means, in a line;
     ``table_mb``: the transposition table its searches get by default (MiB);
     ``table_mb_max``: the most a position of it asks for (``Game.table_mb``).
     """
