@@ -359,3 +359,43 @@ def test_three_players_last_trick_by_hand():
         assert res.scores == {"seat0": 29, "seat1": 66, "seat2": 43, "seat0_marriages": 0,
                               "seat1_marriages": 0, "seat2_marriages": 0}
         assert res.settlement == [3 * 29 - 138, 3 * 66 - 138, 3 * 43 - 138]
+
+
+# --------------------------------------------------------------------------- the seed's open points (§3.13), by hand
+# Three players, szlifowany (8 each, A T K Q J 6 per suit), trumps C (seat 2 deals, holding clubs).
+THREE = {"game": "mariasz", "options": {"variant": "three", "szlifowany": True}, "trump": "C",
+     "hands": ["AKQJT6.6.6.", ".KQ.JT.AKQJ", ".AJT.AKQ.T6"]}
+# The same, seat 1 void in spades: a spade lead is trumped before seat 2 follows.
+THREE_VOID = {"game": "mariasz", "options": {"variant": "three", "szlifowany": True}, "trump": "C",
+     "hands": ["KQJT.A6.A6.", ".KQJT.KQ.AK", "A6..JT.QJT6"]}
+
+
+def test_szlifowany_keeps_the_full_decks_order_the_ten_above_the_king():
+    # 6H KH TH: the ten wins (0 + 4 + 10 to seat 2); 6H KH JH: the king wins (0 + 4 + 2 to seat 1)
+    assert score(pos(THREE, "6H KH TH")) == {"seat0": 0, "seat1": 0, "seat2": 14}
+    assert score(pos(THREE, "6H KH JH")) == {"seat0": 0, "seat1": 6, "seat2": 0}
+    assert pos(THREE, "6H KH TH").to_move == 2
+
+
+def test_marriage_on_second_lets_any_follower_whose_king_or_queen_wins_score_it():
+    opts = {**THREE["options"], "marriage_on_second": True}
+    # second hand: seat 1's KH (holding QH) wins the trick: 6 + 20
+    assert score(pos(THREE, "6H KH JH", options=opts)) == {"seat0": 0, "seat1": 26, "seat2": 0}
+    # ... but not a king that loses (TH beats it), nor without the option (above)
+    assert score(pos(THREE, "6H KH TH", options=opts)) == {"seat0": 0, "seat1": 0, "seat2": 14}
+    # seat 1 leads JD, seat 2's KD (holding QD) wins as second hand of three: 2 + 4 + 0 + 20
+    p = pos(THREE, "6H KH JH JD KD 6D", options=opts)
+    assert score(p) == {"seat0": 0, "seat1": 26, "seat2": 26} and p.to_move == 2
+    assert score(pos(THREE, "6H KH JH JD KD 6D")) == {"seat0": 0, "seat1": 6, "seat2": 6}
+
+
+def test_must_beat_with_three_players_need_not_beat_once_the_trick_is_trumped():
+    opts = {**THREE_VOID["options"], "must_beat": True}
+    # not trumped: seat 2 must beat QD (TD does, JD does not) ...
+    assert list(pos(THREE_VOID, "6D QD", options=opts).legal_moves) == ["TD"]
+    assert_illegal(pos(THREE_VOID, "6D QD", options=opts), "JD", "§3.4 rule 5", "must beat QD")
+    assert list(pos(THREE_VOID, "6D QD").legal_moves) == ["TD", "JD"]
+    # ... seat 1, void in spades, must trump QS (either club, nothing to overtrump); then
+    # seat 2 need not beat the queen: the trick is trumped, so 6S is as legal as AS
+    assert list(pos(THREE_VOID, "QS", options=opts).legal_moves) == ["AC", "KC"]
+    assert list(pos(THREE_VOID, "QS KC", options=opts).legal_moves) == ["AS", "6S"]
