@@ -66,28 +66,22 @@ def _wrap(handler: grpc.RpcMethodHandler[Any, Any], unary: Wrapper, streaming: W
     ``streaming`` for response streams. grpc's non-blocking callback behaviours
     (``Health/Watch``: they return at once and answer through a callback) are
     wrapped with ``unary`` and stay non-blocking, so they hold no thread."""
-    request_deserializer = deserializer or handler.request_deserializer
-    response_serializer = handler.response_serializer
+    def rebuilt(make: Callable[..., grpc.RpcMethodHandler[Any, Any]],
+                behavior: Behavior) -> grpc.RpcMethodHandler[Any, Any]:
+        return make(behavior, request_deserializer=deserializer or handler.request_deserializer,
+                    response_serializer=handler.response_serializer)
+
     if handler.unary_unary:
-        return grpc.unary_unary_rpc_method_handler(unary(handler.unary_unary),
-                                                   request_deserializer=request_deserializer,
-                                                   response_serializer=response_serializer)
+        return rebuilt(grpc.unary_unary_rpc_method_handler, unary(handler.unary_unary))
     if handler.stream_unary:
-        return grpc.stream_unary_rpc_method_handler(unary(handler.stream_unary),
-                                                    request_deserializer=request_deserializer,
-                                                    response_serializer=response_serializer)
+        return rebuilt(grpc.stream_unary_rpc_method_handler, unary(handler.stream_unary))
     if handler.unary_stream:
         inner = handler.unary_stream
         if getattr(inner, "experimental_non_blocking", False):
-            return grpc.unary_stream_rpc_method_handler(_non_blocking(inner, unary),
-                                                        request_deserializer=request_deserializer,
-                                                        response_serializer=response_serializer)
-        return grpc.unary_stream_rpc_method_handler(streaming(inner), request_deserializer=request_deserializer,
-                                                    response_serializer=response_serializer)
+            return rebuilt(grpc.unary_stream_rpc_method_handler, _non_blocking(inner, unary))
+        return rebuilt(grpc.unary_stream_rpc_method_handler, streaming(inner))
     if handler.stream_stream:
-        return grpc.stream_stream_rpc_method_handler(streaming(handler.stream_stream),
-                                                     request_deserializer=request_deserializer,
-                                                     response_serializer=response_serializer)
+        return rebuilt(grpc.stream_stream_rpc_method_handler, streaming(handler.stream_stream))
     return handler
 
 
