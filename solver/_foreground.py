@@ -4,7 +4,7 @@ A search runs in C without the GIL, and Python runs signal handlers in the main 
 between bytecodes: a search on the main thread would hold Ctrl-C back until it ends (minutes,
 for a fresh Mariasz deal). So each search runs on one worker thread while the main thread
 waits in short slices: it takes the KeyboardInterrupt, cancels the search through its
-CancelToken (polled every few thousand nodes), waits for it to stop and lets the interrupt
+CancelToken (polled every 256 nodes), waits for it to stop and lets the interrupt
 go on. While it waits, a search that has run for a second gets a one-line ticker on standard
 error (elapsed time, nodes, rate, and where the search shares out the first moves, how many
 are answered and the best value so far), shown as the progress bar is: on a terminal, or as

@@ -23,14 +23,15 @@ Reading guide
   moves shared out among threads that probe one lockless table (tt.pxd);
   a thread with no move left helps an open one from its other end.  One
   thread runs it too: it takes less time than finding the value first and
-  then testing each move against it (``solve_one_thread``, kept for tests).
+  then testing each move against it.  ``solve_one_thread``, the value first,
+  serves a root with nothing to share out and ``split=False``.
 - Several positions at once (``multi_split``, ``Searcher.values``: a DD
   table's rows): each row is a root split of its own in mode best; the
   threads keep to one row each and, once every row is started, take moves
   of the others, so none idles while the last row ends.
 - ``Searcher`` is the Python face: value, per-move values by mode, the
   principal variation, node counts.  It releases the GIL for all of it and
-  polls a cancel flag and a deadline every few thousand nodes.
+  polls a cancel flag and a deadline every 256 nodes.
 """
 from libc.stdint cimport uint64_t
 from libc.string cimport memset

@@ -36,7 +36,6 @@ JOB_FORMAT = "ddcards-batch/1"
 RESUME_RULE = "docs/BATCH.md: a batch resumes with the same input and options into its own output file"
 WRITE_RULE = "-o: a file that can be written"
 SYNC_SECONDS = 1.0
-_LABEL = ("line", "index", "id")
 
 
 class KeyIndex:
@@ -229,14 +228,14 @@ class Journal:
             for raw in fh:
                 lineno += 1
                 if bad is not None:
-                    raise self._corrupt(*bad)
+                    raise self._corrupt(bad[0], bad[2])
                 record = _parse_record(raw) if raw.endswith(b"\n") else None
                 if record is None:
                     bad = (lineno, offset, raw)
                     offset += len(raw)
                     continue
                 if not self.done.add(record["line"], record.get("index")):
-                    raise self._corrupt(lineno, offset, raw, "answers a document that an earlier line answers")
+                    raise self._corrupt(lineno, raw, "answers a document that an earlier line answers")
                 key = record.get("position_key")
                 if isinstance(key, str) and "duplicate_of" not in record:
                     self.index.add(key_bits(key), offset)
@@ -250,7 +249,7 @@ class Journal:
         self.size = offset
         self.notes.append(f"resuming: {self.done.count} documents answered already")
 
-    def _corrupt(self, lineno: int, offset: int, raw: bytes, why: str = "is not a record of ddcards batch"
+    def _corrupt(self, lineno: int, raw: bytes, why: str = "is not a record of ddcards batch"
                  ) -> NotationError:
         return NotationError(f"{self.path} line {lineno} {why} (was the file changed by hand?): "
                              "add --restart to start again", token=token_text(raw[:40].decode("utf-8", "replace")),

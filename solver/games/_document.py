@@ -98,8 +98,8 @@ def hand_field(value: Any, seat: int) -> tuple[Card, ...]:
                             token=token_text(value), rule=HAND_RULE)
 
 
-def hands_field(doc: Mapping[str, Any], count: int, size: int, title: str) -> tuple[tuple[Card, ...], ...]:
-    """`count` hands of `size` cards each (sizes checked after the deck, see check_deal)."""
+def hands_field(doc: Mapping[str, Any], count: int, title: str) -> tuple[tuple[Card, ...], ...]:
+    """`count` hands, each read as a hand (their sizes are the game's to check: check_hand_sizes)."""
     raw = doc.get("hands")
     if raw is None:                     # left out, or null (RULES §0.6 rule 6)
         raise InvalidDealError(f"{title} needs its {count} hands (field 'hands', missing; {HANDS_RULE})",

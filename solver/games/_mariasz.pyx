@@ -35,8 +35,8 @@ ctypedef struct ZBoard:
     Endgame eg          # the two-player phase-2 search (GameOps.leaf)
     # two-player races, by state: each boundary's key without the needs and its race cache slot
     # (z_tt_key works them out for z_leaf and z_stored)
-    uint64_t rkey[48][2]
-    RaceSlot* rslot[48]
+    uint64_t rkey[MZ_STACK][2]
+    RaceSlot* rslot[MZ_STACK]
 
 
 # ---------------------------------------------------------------- ops

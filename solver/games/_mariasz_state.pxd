@@ -23,19 +23,12 @@ cdef enum:
     MZ_STACK = 48           # states: the root, every card of a deal, the exchange
     MZ_EXCHANGE = 64        # move code of the exchange of the trump six
     MZ_LANE_BITS = 16
-    MZ_TARGET = 131
     MZ_LAST_TRICK = 10
     OBJ_POINTS_C = 0
     OBJ_RACE_C = 1
-    # powers
-    PW_SIX = 0
-    PW_PLAIN_QUEEN = 5
-    PW_PLAIN_KING = 6
-    PW_TRUMP_KING = 5
-    PW_PAMFIL = 8
 
 ctypedef struct ZState:
-    uint64_t hand[4]        # by seat
+    uint64_t hand[MZ_SEATS] # by seat
     uint64_t stockmask      # cards still in the stock
     uint64_t trickmask      # cards of the trick in progress
     int trick[4]            # its cards in play order
@@ -62,7 +55,7 @@ ctypedef struct ZPos:
     int must_beat
     int mos                 # marriage_on_second
     int nstock              # stock size at the deal (0: no stock)
-    int stock[24]           # draw order, the turned card last
+    int stock[MZ_STOCK]     # draw order, the turned card last
     int six                 # the trump six when an exchange can ever happen, else -1
     int need[4]             # race: 131 - start score, by side
     int pts_of[64]          # card points by code
@@ -77,7 +70,7 @@ ctypedef struct ZPos:
     uint64_t salt0
     uint64_t salt1
     int sp
-    ZState st[48]
+    ZState st[MZ_STACK]
 
 
 cdef inline uint64_t lane(int suit) noexcept nogil:

@@ -27,23 +27,15 @@ class PrsiBoard(Board):
     def probe(self, on: bool) -> None: ...
     def is_legal(self, move: int) -> bool: ...
     @property
-    def seats(self) -> int: ...
-    @property
     def to_move(self) -> int: ...
     @property
     def done(self) -> bool:
         """The game is over (first out; with play_on, one player left)."""
     def settled(self) -> int:
         """P's outcome so far: +1 won, -1 lost, 0 open (P as set_search named him)."""
-    def playable_mask(self) -> int:
-        """The cards the mover may play now (an Ober with any named suit)."""
-    def quick_bounds(self) -> tuple[int, int]:
-        """(lo, hi): the bounds the search uses here, for P and the horizon set."""
     @property
     def state(self) -> dict[str, Any]:
         """The current state as a dict (for reporting and tests)."""
-    def key(self) -> tuple[int, int, int] | None:
-        """The table key here (None where the search does not probe): for tests."""
     def pack(self) -> bytes:
         """Everything that decides the future of this position, as bytes."""
     def load(self, packed: bytes) -> None:

@@ -51,7 +51,7 @@ from libc.string cimport memcpy, memset
 from ddcards._core.bits cimport dd_mix64
 from ddcards._core.search cimport Board, GameOps, NODE_BOUNDARY, NODE_SMALL, NODE_TERMINAL
 from ddcards.games._prsi_state cimport PPos, PState, MAXSEATS, R7, RA, MV_OBER, MV_DRAW, MV_PASS, STACK
-from ddcards.games._prsi_rules cimport apply, outcome, is_terminal, legal, playable
+from ddcards.games._prsi_rules cimport apply, outcome, is_terminal, legal
 from ddcards.games._prsi_bounds cimport future_bounds
 from ddcards.games._prsi_key cimport key_fits, table_key
 from ddcards.games._prsi_moves cimport generate
@@ -214,10 +214,6 @@ cdef class PrsiBoard(Board):
         return bool(legal(self.pp, &self.pp.st[self.pp.sp], move))
 
     @property
-    def seats(self):
-        return self.pp.n
-
-    @property
     def to_move(self):
         return self.pp.st[self.pp.sp].turn
 
@@ -230,16 +226,6 @@ cdef class PrsiBoard(Board):
         """P's outcome so far: +1 won, -1 lost, 0 open (P as set_search named him)."""
         cdef int ply = 0
         return outcome(self.pp, &self.pp.st[self.pp.sp], &ply)
-
-    def playable_mask(self):
-        """The cards the mover may play now (an Ober with any named suit)."""
-        return playable(&self.pp.st[self.pp.sp])
-
-    def quick_bounds(self):
-        """(lo, hi): the bounds the search uses here, for P and the horizon set."""
-        cdef int lo = 0, hi = 0
-        future_bounds(self.pp, &self.pp.st[self.pp.sp], &lo, &hi)
-        return lo, hi
 
     @property
     def state(self):
@@ -264,15 +250,6 @@ cdef class PrsiBoard(Board):
             "ply": s.ply,
             "turnovers": s.turnovers,
         }
-
-    def key(self):
-        """The table key here (None where the search does not probe): for tests."""
-        cdef uint64_t k0 = 0, k1 = 0
-        cdef int depth = 0
-        if is_terminal(self.pp, &self.pp.st[self.pp.sp]) or not key_fits(self.pp, &self.pp.st[self.pp.sp]):
-            return None
-        p_tt_key(<void*> self.pp, &k0, &k1, &depth)
-        return (k0, k1, depth)
 
     def pack(self):
         """Everything that decides the future of this position, as bytes (the

@@ -108,7 +108,7 @@ def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
     doc = check_fields(doc, FIELDS, "klaverjas")
     if doc.get("hands") is None:
         # a document without its hands: that first (a newcomer's first question), as Mariasz and Prší do
-        hands_field(doc, 4, HAND_SIZE, "Klaverjas")
+        hands_field(doc, 4, "Klaverjas")
 
     contract = doc.get("contract", CONTRACT)
     if not isinstance(contract, str) or contract.strip().lower() != CONTRACT:
@@ -136,7 +136,7 @@ def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
     rules = rules.strip().lower()
 
     options_field(doc, INFO)          # it has none: any option is an error
-    hands = hands_field(doc, 4, HAND_SIZE, "Klaverjas")
+    hands = hands_field(doc, 4, "Klaverjas")
     check_deal([(f"hand {seat}", hand) for seat, hand in enumerate(hands)], "Klaverjas", deck_rule=DECK_RULE)
     check_hand_sizes(hands, HAND_SIZE, "Klaverjas")
     played = played_field(doc)

@@ -112,7 +112,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     doc = check_fields(doc, FIELDS, "marias")
     if doc.get("hands") is None:
         # a document without its hands: that first (a newcomer's first question), as Mariasz and Prší do
-        hands_field(doc, 3, HAND_SIZE, "Mariáš")
+        hands_field(doc, 3, "Mariáš")
 
     contract = doc.get("contract", "hra")
     if not isinstance(contract, str) or contract.lower() not in INFO.contracts:
@@ -145,7 +145,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     why = f"{contract} has no points, marriages or trumps"
     options = options_field(doc, INFO, not_here={name: why for name in HRA_ONLY_OPTIONS} if contract != "hra"
                             else None)
-    hands = hands_field(doc, 3, HAND_SIZE, "Mariáš")
+    hands = hands_field(doc, 3, "Mariáš")
     if "talon" not in doc:
         raise InvalidDealError(f"Mariáš needs the talon (field 'talon'; {TALON_RULE})",
                                token="talon", rule=TALON_RULE, field="talon")

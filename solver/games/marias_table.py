@@ -99,7 +99,7 @@ def parse_table_deal(doc: Mapping[str, Any]) -> TableDeal:
     _check_chosen_fields(doc)
     flek, players = table_fields(doc)
     options = options_field(doc, INFO)
-    hands = hands_field(doc, 3, 10, "Mariáš")
+    hands = hands_field(doc, 3, "Mariáš")
     talon = cards_field(doc["talon"], "talon") if doc.get("talon") not in (None, "", []) else None
     sizes = [len(h) for h in hands] + ([len(talon)] if talon is not None else [])
     if sizes not in ([12, 10, 10], [10, 10, 10, 2]):

@@ -251,7 +251,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
                      token=token_text(leader), rule=LEADER_RULE, field="leader")
 
     size = 6 if nseats == 2 else (24 if szlifowany else 36) // nseats
-    hands = hands_field(doc, nseats, size, title)
+    hands = hands_field(doc, nseats, title)
     stock: tuple[Card, ...] = ()
     if nseats == 2:
         if "stock" not in doc:
