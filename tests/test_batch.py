@@ -169,6 +169,33 @@ def test_the_job_file_guards_the_output(answered, tmp_path, capsys):
     assert "is the input" in capsys.readouterr().err
 
 
+def test_the_job_file_is_never_written_over_the_input_or_a_foreign_file(tmp_path, capsys):
+    """`ddcards batch deals.job -o deals` replaced the input by the job file (written atomically,
+    unchecked), and a fresh OUT replaced any file called OUT.job: a security review's find."""
+    docs = "".join(json.dumps(endgame(n)) + "\n" for n in (27, 28))
+    source = tmp_path / "deals.jsonl.job"
+    source.write_text(docs)
+    out = tmp_path / "deals.jsonl"
+    assert batch(str(source), "-o", str(out), "-j", "1") == cli.EXIT_BAD_INPUT
+    assert f"the output's job file {source} is the input" in capsys.readouterr().err
+    assert source.read_text() == docs and not out.exists()
+    # a file of another kind under OUT.job is left alone, and no empty OUT is left behind
+    source = tmp_path / "in.jsonl"
+    source.write_text(docs)
+    foreign = tmp_path / ("out.jsonl" + JOB_SUFFIX)
+    foreign.write_text("my notes\n")
+    for extra in ((), ("--restart",)):
+        assert batch(str(source), "-o", str(tmp_path / "out.jsonl"), "-j", "1", *extra) == cli.EXIT_BAD_INPUT
+        assert f"{foreign} exists and is not a ddcards batch job file" in capsys.readouterr().err
+        assert foreign.read_text() == "my notes\n" and not (tmp_path / "out.jsonl").exists()
+    # a job file of an earlier run there is fine: a new OUT takes its name
+    foreign.unlink()
+    assert batch(str(source), "-o", str(tmp_path / "old.jsonl"), "-j", "1") == 0
+    (tmp_path / ("old.jsonl" + JOB_SUFFIX)).rename(foreign)
+    assert batch(str(source), "-o", str(tmp_path / "out.jsonl"), "-j", "1") == 0
+    assert len(read_records(tmp_path / "out.jsonl")) == 2
+
+
 def test_a_run_that_answers_nothing_leaves_no_output_to_block_the_next(tmp_path, capsys):
     """An empty input left an empty OUT and its job file, and the next run with another input
     was refused: 'holds answers to another job', though it held none."""

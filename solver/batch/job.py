@@ -41,7 +41,7 @@ from typing import Any, BinaryIO, cast
 import ddcards
 from ddcards import errors
 from ddcards._batch import Entry, Outcome, input_pieces, read_documents
-from ddcards.batch.journal import JOB_FORMAT, Journal, key_bits
+from ddcards.batch.journal import JOB_FORMAT, JOB_SUFFIX, Journal, key_bits
 from ddcards.batch.many import ExecutorFailure, Task, solve_tasks
 from ddcards.batch.progress import DocumentCounter, ProgressBar, wanted
 from ddcards.batch.summary import SearchTimes, milliseconds
@@ -312,6 +312,10 @@ def run(args: argparse.Namespace) -> int:
     if args.input != "-" and _same_file(args.input, args.output):
         raise InvalidOptionError(f"the output {args.output} is the input: choose another file", token=args.output,
                                  rule="-o: the output is a new file")
+    if args.input != "-" and _same_file(args.input, args.output + JOB_SUFFIX):
+        # OUT's job file would be written over the input (replaced whole: it was lost for good)
+        raise InvalidOptionError(f"the output's job file {args.output + JOB_SUFFIX} is the input: choose another "
+                                 "output file", token=args.output, rule="-o: the output is a new file")
     with ExitStack() as stack:
         source = _open_input(args.input, stack)
         tally = _Tally()

@@ -186,7 +186,26 @@ class Journal:
     # ------------------------------------------------------------ opening
 
     def _write_job(self, job: dict[str, Any]) -> None:
+        self._check_job_path_is_ours()
         _write_atomically(self.job_path, json.dumps(job, ensure_ascii=False, indent=1) + "\n")
+
+    def _check_job_path_is_ours(self) -> None:
+        """OUT.job is replaced whole: only a job file (of any earlier run) may be there already, never
+        another file that happens to have that name."""
+        if not os.path.lexists(self.job_path):
+            return
+        try:
+            with open(self.job_path, encoding="utf-8") as fh:
+                text = fh.read(65537)           # a job file is a few hundred bytes
+            earlier = json.loads(text) if len(text) <= 65536 else None
+            # a job file of any run (another version's format too): an object with these fields
+            ours = isinstance(earlier, dict) and {"format", "input"} <= set(earlier)
+        except (OSError, ValueError):
+            ours = False
+        if not ours:
+            raise InvalidOptionError(f"{self.job_path} exists and is not a ddcards batch job file, and {self.path} "
+                                     f"needs that name for its job: move it, or choose another output file",
+                                     token=self.job_path, rule=RESUME_RULE)
 
     def _check_job(self, job: dict[str, Any]) -> None:
         try:
