@@ -6,6 +6,7 @@ What the page shows, read back from the DOM of a real browser and compared with
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -229,6 +230,11 @@ def test_cli_report_output_errors(tmp_path):
     out = run("report", str(deal), "-o", str(tmp_path / "missing" / "deal.html"))
     assert out.returncode == 2 and "cannot write" in out.stderr and "No such file or directory" in out.stderr
     out = run("report", str(deal), "-o", str(deal))
+    assert out.returncode == 2 and "would overwrite its input" in out.stderr
+    assert json.loads(deal.read_text()) == deals.seed_deal()
+    # a hard link to the input is the input too (resolve() saw only symlinks: a security review's find)
+    os.link(deal, tmp_path / "linked.json")
+    out = run("report", str(deal), "-o", str(tmp_path / "linked.json"))
     assert out.returncode == 2 and "would overwrite its input" in out.stderr
     assert json.loads(deal.read_text()) == deals.seed_deal()
     out = run("report", str(tmp_path / "nowhere.json"))

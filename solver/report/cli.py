@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import webbrowser
 from collections.abc import Mapping
@@ -12,6 +13,16 @@ from ddcards._jsonio import shown, token_text
 from ddcards.errors import NotationError
 
 REPORT_INPUT_RULE = "ddcards report: a position document with the recorded play, or an analysis document"
+
+
+def _same_file(path: Path, name: str | None) -> bool:
+    """Is `path` the file `name` (a hard link to it too, which resolve() does not see)?"""
+    if not name or name == "-":
+        return False
+    try:
+        return os.path.samefile(path, name)
+    except OSError:                 # either does not exist (yet)
+        return False
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -66,7 +77,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         sys.stdout.write(page)
         return 0
     path = Path(args.output) if args.output else default_output(args)
-    if path.resolve() == Path(args.file or "-").resolve():
+    if path.resolve() == Path(args.file or "-").resolve() or _same_file(path, args.file):
         raise NotationError(f"the report would overwrite its input {path}", token=str(path),
                             rule="-o names a new file")
     try:
