@@ -17,6 +17,7 @@ import pytest
 
 import ddcards
 import ddcards.board.app as board_app
+from ddcards.board.app import IP_LITERALS
 from ddcards.board.cli import board_hosts, check_listen
 
 try:
@@ -52,8 +53,20 @@ def test_a_request_for_another_host_name_is_refused():
         for name in ("localhost", "127.0.0.1", "[::1]"):
             status, answer, _ = request(url + "/api/solve", body, {"Host": f"{name}:8765"})
             assert status == 200 and answer["value"] == 70
-    with running_board(hosts=board_hosts("0.0.0.0")) as (url, _):      # every address: any name
+    # Every address: any IP address and this machine's names, but not any name at all (it answered a
+    # page whose name points at this machine: DNS rebinding, found by a security review) ...
+    with running_board(hosts=board_hosts("0.0.0.0")) as (url, _):
+        port = url.rsplit(":", 1)[1]
+        for name in ("192.0.2.7", "[2001:db8::7]", socket.gethostname()):
+            status, answer, _ = request(url + "/api/solve", body, {"Host": f"{name}:{port}"})
+            assert status == 200 and answer["value"] == 70, name
+        status, err, _ = request(url + "/api/solve", body, {"Host": f"evil.example:{port}",
+                                                             "Origin": f"http://evil.example:{port}"})
+        assert status == 421 and "any IP address" in err["error"] and "--allow-host" in err["error"]
+    # ... but a name given with --allow-host
+    with running_board(hosts=board_hosts("0.0.0.0", ["MyBox.example"])) as (url, _):
         assert request(url + "/api/solve", body, {"Host": "mybox.example"})[1]["value"] == 70
+        assert request(url + "/api/solve", body, {"Host": "evil.example"})[0] == 421
 
 
 def test_a_request_from_another_sites_page_is_refused():
@@ -194,4 +207,7 @@ def test_the_command_line_says_why_it_cannot_listen():
         check_listen("nosuch.invalid", 0)
     assert info.value.token == "nosuch.invalid"
     assert board_hosts("127.0.0.1") == ("127.0.0.1", "localhost", "::1", "127.0.0.1")
-    assert board_hosts("::") == ("*",)
+    hosts = board_hosts("::", ["box.example"])
+    assert hosts[:4] == ("127.0.0.1", "localhost", "::1", IP_LITERALS) and hosts[-1] == "box.example"
+    assert socket.gethostname().lower() in hosts and "*" not in hosts
+    assert board_hosts("127.0.0.1", ["box.example"])[-1] == "box.example"

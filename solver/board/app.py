@@ -18,6 +18,7 @@ the layout all come from ddcards, so a new game shows up with no web code.
 """
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import threading
@@ -49,6 +50,9 @@ MAX_STOPPED_EARLY = 256
 STOPPED_EARLY_SECONDS = 10.0     # a stop may come before its search by this much at most
 #: The names under which a board on this machine's loopback answers (the Host header's host).
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+# In BoardApp's hosts: any IP address as the Host (a board on a wildcard address, reached by one of
+# the machine's addresses). DNS rebinding needs a name, which a browser sends as the Host.
+IP_LITERALS = "<any address>"
 #: Sent with every answer: no other site may frame the board (clickjacking), nor may a browser
 #: guess another content type.
 SECURITY_HEADERS = [(b"x-frame-options", b"DENY"), (b"content-security-policy", b"frame-ancestors 'none'"),
@@ -149,8 +153,9 @@ class BoardApp:
                  workers: int | None = None, position: Mapping[str, Any] | None = None, threads: int = 1,
                  hosts: Iterable[str] | None = None):
         """hosts: the host names the board answers to (the Host header's; default this machine's
-        loopback names), "*" for any: a page of another site whose name it points at 127.0.0.1
-        (DNS rebinding) would otherwise be the board's own origin, free to run searches."""
+        loopback names), IP_LITERALS for any IP address, "*" for any name at all: a page of
+        another site whose name it points at this machine (DNS rebinding) would otherwise be the
+        board's own origin, free to run searches."""
         self.hosts = frozenset(h.strip("[]").lower() for h in (LOOPBACK_NAMES if hosts is None else hosts))
         # Bad options and bad input fail at start, not at the first search.
         if position is not None:
@@ -199,15 +204,28 @@ class BoardApp:
 
         await self.app(scope, receive, send_secured)
 
+    def answers_host(self, host: str) -> bool:
+        if "*" in self.hosts or host in self.hosts:
+            return True
+        if IP_LITERALS in self.hosts:
+            try:
+                ipaddress.ip_address(host)
+                return True
+            except ValueError:
+                return False
+        return False
+
     def refusal(self, headers: Headers) -> Response | None:
         """The answer to a request for another host (DNS rebinding) or from another site's page
         (its Origin), or None to serve it."""
         host = _hostname("//" + headers.get("host", ""))
-        if "*" not in self.hosts and host not in self.hosts:
-            names = ", ".join(sorted(self.hosts))
+        if not self.answers_host(host):
+            names = ", ".join(sorted(h for h in self.hosts if h != IP_LITERALS)) + \
+                (" and any IP address" if IP_LITERALS in self.hosts else "")
             return error_response(NotationError(
                 f"the board answers requests for {names}, not for host {host or '(none)'!r} (a page under another "
-                "name must not reach it: DNS rebinding); open it by one of those names, or start it with --host",
+                "name must not reach it: DNS rebinding); open it by one of those names, or start it with "
+                "--allow-host NAME",
                 token=host or "Host", rule="board: requests for its own host names"), 421)
         origin = headers.get("origin")
         if origin is not None:

@@ -7,6 +7,7 @@ import socket
 import sys
 import threading
 import webbrowser
+from collections.abc import Iterable
 
 import ddcards
 
@@ -19,6 +20,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="open a bundled example (default marias-seed; see `ddcards examples`)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default %(default)s: this machine only)")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="also answer requests that name the board NAME (a name of this machine that browsers "
+                        "use, with --host 0.0.0.0, say); repeatable")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (default %(default)s; 0 picks a free one)")
     p.add_argument("--open", action="store_true", help="open the board in the default browser")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
@@ -48,14 +52,18 @@ def is_wildcard(host: str) -> bool:
         return False
 
 
-def board_hosts(host: str) -> tuple[str, ...]:
+def board_hosts(host: str, allowed: Iterable[str] = ()) -> tuple[str, ...]:
     """The host names the board answers to when it listens on `host` (see BoardApp): its
-    loopback names, and the address it was told to listen on; any name on a wildcard address."""
-    from ddcards.board.app import LOOPBACK_NAMES
+    loopback names, the address it was told to listen on, and the `allowed` names; on a
+    wildcard address any IP address and this machine's own names, never any name at all (a
+    page whose name points at this machine would then reach it: DNS rebinding)."""
+    from ddcards.board.app import IP_LITERALS, LOOPBACK_NAMES
 
+    extra = tuple(name.strip().strip("[]").lower() for name in allowed if name.strip())
     if is_wildcard(host):
-        return ("*",)
-    return LOOPBACK_NAMES + (host.strip("[]"),)
+        names = {socket.gethostname().lower(), socket.getfqdn().lower()} - {""}
+        return LOOPBACK_NAMES + (IP_LITERALS,) + tuple(sorted(names)) + extra
+    return LOOPBACK_NAMES + (host.strip("[]"),) + extra
 
 
 def check_listen(host: str, port: int) -> None:
@@ -101,7 +109,7 @@ def cmd_board(args: argparse.Namespace) -> int:
         print(f"ddcards: warning: the board listens on {args.host}: anyone who reaches it can run searches "
               "on this machine (it has no login)", file=sys.stderr)
     app = create_app(tt_mb=args.tt_mb, timeout=args.timeout, position=position, threads=args.threads,
-                     hosts=board_hosts(args.host))
+                     hosts=board_hosts(args.host, args.allow_host))
     # A search runs until it ends or is stopped: on Ctrl-C every one is stopped at once, and what
     # has not answered within a second is cut (uvicorn would otherwise wait for them for ever).
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=1)
