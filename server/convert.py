@@ -162,6 +162,9 @@ def analysis_mode_name(mode: int) -> str:
 
 def name_to_mode(name: str | int) -> pb.SolveMode:
     if isinstance(name, int):
+        if not _INT32_MIN <= name <= _INT32_MAX:      # no enum field holds it
+            raise RequestError(f"unknown solve mode {name}: use best, optimal or all ({MODE_RULE})", token=str(name),
+                               rule=MODE_RULE, field="mode")
         return cast(pb.SolveMode, name)   # a number goes as it is: the receiver checks it
     key = str(getattr(name, "value", name)).strip().lower()
     if key.startswith("solve_mode_"):

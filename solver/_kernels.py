@@ -26,11 +26,36 @@ _selected: str | None = None
 
 
 def _command_line() -> bool:
-    """Is this process the ``ddcards`` command (its console script, or ``python -m ddcards``)?"""
-    argv = getattr(sys, "orig_argv", sys.argv)
-    if os.path.basename(sys.argv[0] if sys.argv else "") == "ddcards":
+    """Is this process the ``ddcards`` command (its console script, or ``python -m ddcards...``)?"""
+    if not sys.argv:
+        return False
+    if os.path.basename(sys.argv[0]) == "ddcards":
         return True
-    return any(a == "-m" and b in ("ddcards", "ddcards.cli") for a, b in zip(argv, argv[1:]))
+    # While Python imports the packages of a -m target, sys.argv[0] is "-m"; the target is then
+    # in the interpreter's own options (-m NAME, -mNAME, -Im NAME ...).
+    return sys.argv[0] == "-m" and (_module_option() or "").split(".")[0] == "ddcards"
+
+
+def _module_option() -> str | None:
+    """The module of the interpreter's -m option (None if it has none)."""
+    argv = getattr(sys, "orig_argv", [])
+    i = 1
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
+        flags = argv[i][1:]
+        if flags.startswith("-"):               # --long options take no argument here
+            i += 1
+            continue
+        for j, flag in enumerate(flags):
+            if flag == "m":
+                return flags[j + 1:] or (argv[i + 1] if i + 1 < len(argv) else None)
+            if flag in "cWX":                   # the rest of the group (or the next word) is its argument
+                if flag == "c":
+                    return None
+                if j == len(flags) - 1:
+                    i += 1
+                break
+        i += 1
+    return None
 
 
 def _refuse(message: str) -> NoReturn:

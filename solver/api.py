@@ -770,10 +770,12 @@ def solve_many(positions: Iterable[PositionLike], *, jobs: int | None = None, ex
         raise InvalidOptionError(f"solve_many takes an iterable of positions, not one {type(positions).__name__} "
                                  "(a list of one, or ddcards.solve)", token=type(positions).__name__,
                                  rule="solve_many: an iterable of positions")
-    if not isinstance(positions, Iterable):
+    try:
+        source = iter(positions)
+    except TypeError:
         raise InvalidArgumentTypeError(f"solve_many takes an iterable of positions, not {shown(positions)}",
                                        token=token_text(positions), rule="solve_many: an iterable of positions",
-                                       field="positions")
-    tasks = (Task(index, position) for index, position in enumerate(positions))
+                                       field="positions") from None
+    tasks = (Task(index, position) for index, position in enumerate(source))
     return answers_of(solve_tasks(tasks, jobs=jobs, executor=executor, mode=mode, timeout=timeout, tt_mb=tt_mb,
                                   window=window, chunk_size=chunk_size))

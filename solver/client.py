@@ -23,6 +23,7 @@ A server started with ``--tls-cert``/``--tls-key`` wants ``tls=True`` (and
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -87,8 +88,12 @@ class RejectedRequest(grpc.RpcError, DdcardsError):
     def __init__(self, failure: status.Failure):
         DdcardsError.__init__(self, failure.message, token=failure.token or None, rule=failure.rule or None,
                               field=failure.doc_field or None)
+        self.failure = failure
         self.reason = failure.reason
         self._status = failure.to_status()
+
+    def __reduce__(self) -> tuple[type[RejectedRequest], tuple[status.Failure]]:
+        return RejectedRequest, (self.failure,)      # pickled as its Failure (a process pool's worker)
 
     def code(self) -> grpc.StatusCode:
         return self._status.code
@@ -100,6 +105,33 @@ class RejectedRequest(grpc.RpcError, DdcardsError):
         return self._status.trailing_metadata
 
 
+def _iterable(values: Any, name: str) -> Iterator[Any]:
+    try:
+        if isinstance(values, (str, bytes, Mapping)):
+            raise TypeError
+        return iter(values)
+    except TypeError:
+        raise InvalidArgumentTypeError(f"{name} must be an iterable (a list, say), not {type(values).__name__}",
+                                       token=type(values).__name__, rule=IDS_RULE if name == "ids" else POSITION_RULE,
+                                       field=name) from None
+
+
+def _check_id(item_id: Any, i: int) -> None:
+    """A stream item's id: a str that a message can hold (valid Unicode)."""
+    if item_id is None:
+        problem = f"ids: no id for position {i}"
+    elif not isinstance(item_id, str):
+        problem = f"ids: an id is a str, not {type(item_id).__name__} (position {i})"
+    else:
+        try:
+            item_id.encode("utf-8")
+            return
+        except UnicodeError:
+            problem = f"ids: the id of position {i} is not valid Unicode (a lone surrogate)"
+    raise RejectedRequest(status.Failure(grpc.StatusCode.INVALID_ARGUMENT, problem, DdcardsError.reason,
+                                         rule=IDS_RULE, field="id"))
+
+
 def _rejected(position: Any, exc: BaseException) -> RejectedRequest:
     """The refusal of a position that cannot be encoded: the library's reading of it names
     what is wrong, as the server's would."""
@@ -109,13 +141,15 @@ def _rejected(position: Any, exc: BaseException) -> RejectedRequest:
         else:
             Position.from_dict(position)
     except DdcardsError as error:
-        return RejectedRequest(status.describe(error, doc=position if isinstance(position, Mapping) else None))
+        failure = status.describe(error, doc=position if isinstance(position, Mapping) else None)
+        # the request's field, as the server names it: such a document goes as its JSON text
+        return RejectedRequest(dataclasses.replace(failure, field="document_json"))
     except RecursionError:
         pass
     text = status.clean_text(f"{type(exc).__name__}: {exc}")
     return RejectedRequest(status.Failure(grpc.StatusCode.INVALID_ARGUMENT,
                                           f"the position cannot be sent in a request ({text})",
-                                          DdcardsError.reason, rule=POSITION_RULE))
+                                          DdcardsError.reason, rule=POSITION_RULE, field="document_json"))
 
 
 def error_details(error: grpc.RpcError | Any) -> dict[str, Any]:
@@ -262,30 +296,32 @@ class Client:
         ``index`` is the position's place in `positions`. A position the client cannot put in a
         message (:class:`RejectedRequest`) is answered so too, without being sent; the others go on.
         """
-        mode_number = convert.name_to_mode(mode)          # a bad mode fails the call, before any item
+        # Bad arguments fail the call here, before any item (not on gRPC's thread, which would end
+        # the stream with UNKNOWN).
+        mode_number = convert.name_to_mode(mode)
         deadline = self._timeout(timeout)
-        id_source = iter(ids) if ids is not None else None
+        position_source = _iterable(positions, "positions")
+        id_source = _iterable(ids, "ids") if ids is not None else None
         sent: list[int] = []                              # the stream's item k is positions[sent[k]]
         refused: deque[tuple[int, str, RejectedRequest]] = deque()
 
         def requests() -> Iterator[pb.SolveStreamRequest]:
             # Runs on gRPC's thread: an item that cannot be sent is answered here, in band,
             # and the others go on (an exception would end the whole stream).
-            for i, position in enumerate(positions):
-                item_id: str | None = str(i)
+            for i, position in enumerate(position_source):
+                item_id: Any = str(i)
                 try:
                     if id_source is not None:
                         item_id = next(id_source, None)
-                        if not isinstance(item_id, str):
-                            raise RejectedRequest(status.Failure(
-                                grpc.StatusCode.INVALID_ARGUMENT,
-                                f"ids: no id for position {i}" if item_id is None else
-                                f"ids: an id is a str, not {type(item_id).__name__} (position {i})",
-                                DdcardsError.reason, rule=IDS_RULE))
-                    request = pb.SolveStreamRequest(id=str(item_id), solve=self.solve_request(position, mode_number))
+                        _check_id(item_id, i)
+                    request = pb.SolveStreamRequest(id=item_id, solve=self.solve_request(position, mode_number))
                 except DdcardsError as exc:
-                    refusal = exc if isinstance(exc, RejectedRequest) else RejectedRequest(status.describe(exc))
-                    refused.append((i, item_id if isinstance(item_id, str) else "", refusal))
+                    failure = exc.failure if isinstance(exc, RejectedRequest) else status.describe(exc)
+                    # the field as the server names a stream item's (solve.document_json, say)
+                    if failure.field and failure.field != "id":
+                        failure = dataclasses.replace(failure, field=f"solve.{failure.field}")
+                    shown_id = status.clean_text(item_id) if isinstance(item_id, str) else ""
+                    refused.append((i, shown_id, RejectedRequest(failure)))
                     continue
                 sent.append(i)
                 yield request
@@ -296,9 +332,7 @@ class Client:
                 if as_dict:
                     yield {"index": i, "id": item_id, "error": error_details(exc)}
                 else:
-                    failure = status.Failure(exc.code(), exc.details(), exc.reason, token=exc.token or "",
-                                             rule=exc.rule or "", field=exc.field or "")
-                    yield pb.SolveStreamResponse(id=item_id, index=i, error=failure.to_error_message())
+                    yield pb.SolveStreamResponse(id=item_id, index=i, error=exc.failure.to_error_message())
 
         for response in self.stub.SolveStream(requests(), timeout=deadline):
             yield from refusals()

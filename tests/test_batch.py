@@ -188,6 +188,19 @@ def test_the_job_file_is_never_written_over_the_input_or_a_foreign_file(tmp_path
         assert batch(str(source), "-o", str(tmp_path / "out.jsonl"), "-j", "1", *extra) == cli.EXIT_BAD_INPUT
         assert f"{foreign} exists and is not a ddcards batch job file" in capsys.readouterr().err
         assert foreign.read_text() == "my notes\n" and not (tmp_path / "out.jsonl").exists()
+    # nor a FIFO (opening it would wait for ever), and --restart of an answered OUT refused so
+    # leaves that OUT as it was
+    foreign.unlink()
+    os.mkfifo(foreign)
+    assert batch(str(source), "-o", str(tmp_path / "out.jsonl"), "-j", "1") == cli.EXIT_BAD_INPUT
+    assert "is not a ddcards batch job file" in capsys.readouterr().err
+    foreign.unlink()
+    assert batch(str(source), "-o", str(tmp_path / "out.jsonl"), "-j", "1") == 0
+    answered = (tmp_path / "out.jsonl").read_bytes()
+    foreign.write_text("my notes\n")
+    assert batch(str(source), "-o", str(tmp_path / "out.jsonl"), "-j", "1", "--restart") == cli.EXIT_BAD_INPUT
+    assert (tmp_path / "out.jsonl").read_bytes() == answered and foreign.read_text() == "my notes\n"
+    (tmp_path / "out.jsonl").unlink()
     # a job file of an earlier run there is fine: a new OUT takes its name
     foreign.unlink()
     assert batch(str(source), "-o", str(tmp_path / "old.jsonl"), "-j", "1") == 0

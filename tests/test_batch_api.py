@@ -79,6 +79,14 @@ def test_options_are_checked_at_the_call():
     for positions in (None, 5):
         with pytest.raises(ddcards.InvalidArgumentTypeError, match="solve_many takes an iterable of positions"):
             ddcards.solve_many(positions)
+
+    class Indexed:          # iterable through __getitem__ alone, as Python allows
+        def __getitem__(self, i: int) -> dict:
+            if i >= 2:
+                raise IndexError(i)
+            return MIXED[i]
+
+    assert sorted(done.index for done in ddcards.solve_many(Indexed(), jobs=1)) == [0, 1]
     with pytest.raises(ddcards.InvalidOptionError, match="chunk_size"):
         ddcards.solve_many(MIXED, chunk_size=0)
 

@@ -63,6 +63,8 @@ def test_a_request_for_another_host_name_is_refused():
         status, err, _ = request(url + "/api/solve", body, {"Host": f"evil.example:{port}",
                                                              "Origin": f"http://evil.example:{port}"})
         assert status == 421 and "any IP address" in err["error"] and "--allow-host" in err["error"]
+    # ... nor the name the board keeps for "any address" itself
+        assert request(url + "/api/solve", body, {"Host": IP_LITERALS})[0] == 421
     # ... but a name given with --allow-host
     with running_board(hosts=board_hosts("0.0.0.0", ["MyBox.example"])) as (url, _):
         assert request(url + "/api/solve", body, {"Host": "mybox.example"})[1]["value"] == 70
@@ -211,3 +213,7 @@ def test_the_command_line_says_why_it_cannot_listen():
     assert hosts[:4] == ("127.0.0.1", "localhost", "::1", IP_LITERALS) and hosts[-1] == "box.example"
     assert socket.gethostname().lower() in hosts and "*" not in hosts
     assert board_hosts("127.0.0.1", ["box.example"])[-1] == "box.example"
+    assert board_hosts("::", ["[::1]"])[-1] == "::1"
+    for name in ("mybox.lan:8765", "http://mybox.lan", "mybox.lan.", ""):
+        with pytest.raises(ddcards.NotationError, match="is not a host name"):
+            board_hosts("::", [name])

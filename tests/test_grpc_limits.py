@@ -206,6 +206,40 @@ def test_a_stream_item_the_client_cannot_send_costs_only_itself(client):
     assert "no id for position 1" in outcomes[1]["error"]["message"]
 
 
+def test_the_clients_refusals_name_the_request_field_and_travel_between_processes(client):
+    """A review's finds: the message form of a refused stream item lost its doc_field, and a
+    RejectedRequest could not be pickled (a process pool's worker raising one broke the pool)."""
+    import pickle
+
+    from ddcards.client import RejectedRequest
+
+    bad = dict(_doc(), trump={1})
+    error = _invalid(lambda: client.solve(bad))
+    assert error_details(error)["field"] == "document_json" and error_details(error)["doc_field"] == "trump"
+    copy = pickle.loads(pickle.dumps(error))
+    assert isinstance(copy, RejectedRequest) and copy.details() == error.details() and str(copy) == str(error)
+    assert error_details(copy) == error_details(error)
+    (as_dict,) = client.solve_many([bad])
+    (message,) = client.solve_many([bad], as_dict=False)
+    assert as_dict["error"]["field"] == error_details(message.error)["field"] == "solve.document_json"
+    assert as_dict["error"]["doc_field"] == error_details(message.error)["doc_field"] == "trump"
+
+
+def test_bad_stream_arguments_fail_the_call_not_the_stream(client):
+    """They ended the stream on gRPC's thread with UNKNOWN 'Exception iterating requests!'."""
+    good = _doc()
+    for positions in (None, 5, good):
+        with pytest.raises(ddcards.InvalidArgumentTypeError, match="positions must be an iterable"):
+            list(client.solve_many(positions))
+    with pytest.raises(ddcards.DdcardsError, match="unknown solve mode 1099511627776"):
+        list(client.solve_many([good], mode=2 ** 40))
+    # an id that is not valid Unicode is that item's refusal
+    outcomes = sorted(client.solve_many([good, good], "best", ids=["a", "\ud800"]), key=lambda o: o["index"])
+    assert outcomes[0]["result"]["value"] == client.solve(good, "best")["value"]
+    assert "not valid Unicode" in outcomes[1]["error"]["message"] and outcomes[1]["error"]["field"] == "id"
+    assert outcomes[1]["id"] == "\\ud800"
+
+
 @pytest.mark.parametrize("make", [lambda port: Client(5),
                                   lambda port: Client(f"127.0.0.1:{port}", timeout="5"),
                                   lambda port: Client(f"127.0.0.1:{port}").solve(_doc(), timeout="5")])

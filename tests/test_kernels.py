@@ -129,16 +129,28 @@ def test_an_unknown_kernel_is_a_clear_import_error() -> None:
     assert "DDCARDS_KERNEL='avx9000': choose auto, baseline, x86-64-v3" in result.stderr
 
 
-@pytest.mark.parametrize("command", [["-m", "ddcards"], ["-m", "ddcards.cli"], "script"])
+@pytest.mark.parametrize("command", [["-m", "ddcards"], ["-m", "ddcards.cli"], ["-Im", "ddcards"], ["-mddcards"],
+                                     ["-m", "ddcards.server"], "script"])
 def test_an_unknown_kernel_is_a_one_line_error_of_the_command_line(command: list[str] | str) -> None:
     """The console script imports the package before main() can catch anything: it printed a
     traceback (exit status 1); the command's usual one-line error and usage status now."""
     script = Path(sys.executable).with_name("ddcards")
     argv = [str(script)] if command == "script" else [sys.executable, *command]
-    result = subprocess.run([*argv, "solve", "--example"], capture_output=True, text=True, timeout=120,
+    args = ["--help"] if "ddcards.server" in argv else ["solve", "--example"]
+    result = subprocess.run([*argv, *args], capture_output=True, text=True, timeout=120,
                             env={**os.environ, "DDCARDS_KERNEL": "avx9000"})
     assert result.returncode == 2
     assert result.stderr == "ddcards: error: DDCARDS_KERNEL='avx9000': choose auto, baseline, x86-64-v3\n"
+
+
+def test_a_program_whose_own_arguments_name_ddcards_still_gets_the_import_error(tmp_path: Path) -> None:
+    """`python prog.py -m ddcards` was taken for the command line (exit 2): a review's find."""
+    prog = tmp_path / "prog.py"
+    prog.write_text("try:\n    import ddcards\nexcept ImportError as exc:\n    print('caught', exc)\n")
+    for argv in ([str(prog), "-m", "ddcards"], ["-c", prog.read_text(), "-m", "ddcards"]):
+        result = subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=120,
+                                env={**os.environ, "DDCARDS_KERNEL": "avx9000"})
+        assert result.returncode == 0 and result.stdout.startswith("caught DDCARDS_KERNEL='avx9000'"), result
 
 
 def test_the_version_says_which_kernels_run() -> None:

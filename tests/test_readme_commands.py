@@ -70,25 +70,30 @@ def shell_lines() -> list[tuple[str, str]]:
     return found
 
 
-def ddcards_argv(line: str) -> list[str] | None:
-    """The arguments of a ``ddcards ...`` command (up to a redirection or a pipe), else None."""
-    words = shlex.split(line, comments=True)
-    for i, word in enumerate(words):
-        if word in SHELL_STOPS:
-            words = words[:i]
-            break
-    while words and "=" in words[0] and not words[0].startswith("-"):
-        words = words[1:]               # VARIABLE=value before the command
-    if words[:1] == ["ddcards"]:
-        return words[1:]
-    if words[:3] == ["python", "-m", "ddcards"] or words[:3] == [".venv/bin/python", "-m", "ddcards"]:
-        return words[3:]
-    if words[:1] == [".venv/bin/ddcards"]:
-        return words[1:]
-    return None
+def ddcards_commands(line: str) -> list[list[str]]:
+    """The arguments of each ``ddcards ...`` command of a line (split at ``&&``, ``|``, ``;``
+    and the like; a redirection ends a command), ``serve`` first for the service's own."""
+    found, words = [], []
+    for word in shlex.split(line, comments=True) + [";"]:
+        if word not in SHELL_STOPS:
+            words.append(word)
+            continue
+        while words and "=" in words[0] and not words[0].startswith("-"):
+            words = words[1:]               # VARIABLE=value before the command
+        program = words[:1]
+        if program and Path(program[0]).name == "ddcards":
+            found.append(words[1:])
+        elif program and Path(program[0]).name.startswith("python") and words[1:3] == ["-m", "ddcards"]:
+            found.append(words[3:])
+        elif program and Path(program[0]).name.startswith("python") and words[1:3] == ["-m", "ddcards.server"]:
+            found.append(["serve", *words[3:]])
+        words = []
+        if word in ("<", ">", ">>", "2>"):
+            break                           # the rest names files
+    return found
 
 
-COMMANDS = [(doc, line, argv) for doc, line in shell_lines() if (argv := ddcards_argv(line)) is not None]
+COMMANDS = [(doc, line, argv) for doc, line in shell_lines() for argv in ddcards_commands(line)]
 SCRIPTS = [(doc, line, m.group(1)) for doc, line in shell_lines()
            if (m := re.match(r"^(?:\S+=\S+\s+)*(?:\.venv/bin/)?python3?\s+((?:benchmarks|examples|fuzz|tools|tests)/\S+\.py)",
                              line))]
@@ -96,7 +101,10 @@ SCRIPTS = [(doc, line, m.group(1)) for doc, line in shell_lines()
 
 def test_the_documents_show_commands():
     assert len(COMMANDS) >= 25 and len(SCRIPTS) >= 15
-    assert {argv[0] for _, _, argv in COMMANDS} >= {"solve", "analyse", "batch", "report", "table", "games", "serve"}
+    assert {argv[0] for _, _, argv in COMMANDS if argv} >= {"solve", "analyse", "batch", "report", "table", "games",
+                                                            "serve"}
+    # the README's first command, after its install steps
+    assert ["solve", "--example"] in [argv for doc, _, argv in COMMANDS if doc == "README.md"]
 
 
 @pytest.mark.parametrize("document, line, argv", COMMANDS, ids=[f"{d}: {line[:60]}" for d, line, _ in COMMANDS])

@@ -171,6 +171,7 @@ class Journal:
             elif not existed:
                 self._write_job(job)    # before any record, so that no answer is in OUT without its job file
             if existed and restart:
+                self._check_job_path_is_ours()      # a refusal changes nothing
                 os.ftruncate(self._fd, 0)
                 self._write_job(job)
             if self.resumed:
@@ -195,6 +196,9 @@ class Journal:
         if not os.path.lexists(self.job_path):
             return
         try:
+            # a regular file only: opening a FIFO would wait for a writer for ever
+            if not stat.S_ISREG(os.stat(self.job_path).st_mode):
+                raise ValueError(self.job_path)
             with open(self.job_path, encoding="utf-8") as fh:
                 text = fh.read(65537)           # a job file is a few hundred bytes
             earlier = json.loads(text) if len(text) <= 65536 else None

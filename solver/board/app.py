@@ -205,7 +205,7 @@ class BoardApp:
         await self.app(scope, receive, send_secured)
 
     def answers_host(self, host: str) -> bool:
-        if "*" in self.hosts or host in self.hosts:
+        if "*" in self.hosts or (host in self.hosts and host != IP_LITERALS):
             return True
         if IP_LITERALS in self.hosts:
             try:

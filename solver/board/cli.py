@@ -52,6 +52,21 @@ def is_wildcard(host: str) -> bool:
         return False
 
 
+def _allowed_name(name: str) -> str:
+    """An --allow-host name as the Host header carries it (lower case, no port, scheme or brackets)."""
+    from ddcards.errors import NotationError
+
+    bare = name.strip().lower()
+    try:
+        return str(ipaddress.ip_address(bare.strip("[]")))
+    except ValueError:
+        pass
+    if not bare or not all(part and part.replace("-", "").isalnum() and part.isascii() for part in bare.split(".")):
+        raise NotationError(f"--allow-host {name!r} is not a host name such as mybox.example (no port, scheme "
+                            "or path)", token=name, rule="--allow-host: a host name of this machine")
+    return bare
+
+
 def board_hosts(host: str, allowed: Iterable[str] = ()) -> tuple[str, ...]:
     """The host names the board answers to when it listens on `host` (see BoardApp): its
     loopback names, the address it was told to listen on, and the `allowed` names; on a
@@ -59,7 +74,7 @@ def board_hosts(host: str, allowed: Iterable[str] = ()) -> tuple[str, ...]:
     page whose name points at this machine would then reach it: DNS rebinding)."""
     from ddcards.board.app import IP_LITERALS, LOOPBACK_NAMES
 
-    extra = tuple(name.strip().strip("[]").lower() for name in allowed if name.strip())
+    extra = tuple(_allowed_name(name) for name in allowed)
     if is_wildcard(host):
         names = {socket.gethostname().lower(), socket.getfqdn().lower()} - {""}
         return LOOPBACK_NAMES + (IP_LITERALS,) + tuple(sorted(names)) + extra
