@@ -237,6 +237,12 @@ def test_cli_report_output_errors(tmp_path):
     out = run("report", str(deal), "-o", str(tmp_path / "linked.json"))
     assert out.returncode == 2 and "would overwrite its input" in out.stderr
     assert json.loads(deal.read_text()) == deals.seed_deal()
+    # ... and so is the file standard input comes from (`ddcards report - -o deal.json < deal.json`)
+    with open(deal) as stdin:
+        out = subprocess.run([sys.executable, "-m", "ddcards", "report", "-", "-o", str(deal)], stdin=stdin,
+                             capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "would overwrite its input" in out.stderr
+    assert json.loads(deal.read_text()) == deals.seed_deal()
     out = run("report", str(tmp_path / "nowhere.json"))
     assert out.returncode == 2 and "cannot read" in out.stderr
 

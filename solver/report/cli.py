@@ -16,12 +16,15 @@ REPORT_INPUT_RULE = "ddcards report: a position document with the recorded play,
 
 
 def _same_file(path: Path, name: str | None) -> bool:
-    """Is `path` the file `name` (a hard link to it too, which resolve() does not see)?"""
-    if not name or name == "-":
+    """Is `path` the input `name` (a hard link to it too, which resolve() does not see; for - the
+    file standard input was redirected from)?"""
+    if not name:
         return False
     try:
+        if name == "-":
+            return os.path.samestat(os.fstat(sys.stdin.fileno()), os.stat(path))
         return os.path.samefile(path, name)
-    except OSError:                 # either does not exist (yet)
+    except (OSError, ValueError, AttributeError):   # no such file (yet), or no real stdin
         return False
 
 
