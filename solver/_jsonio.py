@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -54,6 +55,16 @@ LIMITS_RULE = ("docs/RULES.md §0.11 rule 2: at most 16 levels of nesting,"
 #: (Windows editors and PowerShell write it), so every reader here does.
 BOM = "\ufeff"
 BOM_BYTES = BOM.encode("utf-8")
+
+
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Are `a` and `b` one file (a hard link or a symlink to it too)?  False if either is missing:
+    an output that does not exist yet is no input.  (The batch and report commands' check that
+    their output is not their input.)"""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def without_bom(text: str) -> str:

@@ -105,15 +105,14 @@ class RejectedRequest(grpc.RpcError, DdcardsError):
         return self._status.trailing_metadata
 
 
-def _iterable(values: Any, name: str) -> Iterator[Any]:
+def _iterable(values: Any, name: str, rule: str) -> Iterator[Any]:
     try:
         if isinstance(values, (str, bytes, Mapping)):
             raise TypeError
         return iter(values)
     except TypeError:
         raise InvalidArgumentTypeError(f"{name} must be an iterable (a list, say), not {type(values).__name__}",
-                                       token=type(values).__name__, rule=IDS_RULE if name == "ids" else POSITION_RULE,
-                                       field=name) from None
+                                       token=type(values).__name__, rule=rule, field=name) from None
 
 
 def _check_id(item_id: Any, i: int) -> None:
@@ -274,7 +273,8 @@ class Client:
         response = self.stub.Solve(self.solve_request(position, mode), timeout=self._timeout(timeout))
         return convert.response_to_dict(response) if as_dict else response
 
-    def solve_future(self, position: Any, mode: str | int = "all", *, timeout: float | None = None) -> grpc.Future[pb.SolveResponse]:
+    def solve_future(self, position: Any, mode: str | int = "all", *,
+                     timeout: float | None = None) -> grpc.Future[pb.SolveResponse]:
         """Start a Solve and return its future (``.result()``, ``.cancel()``); the result is the message."""
         return self.stub.Solve.future(self.solve_request(position, mode), timeout=self._timeout(timeout))
 
@@ -300,8 +300,8 @@ class Client:
         # the stream with UNKNOWN).
         mode_number = convert.name_to_mode(mode)
         deadline = self._timeout(timeout)
-        position_source = _iterable(positions, "positions")
-        id_source = _iterable(ids, "ids") if ids is not None else None
+        position_source = _iterable(positions, "positions", POSITION_RULE)
+        id_source = _iterable(ids, "ids", IDS_RULE) if ids is not None else None
         sent: list[int] = []                              # the stream's item k is positions[sent[k]]
         refused: deque[tuple[int, str, RejectedRequest]] = deque()
 

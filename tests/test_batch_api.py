@@ -74,7 +74,8 @@ def test_options_are_checked_at_the_call():
     with pytest.raises(ddcards.InvalidOptionError, match="unknown mode 'fast'"):
         ddcards.solve_many(MIXED, mode="fast")
     # Arguments of the wrong type: InvalidArgumentTypeError, a DdcardsError and a TypeError (plain TypeErrors before)
-    with pytest.raises(ddcards.InvalidArgumentTypeError, match="executor must be a concurrent.futures.Executor or a dask"):
+    with pytest.raises(ddcards.InvalidArgumentTypeError,
+                       match="executor must be a concurrent.futures.Executor or a dask"):
         ddcards.solve_many(MIXED, executor="tcp://127.0.0.1:8786")
     for positions in (None, 5):
         with pytest.raises(ddcards.InvalidArgumentTypeError, match="solve_many takes an iterable of positions"):

@@ -94,9 +94,8 @@ def ddcards_commands(line: str) -> list[list[str]]:
 
 
 COMMANDS = [(doc, line, argv) for doc, line in shell_lines() for argv in ddcards_commands(line)]
-SCRIPTS = [(doc, line, m.group(1)) for doc, line in shell_lines()
-           if (m := re.match(r"^(?:\S+=\S+\s+)*(?:\.venv/bin/)?python3?\s+((?:benchmarks|examples|fuzz|tools|tests)/\S+\.py)",
-                             line))]
+SCRIPT = re.compile(r"^(?:\S+=\S+\s+)*(?:\.venv/bin/)?python3?\s+((?:benchmarks|examples|fuzz|tools|tests)/\S+\.py)")
+SCRIPTS = [(doc, line, m.group(1)) for doc, line in shell_lines() if (m := SCRIPT.match(line))]
 
 
 def test_the_documents_show_commands():

@@ -158,7 +158,8 @@ def test_the_generated_grpc_module_is_typed(installed: Path, tmp_path: Path) -> 
 
 def test_the_package_passes_mypy_strict(installed: Path, tmp_path: Path) -> None:
     modules = python_modules()
-    assert {"ddcards", "ddcards.api", "ddcards.client", "ddcards.games.mariasz", "ddcards.games.prsi", "ddcards.cli"} <= set(modules)
+    assert {"ddcards", "ddcards.api", "ddcards.client", "ddcards.games.mariasz", "ddcards.games.prsi", "ddcards.cli",
+            "ddcards.server.service"} <= set(modules)
     config = mypy_config(installed, tmp_path, strict_modules=modules)
     out = run_mypy("--config-file", str(config), "-p", "ddcards", cwd=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr

@@ -41,6 +41,7 @@ from typing import Any, BinaryIO, cast
 import ddcards
 from ddcards import errors
 from ddcards._batch import Entry, Outcome, input_pieces, read_documents
+from ddcards._jsonio import same_file
 from ddcards.batch.journal import JOB_FORMAT, JOB_SUFFIX, Journal, key_bits
 from ddcards.batch.many import ExecutorFailure, Task, solve_tasks
 from ddcards.batch.progress import DocumentCounter, ProgressBar, wanted
@@ -298,21 +299,14 @@ def _job(source: _Input, args: argparse.Namespace) -> dict[str, Any]:
                         "timeout": None if args.timeout is None or math.isinf(args.timeout) else args.timeout}}
 
 
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
 # ----------------------------------------------------------------- the job
 
 def run(args: argparse.Namespace) -> int:
     """Run ``ddcards batch`` with parsed `args`; the exit status."""
-    if args.input != "-" and _same_file(args.input, args.output):
+    if args.input != "-" and same_file(args.input, args.output):
         raise InvalidOptionError(f"the output {args.output} is the input: choose another file", token=args.output,
                                  rule="-o: the output is a new file")
-    if args.input != "-" and _same_file(args.input, args.output + JOB_SUFFIX):
+    if args.input != "-" and same_file(args.input, args.output + JOB_SUFFIX):
         # OUT's job file would be written over the input (replaced whole: it was lost for good)
         raise InvalidOptionError(f"the output's job file {args.output + JOB_SUFFIX} is the input: choose another "
                                  "output file", token=args.output, rule="-o: the output is a new file")

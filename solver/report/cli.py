@@ -9,21 +9,21 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import ddcards
-from ddcards._jsonio import shown, token_text
+from ddcards._jsonio import same_file, shown, token_text
 from ddcards.errors import NotationError
 
 REPORT_INPUT_RULE = "ddcards report: a position document with the recorded play, or an analysis document"
 
 
-def _same_file(path: Path, name: str | None) -> bool:
+def _is_input(path: Path, name: str | None) -> bool:
     """Is `path` the input `name` (a hard link to it too, which resolve() does not see; for - the
     file standard input was redirected from)?"""
     if not name:
         return False
+    if name != "-":
+        return same_file(path, name)
     try:
-        if name == "-":
-            return os.path.samestat(os.fstat(sys.stdin.fileno()), os.stat(path))
-        return os.path.samefile(path, name)
+        return os.path.samestat(os.fstat(sys.stdin.fileno()), os.stat(path))
     except (OSError, ValueError, AttributeError):   # no such file (yet), or no real stdin
         return False
 
@@ -80,7 +80,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         sys.stdout.write(page)
         return 0
     path = Path(args.output) if args.output else default_output(args)
-    if path.resolve() == Path(args.file or "-").resolve() or _same_file(path, args.file):
+    if path.resolve() == Path(args.file or "-").resolve() or _is_input(path, args.file):
         raise NotationError(f"the report would overwrite its input {path}", token=str(path),
                             rule="-o names a new file")
     try:
