@@ -121,6 +121,10 @@ def test_the_sdist_holds_what_its_tests_and_docs_need(sdist: Path) -> None:
                  "fuzz/atheris_documents.py", "tools/profile_workload.py", "tools/grpc_pyi.py",
                  "solver/_core/search.pyx", "proto/ddcards/v1/ddcards.proto", "docs/RULES.md", "buf.yaml"):
         assert (sdist / name).is_file(), name
+    # every source the extension modules compile from (a missing one fails the sdist's build)
+    sources = [p.relative_to(ROOT) for p in (ROOT / "solver").rglob("*") if p.suffix in (".pyx", ".pxd", ".pxi", ".h")]
+    assert any(p.suffix == ".pxi" for p in sources)
+    assert [str(p) for p in sources if not (sdist / p).is_file()] == []
     leftovers = [p for p in sdist.rglob("*") if p.suffix in (".so", ".pyc") or p.name.endswith("_pb2.py")]
     assert not leftovers
 

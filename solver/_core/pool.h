@@ -1,4 +1,4 @@
-/* Parked threads for the searches that use several (search.pyx, run_on_threads).
+/* Parked threads for the searches that use several (root_split.pxi, run_on_threads).
  *
  * A search on N threads used to start N - 1 threads and join them, each
  * search of a few milliseconds paying a thread's start and end.  Here a

@@ -19,7 +19,7 @@
 # with everything they depend on (the game itself included: one Searcher may
 # serve several games) and stamped with `gen`, so that clearing the table (a
 # new generation) forgets them too.  The side area is never shared between
-# threads; the buckets may be (the root split of search.pyx).
+# threads; the buckets may be (the root split, root_split.pxi).
 #
 #   k0:64 | kx:64 | data:64 | pad:64,   kx = k1 ^ data,
 #   data = lo:16 | hi:16 | depth:8 | gen:8 | move:8 (from the low bits)
