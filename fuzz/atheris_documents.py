@@ -1,7 +1,7 @@
 """Coverage-guided fuzzing of the document readers with atheris (issue 10).
 
 Each input is raw bytes, read three ways: as one position document
-(``Position.from_json``), as a batch (``ddcards._batch.read_documents``, every entry then
+(``Position.from_json``), as a batch (``ddcards.batch.reader.read_documents``, every entry then
 validated as a position), and through ``dd_table``.  Anything but a DdcardsError is a
 crash: atheris stops and writes the input to ``crash-*``.  The Python code of ddcards is
 instrumented, so inputs that reach new lines of the readers and validators are kept.
@@ -25,7 +25,7 @@ import atheris
 
 with atheris.instrument_imports(include=["ddcards"]):
     import ddcards
-    from ddcards import _batch
+    from ddcards.batch import reader
     from ddcards.ddtable import dd_table
     from ddcards.errors import DdcardsError
 
@@ -34,7 +34,7 @@ def one_input(data: bytes) -> None:
         ddcards.Position.from_json(data)
     except DdcardsError:
         pass
-    for entry in _batch.read_documents(io.BytesIO(data)):
+    for entry in reader.read_documents(io.BytesIO(data)):
         if entry.error is not None:
             assert isinstance(entry.error, DdcardsError), repr(entry.error)
             continue

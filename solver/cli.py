@@ -12,7 +12,7 @@
 
 Batches are answered as they are read: each JSON Lines line is solved and its answer printed
 (and flushed) before the next line is read; a bad line gets an error record and the rest go
-on (ddcards._batch describes the input formats).
+on (ddcards.batch.reader describes the input formats).
 
 Exit status: 0 success, 1 a search was stopped (--timeout), 2 bad input (some document or the
 usage, or a --tt-mb table too large for the memory free) or an input that cannot be read or
@@ -31,10 +31,10 @@ from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, TextIO
 
 import ddcards
-from ddcards._batch import Entry, Outcome, answer_each, read_documents
 from ddcards._foreground import Foreground
 from ddcards._jsonio import printable
 from ddcards.batch.progress import ProgressBar, document_count, wanted
+from ddcards.batch.reader import Entry, Outcome, answer_each, read_documents
 from ddcards.batch.summary import SearchTimes
 from ddcards.errors import DdcardsError, NotationError, SearchAborted
 from ddcards.result import spoken

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from ddcards import _batch, cli
+from ddcards import cli
+from ddcards.batch import reader
 from ddcards.batch import journal as journal_module
 from ddcards.batch.journal import JOB_FORMAT, JOB_SUFFIX, Journal
 from ddcards.errors import InvalidOptionError
@@ -80,8 +81,8 @@ def test_a_full_disk_is_a_clear_error_and_the_next_run_goes_on(tmp_path, capsys,
 def test_a_line_that_runs_on_gets_one_record_and_the_job_resumes(tmp_path, capsys, monkeypatch):
     """A line past the reader's limit got two records (too long; runs on), so OUT answered line 2
     twice, the summary counted a document too many and the next run refused OUT as hand-edited."""
-    monkeypatch.setattr(_batch, "MAX_LINE_BYTES", 1000)
-    monkeypatch.setattr(_batch, "MAX_RUNAWAY_BYTES", 4000)
+    monkeypatch.setattr(reader, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(reader, "MAX_RUNAWAY_BYTES", 4000)
     source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     source.write_text(json.dumps(endgame(27)) + "\n" + "x" * (2 << 20) + "\n" + json.dumps(endgame(28)) + "\n")
     for _ in range(2):

@@ -469,8 +469,8 @@ def test_no_documents_is_an_error(data, needle, capsys):
 
 
 def test_a_line_over_the_limit_is_an_error_record(monkeypatch, capsys):
-    from ddcards import _batch
-    monkeypatch.setattr(_batch, "MAX_LINE_BYTES", 2000)
+    from ddcards.batch import reader
+    monkeypatch.setattr(reader, "MAX_LINE_BYTES", 2000)
     data = lines_of(SEED) + b'{"game": "' + b"m" * 5000 + b'"}\n' + lines_of(BETL)
     status, out, _ = main_on(data, "solve", "--json", "--mode", "best", capsys=capsys)
     docs = [json.loads(line) for line in out.splitlines()]
@@ -494,31 +494,31 @@ class _Endless(io.RawIOBase):
 
 
 def test_an_endless_line_is_an_error_at_once_and_ends_the_input():
-    from ddcards import _batch
+    from ddcards.batch import reader
     source = _Endless()
-    entries = _batch.read_documents(io.BufferedReader(source))
+    entries = reader.read_documents(io.BufferedReader(source))
     first = next(entries)            # as soon as 16 MiB is read, not when (never) the line ends
     assert first.line == 1 and str(first.error).startswith("the line is longer than 16 MiB")
-    assert source.given <= _batch.MAX_LINE_BYTES + (1 << 20)
+    assert source.given <= reader.MAX_LINE_BYTES + (1 << 20)
     rest = list(entries)             # the reading stops: nothing after an endless line can be read
     assert [(e.line, str(e.error)) for e in rest] == [
         (1, "the line runs on past 64 MiB without a newline: nothing after it is read")]
-    assert source.given <= _batch.MAX_RUNAWAY_BYTES + (2 << 20)
+    assert source.given <= reader.MAX_RUNAWAY_BYTES + (2 << 20)
     # the batch job reads (hashes, spools) as far as the reader does, in pieces
-    pieces = list(_batch.input_pieces(io.BufferedReader(_Endless())))
+    pieces = list(reader.input_pieces(io.BufferedReader(_Endless())))
     assert pieces[0] == (b"x" * (1 << 20), True) and all(not starts for _, starts in pieces[1:])
-    assert sum(len(p) for p, _ in pieces) == _batch.MAX_RUNAWAY_BYTES + (1 << 20)
+    assert sum(len(p) for p, _ in pieces) == reader.MAX_RUNAWAY_BYTES + (1 << 20)
 
 
 def test_a_long_line_that_ends_still_lets_the_next_lines_be_read(monkeypatch):
-    from ddcards import _batch
-    monkeypatch.setattr(_batch, "MAX_LINE_BYTES", 2000)
-    monkeypatch.setattr(_batch, "MAX_RUNAWAY_BYTES", 1 << 20)
+    from ddcards.batch import reader
+    monkeypatch.setattr(reader, "MAX_LINE_BYTES", 2000)
+    monkeypatch.setattr(reader, "MAX_RUNAWAY_BYTES", 1 << 20)
     data = b"m" * 900_000 + b"\n" + lines_of(BETL)     # over the line limit, under the runaway one
-    entries = list(_batch.read_documents(io.BytesIO(data)))
+    entries = list(reader.read_documents(io.BytesIO(data)))
     assert [e.line for e in entries] == [1, 2] and entries[1].document == BETL
     data = b"m" * 3_000_000 + b"\n" + lines_of(BETL)   # past the runaway limit: the input ends there
-    entries = list(_batch.read_documents(io.BytesIO(data)))
+    entries = list(reader.read_documents(io.BytesIO(data)))
     assert [e.line for e in entries] == [1, 1] and "nothing after it is read" in str(entries[1].error)
 
 
@@ -641,9 +641,9 @@ def test_each_line_is_answered_before_the_next_is_read(as_json):
 
 
 def test_the_batch_loop_is_reusable_lines_in_records_out():
-    # ddcards._batch.records: what `ddcards solve --json` does, as a function of lines (bytes or
+    # ddcards.batch.reader.records: what `ddcards solve --json` does, as a function of lines (bytes or
     # str) -- for other drivers (a parallel or resumable batch command).
-    from ddcards._batch import records
+    from ddcards.batch.reader import records
 
     lines = [json.dumps(dict(SEED, id="a")), "# comment", "{bad", json.dumps([BETL, {"game": "bridge"}]).encode()]
     out = list(records(lines, lambda doc: ddcards.solve(doc, mode="best"), lambda res: {"value": res.value}))

@@ -1,6 +1,6 @@
 """``ddcards batch IN -o OUT``: a batch of positions as a job that survives being killed.
 
-The input is read with :func:`ddcards._batch.read_documents` (the batch formats of
+The input is read with :func:`ddcards.batch.reader.read_documents` (the batch formats of
 docs/RULES.md §0.11: JSON Lines, arrays, one JSON text), each document is validated once,
 here, and then:
 
@@ -40,11 +40,11 @@ from typing import Any, BinaryIO, cast
 
 import ddcards
 from ddcards import errors
-from ddcards._batch import Entry, Outcome, input_pieces, read_documents
 from ddcards._jsonio import same_file
 from ddcards.batch.journal import JOB_FORMAT, JOB_SUFFIX, Journal, key_bits
 from ddcards.batch.many import ExecutorFailure, Task, solve_tasks
 from ddcards.batch.progress import DocumentCounter, ProgressBar, wanted
+from ddcards.batch.reader import Entry, Outcome, input_pieces, read_documents
 from ddcards.batch.summary import SearchTimes, milliseconds
 from ddcards.cli import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, json_line
 from ddcards.errors import InvalidOptionError, NotationError

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from tqdm import tqdm  # type: ignore[import-untyped]
 
-from ddcards._batch import _skipped, _starts_a_longer_text, input_pieces
+from ddcards.batch.reader import _skipped, _starts_a_longer_text, input_pieces
 
 __all__ = ["ProgressBar", "wanted", "DocumentCounter", "document_count"]
 
