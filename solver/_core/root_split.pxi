@@ -1,5 +1,6 @@
-# One deal on several threads: the root's moves are shared out among workers,
-# each with a board of its own (the same position) and its game's side area,
+# The root split: a position answered move by move, against the best value any move
+# has reached so far, on one thread or several.  On several, the root's moves are shared
+# out among workers, each with a board of its own (the same position) and its game's side area,
 # all probing and storing one table (tt.pxd: lockless entries).
 # A worker takes the next move not yet taken (the game's order: the likely best
 # first) and answers for it what the mode needs, knowing the best value any
