@@ -15,7 +15,8 @@ that many threads. For every
 position and build the least search time of the R rounds counts: what the search itself costs,
 without the host's hiccups, which move single runs on a shared VM by 10-30% and hide the few per
 cent a change to the search is worth (benchmarks/RESULTS.md, "The table's bucket fetched early in
-Mariáš ..."). Printed per set: the nodes of each build (the same search gives the same sum),
+Mariáš ..."). Printed per set: the nodes of each build (the same search on one thread gives the
+same sum; on several, the threads' timing moves it a little),
 whether the answers agree, the median of the least times, and NEW / OLD as the median of the
 per-position ratios, the ratio of the sums and, for the spread, each round's ratio of sums.
 """
@@ -31,23 +32,29 @@ import sys
 import time
 from pathlib import Path
 
+from _args import count, positive
+
 HERE = Path(__file__).resolve()
 CORPUS = HERE.parent / "corpus"
 
 
 def documents(spec: str) -> list[dict]:
-    """The positions of a SET (see the module's docstring)."""
+    """The positions of a SET (see the module's docstring); ValueError names a bad one."""
     parts = spec.split(":")
     if parts[0] == "klaverjas-random" and len(parts) == 3:
+        if not (parts[1].lstrip("-").isdigit() and parts[2].isdigit() and int(parts[2]) > 0):
+            raise ValueError(f"a set is CORPUS:N or klaverjas-random:SEED:N (whole numbers, N at least 1), "
+                             f"not {spec!r}")
         sys.path.insert(0, str(HERE.parent))
         from bench_dds import random_layout
         rng = random.Random(int(parts[1]))
         return [random_layout(rng) for _ in range(int(parts[2]))]
-    if len(parts) != 2 or not parts[1].isdigit():
-        raise SystemExit(f"ab_builds.py: a set is CORPUS:N or klaverjas-random:SEED:N, not {spec!r}")
+    if len(parts) != 2 or not parts[1].isdigit() or int(parts[1]) == 0:
+        raise ValueError(f"a set is CORPUS:N or klaverjas-random:SEED:N (whole numbers, N at least 1), "
+                         f"not {spec!r}")
     path = CORPUS / f"{parts[0]}.jsonl"
     if not path.exists():
-        raise SystemExit(f"ab_builds.py: no corpus {path.name} in {CORPUS}")
+        raise ValueError(f"no corpus {path.name} in {CORPUS}")
     lines = [line for line in path.read_text().splitlines() if line.strip()]
     return [json.loads(line) for line in lines[:int(parts[1])]]
 
@@ -64,7 +71,9 @@ def worker(repo: str, mode: str, tt_mb: int | None, table: int, threads: int) ->
             from ddcards.ddtable import dd_table
             start = time.perf_counter()
             got = dd_table(json.loads(line), solver=solver, threads=table)
-            seconds, nodes, answer = time.perf_counter() - start, got["nodes"], repr(got["values"])
+            # Klaverjas's table holds "values", the Mariáš contract table "entries"
+            seconds, nodes = time.perf_counter() - start, got["nodes"]
+            answer = repr(got["values"] if "values" in got else got["entries"])
         else:
             result = solver.solve(json.loads(line), mode=mode, threads=threads)
             seconds, nodes = result.elapsed, result.nodes
@@ -78,20 +87,22 @@ def main() -> None:
     parser.add_argument("old", metavar="OLD")
     parser.add_argument("new", metavar="NEW")
     parser.add_argument("sets", nargs="+", metavar="SET")
-    parser.add_argument("--rounds", type=int, default=10, metavar="R", help="rounds over the positions (default 10)")
+    parser.add_argument("--rounds", type=positive, default=10, metavar="R", help="rounds over the positions (default 10)")
     parser.add_argument("--mode", default="all", choices=("best", "optimal", "all"))
-    parser.add_argument("--tt-mb", type=int, default=None, metavar="MIB",
+    parser.add_argument("--tt-mb", type=positive, default=None, metavar="MIB",
                         help="a fixed table size (default: sized per game, as the Solver sizes it)")
-    parser.add_argument("--threads", type=int, default=1, metavar="N", help="threads for each solve (default 1)")
-    parser.add_argument("--table", type=int, default=0, metavar="THREADS",
+    parser.add_argument("--threads", type=positive, default=1, metavar="N", help="threads for each solve (default 1)")
+    parser.add_argument("--table", type=count, default=0, metavar="THREADS",
                         help="time each deal's DD table on THREADS threads instead of a solve")
     parser.add_argument("--worker", metavar="REPO", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker(args.worker, args.mode, args.tt_mb, args.table, args.threads)
         return
-    if args.rounds < 1:
-        parser.error("--rounds must be at least 1")
+    try:
+        sets = {spec: documents(spec) for spec in args.sets}        # every set read before any is run
+    except ValueError as exc:
+        parser.error(str(exc))
     sys.path.insert(0, str(HERE.parent))
     from _machine import machine_line
 
@@ -108,8 +119,7 @@ def main() -> None:
           "ratio of sums | each round's ratio of sums |")
     print("|---|---|---|---|---|---|---|---|---|", flush=True)
     try:
-        for spec in args.sets:
-            docs = documents(spec)
+        for spec, docs in sets.items():
             best = [[float("inf")] * len(docs) for _ in workers]
             rounds: list[list[float]] = [[0.0, 0.0] for _ in range(args.rounds)]
             nodes, answers = [[0] * len(docs) for _ in workers], [[""] * len(docs) for _ in workers]

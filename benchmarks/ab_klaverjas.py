@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+from _args import count, positive
 from _machine import machine_line
 
 HERE = Path(__file__).resolve()
@@ -70,16 +71,19 @@ def pair(repo: str, other: str, deals: int, tables: int, rounds: int) -> None:
         outs = [p.communicate()[0].strip().splitlines() for p in procs]
         for r, out in zip((repo, other), outs):
             print(f"round {k} {r}: " + " | ".join(out))
+        failed = [r for r, p in zip((repo, other), procs) if p.returncode]
+        if failed:
+            raise SystemExit(f"ab_klaverjas.py: the measurement of {', '.join(failed)} failed (its error is above)")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("repo", nargs="?", default=str(HERE.parent.parent),
                     help="the checkout to measure (default: this one)")
-    ap.add_argument("--deals", type=int, default=60)
-    ap.add_argument("--tables", type=int, default=10)
+    ap.add_argument("--deals", type=positive, default=60)
+    ap.add_argument("--tables", type=count, default=10)
     ap.add_argument("--pair", metavar="OTHER", help="run OTHER's build at the same time, one core each")
-    ap.add_argument("--rounds", type=int, default=3, help="rounds of --pair")
+    ap.add_argument("--rounds", type=positive, default=3, help="rounds of --pair")
     a = ap.parse_args()
     print(machine_line())
     repo = str(Path(a.repo).resolve())

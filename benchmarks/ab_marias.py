@@ -17,6 +17,7 @@ import time
 import json
 from pathlib import Path
 
+from _args import count, positive
 from _machine import machine_line
 
 HERE = Path(__file__).resolve()
@@ -48,25 +49,33 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("repos", nargs="*", metavar="REPO",
                         help="checkouts with an in-place build (default: this one)")
-    parser.add_argument("--alternate", type=int, metavar="ROUNDS", default=0,
+    parser.add_argument("--alternate", type=count, metavar="ROUNDS", default=0,
                         help="run the checkouts one after another, ROUNDS times in turn")
-    parser.add_argument("--passes", type=int, default=1, help=argparse.SUPPRESS)   # a worker's passes
+    parser.add_argument("--passes", type=positive, default=1, help=argparse.SUPPRESS)   # a worker's passes
     args = parser.parse_args()
     repos = [str(Path(r).resolve()) for r in args.repos] or [str(HERE.parent.parent)]
     print(machine_line())
     if args.alternate:
         for _ in range(args.alternate):
             for repo in repos:
-                out = subprocess.run([sys.executable, str(HERE), repo, "--passes", "5"], stdout=subprocess.PIPE,
-                                     text=True, check=True).stdout
+                done = subprocess.run([sys.executable, str(HERE), repo, "--passes", "5"], stdout=subprocess.PIPE,
+                                      text=True)
+                if done.returncode:
+                    raise SystemExit(f"ab_marias.py: the measurement of {repo} failed (its error is above)")
+                out = done.stdout
                 print(out.strip().splitlines()[-1], flush=True)
         return
     if len(repos) == 1:
         measure(repos[0], args.passes)
         return
     procs = [subprocess.Popen([sys.executable, str(HERE), r], stdout=subprocess.PIPE, text=True) for r in repos]
-    for proc in procs:
+    failed = []
+    for repo, proc in zip(repos, procs):
         print(proc.communicate()[0].strip())
+        if proc.returncode:
+            failed.append(repo)
+    if failed:
+        raise SystemExit(f"ab_marias.py: the measurement of {', '.join(failed)} failed (its error is above)")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import ddcards  # noqa: E402
 from ddcards import cli  # noqa: E402
 from make_corpus import hra_deal, no_trump_deal  # noqa: E402
+from _args import count, positive  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
 HRA = ROOT / "benchmarks" / "corpus" / "marias-hra.jsonl"
@@ -276,16 +277,18 @@ def large(count: int, kills: int, seed: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
-    sub.add_parser("speedup").add_argument("--rounds", type=int, default=5)
+    sub.add_parser("speedup").add_argument("--rounds", type=positive, default=5)
     p = sub.add_parser("overhead")
-    p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--positions", type=int, default=6000)
-    sub.add_parser("dask").add_argument("--rounds", type=int, default=3)
+    p.add_argument("--rounds", type=positive, default=5)
+    p.add_argument("--positions", type=positive, default=6000)
+    sub.add_parser("dask").add_argument("--rounds", type=positive, default=3)
     p = sub.add_parser("large")
-    p.add_argument("--positions", type=int, default=100_000)
-    p.add_argument("--kills", type=int, default=3)
+    p.add_argument("--positions", type=positive, default=100_000)
+    p.add_argument("--kills", type=count, default=3)
     p.add_argument("--seed", type=int, default=20261201)
     args = parser.parse_args()
+    if args.what == "large" and args.positions < 10:
+        parser.error("large --positions: at least 10 (a tenth of them runs first)")
     print(f"# {machine_line()}")
     if args.what == "speedup":
         speedup(args.rounds)

@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import ddcards  # noqa: E402
+from _args import positive  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
 RANKS = "789TJQKA"            # notation ranks
@@ -85,18 +86,20 @@ def dds_solve(dl, solutions: int) -> tuple[float, int]:
 
 
 def quartiles(xs: list[float]) -> tuple[float, float, float]:
+    if len(xs) < 2:                     # one layout: its ratio is every quartile
+        return xs[0], xs[0], xs[0]
     q = statistics.quantiles(xs, n=4)
     return q[0], statistics.median(xs), q[2]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=100)
+    ap.add_argument("--deals", type=positive, default=100)
     ap.add_argument("--seed", type=int, default=None, help="default: a fresh one (printed)")
-    ap.add_argument("--threads", type=int, nargs="+", default=[1], metavar="N",
+    ap.add_argument("--threads", type=positive, nargs="+", default=[1], metavar="N",
                     help="ddcards thread counts to run (default: 1)")
     ap.add_argument("--save", metavar="FILE", help="write the layouts (JSON Lines) to FILE")
-    ap.add_argument("--repeat", type=int, default=1, metavar="R",
+    ap.add_argument("--repeat", type=positive, default=1, metavar="R",
                     help="rounds over the layouts; each layout's least time counts (default 1)")
     args = ap.parse_args()
     try:

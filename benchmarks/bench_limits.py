@@ -18,6 +18,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from _args import positive
+from _machine import machine_line
+
 
 def fresh_table_timeouts(ddcards: ModuleType, rounds: int) -> None:
     deal = dict(ddcards.example("mariasz"), played=[])
@@ -91,10 +94,12 @@ def oversized_messages() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=5, help="fresh Solvers per timeout")
+    parser.add_argument("--rounds", type=positive, default=5, help="fresh Solvers per timeout")
     parser.add_argument("--checkout", help="time the timeouts of this checkout's in-place build instead "
                         "(benchmarks/_checkout.py); the messages part is then left out")
     args = parser.parse_args()
+    print(f"{machine_line()}. Command: python benchmarks/bench_limits.py --rounds {args.rounds}"
+          f"{f' --checkout {args.checkout}' if args.checkout else ''}\n")
     if args.checkout:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from _checkout import import_checkout

@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 import ddcards  # noqa: E402
 from tests.reference import marias as reference  # noqa: E402
+from _args import count, positive  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
@@ -61,7 +62,7 @@ def full_deals(n: int, repeat: int = 1) -> list[str]:
         made = sum(won)
         rate = sum(nodes) / sum(search) / 1e6
         rows.append(f"| {contract} | {len(docs)} | {made} | {statistics.median(search) * 1e3:.2f} ms | "
-                    f"{pct(search, 0.9) * 1e3:.2f} ms | {max(search) * 1e3:.1f} ms | "
+                    f"{pct(search, 0.9) * 1e3:.2f} ms | {max(search) * 1e3:.2f} ms | "
                     f"{statistics.median(call) * 1e3:.2f} ms | {statistics.median(nodes):,.0f} | {rate:.1f} M |")
     return rows
 
@@ -98,10 +99,10 @@ def endgames(n: int, tricks_left: int) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=200)
-    ap.add_argument("--repeat", type=int, default=1, metavar="R",
+    ap.add_argument("--deals", type=positive, default=200)
+    ap.add_argument("--repeat", type=positive, default=1, metavar="R",
                     help="rounds over each corpus; each deal's least time counts (default 1)")
-    ap.add_argument("--reference-positions", type=int, default=20,
+    ap.add_argument("--reference-positions", type=count, default=20,
                     help="corpus deals per contract to cut into endgames for the reference comparison")
     args = ap.parse_args()
     if args.repeat < 1:

@@ -36,6 +36,7 @@ from ddcards._core.search import Searcher  # noqa: E402
 from ddcards.ddtable import available_threads, dd_table  # noqa: E402
 from ddcards.games import marias_table  # noqa: E402
 from ddcards.notation import format_hand, parse_cards, parse_hand  # noqa: E402
+from _args import count, positive  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus" / "marias-hra.jsonl"
@@ -89,12 +90,12 @@ def unshared(docs: list[dict], tt_mb: int | None) -> tuple[list[float], list[int
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=50)
-    ap.add_argument("--threads", type=int, nargs="+", default=None, metavar="N",
+    ap.add_argument("--deals", type=positive, default=50)
+    ap.add_argument("--threads", type=positive, nargs="+", default=None, metavar="N",
                     help="threads per table (default: 1 and every CPU available)")
-    ap.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB,
+    ap.add_argument("--tt-mb", type=positive, default=ddcards.api.DEFAULT_TT_MB,
                     help="transposition table per Solver in MiB (default: sized per game, as the library does)")
-    ap.add_argument("--unshared", type=int, default=0, metavar="N",
+    ap.add_argument("--unshared", type=count, default=0, metavar="N",
                     help="also time the first N dealt tables with nothing shared between discards")
     args = ap.parse_args()
     threads = args.threads or sorted({1, available_threads()})

@@ -49,6 +49,7 @@ import ddcards  # noqa: E402
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, Searcher  # noqa: E402
 from ddcards._core import search as core  # noqa: E402
 from ddcards.errors import SearchTimeout  # noqa: E402
+from _args import count, positive, seconds, usage_error  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
@@ -150,7 +151,11 @@ def make_corpora(n: int = 40) -> None:
 
 
 def load(name: str, n: int | None = None) -> list[dict]:
-    docs = [json.loads(line) for line in (CORPUS / f"mariasz-{name}.jsonl").read_text().splitlines()]
+    path = CORPUS / f"mariasz-{name}.jsonl"
+    if not path.is_file():
+        known = sorted(p.stem.removeprefix("mariasz-") for p in CORPUS.glob("mariasz-*.jsonl"))
+        usage_error("bench_mariasz.py", f"no corpus {name!r} (benchmarks/corpus has {', '.join(known)})")
+    docs = [json.loads(line) for line in path.read_text().splitlines()]
     return docs if n is None else docs[:n]
 
 
@@ -200,9 +205,11 @@ def corpus_rows(engine: Searcher, deals: int, limit: float) -> None:
         # a position stopped at the limit counts as the limit in the median and the p90 (it took longer)
         padded = times + [limit] * (len(docs) - len(times))
         note = "" if len(times) == len(docs) else " (unfinished: > limit)"
+        # nodes of the finished positions only (a stopped search's are not counted)
+        node_cells = (f"{statistics.median(nodes):,.0f} | {sum(nodes) / sum(times) / 1e6:.1f} M" if times
+                      else "- | -")
         print(f"| mariasz-{name} | {len(docs)} | {len(times)} ({limit:g} s) | {statistics.median(padded) * 1e3:.2f} ms | "
-              f"{pct(padded, 0.9) * 1e3:.2f} ms | {max(padded) * 1e3:.1f} ms{note} | {statistics.median(nodes):,.0f} | "
-              f"{sum(nodes) / sum(times) / 1e6:.1f} M |", flush=True)
+              f"{pct(padded, 0.9) * 1e3:.2f} ms | {max(padded) * 1e3:.2f} ms{note} | {node_cells} |", flush=True)
 
 
 def ladder_rows(engine: Searcher, deals: int, limit: float) -> None:
@@ -382,6 +389,10 @@ def build_sets(names: list[str]) -> tuple:
     rows = []
     for name in names:
         parts = name.split(":")
+        if not 2 <= len(parts) <= 3 or not all(x.isdigit() and int(x) > 0 for x in parts[1:]):
+            usage_error("bench_mariasz.py", f"a set is CORPUS:N or CORPUS:LEFT:N (whole numbers, N at least 1), "
+                                            f"not {name!r}")
+        load(parts[0], 0)                                   # a corpus that exists
         if parts[0] == "ladder" and len(parts) == 3:
             rows.append((f"36 cards, {parts[1]} left in the stock", "ladder", int(parts[1]), int(parts[2])))
         elif len(parts) == 3:
@@ -444,9 +455,12 @@ def table_sizes(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(prog="bench_mariasz.py table-sizes", description=table_sizes.__doc__)
     ap.add_argument("sizes", help="MiB, comma-separated, e.g. 32,128,512")
     ap.add_argument("sets", nargs="+", help="e.g. ladder:16 ladder:20 three")
-    ap.add_argument("--deals", type=int, default=4)
+    ap.add_argument("--deals", type=positive, default=4)
     args = ap.parse_args(argv)
-    sizes = [int(mb) for mb in args.sizes.split(",")]
+    try:
+        sizes = [positive(mb) for mb in args.sizes.split(",")]
+    except argparse.ArgumentTypeError as exc:
+        ap.error(f"argument sizes: {exc}")
     print(f"{machine_line()}; "
           f"one search thread. Command: python benchmarks/bench_mariasz.py table-sizes {args.sizes} "
           f"{' '.join(args.sets)} --deals {args.deals}\n")
@@ -482,10 +496,10 @@ def fresh(argv: list[str]) -> None:
     a time (one per core); a line per deal as it finishes, then the distribution."""
     import subprocess
     ap = argparse.ArgumentParser(prog="bench_mariasz.py fresh", description=fresh.__doc__)
-    ap.add_argument("--deals", type=int, default=4, help="the first N fresh deals of the ladder corpus")
+    ap.add_argument("--deals", type=positive, default=4, help="the first N fresh deals of the ladder corpus")
     ap.add_argument("--mode", choices=("best", "optimal", "all"), default="best")
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--tt-mb", type=int, default=0, help="MiB; 0 (default): as the CLI sizes it (Position.table_mb)")
+    ap.add_argument("--jobs", type=positive, default=2)
+    ap.add_argument("--tt-mb", type=count, default=0, help="MiB; 0 (default): as the CLI sizes it (Position.table_mb)")
     args = ap.parse_args(argv)
     table = f"{args.tt_mb} MiB" if args.tt_mb else "sized as the CLI does (Position.table_mb)"
     print(f"{machine_line()}; "
@@ -526,15 +540,23 @@ def _check_positional(argv: list[str]) -> None:
         print(__doc__)
         sys.exit(0)
     sizes = rest[2:3] if argv[0] == "builds" else rest[:1] if argv[0] in ("side-by-side", "etc-split", "reply-first") else []
-    if len(rest) < least or (most is not None and len(rest) > most) or not all(x.isdigit() for x in sizes):
+    if len(rest) < least or (most is not None and len(rest) > most) or \
+            not all(x.isdigit() and int(x) > 0 for x in sizes):
         print(f"usage: python benchmarks/bench_mariasz.py {argv[0]} ...: wrong arguments {rest} "
               "(the module docstring lists each subcommand's; --help prints it)", file=sys.stderr)
         sys.exit(2)
+    if argv[0] == "builds":
+        for folder in rest[:2]:
+            if folder != "." and not (Path(folder) / "ddcards" / "__init__.py").is_file():
+                usage_error("bench_mariasz.py builds", f"{folder!r} holds no ddcards package (a folder with a "
+                                                       "ddcards/ built in place, or . for the installed one)")
 
 
 def main() -> None:
     if sys.argv[1:2] and sys.argv[1] in _POSITIONAL:
         _check_positional(sys.argv[1:])
+    if sys.argv[1:2] and sys.argv[1] in ("side-by-side", "etc-split", "reply-first", "builds"):
+        print(f"{machine_line()}. Command: python benchmarks/bench_mariasz.py {' '.join(sys.argv[1:])}\n", flush=True)
     if sys.argv[1:2] == ["fresh"]:
         fresh(sys.argv[2:])
         return
@@ -564,11 +586,11 @@ def main() -> None:
         etc_split(int(sys.argv[2]) if len(sys.argv) > 2 else 16)
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=40, help="positions per corpus (phase 2: four times as many)")
-    ap.add_argument("--ladder-deals", type=int, default=12, help="deals per rung of the stock ladder")
-    ap.add_argument("--ladder-limit", type=float, default=20.0, help="seconds per ladder position")
-    ap.add_argument("--limit", type=float, default=30.0, help="seconds per corpus position")
-    ap.add_argument("--tt-mb", type=int, default=16)
+    ap.add_argument("--deals", type=positive, default=40, help="positions per corpus (phase 2: four times as many)")
+    ap.add_argument("--ladder-deals", type=count, default=12, help="deals per rung of the stock ladder")
+    ap.add_argument("--ladder-limit", type=seconds, default=20.0, help="seconds per ladder position")
+    ap.add_argument("--limit", type=seconds, default=30.0, help="seconds per corpus position")
+    ap.add_argument("--tt-mb", type=positive, default=16)
     args = ap.parse_args()
     engine = Searcher(args.tt_mb)
     # The first searches of a process pay for the table's pages (the kernel zeroes and may first

@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import ddcards
+from _args import positive
+from _machine import machine_line
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 
@@ -79,12 +81,15 @@ def measure(docs: list[dict], repeat: int) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=50)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--deals", type=positive, default=50)
+    parser.add_argument("--repeat", type=positive, default=5)
     args = parser.parse_args(argv)
+    print(f"{machine_line()}. Command: python benchmarks/bench_position.py --deals {args.deals} "
+          f"--repeat {args.repeat}\n")
     for corpus in ("marias-hra.jsonl", "klaverjas-amsterdam.jsonl"):
-        results = measure(deals(corpus, args.deals), args.repeat)
-        print(f"{corpus} ({args.deals} deals, median per call)")
+        docs = deals(corpus, args.deals)
+        results = measure(docs, args.repeat)
+        print(f"{corpus} ({len(docs)} deals, median per call)")
         for name, seconds in results.items():
             print(f"  {name:<32} {seconds * 1e6:8.1f} us")
 

@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 import ddcards  # noqa: E402
 from ddcards.errors import SearchTimeout  # noqa: E402
+from _args import count, positive  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
@@ -169,10 +170,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--make-corpus", action="store_true", help="write the seeded corpora and stop")
     parser.add_argument("--nodes", action="store_true", help="print the fixed node count (a search signature) and stop")
-    parser.add_argument("--deals", type=int, default=100, help="fresh deals per player count (default 100)")
+    parser.add_argument("--deals", type=positive, default=100, help="fresh deals per player count (default 100)")
     parser.add_argument("--horizons", default="10,20,30", help="horizons to time (default 10,20,30)")
     parser.add_argument("--seats", default="2,3,4,5,6", help="player counts (default 2,3,4,5,6)")
-    parser.add_argument("--reach", type=int, default=10, help="deals per player count for the reach (default 10; 0: skip)")
+    parser.add_argument("--reach", type=count, default=10, help="deals per player count for the reach (default 10; 0: skip)")
     parser.add_argument("--budgets", default="1,10", help="reach budgets in seconds (default 1,10)")
     args = parser.parse_args()
     if args.make_corpus:
@@ -181,7 +182,18 @@ def main() -> None:
     if args.nodes:
         node_count()
         return
-    seats_list = [int(x) for x in args.seats.split(",")]
+    def numbers(text: str, kind: type, name: str, allowed: str, ok) -> list:
+        try:
+            values = [kind(x) for x in text.split(",")]
+        except ValueError:
+            values = []
+        if not values or not all(ok(v) for v in values):
+            parser.error(f"argument --{name}: {text!r} is not a comma-separated list of {allowed}")
+        return values
+
+    seats_list = numbers(args.seats, int, "seats", "player counts from 2 to 6", lambda v: 2 <= v <= 6)
+    horizons = numbers(args.horizons, int, "horizons", "horizons of at least 1", lambda v: v >= 1)
+    budgets = numbers(args.budgets, float, "budgets", "seconds above 0", lambda v: 0 < v < float("inf"))
     print(f"{machine_line()}\n")
     print("| players | horizon | positions | +1/0/−1 | search median | p90 | max | nodes median | nodes/s |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -189,7 +201,7 @@ def main() -> None:
     targets = {}
     for seats in seats_list:
         docs = load(f"fresh-{seats}", args.deals)
-        for horizon in [int(h) for h in args.horizons.split(",")] + ([12] if seats in (3, 4) else []):
+        for horizon in horizons + ([12] if seats in (3, 4) else []):
             row = solve_rows(docs, f"{seats}, fresh", horizon, engine)
             print(row, flush=True)
             if (seats, horizon) in ((2, 20), (3, 12), (4, 12)):
@@ -199,7 +211,6 @@ def main() -> None:
     for (seats, horizon), median in targets.items():
         print(f"- target: {seats} players, fresh deal, horizon {horizon}: median {median} (target <= 1 s)")
     if args.reach:
-        budgets = [float(b) for b in args.budgets.split(",")]
         print("\n| players | deals | " + " | ".join(f"horizon in {b:g} s (median, min-max)" for b in budgets) + " |")
         print("|---|---|" + "---|" * len(budgets))
         for seats in seats_list[:3]:

@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 import ddcards  # noqa: E402
 from ddcards.report import report_html  # noqa: E402
+from _args import count, positive  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
 CORPORA = {"marias": "marias-hra.jsonl", "klaverjas": "klaverjas-amsterdam.jsonl"}
@@ -72,7 +73,7 @@ def bench_report(deals: dict[str, list[dict]], cli: int) -> list[str]:
                 Path(tmp, f"{game}-{i}.html").write_text(report_html(doc, solver=ddcards.Solver()), encoding="utf-8")
                 times.append(time.perf_counter() - start)
             rows.append(row(f"{game}: analyse (mode all) + write the page, in process", times))
-        for game, docs in deals.items():
+        for game, docs in deals.items() if cli else ():     # --cli 0: no whole commands
             times = []
             for i, doc in enumerate(docs[:cli]):
                 path = Path(tmp, f"{game}-{i}.json")
@@ -122,8 +123,8 @@ def bench_board(deals: dict[str, list[dict]]) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--deals", type=int, default=50, help="deals per game (default %(default)s)")
-    parser.add_argument("--cli", type=int, default=5, help="deals per game for the whole command (default %(default)s)")
+    parser.add_argument("--deals", type=positive, default=50, help="deals per game (default %(default)s)")
+    parser.add_argument("--cli", type=count, default=5, help="deals per game for the whole command (default %(default)s; 0: none)")
     args = parser.parse_args()
     deals = {game: recorded_deals(game, args.deals) for game in CORPORA}
     print(f"{machine_line()}; ddcards {ddcards.__version__}\n")

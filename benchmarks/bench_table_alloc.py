@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from _args import positive, seconds  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -31,13 +32,13 @@ def fresh_deal(seed: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("checkout", nargs="?", default=str(HERE.parent))
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--timeout", type=float, default=0.1)
+    ap.add_argument("checkout", nargs="?", default=None)
+    ap.add_argument("--rounds", type=positive, default=3)
+    ap.add_argument("--timeout", type=seconds, default=0.1)
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args()
     from _checkout import import_checkout
-    ddcards = import_checkout(args.checkout)
+    ddcards = import_checkout(args.checkout or str(HERE.parent))
     deal = ddcards.Position.from_dict(fresh_deal(args.seed))
     gaps: list[float] = []
     stop = threading.Event()
@@ -53,8 +54,8 @@ def main() -> None:
     ticker = threading.Thread(target=tick)
     ticker.start()
     print(f"{machine_line()}. "
-          f"Command: python benchmarks/bench_table_alloc.py --rounds {args.rounds} --timeout {args.timeout} "
-          f"({args.checkout}); table {deal.table_mb} MiB\n")
+          f"Command: python benchmarks/bench_table_alloc.py --rounds {args.rounds} --timeout {args.timeout:g} "
+          f"--seed {args.seed}{f' {args.checkout}' if args.checkout else ''}; table {deal.table_mb} MiB\n")
     print("| round | call | longest wait of another thread |")
     print("|---|---|---|")
     try:

@@ -9,8 +9,9 @@ the Solver, cleared per position, every first card's value: mode "all", one thre
 set-ups take turns on each position, so that what else runs on the machine hits each alike.
 Nodes are exact (Mariasz: the core's plus its phase-2 endgame search's); CPU is the thread's
 CPU time of the search.  "per game, grown" is a Solver sized per game that has searched a
-Mariasz deal before: its table stays at Mariasz's 32 MiB (what Mariáš and Klaverjas get from
-a Solver that serves both).
+Mariasz deal before: its memory stays at Mariasz's 32 MiB, but since 2026-12-01 each search
+uses only its own game's part of it (``Searcher.use``), so this row searches the same nodes as
+"per game" (a check that a Solver serving several games searches each as a fresh one would).
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 import ddcards  # noqa: E402
 from ddcards._core.search import MODE_ALL  # noqa: E402
+from _args import positive  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
@@ -90,21 +92,21 @@ def measure(name: str, docs: list[dict], setups: list[str]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few positions of each set (a smoke run)")
-    ap.add_argument("--sizes", type=int, nargs="+", metavar="MIB",
+    ap.add_argument("--sizes", type=positive, nargs="+", metavar="MIB",
                     help="Mariasz's sets only, with these fixed table sizes (which size Mariasz wants)")
     args = ap.parse_args()
     q = 2 if args.quick else 1
     ladder = load("mariasz-ladder")
     mariasz_sets = {
-        "Mariasz szlifowany, from the first trick (1-20)": load("mariasz-szlifowany")[:20 // q // q],
+        f"Mariasz szlifowany, from the first trick (1-{20 // q // q})": load("mariasz-szlifowany")[:20 // q // q],
         "Mariasz 36 cards, 12 left in the stock": [d for d in ladder if stock_left(d) == 12][:10 // q // q],
         "Mariasz 36 cards, 14 left in the stock": [d for d in ladder if stock_left(d) == 14][:6 // q // q],
-        "Mariasz Kiks, from the first trick (1-10)": load("mariasz-kiks")[:10 // q // q],
+        f"Mariasz Kiks, from the first trick (1-{10 // q // q})": load("mariasz-kiks")[:10 // q // q],
     }
     small_sets = {
-        "Mariáš hra, full deals (1-100)": load("marias-hra")[:100 // q],
-        "Mariáš betl, full deals (1-100)": load("marias-betl")[:100 // q],
-        "Klaverjas amsterdam, full deals (1-20)": load("klaverjas-amsterdam")[:20 // q],
+        f"Mariáš hra, full deals (1-{100 // q})": load("marias-hra")[:100 // q],
+        f"Mariáš betl, full deals (1-{100 // q})": load("marias-betl")[:100 // q],
+        f"Klaverjas amsterdam, full deals (1-{20 // q})": load("klaverjas-amsterdam")[:20 // q],
     }
     print(f"{machine_line()}; "
           f"one search thread. Command: python benchmarks/bench_table_size.py{' --quick' if args.quick else ''}"

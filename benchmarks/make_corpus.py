@@ -16,6 +16,8 @@ import json
 import random
 from pathlib import Path
 
+from _args import positive
+
 RANKS = "789TJQKA"                  # natural order
 HRA_POWER = "789JQKTA"              # Hra order, low to high
 BETL_POWER = "789TJQKA"
@@ -125,5 +127,5 @@ def main(n: int = 200) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("deals", nargs="?", type=int, default=200, help="deals per corpus (default 200)")
+    parser.add_argument("deals", nargs="?", type=positive, default=200, help="deals per corpus (default 200)")
     main(parser.parse_args().deals)

@@ -1,0 +1,51 @@
+"""Argument types the benchmark scripts share: a bad count is a usage error (exit status 2), not
+a traceback or an empty table after the run.
+
+``type=positive`` for a count that must be at least 1 (deals, rounds, threads, MiB), ``type=count``
+where 0 is documented to skip a part, ``type=seconds`` for a time limit.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn
+
+
+def positive(text: str) -> int:
+    """A whole number of at least 1."""
+    value = _whole(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return value
+
+
+def count(text: str) -> int:
+    """A whole number of at least 0 (0: that part is skipped)."""
+    value = _whole(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 0")
+    return value
+
+
+def seconds(text: str) -> float:
+    """A time in seconds, above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return value
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def usage_error(prog: str, message: str) -> NoReturn:
+    """Exit as argparse does on a bad argument: the message on standard error, exit status 2."""
+    print(f"{prog}: error: {message}", file=sys.stderr)
+    raise SystemExit(2)

@@ -1,0 +1,51 @@
+"""The benchmark scripts refuse bad arguments as a command line should: a usage error naming the
+argument, exit status 2, before any work (a benchmark user's audit found tracebacks, a hang on
+``fresh --jobs 0`` and corpora overwritten empty by ``make_corpus.py -1``)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+BAD = [
+    (["make_corpus.py", "--", "-1"], "deals"),
+    (["make_corpus_klaverjas.py", "0"], "deals"),
+    (["bench_marias.py", "--deals", "0"], "--deals"),
+    (["bench_dds.py", "--deals", "3", "--threads", "0"], "--threads"),
+    (["bench_threads.py", "--repeat", "0"], "--repeat"),
+    (["bench_klaverjas.py", "--tt-mb", "0"], "--tt-mb"),
+    (["bench_mariasz.py", "fresh", "--jobs", "0"], "--jobs"),
+    (["bench_mariasz.py", "--limit", "0"], "--limit"),
+    (["bench_mariasz.py", "builds", "/nonexistent", "."], "holds no ddcards package"),
+    (["bench_mariasz.py", "builds", ".", ".", "16", "szlifowany:x"], "szlifowany:x"),
+    (["bench_mariasz.py", "builds", ".", ".", "16", "nope:1"], "no corpus 'nope'"),
+    (["bench_mariasz.py", "side-by-side", "0"], "wrong arguments"),
+    (["bench_mariasz.py", "table-sizes", "x,32", "three"], "sizes"),
+    (["bench_prsi.py", "--seats", "7"], "--seats"),
+    (["bench_prsi.py", "--budgets", "x"], "--budgets"),
+    (["ab_builds.py", ".", ".", "marias-hra:0"], "marias-hra:0"),
+    (["ab_builds.py", ".", ".", "nope:3"], "no corpus"),
+    (["ab_marias.py", "--alternate", "-1"], "--alternate"),
+    (["bench_batch.py", "large", "--positions", "5"], "--positions"),
+    (["bench_table_alloc.py", "--timeout", "0"], "--timeout"),
+]
+
+
+@pytest.mark.parametrize(("argv", "named"), BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_a_bad_argument_is_a_usage_error(argv: list[str], named: str, tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, str(BENCHMARKS / argv[0]), *argv[1:]], capture_output=True, text=True,
+                         timeout=60, cwd=tmp_path)
+    assert out.returncode == 2, out.stdout[-500:] + out.stderr[-1500:]
+    assert "Traceback" not in out.stderr, out.stderr[-1500:]
+    assert named in out.stderr, out.stderr[-500:]
+
+
+def test_the_corpora_are_left_alone_by_a_refused_count() -> None:
+    corpus = BENCHMARKS / "corpus" / "marias-hra.jsonl"
+    before = corpus.read_bytes()
+    subprocess.run([sys.executable, str(BENCHMARKS / "make_corpus.py"), "--", "-1"], capture_output=True, timeout=60)
+    assert corpus.read_bytes() == before
