@@ -18,6 +18,13 @@ features.  ``DDCARDS_NATIVE=1`` compiles once for the build machine
 Profile-guided optimisation (GCC): compile, run a representative workload with
 each kernel the build machine can run, compile again with what it recorded
 (about 6% faster searches); ``DDCARDS_PGO=0`` compiles once.
+
+The switches take 1 / 0 (also yes / no, true / false, on / off; unset or empty: the
+default); any other value stops the build with an error.  A build whose switches differ
+from the last build's in the same build folder compiles everything again, and a build of
+one kernel removes the other kernels' modules left by an earlier build, so that what runs is
+what was asked for.  ``DDCARDS_ONLY=search,_marias`` (a developer's shortcut) rebuilds just
+the modules named; a name that is no module stops the build.
 """
 import glob
 import os
@@ -35,9 +42,22 @@ from setuptools.command.build_py import build_py
 from setuptools.command.develop import develop
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEBUG = os.environ.get("DDCARDS_DEBUG") == "1"
-NATIVE = os.environ.get("DDCARDS_NATIVE") == "1"
-PGO = os.environ.get("DDCARDS_PGO", "1") != "0" and not DEBUG
+_ON, _OFF = ("1", "yes", "true", "on"), ("0", "no", "false", "off")
+
+
+def _switch(name, default):
+    """An on/off environment switch; any value but the usual spellings is an error, not a silent default."""
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    if value in _ON or value in _OFF:
+        return value in _ON
+    sys.exit(f"ddcards build: {name}={os.environ[name]!r}: use 1 or 0 (yes/no, true/false, on/off)")
+
+
+DEBUG = _switch("DDCARDS_DEBUG", False)
+NATIVE = _switch("DDCARDS_NATIVE", False)
+PGO = _switch("DDCARDS_PGO", True) and not DEBUG
 X86_64 = platform.machine().lower() in ("x86_64", "amd64")
 
 PACKAGE_DIR = {"ddcards": "solver", "ddcards.server": "server", "ddcards.v1": "proto/ddcards/v1"}
@@ -116,10 +136,15 @@ def extensions():
 
     exts = []
     # DDCARDS_ONLY=search,_marias rebuilds just those modules (a developer's shortcut).
-    only = [x for x in os.environ.get("DDCARDS_ONLY", "").split(",") if x]
-    for pyx in sorted(glob.glob(os.path.join("solver", "**", "*.pyx"), recursive=True)):
-        module = "ddcards." + os.path.splitext(os.path.relpath(pyx, "solver"))[0].replace(os.sep, ".")
-        if only and not any(module.endswith(name) for name in only):
+    only = [x.strip() for x in os.environ.get("DDCARDS_ONLY", "").split(",") if x.strip()]
+    sources = sorted(glob.glob(os.path.join("solver", "**", "*.pyx"), recursive=True))
+    modules = ["ddcards." + os.path.splitext(os.path.relpath(pyx, "solver"))[0].replace(os.sep, ".") for pyx in sources]
+    unknown = [name for name in only if not any(m.rpartition(".")[2] == name or m == name for m in modules)]
+    if unknown:
+        sys.exit(f"ddcards build: DDCARDS_ONLY names no module {', '.join(map(repr, unknown))}; the modules: "
+                 + ", ".join(m.rpartition(".")[2] for m in modules))
+    for pyx, module in zip(sources, modules):
+        if only and not any(module.rpartition(".")[2] == name or module == name for name in only):
             continue
         exts.append(Extension(module, [pyx], include_dirs=[os.path.join("solver", "_core")]))
     cythonized = cythonize(
@@ -151,6 +176,25 @@ def extensions():
             copy.ddcards_folder = folder
             out.append(copy)
     return out
+
+
+def _switches():
+    """What the compiled modules depend on besides their sources: the build switches."""
+    return f"debug={DEBUG} native={NATIVE} pgo={PGO} variants={variants()}"
+
+
+def _remove_other_kernels(root):
+    """Kernel modules under `root` (a package tree: solver/ or the build folder's ddcards/) that
+    this build does not make, left by an earlier one: ddcards._kernels would load them first."""
+    if any(folder == V3_FOLDER for _, folder, _ in variants()) or not os.path.isdir(root):
+        return
+    for module in glob.glob(os.path.join(root, "**", V3_FOLDER, "*" + sysconfig.get_config_var("EXT_SUFFIX")),
+                            recursive=True):
+        os.remove(module)
+        print(f"ddcards build: removed {os.path.relpath(module, HERE)} (a kernel this build does not make)")
+    for folder in glob.glob(os.path.join(root, "**", V3_FOLDER), recursive=True):
+        if not os.listdir(folder):
+            os.rmdir(folder)
 
 
 def _variant_name(name, folder):
@@ -207,6 +251,26 @@ class BuildExt(build_ext):
     (and profiles), and a profile-guided second pass where the compiler is GCC."""
 
     def run(self):
+        stamp = os.path.join(self.build_temp, "ddcards-build-switches")
+        if self._last_switches(stamp) != _switches():
+            # Modules built with other switches are not out of date by their times: build anew.
+            self.force = True
+        self._run_passes()
+        _remove_other_kernels(os.path.join(os.path.abspath(self.build_lib), "ddcards"))
+        os.makedirs(self.build_temp, exist_ok=True)
+        with open(stamp, "w", encoding="utf-8") as f:
+            # A partial build (DDCARDS_ONLY) leaves modules of two builds: the next one builds all.
+            f.write("partial" if os.environ.get("DDCARDS_ONLY", "").strip() else _switches())
+
+    @staticmethod
+    def _last_switches(stamp):
+        try:
+            with open(stamp, encoding="utf-8") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def _run_passes(self):
         if not (PGO and self.extensions and self._gcc()):
             return super().run()
         self._compiler_name = self.compiler
@@ -242,6 +306,7 @@ class BuildExt(build_ext):
             package = ext.name.rpartition(".")[0]
             os.makedirs(os.path.join(HERE, build_py.get_package_dir(package)), exist_ok=True)
         super().copy_extensions_to_source()
+        _remove_other_kernels(os.path.join(HERE, "solver"))
 
     def get_export_symbols(self, ext):
         # The module inside a variant's file is the plain one (PyInit_search).

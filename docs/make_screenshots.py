@@ -7,6 +7,7 @@ shows the bundled seed deal at the start of its second trick.
 """
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 from pathlib import Path
@@ -20,6 +21,9 @@ from tests._browser import chromium, running_board  # noqa: E402
 
 
 def main() -> None:
+    # No options: parsed so that --help (or a typo) does not overwrite the committed pictures.
+    argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog="Writes docs/report.png and docs/board.png "
+                            "over the committed ones.").parse_args()
     with tempfile.TemporaryDirectory() as tmp, chromium() as browser:
         page = browser.new_page(viewport={"width": 1000, "height": 1500})
         report = write_report(ddcards.Position.from_json((ROOT / "docs/report-deal.json").read_text()),

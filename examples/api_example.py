@@ -99,7 +99,7 @@ def notation() -> None:
 def games() -> None:
     for info in ddcards.list_games():
         options = ", ".join(f"{o.name} ({o.type}, default {o.default!r})" for o in info.options) or "none"
-        print(f"{info.name}: {info.title}; contracts {', '.join(info.contracts)}; options {options}")
+        print(f"{info.name}: {info.title}; contracts {', '.join(info.contracts) or '-'}; options {options}")
 
 
 def ask_server(target: str) -> int:
@@ -107,7 +107,13 @@ def ask_server(target: str) -> int:
     from ddcards.client import Client
 
     with Client(target, timeout=60.0) as client:
-        result = client.solve(ddcards.example("marias-hra"), mode="best")
+        try:
+            result = client.solve(ddcards.example("marias-hra"), mode="best")
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.UNAVAILABLE:
+                raise
+            raise SystemExit(f"api_example.py: no ddcards server at {target} ({exc.details()}); "
+                             "start one with `ddcards serve`") from None
         assert isinstance(result, dict)          # as_dict=True (the default): the result document
         value: int = result["value"]
         print(f"server: value {value:+d}, best {result['optimal_moves']}")

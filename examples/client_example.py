@@ -11,14 +11,12 @@ shows how a bad request is reported.
 from __future__ import annotations
 
 import argparse
-import os
+import math
 import sys
 
 import grpc
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout
-
-from ddcards.client import Client  # noqa: E402
+from ddcards.client import Client
 
 # A Mariáš hra position (RULES.md §0): seat 0 declares hearts and leads.
 POSITION = {
@@ -30,13 +28,35 @@ POSITION = {
 }
 
 
+def seconds(text: str) -> float:
+    """A deadline in seconds: a number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--target", default="127.0.0.1:50051", help="host:port of the server")
-    parser.add_argument("--timeout", type=float, default=60.0, help="deadline of each call in seconds")
+    parser.add_argument("--timeout", type=seconds, default=60.0, help="deadline of each call in seconds")
     args = parser.parse_args(argv)
+    try:
+        return ask(args.target, args.timeout)
+    except grpc.RpcError as exc:
+        if exc.code() != grpc.StatusCode.UNAVAILABLE:
+            raise
+        print(f"client_example.py: no ddcards server at {args.target} ({exc.details()}); start one with "
+              "`ddcards serve`", file=sys.stderr)
+        return 1
 
-    with Client(args.target, timeout=args.timeout) as client:
+
+def ask(target: str, timeout: float) -> int:
+    """Every call of the service, printed."""
+    with Client(target, timeout=timeout) as client:
         for game in client.list_games():
             print(f"game {game['name']}: contracts {', '.join(game['contracts']) or '-'}; "
                   f"options {', '.join(o['name'] for o in game['options']) or '-'}")

@@ -60,6 +60,15 @@ def seed_corpus(folder: Path) -> None:
     (folder / "batch.jsonl").write_text("\n".join(json.dumps(ddcards.example(n)) for n in ddcards.example_names()))
 
 
+def fuzz_seconds() -> int:
+    """DDCARDS_FUZZ_SECONDS (default 10): a whole number of at least 1 (libFuzzer reads 0 as no limit)."""
+    text = os.environ.get("DDCARDS_FUZZ_SECONDS", "10")
+    if not text.strip().isdigit() or int(text) < 1:
+        sys.exit(f"atheris_documents.py: DDCARDS_FUZZ_SECONDS={text!r}: a whole number of seconds, at least 1 "
+                 "(for no limit pass -max_total_time=0 yourself)")
+    return int(text)
+
+
 def main() -> None:
     args = list(sys.argv)
     # libFuzzer's arguments: corpus folders (seeded when empty), or files to replay once (a
@@ -68,7 +77,7 @@ def main() -> None:
     for folder in folders:
         seed_corpus(Path(folder))
     if not any(a.startswith(("-max_total_time", "-runs", "-atheris_runs")) for a in args):
-        args.append(f"-max_total_time={int(os.environ.get('DDCARDS_FUZZ_SECONDS', '10'))}")
+        args.append(f"-max_total_time={fuzz_seconds()}")
     atheris.Setup(args, one_input)
     atheris.Fuzz()           # libFuzzer prints "Done N runs" at the end, or stops at a crash
 

@@ -137,3 +137,22 @@ def test_the_sdist_test_suite_collects(sdist: Path) -> None:
     last = out.stdout.strip().splitlines()[-1]
     assert "error" not in last, out.stdout[-500:]
     assert int(last.split()[0]) > 2000, last             # "2431 tests collected in 3.2s"
+
+
+@pytest.mark.parametrize(("env", "named"), [({"DDCARDS_PGO": "maybe"}, "DDCARDS_PGO='maybe'"),
+                                            ({"DDCARDS_NATIVE": "2"}, "DDCARDS_NATIVE='2'"),
+                                            ({"DDCARDS_ONLY": "serch"}, "DDCARDS_ONLY names no module 'serch'")])
+def test_a_build_switch_of_no_meaning_stops_the_build(env: dict[str, str], named: str) -> None:
+    # (a value that reads as neither on nor off used to mean a default silently; an unknown
+    # module name built nothing and said nothing, even into a wheel)
+    out = subprocess.run([sys.executable, "setup.py", "--name"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120, env=dict(os.environ, **env))
+    assert out.returncode != 0
+    assert named in out.stderr, out.stderr[-1000:]
+
+
+def test_the_usual_spellings_of_a_build_switch_are_accepted() -> None:
+    out = subprocess.run([sys.executable, "setup.py", "--name"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120, env=dict(os.environ, DDCARDS_PGO="off", DDCARDS_NATIVE="no", DDCARDS_DEBUG=""))
+    assert out.returncode == 0, out.stderr[-1000:]
+    assert out.stdout.strip().splitlines()[-1] == "ddcards"

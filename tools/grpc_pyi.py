@@ -107,3 +107,11 @@ def write_stub(descriptor_set: str, proto_name: str, out_path: str) -> None:
                 if loc.leading_comments}
     with open(out_path, "w", encoding="utf-8") as f:
         f.write(stub_text(file_proto, comments))
+
+
+if __name__ == "__main__":
+    import sys
+
+    # A library of setup.py's, with no command line of its own: say so rather than do nothing.
+    print(__doc__, file=sys.stderr)
+    sys.exit(0 if sys.argv[1:] in (["-h"], ["--help"]) else 2)

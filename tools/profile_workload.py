@@ -93,4 +93,10 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:]:
+        # setup.py runs it with no arguments; anything else is a mistake (or --help): say what it is.
+        print(__doc__, file=sys.stderr)
+        sys.exit(0 if sys.argv[1:] in (["-h"], ["--help"]) else 2)
     main()

@@ -82,7 +82,10 @@ def main() -> None:
 
     with atheris.instrument_imports(include=["ddcards"]):
         load()
-    corpus = Path(tempfile.mkdtemp(prefix="ddcards-atheris-"))
+    # One corpus folder for every run (atheris.Fuzz never returns, so a fresh one per run would
+    # be left behind each time); the seeds are written anew.
+    corpus = Path(tempfile.gettempdir()) / "ddcards-atheris-service"
+    corpus.mkdir(exist_ok=True)
     for i, seed in enumerate(seeds()):
         (corpus / f"seed-{i}").write_bytes(seed)
     atheris.Setup(sys.argv + [str(corpus)], TestOneInput)
