@@ -131,6 +131,11 @@ def cython_include_dir():
     return root
 
 
+def _names(module, name):
+    """Does a DDCARDS_ONLY name name this module (whole, or its last dotted parts: search, _core.search)?"""
+    return module == name or module.endswith("." + name)
+
+
 def extensions():
     from Cython.Build import cythonize
 
@@ -139,12 +144,12 @@ def extensions():
     only = [x.strip() for x in os.environ.get("DDCARDS_ONLY", "").split(",") if x.strip()]
     sources = sorted(glob.glob(os.path.join("solver", "**", "*.pyx"), recursive=True))
     modules = ["ddcards." + os.path.splitext(os.path.relpath(pyx, "solver"))[0].replace(os.sep, ".") for pyx in sources]
-    unknown = [name for name in only if not any(m.rpartition(".")[2] == name or m == name for m in modules)]
+    unknown = [name for name in only if not any(_names(m, name) for m in modules)]
     if unknown:
         sys.exit(f"ddcards build: DDCARDS_ONLY names no module {', '.join(map(repr, unknown))}; the modules: "
                  + ", ".join(m.rpartition(".")[2] for m in modules))
     for pyx, module in zip(sources, modules):
-        if only and not any(module.rpartition(".")[2] == name or module == name for name in only):
+        if only and not any(_names(module, name) for name in only):
             continue
         exts.append(Extension(module, [pyx], include_dirs=[os.path.join("solver", "_core")]))
     cythonized = cythonize(
@@ -251,16 +256,22 @@ class BuildExt(build_ext):
     (and profiles), and a profile-guided second pass where the compiler is GCC."""
 
     def run(self):
+        # Modules built with other switches are not out of date by their times: build anew.  A
+        # partial build (DDCARDS_ONLY) with other switches leaves modules of two builds ("mixed"):
+        # further partial builds with its switches need no force, the next full one does.
         stamp = os.path.join(self.build_temp, "ddcards-build-switches")
-        if self._last_switches(stamp) != _switches():
-            # Modules built with other switches are not out of date by their times: build anew.
+        last, now = self._last_switches(stamp), _switches()
+        partial = bool(os.environ.get("DDCARDS_ONLY", "").strip())
+        if partial:
+            self.force = self.force or last not in (now, "mixed " + now)
+            now = now if last == now else "mixed " + now
+        elif last != now:
             self.force = True
         self._run_passes()
         _remove_other_kernels(os.path.join(os.path.abspath(self.build_lib), "ddcards"))
         os.makedirs(self.build_temp, exist_ok=True)
         with open(stamp, "w", encoding="utf-8") as f:
-            # A partial build (DDCARDS_ONLY) leaves modules of two builds: the next one builds all.
-            f.write("partial" if os.environ.get("DDCARDS_ONLY", "").strip() else _switches())
+            f.write(now)
 
     @staticmethod
     def _last_switches(stamp):

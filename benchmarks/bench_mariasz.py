@@ -389,7 +389,7 @@ def build_sets(names: list[str]) -> tuple:
     rows = []
     for name in names:
         parts = name.split(":")
-        if not 2 <= len(parts) <= 3 or not all(x.isdigit() and int(x) > 0 for x in parts[1:]):
+        if not 2 <= len(parts) <= 3 or not all(x.isdigit() for x in parts[1:]) or int(parts[-1]) < 1:
             usage_error("bench_mariasz.py", f"a set is CORPUS:N or CORPUS:LEFT:N (whole numbers, N at least 1), "
                                             f"not {name!r}")
         load(parts[0], 0)                                   # a corpus that exists
@@ -555,6 +555,7 @@ def _check_positional(argv: list[str]) -> None:
 def main() -> None:
     if sys.argv[1:2] and sys.argv[1] in _POSITIONAL:
         _check_positional(sys.argv[1:])
+    sets = build_sets(sys.argv[5:]) if sys.argv[1:2] == ["builds"] and len(sys.argv) > 5 else BUILD_SETS
     if sys.argv[1:2] and sys.argv[1] in ("side-by-side", "etc-split", "reply-first", "builds"):
         print(f"{machine_line()}. Command: python benchmarks/bench_mariasz.py {' '.join(sys.argv[1:])}\n", flush=True)
     if sys.argv[1:2] == ["fresh"]:
@@ -573,8 +574,7 @@ def main() -> None:
         side_by_side(int(sys.argv[2]) if len(sys.argv) > 2 else 16)
         return
     if sys.argv[1:2] == ["builds"]:
-        builds(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 16,
-               build_sets(sys.argv[5:]) if len(sys.argv) > 5 else BUILD_SETS)
+        builds(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 16, sets)
         return
     if sys.argv[1:2] == ["build-worker"]:
         build_worker(int(sys.argv[2]))

@@ -16,6 +16,7 @@ tests/test_grpc_fuzz.py runs the seeds and a short atheris run of this target in
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -84,7 +85,7 @@ def main() -> None:
         load()
     # One corpus folder for every run (atheris.Fuzz never returns, so a fresh one per run would
     # be left behind each time); the seeds are written anew.
-    corpus = Path(tempfile.gettempdir()) / "ddcards-atheris-service"
+    corpus = Path(tempfile.gettempdir()) / f"ddcards-atheris-service-{os.getuid()}"     # a user's own
     corpus.mkdir(exist_ok=True)
     for i, seed in enumerate(seeds()):
         (corpus / f"seed-{i}").write_bytes(seed)
