@@ -55,6 +55,8 @@ def _switch(name, default):
     sys.exit(f"ddcards build: {name}={os.environ[name]!r}: use 1 or 0 (yes/no, true/false, on/off)")
 
 
+# DDCARDS_ONLY=search,_marias rebuilds just those modules (a developer's shortcut).
+ONLY = [x.strip() for x in os.environ.get("DDCARDS_ONLY", "").split(",") if x.strip()]
 DEBUG = _switch("DDCARDS_DEBUG", False)
 NATIVE = _switch("DDCARDS_NATIVE", False)
 PGO = _switch("DDCARDS_PGO", True) and not DEBUG
@@ -140,16 +142,14 @@ def extensions():
     from Cython.Build import cythonize
 
     exts = []
-    # DDCARDS_ONLY=search,_marias rebuilds just those modules (a developer's shortcut).
-    only = [x.strip() for x in os.environ.get("DDCARDS_ONLY", "").split(",") if x.strip()]
     sources = sorted(glob.glob(os.path.join("solver", "**", "*.pyx"), recursive=True))
     modules = ["ddcards." + os.path.splitext(os.path.relpath(pyx, "solver"))[0].replace(os.sep, ".") for pyx in sources]
-    unknown = [name for name in only if not any(_names(m, name) for m in modules)]
+    unknown = [name for name in ONLY if not any(_names(m, name) for m in modules)]
     if unknown:
         sys.exit(f"ddcards build: DDCARDS_ONLY names no module {', '.join(map(repr, unknown))}; the modules: "
                  + ", ".join(m.rpartition(".")[2] for m in modules))
     for pyx, module in zip(sources, modules):
-        if only and not any(_names(module, name) for name in only):
+        if ONLY and not any(_names(module, name) for name in ONLY):
             continue
         exts.append(Extension(module, [pyx], include_dirs=[os.path.join("solver", "_core")]))
     cythonized = cythonize(
@@ -261,8 +261,7 @@ class BuildExt(build_ext):
         # further partial builds with its switches need no force, the next full one does.
         stamp = os.path.join(self.build_temp, "ddcards-build-switches")
         last, now = self._last_switches(stamp), _switches()
-        partial = bool(os.environ.get("DDCARDS_ONLY", "").strip())
-        if partial:
+        if ONLY:
             self.force = self.force or last not in (now, "mixed " + now)
             now = now if last == now else "mixed " + now
         elif last != now:

@@ -36,6 +36,7 @@ from _args import count, positive
 
 HERE = Path(__file__).resolve()
 CORPUS = HERE.parent / "corpus"
+BAD_SET = "a set is CORPUS:N or klaverjas-random:SEED:N (whole numbers, N at least 1), not {!r}"
 
 
 def documents(spec: str) -> list[dict]:
@@ -43,15 +44,13 @@ def documents(spec: str) -> list[dict]:
     parts = spec.split(":")
     if parts[0] == "klaverjas-random" and len(parts) == 3:
         if not (parts[1].lstrip("-").isdigit() and parts[2].isdigit() and int(parts[2]) > 0):
-            raise ValueError(f"a set is CORPUS:N or klaverjas-random:SEED:N (whole numbers, N at least 1), "
-                             f"not {spec!r}")
+            raise ValueError(BAD_SET.format(spec))
         sys.path.insert(0, str(HERE.parent))
         from bench_dds import random_layout
         rng = random.Random(int(parts[1]))
         return [random_layout(rng) for _ in range(int(parts[2]))]
     if len(parts) != 2 or not parts[1].isdigit() or int(parts[1]) == 0:
-        raise ValueError(f"a set is CORPUS:N or klaverjas-random:SEED:N (whole numbers, N at least 1), "
-                         f"not {spec!r}")
+        raise ValueError(BAD_SET.format(spec))
     path = CORPUS / f"{parts[0]}.jsonl"
     if not path.exists():
         raise ValueError(f"no corpus {path.name} in {CORPUS}")

@@ -44,6 +44,10 @@ def measure(repo: str, passes: int = 1) -> None:
           f"{statistics.median(search) * 1e3:.3f} ms")
 
 
+def measurement_failed(repos: list[str]) -> None:
+    raise SystemExit(f"ab_marias.py: the measurement of {', '.join(repos)} failed (its error is above)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -61,9 +65,8 @@ def main() -> None:
                 done = subprocess.run([sys.executable, str(HERE), repo, "--passes", "5"], stdout=subprocess.PIPE,
                                       text=True)
                 if done.returncode:
-                    raise SystemExit(f"ab_marias.py: the measurement of {repo} failed (its error is above)")
-                out = done.stdout
-                print(out.strip().splitlines()[-1], flush=True)
+                    measurement_failed([repo])
+                print(done.stdout.strip().splitlines()[-1], flush=True)
         return
     if len(repos) == 1:
         measure(repos[0], args.passes)
@@ -75,7 +78,7 @@ def main() -> None:
         if proc.returncode:
             failed.append(repo)
     if failed:
-        raise SystemExit(f"ab_marias.py: the measurement of {', '.join(failed)} failed (its error is above)")
+        measurement_failed(failed)
 
 
 if __name__ == "__main__":

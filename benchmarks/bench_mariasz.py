@@ -526,25 +526,25 @@ def fresh(argv: list[str]) -> None:
           f"max {max(cpu):.0f} s; nodes median {statistics.median(d['nodes'] for d in done):,.0f}")
 
 
-# Subcommands read by position: (least, most) arguments after the name (fresh and
-# table-sizes parse their own options); build-worker and fresh-one are this script's own workers.
-_POSITIONAL = {"side-by-side": (0, 1), "etc-split": (0, 1), "reply-first": (0, 1), "builds": (2, None),
-               "corpus": (0, 0), "build-worker": (1, 1), "fresh-one": (3, 3)}
+# Subcommands read by position: (least, most) arguments after the name, and the place of the
+# table size in MiB among them (None: none) (fresh and table-sizes parse their own options);
+# build-worker and fresh-one are this script's own workers.
+_POSITIONAL = {"side-by-side": (0, 1, 0), "etc-split": (0, 1, 0), "reply-first": (0, 1, 0), "builds": (2, None, 2),
+               "corpus": (0, 0, None), "build-worker": (1, 1, None), "fresh-one": (3, 3, None)}
 
 
 def _check_positional(argv: list[str]) -> None:
     """A subcommand's arguments by count, a table size a whole number: else the usage and exit status 2."""
-    least, most = _POSITIONAL[argv[0]]
+    least, most, size_at = _POSITIONAL[argv[0]]
     rest = argv[1:]
     if "-h" in rest or "--help" in rest:
         print(__doc__)
         sys.exit(0)
-    sizes = rest[2:3] if argv[0] == "builds" else rest[:1] if argv[0] in ("side-by-side", "etc-split", "reply-first") else []
+    sizes = rest[size_at:size_at + 1] if size_at is not None else []
     if len(rest) < least or (most is not None and len(rest) > most) or \
             not all(x.isdigit() and int(x) > 0 for x in sizes):
-        print(f"usage: python benchmarks/bench_mariasz.py {argv[0]} ...: wrong arguments {rest} "
-              "(the module docstring lists each subcommand's; --help prints it)", file=sys.stderr)
-        sys.exit(2)
+        usage_error(f"bench_mariasz.py {argv[0]}", f"wrong arguments {rest} (the module docstring lists each "
+                                                    "subcommand's; --help prints it)")
     if argv[0] == "builds":
         for folder in rest[:2]:
             if folder != "." and not (Path(folder) / "ddcards" / "__init__.py").is_file():

@@ -474,17 +474,8 @@ def bench_cancel(hard: list[dict]) -> dict:
 # ---------------------------------------------------------------- report
 
 def machine() -> str:
-    model = "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    cores = len(os.sched_getaffinity(0))
-    return (f"{cores} cores ({model}), Linux {platform.release()}, Python {platform.python_version()}, "
-            f"grpcio {grpc.__version__}, solver {ddcards.__version__}")
+    """What the service's figures depend on beyond machine_line() (printed beside it)."""
+    return f"Linux {platform.release()}, grpcio {grpc.__version__}, solver {ddcards.__version__}"
 
 
 # ---------------------------------------------------------------- 4. load
