@@ -2,8 +2,9 @@
 
     python benchmarks/bench_klaverjas.py [--deals N] [--tables N] [--tt-mb MIB]
 
-For each rule set: the time of a full-deal solve, cold (table cleared per deal), one core,
-in mode ``optimal`` (the value and every optimal first card: the performance target) and in
+For each corpus (klaverjas-amsterdam and klaverjas-rotterdam: the bidders' deals of each rule
+set; klaverjas-random: a random trump, playing team and rule set): the time of a full-deal
+solve, cold (table cleared per deal), one core, in mode ``optimal`` (the value and every optimal first card: the performance target) and in
 mode ``all`` (the exact value of every legal first card, as the CLI answers by default).
 "search" is the time in the C search (value, moves and principal variation); "call" adds
 parsing the document and building the result.  Then the DD table (ddcards.ddtable.dd_table:
@@ -28,11 +29,13 @@ from _args import count, positive  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
-RULESETS = ("amsterdam", "rotterdam")
+# The bidders' deals of each rule set, and random deals (random trump, playing team and rule set:
+# the whole space, not the bidder's corner; benchmarks/make_corpus_klaverjas.py).
+CORPORA = ("amsterdam", "rotterdam", "random")
 
 
-def load(rules: str, n: int) -> list[dict]:
-    lines = (CORPUS / f"klaverjas-{rules}.jsonl").read_text().splitlines()
+def load(name: str, n: int) -> list[dict]:
+    lines = (CORPUS / f"klaverjas-{name}.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines[:n]]
 
 
@@ -44,8 +47,8 @@ def pct(values: list[float], q: float) -> float:
 def full_deals(n: int, mode: str, tt_mb: int) -> list[str]:
     engine = ddcards.Solver(tt_mb=tt_mb)
     rows = []
-    for rules in RULESETS:
-        docs = load(rules, n)
+    for name in CORPORA:
+        docs = load(name, n)
         search, call, nodes, made = [], [], [], 0
         for doc in docs:
             engine.clear()
@@ -56,7 +59,7 @@ def full_deals(n: int, mode: str, tt_mb: int) -> list[str]:
             nodes.append(res.nodes)
             made += res.won
         rate = sum(nodes) / sum(search) / 1e6
-        rows.append(f"| {rules} | {mode} | {len(docs)} | {made} | {statistics.median(search) * 1e3:.1f} ms | "
+        rows.append(f"| {name} | {mode} | {len(docs)} | {made} | {statistics.median(search) * 1e3:.1f} ms | "
                     f"{pct(search, 0.9) * 1e3:.1f} ms | {max(search) * 1e3:.1f} ms | "
                     f"{statistics.median(call) * 1e3:.1f} ms | {statistics.median(nodes):,.0f} | {rate:.1f} M |")
     return rows
@@ -65,14 +68,14 @@ def full_deals(n: int, mode: str, tt_mb: int) -> list[str]:
 def tables(n: int, tt_mb: int, threads: int) -> list[str]:
     engine = ddcards.Solver(tt_mb=tt_mb)
     rows = []
-    for rules in RULESETS:
+    for name in CORPORA:
         times, nodes = [], []
-        for doc in load(rules, n):
+        for doc in load(name, n):
             t = time.perf_counter()
             table = dd_table(doc, solver=engine, threads=threads)
             times.append(time.perf_counter() - t)
             nodes.append(table["nodes"])
-        rows.append(f"| {rules} | {threads} | {len(times)} | {statistics.median(times) * 1e3:.0f} ms | "
+        rows.append(f"| {name} | {threads} | {len(times)} | {statistics.median(times) * 1e3:.0f} ms | "
                     f"{pct(times, 0.9) * 1e3:.0f} ms | {max(times) * 1e3:.0f} ms | "
                     f"{statistics.median(nodes):,.0f} |")
     return rows
@@ -81,7 +84,7 @@ def tables(n: int, tt_mb: int, threads: int) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=positive, default=200)
-    ap.add_argument("--tables", type=count, default=40, help="deals per rule set for the DD table (0: none)")
+    ap.add_argument("--tables", type=count, default=40, help="deals per corpus for the DD table (0: none)")
     ap.add_argument("--tt-mb", type=positive, default=ddcards.api.DEFAULT_TT_MB,
                     help="transposition table per Solver in MiB (default: sized per game, as the library does)")
     ap.add_argument("--table-threads", type=positive, nargs="+", default=None, metavar="N",
@@ -93,7 +96,7 @@ def main() -> None:
           f"benchmarks/bench_klaverjas.py --deals {args.deals} --tables {args.tables} "
           f"{'' if args.tt_mb is None else f'--tt-mb {args.tt_mb} '}"
           f"--table-threads {' '.join(map(str, table_threads))}\n")
-    print("| rules | mode | deals | made | search median | p90 | max | call median | nodes median | nodes/s |")
+    print("| corpus | mode | deals | made | search median | p90 | max | call median | nodes median | nodes/s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for mode in ("optimal", "all"):
         print("\n".join(full_deals(args.deals, mode, args.tt_mb)))

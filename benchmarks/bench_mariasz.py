@@ -25,8 +25,13 @@ trumps: the turned card's suit), every variant, both objectives, the options
 - mariasz-szlifowany: szlifowany deals from the first trick, points.
 - mariasz-race: 36-card and szlifowany deals from the first trick, a race from
   random carried scores (60..130 each, so that a claim is in reach).
-- mariasz-phase2: two-player positions with the stock used up (random play).
+- mariasz-phase2: two-player positions with the stock used up (random play, an
+  exchange taken half the time), 30% of them a race nobody has won by the cut.
 - mariasz-kiks, mariasz-three: Kiks and three-player deals from the first trick.
+- mariasz-mixed: every variant and deck, any leader, ślepy, both objectives (a race
+  nobody has won by the cut), cut by random play: two players in phase 1 (the full
+  deck from 10 cards left in the stock on, where a search takes seconds at most),
+  Kiks and three players in the first half of the deal.
 - mariasz-ladder: 36-card deals, points, each cut by random play at every stock
   size 0, 2, ..., 24 cards left: how the work grows with the stock.  A 36-card
   deal from the first trick is the ladder's top rung.
@@ -48,7 +53,7 @@ sys.path.insert(0, str(ROOT))
 import ddcards  # noqa: E402
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, Searcher  # noqa: E402
 from ddcards._core import search as core  # noqa: E402
-from ddcards.errors import SearchTimeout  # noqa: E402
+from ddcards.errors import IllegalPlayError, SearchTimeout  # noqa: E402
 from _args import count, positive, seconds, usage_error  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
@@ -107,6 +112,76 @@ def random_play(rng: random.Random, doc: dict, plies: int) -> dict:
     return dict(doc, played=played)
 
 
+def random_cards(rng: random.Random, doc: dict, cards: int, exchange: float) -> dict:
+    """`doc` with random legal actions until `cards` cards are played or the deal ends; an exchange,
+    when offered, is taken with probability `exchange` (it is an action, not a card)."""
+    pos = ddcards.Position.from_dict(doc)
+    played: list[str] = []
+    while sum(a != "exchange" for a in played) < cards and not pos.is_over:
+        moves = list(pos.legal_moves)
+        if "exchange" in moves and rng.random() < exchange:
+            move = "exchange"
+        else:
+            move = rng.choice([m for m in moves if m != "exchange"])
+        pos = pos.play(move)
+        played.append(move)
+    return dict(doc, played=played)
+
+
+def live_race(rng: random.Random, doc: dict, sides: int) -> dict | None:
+    """`doc` (its history already played) as a race from carried scores that nobody has reached
+    131 with by the cut: drawn from 60..130 (a claim within reach), then lower while the history
+    already holds a claim. None if even scores of 0 end the deal before the cut."""
+    for top in (130, 110, 90, 60, 30, 0):
+        scores = [rng.randint(min(top, 60), top) for _ in range(sides)]
+        race = dict(doc, objective="race", start_scores=scores)
+        if not any(scores) and rng.random() < 0.5:
+            race["first_deal"] = True
+        try:
+            if not ddcards.Position.from_dict(race).is_over:
+                return race
+        except IllegalPlayError:            # the history goes on after a claim
+            pass
+    return None
+
+
+def mixed_position(rng: random.Random) -> dict:
+    """A position from the whole space a user may ask about: any variant (two players with either
+    deck, Kiks, three players), any leader, ślepy and the rule options at random, points or a live
+    race, cut by random play where a search has work to do: two players in phase 1 (the full deck
+    from 10 cards left in the stock on, where a search takes seconds at most; phase 2 is the
+    phase2 corpus's), Kiks and three players in the first half of the deal, the first trick
+    included."""
+    variant, szlifowany = rng.choice([("standard", False), ("standard", True), ("kiks", False),
+                                      ("three", False), ("three", True)])
+    doc = deal(rng, variant, szlifowany)
+    seats = len(doc["hands"])
+    leader = rng.randrange(seats)
+    if leader:
+        doc["leader"] = leader
+    options = doc.setdefault("options", {})
+    if variant != "standard":
+        dealer = (leader - 1) % seats          # the dealer's last card fixes trumps (RULES §3.10)
+        doc["trump"] = rng.choice([s for s, part in zip(SUITS, doc["hands"][dealer].split(".")) if part])
+        if rng.random() < 0.15:
+            options["slepy"] = True
+            doc["trump"] = rng.choice(SUITS)
+    if variant == "standard":
+        stock = len(doc["stock"].split())
+        low = 0 if szlifowany else stock - 10   # the full deck: at most 10 left in the stock
+        cards = 2 * rng.randint(low // 2, stock // 2 - 1) + rng.randrange(2)    # in phase 1
+    else:
+        cards = rng.randrange(0, 18 if variant == "kiks" else 18 if not szlifowany else 12)   # the first half
+    doc = random_cards(rng, doc, cards, exchange=0.5)
+    if rng.random() < 0.35:
+        race = live_race(rng, doc, 3 if variant == "three" else 2)
+        if race is not None:
+            doc = race
+    if not options:
+        doc.pop("options")
+    return doc
+
+
 def make_corpora(n: int = 40) -> None:
     CORPUS.mkdir(exist_ok=True)
     out: dict[str, list[dict]] = {}
@@ -120,16 +195,20 @@ def make_corpora(n: int = 40) -> None:
         out["race"].append(doc)
     rng = random.Random(20261203)
     out["phase2"] = []
-    for _ in range(4 * n):
+    while len(out["phase2"]) < 4 * n:
         doc = deal(rng, szlifowany=rng.random() < 0.5)
-        if rng.random() < 0.3:
-            doc.update(objective="race", start_scores=[rng.randrange(0, 131), rng.randrange(0, 131)])
         stock = len(doc["stock"].split())
-        out["phase2"].append(random_play(rng, doc, stock + 2 * rng.randrange(0, 3) + rng.randrange(2)))
+        doc = random_cards(rng, doc, stock + 2 * rng.randrange(0, 3) + rng.randrange(2), exchange=0.5)
+        if rng.random() < 0.3:
+            doc = live_race(rng, doc, 2)
+        if doc is not None:
+            out["phase2"].append(doc)
     rng = random.Random(20261204)
     out["kiks"] = [dict(deal(rng, "kiks"), played=[]) for _ in range(n)]
     rng = random.Random(20261205)
     out["three"] = [dict(deal(rng, "three", szlifowany=rng.random() < 0.5), played=[]) for _ in range(n)]
+    rng = random.Random(20261207)
+    out["mixed"] = [mixed_position(rng) for _ in range(2 * n)]
     rng = random.Random(20261206)
     out["ladder"] = []
     for _ in range(n):
@@ -195,7 +274,7 @@ def corpus_rows(engine: Searcher, deals: int, limit: float) -> None:
     print("| corpus | positions | finished (limit) | search median | p90 | max | nodes median | nodes/s |")
     print("|---|---|---|---|---|---|---|---|", flush=True)
     for name, n in (("phase2", 4 * deals), ("race", deals), ("szlifowany", deals), ("kiks", deals),
-                    ("three", deals)):
+                    ("three", deals), ("mixed", 2 * deals)):
         times, nodes, docs = [], [], load(name, n)
         for doc in docs:
             got = solve(engine, doc, timeout=limit)

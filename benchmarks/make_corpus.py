@@ -7,7 +7,8 @@ the suit where his 12 cards are longest and strongest as trumps and discards
 his two weakest side cards (never an A or T); Betl and Durch deals are drawn
 with the declarer's cards weighted towards low (Betl) or high (Durch) ranks,
 and he discards his two highest (Betl) or lowest (Durch) cards.  The mixed corpus samples the
-whole space instead: random trumps, discards, objectives, announcements, options and flek.
+whole space instead: random trumps, discards, objectives, announcements, options, stakes, flek
+and three or four players.
 """
 from __future__ import annotations
 
@@ -113,12 +114,32 @@ def mixed_deal(rng: random.Random) -> dict:
     return doc
 
 
+def widen(rng: random.Random, docs: list[dict]) -> None:
+    """The parts of the space the mixed deals above leave out, drawn from a stream of their own so
+    that the deals stay as they were: four players (20%), both announcements where forehand may
+    make them, and the stakes of Sedma and Kilo."""
+    for doc in docs:
+        if rng.random() < 0.2:
+            doc["players"] = 4
+        if doc.get("objective") != "money" or doc["contract"] != "hra":
+            continue
+        trump, hand0 = doc["trump"], doc["hands"][0].split(".")[SUITS.index(doc["trump"])]
+        allowed = [a for a, ranks in (("sedma", "7"), ("kilo", "KQ")) if all(r in hand0 for r in ranks)]
+        if len(allowed) == 2 and rng.random() < 0.5:
+            doc["announcements"] = allowed
+        if rng.random() < 0.5:
+            options = doc.setdefault("options", {})
+            options["sedma_value"], options["kilo_value"] = rng.randint(0, 5), rng.randint(0, 10)
+
+
 def main(n: int = 200) -> None:
     OUT.mkdir(exist_ok=True)
     for contract, seed in (("hra", 20261129), ("betl", 20261130), ("durch", 20261131), ("mixed", 20261203)):
         rng = random.Random(seed)
         make = {"hra": hra_deal, "mixed": mixed_deal}.get(contract, lambda r: no_trump_deal(r, contract))
         docs = [make(rng) for _ in range(n)]
+        if contract == "mixed":
+            widen(random.Random(20261206), docs)
         path = OUT / f"marias-{contract}.jsonl"
         path.write_text("".join(json.dumps(d) + "\n" for d in docs))
         print(f"wrote {len(docs)} deals to {path}")

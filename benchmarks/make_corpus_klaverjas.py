@@ -2,11 +2,13 @@
 
     python benchmarks/make_corpus_klaverjas.py [N]   # rewrites benchmarks/corpus/klaverjas-*.jsonl
 
-Deals are random; trumps are bid as the seed's advice says a player should: starting with
-seat 0 (left of the dealer), the first player holding the jack, or the nine and the ace, of a
-suit with at least three cards of it names that suit (his strongest such suit); if nobody
-does, seat 0 must choose and takes his strongest suit.  The bidder's team is the playing
-team; seat 0 leads the first trick.
+Deals are random. In klaverjas-amsterdam and klaverjas-rotterdam trumps are bid as the seed's
+advice says a player should: starting with seat 0 (left of the dealer), the first player
+holding the jack, or the nine and the ace, of a suit with at least three cards of it names
+that suit (his strongest such suit); if nobody does, seat 0 must choose and takes his
+strongest suit.  The bidder's team is the playing team.  klaverjas-random samples the whole
+space instead, as benchmarks/bench_dds.py draws its layouts: a random trump suit, playing team
+and rule set, whoever holds what.  Seat 0 leads the first trick (RULES §2).
 """
 from __future__ import annotations
 
@@ -58,12 +60,20 @@ def deal(rng: random.Random, rules: str) -> dict:
             "hands": [hand_string(h) for h in hands]}
 
 
+def random_deal(rng: random.Random) -> dict:
+    deck = list(DECK)
+    rng.shuffle(deck)
+    hands = [deck[8 * i: 8 * i + 8] for i in range(4)]
+    return {"game": "klaverjas", "rules": rng.choice(("amsterdam", "rotterdam")), "trump": rng.choice(SUITS),
+            "playing_team": rng.randrange(2), "hands": [hand_string(h) for h in hands]}
+
+
 def main(n: int = 200) -> None:
     OUT.mkdir(exist_ok=True)
-    for rules, seed in (("amsterdam", 20261201), ("rotterdam", 20261202)):
+    for name, seed in (("amsterdam", 20261201), ("rotterdam", 20261202), ("random", 20261205)):
         rng = random.Random(seed)
-        docs = [deal(rng, rules) for _ in range(n)]
-        path = OUT / f"klaverjas-{rules}.jsonl"
+        docs = [random_deal(rng) if name == "random" else deal(rng, name) for _ in range(n)]
+        path = OUT / f"klaverjas-{name}.jsonl"
         path.write_text("".join(json.dumps(d) + "\n" for d in docs))
         print(f"wrote {len(docs)} deals to {path}")
 

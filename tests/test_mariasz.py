@@ -11,6 +11,11 @@ import pytest
 import ddcards
 from ddcards.errors import IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
 
+try:
+    from tests.reference import mariasz as m
+except ImportError:                                   # run from tests/ (sys.path holds it)
+    from reference import mariasz as m
+
 from _server_helpers import running_server  # noqa: E402
 
 A = {"game": "mariasz", "hands": ["AKQ.6.7.8", "T9.A.6.97"],
@@ -147,6 +152,12 @@ def test_the_phase2_example_is_in_phase_2():
     res = ddcards.solve(pos)
     assert (res.value, res.optimal_moves, res.scores["seat0"], res.scores["seat1"]) == (64, ["AD", "KD"], 101, 37)
     assert len(res.pv) == 12                 # six tricks of phase 2
+    # the same figures from the plain reference (tests/reference/mariasz.py, written from the rules)
+    ref = m.reference_solve(ddcards.example("mariasz-phase2"))
+    assert ref["value"] == 64 and sorted(a for a, v in ref["moves"].items() if v == 64) == ["AD", "KD"]
+    assert {a: v for a, v in ref["moves"].items()} == {mv.move: mv.value for mv in res.moves}
+    end = m.from_doc(dict(ddcards.example("mariasz-phase2"), played=list(pos.played) + list(res.pv)))
+    assert end.over and (m.scores(end)["seat0"], m.scores(end)["seat1"]) == (101, 37)
 
 
 def test_analyse_a_recorded_deal():

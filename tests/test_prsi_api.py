@@ -11,6 +11,11 @@ import pytest
 import ddcards
 from ddcards import InvalidOptionError, SearchTimeout
 
+try:
+    from tests.reference import prsi as ref
+except ImportError:                                   # run from tests/ (sys.path holds it)
+    from reference import prsi as ref
+
 ENDGAME = ddcards.example("prsi-endgame")     # seat 0 faces a 7: drawing the penalty wins in 11
 FRESH = ddcards.example("prsi")               # a fresh two-player deal: QS/D wins in 11
 
@@ -26,6 +31,10 @@ def test_solve_the_endgame():
     # the line is legal and ends with seat 0 out
     end = ddcards.Position.from_dict(dict(ENDGAME, played=ENDGAME["played"] + res.pv))
     assert end.is_over
+    # the plain reference (tests/reference/prsi.py): drawing wins within 11 plies, not within 10
+    rules, state, player, _ = ref.from_document(ENDGAME)
+    assert ref.solve(rules, state, player, 11) == {"value": 1, "moves": {"7D": 0, "draw": 1}}
+    assert ref.solve(rules, state, player, 10)["value"] == 0
 
 
 def test_the_result_document():
