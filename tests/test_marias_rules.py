@@ -506,6 +506,32 @@ def test_durch_endgame_two_tricks():
     assert p.legal_moves == ("KS",)
     res = ddcards.solve(p)
     assert res.value == -1 and res.won is False and res.settlement == [-20, 10, 10]
+    # KS takes the ninth trick (QS KS JS: the Durch is lost); the line goes on to the end of the
+    # deal (docs/RULES.md §0.8 rule 6): seat 1 leads 7D, seat 2 throws 7S, the declarer his AS,
+    # and the 7D takes the last trick too (no trumps): 8 tricks to 2.
+    assert res.pv == ["KS", "JS", "7D", "7S", "AS"]
+    assert res.tricks == {"declarer": 8, "defenders": 2}
+
+
+def test_a_defeated_betl_is_played_to_the_last_trick():
+    """The search stops a Betl at the trick that defeats it; the line goes on to the end of the
+    deal, each seat playing its lowest legal card (spades, hearts, diamonds, clubs; low to high),
+    and the scores count all ten tricks (docs/RULES.md §0.8 rule 6, §1.11)."""
+    doc = {"game": "marias", "contract": "betl", "hands": ["T987.8.T7.987", "AK.AQJ7.J.AKJ", "J.KT9.AK98.QT"],
+           "talon": "QD QS", "played": ["7D"]}
+    res = ddcards.solve(doc)
+    assert res.value == -1 and res.optimal_moves == ["JD"] and not res.won
+    assert len(res.pv) == 29                           # the 30 cards of the deal, 7D already played
+    order = [rank + suit for suit in "SHDC" for rank in "789TJQKA"]      # Betl order, low to high
+    p, decided = ddcards.Position.from_dict(doc), False
+    for card in res.pv:
+        if decided:
+            assert card == min(p.legal_moves, key=order.index), card
+        p = p.play(card)
+        decided = decided or p.score.tricks["declarer"] > 0
+    assert decided and p.is_over
+    assert res.tricks == p.score.tricks and sum(res.tricks.values()) == 10
+    assert res.scores == res.tricks
 
 
 # --------------------------------------------------------------------------- scoring

@@ -396,6 +396,31 @@ class MariasSession(CardSession):
             return "declarer wins" if value > 0 else "declarer pays" if value < 0 else "even"
         return super().verdict(value, won, value_kind)
 
+    def search(self, searcher: Any, mode: int, cancel: Any, timeout: float | None,
+               want_pv: bool = True, helpers: Sequence[tuple[Any, Any]] = ()
+               ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
+        """As the core searches it; in Betl and Durch the line goes on to the end of the deal."""
+        value, moves, pv, nodes = super().search(searcher, mode, cancel, timeout, want_pv, helpers)
+        if want_pv and self.setup.contract != "hra":
+            pv = self.to_the_end(pv)
+        return value, moves, pv, nodes
+
+    def to_the_end(self, line: Sequence[int]) -> list[int]:
+        """`line` played on to the last trick (docs/RULES.md §0.8 rule 6).  The search stops a Betl
+        or Durch at the trick that decides it, where every card left is worth the same; the deal
+        goes on with each seat's lowest legal card (spades, hearts, diamonds, clubs; low to high),
+        so that the scores and tricks at the line's end count all ten tricks."""
+        board, out = self.board, list(line)
+        for move in out:
+            board.play(move)
+        while not board.finished:
+            move = min(board.legal_moves())          # codes run S H D C, each low to high
+            board.play(move)
+            out.append(move)
+        for _ in out:
+            board.undo()
+        return out
+
     def reported(self, raw: int) -> int:
         """The search measures money by the rank of its outcome (Hra) or by the outcome (Betl, Durch)."""
         if self.setup.objective != "money" or self.scale is None:
