@@ -527,7 +527,7 @@ class MariasSession(CardSession):
         if setup.contract == "hra":
             part_won = {"hra": st["points"][0] > st["points"][1], **outcomes}
         else:
-            part_won = {setup.contract: value > 0}        # the line stops once the outcome is settled
+            part_won = {setup.contract: value > 0}        # settled by the deciding trick, not by the line's end
         parts = {part: {"won": part_won[part], "stake": self.scale.stakes[part],
                         "money": self.scale.part_money(part, part_won[part])} for part in self.scale.parts}
         money = sum(p["money"] for p in parts.values())
