@@ -2,8 +2,9 @@
 7-8, §1.6 rule 6, §1.7 rule 4, §1.8 rules 5-6, §1.1 rule 5).
 
 - The money objective against the plain reference (tests/reference/marias.py) on random legal
-  endgames with every set of announcements, stakes, flek and four players: the value and every
-  legal move's value.
+  endgames with every set of announcements, stakes, options, flek and four players: the value,
+  every legal move's value, and the principal variation replayed in the reference (optimal to
+  the end, each part won or lost and paid as the solver reports).
 - Hand-checked combinations: finished deals whose parts are counted by hand, the stakes of each
   part in and out of hearts, with flek and re.
 - Announcements that cannot be made, and other bad input, are rejected naming the token and the
@@ -21,8 +22,10 @@ from ddcards.games.marias import MoneyScale
 
 try:
     from tests.reference import marias as m
+    from tests.test_differential_marias import check_line
 except ImportError:  # pytest put tests/ itself on sys.path
     from reference import marias as m
+    from test_differential_marias import check_line
 
 SEED = m.SEED_DOC                                  # hearts Hra; forehand holds K Q of hearts, not 7H
 SEED_LINE = " ".join(m.SEED_LINE)
@@ -45,15 +48,22 @@ def check(doc):
     # the settlement is the money, paid by the defenders (and nothing to a sitting-out dealer)
     assert res.settlement == m.settlement(res.value, doc.get("players", 3)), text
     assert sum(part["money"] for part in res.parts.values()) == res.value, text
+    # the line, replayed in the reference, ends with each part as the solver reports it
+    end = check_line(doc, res, text)
+    won = end.part_won()
+    assert res.parts == {part: {"won": won[part], "stake": stake, "money": 2 * stake * (1 if won[part] else -1)}
+                         for part, stake in end.stakes}, (res.parts, text)
 
 
 announcement_sets = st.sampled_from([(), ("sedma",), ("kilo",), ("sedma", "kilo")])
 stakes = st.fixed_dictionaries({}, optional={"sedma_value": st.integers(0, 5), "kilo_value": st.integers(0, 5),
-                                             "marriage_on_follow": st.booleans()})
+                                             "marriage_on_follow": st.booleans(),
+                                             "talon_points": st.sampled_from(["defenders", "nobody"])})
+short = st.integers(2, 4)                  # tricks left (with one left every card is forced)
 
 
 @settings(deadline=None, max_examples=600)
-@given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.integers(0, 2), st.sampled_from("SHDC"), announcement_sets,
+@given(st.integers(0, 2**32 - 1), short, st.integers(0, 2), st.sampled_from("SHDC"), announcement_sets,
        stakes, st.integers(0, 2), st.sampled_from([3, 4]))
 def test_money_against_the_reference(seed, tricks_left, cards, trump, announcements, options, flek, players):
     check(m.random_endgame(random.Random(seed), "hra", tricks_left, trump=trump, cards_in_trick=cards,
@@ -62,14 +72,14 @@ def test_money_against_the_reference(seed, tricks_left, cards, trump, announceme
 
 
 @settings(deadline=None, max_examples=150)
-@given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.integers(0, 2), st.sampled_from(["betl", "durch"]),
+@given(st.integers(0, 2**32 - 1), short, st.integers(0, 2), st.sampled_from(["betl", "durch"]),
        st.integers(0, 2))
 def test_money_of_betl_and_durch_against_the_reference(seed, tricks_left, cards, contract, flek):
     check(m.random_endgame(random.Random(seed), contract, tricks_left, cards_in_trick=cards, objective="money",
                            flek=flek))
 
 
-@settings(deadline=None, max_examples=8)          # the plain minimax takes ~0.6 s for each
+@settings(deadline=None, max_examples=20)         # the reference's memoised minimax: ~0.1 s for each
 @given(st.integers(0, 2**32 - 1), st.sampled_from("SHDC"), announcement_sets)
 def test_money_five_tricks_left(seed, trump, announcements):
     check(m.random_endgame(random.Random(seed), "hra", 5, trump=trump, announcements=announcements,

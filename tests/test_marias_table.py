@@ -49,7 +49,8 @@ def fast_table(forehand, defenders, talon=None, options=None, flek=0):
 # --------------------------------------------------------------------------- against the reference
 
 options = st.sampled_from([{}, {"sedma_value": 3}, {"kilo_value": 0}, {"sedma_value": 0},
-                           {"marriage_on_follow": True, "sedma_value": 2, "kilo_value": 1}])
+                           {"marriage_on_follow": True, "sedma_value": 2, "kilo_value": 1},
+                           {"talon_points": "nobody"}, {"talon_points": "nobody", "marriage_on_follow": True}])
 
 
 @settings(deadline=None, max_examples=40)

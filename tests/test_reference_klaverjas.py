@@ -300,3 +300,49 @@ def test_random_endgames_are_legal_and_reproducible():
         st = k.from_doc(doc)
         assert len(doc["played"]) == (8 - (1 + seed % 3)) * 4 + seed % 4
         assert st.legal_moves()
+
+
+# --------------------------------------------------------------------------- the memo
+
+def plain_minimax(st, measure=k.State.value):
+    """Every line searched, no cut and no memo: the definition the memoised minimax must meet."""
+    if st.over:
+        return measure(st)
+    pick = max if st.team(st.to_move) == 0 else min
+    return pick(plain_minimax(st.play(card), measure) for card in st.legal_moves())
+
+
+def fail_soft(result, alpha, beta, true):
+    """The contract of a fail-soft search in the window (alpha, beta)."""
+    if result <= alpha:
+        return true <= result
+    if result >= beta:
+        return true >= result
+    return result == true
+
+
+def test_the_memo_does_not_change_values():
+    # The memo keeps bounds keyed on the measure and the whole state: searches in narrow
+    # windows around the value (which leave bounds in it) keep the fail-soft contract, and the
+    # full window then gives the plain minimax's value, whatever the measure; with a memo
+    # filled by other positions, cleared, or cleared mid-search (a tiny limit).
+    margin = lambda end: end.points[0] - end.points[1]  # noqa: E731
+    rng = random.Random(11)
+    limit = k.MEMO_LIMIT
+    try:
+        for i in range(40):
+            doc = k.random_endgame(rng, 2 + i % 2, cards_in_trick=i % 4, rules=k.RULESETS[i % 2], close=5)
+            if i % 5 == 0:
+                k.clear_memo()
+            k.MEMO_LIMIT = 50 if i % 7 == 3 else limit
+            for st in [k.from_doc(doc)] + [k.from_doc(doc).play(c) for c in k.from_doc(doc).legal_moves()]:
+                for measure in (k.State.value, margin):
+                    true = plain_minimax(st, measure)
+                    for _ in range(4):
+                        alpha = true + rng.choice([-30, -10, -2, 0, 2, 10])
+                        beta = alpha + rng.choice([1, 2, 5, 20])
+                        result = k.minimax(st, alpha, beta, measure)
+                        assert fail_soft(result, alpha, beta, true), (alpha, beta, result, true, doc)
+                    assert k.minimax(st, measure=measure) == true, doc
+    finally:
+        k.MEMO_LIMIT = limit

@@ -341,6 +341,7 @@ def test_random_endgames_are_valid_documents():
 
 
 def test_pruning_does_not_change_values():
+    # prune=False searches every line, with no cut and no memo
     rng = random.Random(7)
     for i in range(150):
         contract, objective, options = CONFIGS[i % len(CONFIGS)]
@@ -351,6 +352,43 @@ def test_pruning_does_not_change_values():
         pick = max if res["to_move"] == 0 else min
         assert res["value"] == pick(res["moves"].values())
         assert set(res["moves"]) == set(m.from_doc(doc).legal_moves())
+
+
+def fail_soft(result, alpha, beta, true):
+    """The contract of a fail-soft search in the window (alpha, beta)."""
+    if result <= alpha:
+        return true <= result
+    if result >= beta:
+        return true >= result
+    return result == true
+
+
+def test_the_memo_does_not_change_values():
+    # The memo keeps bounds keyed on the whole state: searches in narrow windows around the
+    # value (which leave bounds in it) keep the fail-soft contract, and the full window then
+    # gives the value of the search without memo; with a memo filled by other positions,
+    # cleared, or cleared mid-search (a tiny limit).
+    rng = random.Random(8)
+    limit = m.MEMO_LIMIT
+    try:
+        for i in range(60):
+            contract, objective, options = CONFIGS[i % len(CONFIGS)]
+            doc = m.random_endgame(rng, contract, 2 + i % 3, objective=objective,
+                                   options=options, cards_in_trick=i % 3)
+            if i % 5 == 0:
+                m.clear_memo()
+            m.MEMO_LIMIT = 50 if i % 7 == 3 else limit
+            start = m.from_doc(doc)
+            for st in [start] + [start.play(c) for c in start.legal_moves()]:
+                true = m.minimax(st, prune=False)
+                for _ in range(4):
+                    alpha = true + rng.choice([-30, -10, -2, 0, 2, 10] if contract == "hra" else [-2, -1, 0])
+                    beta = alpha + rng.choice([1, 2, 5, 20])
+                    result = m.minimax(st, alpha, beta)
+                    assert fail_soft(result, alpha, beta, true), (alpha, beta, result, true, doc)
+                assert m.minimax(st) == true, doc
+    finally:
+        m.MEMO_LIMIT = limit
 
 
 def test_random_full_playouts_share_all_90_points():

@@ -257,23 +257,53 @@ def from_doc(doc: dict) -> State:
 
 # ----------------------------------------------------------------------------- minimax
 
+_MEMO: dict = {}           # (measure, State) -> (lower, upper) bounds: the transposition memo
+MEMO_LIMIT = 1 << 16       # entries kept before the memo starts afresh (it is only a cache)
+
+
 def minimax(st: State, alpha: float = float("-inf"), beta: float = float("inf"),
             measure: Callable[[State], int] = State.value) -> int:
     """Exact value (playing team maximises, other team minimises), plain fail-soft alpha-beta;
-    `measure` scores a finished deal (default: the value, RULES.md §2 Result)."""
+    `measure` scores a finished deal (default: the value, RULES.md §2 Result).
+
+    Fail-soft: a result <= alpha is an upper bound on the value, >= beta a lower bound, and
+    exact in between.  Those bounds are memoised, keyed on the measure and the whole state (a
+    State is the complete game: hands, trick, points, roem and tricks taken), so that the same
+    cards reached by another order of the tricks are searched once."""
     if st.over:
         return measure(st)
+    key = (measure, st)
+    lower, upper = _MEMO.get(key, (float("-inf"), float("inf")))
+    if lower == upper or lower >= beta:
+        return lower
+    if upper <= alpha:
+        return upper
+    alpha, beta = max(alpha, lower), min(beta, upper)
     maximise = st.team(st.to_move) == 0
     best = float("-inf") if maximise else float("inf")
+    a, b = alpha, beta
     for card in st.legal_moves():
-        v = minimax(st.play(card), alpha, beta, measure)
+        v = minimax(st.play(card), a, b, measure)
         if maximise:
-            best, alpha = max(best, v), max(alpha, v)
+            best, a = max(best, v), max(a, v)
         else:
-            best, beta = min(best, v), min(beta, v)
-        if alpha >= beta:
+            best, b = min(best, v), min(b, v)
+        if a >= b:
             break
+    if best <= alpha:
+        upper = best
+    elif best >= beta:
+        lower = best
+    else:
+        lower = upper = best
+    if len(_MEMO) >= MEMO_LIMIT:
+        _MEMO.clear()
+    _MEMO[key] = (lower, upper)
     return best
+
+
+def clear_memo() -> None:
+    _MEMO.clear()
 
 
 def solve_state(st: State) -> dict:

@@ -361,21 +361,55 @@ def from_doc(doc: dict) -> State:
 
 # ----------------------------------------------------------------------------- minimax
 
+_MEMO: dict = {}           # State -> (lower, upper) bounds on its value: the transposition memo
+MEMO_LIMIT = 1 << 16       # states kept before the memo starts afresh (it is only a cache)
+
+
 def minimax(st: State, alpha: float = -math.inf, beta: float = math.inf, prune: bool = True):
-    """Exact value (declarer maximises, defenders minimise), plain fail-soft alpha-beta."""
+    """Exact value (declarer maximises, defenders minimise), plain fail-soft alpha-beta.
+
+    Fail-soft: a result <= alpha is an upper bound on the value, >= beta a lower bound, and
+    exact in between.  With ``prune`` those bounds are memoised, keyed on the whole state (a
+    State is the complete game: hands, trick, scores, objective and stakes), so that the same
+    cards reached by another order of the tricks are searched once.  ``prune=False``: every
+    line searched, no cut and no memo.
+    """
     if st.over:
         return st.value()
+    lower, upper = -math.inf, math.inf
+    if prune:
+        lower, upper = _MEMO.get(st, (lower, upper))
+        if lower == upper or lower >= beta:
+            return lower
+        if upper <= alpha:
+            return upper
+        alpha, beta = max(alpha, lower), min(beta, upper)
     maximise = st.to_move == 0
     best = -math.inf if maximise else math.inf
+    a, b = alpha, beta
     for card in st.legal_moves():
-        v = minimax(st.play(card), alpha, beta, prune)
+        v = minimax(st.play(card), a, b, prune)
         if maximise:
-            best, alpha = max(best, v), max(alpha, v)
+            best, a = max(best, v), max(a, v)
         else:
-            best, beta = min(best, v), min(beta, v)
-        if prune and alpha >= beta:
+            best, b = min(best, v), min(b, v)
+        if prune and a >= b:
             break
+    if prune:
+        if best <= alpha:
+            upper = best
+        elif best >= beta:
+            lower = best
+        else:
+            lower = upper = best
+        if len(_MEMO) >= MEMO_LIMIT:
+            _MEMO.clear()
+        _MEMO[st] = (lower, upper)
     return best
+
+
+def clear_memo() -> None:
+    _MEMO.clear()
 
 
 def solve_state(st: State, prune: bool = True) -> dict:
