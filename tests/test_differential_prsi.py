@@ -1,15 +1,18 @@
 """Differential test: the fast Prší solver against the plain-Python reference (tests/reference/prsi.py).
 
-Random positions — 2 to 6 players, both variants, 7 chains and aces pending, stocks about to
-run out and piles turned over, players out or waiting on a return — are solved by both within
-a short horizon; the side to move, the legal actions, the value, its distance and every
-action's value and distance must agree.  A failure prints the position document, so it can be
+Random positions — 2 to 6 players, both variants, chains of 7s and aces pending, stocks about to
+run out and piles turned over, players out or waiting on a return — are solved by both; the side
+to move, the legal actions, the value, its distance and every action's value and distance must
+agree.  Most positions are late in a game (a hand of a card or three) and are searched within a
+horizon that reaches the end, so that ends are forced and the distances ("the winner hurries, the
+loser delays") are compared, not only draws; the default horizon and none at all are compared
+with the ends the reference sees forced.  A failure prints the position document, so it can be
 replayed with ``ddcards.solve(doc)`` and ``reference.solve(*reference.from_document(doc))``.
 """
 import json
 import random
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import ddcards
@@ -22,43 +25,131 @@ except ImportError:  # pytest put tests/ itself on sys.path
 
 seeds = st.integers(0, 2**32 - 1)
 
+# The reference's plain minimax grows with the movers' choices ply after ply: a horizon is cut
+# back until their product (a generous bound on its work) is at most this.
+EFFORT = 1_000_000
+
 
 def _fmt(cards):
     return ".".join("".join(r for r in "AKQJT987" if r + s in cards) for s in "SHDC")
 
 
-def random_position(rng, seats=None, *, steps=None, draw_bias=None, stop=None, play_on=None, comeback=None,
-                    horizon=None):
-    """A position document reached by random legal play from a random deal.
+def new_game(rng, seats, *, play_on=None, comeback=None, rig=""):
+    """A random deal, variants and leader: (rules, the document so far, the state at the deal).
 
-    draw_bias: how often a player draws when he may; stop(state) -> True ends the history there.
-    """
-    seats = seats or rng.choice([2, 2, 3, 4])
+    rig: a rank whose four cards are dealt into the hands (to build chains of 7s or of aces)."""
     deck = list(ref.DECK)
     rng.shuffle(deck)
+    if rig:
+        other = iter([c for c in deck if c[0] != rig])
+        slots = dict(zip(rng.sample(range(4 * seats), 4), [c for c in deck if c[0] == rig]))
+        deck = [slots[i] if i in slots else next(other) for i in range(4 * seats)] + list(other)
     hands = [deck[4 * i:4 * i + 4] for i in range(seats)]
     upcard, stock = deck[4 * seats], deck[4 * seats + 1:]
     rules = ref.Rules(seats, rng.random() < 0.3 if play_on is None else play_on,
                       rng.random() < 0.3 if comeback is None else comeback)
-    state = ref.start(hands, stock, upcard)
-    played = []
-    bias = rng.choice([0.1, 0.4, 0.7, 0.95]) if draw_bias is None else draw_bias
-    for _ in range(rng.randrange(0, 70) if steps is None else steps):
+    leader = rng.randrange(seats)
+    doc = {"game": "prsi", "hands": [_fmt(h) for h in hands], "upcard": upcard, "stock": " ".join(stock)}
+    if leader or rng.random() < 0.5:        # else the default, seat 0
+        doc["leader"] = leader
+    return rules, doc, ref.start(hands, stock, upcard, leader)
+
+
+def choose(rng, state, draw_bias, keep="", eager=""):
+    """A random legal action: a card of a rank in `eager` whenever one is legal; `draw` with the
+    probability draw_bias (the seat's, if a list) or when nothing else is; never a card of a rank
+    in `keep` (drawing or passing instead)."""
+    actions = ref.legal_actions(state)
+    now = [a for a in actions if a[0] in eager]
+    if now:
+        return rng.choice(now)
+    bias = draw_bias[state.turn] if isinstance(draw_bias, list) else draw_bias
+    others = [a for a in actions if a != ref.DRAW and a[0] not in keep]
+    if ref.DRAW in actions and (not others or rng.random() < bias):
+        return ref.DRAW
+    return rng.choice(others)
+
+
+def random_play(rng, rules, state, *, steps, draw_bias, stop=None, keep="", eager=""):
+    """Up to `steps` random actions from `state`, stopping where stop(state) says or before the one
+    that ends the game: (the states passed through, first and last included; the actions; whether
+    the game was about to end)."""
+    states, played = [state], []
+    for _ in range(steps):
         if stop is not None and stop(state):
             break
-        actions = ref.legal_actions(state)
-        action = "draw" if "draw" in actions and rng.random() < bias else rng.choice(actions)
+        action = choose(rng, state, draw_bias, keep, eager)
         after = ref.play(rules, state, action)
         if after.done:
-            break
+            return states, played, True
         state = after
+        states.append(state)
         played.append(action)
+    return states, played, False
+
+
+def _seats_in(rules, state):
+    """The seats still in, from the one to move on."""
+    seats = [(state.turn + i) % rules.seats for i in range(rules.seats)]
+    return [s for s in seats if s not in state.out]
+
+
+def reach(rules, state):
+    """The plies until the first hand can be played out (its last card at its owner's n-th turn);
+    with `return` one more, the answer that settles it."""
+    seats = _seats_in(rules, state)
+    return min((t + (len(state.hands[s]) - 1) * len(seats) + 1 for t, s in enumerate(seats) if state.hands[s]),
+               default=1) + rules.comeback
+
+
+def effort(rules, state, horizon):
+    """A generous bound on the reference's work within `horizon`: the movers' choices multiplied
+    (a card each, an Ober four, and a draw), hands as they are now."""
+    seats, work = _seats_in(rules, state), 1
+    for t in range(horizon):
+        hand = state.hands[seats[t % len(seats)]]
+        work *= len(hand) + 3 * sum(c[0] == "Q" for c in hand) + 1 + (2 * state.sevens if t == 0 else 0)
+    return work
+
+
+def late_horizon(rng, rules, state, slack=3):
+    """A horizon that reaches the end (no end can be forced before a hand can be played out), a
+    ply or two more, cut back where the reference would take too long."""
+    horizon = reach(rules, state) + rng.randrange(slack)
+    while horizon > 1 and effort(rules, state, horizon) > EFFORT:
+        horizon -= 1
+    return horizon
+
+
+def document(rng, rules, doc, played, horizon):
+    """The position document: the deal, the history, the variants, the horizon and, in two thirds
+    of them, the player P (else the default: the player to move)."""
+    options = {"horizon": horizon, "play_on": rules.play_on, "return": rules.comeback}
+    if rng.random() < 2 / 3:
+        options["player"] = rng.randrange(rules.seats)
+    return dict(doc, options=options, played=list(played))
+
+
+def random_position(rng):
+    """A position anywhere in a game, reached by random play from a random deal (mostly big hands:
+    the end out of reach, the value a draw), within a short horizon: (document, state)."""
+    rules, doc, state = new_game(rng, rng.choice([2, 2, 3, 4]))
+    states, played, _ = random_play(rng, rules, state, steps=rng.randrange(0, 70),
+                                    draw_bias=rng.choice([0.1, 0.4, 0.7, 0.95]))
     # Short horizons: the reference's plain minimax grows ~10x a ply with big hands.
-    options = {"horizon": horizon or rng.choice([1, 2, 3, 3, 4, 4]), "player": rng.randrange(seats),
-               "play_on": rules.play_on, "return": rules.comeback}
-    doc = {"game": "prsi", "hands": [_fmt(h) for h in hands], "upcard": upcard, "stock": " ".join(stock),
-           "options": options, "played": played}
-    return doc, state
+    return document(rng, rules, doc, played, rng.choice([1, 2, 3, 3, 4, 4])), states[-1]
+
+
+def late_position(rng, seats, back=None):
+    """A position late in a game: random play, most often a card where one fits, to the end of the
+    game, then `back` plies back (0: the winner is about to play his last card), within a horizon
+    that reaches the end: (rules, document, state)."""
+    rules, doc, state = new_game(rng, seats)
+    states, played, ended = random_play(rng, rules, state, steps=300, draw_bias=rng.choice([0.05, 0.1, 0.2]))
+    assume(ended)                   # rare: a game still going after 300 plies
+    back = min(len(played), rng.choice([0, 1, 2, 2, 3, 3, 4, 5, 6, 8]) if back is None else back)
+    state = states[-1 - back]
+    return rules, document(rng, rules, doc, played[:len(played) - back], late_horizon(rng, rules, state)), state
 
 
 def check(doc):
@@ -75,7 +166,25 @@ def check(doc):
     best = {a for a, v in want["moves"].items() if v == want["value"]}
     assert set(res.optimal_moves) == best, text
     assert res.horizon == horizon, text
+    check_line(text, rules, state, player, horizon, pos, res)
     return res
+
+
+def check_line(text, rules, state, player, horizon, pos, res):
+    """The hands after the history are the reference's, and the principal variation replays in
+    the reference: an optimal action first, P's outcome settled by its last action at the
+    distance (else nothing settled, the horizon's length), the scores the hands at its end."""
+    assert [{str(c) for c in h} for h in pos.hands] == [set(h) for h in state.hands], text
+    line = state
+    for action in res.pv:
+        line = ref.play(rules, line, action)
+    if res.pv:
+        assert res.pv[0] in res.optimal_moves, text
+    if res.distance is None:
+        assert len(res.pv) == horizon and not ref.outcome(rules, line, player), text
+    else:
+        assert len(res.pv) == res.distance and ref.outcome(rules, line, player) == res.value, text
+    assert res.scores == {f"seat{i}": len(h) for i, h in enumerate(line.hands)}, text
 
 
 def test_the_examples():
@@ -84,41 +193,78 @@ def test_the_examples():
         check(dict(doc, options=dict(doc.get("options", {}), horizon=5)))
 
 
-@settings(deadline=None, max_examples=1000)
+@settings(deadline=None, max_examples=600)
 @given(seeds)
 def test_two_players(seed):
-    check(random_position(random.Random(seed), 2)[0])
+    check(late_position(random.Random(seed), 2)[1])
 
 
-@settings(deadline=None, max_examples=500)
+@settings(deadline=None, max_examples=400)
 @given(seeds, st.sampled_from([3, 4]))
 def test_three_and_four_players(seed, seats):
-    check(random_position(random.Random(seed), seats, horizon=random.Random(seed).randrange(1, 5))[0])
+    check(late_position(random.Random(seed), seats)[1])
 
 
 @settings(deadline=None, max_examples=200)
 @given(seeds, st.sampled_from([5, 6]))
 def test_five_and_six_players(seed, seats):
     """Five and six seats: a stock of 11 or 7 cards that turns over soon, and the wider table key."""
-    check(random_position(random.Random(seed), seats, horizon=random.Random(seed).randrange(1, 5))[0])
+    check(late_position(random.Random(seed), seats)[1])
 
 
-@settings(deadline=None, max_examples=400)
+@settings(deadline=None, max_examples=150)
+@given(seeds)
+def test_anywhere_in_a_game(seed):
+    """Positions from anywhere in a game (big hands, long stocks): the legal actions, and the draw
+    the short horizon gives."""
+    check(random_position(random.Random(seed))[0])
+
+
+def special_position(rng):
+    """A chain of 7s (up to four) or an ace pending late in a game: the four cards of the rank are
+    dealt into the hands and held until a hand is down to one other card, then played wherever one
+    fits; the history stops once the chain is long enough (or at random while one is pending)."""
+    seats = rng.choice([2, 2, 3, 4])
+    rank = rng.choice("77A")
+    rules, doc, state = new_game(rng, seats, rig=rank)
+    left = rng.choice([0, 1, 1])
+    states, played, _ = random_play(rng, rules, state, steps=200, draw_bias=0.1, keep=rank,
+                                    stop=lambda s: min(sum(c[0] != rank for c in s.hands[i])
+                                                       for i in _seats_in(rules, s)) <= left)
+    chain = rng.choice([1, 2, 3, 4, 4])
+
+    def pending(s):
+        return s.sevens if rank == "7" else s.ace
+
+    more, acts, _ = random_play(rng, rules, states[-1], steps=40, draw_bias=0.1, eager=rank,
+                                stop=lambda s: pending(s) >= chain or (pending(s) and rng.random() < 0.2))
+    state = more[-1]
+    assume(pending(state))          # no chain started before the game ended or within 40 plies
+    return document(rng, rules, doc, played + acts, late_horizon(rng, rules, state)), state
+
+
+@settings(deadline=None, max_examples=300)
 @given(seeds)
 def test_special_cards_pending(seed):
-    rng = random.Random(seed)
-    doc, state = random_position(rng, stop=lambda s: (s.sevens or s.ace) and rng.random() < 0.7)
-    check(doc)
+    check(special_position(random.Random(seed))[0])
 
 
-@settings(deadline=None, max_examples=400)
+@settings(deadline=None, max_examples=300)
 @given(seeds, st.integers(0, 4))
 def test_the_pile_about_to_turn_over(seed, left):
-    """Draw-heavy play until the stock holds `left` cards or fewer (also after a turnover)."""
+    """One seat draws almost always, the others now and then, until the stock holds `left` cards
+    or fewer (also after a turnover) and a hand is small: the searches draw through the turnover."""
     rng = random.Random(seed)
-    doc, state = random_position(rng, steps=200, draw_bias=0.85, horizon=rng.randrange(1, 4),
-                                 stop=lambda s: len(s.stock) <= left and rng.random() < 0.5)
-    check(doc)
+    seats = rng.choice([2, 2, 3, 4])
+    rules, doc, state = new_game(rng, seats)
+    bias = [rng.choice([0.2, 0.3, 0.4]) for _ in range(seats)]
+    bias[rng.randrange(seats)] = 0.95
+    states, played, _ = random_play(
+        rng, rules, state, steps=300, draw_bias=bias,
+        stop=lambda s: len(s.stock) <= left and min(len(s.hands[i]) for i in _seats_in(rules, s)) <= 1
+        and rng.random() < 0.5)
+    assume(len(states[-1].stock) <= left)       # not when the game ended first (or went on too long)
+    check(document(rng, rules, doc, played, late_horizon(rng, rules, states[-1])))
 
 
 @settings(deadline=None, max_examples=300)
@@ -126,10 +272,10 @@ def test_the_pile_about_to_turn_over(seed, left):
 def test_variants_with_players_out(seed):
     """play_on and return, with histories that run until someone is out or waiting on a return."""
     rng = random.Random(seed)
-    doc, state = random_position(rng, rng.choice([3, 4]), steps=120, draw_bias=0.05,
-                                 play_on=rng.random() < 0.7, comeback=rng.random() < 0.6,
-                                 stop=lambda s: (s.out or s.waiting is not None) and rng.random() < 0.6)
-    check(doc)
+    rules, doc, state = new_game(rng, rng.choice([3, 4]), play_on=rng.random() < 0.7, comeback=rng.random() < 0.6)
+    states, played, _ = random_play(rng, rules, state, steps=120, draw_bias=0.05,
+                                    stop=lambda s: (s.out or s.waiting is not None) and rng.random() < 0.6)
+    check(document(rng, rules, doc, played, late_horizon(rng, rules, states[-1])))
 
 
 @settings(deadline=None, max_examples=150)
@@ -150,14 +296,107 @@ def test_finished_games_report_the_seat_who_started(seed):
         action = rng.choice([a for a in actions if a != "draw"] or actions)
         state = ref.play(rules, state, action)
         played.append(action)
-    if not state.done:              # a rare endless line: nothing to check here
-        return
+    assume(state.done)              # a rare endless line: nothing to check here
     doc = {"game": "prsi", "hands": [_fmt(h) for h in hands], "upcard": upcard, "stock": " ".join(stock),
            "leader": leader, "options": {"horizon": 2, "play_on": rules.play_on, "return": rules.comeback},
            "played": played}
     res = check(doc)
     assert ref.from_document(doc)[2] == leader
     assert res.value == ref.outcome(rules, state, leader), json.dumps(doc)
+
+
+# ---------------------------------------------------------------- the default horizon, and none
+
+def forced_end(rules, state, player, limit):
+    """(value, distance) of the end forced within `limit` plies, as the reference's minimax within
+    ever longer horizons shows it, or None.  The first horizon that shows an end shows it exactly
+    (RULES §4.9): the winner cannot do faster (a shorter one showed nothing), the loser cannot hold
+    out longer (every line ends by then); test_reference_prsi checks it against ref.exact."""
+    for horizon in range(1, limit + 1):
+        value = ref.value(rules, state, player, horizon)
+        if value:
+            return ref.report(value, horizon, rules.seats)
+    return None
+
+
+def forced_ends(rules, state, player, limit):
+    """forced_end of the position, and of every action (within `limit` plies from the position)."""
+    want = forced_end(rules, state, player, limit)
+    if ref.outcome(rules, state, player):           # settled by the history: at distance 0, whatever is played
+        return want, {a: want for a in ref.legal_actions(state)}
+    moves = {a: forced_end(rules, ref.play(rules, state, a), player, limit - 1) for a in ref.legal_actions(state)}
+    return want, {a: f and (f[0], f[1] + 1) for a, f in moves.items()}
+
+
+def check_beyond(doc, limit, mode="all", ends=None):
+    """A solve at the default horizon (20) or with none, beyond the reference's reach, against the
+    ends the reference sees forced within `limit` plies (forced_ends, unless given): the solver
+    must report those exactly, and where the reference sees none, no end nearer than `limit`.
+    Returns whether the position is live (an end forced, or the actions' values differ)."""
+    text = json.dumps(doc)
+    rules, state, player, horizon = ref.from_document(doc)
+    pos = ddcards.Position.from_dict(doc)
+    assert pos.to_move == state.turn and sorted(pos.legal_moves) == sorted(ref.legal_actions(state)), text
+    want, moves = ends or forced_ends(rules, state, player, limit)
+    res = ddcards.solve(pos, mode=mode)
+    assert res.horizon == horizon, text
+
+    def agrees(got, expected):
+        if expected is None:
+            assert got[1] is None or got[1] > limit, (text, got)
+        else:
+            assert got == expected, (text, got, expected)
+
+    agrees((res.value, res.distance), want)
+    got = {m.move: (m.value, m.distance) for m in res.moves}
+    assert set(got) == set(moves), text
+    if mode == "all":
+        for a, expected in moves.items():
+            agrees(got[a], expected)
+    if want is not None:            # the optimal actions keep the value and its distance
+        best = {a for a, f in moves.items() if f == want}
+        assert set(res.optimal_moves) == best, text
+        for a in best:
+            assert got[a] == want, text
+    check_line(text, rules, state, player, horizon, pos, res)
+    return want is not None or len(set(moves.values())) > 1
+
+
+def deep_limit(rules, state, most=8):
+    """How far the reference looks for a forced end: up to `most` plies, less where that would take
+    too long (the deepening reruns each horizon, and again after each action)."""
+    limit = most
+    while limit > 1 and effort(rules, state, limit) > EFFORT // 4:
+        limit -= 1
+    return limit
+
+
+@settings(deadline=None, max_examples=150)
+@given(seeds)
+def test_the_default_horizon(seed):
+    """`horizon` left out: 20 plies (RULES §4.9), far beyond the reference's plain minimax, so the
+    solver is checked against the ends the reference sees forced nearer."""
+    rng = random.Random(seed)
+    rules, doc, state = late_position(rng, rng.choice([2, 2, 3, 4]), back=rng.randrange(5))
+    del doc["options"]["horizon"]
+    check_beyond(doc, deep_limit(rules, state))
+
+
+@settings(deadline=None, max_examples=100)
+@given(seeds)
+def test_no_horizon(seed):
+    """`horizon: null`, exact values (RULES §4.9) on real positions: where the reference sees an end
+    forced, the solver proves the same; every action's value where the reference sees each one's end,
+    else the optimal actions (mode "optimal": an action with no end in sight would need the whole
+    game, too big to explore)."""
+    rng = random.Random(seed)
+    rules, doc, state = late_position(rng, rng.choice([2, 2, 3, 4]), back=rng.randrange(5))
+    doc["options"]["horizon"] = None
+    player = ref.from_document(doc)[2]
+    limit = deep_limit(rules, state)
+    ends = forced_ends(rules, state, player, limit)
+    assume(ends[0])                 # a forced end is proven fast; a draw would need the whole game, too big
+    check_beyond(doc, limit, "all" if all(ends[1].values()) else "optimal", ends)
 
 
 # ---------------------------------------------------------------- the exact analysis on small games

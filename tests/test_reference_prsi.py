@@ -2,9 +2,13 @@
 
 The differential tests trust it, so it is checked here on its own: the seed's worked example,
 the pile turned over, the end and the variants, and its minimax and retrograde analysis on
-games small enough to solve in one's head.
+games small enough to solve in one's head, then against each other on random small games.
 """
+import random
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 try:
     from tests.reference import prsi as ref
@@ -116,3 +120,50 @@ def test_retrograde_the_winner_hurries_the_loser_delays():
     # Seat 1 to move, holding nothing that fits and nothing to draw: seat 0 then wins in 2.
     t = small([["8S"], ["9H"]], "KS", [], turn=1)
     assert ref.exact(ref.Rules(2), t, 0)[t] == (1, 2)
+
+
+# ------------------------------------------------------------ the two analyses against each other
+
+def mini(rng, seats, size):
+    """A small game (`size` cards only, not a deal): a card at least in every hand, the others in
+    the hands or the stock, a 7 or an ace on top sometimes pending, an Ober's suit named."""
+    cards = rng.sample(DECK, size)
+    top, rest = cards[0], cards[1:]
+    hands = [[c] for c in rest[:seats]]
+    queue = []
+    for c in rest[seats:]:
+        (hands[rng.randrange(seats)] if rng.random() < 0.5 else queue).append(c)
+    return ref.State(hands=tuple(frozenset(h) for h in hands), stock=tuple(queue), pile=(top,),
+                     suit=rng.choice("SHDC") if top[0] == "Q" else top[1],
+                     sevens=1 if top[0] == "7" and rng.random() < 0.5 else 0,
+                     ace=top[0] == "A" and rng.random() < 0.5, turn=rng.randrange(seats), out=frozenset(),
+                     waiting=None, finished=(), done=False)
+
+
+@settings(deadline=None, max_examples=100)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([2, 2, 3]))
+def test_the_exact_analysis_is_the_minimax_at_a_deep_enough_horizon(seed, seats):
+    """ref.exact (backwards over the whole graph) against ref.value (a plain minimax within a
+    horizon), two independent analyses: an end exact() finds forced at d plies shows in the
+    minimax at every horizon from d on with the same distance, and at none shorter; a draw shows
+    at no horizon.  The differential test leans on this to compare the solver's default horizon
+    and its exact values with the reference's minimax (forced_end)."""
+    rng = random.Random(seed)
+    rules = ref.Rules(seats, rng.random() < 0.3, rng.random() < 0.3)
+    state = mini(rng, seats, rng.choice([4, 5, 5, 6]) if seats == 2 else 5)
+    player = rng.randrange(seats)
+    exact = ref.exact(rules, state, player)
+    # The position, the positions after its actions, and a few anywhere in the graph.
+    sample = {state, *rng.sample(sorted(exact, key=repr), min(4, len(exact)))}
+    sample |= {t for t in (ref.play(rules, state, a) for a in ref.legal_actions(state)) if t in exact}
+    deepest = 8                     # the plain minimax's cost grows fast past that
+    for s in sample:
+        outcome, plies = exact[s]
+        if not outcome or plies > deepest:
+            assert ref.value(rules, s, player, deepest) == 0, (seed, s, exact[s])
+            continue
+        for horizon in {plies, plies + 1, deepest}:
+            value = ref.value(rules, s, player, horizon)
+            assert ref.report(value, horizon, seats) == (outcome, plies), (seed, s, horizon)
+        if plies:
+            assert ref.value(rules, s, player, plies - 1) == 0, (seed, s)
