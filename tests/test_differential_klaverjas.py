@@ -31,6 +31,7 @@ try:
     from tests.reference import klaverjas as k
 except ImportError:  # pytest put tests/ itself on sys.path
     from reference import klaverjas as k
+from _differential import assert_answers  # noqa: E402 - tests/ is on sys.path
 
 seeds = st.integers(0, 2**32 - 1)
 short = st.integers(2, 4)                 # tricks left (with one left every card is forced)
@@ -43,15 +44,7 @@ DRAWS = 6                                 # endgames drawn for a decisive one
 def check(doc, expected=None):
     expected = expected or k.reference_solve(doc)
     text = json.dumps(doc)
-    pos = ddcards.Position.from_dict(doc)
-    assert pos.to_move == expected["to_move"], text
-    assert sorted(pos.legal_moves) == sorted(expected["moves"]), text
-    res = ddcards.solve(pos, mode="all")
-    assert res.to_move == expected["to_move"], text
-    assert res.value == expected["value"], text
-    assert {mv.move: mv.value for mv in res.moves} == expected["moves"], text
-    optimal = {c for c, v in expected["moves"].items() if v == expected["value"]}
-    assert set(res.optimal_moves) == optimal, text
+    res = assert_answers(doc, expected, text)
     # the line reaches the end of the deal and its scores give the value
     assert len(res.pv) == 32 - len(doc["played"]), text
     assert res.scores["playing"] - res.scores["other"] == res.value, text

@@ -25,6 +25,7 @@ try:
     from tests.reference import marias as m
 except ImportError:  # pytest put tests/ itself on sys.path
     from reference import marias as m
+from _differential import assert_answers  # noqa: E402 - tests/ is on sys.path
 
 SEED_DOC, SEED_LINE = m.SEED_DOC, m.SEED_LINE    # hand-checked deal (test_reference_marias)
 
@@ -56,15 +57,7 @@ def differ(expected):
 def check(doc, expected=None):
     expected = expected or m.reference_solve(doc)
     text = json.dumps(doc, ensure_ascii=False)
-    pos = ddcards.Position.from_dict(doc)
-    assert pos.to_move == expected["to_move"], text
-    assert sorted(pos.legal_moves) == sorted(expected["moves"]), text
-    res = ddcards.solve(pos, mode="all")
-    assert res.to_move == expected["to_move"], text
-    assert res.value == expected["value"], text
-    assert {mv.move: mv.value for mv in res.moves} == expected["moves"], text
-    optimal = {c for c, v in expected["moves"].items() if v == expected["value"]}
-    assert set(res.optimal_moves) == optimal, text
+    res = assert_answers(doc, expected, text)
     check_line(doc, res, text)
     return res
 

@@ -30,6 +30,7 @@ try:
     from tests.reference import mariasz as m
 except ImportError:  # pytest put tests/ itself on sys.path
     from reference import mariasz as m
+from _differential import assert_answers  # noqa: E402 - tests/ is on sys.path
 
 seeds = st.integers(0, 2**32 - 1)
 GAME = get_game("mariasz")
@@ -193,15 +194,7 @@ def check(doc):
     m.clear_memo()
     expected = m.reference_solve(doc)
     text = json.dumps(doc, ensure_ascii=False)
-    pos = ddcards.Position.from_dict(doc)
-    assert pos.to_move == expected["to_move"], text
-    assert sorted(pos.legal_moves) == sorted(expected["moves"]), text
-    res = ddcards.solve(pos, mode="all")
-    assert res.to_move == expected["to_move"], text
-    assert res.value == expected["value"], text
-    assert {mv.move: mv.value for mv in res.moves} == expected["moves"], text
-    optimal = {a for a, v in expected["moves"].items() if v == expected["value"]}
-    assert set(res.optimal_moves) == optimal, text
+    res = assert_answers(doc, expected, text)
     follow_line(doc, res)
     return expected
 
