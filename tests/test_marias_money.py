@@ -22,10 +22,9 @@ from ddcards.games.marias import MoneyScale
 
 try:
     from tests.reference import marias as m
-    from tests.test_differential_marias import check_line
 except ImportError:  # pytest put tests/ itself on sys.path
     from reference import marias as m
-    from test_differential_marias import check_line
+from _marias_line import check_line  # noqa: E402 - tests/ is on sys.path
 
 SEED = m.SEED_DOC                                  # hearts Hra; forehand holds K Q of hearts, not 7H
 SEED_LINE = " ".join(m.SEED_LINE)
