@@ -513,6 +513,9 @@ def test_durch_endgame_two_tricks():
     assert res.tricks == {"declarer": 8, "defenders": 2}
 
 
+ORDER = [rank + suit for suit in "SHDC" for rank in "789TJQKA"]    # the line's order: Betl ranks, low to high
+
+
 def test_a_defeated_betl_is_played_to_the_last_trick():
     """The search stops a Betl at the trick that defeats it; the line goes on to the end of the
     deal, each seat playing its lowest legal card (spades, hearts, diamonds, clubs; low to high),
@@ -522,16 +525,33 @@ def test_a_defeated_betl_is_played_to_the_last_trick():
     res = ddcards.solve(doc)
     assert res.value == -1 and res.optimal_moves == ["JD"] and not res.won
     assert len(res.pv) == 29                           # the 30 cards of the deal, 7D already played
-    order = [rank + suit for suit in "SHDC" for rank in "789TJQKA"]      # Betl order, low to high
     p, decided = ddcards.Position.from_dict(doc), False
     for card in res.pv:
         if decided:
-            assert card == min(p.legal_moves, key=order.index), card
+            assert card == min(p.legal_moves, key=ORDER.index), card
         p = p.play(card)
         decided = decided or p.score.tricks["declarer"] > 0
     assert decided and p.is_over
     assert res.tricks == p.score.tricks and sum(res.tricks.values()) == 10
     assert res.scores == res.tricks
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("mode", ["best", "optimal", "all"])
+def test_a_betl_decided_by_the_history_gets_a_line_from_its_reported_move(mode, threads):
+    """The history has made the declarer take a trick (the seventh of the line above: 8D TD KC):
+    the core has nothing to search and no line; the line starts with the lowest optimal card
+    (in mode best, the card reported) and goes on to the end of the deal."""
+    doc = {"game": "marias", "contract": "betl", "hands": ["T987.8.T7.987", "AK.AQJ7.J.AKJ", "J.KT9.AK98.QT"],
+           "talon": "QD QS", "played": ("7D JD AD KH 8H AH AS JS TS AC TC 9C KS 9D 9S JC QC 8C 8D TD KC"
+                                        .split())}
+    assert ddcards.Position.from_dict(doc).score.tricks == {"declarer": 1, "defenders": 6}
+    res = ddcards.solve(doc, mode=mode, threads=threads)
+    assert res.value == -1 and res.pv[0] == res.best_move == min(res.optimal_moves, key=ORDER.index)
+    if mode != "best":                      # every card is worth the same: all are optimal
+        assert sorted(res.optimal_moves) == sorted(ddcards.Position.from_dict(doc).legal_moves) == ["7C", "7S", "8S"]
+    end = ddcards.Position.from_dict(dict(doc, played=doc["played"] + res.pv))
+    assert end.is_over and len(res.pv) == 9 and sum(res.tricks.values()) == 10
 
 
 # --------------------------------------------------------------------------- scoring

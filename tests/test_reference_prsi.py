@@ -140,6 +140,14 @@ def mini(rng, seats, size):
                      waiting=None, finished=(), done=False)
 
 
+def _canonical(state):
+    """A state's sort key that does not depend on the hash seed (a frozenset's repr does), so that
+    a seed replays the same sample."""
+    return (tuple(tuple(sorted(hand)) for hand in state.hands), state.stock, state.pile, state.suit, state.sevens,
+            state.ace, state.turn, tuple(sorted(state.out)), -1 if state.waiting is None else state.waiting,
+            state.finished, state.done)
+
+
 @settings(deadline=None, max_examples=100)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([2, 2, 3]))
 def test_the_exact_analysis_is_the_minimax_at_a_deep_enough_horizon(seed, seats):
@@ -154,7 +162,7 @@ def test_the_exact_analysis_is_the_minimax_at_a_deep_enough_horizon(seed, seats)
     player = rng.randrange(seats)
     exact = ref.exact(rules, state, player)
     # The position, the positions after its actions, and a few anywhere in the graph.
-    sample = {state, *rng.sample(sorted(exact, key=repr), min(4, len(exact)))}
+    sample = {state, *rng.sample(sorted(exact, key=_canonical), min(4, len(exact)))}
     sample |= {t for t in (ref.play(rules, state, a) for a in ref.legal_actions(state)) if t in exact}
     deepest = 8                     # the plain minimax's cost grows fast past that
     for s in sample:

@@ -401,7 +401,12 @@ class MariasSession(CardSession):
                ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
         """As the core searches it; in Betl and Durch the line goes on to the end of the deal."""
         value, moves, pv, nodes = super().search(searcher, mode, cancel, timeout, want_pv, helpers)
-        if want_pv and self.setup.contract != "hra":
+        if want_pv and self.setup.contract != "hra" and not self.board.finished:
+            if not pv:
+                # Decided by the history at a trick boundary: the core gives no line (there is
+                # nothing to search), so it starts with the lowest optimal move, the one mode
+                # best reports, and the move and the line agree.
+                pv = [min(move for move, v in moves if v == value)]
             pv = self.to_the_end(pv)
         return value, moves, pv, nodes
 
@@ -409,17 +414,24 @@ class MariasSession(CardSession):
         """`line` played on to the last trick (docs/RULES.md §0.8 rule 6).  The search stops a Betl
         or Durch at the trick that decides it, where every card left is worth the same; the deal
         goes on with each seat's lowest legal card (spades, hearts, diamonds, clubs; low to high),
-        so that the scores and tricks at the line's end count all ten tricks."""
+        so that the scores and tricks at the line's end count all ten tricks.  A line that ends
+        before the contract is decided is left as it is: only a decided deal's cards are all
+        equally good."""
         board, out = self.board, list(line)
         for move in out:
             board.play(move)
-        while not board.finished:
+        while not board.finished and self._decided():
             move = min(board.legal_moves())          # codes run S H D C, each low to high
             board.play(move)
             out.append(move)
         for _ in out:
             board.undo()
         return out
+
+    def _decided(self) -> bool:
+        """Has a trick decided the Betl (the declarer took one) or the Durch (a defender did)?"""
+        tricks = self.board.state["tricks"]
+        return tricks[0] > 0 if self.setup.contract == "betl" else tricks[1] > 0
 
     def reported(self, raw: int) -> int:
         """The search measures money by the rank of its outcome (Hra) or by the outcome (Betl, Durch)."""
