@@ -3,9 +3,10 @@
     python benchmarks/bench_klaverjas.py [--deals N] [--tables N] [--tt-mb MIB]
 
 For each corpus (klaverjas-amsterdam and klaverjas-rotterdam: the bidders' deals of each rule
-set; klaverjas-random: a random trump, playing team and rule set): the time of a full-deal
-solve, cold (table cleared per deal), one core, in mode ``optimal`` (the value and every optimal first card: the performance target) and in
-mode ``all`` (the exact value of every legal first card, as the CLI answers by default).
+set; klaverjas-mixed: a random trump, playing team and rule set): the time of a full-deal
+solve, cold (table cleared per deal), one core, in mode ``optimal`` (the value and every optimal
+first card: the performance target) and in mode ``all`` (the exact value of every legal first
+card, as the CLI answers by default).
 "search" is the time in the C search (value, moves and principal variation); "call" adds
 parsing the document and building the result.  Then the DD table (ddcards.ddtable.dd_table:
 8 value searches, every trump suit for each playing team) on the first deals, on one
@@ -31,7 +32,7 @@ from _machine import machine_line  # noqa: E402
 CORPUS = ROOT / "benchmarks" / "corpus"
 # The bidders' deals of each rule set, and random deals (random trump, playing team and rule set:
 # the whole space, not the bidder's corner; benchmarks/make_corpus_klaverjas.py).
-CORPORA = ("amsterdam", "rotterdam", "random")
+CORPORA = ("amsterdam", "rotterdam", "mixed")
 
 
 def load(name: str, n: int) -> list[dict]:

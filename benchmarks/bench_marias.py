@@ -46,7 +46,7 @@ def full_deals(n: int, repeat: int = 1) -> list[str]:
     engine = ddcards.Solver()
     rows = ["| contract | deals | made | search median | p90 | max | call median | nodes median | nodes/s |",
             "|---|---|---|---|---|---|---|---|---|"]
-    # "mixed": random trumps, discards, objectives, announcements, options and flek
+    # "mixed": random trumps, discards, objectives, announcements, options, stakes, flek and players
     # (benchmarks/make_corpus.py), the space users ask about beyond the bidder's choices.
     for contract in ("hra", "betl", "durch", "mixed"):
         docs = load(contract, n)

@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT))
 import ddcards  # noqa: E402
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, Searcher  # noqa: E402
 from ddcards._core import search as core  # noqa: E402
-from ddcards.errors import IllegalPlayError, SearchTimeout  # noqa: E402
+from ddcards.errors import SearchTimeout  # noqa: E402
 from _args import count, positive, seconds, usage_error  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
@@ -128,21 +128,22 @@ def random_cards(rng: random.Random, doc: dict, cards: int, exchange: float) -> 
     return dict(doc, played=played)
 
 
-def live_race(rng: random.Random, doc: dict, sides: int) -> dict | None:
-    """`doc` (its history already played) as a race from carried scores that nobody has reached
-    131 with by the cut: drawn from 60..130 (a claim within reach), then lower while the history
-    already holds a claim. None if even scores of 0 end the deal before the cut."""
-    for top in (130, 110, 90, 60, 30, 0):
-        scores = [rng.randint(min(top, 60), top) for _ in range(sides)]
-        race = dict(doc, objective="race", start_scores=scores)
-        if not any(scores) and rng.random() < 0.5:
-            race["first_deal"] = True
-        try:
-            if not ddcards.Position.from_dict(race).is_over:
-                return race
-        except IllegalPlayError:            # the history goes on after a claim
-            pass
-    return None
+def live_race(rng: random.Random, doc: dict) -> dict:
+    """`doc` (its history already played) as a race that nobody has won by the cut, with a claim
+    within reach: each side's carried score is 131 less what it has banked in the history (its
+    deal points: cards, last trick, marriages) and less a random need of 1 up to the points still
+    out, or 0. With every score 0 the deal is the first of the game or, half the time, a later
+    one (`first_deal: false`). A side that has banked 131 already would have claimed whatever it
+    carried: such a position stays a points one."""
+    banked = list(ddcards.Position.from_dict(doc).score.points.values())
+    if max(banked) > 130:
+        return doc
+    out = max(1, 138 - sum(banked))
+    scores = [min(130, max(0, 131 - b - rng.randint(1, out))) for b in banked]
+    race = dict(doc, objective="race", start_scores=scores)
+    if not any(scores) and rng.random() < 0.5:
+        race["first_deal"] = False
+    return race
 
 
 def mixed_position(rng: random.Random) -> dict:
@@ -174,9 +175,7 @@ def mixed_position(rng: random.Random) -> dict:
         cards = rng.randrange(0, 18 if variant == "kiks" else 18 if not szlifowany else 12)   # the first half
     doc = random_cards(rng, doc, cards, exchange=0.5)
     if rng.random() < 0.35:
-        race = live_race(rng, doc, 3 if variant == "three" else 2)
-        if race is not None:
-            doc = race
+        doc = live_race(rng, doc)
     if not options:
         doc.pop("options")
     return doc
@@ -195,14 +194,11 @@ def make_corpora(n: int = 40) -> None:
         out["race"].append(doc)
     rng = random.Random(20261203)
     out["phase2"] = []
-    while len(out["phase2"]) < 4 * n:
+    for _ in range(4 * n):
         doc = deal(rng, szlifowany=rng.random() < 0.5)
         stock = len(doc["stock"].split())
         doc = random_cards(rng, doc, stock + 2 * rng.randrange(0, 3) + rng.randrange(2), exchange=0.5)
-        if rng.random() < 0.3:
-            doc = live_race(rng, doc, 2)
-        if doc is not None:
-            out["phase2"].append(doc)
+        out["phase2"].append(live_race(rng, doc) if rng.random() < 0.3 else doc)
     rng = random.Random(20261204)
     out["kiks"] = [dict(deal(rng, "kiks"), played=[]) for _ in range(n)]
     rng = random.Random(20261205)

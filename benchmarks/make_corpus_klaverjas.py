@@ -6,7 +6,7 @@ Deals are random. In klaverjas-amsterdam and klaverjas-rotterdam trumps are bid 
 advice says a player should: starting with seat 0 (left of the dealer), the first player
 holding the jack, or the nine and the ace, of a suit with at least three cards of it names
 that suit (his strongest such suit); if nobody does, seat 0 must choose and takes his
-strongest suit.  The bidder's team is the playing team.  klaverjas-random samples the whole
+strongest suit.  The bidder's team is the playing team.  klaverjas-mixed samples the whole
 space instead, as benchmarks/bench_dds.py draws its layouts: a random trump suit, playing team
 and rule set, whoever holds what.  Seat 0 leads the first trick (RULES §2).
 """
@@ -70,9 +70,9 @@ def random_deal(rng: random.Random) -> dict:
 
 def main(n: int = 200) -> None:
     OUT.mkdir(exist_ok=True)
-    for name, seed in (("amsterdam", 20261201), ("rotterdam", 20261202), ("random", 20261205)):
+    for name, seed in (("amsterdam", 20261201), ("rotterdam", 20261202), ("mixed", 20261205)):
         rng = random.Random(seed)
-        docs = [random_deal(rng) if name == "random" else deal(rng, name) for _ in range(n)]
+        docs = [random_deal(rng) if name == "mixed" else deal(rng, name) for _ in range(n)]
         path = OUT / f"klaverjas-{name}.jsonl"
         path.write_text("".join(json.dumps(d) + "\n" for d in docs))
         print(f"wrote {len(docs)} deals to {path}")
