@@ -431,7 +431,7 @@ class MariasSession(CardSession):
     def _decided(self) -> bool:
         """Has a trick decided the Betl (the declarer took one) or the Durch (a defender did)?"""
         tricks = self.board.state["tricks"]
-        return tricks[0] > 0 if self.setup.contract == "betl" else tricks[1] > 0
+        return bool(tricks[0] > 0 if self.setup.contract == "betl" else tricks[1] > 0)
 
     def reported(self, raw: int) -> int:
         """The search measures money by the rank of its outcome (Hra) or by the outcome (Betl, Durch)."""
