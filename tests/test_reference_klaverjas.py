@@ -11,8 +11,10 @@ import pytest
 
 try:
     from tests.reference import klaverjas as k
+    from tests.reference._memo import fail_soft
 except ImportError:  # pytest put tests/ itself on sys.path
     from reference import klaverjas as k
+    from reference._memo import fail_soft
 
 
 def legal(hand, trick, trump="H", rules="amsterdam", leader=0):
@@ -312,15 +314,6 @@ def plain_minimax(st, measure=k.State.value):
     return pick(plain_minimax(st.play(card), measure) for card in st.legal_moves())
 
 
-def fail_soft(result, alpha, beta, true):
-    """The contract of a fail-soft search in the window (alpha, beta)."""
-    if result <= alpha:
-        return true <= result
-    if result >= beta:
-        return true >= result
-    return result == true
-
-
 def test_the_memo_does_not_change_values():
     # The memo keeps bounds keyed on the measure and the whole state: searches in narrow
     # windows around the value (which leave bounds in it) keep the fail-soft contract, and the
@@ -328,13 +321,13 @@ def test_the_memo_does_not_change_values():
     # filled by other positions, cleared, or cleared mid-search (a tiny limit).
     margin = lambda end: end.points[0] - end.points[1]  # noqa: E731
     rng = random.Random(11)
-    limit = k.MEMO_LIMIT
+    limit = k.MEMO.limit
     try:
         for i in range(40):
             doc = k.random_endgame(rng, 2 + i % 2, cards_in_trick=i % 4, rules=k.RULESETS[i % 2], close=5)
             if i % 5 == 0:
                 k.clear_memo()
-            k.MEMO_LIMIT = 50 if i % 7 == 3 else limit
+            k.MEMO.limit = 50 if i % 7 == 3 else limit
             for st in [k.from_doc(doc)] + [k.from_doc(doc).play(c) for c in k.from_doc(doc).legal_moves()]:
                 for measure in (k.State.value, margin):
                     true = plain_minimax(st, measure)
@@ -345,4 +338,4 @@ def test_the_memo_does_not_change_values():
                         assert fail_soft(result, alpha, beta, true), (alpha, beta, result, true, doc)
                     assert k.minimax(st, measure=measure) == true, doc
     finally:
-        k.MEMO_LIMIT = limit
+        k.MEMO.limit = limit

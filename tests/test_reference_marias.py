@@ -10,8 +10,10 @@ import pytest
 
 try:
     from tests.reference import marias as m
+    from tests.reference._memo import fail_soft
 except ImportError:  # pytest put tests/ itself on sys.path
     from reference import marias as m
+    from reference._memo import fail_soft
 
 
 # --------------------------------------------------------------------------- helpers
@@ -354,22 +356,13 @@ def test_pruning_does_not_change_values():
         assert set(res["moves"]) == set(m.from_doc(doc).legal_moves())
 
 
-def fail_soft(result, alpha, beta, true):
-    """The contract of a fail-soft search in the window (alpha, beta)."""
-    if result <= alpha:
-        return true <= result
-    if result >= beta:
-        return true >= result
-    return result == true
-
-
 def test_the_memo_does_not_change_values():
     # The memo keeps bounds keyed on the whole state: searches in narrow windows around the
     # value (which leave bounds in it) keep the fail-soft contract, and the full window then
     # gives the value of the search without memo; with a memo filled by other positions,
     # cleared, or cleared mid-search (a tiny limit).
     rng = random.Random(8)
-    limit = m.MEMO_LIMIT
+    limit = m.MEMO.limit
     try:
         for i in range(60):
             contract, objective, options = CONFIGS[i % len(CONFIGS)]
@@ -377,7 +370,7 @@ def test_the_memo_does_not_change_values():
                                    options=options, cards_in_trick=i % 3)
             if i % 5 == 0:
                 m.clear_memo()
-            m.MEMO_LIMIT = 50 if i % 7 == 3 else limit
+            m.MEMO.limit = 50 if i % 7 == 3 else limit
             start = m.from_doc(doc)
             for st in [start] + [start.play(c) for c in start.legal_moves()]:
                 true = m.minimax(st, prune=False)
@@ -388,7 +381,7 @@ def test_the_memo_does_not_change_values():
                     assert fail_soft(result, alpha, beta, true), (alpha, beta, result, true, doc)
                 assert m.minimax(st) == true, doc
     finally:
-        m.MEMO_LIMIT = limit
+        m.MEMO.limit = limit
 
 
 def test_random_full_playouts_share_all_90_points():

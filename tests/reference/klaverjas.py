@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from ._memo import BoundMemo
+
 SUITS = "SHDC"
 RANKS = "789TJQKA"                       # the natural order, also the sequence order for roem
 DECK = tuple(r + s for s in SUITS for r in RANKS)
@@ -257,8 +259,7 @@ def from_doc(doc: dict) -> State:
 
 # ----------------------------------------------------------------------------- minimax
 
-_MEMO: dict = {}           # (measure, State) -> (lower, upper) bounds: the transposition memo
-MEMO_LIMIT = 1 << 16       # entries kept before the memo starts afresh (it is only a cache)
+MEMO = BoundMemo()         # (measure, State) -> bounds on its value: the transposition memo
 
 
 def minimax(st: State, alpha: float = float("-inf"), beta: float = float("inf"),
@@ -273,12 +274,9 @@ def minimax(st: State, alpha: float = float("-inf"), beta: float = float("inf"),
     if st.over:
         return measure(st)
     key = (measure, st)
-    lower, upper = _MEMO.get(key, (float("-inf"), float("inf")))
-    if lower == upper or lower >= beta:
-        return lower
-    if upper <= alpha:
-        return upper
-    alpha, beta = max(alpha, lower), min(beta, upper)
+    settled, alpha, beta = MEMO.probe(key, alpha, beta)
+    if settled is not None:
+        return settled
     maximise = st.team(st.to_move) == 0
     best = float("-inf") if maximise else float("inf")
     a, b = alpha, beta
@@ -290,20 +288,12 @@ def minimax(st: State, alpha: float = float("-inf"), beta: float = float("inf"),
             best, b = min(best, v), min(b, v)
         if a >= b:
             break
-    if best <= alpha:
-        upper = best
-    elif best >= beta:
-        lower = best
-    else:
-        lower = upper = best
-    if len(_MEMO) >= MEMO_LIMIT:
-        _MEMO.clear()
-    _MEMO[key] = (lower, upper)
+    MEMO.store(key, best, alpha, beta)
     return best
 
 
 def clear_memo() -> None:
-    _MEMO.clear()
+    MEMO.clear()
 
 
 def solve_state(st: State) -> dict:

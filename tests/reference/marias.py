@@ -34,6 +34,8 @@ import itertools
 import math
 from dataclasses import dataclass, replace
 
+from ._memo import BoundMemo
+
 SUITS = "SHDC"
 MARIAS_RANKS = "789TJQKA"                    # the 32-card deck (no sixes)
 DECK = tuple(r + s for s in SUITS for r in MARIAS_RANKS)
@@ -361,8 +363,7 @@ def from_doc(doc: dict) -> State:
 
 # ----------------------------------------------------------------------------- minimax
 
-_MEMO: dict = {}           # State -> (lower, upper) bounds on its value: the transposition memo
-MEMO_LIMIT = 1 << 16       # states kept before the memo starts afresh (it is only a cache)
+MEMO = BoundMemo()         # State -> bounds on its value: the transposition memo
 
 
 def minimax(st: State, alpha: float = -math.inf, beta: float = math.inf, prune: bool = True):
@@ -376,14 +377,10 @@ def minimax(st: State, alpha: float = -math.inf, beta: float = math.inf, prune: 
     """
     if st.over:
         return st.value()
-    lower, upper = -math.inf, math.inf
     if prune:
-        lower, upper = _MEMO.get(st, (lower, upper))
-        if lower == upper or lower >= beta:
-            return lower
-        if upper <= alpha:
-            return upper
-        alpha, beta = max(alpha, lower), min(beta, upper)
+        settled, alpha, beta = MEMO.probe(st, alpha, beta)
+        if settled is not None:
+            return settled
     maximise = st.to_move == 0
     best = -math.inf if maximise else math.inf
     a, b = alpha, beta
@@ -396,20 +393,12 @@ def minimax(st: State, alpha: float = -math.inf, beta: float = math.inf, prune: 
         if prune and a >= b:
             break
     if prune:
-        if best <= alpha:
-            upper = best
-        elif best >= beta:
-            lower = best
-        else:
-            lower = upper = best
-        if len(_MEMO) >= MEMO_LIMIT:
-            _MEMO.clear()
-        _MEMO[st] = (lower, upper)
+        MEMO.store(st, best, alpha, beta)
     return best
 
 
 def clear_memo() -> None:
-    _MEMO.clear()
+    MEMO.clear()
 
 
 def solve_state(st: State, prune: bool = True) -> dict:
