@@ -101,7 +101,8 @@ def deal(rng: random.Random, variant: str = "standard", szlifowany: bool = False
 
 
 def random_play(rng: random.Random, doc: dict, plies: int) -> dict:
-    """`doc` with `plies` random legal actions (an exchange taken when it is offered)."""
+    """`doc` with `plies` random legal actions (an exchange taken when it is offered).  The ladder
+    is drawn with it; random_cards below draws differently, so the ladder keeps this one."""
     pos = ddcards.Position.from_dict(doc)
     played: list[str] = []
     while len(played) < plies and not pos.is_over:

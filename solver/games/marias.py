@@ -420,10 +420,11 @@ class MariasSession(CardSession):
         board, out = self.board, list(line)
         for move in out:
             board.play(move)
-        while not board.finished and self._decided():
-            move = min(board.legal_moves())          # codes run S H D C, each low to high
-            board.play(move)
-            out.append(move)
+        if self._decided():                          # once decided, it stays so
+            while not board.finished:
+                move = min(board.legal_moves())      # codes run S H D C, each low to high
+                board.play(move)
+                out.append(move)
         for _ in out:
             board.undo()
         return out
