@@ -627,64 +627,100 @@ def request_to_doc(request: Any, *, canonical_game: Callable[[str], str] = _iden
 _DOC_SCALARS = ("rules", "objective")
 
 
+def _texts(value: Any) -> list[str] | None:
+    """A list (or tuple) of strings as it is, else None."""
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return list(value)
+    return None
+
+
+def _whole(value: Any) -> bool:
+    """A JSON whole number (not true or false, which Python counts as ints)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def doc_to_position(doc: Mapping[str, Any]) -> pb.Position | None:
-    """A Position message for a position document, or None if the document has
-    fields the message cannot carry (send it as ``document_json`` then)."""
+    """A Position message for a position document, or None if the document has fields the
+    message cannot carry as they are (send it as ``document_json`` then, so that the server
+    reads the document as the library does and any error names what was given): a field of
+    another type than the message's is never converted (a hand list given as one string, a
+    number as text), so nothing is silently fixed on the way."""
     known = {"game", "hands", "talon", "stock", "upcard", "contract", "trump", "playing_team", "rules",
              "objective", "start_scores", "first_deal", "flek", "options", "played", "leader", "announcements",
              "players"}
-    if not isinstance(doc, Mapping) or set(doc) - known:
+    if not isinstance(doc, Mapping) or set(doc) - known or not isinstance(doc.get("game"), str):
         return None
+    msg = pb.Position(game_name=doc["game"])
     try:
-        msg = pb.Position(game_name=str(doc["game"]))
         msg.game = name_to_enum(pb.Game, msg.game_name)
-        for hand in doc.get("hands", ()):
-            if not isinstance(hand, str):
-                return None
-            msg.hands.add(notation=hand)
-        for field in ("talon", "stock"):
-            if field in doc:
-                value = doc[field]
-                text = value if isinstance(value, str) else " ".join(value)
-                getattr(msg, field).CopyFrom(pb.Cards(notation=text))
-        if "upcard" in doc:
-            msg.upcard.CopyFrom(pb.Card(notation=str(doc["upcard"])))
-        if "contract" in doc:
-            msg.contract_name = str(doc["contract"])
-        if doc.get("trump") is not None:
-            trump = str(doc["trump"]).strip().upper()
-            if trump not in _SUIT_BY_LETTER:
-                return None  # an alias ("♥", "hearts"): let the server's parser see it
-            msg.trump = _SUIT_BY_LETTER[trump]
-        for field in _DOC_SCALARS:
-            if field in doc:
-                setattr(msg, field, str(doc[field]))
-        if "announcements" in doc:
-            value = doc["announcements"]
-            if not isinstance(value, (list, tuple)) or not all(isinstance(a, str) for a in value):
-                return None
-            msg.announcements.extend(value)
-        for field in ("playing_team", "flek", "leader", "first_deal", "players"):
-            if field in doc:
-                value = doc[field]
-                if field == "first_deal" and not isinstance(value, bool):
-                    return None
-                if field != "first_deal" and (isinstance(value, bool) or not isinstance(value, int)):
-                    return None
-                setattr(msg, field, value)
-        if "start_scores" in doc:
-            msg.start_scores.extend(int(x) for x in doc["start_scores"])
-        for name, value in dict(doc.get("options") or {}).items():
-            if not isinstance(value, (bool, int, float, str)):
-                return None
-            msg.options[str(name)].CopyFrom(python_to_option(value))
-        played = doc.get("played") or ()
-        if isinstance(played, str):     # one text of actions (RULES §0.7 rule 1), as the library reads it
-            played = history_tokens(doc)
-        for action in played:
-            msg.played.add(notation=str(action))
     except (TypeError, ValueError, KeyError):
         return None
+    hands = _texts(doc.get("hands", []))
+    if hands is None:
+        return None
+    for hand in hands:
+        msg.hands.add(notation=hand)
+    for field in ("talon", "stock"):
+        if field in doc:
+            value = doc[field]
+            cards = [value] if isinstance(value, str) else _texts(value)
+            if cards is None:
+                return None
+            getattr(msg, field).CopyFrom(pb.Cards(notation=" ".join(cards)))
+    for field in ("upcard", "contract", *_DOC_SCALARS):
+        if field in doc and not isinstance(doc[field], str):
+            return None
+    if "upcard" in doc:
+        msg.upcard.CopyFrom(pb.Card(notation=doc["upcard"]))
+    if "contract" in doc:
+        msg.contract_name = doc["contract"]
+    if doc.get("trump") is not None:
+        if not isinstance(doc["trump"], str) or doc["trump"].strip().upper() not in _SUIT_BY_LETTER:
+            return None  # an alias ("♥", "hearts") or a wrong type: let the server's parser see it
+        msg.trump = _SUIT_BY_LETTER[doc["trump"].strip().upper()]
+    for field in _DOC_SCALARS:
+        if field in doc:
+            setattr(msg, field, doc[field])
+    if "announcements" in doc:
+        announcements = _texts(doc["announcements"])
+        if announcements is None:
+            return None
+        msg.announcements.extend(announcements)
+    for field in ("playing_team", "flek", "leader", "first_deal", "players"):
+        if field in doc:
+            value = doc[field]
+            if not (isinstance(value, bool) if field == "first_deal" else _whole(value)):
+                return None
+            try:
+                setattr(msg, field, value)
+            except (TypeError, ValueError):
+                return None     # beyond the field's 32 bits: the server's reader names it
+    if "start_scores" in doc:
+        scores = doc["start_scores"]
+        if not isinstance(scores, (list, tuple)) or not all(_whole(x) for x in scores):
+            return None
+        try:
+            msg.start_scores.extend(scores)
+        except (TypeError, ValueError):
+            return None
+    options = doc.get("options")
+    if options is not None:
+        if not isinstance(options, Mapping):
+            return None
+        for name, value in options.items():
+            if not isinstance(name, str) or not isinstance(value, (bool, int, float, str)):
+                return None
+            try:
+                msg.options[name].CopyFrom(python_to_option(value))
+            except (TypeError, ValueError, OverflowError):
+                return None
+    if "played" in doc:
+        # one text of actions (RULES §0.7 rule 1) as the library reads it, or a list of texts
+        actions = history_tokens(doc) if isinstance(doc["played"], str) else _texts(doc["played"])
+        if actions is None:
+            return None
+        for action in actions:
+            msg.played.add(notation=action)
     return msg
 
 

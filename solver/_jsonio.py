@@ -31,7 +31,7 @@ from ddcards.errors import NotationError
 
 __all__ = ["BOM", "BOM_BYTES", "without_bom", "MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "MAX_ALL_ITEMS",
            "MAX_ID_CHARS", "ID_RULE", "check_id", "LongNumber", "loads", "decode_value", "check_depth", "decode_utf8",
-           "check_limits", "shown", "token_text"]
+           "check_limits", "shown", "token_text", "not_a_position"]
 
 # A position document nests 3 levels (document -> hands -> a hand's cards); these limits
 # leave room for any game while keeping every walk, message and answer small.
@@ -332,6 +332,13 @@ def json_kind(value: Any) -> str:
     if isinstance(value, Mapping):
         return "an object"
     return type(value).__name__
+
+
+def not_a_position(value: Any) -> NotationError:
+    """The error for a document that is not a JSON object (a position is one: RULES §0.6), in
+    JSON's words, whatever took it: Position, solve, the tables, a batch."""
+    return NotationError(f"a position is a JSON object, not {json_kind(value)}",
+                         token="null" if value is None else token_text(value), rule=POSITION_RULE)
 
 
 def shown(value: Any, limit: int = 40) -> str:

@@ -27,12 +27,12 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, BinaryIO, TextIO
 
 import ddcards
 from ddcards._foreground import Foreground
-from ddcards._jsonio import printable
+from ddcards._jsonio import not_a_position, printable
 from ddcards.batch.progress import ProgressBar, document_count, wanted
 from ddcards.batch.reader import Entry, Outcome, answer_each, read_documents
 from ddcards.batch.summary import SearchTimes
@@ -511,6 +511,9 @@ def cmd_table(args: argparse.Namespace) -> int:
             print()
 
     def table(doc: Any) -> dict[str, Any]:
+        if not isinstance(doc, Mapping):
+            # a document is the JSON value itself: a string is text, never JSON to read again
+            raise not_a_position(doc)
         answer = searches.run(
             lambda cancel: dd_table(doc, solver=engine, timeout=args.timeout, cancel=cancel, threads=threads))
         given = chosen_fields(doc) if isinstance(doc, dict) and not args.example else {}

@@ -38,8 +38,8 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ddcards._jsonio import POSITION_RULE, json_kind, loads, shown, token_text
-from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, NotationError, SearchAborted
+from ddcards._jsonio import loads, not_a_position, shown, token_text
+from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, SearchAborted
 from ddcards.games import get_game, klaverjas, marias_table
 from ddcards.games._document import check_fields, played_field
 from ddcards.games.klaverjas import FIELDS as KLAVERJAS_FIELDS
@@ -62,14 +62,11 @@ def _document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[str, 
     elif isinstance(position_or_doc, str):
         doc = loads(position_or_doc, "the position document")
         if not isinstance(doc, Mapping):
-            raise NotationError(f"a position is a JSON object, not {json_kind(doc)} {shown(doc)}",
-                                token="null" if doc is None else token_text(doc), rule=POSITION_RULE)
+            raise not_a_position(doc)
     elif isinstance(position_or_doc, Mapping):
         doc = dict(position_or_doc)
     else:
-        raise InvalidOptionError(f"dd_table takes a Position or a position document, not "
-                                 f"{type(position_or_doc).__name__} {shown(position_or_doc)}",
-                                 token=token_text(position_or_doc), rule=POSITION_RULE)
+        raise not_a_position(position_or_doc)       # as Position and solve say it
     return doc
 
 
@@ -87,7 +84,9 @@ def _klaverjas_deal(doc: dict[str, Any]) -> klaverjas.KlaverjasSetup:
     deal["game"] = "klaverjas"
     # A trump suit or playing team given is the table's to choose, but must still be valid
     # (RULES §2.8 rule 5): the game reads them as in any position.
-    return klaverjas.parse_setup(dict(deal, trump=doc.get("trump", "S"), playing_team=doc.get("playing_team", 0)))
+    trump = doc.get("trump")
+    return klaverjas.parse_setup(dict(deal, trump="S" if trump in (None, "") else trump,   # "": none given, as Mariáš's
+                                      playing_team=doc.get("playing_team", 0)))
 
 
 def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any = None,

@@ -29,7 +29,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ddcards._jsonio import POSITION_RULE, decode_utf8, json_kind, loads, shown, token_text
+from ddcards._jsonio import POSITION_RULE, decode_utf8, loads, not_a_position, shown, token_text
 from ddcards.errors import NotationError, NothingToUndoError
 from ddcards.games import get_game
 from ddcards.games.base import Game, GameInfo, Score, Session, TrickCard
@@ -85,8 +85,7 @@ class Position:
         if isinstance(doc, Position):
             doc = doc.to_dict()             # Position(pos), Position.from_dict(pos): an equal Position
         if not isinstance(doc, Mapping):
-            raise NotationError(f"a position is a JSON object, not {json_kind(doc)}",
-                                token="null" if doc is None else token_text(doc), rule=POSITION_RULE)
+            raise not_a_position(doc)
         game: Game = get_game(doc.get("game"))
         self._build(game, game.parse(doc))
 

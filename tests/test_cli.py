@@ -353,6 +353,19 @@ def test_table_with_a_wrong_history(played, message, capsys):
     assert err.startswith("ddcards: error: ") and message in err, err
 
 
+@pytest.mark.parametrize("command", ["solve", "table"])
+def test_a_document_that_is_a_json_string_is_text_not_a_position(command, capsys):
+    # A line holding a JSON string is that text, even when the text is a position's JSON: read
+    # twice, a table used to solve it (exit 0) where solve says what it is; "x" is not bad JSON.
+    status, out, err = main_on(lines_of(json.dumps(KLAVERJAS), "x", None), command, "--json", capsys=capsys)
+    assert status == cli.EXIT_BAD_INPUT
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert [a["error"] for a in answers] == ["a position is a JSON object, not text"] * 2 + \
+        ["a position is a JSON object, not null"]
+    assert [a["error_type"] for a in answers] == ["NotationError"] * 3
+    assert answers[1]["token"] == "x" and answers[2]["token"] == "null"
+
+
 def test_table_notes_the_choices_it_makes_itself(capsys):
     # Each row sets the trump suit and playing team (Klaverjas), the contract and trump (Mariáš):
     # those a document gives are not used, and the table says so rather than drop them silently.

@@ -241,6 +241,10 @@ def test_non_object_input(value, typename):
     with pytest.raises(NotationError) as info:
         ddcards.Position.from_json(json.dumps(value))
     assert typename in str(info.value)
+    # a DD table says it alike: one message for "not a position", whoever reads the document
+    with pytest.raises(NotationError) as table_info:
+        dd_table(value if not isinstance(value, str) else json.dumps(value))
+    assert str(table_info.value) == str(info.value) and table_info.value.token == info.value.token
 
 
 # The next three are bugs: from_json lets non-DdcardsError exceptions escape.

@@ -198,6 +198,7 @@ def test_dd_table_inputs():
     assert err.value.field == "played[0]"
     # trump and playing_team are the table's to choose, but given they must be valid (§2.8 rule 5)
     assert dd_table(doc(trump="h", playing_team=1))["values"] == dd_table(doc())["values"]
+    assert dd_table(doc(trump=""))["values"] == dd_table(doc())["values"]     # none given, as a Mariáš table
     with pytest.raises(ddcards.InvalidCardError, match="unknown suit 'ZZ'") as err:
         dd_table(doc(trump="ZZ"))
     assert err.value.field == "trump"

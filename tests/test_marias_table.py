@@ -232,7 +232,9 @@ def test_timeout_and_cancel():
     ({"played": ["AS"]}, ddcards.InvalidOptionError, "AS", "§1.13 rule 1", "played[0]"),
     ({"contract": "slam"}, ddcards.InvalidOptionError, "slam", "§1.2 rule 1", "contract"),
     ({"objective": "cash"}, ddcards.InvalidOptionError, "cash", "§1.13 rule 1", "objective"),
-    ({"announcements": ["hundred"]}, ddcards.InvalidOptionError, None, "§1.13 rule 1", "announcements"),
+    ({"announcements": ["hundred"]}, ddcards.InvalidOptionError, "hundred", "§1.13 rule 1", "announcements[0]"),
+    ({"announcements": ["sedma", 7]}, ddcards.InvalidOptionError, "7", "§1.13 rule 1", "announcements[1]"),
+    ({"announcements": {"sedma": 1}}, ddcards.InvalidOptionError, None, "§1.13 rule 1", "announcements"),
     ({"players": 5}, ddcards.InvalidOptionError, "5", "§1.1 rule 5", "players"),
     ({"flek": 3}, ddcards.InvalidOptionError, "3", "§1.2 rule 5", "flek"),
     ({"leader": 1}, ddcards.InvalidOptionError, "1", "§1.2 rule 6", "leader"),
@@ -296,3 +298,10 @@ def test_grpc_solve_table_for_marias():
                               mode="best")
         assert solved["value"] == 12 and solved["settlement"] == [12, -6, -6, 0]
         assert solved["value_kind"] == "money" and solved["parts"]["kilo"]["money"] == 8
+        # a document the message cannot carry as it is goes as JSON: the error is the library's
+        import grpc
+        for call, doc in ((client.solve_table, SEED_DEALT), (client.solve, dict(SEED_FIXED, contract="hra", trump="H"))):
+            with pytest.raises(grpc.RpcError) as info:
+                call(dict(doc, hands=" ".join(doc["hands"])))
+            assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert "Mariáš needs a list of 3 hands (field 'hands')" in info.value.details(), info.value.details()

@@ -294,9 +294,37 @@ def test_doc_to_position_round_trips():
     {"game": "marias", "options": {"x": [1]}},
     {"game": "marias", "leader": "0"},
     {"hands": []},
+    # A field of another type than the message's is never converted: the server then reads the
+    # document as the library does, and its error names what was given (a hand list given as one
+    # string used to become a hand per character: "needs 4 hands, got 11").
+    {"game": "klaverjas", "hands": "A.KT.987.AK"},
+    {"game": 5},
+    {"game": "marias", "talon": 7},
+    {"game": "marias", "talon": ["9C", 7]},
+    {"game": "prsi", "upcard": ["7H"]},
+    {"game": "marias", "contract": ["hra"]},
+    {"game": "klaverjas", "rules": 1},
+    {"game": "marias", "trump": 1},
+    {"game": "marias", "announcements": "sedma"},
+    {"game": "marias", "flek": 2.0},
+    {"game": "marias", "flek": 2 ** 40},
+    {"game": "mariasz", "start_scores": ["12", 3]},
+    {"game": "mariasz", "start_scores": [12.5, 3]},
+    {"game": "mariasz", "start_scores": 12},
+    {"game": "prsi", "options": []},
+    {"game": "prsi", "options": {"horizon": None}},
+    {"game": "prsi", "options": {"horizon": 2 ** 70}},
+    {"game": "marias", "played": None},
+    {"game": "marias", "played": ["AS", 7]},
+    {"game": "marias", "played": {"AS": 1}},
 ])
 def test_doc_to_position_declines_what_the_message_cannot_carry(doc):
     assert convert.doc_to_position(doc) is None
+
+
+def test_doc_to_position_reads_a_history_text_as_the_library_does():
+    msg = convert.doc_to_position({"game": "marias", "played": "QH TH, 9H | AS"})
+    assert msg is not None and [a.notation for a in msg.played] == ["QH", "TH", "9H", "AS"]
 
 
 # ---------------------------------------------------------------- results -> messages

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ddcards._jsonio import POSITION_RULE
+from ddcards._jsonio import not_a_position
 from ddcards.api import (DEFAULT_TT_MB, CancelToken, PositionLike, Solver, _mode, check_tables_fit, check_timeout,
                          check_tt_mb)
-from ddcards.errors import DdcardsError, InvalidArgumentTypeError, InvalidOptionError, NotationError, SearchAborted
+from ddcards.errors import DdcardsError, InvalidArgumentTypeError, InvalidOptionError, SearchAborted
 from ddcards.position import Position
 from ddcards.result import Mode, Result
 from ddcards.batch.pipeline import END, Done, Pipeline, Work
@@ -309,7 +309,7 @@ def answers_of(answers: Answers) -> Generator[Solved, None, None]:
         for index, result, error in answers:
             if result is None and error is None:
                 # solve_many's tasks all hold a position: None is one (the pass-through is the CLI's)
-                error = NotationError("a position is a JSON object, not null", token="null", rule=POSITION_RULE)
+                error = not_a_position(None)
             yield Solved(index, result, error)
     finally:
         answers.close()

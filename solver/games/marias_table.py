@@ -137,10 +137,18 @@ def _check_chosen_fields(doc: Mapping[str, Any]) -> None:
                                  token=token_text(objective), rule=TABLE_FIELD_RULE, field="objective")
     raw = doc.get("announcements")
     items = raw.replace(",", " ").split() if isinstance(raw, str) else raw
-    if items is not None and (not isinstance(items, (list, tuple)) or
-                              any(not isinstance(a, str) or a.strip().lower() not in ANNOUNCEMENTS for a in items)):
-        raise InvalidOptionError(f"announcements {shown(raw)} are not sedma and kilo ({TABLE_FIELD_RULE})",
-                                 token=token_text(raw), rule=TABLE_FIELD_RULE, field="announcements")
+    if items is None:
+        return
+    if not isinstance(items, (list, tuple)):
+        raise InvalidOptionError(f"announcements must be a list of sedma and kilo, not {shown(raw)} "
+                                 f"({TABLE_FIELD_RULE})", token=token_text(raw), rule=TABLE_FIELD_RULE,
+                                 field="announcements")
+    for i, item in enumerate(items):
+        if not isinstance(item, str) or item.strip().lower() not in ANNOUNCEMENTS:
+            where = f"announcements[{i}]"
+            raise InvalidOptionError(f"{where}: {shown(item)} is not an announcement (sedma, kilo; "
+                                     f"{TABLE_FIELD_RULE})", token=token_text(item), rule=TABLE_FIELD_RULE,
+                                     field=where)
 
 
 # ----------------------------------------------------------------- the work
