@@ -4,7 +4,9 @@ Every result is a frozen dataclass with typed fields, and ``to_dict()``
 gives its JSON document (what ``ddcards solve --json`` prints).  Values are
 from the maximising side's view (Mariáš: the declarer; Klaverjas: the playing
 team): ``value_kind`` ``"points"`` for a margin in points, ``"outcome"`` for
-+1 (made) / -1 (not made), ``"money"`` for the declarer's settlement.  Plies count from 0, as ``Position.played`` does.
++1 (made) / -1 (not made), or 0 where no side achieves it (a Mariasz race
+without a claim, Prší with no end forced within the horizon), ``"money"`` for
+the declarer's settlement.  Plies count from 0, as ``Position.played`` does.
 """
 from __future__ import annotations
 
