@@ -15,7 +15,11 @@ Measures, against a real server process (``python -m ddcards.server``) on 127.0.
 3. CPU after a cancel: a long SolveStream (one worker busy for seconds) and a
    single Solve are cancelled mid-search; the server's CPU time is read from
    /proc/<pid>/task/*/schedstat (ns resolution) every millisecond.
-4. Load: 16 client processes, each with one call at a time, against the
+4. One SolveStream against separate calls: small positions (three tricks left of each corpus
+   deal) solved one ``Solve`` call after another, then all over one ``SolveStream``
+   (``Client.solve_many``), against a 1-worker server, in turns; the time per position.
+   ``--stream-only`` runs just this phase and rewrites only its section of the results file.
+5. Load: 16 client processes, each with one call at a time, against the
    *default* server (``python -m ddcards.server``, no flags): the share of calls
    that succeed, the codes of the others, OK/s and latency; once more with 8 idle
    Health/Watch streams and 8 idle SolveStreams open. ``--load-only`` runs just
@@ -577,6 +581,60 @@ def bench_load(docs: list[dict], clients: int, rounds: int, idle: int = 0) -> di
             "wall": wall, "busy_cores": busy}
 
 
+def late(doc: dict, cards: int = 21) -> dict:
+    """The deal after `cards` cards of play (each the first legal one): a small position whose
+    search is short, so that a call's own cost shows."""
+    pos = ddcards.Position.from_dict(doc)
+    for _ in range(cards):
+        pos = pos.play(pos.legal_moves[0])
+    return pos.to_dict()
+
+
+def bench_stream(docs: list[dict], rounds: int) -> dict:
+    """Seconds per position: separate Solve calls against one SolveStream, in turns."""
+    small = [late(d) for d in docs]
+    calls, streams = [], []
+    with ServerProcess("--workers", "1") as srv, Client(srv.target, timeout=600) as client:
+        client.solve(small[0])                                   # the connection and the worker warm
+        for _ in range(rounds):
+            start = time.perf_counter()
+            for doc in small:
+                client.solve(doc)
+            calls.append((time.perf_counter() - start) / len(small))
+            start = time.perf_counter()
+            answered = sum(1 for item in client.solve_many(small) if "result" in item)
+            streams.append((time.perf_counter() - start) / len(small))
+            if answered != len(small):
+                raise RuntimeError(f"the stream answered {answered} of {len(small)} positions")
+    search = statistics.median(ddcards.solve(d).elapsed for d in small)
+    return {"positions": len(small), "rounds": rounds, "calls": calls, "streams": streams, "search": search}
+
+
+def stream_section(run: dict, command: str) -> list[str]:
+    call, stream = statistics.median(run["calls"]), statistics.median(run["streams"])
+    return [
+        "## Many positions: one SolveStream against separate Solve calls",
+        "",
+        f"Command: `{command}`. {machine_line()}; {machine()}.",
+        "",
+        f"{run['positions']} small positions (each corpus deal after 21 cards, the first legal one each time: three "
+        f"tricks left, mode `all`; the library's search takes {run['search'] * 1e3:.3f} ms median) against a "
+        f"1-worker server, {run['rounds']} rounds, each round the separate calls then the stream "
+        f"(`Client.solve_many`). Time per position, the median round:",
+        "",
+        "| | per position | each round |",
+        "|---|---:|---|",
+        f"| separate `Solve` calls, one after another | **{call * 1e3:.2f} ms** | "
+        + ", ".join(f"{t * 1e3:.2f}" for t in run["calls"]) + " ms |",
+        f"| one `SolveStream` | **{stream * 1e3:.2f} ms** | "
+        + ", ".join(f"{t * 1e3:.2f}" for t in run["streams"]) + " ms |",
+        "",
+        f"The stream takes {stream / call:.2f}x the time of separate calls: no per-call setup, and the next "
+        "positions travel while one is searched.",
+        "",
+    ]
+
+
 def load_section(runs: list[dict], command: str, docs: list[dict], rounds: int) -> list[str]:
     lines = [
         "## Load: 16 clients against the default server",
@@ -633,6 +691,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--load-only", action="store_true",
                         help="run only the load phase (16 clients against the default server) and rewrite its section")
     parser.add_argument("--load-deals", type=positive, default=100, help="corpus of the load phase")
+    parser.add_argument("--stream-only", action="store_true",
+                        help="run only the SolveStream phase (against separate calls) and rewrite its section")
+    parser.add_argument("--stream-rounds", type=positive, default=5, help="rounds of the SolveStream phase")
     args = parser.parse_args(argv)
     command = "python benchmarks/bench_server.py" + (" " + " ".join(argv if argv is not None else sys.argv[1:])).rstrip()
     print(f"{machine_line()}. Command: {command}", flush=True)
@@ -647,6 +708,20 @@ def main(argv: list[str] | None = None) -> int:
                   f"p99 {run['p99'] * 1000:.1f} ms", flush=True)
             runs.append(run)
         return load_section(runs, command, load_docs, args.rounds)
+
+    def run_stream() -> list[str]:
+        if args.wait_quiet:
+            wait_quiet(args.wait_quiet)
+        run = bench_stream(corpus(args.load_deals, args.seed), args.stream_rounds)
+        print(f"stream: separate calls {statistics.median(run['calls']) * 1e3:.2f} ms a position, one SolveStream "
+              f"{statistics.median(run['streams']) * 1e3:.2f} ms", flush=True)
+        return stream_section(run, command)
+
+    if args.stream_only:
+        _replace_section(Path(args.out), "## Many positions: one SolveStream against separate Solve calls",
+                         run_stream())
+        print(f"wrote the SolveStream section of {args.out}")
+        return 0
 
     if args.load_only:
         _replace_section(Path(args.out), "## Load: 16 clients against the default server", run_load())
@@ -699,6 +774,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cancel: stream idle after {cancel['stream_idle_after_ms']:.1f} ms, unary idle after "
           f"{statistics.median(cancel['unary_idle_after_ms']):.1f} ms (median)", flush=True)
 
+    stream_lines = run_stream()
     load_lines = run_load()
     base = runs[0]["throughput"]
     unary = cancel["unary_idle_after_ms"]
@@ -796,7 +872,7 @@ def main(argv: list[str] | None = None) -> int:
         "\"Idle again\": the first moment after the cancel from which the server uses no more than its idle rate "
         "+ 2% of a core over the next 50 ms. Target: idle within 100 ms.",
         "",
-    ] + load_lines
+    ] + stream_lines + load_lines
     Path(args.out).write_text("\n".join(lines))
     print(f"wrote {args.out}")
     return 0
