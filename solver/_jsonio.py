@@ -31,7 +31,7 @@ from ddcards.errors import NotationError
 
 __all__ = ["BOM", "BOM_BYTES", "without_bom", "MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "MAX_ALL_ITEMS",
            "MAX_ID_CHARS", "ID_RULE", "check_id", "LongNumber", "loads", "decode_value", "check_depth", "decode_utf8",
-           "check_limits", "shown", "token_text", "not_a_position"]
+           "check_limits", "shown", "token_text", "not_a_position", "json_reason", "json_error"]
 
 # A position document nests 3 levels (document -> hands -> a hand's cards); these limits
 # leave room for any game while keeping every walk, message and answer small.
@@ -178,10 +178,20 @@ def check_depth(text: str) -> None:
             depth -= 1
 
 
+def json_reason(exc: json.JSONDecodeError) -> str:
+    """Why the text is not JSON, in words that a place (" at line 1 column 5") can follow:
+    json's message without its own trailing "at" ("Unterminated string starting at"), and
+    saying so where the input ends first."""
+    reason = exc.msg.removesuffix(" at")
+    if exc.pos >= len(exc.doc.rstrip(" \t\n\r")):
+        reason += " (the input ends first)"
+    return reason
+
+
 def json_error(exc: json.JSONDecodeError, what: str = "JSON") -> NotationError:
     """A NotationError for text that is not JSON, naming the place and the text there."""
     near = exc.doc[max(0, exc.pos - 10):exc.pos + 10]
-    return NotationError(f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} "
+    return NotationError(f"{what} is not valid JSON: {json_reason(exc)} at line {exc.lineno} column {exc.colno} "
                          f"(near {shown(near)}){bom_note(exc)}", token=token_text(near), rule=JSON_RULE)
 
 

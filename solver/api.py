@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeAlias, TypeVa
 
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher, side_area_bytes
 from ddcards._jsonio import shown, token_text
-from ddcards.errors import (InvalidArgumentTypeError, InvalidOptionError, SearchAborted, SearchCancelled,
+from ddcards.errors import (DdcardsError, InvalidArgumentTypeError, InvalidOptionError, SearchAborted, SearchCancelled,
                             SearchTimeout)
 from ddcards.games.base import DEFAULT_TABLE_MB, Session
 from ddcards.position import Position
@@ -657,6 +657,10 @@ class Solver:
                                                     following, cancel, remaining())
             except SearchAborted as exc:
                 raise _analysis_stopped(exc, nodes, ply, len(pos.played)) from None
+            except DdcardsError as exc:
+                # a position on the way that cannot be solved as asked (Prší without a horizon):
+                # say which, as the document's own position and the deal's may solve
+                raise _at_step(exc, ply, session.history[-1]) from None
             nodes += n
             after_outcome = outcome(after)
             cost = report(value) - report(after) if session.is_max(seat) else report(after) - report(value)
@@ -683,6 +687,13 @@ class Solver:
                         initial_value=report(initial), final_value=report(value), steps=steps, nodes=nodes,
                         elapsed=time.perf_counter() - start, mode=mode, deal=deal,
                         initial_outcome=initial_outcome, final_outcome=value_outcome, final=final)
+
+
+def _at_step(exc: DdcardsError, ply: int, move: str) -> DdcardsError:
+    """`exc`, raised solving the position after played[ply], saying so (the same class, token,
+    rule and field)."""
+    return type(exc)(f"analysing the position after played[{ply}] '{move}': {exc}", token=exc.token, rule=exc.rule,
+                     field=exc.field)
 
 
 def _analysis_stopped(exc: SearchAborted, nodes: int, done: int, actions: int) -> SearchAborted:

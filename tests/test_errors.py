@@ -223,12 +223,20 @@ def test_valid_variants_are_accepted():
     assert ddcards.Position.from_dict(doc(leader=0, flek=2)).to_dict()["flek"] == 2
 
 
-@pytest.mark.parametrize("text", ["{not json", "", "{\"game\": \"marias\",}", "[1, 2", "nul"])
+@pytest.mark.parametrize("text", ["{not json", "", "{\"game\": \"marias\",}", "[1, 2", "nul", "{\"game\": \"mar"])
 def test_json_that_does_not_parse(text):
     with pytest.raises(NotationError) as info:
         ddcards.Position.from_json(text)
     assert "JSON" in str(info.value)
     assert info.value.token is not None
+    assert " at at " not in str(info.value)     # json's "Unterminated string starting at", then the place
+
+
+def test_a_truncated_document_names_where_its_string_starts():
+    with pytest.raises(NotationError) as info:
+        ddcards.Position.from_json('{"game": "mar')
+    assert str(info.value).startswith("a position document is not valid JSON: Unterminated string starting at "
+                                      "line 1 column 10 (near ")
 
 
 @pytest.mark.parametrize("value,typename", [([1, 2], "not an array"), ("marias", "not text"), (None, "not null"),

@@ -554,6 +554,48 @@ def test_a_betl_decided_by_the_history_gets_a_line_from_its_reported_move(mode, 
     assert end.is_over and len(res.pv) == 9 and sum(res.tricks.values()) == 10
 
 
+# Decided by the history, the record stopping inside a later trick (an audit found the rest of
+# that trick in the core's order: AH for the Betl's seat 1, whose lowest is 7H).
+BETL_CUT = {"game": "marias", "contract": "betl", "talon": "QD JC",
+            "hands": ["J987.9.98.T97", "AQ.AKQT7.T7.Q", "KT.J8.AKJ.AK8"],
+            "played": "7S AS KS TH JH 9H KC TC QC 8H 9S QH TD KD 8D 8C 9C QS JS".split()}
+DURCH_CUT = {"game": "marias", "contract": "durch", "talon": "JS JC",
+             "hands": ["AKQ.KQJ.A.AKQ", "T97.T87.J9.T8", "8.A9.KQT87.97"],
+             "played": ["KC", "TC", "9C", "KH", "8H", "AH", "9H"]}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("mode", ["best", "optimal", "all"])
+def test_a_betl_decided_by_the_history_mid_trick_plays_its_lowest_cards(mode, threads):
+    """Every card of the line, the rest of the current trick included, is the seat's lowest
+    legal card once the contract is decided (docs/RULES.md §0.8 rule 6); mode best reports the
+    first of them."""
+    p = ddcards.Position.from_dict(BETL_CUT)
+    assert p.score.tricks["declarer"] == 1 and len(p.trick) == 1 and p.legal_moves == ("AH", "KH", "7H", "7D")
+    res = ddcards.solve(p, mode=mode, threads=threads)
+    assert res.value == -1 and res.best_move == "7H" and res.pv[:3] == ["7H", "TS", "8S"]
+    if mode != "best":
+        assert sorted(res.optimal_moves) == sorted(p.legal_moves)
+    for card in res.pv:
+        assert card == min(p.legal_moves, key=ORDER.index), card
+        p = p.play(card)
+    assert p.is_over and res.tricks == p.score.tricks == {"declarer": 3, "defenders": 7}
+
+
+@pytest.mark.parametrize("mode", ["best", "optimal", "all"])
+def test_a_durch_decided_by_the_history_mid_trick_plays_its_lowest_cards(mode):
+    # Seat 2's AH took the second trick (KH 8H AH): the Durch is lost; seat 2 has led 9H, and the
+    # declarer follows with his lowest heart, JH (the core would have played QH).
+    p = ddcards.Position.from_dict(DURCH_CUT)
+    assert p.score.tricks == {"declarer": 1, "defenders": 1} and p.legal_moves == ("QH", "JH")
+    res = ddcards.solve(p, mode=mode)
+    assert res.value == -1 and res.best_move == res.pv[0] == "JH"
+    for card in res.pv:
+        assert card == min(p.legal_moves, key=ORDER.index), card
+        p = p.play(card)
+    assert p.is_over and sum(res.tricks.values()) == 10
+
+
 # --------------------------------------------------------------------------- scoring
 
 @pytest.mark.parametrize("lead,follow", [("KS", "QS"), ("QS", "KS")])

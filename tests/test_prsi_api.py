@@ -125,6 +125,22 @@ def test_exact_analysis_with_no_forced_end_is_refused_not_hung():
     assert err.value.rule == "docs/RULES.md §4.9: what is solved, within a horizon or exactly"
 
 
+def test_an_exact_analysis_names_the_step_it_cannot_solve():
+    # The deal's start and the record's own position solve without a horizon; the position after
+    # played[1] does not: the error says so (an audit found it naming no step).
+    doc = {"game": "prsi", "hands": ["T.T.J.J", "AQ.7.Q."], "upcard": "AC",
+           "stock": "QC 9H AD 8H 7S JH QH 8S TC KH 7D KD KC 8C 9S 9C 8D TD KS 9D AH 7C JS",
+           "options": {"horizon": None}, "played": ["pass", "QD/S", "TS"]}
+    assert ddcards.solve(doc, mode="optimal").value == 1                        # the player to move wins
+    assert ddcards.solve(dict(doc, played=[]), mode="optimal").value == -1
+    with pytest.raises(InvalidOptionError) as err:
+        ddcards.analyse(doc)
+    assert str(err.value).startswith("analysing the position after played[1] 'QD/S': options.horizon null: "
+                                     "no side can force the end within 30 plies")
+    assert err.value.rule == "docs/RULES.md §4.9: what is solved, within a horizon or exactly"
+    assert err.value.field == "options.horizon"
+
+
 @pytest.mark.parametrize("name, horizon", [("prsi-endgame", 14), ("prsi", 12), ("prsi-4players", 10)])
 def test_two_threads_answer_as_one(name, horizon):
     """The root split over threads (Solver.solve(threads=)) sets every helper board's

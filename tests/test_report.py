@@ -495,6 +495,24 @@ def test_a_prsi_ober_shows_its_card_and_the_suit_it_names():
     assert as_cards("QD/C") is None                      # still no card list: a card and a suit
 
 
+PRSI_SLOW = {"game": "prsi", "hands": ["9.Q.9.9", "J.K7.T.", "7.J.7.Q"], "upcard": "KS",
+             "stock": "AD JC 8S AS AC 9H QS TH AH JD 8H QD 8C KC TS 7C TC 8D KD", "options": {"horizon": 10},
+             "played": ["QH/H", "KH", "JH", "draw", "7H", "7D", "draw", "draw", "7S", "draw", "JS", "QC/S"]}
+
+
+def test_an_action_that_keeps_the_value_slower_is_not_called_best():
+    # Ply 4: seat 1's 7H keeps the value (-1, cost 0: no mistake) but not its distance (8 plies
+    # against JS's 7): it is not among the optimal actions, and the page does not call it best.
+    analysis = ddcards.analyse(PRSI_SLOW)
+    step = analysis.steps[4]
+    assert (step.move, step.cost, step.mistake, list(step.best_moves)) == ("7H", 0, False, ["JS"])
+    row = re.search(r'<tr id="ply-4".*?</tr>', report_html(PRSI_SLOW)).group(0)
+    assert '<td class="verdict">kept the value, not the best</td>' in row
+    assert 'class="better"><span class="card suit-S" data-card="JS"' in row
+    best_row = re.search(r'<tr id="ply-1".*?</tr>', report_html(PRSI_SLOW)).group(0)
+    assert analysis.steps[1].move in analysis.steps[1].best_moves and '<td class="verdict">best</td>' in best_row
+
+
 # -- --open with no browser
 
 def test_cli_report_open_with_no_browser_says_where_the_page_is(tmp_path, monkeypatch, capsys):

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from ddcards._jsonio import (BOM_BYTES, JSON_RULE, MAX_ID_CHARS, bom_note, check_depth, check_id, decode_utf8,
-                             decode_value, loads, shown, token_text)
+                             decode_value, json_reason, loads, shown, token_text)
 from ddcards.errors import DdcardsError, NotationError, SearchAborted
 
 __all__ = ["Entry", "Outcome", "read_documents", "input_pieces", "answer_each", "records", "MAX_LINE_BYTES",
@@ -252,7 +252,7 @@ def _line_entries(lineno: int, raw: bytes | None) -> Iterator[Entry]:
             value, end = decode_value(text)
         except json.JSONDecodeError as exc:
             near = exc.doc[max(0, exc.pos - 10):exc.pos + 10]
-            raise NotationError(f"not valid JSON: {_reason(exc)} at column {exc.colno} (near {shown(near)})"
+            raise NotationError(f"not valid JSON: {json_reason(exc)} at column {exc.colno} (near {shown(near)})"
                                 f"{bom_note(exc)}", token=token_text(near), rule=JSON_RULE) from None
         rest = text[end:].strip(_JSON_SPACE)
         if rest:
@@ -373,7 +373,7 @@ def _text_entries(first_line: int, data: bytes) -> Iterator[Entry]:
             near = exc.doc[max(0, exc.pos - 10):exc.pos + 10]
             # The record is the document's, on the line it starts on; the message says where it breaks.
             yield Entry(cursor.item_line or start, error=NotationError(
-                f"not valid JSON: {_reason(exc)} at line {first_line + exc.lineno - 1} column {exc.colno} "
+                f"not valid JSON: {json_reason(exc)} at line {first_line + exc.lineno - 1} column {exc.colno} "
                 f"(near {shown(near)}){bom_note(exc)}", token=token_text(near), rule=JSON_RULE))
             if not _resume(cursor, exc.pos):
                 return
@@ -420,13 +420,6 @@ def _array_entries(cursor: _Cursor) -> Iterator[Entry]:
             return
         else:
             raise json.JSONDecodeError("Expecting ',' delimiter or ']' after an array element", text, cursor.pos)
-
-
-def _reason(exc: json.JSONDecodeError) -> str:
-    reason = exc.msg.removesuffix(" at")            # "Invalid control character at"
-    if exc.pos >= len(exc.doc.rstrip(_JSON_SPACE)):
-        reason += " (the input ends first)"
-    return reason
 
 
 class _Cursor:

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ddcards._core.search import MODE_BEST
 from ddcards.errors import IllegalPlayError, InvalidDealError, InvalidOptionError
 from ddcards.games import _marias
 from ddcards.games._document import (cards_field, check_deal, check_fields, check_hand_sizes, hands_field, in_field,
@@ -400,14 +401,19 @@ class MariasSession(CardSession):
                want_pv: bool = True, helpers: Sequence[tuple[Any, Any]] = ()
                ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
         """As the core searches it; in Betl and Durch the line goes on to the end of the deal."""
+        betl_or_durch = self.setup.contract != "hra" and not self.board.finished
+        decided = betl_or_durch and self._decided()
         value, moves, pv, nodes = super().search(searcher, mode, cancel, timeout, want_pv, helpers)
-        if want_pv and self.setup.contract != "hra" and not self.board.finished:
-            if not pv:
-                # Decided by the history at a trick boundary: the core gives no line (there is
-                # nothing to search), so it starts with the lowest optimal move, the one mode
-                # best reports, and the move and the line agree.
-                pv = [min(move for move, v in moves if v == value)]
-            pv = self.to_the_end(pv)
+        if decided:
+            # Decided by the history: every card left is worth the same, here too, so the move
+            # mode best reports and the whole line are each seat's lowest legal card, mid-trick
+            # as at a trick boundary (the core would finish a trick in its own order).
+            if mode == MODE_BEST:
+                moves = [(min(self.board.legal_moves()), value)]
+            if want_pv:
+                pv = self.to_the_end([])
+        elif want_pv and betl_or_durch:
+            pv = self.to_the_end(pv)        # the core's line ends at the trick that decides it
         return value, moves, pv, nodes
 
     def to_the_end(self, line: Sequence[int]) -> list[int]:

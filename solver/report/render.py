@@ -212,9 +212,13 @@ class Page:
         return text
 
     def better(self, step: Mapping[str, Any]) -> str:
-        """The cards that kept more than the one played, with the value each keeps."""
+        """The cards that kept more than the one played, with the value each keeps (or, for an
+        action that kept the value without being optimal, the optimal ones)."""
         if step["cost"] <= 0:
-            return ""
+            if step["move"] in step["best_moves"]:
+                return ""
+            return ", ".join(f'{self.card(m)}&nbsp;<span class="v">{_e(signed(step["value_before"]))}</span>'
+                             for m in step["best_moves"])
         moves = step.get("moves") or []
         if moves:
             sign = 1 if step["value_before"] >= step["value_after"] else -1    # the mover's direction
@@ -240,6 +244,9 @@ class Page:
                 verdict = f"mistake, outcome turned: now {step.get('outcome', '')}"
             elif kind == "lost":
                 verdict = f"mistake: lost {step['cost']}"
+            elif step["move"] not in step["best_moves"]:
+                # the value kept, but not an optimal action (Prší: a slower way to the same end)
+                verdict = "kept the value, not the best"
             mark = {"best": "", "lost": '<span class="icon" aria-hidden="true">▲</span> ',
                     "mistake": '<span class="icon" aria-hidden="true">◆</span> '}[kind]
             trick_rows.append(
