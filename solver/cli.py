@@ -268,7 +268,10 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
         print("Nothing to analyse: the position records no play (its 'played' is empty); its value is the "
               "deal's", file=out)
     else:
-        print(f"{'ply':>4} {'seat':>4}  {'card':<{width}}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
+        # Prší's draws and passes, an Ober with its suit, Mariasz's exchange: actions, not cards
+        unit = "card" if pos.game != "prsi" and all(s.move != "exchange" for s in an.steps) else "action"
+        width = max(width, len(unit) + 1)
+        print(f"{'ply':>4} {'seat':>4}  {unit:<{width}}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
     for s in an.steps:
         mark = ("  <- mistake, outcome turned" if s.changes_outcome else "  <- mistake") if s.mistake else ""
         print(f"{s.ply:>4} {s.seat:>4}  {s.move:<{width}}{signed(s.value_before):>7}{signed(s.value_after):>7}"

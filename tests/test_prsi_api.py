@@ -349,6 +349,19 @@ def test_cli_words_one_ply_and_an_exact_legend():
     assert "-1 a loss, within the horizon)" in out.stdout, out.stdout
 
 
+@pytest.mark.parametrize("play_on,goal", [(False, "a win"), (True, "getting out (not being the one left)")])
+def test_cli_legend_of_more_players_is_paranoid(play_on, goal):
+    # With three or more players -1 is not a loss but "cannot force it" against the others
+    # together (docs/RULES.md §4.9); an action is an action, not a card.
+    doc = dict(ddcards.example("prsi-4players"), options={"play_on": play_on, "horizon": 8}, played=["draw"])
+    out = run("analyse", "-", stdin=json.dumps(doc))
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stdout.splitlines() if not line.startswith("#")]
+    assert lines[0].endswith(f"(seat 0's view: +1 forces {goal} against all the others together, -1 cannot, "
+                             "within the horizon)"), lines[0]
+    assert lines[1].split() == ["ply", "seat", "action", "before", "after", "cost", "best"]
+
+
 def test_cli_the_one_left_under_return_holds_no_cards():
     """play_on with return: the last card of the only other player still in puts the waiting
     player out and leaves its player alone, the loser *with no cards* (docs/RULES.md §4.8);

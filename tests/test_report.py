@@ -513,6 +513,20 @@ def test_an_action_that_keeps_the_value_slower_is_not_called_best():
     assert analysis.steps[1].move in analysis.steps[1].best_moves and '<td class="verdict">best</td>' in best_row
 
 
+def test_a_value_that_moves_at_the_horizon_edge_is_explained():
+    # Horizon 6: each position is searched 6 plies ahead of itself, so the position after ply 5
+    # sees a loss the one before could not: the chart moves from 0 to -1 with no action's cost.
+    doc = {"game": "prsi", "hands": [".8.97.J", "QJ.7..7"], "upcard": "TC", "options": {"horizon": 6},
+           "stock": "8C 9C KC JH AS TD QH AH KD QD 8D 9S 8S TS AD JD KH AC TH QC KS 9H 7S",
+           "played": ["draw", "QS/S", "draw", "JS", "draw", "draw", "draw", "JH", "JC", "7C", "7D", "7H"]}
+    analysis = ddcards.analyse(doc)
+    assert not analysis.mistakes and (analysis.steps[5].value_after, analysis.steps[6].value_before) == (0, -1)
+    caption = re.search(r'id="chart-caption">([^<]*)<', report_html(doc)).group(1)
+    assert caption == ("The value starts at 0 and ends at −1 after 12 actions; it ranges from −1 to 0. No action lost "
+                       "value: no mistakes. Between actions the value moves where the next position&#x27;s search, "
+                       "bounded by the horizon, sees further: before ply 6 (0 to −1).")
+
+
 # -- --open with no browser
 
 def test_cli_report_open_with_no_browser_says_where_the_page_is(tmp_path, monkeypatch, capsys):

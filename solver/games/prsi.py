@@ -249,7 +249,11 @@ class PrsiSession(Session):
 
     @property
     def value_legend(self) -> str:            # type: ignore[override]
-        if self.horizon is None:              # exact: no window (docs/RULES.md §4.9)
+        if len(self.setup.hands) > 2:         # paranoid: the others together (docs/RULES.md §4.9)
+            goal = "getting out (not being the one left)" if self.setup.play_on else "a win"
+            return (f"+1 forces {goal} against all the others together, -1 cannot, "
+                    + ("exactly" if self.horizon is None else "within the horizon"))
+        if self.horizon is None:              # exact: no window
             return "+1 forces a win, 0 no side can ever force the end, -1 a loss, exactly"
         return "+1 forces a win, 0 neither side can force the end, -1 a loss, within the horizon"
 

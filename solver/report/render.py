@@ -207,8 +207,18 @@ class Page:
                 f"ply {s['ply']} ({s['move']} by seat {s['seat']}: {signed(s['value_before'])} to "
                 f"{signed(s['value_after'])}{', changing the outcome' if s.get('changes_outcome') else ''})"
                 for s in changes) + "."
-        else:
-            text += f" Every {self.unit} kept the value: no mistakes."
+        # Between steps a value may move with no action's cost: a search bounded by a horizon
+        # (Prší) looks that many plies ahead of each position, so the next one sees further.
+        edges = [(before, step) for before, step in zip(self.steps, self.steps[1:])
+                 if step["value_before"] != before["value_after"]]
+        if not changes:
+            text += (f" No {self.unit} lost value: no mistakes." if edges else
+                     f" Every {self.unit} kept the value: no mistakes.")
+        if edges:
+            text += (" Between actions the value moves where the next position's search, bounded by the horizon, "
+                     "sees further: before " + "; ".join(
+                         f"ply {step['ply']} ({signed(before['value_after'])} to {signed(step['value_before'])})"
+                         for before, step in edges) + ".")
         return text
 
     def better(self, step: Mapping[str, Any]) -> str:
