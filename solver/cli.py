@@ -618,6 +618,44 @@ def cmd_examples(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from ddcards.bench import GROUPS, run_bench
+
+    if args.repeat < 1:
+        raise ddcards.InvalidOptionError(f"--repeat is a whole number of at least 1 (got {args.repeat})",
+                                         token=str(args.repeat), rule="ddcards bench --repeat")
+    engine = new_solver(args)
+    bar = ProgressBar(wanted(args.progress), total=None)
+
+    def progress(done: int, total: int) -> None:
+        bar.set_total(total)
+        bar.update()
+
+    try:
+        report = run_bench(engine, groups=args.group, repeat=args.repeat, threads=args.threads, progress=progress)
+    finally:
+        bar.close()
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False))
+        return EXIT_OK
+    titles = {name: title for name, title, _ in GROUPS}
+    runs = f", each position's least time of {report.repeat}" if report.repeat > 1 else ""
+    print(f"ddcards bench: {report.positions} positions, each solved in mode all in a cleared table "
+          f"({report.threads} thread{'s' if report.threads > 1 else ''}{runs}; ddcards {report.version}, "
+          f"{report.kernels} kernels)")
+    print(f"{'group':<11}{'positions':>10}{'nodes':>15}{'seconds':>10}{'nodes/s':>10}  what")
+    for g in report.groups:
+        print(f"{g.name:<11}{g.positions:>10}{g.nodes:>15,}{g.seconds:>10.3f}{g.nodes_per_second / 1e6:>8.1f} M  "
+              f"{titles[g.name]}")
+    print(f"{'total':<11}{report.positions:>10}{report.nodes:>15,}{report.seconds:>10.3f}"
+          f"{report.nodes_per_second / 1e6:>8.1f} M")
+    same = ("the search's signature: the same on every machine for this version of the search"
+            if report.threads == 1 else "on several threads the count varies from run to run")
+    print(f"Nodes searched  {report.nodes:,} ({same})")
+    print(f"Nodes/second    {report.nodes_per_second:,.0f} (search time only; the machine and its load move it)")
+    return EXIT_OK
+
+
 def cmd_serve(argv: list[str]) -> int:
     from ddcards.server.main import main as serve_main
     return serve_main(argv) or EXIT_OK
@@ -629,6 +667,12 @@ def version_text() -> str:
     from ddcards._core.search import BUILD_FEATURES
 
     return f"ddcards {ddcards.__version__} ({_kernels.loaded()} kernels: {BUILD_FEATURES})"
+
+
+def bench_groups() -> tuple[tuple[str, str, tuple[tuple[str, int], ...]], ...]:
+    from ddcards.bench import GROUPS
+
+    return GROUPS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -730,6 +774,26 @@ def build_parser() -> argparse.ArgumentParser:
                                    "many minutes; mariasz-recorded is the Mariasz deal to analyse.")
     p.add_argument("name", nargs="?", help="the example to print (a position document); none: list them")
     p.set_defaults(func=cmd_examples)
+
+    p = sub.add_parser("bench", help="solve a fixed set of positions of every game: speed and the search's "
+                                     "node signature",
+                       description="Solve a fixed set of positions of every game (full Mariáš and Klaverjas deals of "
+                                   "every contract, trump and rule set, Mariasz from the first trick and late, Prší "
+                                   "of 2 to 6 players), each in mode all in a cleared table sized per game, and "
+                                   "print the nodes and the search time of each group. On one thread the node count "
+                                   "is the same on every machine: a signature of the search.")
+    p.add_argument("--json", action="store_true", help="print the figures as one JSON document")
+    p.add_argument("--group", action="append", choices=[name for name, _, _ in bench_groups()], default=None,
+                   help="only this group (repeat for several; default: all)")
+    p.add_argument("--repeat", type=int, default=1, metavar="R",
+                   help="solve each position R times and keep its least time (default 1)")
+    p.add_argument("--threads", type=int, default=1, metavar="N",
+                   help="threads for each search (default 1; the node count is a signature only on one)")
+    p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
+                   help=f"transposition table size in MiB (default: per game, {table_sizes})")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show a progress bar on stderr (default: when stderr is a terminal)")
+    p.set_defaults(func=cmd_bench)
 
     sub.add_parser("serve", help="run the gRPC service (see `ddcards serve --help`)", add_help=False)
 

@@ -48,7 +48,8 @@ def test_the_wheel_holds_the_proto_its_stubs_and_the_descriptor_with_comments(wh
     names = set(wheel.namelist())
     for name in ("ddcards/v1/ddcards.proto", "ddcards/v1/ddcards_pb2.py", "ddcards/v1/ddcards_pb2_grpc.py",
                  "ddcards/v1/ddcards_pb2.pyi", "ddcards/v1/ddcards_pb2_grpc.pyi", "ddcards/v1/ddcards.binpb", "ddcards/server/main.py",
-                 "ddcards/client.py", "ddcards/py.typed", "ddcards/examples/marias-hra.json"):
+                 "ddcards/client.py", "ddcards/py.typed", "ddcards/examples/marias-hra.json",
+                 "ddcards/bench/__init__.py", "ddcards/bench/positions.jsonl"):
         assert name in names, name
     assert wheel.read("ddcards/v1/ddcards.proto") == (ROOT / "proto/ddcards/v1/ddcards.proto").read_bytes()
     from google.protobuf import descriptor_pb2

@@ -1,0 +1,82 @@
+"""``ddcards bench``: its positions are the corpora's, its node count is the sum of the cold solves
+of those positions (a signature: the same whatever ran before and on a second Solver), and the
+command reads and reports as its help says.  (Its times are a benchmark's, never asserted.)"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ddcards
+from ddcards.bench import GROUPS, bench_positions, run_bench, select_from_corpora
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_packaged_positions_are_the_corpora_lines_they_name():
+    packaged = [json.loads(line) for line in (ROOT / "solver/bench/positions.jsonl").read_text().splitlines()]
+    assert packaged == select_from_corpora(ROOT / "benchmarks/corpus"), \
+        "run python benchmarks/make_bench_positions.py"
+    wanted = sum(count for _, _, corpora in GROUPS for _, count in corpora)
+    assert len(packaged) == wanted == 246
+    for doc in packaged:
+        corpus, line = doc["id"].split(":")
+        text = (ROOT / "benchmarks/corpus" / f"{corpus}.jsonl").read_text().splitlines()[int(line) - 1]
+        assert {k: v for k, v in doc.items() if k != "id"} == json.loads(text)
+        ddcards.Position.from_dict(doc)                      # each is a position (its id allowed)
+
+
+def test_every_game_and_group_is_there():
+    games = {name: {doc["game"] for group, doc in bench_positions() if group == name} for name, _, _ in GROUPS}
+    assert games == {"marias": {"marias"}, "klaverjas": {"klaverjas"}, "mariasz": {"mariasz"}, "prsi": {"prsi"}}
+    assert [group for group, _ in bench_positions(["prsi"])] == ["prsi"] * 45
+    with pytest.raises(ddcards.InvalidOptionError, match="no bench group 'bridge'"):
+        bench_positions(["bridge"])
+
+
+def test_the_node_count_is_the_sum_of_the_cold_solves():
+    groups = ["marias", "prsi"]
+    report = run_bench(groups=groups)
+    solves = [ddcards.Solver().solve(doc, mode="all") for _, doc in bench_positions(groups)]
+    assert report.nodes == sum(r.nodes for r in solves) and report.positions == len(solves) == 145
+    assert [(g.name, g.positions) for g in report.groups] == [("marias", 100), ("prsi", 45)]
+    assert report.nodes == sum(g.nodes for g in report.groups) and report.threads == 1 and report.repeat == 1
+    # a signature: the same on a second Solver whose table searched other deals before
+    other = ddcards.Solver()
+    other.solve(ddcards.example("klaverjas"))
+    again = run_bench(other, groups=groups, repeat=2)
+    assert [g.nodes for g in again.groups] == [g.nodes for g in report.groups] and again.repeat == 2
+
+
+def test_the_command_prints_the_groups_and_the_signature():
+    out = subprocess.run([sys.executable, "-m", "ddcards", "bench", "--group", "prsi", "--json"], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert [g["name"] for g in doc["groups"]] == ["prsi"] and doc["positions"] == 45
+    assert doc["nodes"] == run_bench(groups=["prsi"]).nodes and doc["threads"] == 1
+    assert set(doc) == {"groups", "threads", "repeat", "version", "kernels", "nodes", "seconds", "positions",
+                        "nodes_per_second"}
+    text = subprocess.run([sys.executable, "-m", "ddcards", "bench", "--group", "prsi"], capture_output=True,
+                          text=True, timeout=300)
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert lines[0].startswith("ddcards bench: 45 positions, each solved in mode all in a cleared table (1 thread;")
+    assert lines[1].split()[:5] == ["group", "positions", "nodes", "seconds", "nodes/s"]
+    assert lines[2].split()[:3] == ["prsi", "45", f"{doc['nodes']:,}"]
+    assert lines[-2] == (f"Nodes searched  {doc['nodes']:,} (the search's signature: the same on every machine for "
+                         "this version of the search)")
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--repeat", "0"], "--repeat is a whole number of at least 1 (got 0)"),
+    (["--threads", "0"], "--threads must be a whole number from 1 to 64 (got 0)"),
+    (["--group", "bridge"], "argument --group: invalid choice: 'bridge'"),
+])
+def test_bad_arguments_are_usage_errors(args, message):
+    out = subprocess.run([sys.executable, "-m", "ddcards", "bench", "--group", "prsi", *args], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr, out.stderr
