@@ -567,7 +567,7 @@ class Solver:
             value, raw_moves, raw_pv, nodes = session.search(self._searcher, _MODE_CODE[mode], cancel, timeout,
                                                              helpers=helpers)
         elapsed = time.perf_counter() - start
-        moves = _move_values(session, raw_moves, value)
+        moves = _move_values(session, raw_moves, value, mode)
         summary = session.summary(raw_pv, value)
         return Result(
             game=pos.game, mode=mode, value=session.reported(value), value_kind=session.value_kind,
@@ -628,7 +628,7 @@ class Solver:
                     self._searcher, _MODE_CODE[mode], cancel, remaining(), want_pv=False,
                     helpers=[(helper, other.board) for helper, other in zip(helpers, helper_sessions)])
             nodes += n
-            return value, _move_values(session, raw, value)
+            return value, _move_values(session, raw, value, mode)
 
         def outcome(value: int) -> str:
             # the game's own words on a value here ("declarer wins", "nat: ...")
@@ -712,10 +712,18 @@ def _analysis_stopped(exc: SearchAborted, nodes: int, done: int, actions: int) -
     return stopped
 
 
-def _move_values(session: Session, raw: list[tuple[int, int | None]], value: int) -> list[MoveValue]:
+def _move_values(session: Session, raw: list[tuple[int, int | None]], value: int, mode: Mode) -> list[MoveValue]:
     """The search's (move, value) pairs as MoveValues in the game's order; optimal by the
-    search's own values (Prší: the fastest win, the longest loss), reported in the game's terms."""
+    search's own values (Prší: the fastest win, the longest loss), reported in the game's terms.
+
+    As each mode promises (docs/RULES.md §0.9), whatever else the search learnt on the way (an
+    outcome's failed test is the other outcome, so a Betl's root split knows some losing moves'
+    values): mode best lists the move reported alone, mode optimal values only optimal moves."""
     raw = sorted(raw, key=lambda mv: session.move_order(mv[0]))
+    if mode is Mode.BEST:
+        raw = [(m, v) for m, v in raw if v == value][:1]
+    elif mode is Mode.OPTIMAL:
+        raw = [(m, v if v == value else None) for m, v in raw]
     return [MoveValue(session.move_name(m), None if v is None else session.reported(v), v == value,
                       None if v is None else session.distance(v)) for m, v in raw]
 

@@ -65,8 +65,12 @@ def random_position(seed: int, contract: str, plies: int) -> ddcards.Position:
 
 
 # Full deals that solve in a few milliseconds, and endgames of every contract, mid-trick too.
+# The last Betl: its root split learns a losing lead's value (-1) before the winning one's, which
+# modes best and optimal must not report (an audit found 7C listed with -1 in both).
 FULL_DEALS = [START, random_deal(1), random_deal(4), random_deal(16), random_deal(3, "betl"),
-              random_deal(5, "durch")]
+              random_deal(5, "durch"),
+              {"game": "marias", "contract": "betl", "hands": ["87.T7.987.T97", "QT9.Q98.K.AK8", "AKJ.AKJ.AQ.QJ"],
+               "talon": "JD TD"}]
 ENDGAMES = [random_position(s, c, n) for s, c, n in [
     (11, "hra", 21), (12, "hra", 22), (13, "hra", 23), (14, "hra", 24), (15, "hra", 26),
     (16, "hra", 18), (17, "hra", 19), (21, "betl", 21), (22, "betl", 22), (23, "betl", 25),
