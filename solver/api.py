@@ -57,6 +57,9 @@ def _mode(mode: Mode | str) -> Mode:
     try:
         return Mode(_folded(mode))
     except ValueError:
+        if not isinstance(mode, str):                     # mode=5: a TypeError too
+            raise InvalidArgumentTypeError(f"mode is a Mode or its name (best, optimal, all), not {mode!r}",
+                                           token=str(mode), rule=MODE_RULE, field="mode") from None
         raise InvalidOptionError(f"unknown mode {mode!r} (modes: best, optimal, all)", token=str(mode),
                                  rule=MODE_RULE, field="mode") from None
 
@@ -67,6 +70,10 @@ def _analysis_mode(mode: Mode | str) -> Mode:
     try:
         found = Mode(_folded(mode))
     except ValueError:
+        if not isinstance(mode, str):
+            raise InvalidArgumentTypeError(f"mode is a Mode or its name (optimal, all), not {mode!r} "
+                                           f"({ANALYSIS_MODE_RULE})", token=str(mode), rule=ANALYSIS_MODE_RULE,
+                                           field="mode") from None
         raise InvalidOptionError(f"unknown mode {mode!r} (an analysis's modes: optimal, all; {ANALYSIS_MODE_RULE})",
                                  token=str(mode), rule=ANALYSIS_MODE_RULE, field="mode") from None
     if found is Mode.BEST:
@@ -112,9 +119,11 @@ def _check_limits(timeout: float | None, cancel: CancelToken | None, keep_tt: bo
 
 
 def _threads(threads: int, rule: str = "solve: threads") -> int:
-    if not isinstance(threads, int) or isinstance(threads, bool) or not 1 <= threads <= MAX_THREADS:
-        raise InvalidOptionError(f"threads is a whole number from 1 to {MAX_THREADS} (got {threads!r})",
-                                 token=repr(threads), rule=rule, field="threads")
+    whole = isinstance(threads, int) and not isinstance(threads, bool)
+    if not whole or not 1 <= threads <= MAX_THREADS:
+        error = InvalidOptionError if whole else InvalidArgumentTypeError      # threads="2": a TypeError too
+        raise error(f"threads is a whole number from 1 to {MAX_THREADS} (got {threads!r})",
+                    token=repr(threads), rule=rule, field="threads")
     return threads
 
 
@@ -159,9 +168,9 @@ def check_tt_mb(tt_mb: int | None, name: str = "tt_mb", *, here: bool = True) ->
     memory = "this machine's memory" if here and physical_memory_mb() is not None else "the most a table may take"
     unset = "leave it out" if name.startswith("-") else "give None"
     given = repr(tt_mb) if isinstance(tt_mb, bool) else shown(tt_mb)     # a Python argument: True, as passed
-    raise InvalidOptionError(f"{name} {given} {why}: a table takes 1 to {limit:,} MiB ({memory}); "
-                             f"{unset} for a table sized per game", token=token_text(tt_mb), rule=TT_MB_RULE,
-                             field=name)
+    error = InvalidArgumentTypeError if why == "is not a whole number" else InvalidOptionError
+    raise error(f"{name} {given} {why}: a table takes 1 to {limit:,} MiB ({memory}); "
+                f"{unset} for a table sized per game", token=token_text(tt_mb), rule=TT_MB_RULE, field=name)
 
 
 def first_table_mb(tt_mb: int | None) -> int:
@@ -719,13 +728,14 @@ def _move_values(session: Session, raw: list[tuple[int, int | None]], value: int
     As each mode promises (docs/RULES.md §0.9), whatever else the search learnt on the way (an
     outcome's failed test is the other outcome, so a Betl's root split knows some losing moves'
     values): mode best lists the move reported alone, mode optimal values only optimal moves."""
-    raw = sorted(raw, key=lambda mv: session.move_order(mv[0]))
+    ordered = sorted(raw, key=lambda mv: session.move_order(mv[0]))
     if mode is Mode.BEST:
-        raw = [(m, v) for m, v in raw if v == value][:1]
-    elif mode is Mode.OPTIMAL:
-        raw = [(m, v if v == value else None) for m, v in raw]
+        ordered = [mv for mv in ordered if mv[1] == value][:1]
+    listed: list[tuple[int, int | None]] = []
+    for move, v in ordered:
+        listed.append((move, None if mode is Mode.OPTIMAL and v != value else v))
     return [MoveValue(session.move_name(m), None if v is None else session.reported(v), v == value,
-                      None if v is None else session.distance(v)) for m, v in raw]
+                      None if v is None else session.distance(v)) for m, v in listed]
 
 
 _local = threading.local()

@@ -299,13 +299,14 @@ def parse_cards(cards: str | Iterable[str | Card]) -> tuple[Card, ...]:
     return tuple(card if isinstance(card, Card) else Card.parse(card) for card in cards)
 
 
-def format_cards(cards: Iterable[Card]) -> str:
-    """Format cards space separated, in the given order.
+def format_cards(cards: str | Iterable[str | Card]) -> str:
+    """Format cards space separated, in the given order (card text is read as parse_cards
+    reads it, so the output is always notation, or a NotationError names what is no card).
 
-    >>> format_cards(parse_cards("xs,7d"))
-    'TS 7D'
+    >>> format_cards(parse_cards("xs,7d")), format_cards(["10h", "oc"])
+    ('TS 7D', 'TH QC')
     """
-    return " ".join(map(str, cards))
+    return " ".join(map(str, parse_cards(cards)))
 
 
 def parse_hand(hand: str | Iterable[str | Card]) -> tuple[Card, ...]:
@@ -454,12 +455,13 @@ def _twice(card: Card, shown: str) -> NotationError:
                          rule=DUPLICATE_RULE)
 
 
-def format_hand(cards: Iterable[Card], *, style: HandStyle = "pbn") -> str:
+def format_hand(cards: str | Iterable[str | Card], *, style: HandStyle = "pbn") -> str:
     """Format a hand, ranks from ace down within each suit.
 
     ``style="pbn"`` (the notation, the default): ``S.H.D.C``; ``style="display"``:
     the form ddcards prints, ``S: AKT  H: 987  D: -  C: QJ``.  Both parse back
-    with :func:`parse_hand`.
+    with :func:`parse_hand`, which also reads what this takes besides Cards: a hand
+    in any of its forms, or card texts.
 
     >>> format_hand(parse_cards("QC 9H AS JC 8H TS 7H KS"))
     'AKT.987..QJ'
@@ -468,6 +470,12 @@ def format_hand(cards: Iterable[Card], *, style: HandStyle = "pbn") -> str:
     >>> format_hand([])
     '...'
     """
+    if isinstance(cards, str) or not isinstance(cards, Iterable):
+        cards = parse_hand(cards)           # "AK.Q.." or "AS KS": its cards, each once (or the error)
+    else:
+        cards = tuple(cards)                # (an iterator is read once)
+        if not all(isinstance(card, Card) for card in cards):
+            cards = parse_cards(cards)      # "AS" or a Card each (a list of anything else: the item named)
     held: set[Any] = set()
     for card in cards:
         # By the code for a card (an int hashes in C); anything else as itself, to be named

@@ -404,6 +404,32 @@ def test_an_argument_of_the_wrong_type_is_bad_input_and_a_type_error(kwargs, fie
         ddcards.format_hand([], style="bogus")
 
 
+@pytest.mark.parametrize("call,field", [
+    (lambda: ddcards.solve(SEED, threads="2"), "threads"),
+    (lambda: ddcards.solve(SEED, threads=None), "threads"),
+    (lambda: ddcards.solve(SEED, mode=5), "mode"),
+    (lambda: ddcards.solve(SEED, mode=None), "mode"),
+    (lambda: ddcards.analyse(SEED, mode=3), "mode"),
+    (lambda: ddcards.Solver(tt_mb="32"), "tt_mb"),
+    (lambda: ddcards.Solver(tt_mb=32.0), "tt_mb"),
+    (lambda: list(ddcards.solve_many([SEED], jobs="2")), None),
+    (lambda: ddcards.dd_table(ddcards.example("klaverjas"), threads="2"), "threads"),
+])
+def test_every_argument_of_the_wrong_type_is_a_type_error(call, field):
+    # as the README says of any argument (an audit found threads, mode, tt_mb and jobs plain InvalidOptionErrors)
+    with pytest.raises(ddcards.InvalidArgumentTypeError) as info:
+        call()
+    assert isinstance(info.value, TypeError) and info.value.field == field
+
+
+@pytest.mark.parametrize("call", [lambda: ddcards.solve(SEED, threads=0), lambda: ddcards.solve(SEED, mode="x"),
+                                  lambda: ddcards.Solver(tt_mb=0), lambda: list(ddcards.solve_many([SEED], jobs=0))])
+def test_a_value_out_of_range_is_bad_input_but_no_type_error(call):
+    with pytest.raises(ddcards.InvalidOptionError) as info:
+        call()
+    assert not isinstance(info.value, TypeError)
+
+
 def test_modes_are_named_in_any_case():
     assert ddcards.solve(SEED, mode="BEST").mode is ddcards.Mode.BEST
     assert ddcards.analyse(SEED, mode=" All ").mode == "all"

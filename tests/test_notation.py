@@ -5,6 +5,7 @@ import copy
 import dataclasses
 import doctest
 import pickle
+import re
 
 import pytest
 from hypothesis import given
@@ -193,13 +194,21 @@ def test_card_of_is_the_parsed_object_and_equal_to_a_built_card() -> None:
             Card.of(rank, suit)  # type: ignore[arg-type]
 
 
-def test_format_hand_names_a_repeated_item_that_is_no_card() -> None:
-    # format_hand checks cards by their codes; what is no Card is still named as it was given.
-    for given, named in ((["TH", "TH"], "TH"), ("THTH", "T"), ([None, None], "None")):
-        with pytest.raises(NotationError, match=f"card '{named}' appears twice"):
-            format_hand(given)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="unhashable"):
-        format_hand([[1]])  # type: ignore[list-item]
+def test_format_hand_and_format_cards_read_card_text_and_name_what_is_no_card() -> None:
+    # Card text is read as parse_hand and parse_cards read it (an audit found format_hand(["AS", "KS"])
+    # an AttributeError, format_hand("AS KS") "card 'S' appears twice", format_cards([5, None]) '5 None').
+    assert format_hand(["AS", "KS"]) == format_hand("AS KS") == format_hand(iter(["KS", "AS"])) == "AK..."
+    assert format_hand("ak.q..", style="display") == "S: AK  H: Q  D: -  C: -"
+    assert format_cards("AS, 10h") == format_cards(["AS", Card.parse("TH")]) == "AS TH"
+    with pytest.raises(NotationError, match="card 'TH' appears twice") as info:
+        format_hand(["TH", "TH"])
+    assert info.value.token == "TH"
+    for given, named in (([None, None], "NoneType None"), ([[1]], "list [1]"), ([5], "int 5")):
+        for fmt in (format_hand, format_cards):
+            with pytest.raises(NotationError, match=re.escape(f"card must be text like 'TH', got {named}")):
+                fmt(given)  # type: ignore[arg-type]
+    with pytest.raises(NotationError, match="hand must be text like 'AKT.987..QJ' or a list of cards, got int 5"):
+        format_hand(5)  # type: ignore[arg-type]
 
 
 def test_the_quick_reading_of_a_card_reads_as_the_full_one() -> None:

@@ -222,9 +222,12 @@ def _local_parallel(jobs: int | None, executor: Executor | None) -> int:
 
 
 def _check_count(name: str, value: Any) -> None:
-    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-        raise InvalidOptionError(f"{name} is a whole number, at least 1 (got {value!r})", token=repr(value),
-                                 rule=_RULE)
+    if value is None:
+        return
+    # of the wrong type: a TypeError too (InvalidArgumentTypeError), as every API argument
+    error = InvalidArgumentTypeError if not isinstance(value, int) or isinstance(value, bool) else InvalidOptionError
+    if error is InvalidArgumentTypeError or value < 1:
+        raise error(f"{name} is a whole number, at least 1 (got {value!r})", token=repr(value), rule=_RULE)
 
 
 def _is_dask_client(executor: Any) -> bool:

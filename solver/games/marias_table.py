@@ -276,8 +276,9 @@ def best_first(rows: list[Row]) -> list[Row]:
 def describe_deal(deal: TableDeal) -> dict[str, Any]:
     """The deal as the table's answer shows it: canonical hands, the fixed talon, the stakes' settings."""
     changed = INFO.changed_options(deal.options)
+    talon: list[Card] | None = None if deal.talon is None else sorted(deal.talon, key=hand_order)
     return {"hands": [format_hand(deal.forehand), *(format_hand(h) for h in deal.defenders)],
-            "talon": None if deal.talon is None else format_cards(sorted(deal.talon, key=hand_order)),
+            "talon": None if talon is None else format_cards(talon),
             "flek": deal.flek, "players": deal.players, "options": changed}
 
 
