@@ -38,6 +38,7 @@ from grpc_status import rpc_status  # type: ignore[import-untyped, unused-ignore
 from ddcards._jsonio import POSITION_RULE
 from ddcards.api import check_timeout
 from ddcards.errors import DdcardsError, InvalidArgumentTypeError
+from ddcards.notation import Card, Rank, Suit
 from ddcards.position import Position
 from ddcards.server import convert, status
 from ddcards.v1 import ddcards_pb2 as pb
@@ -65,6 +66,7 @@ def _source(position: Any) -> dict[str, Any]:
             position.encode("utf-8")        # a proto string holds valid UTF-8 only
             return {"document_json": position}
         if isinstance(position, Mapping):
+            position = _notation(position)
             message = convert.doc_to_position(position)
             if message is not None:
                 return {"position": message}
@@ -75,6 +77,21 @@ def _source(position: Any) -> dict[str, Any]:
     raise InvalidArgumentTypeError(f"cannot send {type(position).__name__} as a position: use a position "
                                    "document (dict), its JSON text, or a Position message",
                                    token=type(position).__name__, rule=POSITION_RULE, field="position")
+
+
+def _notation(value: Any, depth: int = 0) -> Any:
+    """A document with the library's values in it (a Card in a hand, Position.trump's Suit) as
+    the notation the library reads them as, so that it travels as it would be solved here (a
+    Suit is an int to JSON); everything else as it is, for the server to judge."""
+    if depth > 20:
+        return value                    # the server names a document nested that deep
+    if isinstance(value, (Card, Suit, Rank)):
+        return str(value)
+    if isinstance(value, Mapping):
+        return {k: _notation(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_notation(v, depth + 1) for v in value]
+    return value
 
 
 class RejectedRequest(grpc.RpcError, DdcardsError):

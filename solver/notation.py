@@ -94,7 +94,7 @@ class Suit(IntEnum):
         return format(str(self), spec)
 
     @classmethod
-    def parse(cls, text: str) -> Suit:
+    def parse(cls, text: str | Suit) -> Suit:
         """Parse a letter, a symbol or a name (any case, diacritics optional).
 
         Names: English, Dutch (schoppen harten ruiten klaveren), German, Czech and
@@ -105,6 +105,8 @@ class Suit(IntEnum):
         >>> Suit.parse("schoppen"), Suit.parse("Kreuz"), Suit.parse("kier")
         (<Suit.S: 0>, <Suit.C: 3>, <Suit.H: 1>)
         """
+        if isinstance(text, Suit):
+            return text                 # what the API hands out reads back (Position.trump)
         _require_text(text, "suit", "'H'")
         try:
             return _SUITS[_fold(text)]
@@ -139,7 +141,7 @@ class Rank(IntEnum):
         return format(str(self), spec)
 
     @classmethod
-    def parse(cls, text: str) -> Rank:
+    def parse(cls, text: str | Rank) -> Rank:
         """Parse ``6 7 8 9 T J Q K A``, an alias or a name (any case, diacritics optional).
 
         Aliases: ``10 X`` ten, ``U`` (Unter) jack, ``O`` (Ober) queen.  Names:
@@ -151,6 +153,8 @@ class Rank(IntEnum):
         >>> Rank.parse("boer"), Rank.parse("vrouw"), Rank.parse("Ober"), Rank.parse("wyżnik")
         (<Rank.JACK: 11>, <Rank.QUEEN: 12>, <Rank.QUEEN: 12>, <Rank.QUEEN: 12>)
         """
+        if isinstance(text, Rank):
+            return text
         _require_text(text, "rank", "'T'")
         rank = _RANKS.get(text.strip().upper()) or _RANK_NAMES.get(_fold(text))
         if rank is None:
@@ -193,7 +197,7 @@ class Card:
             raise InvalidCardError(f"{token} is no card: {rule}", token=token, rule=rule) from None
 
     @classmethod
-    def parse(cls, text: str) -> Card:
+    def parse(cls, text: str | Card) -> Card:
         """Parse a rank then a suit letter or symbol, e.g. ``TH``, ``10H``, ``Q♥``.
 
         >>> Card.parse("AZ")
@@ -204,7 +208,10 @@ class Card:
         card = _BY_TEXT.get(text) if type(text) is str else None
         if card is not None:
             return card                 # "TH", "th": a history's every card is read this way
-        _require_text(text, "card", "'TH'")
+        if not isinstance(text, str):
+            if isinstance(text, Card):
+                return text             # what the API hands out reads back
+            raise _not_text(text, "card", "'TH'")
         token = text.strip()
         body = token.replace("\ufe0f", "").replace("\ufe0e", "")  # emoji presentation: "♥️"
         if not body:

@@ -90,6 +90,10 @@ class Result:
     ``position`` is the position solved, as a document.
     """
 
+    # Its lists and dicts make it no dict key: say so plainly ("unhashable type: 'Result'"),
+    # not through the first list field the generated hash would meet.
+    __hash__ = None  # type: ignore[assignment]
+
     game: str
     mode: Mode
     value: int
@@ -163,6 +167,10 @@ class AnalysisStep:
     worse the value got for the mover's side (0 for an optimal action).
     """
 
+    # Its lists and dicts make it no dict key: say so plainly ("unhashable type: 'AnalysisStep'"),
+    # not through the first list field the generated hash would meet.
+    __hash__ = None  # type: ignore[assignment]
+
     ply: int
     seat: int
     move: str
@@ -190,6 +198,10 @@ class AnalysisStep:
 @dataclass(frozen=True)
 class Analysis:
     """A recorded deal, card by card."""
+
+    # Its lists and dicts make it no dict key: say so plainly ("unhashable type: 'Analysis'"),
+    # not through the first list field the generated hash would meet.
+    __hash__ = None  # type: ignore[assignment]
 
     game: str
     value_kind: ValueKind

@@ -437,6 +437,16 @@ def test_modes_are_named_in_any_case():
         ddcards.solve(SEED, mode="bests")
 
 
+def test_results_holding_lists_say_plainly_that_they_are_not_hashable():
+    res = ddcards.solve(SEED)
+    analysis = ddcards.analyse(SEED)
+    for value, name in ((res, "Result"), (analysis, "Analysis"), (analysis.steps[0], "AnalysisStep"),
+                        (ddcards.Position.from_dict(SEED).score, "Score")):
+        with pytest.raises(TypeError, match=f"^unhashable type: '{name}'$"):
+            hash(value)
+    assert hash(ddcards.solve(START).moves[0]) == hash(ddcards.solve(START).moves[0])      # a MoveValue is a value
+
+
 def test_two_results_of_one_position_are_equal_whatever_the_search_took():
     first, second = ddcards.Solver().solve(SEED), ddcards.Solver(tt_mb=4).solve(SEED)
     assert first == second                              # (their elapsed times differ)

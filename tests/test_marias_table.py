@@ -299,6 +299,10 @@ def test_grpc_solve_table_for_marias():
         assert solved["value"] == 12 and solved["settlement"] == [12, -6, -6, 0]
         assert solved["value_kind"] == "money" and solved["parts"]["kilo"]["money"] == 8
         # a document the message cannot carry as it is goes as JSON: the error is the library's
+        # the library's own values travel as the notation they are read as (a Suit is an int to JSON)
+        hra = ddcards.Position.from_dict(dict(SEED_FIXED, contract="hra", trump="H"))
+        own = dict(hra.to_dict(), trump=hra.trump, hands=[list(h) for h in hra.hands])
+        assert client.solve(own, mode="best")["value"] == ddcards.solve(hra, mode="best").value
         import grpc
         for call, doc in ((client.solve_table, SEED_DEALT), (client.solve, dict(SEED_FIXED, contract="hra", trump="H"))):
             with pytest.raises(grpc.RpcError) as info:

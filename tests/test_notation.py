@@ -430,7 +430,7 @@ def test_bad_text_is_rejected_naming_the_token(func, text, error, token, fragmen
 
 
 @pytest.mark.parametrize("func, value", [
-    (Card.parse, None), (Card.parse, 5), (Card.parse, b"TH"), (Card.parse, Card.parse("TH")),
+    (Card.parse, None), (Card.parse, 5), (Card.parse, b"TH"),
     (Rank.parse, 10), (Suit.parse, 1), (Suit.parse, ["H"]),
     (parse_hand, None), (parse_hand, 5), (parse_hand, b"AKT.987..QJ"), (parse_hand, ["AS", None]),
     (parse_cards, 5), (parse_cards, None), (parse_cards, [7]), (parse_cards, ["7S", None]),
@@ -494,3 +494,9 @@ def test_several_cards_where_one_is_wanted_say_so(text, count):
     # Text that is not several cards says that a card is one word.
     with pytest.raises(InvalidCardError, match="'A S': a card is one word, no spaces"):
         Card.parse("A S")
+
+
+def test_parse_of_a_value_is_that_value() -> None:
+    # what the API hands out reads back: Position.trump is a Suit, a table's top a Card
+    for value in (*Suit, *Rank, *DECK):
+        assert type(value).parse(value) is value  # type: ignore[attr-defined]

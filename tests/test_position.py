@@ -605,3 +605,19 @@ def test_a_marias_talon_is_one_position_however_its_two_cards_are_written():
     assert swapped == plain and hash(swapped) == hash(plain)
     assert swapped.to_dict() == plain.to_dict() and plain.to_dict()["talon"] == "9C KC"   # the cards' order
     assert ddcards.solve(swapped).value == ddcards.solve(plain).value == 70
+
+
+@pytest.mark.parametrize("name", ["marias-hra", "klaverjas", "mariasz"])
+def test_a_documents_trump_may_be_the_suit_a_position_hands_out(name):
+    doc = ddcards.example(name)
+    pos = ddcards.Position.from_dict(doc)
+    assert isinstance(pos.trump, ddcards.Suit)
+    assert ddcards.Position.from_dict(dict(doc, trump=pos.trump)) == pos
+
+
+def test_a_prsi_upcard_may_be_the_card_a_position_hands_out():
+    doc = ddcards.example("prsi-endgame")
+    start = ddcards.Position.from_dict(dict(doc, played=[]))
+    top = start.table["top"]
+    assert isinstance(top, ddcards.Card) and str(top) == doc["upcard"]
+    assert ddcards.Position.from_dict(dict(doc, upcard=top)) == ddcards.Position.from_dict(doc)

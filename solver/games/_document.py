@@ -72,6 +72,8 @@ def cards_field(value: Any, what: str, field: str | None = None) -> tuple[Card, 
     is the document field its errors name."""
     field = field or what
     with in_field(field):
+        if isinstance(value, Card):
+            return (value,)             # one Card, as the API hands one out (a Prší table's top)
         if isinstance(value, str):
             return parse_cards(value)
         if isinstance(value, (list, tuple)):

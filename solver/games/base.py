@@ -125,6 +125,10 @@ class Score:
     by name, e.g. ``{"marriages": {"declarer": 0, "defenders": 20}}``.
     """
 
+    # Its lists and dicts make it no dict key: say so plainly ("unhashable type: 'Score'"),
+    # not through the first list field the generated hash would meet.
+    __hash__ = None  # type: ignore[assignment]
+
     points: dict[str, int] = field(default_factory=dict)
     tricks: dict[str, int] = field(default_factory=dict)
     parts: dict[str, dict[str, int]] = field(default_factory=dict)

@@ -127,7 +127,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
         if trump_text in (None, ""):
             raise InvalidOptionError(f"contract 'hra' needs a trump suit (field 'trump', e.g. \"H\"; {TRUMP_RULE})",
                                      token="trump", rule=TRUMP_RULE, field="trump")
-        if not isinstance(trump_text, str):
+        if not isinstance(trump_text, (str, Suit)):
             raise InvalidOptionError(f"trump must be a suit such as \"H\", not {shown(trump_text)} ({TRUMP_RULE})",
                                      token=token_text(trump_text), rule=TRUMP_RULE, field="trump")
         with in_field("trump"):

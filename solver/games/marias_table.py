@@ -126,7 +126,7 @@ def _check_chosen_fields(doc: Mapping[str, Any]) -> None:
                                  rule=CONTRACT_RULE, field="contract")
     trump = doc.get("trump")
     if trump not in (None, ""):
-        if not isinstance(trump, str):
+        if not isinstance(trump, (str, Suit)):
             raise InvalidOptionError(f"trump must be a suit such as \"H\", not {shown(trump)} ({TRUMP_RULE})",
                                      token=token_text(trump), rule=TRUMP_RULE, field="trump")
         Suit.parse(trump)

@@ -287,7 +287,7 @@ def _trump(doc: Mapping[str, Any], variant: str, slepy: bool, hands: Sequence[Se
     text = doc.get("trump")
     given: Suit | None = None
     if text not in (None, ""):
-        if not isinstance(text, str):
+        if not isinstance(text, (str, Suit)):
             rule = _clause("2", "trump is a suit")
             raise _error(InvalidOptionError, f"trump must be a suit such as \"H\", not {shown(text)}",
                          token=token_text(text), rule=rule)
