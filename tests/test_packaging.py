@@ -120,7 +120,8 @@ def test_the_sdist_holds_what_its_tests_and_docs_need(sdist: Path) -> None:
     for name in ("tests/_server_helpers.py", "tests/reference/marias.py", "tests/stubtest_allowlist.txt",
                  "examples/api_example.py", "examples/client_example.py", "benchmarks/corpus/marias-hra.jsonl",
                  "fuzz/atheris_documents.py", "tools/profile_workload.py", "tools/grpc_pyi.py",
-                 "solver/_core/search.pyx", "proto/ddcards/v1/ddcards.proto", "docs/RULES.md", "buf.yaml"):
+                 "solver/_core/search.pyx", "proto/ddcards/v1/ddcards.proto", "docs/RULES.md", "buf.yaml",
+                 "solver/bench/positions.jsonl"):
         assert (sdist / name).is_file(), name
     # every source the extension modules compile from (a missing one fails the sdist's build)
     sources = [p.relative_to(ROOT) for p in (ROOT / "solver").rglob("*") if p.suffix in (".pyx", ".pxd", ".pxi", ".h")]
