@@ -26,7 +26,8 @@ from google.protobuf.internal.enum_type_wrapper import EnumTypeWrapper
 from google.protobuf.struct_pb2 import Struct
 
 from ddcards.v1 import ddcards_pb2 as pb
-from ddcards._jsonio import LIMITS_CLAUSE, LIMITS_RULE, MAX_ALL_ITEMS, MAX_ITEMS, POSITION_RULE, json_kind, loads
+from ddcards._jsonio import (JSON_STRING, LIMITS_CLAUSE, LIMITS_RULE, MAX_ALL_ITEMS, MAX_ITEMS, POSITION_RULE,
+                             json_kind, loads)
 from ddcards.api import ANALYSIS_MODE_RULE, MODE_RULE
 from ddcards.errors import DdcardsError
 from ddcards.games._document import history_tokens
@@ -585,7 +586,7 @@ def load_document(text: str, where: str = "document_json") -> dict[str, Any]:
     return doc
 
 
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_JSON_STRING = re.compile(JSON_STRING, re.DOTALL)      # linear: see _jsonio.JSON_STRING
 
 
 def _separators(text: str) -> int:

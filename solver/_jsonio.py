@@ -152,7 +152,12 @@ def decode_value(text: str, start: int = 0) -> tuple[Any, int]:
                             "levels)", token=token_text(text[start:start + 20]), rule=LIMITS_RULE) from None
 
 
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+# A JSON string, or its unterminated rest up to the end of the text: every match that starts at a
+# quote runs to the string's end (possessively), so a text is scanned once.  (Matching only closed
+# strings made an unterminated one with many escaped quotes inside, '"\\"\\"\\"...', quadratic:
+# each inner quote started another scan to the end, the GIL held throughout.)
+JSON_STRING = r'"(?:[^"\\]|\\.|\\\Z)*+(?:"|\Z)'
+_TOKENS = re.compile(JSON_STRING + r'|[\[\]{}]', re.DOTALL)
 
 
 def check_depth(text: str) -> None:

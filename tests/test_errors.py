@@ -726,3 +726,30 @@ def test_a_document_of_the_game_alone_asks_for_its_hands_first(game, said):
     with pytest.raises(ddcards.DdcardsError) as info:
         ddcards.Position.from_dict({"game": game})
     assert str(info.value).startswith(said) and info.value.field == "hands"
+
+
+# -- hostile texts are read in one pass (an audit froze the service 9 s with a 40 KB request)
+
+def test_an_unterminated_string_is_one_token_to_the_end_of_the_text():
+    # Every match that starts at a quote runs to the string's end or the text's: the depth check
+    # and the service's comma count scan a text once, however many escaped quotes it holds (a
+    # pattern matching closed strings only started a scan to the end at each of them).
+    from ddcards._jsonio import _TOKENS
+    for text in ('"' + '\\"' * 1000, '"a\\', '"\\\n\\"x', '"ab"'):
+        assert _TOKENS.match(text).end() == len(text), text
+    assert [m.group() for m in _TOKENS.finditer('{"a": ["[", "\\"]"]}')] == ["{", '"a"', "[", '"["', '"\\"]"', "]", "}"]
+
+
+@pytest.mark.parametrize("text", ['"' + '\\"' * 200_000 + "[" * 17, "[" * 17 + '"' + '\\"' * 200_000])
+def test_a_long_hostile_text_is_refused_as_bad_json(text):
+    with pytest.raises(NotationError, match="not valid JSON|nested more than 16 levels"):
+        ddcards.Position.from_json(text)
+
+
+def test_a_display_hand_label_is_tried_once_per_run_of_characters():
+    from ddcards.notation import _DISPLAY_LABEL
+    assert _DISPLAY_LABEL.split("S: AKT  H: 987  D: -  C: QJ") == ["", "S", " AKT  ", "H", " 987  ", "D", " -  ",
+                                                                   "C", " QJ"]
+    assert _DISPLAY_LABEL.split("AKTH:9") == ["", "AKTH", "9"] and _DISPLAY_LABEL.split("S:AKT H :9")[3] == "H"
+    with pytest.raises(NotationError):
+        ddcards.parse_hand("S: " + "A" * 200_000)       # one pass (it took minutes), then the error

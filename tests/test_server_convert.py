@@ -602,3 +602,13 @@ def test_a_document_json_with_too_many_items_in_all_is_refused_before_it_is_pars
     text = json.dumps({"game": "marias", "x": ['a,\\",' * 300] * 50})    # 50 items, 45,000 commas
     assert len(text) > 40_000 and text.count(",") > 10_000
     assert convert.load_document(text)["x"][0] == 'a,\\",' * 300
+
+
+def test_the_comma_count_reads_a_hostile_text_in_one_pass():
+    # load_document's pre-count of commas outside strings, over 40,000 characters: an unterminated
+    # string of escaped quotes is one string to the end (a 40 KB request froze the server 9 s).
+    assert convert._separators('{"a": "x,y", "b": [1, 2]}') == 2
+    assert convert._separators('[1, "' + '\\",' * 300_000) == 1
+    with pytest.raises(DdcardsError, match="^document_json is not valid JSON: Unterminated string") as info:
+        convert.load_document('"' + '\\"' * 300_000, "document_json")
+    assert info.value.field == "document_json"
