@@ -46,6 +46,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypedDict
@@ -98,6 +99,10 @@ DEFAULT_PORT = 50051
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_TT_MB = solver_api.DEFAULT_TT_MB     # the library's: None, sized per game
 DEFAULT_GRACE = 10.0
+#: gRPC's threads that run the calls; at a stop, how long they get to finish (their log lines).
+HANDLER_THREAD_PREFIX = "ddcards-grpc"
+HANDLERS_JOIN_SECONDS = 5.0
+
 #: The longest --grace (a day): far beyond any search worth waiting for at shutdown, and within
 #: what gRPC's timers take (an infinite or huge grace broke its cancel-after-grace thread).
 MAX_GRACE = 86400.0
@@ -234,6 +239,7 @@ class RunningServer:
     requests: RequestWaitInterceptor | None = None
     max_search_seconds: float | None = None
     stop_clock: StopClock | None = None      # when stop() cancels the calls in flight
+    handlers: ThreadPoolExecutor | None = None   # gRPC's threads that run the calls (and log each)
 
     @property
     def address(self) -> str:
@@ -252,6 +258,14 @@ class RunningServer:
         self.pool.shutdown(wait=True)
         if self.watch_pool is not None:
             self.watch_pool.shutdown(wait=False)
+        if self.handlers is not None:
+            # The calls cancelled at the stop are still unwinding on gRPC's threads, each to write
+            # its log line: let them (briefly), or the lines are lost with the process.
+            self.handlers.shutdown(wait=False, cancel_futures=True)
+            end = time.monotonic() + HANDLERS_JOIN_SECONDS
+            for thread in threading.enumerate():
+                if thread.name.startswith(HANDLER_THREAD_PREFIX) and thread is not threading.current_thread():
+                    thread.join(max(0.0, end - time.monotonic()))
 
     def wait(self, timeout: float | None = None) -> bool:
         return self.server.wait_for_termination(timeout)
@@ -306,8 +320,9 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     # flood guard far above that: it counts open streams too, and idle streams
     # must never crowd out a Solve or a health check.
     threads = workers + max_queue + 2 * max_streams + SPARE_THREADS
+    handlers = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=HANDLER_THREAD_PREFIX)
     server = grpc.server(
-        ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ddcards-grpc"),
+        handlers,
         interceptors=interceptors,
         maximum_concurrent_rpcs=2 * threads + max_streams,
         options=[("grpc.so_reuseport", 0)],
@@ -345,7 +360,7 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     return RunningServer(server, health_servicer, pool, streams, host, bound, workers, tt_mb, max_queue,
                          queue_timeout, max_streams, stream_idle_timeout, credentials is not None,
                          token is not None, reflection_enabled, watch_pool, requests, max_search_seconds,
-                         stop_clock)
+                         stop_clock, handlers)
 
 
 def _tables(tt_mb: int | None) -> str:

@@ -272,3 +272,31 @@ def test_signal_drains_and_exits(tmp_path, signum):
     assert "draining" in text and "stopped" in text
     assert re.search(r"rpc method=Solve game=marias status=OK duration_ms=[\d.]+ nodes=\d+", text)
     assert re.search(r"rpc method=SolveStream game=marias status=OK .* items=18", text)
+
+
+def test_calls_cancelled_at_the_stop_still_get_their_log_line(tmp_path):
+    # One call searching, two queued, then SIGTERM with no grace: each is cancelled (UNAVAILABLE)
+    # and each still writes its line ("one line per call": an audit found 0-2 of the 3 written,
+    # the log stopped before gRPC's threads had unwound).
+    from _long_search import ENDLESS
+    from ddcards.v1 import ddcards_pb2 as pb, ddcards_pb2_grpc as pb_grpc
+    import json
+
+    proc, port, log = _start(tmp_path, "--workers", "1", "--grace", "0")
+    with ended(proc), grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = pb_grpc.SolverServiceStub(channel)
+        calls = [stub.Solve.future(pb.SolveRequest(document_json=json.dumps(ENDLESS)), timeout=120) for _ in range(3)]
+        # the first call is searching once the server burns CPU (the others, sent with it, wait in line)
+        busy = _cpu_seconds(proc.pid) + 0.3
+        assert wait_until(lambda: _cpu_seconds(proc.pid) > busy, timeout=30, step=0.05)
+        proc.send_signal(signal.SIGTERM)
+        assert [call.exception().code() for call in calls] == [grpc.StatusCode.UNAVAILABLE] * 3
+        assert proc.wait(timeout=60) == 0
+    lines = [line for line in log.read_text().splitlines() if "rpc method=Solve" in line]
+    assert len(lines) == 3, log.read_text()
+
+
+def _cpu_seconds(pid: int) -> float:
+    """The CPU time a process has used (user and system), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
