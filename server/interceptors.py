@@ -361,6 +361,8 @@ def _bearer_token(value: bytes) -> tuple[bytes | None, Unauthenticated | None]:
     The messages never quote the value: a token sent without its scheme would be echoed."""
     match = _AUTHORIZATION.match(value)         # always matches
     scheme, token = match.groups() if match else (b"", b"")
+    if not scheme:                              # an empty (or blank) value: no token was sent
+        return None, Unauthenticated("the 'authorization' metadata is empty: send 'authorization: Bearer <token>'")
     if scheme.lower() != b"bearer":
         return None, TokenInvalid("the 'authorization' metadata must be 'Bearer <token>' (the scheme Bearer, in any "
                                   "case, a space, then the token): its scheme is not Bearer")

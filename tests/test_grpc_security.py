@@ -156,6 +156,7 @@ def test_a_malformed_authorization_says_what_is_wrong_with_it():
                 ("Bearers3cret", "TOKEN_INVALID", "its scheme is not Bearer"),
                 ("Bearer", "TOKEN_MISSING", "no token after it"),
                 ("bearer   ", "TOKEN_MISSING", "no token after it"),
+                ("", "TOKEN_MISSING", "the 'authorization' metadata is empty"),     # no token sent at all
                 ("bearer S3CRET", "TOKEN_INVALID", "is not this server's token"),   # the token is case-sensitive
                 ("Bearer s3cret ", "TOKEN_INVALID", "is not this server's token"),
                 ("Bearer s3cre", "TOKEN_INVALID", "is not this server's token")):
