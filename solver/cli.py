@@ -166,6 +166,30 @@ class Output:
         return getattr(self.stream, name)
 
 
+class Diagnostics:
+    """Standard error, whose failure to take a message (a full disk, a closed pipe) is dropped:
+    the message cannot reach anyone, and the exit status must stay the command's (it became 1,
+    "a search was stopped", when the internal-error message failed on the same stream)."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except (OSError, ValueError):           # ValueError: a closed file
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 def signed(v: int | None) -> str:
     return "?" if v is None else f"{v:+d}"
 
@@ -325,7 +349,9 @@ def report_error(outcome: Outcome, source: Input, as_json: bool) -> int:
     else:
         where = "" if source.single else f"{source.name}, {where_in(outcome.entry)}: "
         kind = "internal error" if outcome.internal else "stopped" if isinstance(exc, SearchAborted) else "error"
-        print(f"ddcards: {kind}: {where}{exc if not outcome.internal else repr(exc)}", file=sys.stderr, flush=True)
+        # (printable: a message may quote a file name, which may hold what a terminal would act on)
+        print(printable(f"ddcards: {kind}: {where}{exc if not outcome.internal else repr(exc)}"), file=sys.stderr,
+              flush=True)
     if outcome.internal:
         return EXIT_INTERNAL
     return EXIT_ABORTED if isinstance(exc, SearchAborted) else EXIT_BAD_INPUT      # bad input, or no memory
@@ -640,7 +666,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return EXIT_OK
     titles = {name: title for name, title, _ in GROUPS}
     runs = f", each position's least time of {report.repeat}" if report.repeat > 1 else ""
-    print(f"ddcards bench: {report.positions} positions, each solved in mode all in a cleared table "
+    table = "a table sized per game" if report.tt_mb is None else f"a table of {report.tt_mb} MiB"
+    print(f"ddcards bench: {report.positions} positions, each solved in mode all in {table}, cleared first "
           f"({report.threads} thread{'s' if report.threads > 1 else ''}{runs}; ddcards {report.version}, "
           f"{report.kernels} kernels)")
     print(f"{'group':<11}{'positions':>10}{'nodes':>15}{'seconds':>10}{'nodes/s':>10}  what")
@@ -649,8 +676,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
               f"{titles[g.name]}")
     print(f"{'total':<11}{report.positions:>10}{report.nodes:>15,}{report.seconds:>10.3f}"
           f"{report.nodes_per_second / 1e6:>8.1f} M")
-    same = ("the search's signature: the same on every machine for this version of the search"
-            if report.threads == 1 else "on several threads the count varies from run to run")
+    same = ("the search's signature: the same on every machine for this version of the search" if report.signature
+            else "on several threads the count varies from run to run" if report.threads > 1
+            else "with this table size: the signature is the count in tables sized per game, without --tt-mb")
     print(f"Nodes searched  {report.nodes:,} ({same})")
     print(f"Nodes/second    {report.nodes_per_second:,.0f} (search time only; the machine and its load move it)")
     return EXIT_OK
@@ -685,13 +713,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     table_sizes = ddcards.api.table_sizes_text()
 
-    def common(p: argparse.ArgumentParser, example: str = "marias-hra", answers: str = "result documents") -> None:
+    def common(p: argparse.ArgumentParser, example: str = "marias-hra", answers: str = "result documents",
+               bounded: str = "a search") -> None:
         p.add_argument("file", nargs="?", help="position document (JSON), JSON Lines, or - for stdin")
         p.add_argument("--example", nargs="?", const=example, metavar="NAME",
                        help=f"use a bundled example (default {example}; see `ddcards examples`)")
         p.add_argument("--json", action="store_true", help=f"print {answers} (one JSON per line)")
         p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                       help="stop a search after this long, at least 0 ('inf': no limit, the default; exit status 1; "
+                       help=f"stop {bounded} after this long, at least 0 ('inf': no limit, the default; exit status 1; "
                             "the first search in a fresh large table may overrun it by up to a second)")
         p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
                        help=f"transposition table size in MiB (default: per game, {table_sizes})")
@@ -709,7 +738,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=["best", "optimal", "all"], default="all",
                    help="best: one optimal move; optimal: all optimal moves; all: every move's value (default)")
     p.add_argument("--threads", type=int, default=1, metavar="N",
-                   help="threads for each position's search (default 1; the answers are the same)")
+                   help="threads for each position's search (default 1; the same values and moves: in mode "
+                        "best the move reported may be another optimal one)")
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("batch", help="solve a batch on every core or a Dask cluster; resumable (docs/BATCH.md)",
@@ -744,7 +774,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "action: the value before and after each, what it cost against the best "
                                    "play (a mistake is marked) and the optimal actions at that point; every "
                                    "value is the maximising side's (Mariáš: the declarer; docs/RULES.md §0.8).")
-    common(p, example="marias-seed", answers="analysis documents")
+    common(p, example="marias-seed", answers="analysis documents", bounded="the analysis of a deal (all its searches)")
     p.add_argument("--mode", choices=["optimal", "all"], default="optimal",
                    help="optimal: the best cards at each step (default); all: every legal card's value too")
     p.add_argument("--threads", type=int, default=1, metavar="N",
@@ -827,12 +857,17 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr = open(os.devnull, "w", encoding="utf-8")
     parser = build_parser()
     args = parser.parse_args(argv)
-    stdout = sys.stdout
+    stdout, stderr = sys.stdout, sys.stderr
     sys.stdout = Output(stdout)     # a failed write says so (exit status 2)
+    sys.stderr = Diagnostics(stderr)
     try:
         return _run(args, parser)
     finally:
-        sys.stdout = stdout
+        sys.stdout, sys.stderr = stdout, stderr
+        try:                        # what could not be written stays unwritten, not a failure at exit
+            stderr.flush()
+        except (OSError, ValueError):
+            _discard(stderr)
 
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -864,13 +899,15 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except DdcardsError as exc:
         if exc.token == "standard output":          # cannot write it: what is left unwritten is dropped
             _discard_stdout()
-        print(f"ddcards: error: {exc}", file=sys.stderr)
+        print(printable(f"ddcards: error: {exc}"), file=sys.stderr)     # (a file name quoted: escaped)
         return EXIT_BAD_INPUT
     except SearchAborted as exc:
-        print(f"ddcards: stopped: {exc}", file=sys.stderr)
+        print(printable(f"ddcards: stopped: {exc}"), file=sys.stderr)
         return EXIT_ABORTED
     except MemoryError as exc:          # a table too large for the memory free now: the usage's to change
-        print(f"ddcards: error: {exc}", file=sys.stderr)
+        # (a batch's workers make their Solvers through the API, whose argument is tt_mb: here it is --tt-mb)
+        text = str(exc).replace("give a smaller tt_mb", "give a smaller --tt-mb")
+        print(printable(f"ddcards: error: {text}"), file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt as exc:
         from ddcards.batch.job import Terminated
@@ -891,7 +928,11 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def _discard_stdout() -> None:
     """Point standard output at /dev/null, so that the flush at exit of what could not be written
     neither fails again nor prints a second message."""
-    stream = getattr(sys.stdout, "stream", sys.stdout)
+    _discard(getattr(sys.stdout, "stream", sys.stdout))
+
+
+def _discard(stream: Any) -> None:
+    """Point `stream`'s file descriptor at /dev/null (see _discard_stdout)."""
     try:
         fd = stream.fileno()
     except (AttributeError, OSError, ValueError):      # closed, or not a file (a test's capture)

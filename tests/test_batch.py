@@ -259,6 +259,27 @@ def test_standard_input_is_resumed_from_the_same_bytes(tmp_path):
     assert other.returncode == 2 and b"holds answers to another job" in other.stderr
 
 
+def test_a_pipe_given_by_name_is_read_as_standard_input_is(tmp_path):
+    # /dev/stdin from a pipe, a FIFO, <(...): read once into a spool, as '-' (an audit found an
+    # internal error: "File or stream is not seekable").
+    docs = [endgame(cut) for cut in range(24, 28)]
+    data = "".join(json.dumps(d) + "\n" for d in docs).encode()
+    out = tmp_path / "out.jsonl"
+    run = subprocess.run([*DDCARDS, "batch", "/dev/stdin", "-o", str(out)], input=data, capture_output=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert sorted(r["value"] for r in read_records(out).values()) == sorted(ddcards.solve(d).value for d in docs)
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", f"cat > '{fifo}'"], stdin=subprocess.PIPE)
+    batch_run = subprocess.Popen([*DDCARDS, "batch", str(fifo), "-o", str(tmp_path / "f.jsonl")],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    writer.communicate(data, timeout=60)
+    _, err = batch_run.communicate(timeout=120)
+    assert batch_run.returncode == 0, err
+    assert len(read_records(tmp_path / "f.jsonl")) == len(docs)
+
+
 def test_exit_status_says_what_failed(tmp_path, capsys):
     source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     source.write_text(json.dumps(endgame(24)) + "\n" + json.dumps(corpus("marias-hra", 1)[0]) + "\n")
@@ -383,7 +404,7 @@ def test_positions_the_executor_loses_are_left_for_the_next_run(tmp_path, capsys
     assert [r["line"] for r in read_records(out).values()] == [12]     # only the bad line has its record
     # the same command again answers them
     assert batch(str(source), "-o", str(out)) == cli.EXIT_BAD_INPUT
-    assert "resuming: 1 documents answered already" in capsys.readouterr().err
+    assert "resuming: 1 document answered already" in capsys.readouterr().err
     records = read_records(out)
     assert len(records) == 12
     assert all(records[(n + 1, None)]["value"] == ddcards.solve(doc).value for n, doc in enumerate(docs))

@@ -59,12 +59,14 @@ def test_the_command_prints_the_groups_and_the_signature():
     assert [g["name"] for g in doc["groups"]] == ["prsi"] and doc["positions"] == 45
     assert doc["nodes"] == run_bench(groups=["prsi"]).nodes and doc["threads"] == 1
     assert set(doc) == {"groups", "threads", "repeat", "version", "kernels", "nodes", "seconds", "positions",
-                        "nodes_per_second"}
+                        "nodes_per_second", "tt_mb", "signature"}
+    assert doc["tt_mb"] is None and doc["signature"] is True
     text = subprocess.run([sys.executable, "-m", "ddcards", "bench", "--group", "prsi"], capture_output=True,
                           text=True, timeout=300)
     assert text.returncode == 0, text.stderr
     lines = text.stdout.splitlines()
-    assert lines[0].startswith("ddcards bench: 45 positions, each solved in mode all in a cleared table (1 thread;")
+    assert lines[0].startswith("ddcards bench: 45 positions, each solved in mode all in a table sized per game, "
+                               "cleared first (1 thread;")
     assert lines[1].split()[:5] == ["group", "positions", "nodes", "seconds", "nodes/s"]
     assert lines[2].split()[:3] == ["prsi", "45", f"{doc['nodes']:,}"]
     assert lines[-2] == (f"Nodes searched  {doc['nodes']:,} (the search's signature: the same on every machine for "
@@ -80,3 +82,16 @@ def test_bad_arguments_are_usage_errors(args, message):
     out = subprocess.run([sys.executable, "-m", "ddcards", "bench", "--group", "prsi", *args], capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+def test_a_fixed_table_size_is_said_and_its_count_is_no_signature():
+    # an audit found --tt-mb 1 printing another count as "the search's signature", the size unsaid
+    out = subprocess.run([sys.executable, "-m", "ddcards", "bench", "--group", "prsi", "--tt-mb", "1"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "each solved in mode all in a table of 1 MiB, cleared first" in lines[0]
+    assert lines[-2].endswith("(with this table size: the signature is the count in tables sized per game, "
+                              "without --tt-mb)")
+    report = run_bench(ddcards.Solver(tt_mb=1), groups=["prsi"])
+    assert (report.tt_mb, report.signature, report.to_dict()["signature"]) == (1, False, False)

@@ -1,6 +1,7 @@
 """The ddcards command line, run as a user runs it (a subprocess) and in-process."""
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 from pathlib import Path
@@ -588,6 +589,40 @@ def test_closed_standard_output_is_said_plainly(args):
     status, _, err = _io_run(*args, close=(1,))
     assert status == cli.EXIT_BAD_INPUT
     assert err == "ddcards: error: cannot write the output: standard output is closed\n"
+
+
+@pytest.mark.parametrize("args,status", [
+    (("solve", "--example", "--json"), 0),
+    (("solve", "no-such-file.json"), 2),
+    (("batch", "-", "-o", "/dev/null"), 2),              # refused: no .job beside /dev/null
+])
+def test_a_standard_error_that_cannot_be_written_keeps_the_exit_status(args, status, tmp_path):
+    # Its messages cannot reach anyone; the status stays the command's (it was 1, "a search was
+    # stopped", once the internal-error message failed on the same full stream).
+    for stderr in (open("/dev/full", "w"), subprocess.DEVNULL):
+        with stderr if stderr is not subprocess.DEVNULL else contextlib.nullcontext():
+            proc = subprocess.run([sys.executable, "-m", "ddcards", *args], stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=stderr, cwd=tmp_path, timeout=120)
+        assert proc.returncode == status, (args, proc.stdout[-300:])
+    proc = subprocess.run([sys.executable, "-m", "ddcards", "solve", "--example", "--json"], stdout=subprocess.PIPE,
+                          stderr=open("/dev/full", "w"), timeout=120)
+    if args[0] == "solve" and status == 0:
+        assert json.loads(proc.stdout)["value"] == 70          # the answers are whole
+
+
+def test_file_names_reach_the_terminal_escaped(tmp_path):
+    # A name may hold what a terminal acts on (ESC sequences set colours, titles): every message
+    # that echoes it escapes it, as the solve headers did (an audit found the rest raw).
+    name = tmp_path / "evil\x1b[31m\nname.jsonl"
+    out = tmp_path / "out\x1b]0;TITLE\x07.jsonl"
+    name.write_text(json.dumps(ddcards.example("klaverjas")) + "\n")
+    runs = [subprocess.run([sys.executable, "-m", "ddcards", *args], capture_output=True, text=True, timeout=120)
+            for args in (["solve", f"{name}.missing"], ["batch", str(name), "-o", str(out)],
+                         ["report", str(name), "-o", f"{out}.html"])]
+    for run in runs:
+        assert "\x1b" not in run.stderr and "\x07" not in run.stderr, run.stderr
+    assert "evil\\x1b[31m\\nname.jsonl.missing: No such file or directory" in runs[0].stderr
+    assert "evil\\x1b[31m\\nname.jsonl -> " in runs[1].stderr and "out\\x1b]0;TITLE\\x07.jsonl: " in runs[1].stderr
 
 
 def test_closed_standard_input_is_said_plainly():

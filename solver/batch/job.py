@@ -40,7 +40,7 @@ from typing import Any, BinaryIO, cast
 
 import ddcards
 from ddcards import errors
-from ddcards._jsonio import same_file
+from ddcards._jsonio import printable, same_file
 from ddcards.batch.journal import JOB_FORMAT, JOB_SUFFIX, Journal, key_bits
 from ddcards.batch.many import ExecutorFailure, Task, solve_tasks
 from ddcards.batch.progress import DocumentCounter, ProgressBar, wanted
@@ -249,31 +249,39 @@ class _UpTo:
         return data
 
 
+def _spooled(source: BinaryIO, shown: str, token: str, stack: ExitStack) -> BinaryIO:
+    """A temporary file holding what `source` gives (as far as the reader reads it: an endless
+    line, /dev/zero, ends it)."""
+    spool = stack.enter_context(tempfile.TemporaryFile(prefix="ddcards-batch-"))
+    try:
+        for piece, _ in input_pieces(source):
+            spool.write(piece)
+    except OSError as exc:
+        raise NotationError(f"cannot read {shown}: {exc.strerror}", token=token, rule="readable file") from None
+    return spool
+
+
 def _open_input(name: str, stack: ExitStack) -> _Input:
     """The input, hashed (to know it again on resume) and its documents counted (for the ETA).
 
-    Standard input is copied to a temporary file first: it is read twice, and a resumed
+    Standard input, and any input that cannot be read twice (a pipe given by name: <(...),
+    /dev/stdin, a FIFO), is copied to a temporary file first: it is read twice, and a resumed
     run must see the same bytes.
     """
+    stream: BinaryIO
     if name == "-":
-        spool = stack.enter_context(tempfile.TemporaryFile(prefix="ddcards-batch-"))
         stdin: Any = getattr(sys.stdin, "buffer", sys.stdin)
         if stdin is None:
             raise NotationError("cannot read standard input: it is closed", token="-", rule="readable file")
-        try:       # as far as the reader reads it: an endless line (/dev/zero) ends it
-            for piece, _ in input_pieces(stdin):
-                spool.write(piece)
-        except OSError as exc:
-            raise NotationError(f"cannot read standard input: {exc.strerror}", token="-",
-                                rule="readable file") from None
-        stream: BinaryIO = spool
-        shown = "standard input"
+        stream, shown = _spooled(stdin, "standard input", "-", stack), "standard input"
     else:
+        shown = printable(name)           # a file name may hold what a terminal would act on
         try:
             stream = stack.enter_context(open(name, "rb"))
         except OSError as exc:
-            raise NotationError(f"cannot read {name}: {exc.strerror}", token=name, rule="readable file") from None
-        shown = name
+            raise NotationError(f"cannot read {shown}: {exc.strerror}", token=name, rule="readable file") from None
+        if not stream.seekable():
+            stream = _spooled(stream, shown, name, stack)
     stream.seek(0)
     digest = hashlib.sha256()
     counter = DocumentCounter()
@@ -321,7 +329,7 @@ def run(args: argparse.Namespace) -> int:
         tally.earlier = tally.records
         show = wanted(args.progress)
         for note in journal.notes:
-            print(f"ddcards: {args.output}: {note}", file=sys.stderr)
+            print(f"ddcards: {printable(args.output)}: {note}", file=sys.stderr)
         jobs, executor = args.jobs, None
         if args.dask:
             from ddcards.batch.cluster import dask_client
@@ -351,12 +359,12 @@ def run(args: argparse.Namespace) -> int:
         line = getattr(tally.cut_short, "token", None)
         print(f"ddcards: {source.name}{' ' + line if line else ''}: {tally.cut_short}", file=sys.stderr)
     if tally.gone is not None:
-        print(f"ddcards batch: {tally.gone}; {tally.records:,} answers are in {args.output}: run the same "
+        print(f"ddcards batch: {tally.gone}; {tally.records:,} answers are in {printable(args.output)}: run the same "
               "command again to go on", file=sys.stderr)
     if tally.foreign:
-        print(f"ddcards: {args.output}: {counted(tally.foreign, 'record')} of an earlier run answer"
+        print(f"ddcards: {printable(args.output)}: {counted(tally.foreign, 'record')} of an earlier run answer"
               f"{'s' if tally.foreign == 1 else ''} no document of the input (a line it does not have: was "
-              f"{args.output} edited?); the counts below leave {'it' if tally.foreign == 1 else 'them'} out",
+              f"{printable(args.output)} edited?); the counts below leave {'it' if tally.foreign == 1 else 'them'} out",
               file=sys.stderr)
     if not tally.records and not lost and tally.gone is None:
         print(f"ddcards: error: {source.name} holds no position document (it is empty, or only blank lines "
@@ -588,7 +596,7 @@ def _summary(args: argparse.Namespace, source: _Input, tally: _Tally, lost: int,
                      f"{'its' if tally.duplicates == 1 else 'their'} first copy")
     if lost:
         parts.append(f"{lost:,} not answered: the executor lost their tasks (run the same command again)")
-    print(f"ddcards batch: {source.name} -> {args.output}: " + "; ".join(parts), file=sys.stderr)
+    print(f"ddcards batch: {source.name} -> {printable(args.output)}: " + "; ".join(parts), file=sys.stderr)
     if times.count:
         approx = "" if times.exact else "~"
         print(f"ddcards batch: search time per position: median {approx}{milliseconds(times.quantile(0.5))}, "

@@ -270,7 +270,8 @@ class Journal:
             self.notes.append(f"cut an unfinished last line ({len(bad[2])} bytes) that the interrupted run left")
             offset = bad[1]
         self.size = offset
-        self.notes.append(f"resuming: {self.done.count} documents answered already")
+        self.notes.append(f"resuming: {self.done.count} document{'' if self.done.count == 1 else 's'} answered "
+                          "already")
 
     def _corrupt(self, lineno: int, raw: bytes, why: str = "is not a record of ddcards batch"
                  ) -> NotationError:

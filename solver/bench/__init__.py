@@ -67,6 +67,7 @@ class BenchReport:
     repeat: int
     version: str
     kernels: str
+    tt_mb: int | None = None           # None: each position's table sized per game (the signature's)
     nodes: int = field(init=False)
     seconds: float = field(init=False)
     positions: int = field(init=False)
@@ -80,11 +81,17 @@ class BenchReport:
     def nodes_per_second(self) -> float:
         return self.nodes / self.seconds if self.seconds > 0 else 0.0
 
+    @property
+    def signature(self) -> bool:
+        """Is ``nodes`` the search's signature (one thread, the tables sized per game)?"""
+        return self.threads == 1 and self.tt_mb is None
+
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         for group, data in zip(self.groups, out["groups"]):
             data["nodes_per_second"] = round(group.nodes_per_second)
         out["nodes_per_second"] = round(self.nodes_per_second)
+        out["signature"] = self.signature
         return out
 
 
@@ -116,6 +123,7 @@ def run_bench(solver: Any = None, *, groups: Iterable[str] | None = None, repeat
     from ddcards._core.search import BUILD_FEATURES
 
     engine = solver if solver is not None else ddcards.Solver()
+    tt_mb = None if engine.sized_per_game else engine.tt_mb
     work = bench_positions(groups)
     figures: dict[str, list[int | float]] = {name: [0, 0, 0.0] for name, _, _ in GROUPS}
     for done, (group, doc) in enumerate(work, 1):
@@ -132,7 +140,7 @@ def run_bench(solver: Any = None, *, groups: Iterable[str] | None = None, repeat
     chosen = [BenchGroup(name, title, int(figures[name][0]), int(figures[name][1]), float(figures[name][2]))
               for name, title, _ in GROUPS if figures[name][0]]
     return BenchReport(chosen, threads=threads, repeat=repeat, version=ddcards.__version__,
-                       kernels=f"{_kernels.loaded()} ({BUILD_FEATURES})")
+                       kernels=f"{_kernels.loaded()} ({BUILD_FEATURES})", tt_mb=tt_mb)
 
 
 def select_from_corpora(corpus_dir: Any) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import ddcards
-from ddcards._jsonio import same_file, shown, token_text
+from ddcards._jsonio import printable, same_file, shown, token_text
 from ddcards.errors import NotationError
 
 REPORT_INPUT_RULE = "ddcards report: a position document with the recorded play, or an analysis document"
@@ -88,9 +88,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise NotationError(f"cannot write {path}: {exc.strerror}", token=str(path),
                             rule="a writable output file") from None
-    print(f"ddcards: wrote {path}", file=sys.stderr)
+    print(f"ddcards: wrote {printable(str(path))}", file=sys.stderr)
     # webbrowser.open says False when no browser is found (a server, a container): say so, and
     # where the page is, rather than exit as if it had opened; the page is written all the same.
     if args.open and not webbrowser.open(path.resolve().as_uri()):
-        print(f"ddcards: no browser could be opened; the report is at {path.resolve()}", file=sys.stderr)
+        print(f"ddcards: no browser could be opened; the report is at {printable(str(path.resolve()))}",
+              file=sys.stderr)
     return 0
