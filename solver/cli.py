@@ -314,11 +314,13 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
 # ----------------------------------------------------------------- commands
 
 def for_each_document(args: argparse.Namespace, work: Callable[[Any], Any],
-                      show: Callable[[Any, Entry, Input], None], failed: list[int] | None = None) -> int:
+                      show: Callable[[Any, Entry, Input], None], failed: list[int] | None = None,
+                      done: Callable[[Input], None] | None = None) -> int:
     """Run `work` on every document of the input as it is read, and `show` each answer.
 
     A bad document is reported (an error record with --json, else a line on stderr) and
-    the rest go on; the exit status is the worst seen.  `failed`: its one item counts them.
+    the rest go on; the exit status is the worst seen.  `failed`: its one item counts them;
+    `done` is called after each document, answered or not (a progress bar).
     """
     source = open_input(args)
     status, seen = EXIT_OK, 0
@@ -331,6 +333,8 @@ def for_each_document(args: argparse.Namespace, work: Callable[[Any], Any],
                 status = max(status, report_error(outcome, source, args.json))
                 if failed is not None:
                     failed[0] += 1
+            if done is not None:
+                done(source)
             sys.stdout.flush()
     finally:
         source.close()
@@ -415,7 +419,6 @@ def cmd_solve(args: argparse.Namespace) -> int:
                                                         threads=args.threads)), pos
 
     def show(answer: tuple[ddcards.Result, ddcards.Position], entry: Entry, source: Input) -> None:
-        nonlocal bar
         res, pos = answer
         times.add(res.elapsed, res.nodes)
         if args.json:
@@ -425,15 +428,18 @@ def cmd_solve(args: argparse.Namespace) -> int:
             print_result(res, pos, sys.stdout)
             if not source.single:
                 print()
-        if bar is None:                  # a batch: the bar from its first answer on
+
+    def progressed(source: Input) -> None:
+        nonlocal bar
+        if bar is None:                  # a batch: the bar from its first document on
             visible = wanted(args.progress) and not source.single
             total = document_count(args.file) if visible and args.file not in (None, "-") else None
             bar = ProgressBar(visible, total=total)
-        bar.update()
+        bar.update()                     # a failed document is done too (the bar ended short of its total)
 
     failed = [0]
     try:
-        status = for_each_document(args, work, show, failed)
+        status = for_each_document(args, work, show, failed, progressed)
     finally:
         searches.close()
         if bar is not None:
