@@ -351,7 +351,9 @@ def report_error(outcome: Outcome, source: Input, as_json: bool) -> int:
     if as_json:
         print(json_line(outcome.record(dict)))
     else:
-        where = "" if source.single else f"{source.name}, {where_in(outcome.entry)}: "
+        ident = outcome.entry.id
+        where = "" if source.single else \
+            f"{source.name}, {where_in(outcome.entry)}{'' if ident is None else f', id {ident}'}: "
         kind = "internal error" if outcome.internal else "stopped" if isinstance(exc, SearchAborted) else "error"
         # (printable: a message may quote a file name, which may hold what a terminal would act on)
         print(printable(f"ddcards: {kind}: {where}{exc if not outcome.internal else repr(exc)}"), file=sys.stderr,

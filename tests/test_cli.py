@@ -625,6 +625,18 @@ def test_file_names_reach_the_terminal_escaped(tmp_path):
     assert "evil\\x1b[31m\\nname.jsonl -> " in runs[1].stderr and "out\\x1b]0;TITLE\\x07.jsonl: " in runs[1].stderr
 
 
+def test_a_readable_error_line_names_the_documents_id(capsys):
+    # as the header of an answer does ("# -, line 2, id 5"): the error says which document it is
+    docs = lines_of({"game": "marias", "id": "x7"}, dict(KLAVERJAS, id=5), {"game": "marias"})
+    status, out, err = main_on(docs, "solve", capsys=capsys)
+    assert status == cli.EXIT_BAD_INPUT and "# standard input, line 2, id 5" in out
+    assert err.splitlines()[:2] == [
+        "ddcards: error: standard input, line 1, id x7: Mariáš needs its 3 hands (field 'hands', missing; "
+        "docs/RULES.md §0.6 rule 3: one hand per seat)",
+        "ddcards: error: standard input, line 3: Mariáš needs its 3 hands (field 'hands', missing; "
+        "docs/RULES.md §0.6 rule 3: one hand per seat)"]
+
+
 def test_closed_standard_input_is_said_plainly():
     status, _, err = _io_run("solve", "-", close=(0,))
     assert status == cli.EXIT_BAD_INPUT
