@@ -377,6 +377,8 @@ def test_render_refuses_a_payload_where_a_number_belongs(seed_doc, path, field):
     ("final_value", 10 ** 20, "final_value", "final_value: a whole number, not 100000000000000000000"),
     ("steps.0", "QH", "steps[0]", "steps[0]: an object, not 'QH'"),
     ("steps", None, "steps", "steps: an array, not null"),
+    ("steps.0.best_moves", None, "steps[0].best_moves", "steps[0].best_moves: an array, not null"),   # a KeyError
+    ("steps.0.best_moves", 5, "steps[0].best_moves", "steps[0].best_moves: an array, not 5"),
     ("deal.position.trump", "Z", "deal.position.trump", "unknown suit 'Z'"),
     ("deal.position.trump", 3, "deal.position.trump", "a suit, not 3"),
     ("deal.hands.0", PAYLOAD, "deal.hands[0]", "deal.hands[0]: hand '\"><img src=x onerror=alert(1)>': unknown card"),

@@ -72,8 +72,8 @@ def _list(doc: Mapping[str, Any], key: str, field: str, *, required: bool = Fals
     return value
 
 
-def _texts(doc: Mapping[str, Any], key: str, field: str) -> Sequence[str]:
-    items = _list(doc, key, field)
+def _texts(doc: Mapping[str, Any], key: str, field: str, *, required: bool = False) -> Sequence[str]:
+    items = _list(doc, key, field, required=required)
     for i, item in enumerate(items):
         if not isinstance(item, str):
             raise _fail(f"{field}[{i}]", item, "text")
@@ -142,7 +142,7 @@ def _check_step(step: Any, field: str, seats: int) -> None:
     if not isinstance(step.get("changes_outcome", False), bool):
         raise _fail(f"{field}.changes_outcome", step.get("changes_outcome"), "true or false")
     _int(step, "trick_winner", f"{field}.trick_winner", low=0, high=seats, optional=True, wanted=seat_range)
-    _texts(step, "best_moves", f"{field}.best_moves")
+    _texts(step, "best_moves", f"{field}.best_moves", required=True)     # the verdict reads it
     for j, move in enumerate(_list(step, "moves", f"{field}.moves")):
         where = f"{field}.moves[{j}]"
         if not isinstance(move, Mapping):
