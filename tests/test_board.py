@@ -181,6 +181,35 @@ def test_a_long_search_is_stopped():
         assert c.post("/api/solve", {"position": deal})[1]["value"] == ddcards.solve(deal).value
 
 
+def test_a_search_stopped_while_it_waits_for_a_worker_answers_at_once():
+    # One worker, busy with an endless search: a second search waits for it. Stopped, it answers
+    # at once (it held its request open until the worker was free, and a page stepping back
+    # through long searches ran out of the browser's connections, its Stop button included).
+    with board(tt_mb=1, workers=1) as (c, app):
+        answers: dict = {}
+
+        def solve(search: str, position: dict) -> threading.Thread:
+            thread = threading.Thread(target=lambda: answers.update(
+                {search: c.post("/api/solve", {"position": position, "search": search})[1]}))
+            thread.start()
+            return thread
+
+        busy = solve("busy", ENDLESS)
+        while "busy" not in app._searches:
+            time.sleep(0.001)
+        waiting = solve("waiting", START)
+        while "waiting" not in app._searches:
+            time.sleep(0.001)
+        assert c.post("/api/stop", {"search": "waiting"})[1] == {"search": "waiting", "stopped": True}
+        waiting.join(30)
+        assert not waiting.is_alive() and busy.is_alive()          # answered while the worker still searches
+        assert answers["waiting"] == {"stopped": "cancelled", "search": "waiting"}
+        c.post("/api/stop", {"search": "busy"})
+        busy.join(30)
+        assert answers["busy"] == {"stopped": "cancelled", "search": "busy"}
+        assert c.post("/api/solve", {"position": START})[1]["value"] == 70       # the worker is free again
+
+
 def test_a_stop_that_overtakes_its_search():
     with board() as (c, app):
         assert c.post("/api/stop", {"search": "early"})[1] == {"search": "early", "stopped": False}

@@ -30,6 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
+import anyio.abc
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.requests import ClientDisconnect, Request
@@ -48,6 +49,7 @@ MAX_BODY = 1 << 20          # a position document is a few hundred bytes
 MAX_SEARCH_ID = 64
 MAX_STOPPED_EARLY = 256
 STOPPED_EARLY_SECONDS = 10.0     # a stop may come before its search by this much at most
+STOP_POLL_SECONDS = 0.05         # how often a search waiting for a worker looks whether it was stopped
 #: The names under which a board on this machine's loopback answers (the Host header's host).
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 # In BoardApp's hosts: any IP address as the Host (a board on a wildcard address, reached by one of
@@ -329,7 +331,10 @@ class BoardApp:
             else:
                 self._anonymous.add(token)
 
+        started = threading.Event()
+
         def work() -> dict[str, Any]:
+            started.set()
             # (Prší without a horizon: the optimal actions' values where another one's is unproven,
             # the others shown "?")
             res = every_value_or_optimal(lambda mode: self.solver().solve(
@@ -344,11 +349,22 @@ class BoardApp:
                 pass
             token.cancel()
 
+        async def watch_the_stop(group: anyio.abc.TaskGroup) -> None:
+            # A search stopped while it still waits for a worker answers at once: its request
+            # would otherwise stay open until a worker is free (a page stepping back through
+            # long searches ran out of the browser's connections, its Stop button included).
+            while not token.cancelled:
+                await anyio.sleep(STOP_POLL_SECONDS)
+            if not started.is_set():
+                group.cancel_scope.cancel()
+
         failure: Exception | None = None
+        out: dict[str, Any] | None = None
         try:
             try:
                 async with anyio.create_task_group() as group:
                     group.start_soon(watch_the_client)
+                    group.start_soon(watch_the_stop, group)
                     try:
                         # abandoned on cancel: the except below stops the search, which then ends by itself
                         out = await anyio.to_thread.run_sync(work, limiter=self.limiter, abandon_on_cancel=True)
@@ -361,6 +377,8 @@ class BoardApp:
                 raise
             if failure is not None:
                 raise failure
+            if out is None:                 # stopped while it waited for a worker
+                raise SearchCancelled("the search was stopped before it started")
         except SearchCancelled:
             return JSONResponse({"stopped": "cancelled", "search": search})
         except SearchTimeout:
