@@ -146,7 +146,9 @@ def test_a_whole_recorded_deal_opened_at_start(browser):
     with running_board(position=doc) as (url, _):
         page = browser.new_page()
         page.goto(url)
-        page.wait_for_function("() => document.getElementById('status').textContent.startsWith('Value')")
+        # a finished deal says so first (the solve's line used to replace the note at once)
+        page.wait_for_function("() => document.getElementById('status').textContent.includes('Value')")
+        assert page.text_content("#status").startswith("The deal is over. Value ")
         assert page.evaluate("() => document.querySelectorAll('#line button[data-ply]').length") == 32
         assert page.evaluate("() => document.querySelectorAll('#table button.card').length") == 0
         final = ddcards.solve(doc)
@@ -157,6 +159,29 @@ def test_a_whole_recorded_deal_opened_at_start(browser):
         shown = wait_for_values(page, [])
         check_against_solve(shown, dict(doc, played=[]))
         page.close()
+
+
+def test_a_second_click_before_the_next_position_arrives_plays_nothing(page, board_url):
+    # On a slow network the last position's cards stay on screen until the next one arrives: a
+    # double click on "Play a best card" played the same card again in the new position, where
+    # it is no longer legal (an audit: "played[1] 'AS' ... already been played").
+    page.goto(board_url)
+    page.fill("#doc", json.dumps(START))
+    page.click("#load-btn")
+    wait_for_values(page, [])
+    page.evaluate("""() => {
+        const fetch0 = window.fetch;
+        window.fetch = (url, opts) => String(url).endsWith('/api/position')
+            ? new Promise(done => setTimeout(done, 300)).then(() => fetch0(url, opts)) : fetch0(url, opts);
+    }""")
+    reset_value(page)
+    page.click("#best")
+    page.click("#best")
+    page.click("#table button.card[data-card='AS']")
+    shown = wait_for_values(page, ["AS"])
+    assert page.evaluate("() => document.querySelectorAll('#line button[data-ply]').length") == 1
+    assert page.is_hidden("#error")
+    check_against_solve(shown, dict(START, played=["AS"]))
 
 
 def test_errors_name_the_token_and_the_rule(page, board_url):

@@ -119,8 +119,10 @@
     stopSearch();
     var doc = currentDocument();
     var generation = ++state.generation;
+    state.loading = true;        // the cards shown are the last position's until the answer comes
     return post("/api/position", { position: doc }).then(function (r) {
       if (generation !== state.generation) return;
+      state.loading = false;
       if (!r.ok) { showError(r.body); return; }
       showError(null);
       show(r.body);
@@ -173,8 +175,8 @@
     drawLine();
     $("pv").textContent = "";
     $("best").disabled = true;
-    if (view.over) {
-      setStatus("Every card has been played" + (view.score ? ": " + view.score : "") + ".");
+    if (view.over) {             // every card played, a race claimed, a Prší game won
+      setStatus("The deal is over" + (view.score ? ": " + view.score : "") + ".");
     }
     solve(state.generation);
   }
@@ -306,7 +308,9 @@
                      (m.optimal ? ", best" : ""));
     });
     var scores = Object.keys(res.scores).map(function (k) { return k + " " + res.scores[k]; }).join(", ");
-    setStatus("Value " + signed(res.value) + ": " + res.verdict + (scores ? " (" + scores + ")" : "") +
+    // (the status of a finished deal says so first: the solve's line replaces the one show() set)
+    setStatus((state.view && state.view.over ? "The deal is over. " : "") +
+              "Value " + signed(res.value) + ": " + res.verdict + (scores ? " (" + scores + ")" : "") +
               " · " + res.nodes.toLocaleString("en") + " nodes in " + res.elapsed_ms.toFixed(1) + " ms");
     $("status").setAttribute("data-value", res.value);
     $("pv").textContent = res.pv.length ? "Best line from here: " + res.pv.join(" ") : "";
@@ -315,6 +319,9 @@
 
   // ------------------------------------------------------------ moving
   function play(card) {
+    // A click on the last position's cards while the next one loads (a double click, a slow
+    // network) would play them in the new position, where they are no longer legal.
+    if (state.loading) return;
     if (state.line[state.cursor] !== card) state.line = state.line.slice(0, state.cursor).concat([card]);
     state.cursor += 1;
     refresh();
