@@ -91,6 +91,7 @@ def test_load_play_back_and_forward(page, board_url):
     assert shown["values"] == {"AS": 70, "TS": 70, "AH": 70, "KH": 50, "QH": 50, "9H": 50, "AD": 70, "TD": 70,
                                "8C": 50, "7C": 50}
     assert "declarer wins" in shown["status"]
+    assert shown["status"].startswith("Value +70 (declarer's view): declarer wins")      # whose value it is
 
     # Play KH (worth 50, not the best): seat 1 must follow in hearts and beat it.
     reset_value(page)

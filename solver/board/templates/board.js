@@ -307,10 +307,14 @@
       b.setAttribute("aria-label", b.getAttribute("aria-label").split(",")[0] + ", value " + signed(m.value) +
                      (m.optimal ? ", best" : ""));
     });
-    var scores = Object.keys(res.scores).map(function (k) { return k + " " + res.scores[k]; }).join(", ");
+    // score keys as words ("seat0_marriages" reads "seat0 marriages")
+    var scores = Object.keys(res.scores).map(function (k) {
+      return k.replace(/_/g, " ") + " " + res.scores[k];
+    }).join(", ");
     // (the status of a finished deal says so first: the solve's line replaces the one show() set)
     setStatus((state.view && state.view.over ? "The deal is over. " : "") +
-              "Value " + signed(res.value) + ": " + res.verdict + (scores ? " (" + scores + ")" : "") +
+              "Value " + signed(res.value) + (res.value_owner ? " (" + res.value_owner + "'s view)" : "") +
+              ": " + res.verdict + (scores ? " (" + scores + ")" : "") +
               " · " + res.nodes.toLocaleString("en") + " nodes in " + res.elapsed_ms.toFixed(1) + " ms");
     $("status").setAttribute("data-value", res.value);
     $("pv").textContent = res.pv.length ? "Best line from here: " + res.pv.join(" ") : "";
