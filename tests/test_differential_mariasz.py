@@ -20,7 +20,7 @@ import json
 import random
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, given, reject, settings
 from hypothesis import strategies as st
 
 import ddcards
@@ -190,9 +190,19 @@ def follow_line(doc, res):
         assert {k: res.outcomes[k] for k in claims} == claims, text
 
 
+# The reference's budget for one position: a random phase-1 race can be far from its claim (each
+# side needing a few points where every trick may give none), and its plain minimax then runs for
+# many minutes (a CI run sat 10 minutes in one): such an example is set aside, not solved.
+REFERENCE_NODES = 3_000_000
+
+
 def check(doc):
     m.clear_memo()
-    expected = m.reference_solve(doc)
+    try:
+        with m.node_limit(REFERENCE_NODES):
+            expected = m.reference_solve(doc)
+    except m.SearchTooLarge:
+        reject()
     text = json.dumps(doc, ensure_ascii=False)
     res = assert_answers(doc, expected, text)
     follow_line(doc, res)

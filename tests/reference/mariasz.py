@@ -333,6 +333,27 @@ def _banked(st: State) -> int:
 _EXACT: dict = {}      # memo key -> exact future value
 
 
+class SearchTooLarge(Exception):
+    """The position's game tree is beyond the budget a caller set (node_limit): a plain minimax
+    would take minutes there (a race far from its claim early in phase 1, say)."""
+
+
+_BUDGET = {"limit": None, "nodes": 0}
+
+
+class node_limit:
+    """``with node_limit(n):`` the reference raises SearchTooLarge after n nodes (then none)."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+
+    def __enter__(self) -> None:
+        _BUDGET.update(limit=self.limit, nodes=0)
+
+    def __exit__(self, *exc: object) -> None:
+        _BUDGET.update(limit=None, nodes=0)
+
+
 def _future(key: State, alpha: float, beta: float) -> int:
     """The future value (value - banked) of memo key `key`, fail-soft alpha-beta.
 
@@ -342,6 +363,10 @@ def _future(key: State, alpha: float, beta: float) -> int:
     """
     if key.over:
         return key.value() - _banked(key)
+    if _BUDGET["limit"] is not None:
+        _BUDGET["nodes"] += 1
+        if _BUDGET["nodes"] > _BUDGET["limit"]:
+            raise SearchTooLarge(f"over {_BUDGET['limit']:,} nodes")
     hit = _EXACT.get(key)
     if hit is not None:
         return hit
