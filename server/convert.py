@@ -27,7 +27,7 @@ from google.protobuf.struct_pb2 import Struct
 
 from ddcards.v1 import ddcards_pb2 as pb
 from ddcards._jsonio import (JSON_STRING, LIMITS_CLAUSE, LIMITS_RULE, MAX_ALL_ITEMS, MAX_ITEMS, POSITION_RULE,
-                             json_kind, loads)
+                             json_kind, loads, whole_number)
 from ddcards.api import ANALYSIS_MODE_RULE, MODE_RULE
 from ddcards.errors import DdcardsError
 from ddcards.games._document import history_tokens
@@ -635,11 +635,6 @@ def _texts(value: Any) -> list[str] | None:
     return None
 
 
-def _whole(value: Any) -> bool:
-    """A JSON whole number (not true or false, which Python counts as ints)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def doc_to_position(doc: Mapping[str, Any]) -> pb.Position | None:
     """A Position message for a position document, or None if the document has fields the
     message cannot carry as they are (send it as ``document_json`` then, so that the server
@@ -690,7 +685,7 @@ def doc_to_position(doc: Mapping[str, Any]) -> pb.Position | None:
     for field in ("playing_team", "flek", "leader", "first_deal", "players"):
         if field in doc:
             value = doc[field]
-            if not (isinstance(value, bool) if field == "first_deal" else _whole(value)):
+            if not (isinstance(value, bool) if field == "first_deal" else whole_number(value)):
                 return None
             try:
                 setattr(msg, field, value)
@@ -698,7 +693,7 @@ def doc_to_position(doc: Mapping[str, Any]) -> pb.Position | None:
                 return None     # beyond the field's 32 bits: the server's reader names it
     if "start_scores" in doc:
         scores = doc["start_scores"]
-        if not isinstance(scores, (list, tuple)) or not all(_whole(x) for x in scores):
+        if not isinstance(scores, (list, tuple)) or not all(whole_number(x) for x in scores):
             return None
         try:
             msg.start_scores.extend(scores)

@@ -25,13 +25,13 @@ import math
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from ddcards.errors import NotationError
 
 __all__ = ["BOM", "BOM_BYTES", "without_bom", "MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "MAX_ALL_ITEMS",
            "MAX_ID_CHARS", "ID_RULE", "check_id", "LongNumber", "loads", "decode_value", "check_depth", "decode_utf8",
-           "check_limits", "shown", "token_text", "not_a_position", "json_reason", "json_error"]
+           "check_limits", "shown", "token_text", "not_a_position", "json_reason", "json_error", "whole_number"]
 
 # A position document nests 3 levels (document -> hands -> a hand's cards); these limits
 # leave room for any game while keeping every walk, message and answer small.
@@ -330,6 +330,11 @@ def printable(text: str) -> str:
         return text
     return "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
                    for c in text)
+
+
+def whole_number(value: Any) -> TypeGuard[int]:
+    """A JSON whole number: an int, not true or false (which Python counts as ints)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def json_kind(value: Any) -> str:

@@ -58,6 +58,12 @@ def three_deal(rng):
     return doc
 
 
+def reference_value(doc):
+    """The reference's exact value of `doc`, its memo cleared first (the memo is per deal)."""
+    m.clear_memo()
+    return m.reference_solve(doc)["value"]
+
+
 def three_position(rng, tricks_left):
     """A trick boundary `tricks_left` tricks from the end; a race (open there) 30% of the time."""
     doc = three_deal(rng)
@@ -71,8 +77,7 @@ def three_position(rng, tricks_left):
 def test_three_player_bounds_hold_the_exact_value(seed, tricks_left):
     doc = three_position(random.Random(seed), tricks_left)
     assume(not m.from_doc(doc).over)
-    m.clear_memo()
-    exact = m.reference_solve(doc)["value"]
+    exact = reference_value(doc)
     banked, lo, hi = GAME.session(doc).board.quick_bounds()
     assert lo <= exact - banked <= hi, json.dumps(doc)
 
@@ -152,8 +157,7 @@ def two_player_phase2(rng, tricks_left):
 def test_two_player_phase2_bounds_hold_the_exact_value(seed, tricks_left):
     doc = two_player_phase2(random.Random(seed), tricks_left)
     assume(not m.from_doc(doc).over)
-    m.clear_memo()
-    exact = m.reference_solve(doc)["value"]
+    exact = reference_value(doc)
     board = GAME.session(doc).board
     for banked, lo, hi in (board.quick_bounds(), board.endgame_bounds()):
         assert lo <= exact - banked <= hi, json.dumps(doc)
@@ -207,8 +211,7 @@ def endgame_figures(doc):
             board = GAME.session(trial).board
             banked, lo, hi = board.quick_bounds()
             exact = ddcards.solve(ddcards.Position.from_dict(trial)).value
-            m.clear_memo()
-            assert exact == m.reference_solve(trial)["value"]
+            assert exact == reference_value(trial)
             assert lo <= exact - banked <= hi
             assert board.endgame_bounds() == (banked, lo, hi)
             seen.add((board.endgame_bounds()[1:], exact - banked))
@@ -291,8 +294,7 @@ def test_every_marriage_a_hand_holds_counts_in_the_bounds():
         banked, lo, hi = GAME.session(doc).board.quick_bounds()
         assert (lo, hi) == want
         exact = ddcards.solve(ddcards.Position.from_dict(doc)).value
-        m.clear_memo()
-        assert exact == m.reference_solve(doc)["value"]
+        assert exact == reference_value(doc)
         assert lo <= exact - banked <= hi
 
 

@@ -24,9 +24,9 @@ import tempfile
 import time
 from array import array
 from collections.abc import Callable
-from typing import Any, TypeGuard
+from typing import Any
 
-from ddcards._jsonio import token_text
+from ddcards._jsonio import token_text, whole_number
 from ddcards.errors import InvalidOptionError, NotationError
 
 __all__ = ["Journal", "KeyIndex", "JOB_SUFFIX", "JOB_FORMAT", "RESUME_RULE"]
@@ -368,13 +368,9 @@ def _parse_record(raw: bytes) -> dict[str, Any] | None:
     if not isinstance(record, dict):
         return None
     line, index = record.get("line"), record.get("index")
-    if not _whole(line) or line < 1 or not (index is None or _whole(index) and index >= 0):
+    if not whole_number(line) or line < 1 or not (index is None or whole_number(index) and index >= 0):
         return None                     # (true is no line number, though Python's bool is an int)
     return record
-
-
-def _whole(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _umask() -> int:

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from ddcards.errors import InvalidOptionError
@@ -68,14 +69,18 @@ class BenchReport:
     version: str
     kernels: str
     tt_mb: int | None = None           # None: each position's table sized per game (the signature's)
-    nodes: int = field(init=False)
-    seconds: float = field(init=False)
-    positions: int = field(init=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "nodes", sum(g.nodes for g in self.groups))
-        object.__setattr__(self, "seconds", sum(g.seconds for g in self.groups))
-        object.__setattr__(self, "positions", sum(g.positions for g in self.groups))
+    @property
+    def nodes(self) -> int:
+        return sum(g.nodes for g in self.groups)
+
+    @property
+    def seconds(self) -> float:
+        return sum(g.seconds for g in self.groups)
+
+    @property
+    def positions(self) -> int:
+        return sum(g.positions for g in self.groups)
 
     @property
     def nodes_per_second(self) -> float:
@@ -90,8 +95,8 @@ class BenchReport:
         out = asdict(self)
         for group, data in zip(self.groups, out["groups"]):
             data["nodes_per_second"] = round(group.nodes_per_second)
-        out["nodes_per_second"] = round(self.nodes_per_second)
-        out["signature"] = self.signature
+        out.update(nodes=self.nodes, seconds=self.seconds, positions=self.positions,
+                   nodes_per_second=round(self.nodes_per_second), signature=self.signature)
         return out
 
 
@@ -145,8 +150,6 @@ def run_bench(solver: Any = None, *, groups: Iterable[str] | None = None, repeat
 
 def select_from_corpora(corpus_dir: Any) -> list[dict[str, Any]]:
     """The bench's positions as the corpora give them (benchmarks/make_bench_positions.py)."""
-    from pathlib import Path
-
     out = []
     for _, _, corpora in GROUPS:
         for corpus, count in corpora:

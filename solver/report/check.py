@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeGuard
+from typing import Any
 
 from ddcards._jsonio import (JSON_RULE, LIMITS_CLAUSE, LIMITS_RULE, MAX_DIGITS, HugeNumber, LongNumber, printable,
-                             shown, token_text)
+                             shown, token_text, whole_number)
 from ddcards.errors import DdcardsError, NotationError
 from ddcards.notation import Suit, parse_hand
 
@@ -34,16 +34,12 @@ def _fail(field: str, value: Any, wanted: str) -> NotationError:
                          rule=ANALYSIS_RULE, field=field)
 
 
-def _is_int(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)       # true is no number here
-
-
 def _int(doc: Mapping[str, Any], key: str, field: str, *, low: int = -MAX_NUMBER, high: int = MAX_NUMBER,
          optional: bool = False, wanted: str = "a whole number") -> None:
     value = doc.get(key)
     if value is None and optional:
         return
-    if not _is_int(value) or not low <= value < high:
+    if not whole_number(value) or not low <= value < high:
         raise _fail(field, value, wanted)
 
 
@@ -162,7 +158,7 @@ def _check_final(final: Any) -> None:
     for key in ("scores", "tricks", "outcomes"):
         _mapping(final, key, f"final.{key}")
     for i, value in enumerate(_list(final, "settlement", "final.settlement")):
-        if not _is_int(value) or abs(value) >= MAX_NUMBER:
+        if not whole_number(value) or abs(value) >= MAX_NUMBER:
             raise _fail(f"final.settlement[{i}]", value, "a whole number")
 
 
