@@ -95,3 +95,9 @@ def test_a_fixed_table_size_is_said_and_its_count_is_no_signature():
                               "without --tt-mb)")
     report = run_bench(ddcards.Solver(tt_mb=1), groups=["prsi"])
     assert (report.tt_mb, report.signature, report.to_dict()["signature"]) == (1, False, False)
+
+
+@pytest.mark.parametrize("repeat", [0, -1, 1.5, True])
+def test_run_bench_refuses_a_repeat_that_times_nothing(repeat):
+    with pytest.raises(ddcards.InvalidOptionError, match="repeat is a whole number of at least 1"):
+        run_bench(groups=["prsi"], repeat=repeat)

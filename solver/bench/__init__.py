@@ -127,6 +127,10 @@ def run_bench(solver: Any = None, *, groups: Iterable[str] | None = None, repeat
     from ddcards import _kernels
     from ddcards._core.search import BUILD_FEATURES
 
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+        # (0 would time nothing: an endless least time, a rate of 0)
+        raise InvalidOptionError(f"repeat is a whole number of at least 1 (got {repeat!r})", token=repr(repeat),
+                                 rule="run_bench: repeat", field="repeat")
     engine = solver if solver is not None else ddcards.Solver()
     tt_mb = None if engine.sized_per_game else engine.tt_mb
     work = bench_positions(groups)
