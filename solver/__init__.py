@@ -10,7 +10,7 @@ from ddcards.batch.many import ExecutorFailure, Solved
 from ddcards.ddtable import dd_table
 from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidArgumentTypeError, InvalidCardError,
                            InvalidDealError, InvalidOptionError, NotationError, NothingToUndoError, SearchAborted,
-                           SearchCancelled, SearchTimeout)
+                           SearchCancelled, SearchTimeout, TableMemoryError)
 from ddcards.examples import example, example_names
 from ddcards.games import GameInfo, OptionInfo, find_game, list_games
 from ddcards.games.base import Score, TrickCard
@@ -28,6 +28,6 @@ __all__ = [
     "example", "example_names",
     "DdcardsError", "NotationError", "InvalidCardError", "InvalidDealError", "IllegalPlayError",
     "InvalidOptionError", "InvalidArgumentTypeError", "NothingToUndoError", "SearchAborted", "SearchCancelled",
-    "SearchTimeout",
+    "SearchTimeout", "TableMemoryError",
 ]
 __version__ = "0.2.0"

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeAlias, TypeVa
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher, side_area_bytes
 from ddcards._jsonio import shown, token_text
 from ddcards.errors import (DdcardsError, InvalidArgumentTypeError, InvalidOptionError, SearchAborted, SearchCancelled,
-                            SearchTimeout)
+                            SearchTimeout, TableMemoryError)
 from ddcards.games.base import DEFAULT_TABLE_MB, Session
 from ddcards.position import Position
 from ddcards.result import Analysis, AnalysisStep, Mode, MoveValue, Result, SearchProgress
@@ -179,10 +179,9 @@ def first_table_mb(tt_mb: int | None) -> int:
     return DEFAULT_TABLE_MB if tt_mb is None else tt_mb
 
 
-def table_memory_error(tt_mb: int | None, name: str = "tt_mb") -> MemoryError:
-    """The MemoryError for a Solver of `tt_mb` whose table could not be allocated, saying what to do."""
-    return MemoryError(f"cannot allocate a {first_table_mb(tt_mb):,} MiB transposition table: not enough free "
-                       f"memory (give a smaller {name}, or leave it out for a table sized per game)")
+def table_memory_error(tt_mb: int | None, name: str = "tt_mb") -> TableMemoryError:
+    """The error for a Solver of `tt_mb` whose table could not be allocated, saying what to do."""
+    return TableMemoryError(first_table_mb(tt_mb), option=name)
 
 
 def largest_table_mb() -> int:
@@ -400,9 +399,7 @@ class Solver:
                     try:
                         self._searcher.resize(want)
                     except MemoryError:
-                        raise MemoryError(f"cannot allocate the {want:,} MiB transposition table {pos.game} "
-                                          "searches need: not enough free memory (a smaller table of a fixed "
-                                          "size: tt_mb, or --tt-mb on the command line)") from None
+                        raise TableMemoryError(want, game=pos.game) from None
         self._searcher.use(want)
 
     def _mark(self) -> tuple[int, int]:

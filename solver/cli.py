@@ -23,6 +23,7 @@ error (a bug: please report it); a batch exits with the worst it saw.  A reader 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import json
 import os
@@ -36,7 +37,7 @@ from ddcards._jsonio import not_a_position, printable
 from ddcards.batch.progress import ProgressBar, document_count, wanted
 from ddcards.batch.reader import Entry, Outcome, answer_each, read_documents
 from ddcards.batch.summary import SearchTimes
-from ddcards.errors import DdcardsError, NotationError, SearchAborted
+from ddcards.errors import DdcardsError, NotationError, SearchAborted, TableMemoryError
 from ddcards.result import spoken
 
 EXIT_OK, EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -347,6 +348,8 @@ def for_each_document(args: argparse.Namespace, work: Callable[[Any], Any],
 
 def report_error(outcome: Outcome, source: Input, as_json: bool) -> int:
     """Print one failed entry (a JSON record or a line on stderr); its exit status."""
+    if isinstance(outcome.error, TableMemoryError):     # the API's tt_mb is this command's --tt-mb
+        outcome = dataclasses.replace(outcome, error=outcome.error.for_option("--tt-mb"))
     exc = outcome.error
     if as_json:
         print(json_line(outcome.record(dict)))
@@ -914,7 +917,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return EXIT_ABORTED
     except MemoryError as exc:          # a table too large for the memory free now: the usage's to change
         # (a batch's workers make their Solvers through the API, whose argument is tt_mb: here it is --tt-mb)
-        text = str(exc).replace("give a smaller tt_mb", "give a smaller --tt-mb")
+        text = str(exc.for_option("--tt-mb") if isinstance(exc, TableMemoryError) else exc)
         print(printable(f"ddcards: error: {text}"), file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt as exc:

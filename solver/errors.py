@@ -76,6 +76,41 @@ class InvalidArgumentTypeError(InvalidOptionError, TypeError):
     DdcardsError as any other, and a TypeError, as Python says of a wrong type."""
 
 
+class TableMemoryError(MemoryError):
+    """A transposition table that cannot be allocated now: not enough free memory.
+
+    ``table_mb``: the table's size (MiB); ``game``: the game whose searches need a table of
+    that size (None: the size the caller asked for); ``option``: the argument that sizes the
+    table as the caller knows it (``tt_mb`` in Python, ``--tt-mb`` on the command line), which
+    the message names in what to do. ``for_option`` gives the same error for another caller.
+    """
+
+    def __init__(self, table_mb: int, *, game: str | None = None, option: str = "tt_mb"):
+        self.table_mb = table_mb
+        self.game = game
+        self.option = option
+        if game is None:
+            text = (f"cannot allocate a {table_mb:,} MiB transposition table: not enough free memory "
+                    f"(give a smaller {option}, or leave it out for a table sized per game)")
+        else:
+            text = (f"cannot allocate the {table_mb:,} MiB transposition table {game} searches need: not "
+                    f"enough free memory (give a smaller table of a fixed size: {option})")
+        super().__init__(text)
+
+    def for_option(self, option: str) -> TableMemoryError:
+        """The same error, its advice naming `option` (``--tt-mb`` where a command reports it)."""
+        return TableMemoryError(self.table_mb, game=self.game, option=option)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Keyword arguments do not survive an exception's default pickling (a batch's worker
+        # processes send their errors back pickled).
+        return (_table_memory_error, (self.table_mb, self.game, self.option))
+
+
+def _table_memory_error(table_mb: int, game: str | None, option: str) -> TableMemoryError:
+    return TableMemoryError(table_mb, game=game, option=option)
+
+
 class SearchAborted(Exception):
     """The search stopped before it finished (not a bad-input error).
 

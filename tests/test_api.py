@@ -564,6 +564,21 @@ def test_a_table_that_cannot_be_had_is_a_memory_error_saying_what_to_do(monkeypa
         ddcards.Solver(tt_mb=8)
     assert str(info.value) == ("cannot allocate a 8 MiB transposition table: not enough free memory (give a "
                                "smaller tt_mb, or leave it out for a table sized per game)")
+    assert isinstance(info.value, ddcards.TableMemoryError) and info.value.table_mb == 8
+
+
+def test_a_table_memory_error_names_the_option_of_its_caller_and_survives_pickling():
+    import pickle
+
+    error = ddcards.TableMemoryError(1024, game="mariasz")
+    assert str(error) == ("cannot allocate the 1,024 MiB transposition table mariasz searches need: not enough "
+                          "free memory (give a smaller table of a fixed size: tt_mb)")
+    command = error.for_option("--tt-mb")
+    assert str(command).endswith("(give a smaller table of a fixed size: --tt-mb)") and command.game == "mariasz"
+    back = pickle.loads(pickle.dumps(command))          # as a batch's worker process sends it
+    assert type(back) is ddcards.TableMemoryError and str(back) == str(command)
+    assert (back.table_mb, back.game, back.option) == (1024, "mariasz", "--tt-mb")
+    assert isinstance(back, MemoryError)
 
 
 def test_a_position_document_may_start_with_a_byte_order_mark():

@@ -409,3 +409,20 @@ def test_positions_the_executor_loses_are_left_for_the_next_run(tmp_path, capsys
     assert len(records) == 12
     assert all(records[(n + 1, None)]["value"] == ddcards.solve(doc).value for n, doc in enumerate(docs))
     assert records[(11, None)]["duplicate_of"] == {"line": 6}
+
+
+def test_a_table_that_cannot_grow_is_an_error_record_naming_the_commands_option(monkeypatch, tmp_path):
+    import dataclasses
+
+    from ddcards.games import mariasz
+
+    monkeypatch.setattr(mariasz.GAME, "info", dataclasses.replace(mariasz.INFO, table_mb=1 << 40))
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    source.write_text(json.dumps(ddcards.example("mariasz")) + "\n" + json.dumps(endgame(24)) + "\n")
+    assert batch(str(source), "-o", str(out), "--jobs", "1") == cli.EXIT_BAD_INPUT
+    records = read_records(out)
+    failed, solved = records[(1, None)], records[(2, None)]
+    assert failed["error_type"] == "TableMemoryError"
+    assert failed["error"] == (f"cannot allocate the {1 << 40:,} MiB transposition table mariasz searches need: "
+                               "not enough free memory (give a smaller table of a fixed size: --tt-mb)")
+    assert "error" not in solved and "value" in solved                 # the batch goes on

@@ -756,9 +756,9 @@ def test_a_per_game_table_that_cannot_grow_is_bad_input_not_a_bug(monkeypatch, c
                                capsys=capsys)
     assert status == cli.EXIT_BAD_INPUT
     failed, solved = [json.loads(line) for line in out.splitlines()]
-    assert failed["error_type"] == "MemoryError" and "internal error" not in failed["error"]
-    assert failed["error"].startswith(f"cannot allocate the {1 << 40:,} MiB transposition table mariasz searches "
-                                      "need: not enough free memory")
+    assert failed["error_type"] == "TableMemoryError" and "internal error" not in failed["error"]
+    assert failed["error"] == (f"cannot allocate the {1 << 40:,} MiB transposition table mariasz searches "
+                               "need: not enough free memory (give a smaller table of a fixed size: --tt-mb)")
     assert solved["value"] == 70                                        # the batch goes on
 
 

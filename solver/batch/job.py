@@ -47,7 +47,7 @@ from ddcards.batch.progress import DocumentCounter, ProgressBar, wanted
 from ddcards.batch.reader import Entry, Outcome, input_pieces, read_documents
 from ddcards.batch.summary import SearchTimes, milliseconds
 from ddcards.cli import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, json_line
-from ddcards.errors import InvalidOptionError, NotationError
+from ddcards.errors import InvalidOptionError, NotationError, TableMemoryError
 
 __all__ = ["run", "position_key", "LOOKAHEAD"]
 
@@ -164,6 +164,8 @@ class _Plan:
 def _record(entry: Entry, key: str | None, result: Any, error: BaseException | None,
             duplicate_of: dict[str, Any] | None = None) -> dict[str, Any]:
     """One record: the entry's label, its position key, then the answer or the error (Outcome.record)."""
+    if isinstance(error, TableMemoryError):             # the API's tt_mb is the command's --tt-mb
+        error = error.for_option("--tt-mb")
     body = Outcome(entry, answer=result, error=error).record(lambda res: res.to_dict())
     out = entry.label()
     if key is not None:
