@@ -37,7 +37,7 @@ from grpc_status import rpc_status  # type: ignore[import-untyped, unused-ignore
 
 from ddcards._jsonio import POSITION_RULE
 from ddcards.api import check_timeout
-from ddcards.errors import DdcardsError, InvalidArgumentTypeError
+from ddcards.errors import DdcardsError, InvalidArgumentTypeError, InvalidOptionError
 from ddcards.notation import Card, Rank, Suit
 from ddcards.position import Position
 from ddcards.server import convert, status
@@ -242,22 +242,37 @@ class Client:
     """Wraps a ``SolverService`` stub. ``timeout`` (seconds) is the default deadline of every call.
 
     ``tls``: connect with TLS (``root_certificates``: PEM of the CA to trust, default the
-    system's); ``token``: the server's bearer token, sent with every call.
+    system's); ``certificate_chain`` and ``private_key``: this client's PEM certificate and
+    key, for a server that requires them (``ddcards serve --tls-client-ca``; TLS implied);
+    ``token``: the server's bearer token, sent with every call.
     """
 
     def __init__(self, target: str = "127.0.0.1:50051", *, channel: grpc.Channel | None = None,
                  timeout: float | None = None, options: list[tuple[str, Any]] | None = None,
-                 tls: bool = False, root_certificates: bytes | None = None, token: str | None = None):
+                 tls: bool = False, root_certificates: bytes | None = None, token: str | None = None,
+                 certificate_chain: bytes | None = None, private_key: bytes | None = None):
         if channel is None and not isinstance(target, str):
             raise InvalidArgumentTypeError(f"target must be an address such as '127.0.0.1:50051', not "
                                            f"{type(target).__name__}", token=type(target).__name__,
                                            rule=TARGET_RULE, field="target")
+        for name, pem in (("root_certificates", root_certificates), ("certificate_chain", certificate_chain),
+                          ("private_key", private_key)):
+            if pem is not None and not isinstance(pem, bytes):      # grpc's own error names neither
+                raise InvalidArgumentTypeError(f"{name} must be PEM bytes (a file's contents, read in binary), not "
+                                               f"{type(pem).__name__}", token=type(pem).__name__,
+                                               rule=f"Client({name}): PEM bytes", field=name)
+        if (certificate_chain is None) != (private_key is None):
+            given = "certificate_chain" if private_key is None else "private_key"
+            raise InvalidOptionError(f"{given} without its pair: a client certificate needs both "
+                                     "certificate_chain and private_key", token=given,
+                                     rule="Client: a client certificate is a certificate_chain and its private_key",
+                                     field=given)
         self.timeout = check_timeout(timeout)
         self._own_channel = channel is None
         if channel is None:
-            if tls or root_certificates is not None:
-                channel = grpc.secure_channel(target, grpc.ssl_channel_credentials(root_certificates),
-                                              options=options or [])
+            if tls or root_certificates is not None or certificate_chain is not None:
+                credentials = grpc.ssl_channel_credentials(root_certificates, private_key, certificate_chain)
+                channel = grpc.secure_channel(target, credentials, options=options or [])
             else:
                 channel = grpc.insecure_channel(target, options=options or [])
         self._raw_channel = channel

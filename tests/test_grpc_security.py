@@ -73,14 +73,30 @@ def test_mutual_tls_requires_a_client_certificate(certs):
     tls = TlsFiles(str(certs / "server.pem"), str(certs / "server.key"), client_ca=str(certs / "ca.pem"))
     ca = (certs / "ca.pem").read_bytes()
     with running_server(workers=1, tls=tls) as srv:
-        credentials = grpc.ssl_channel_credentials(ca, (certs / "client.key").read_bytes(),
-                                                   (certs / "client.pem").read_bytes())
+        key, chain = (certs / "client.key").read_bytes(), (certs / "client.pem").read_bytes()
+        credentials = grpc.ssl_channel_credentials(ca, key, chain)
         with Client(channel=grpc.secure_channel(f"127.0.0.1:{srv.port}", credentials), timeout=30) as client:
+            assert client.solve(_doc())["value"] == _want()
+        # The project's own client presents its certificate too (TLS implied by the pair)
+        with Client(f"127.0.0.1:{srv.port}", root_certificates=ca, certificate_chain=chain, private_key=key,
+                    timeout=30) as client:
             assert client.solve(_doc())["value"] == _want()
         with Client(f"127.0.0.1:{srv.port}", root_certificates=ca, timeout=5) as anonymous:
             with pytest.raises(grpc.RpcError) as info:
                 anonymous.solve(_doc())
             assert info.value.code() is grpc.StatusCode.UNAVAILABLE
+
+
+def test_a_client_certificate_is_a_pair_of_pem_bytes(certs):
+    chain = (certs / "client.pem").read_bytes()
+    with pytest.raises(ddcards.InvalidOptionError, match="certificate_chain without its pair") as info:
+        Client("127.0.0.1:1", certificate_chain=chain)
+    assert info.value.field == "certificate_chain"
+    with pytest.raises(ddcards.InvalidOptionError, match="private_key without its pair"):
+        Client("127.0.0.1:1", private_key=b"key")
+    with pytest.raises(ddcards.InvalidArgumentTypeError, match="certificate_chain must be PEM bytes") as info:
+        Client("127.0.0.1:1", certificate_chain=str(certs / "client.pem"), private_key=b"key")   # a path, not PEM
+    assert info.value.token == "str" and isinstance(info.value, TypeError)
 
 
 def test_token():
