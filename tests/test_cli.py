@@ -337,6 +337,12 @@ def test_invalid_utf8_in_a_file(tmp_path):
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert out.stderr == ("ddcards: error: the line is not UTF-8 text: byte 30 (0xc3) starts a character "
                           "that the next byte does not continue\n")
+    # A document over several lines: the error names the line, as a JSON error in it does
+    path.write_bytes(b'# a comment\n{"game": "marias",\n "trump": "\xc3"}\n')
+    out = run("solve", str(path))
+    assert out.returncode == 2
+    assert out.stderr == ("ddcards: error: line 3 is not UTF-8 text: byte 12 (0xc3) starts a character "
+                          "that the next byte does not continue\n")
 
 
 @pytest.mark.parametrize("played,message", [

@@ -348,8 +348,8 @@ def _text_entries(first_line: int, data: bytes) -> Iterator[Entry]:
     except UnicodeDecodeError as exc:
         bad_line = data.count(b"\n", 0, exc.start)
         raw = data.split(b"\n")[bad_line]
-        try:
-            decode_utf8(raw, "the line")
+        try:        # named by its number, as a JSON error in the text is: one document has no other label
+            decode_utf8(raw, f"line {first_line + bad_line}")
         except DdcardsError as err:
             yield Entry(first_line + bad_line, error=err)
         return
