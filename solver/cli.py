@@ -354,9 +354,7 @@ def report_error(outcome: Outcome, source: Input, as_json: bool) -> int:
     if as_json:
         print(json_line(outcome.record(dict)))
     else:
-        ident = outcome.entry.id
-        where = "" if source.single else \
-            f"{source.name}, {where_in(outcome.entry)}{'' if ident is None else f', id {ident}'}: "
+        where = located(outcome.entry, source)
         kind = "internal error" if outcome.internal else "stopped" if isinstance(exc, SearchAborted) else "error"
         # (printable: a message may quote a file name, which may hold what a terminal would act on)
         print(printable(f"ddcards: {kind}: {where}{exc if not outcome.internal else repr(exc)}"), file=sys.stderr,
@@ -364,6 +362,14 @@ def report_error(outcome: Outcome, source: Input, as_json: bool) -> int:
     if outcome.internal:
         return EXIT_INTERNAL
     return EXIT_ABORTED if isinstance(exc, SearchAborted) else EXIT_BAD_INPUT      # bad input, or no memory
+
+
+def located(entry: Entry, source: Input) -> str:
+    """What a message about one document of several starts with: "FILE, line 7, id x: "; "" for
+    the only document of a file."""
+    if source.single:
+        return ""
+    return f"{source.name}, {where_in(entry)}{'' if entry.id is None else f', id {entry.id}'}: "
 
 
 def where_in(entry: Entry) -> str:
@@ -530,7 +536,13 @@ def cmd_table(args: argparse.Namespace) -> int:
     engine = new_solver(args)
     threads = min(8, available_threads()) if args.threads is None else args.threads
 
-    def show(table: dict[str, Any], entry: Entry, source: Input) -> None:
+    def show(answer: tuple[dict[str, Any], dict[str, Any]], entry: Entry, source: Input) -> None:
+        table, given = answer
+        if given:                   # not an error (a position's document serves), but not silently dropped either
+            fields = ", ".join(f"{name} {shown(value)}" for name, value in given.items())
+            print(printable(f"ddcards: note: {located(entry, source)}the table chooses "
+                            f"{'this' if len(given) == 1 else 'these'} itself, row by row: the document's {fields} "
+                            f"{'is' if len(given) == 1 else 'are'} not used"), file=sys.stderr, flush=True)
         if args.json:
             print(record(table, entry))
             return
@@ -550,19 +562,14 @@ def cmd_table(args: argparse.Namespace) -> int:
         if not source.single:
             print()
 
-    def table(doc: Any) -> dict[str, Any]:
+    def table(doc: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The table, and the document's fields it chooses itself (a bundled example: none)."""
         if not isinstance(doc, Mapping):
             # a document is the JSON value itself: a string is text, never JSON to read again
             raise not_a_position(doc)
         answer = searches.run(
             lambda cancel: dd_table(doc, solver=engine, timeout=args.timeout, cancel=cancel, threads=threads))
-        given = chosen_fields(doc) if isinstance(doc, dict) and not args.example else {}
-        if given:                   # (a bundled example is a position of its own: no note for it)
-            # not an error (a position's document serves), but not silently dropped either
-            fields = ", ".join(f"{name} {shown(value)}" for name, value in given.items())
-            print(f"ddcards: note: the table chooses {'this' if len(given) == 1 else 'these'} itself, row by row: "
-                  f"the document's {fields} {'is' if len(given) == 1 else 'are'} not used", file=sys.stderr, flush=True)
-        return answer
+        return answer, chosen_fields(doc) if isinstance(doc, dict) and not args.example else {}
 
     with foreground(args, engine, bounds=False) as searches:     # each search is one row's
         return for_each_document(args, table, show)

@@ -382,9 +382,11 @@ def test_table_notes_the_choices_it_makes_itself(capsys):
     assert err == ("ddcards: note: the table chooses these itself, row by row: the document's trump 'S', "
                    "playing_team 1 are not used\n")
     deal = {k: v for k, v in SEED.items() if k not in ("contract", "trump")}
-    status, out, err = main_on(lines_of(dict(deal, contract="betl")), "table", "--threads", "1", capsys=capsys)
-    assert status == 0 and err == ("ddcards: note: the table chooses this itself, row by row: the document's "
-                                   "contract 'betl' is not used\n")
+    # each note names its document, as an error would
+    status, out, err = main_on(lines_of(deal, dict(deal, contract="betl", id="b")), "table", "--threads", "1",
+                               capsys=capsys)
+    assert status == 0 and err == ("ddcards: note: standard input, line 2, id b: the table chooses this itself, "
+                                   "row by row: the document's contract 'betl' is not used\n")
     status, out, err = main_on(lines_of(deal), "table", "--threads", "1", capsys=capsys)
     assert status == 0 and err == ""
     # a recorded deal: the way to its table is said
