@@ -107,6 +107,18 @@ def test_an_unfinished_record_shows_the_continuation():
     assert re.findall(r'data-card="(\w+)"', line) == res.pv
 
 
+def test_a_race_claimed_in_mid_trick_ends_its_last_trick_without_calling_it_unfinished():
+    # Seat 1 leads KH with QH in hand: the trump marriage takes him from 103 to 137, past 131, and
+    # the race ends at the claim, its trick not played out (docs/RULES.md §3.8).
+    doc = {"game": "mariasz", "hands": ["AQ.T.QJT.", "J.Q.A.AKQ"], "stock": "KH KS JC TC TS AH JH 6C 6S 6H KD 6D",
+           "options": {"szlifowany": True}, "objective": "race", "start_scores": [64, 103],
+           "played": ["QS", "AD", "KH"]}
+    assert ddcards.Position.from_dict(doc).is_over
+    page = report_html(doc)
+    assert "Trick 2, not played out: the deal ended at the claim" in page and "unfinished" not in page
+    assert "Trick 1, won by seat 1" in page
+
+
 # ------------------------------------------------------------------ colours
 
 def _luminance(hex_colour: str) -> float:

@@ -240,6 +240,15 @@ class Page:
         return ", ".join(f'{self.card(m["move"])}&nbsp;<span class="v">{_e(signed(m["value"]))}</span>'
                          for m in better)
 
+    def ended_mid_trick(self) -> str:
+        """Why the deal ended before its last trick was played out ("" if it did not): a race's
+        claim (Mariasz: a marriage led that reaches 131 ends the deal at once)."""
+        final = self.doc.get("final") or {}
+        if "to_move" not in final or final["to_move"] is not None:
+            return ""
+        claims = [side for side, made in (final.get("outcomes") or {}).items() if side.endswith("_claims") and made]
+        return "the deal ended at the claim" if claims else "the deal ended here"
+
     def play(self) -> str:
         if not self.steps:
             return f'<p>No {self.unit} has been played in this record: the value above is the deal\'s.</p>'
@@ -272,8 +281,12 @@ class Page:
                 score = plain(step.get("score") or {})
                 if winner is not None:
                     head = f"Trick {trick_no}, won by {self.seat(winner)}"
+                elif not trick_size:
+                    head = "Play"
+                elif self.ended_mid_trick():
+                    head = f"Trick {trick_no}, not played out: {self.ended_mid_trick()}"
                 else:
-                    head = f"Trick {trick_no}, unfinished" if trick_size else "Play"
+                    head = f"Trick {trick_no}, unfinished"
                 won = "" if winner is None else f' data-winner="{_e(winner)}"'
                 shown = f' <span class="score">· score {_e(score)}</span>' if score else ""
                 rows.append(f'<tbody class="trick" id="trick-{trick_no}" data-trick="{trick_no}"{won}>'
