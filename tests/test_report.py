@@ -521,8 +521,9 @@ def test_an_action_that_keeps_the_value_slower_is_not_called_best():
     step = analysis.steps[4]
     assert (step.move, step.cost, step.mistake, list(step.best_moves)) == ("7H", 0, False, ["JS"])
     row = re.search(r'<tr id="ply-4".*?</tr>', report_html(PRSI_SLOW)).group(0)
-    assert '<td class="verdict">kept the value, not the best</td>' in row
+    assert '<td class="verdict">kept the value, not the best: the end in 8 plies, not 7</td>' in row
     assert 'class="better"><span class="card suit-S" data-card="JS"' in row
+    assert row.endswith('&nbsp;<span class="v">−1 in 7</span></td></tr>')          # what makes JS better
     best_row = re.search(r'<tr id="ply-1".*?</tr>', report_html(PRSI_SLOW)).group(0)
     assert analysis.steps[1].move in analysis.steps[1].best_moves and '<td class="verdict">best</td>' in best_row
 

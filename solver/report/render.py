@@ -227,8 +227,10 @@ class Page:
         if step["cost"] <= 0:
             if step["move"] in step["best_moves"]:
                 return ""
-            return ", ".join(f'{self.card(m)}&nbsp;<span class="v">{_e(signed(step["value_before"]))}</span>'
-                             for m in step["best_moves"])
+            # the same value sooner (Prší): how soon is what makes them better
+            distance = _distances(step)
+            return ", ".join(f'{self.card(m)}&nbsp;<span class="v">{_e(signed(step["value_before"]))}'
+                             f'{_e(_in_plies(distance.get(m)))}</span>' for m in step["best_moves"])
         moves = step.get("moves") or []
         if moves:
             sign = 1 if step["value_before"] >= step["value_after"] else -1    # the mover's direction
@@ -266,6 +268,10 @@ class Page:
             elif step["move"] not in step["best_moves"]:
                 # the value kept, but not an optimal action (Prší: a slower way to the same end)
                 verdict = "kept the value, not the best"
+                distance = _distances(step)
+                slow, fast = distance.get(step["move"]), [distance.get(m) for m in step["best_moves"]]
+                if slow is not None and fast and None not in fast:
+                    verdict += f": the end in {slow} plies, not {min(fast)}"
             mark = {"best": "", "lost": '<span class="icon" aria-hidden="true">▲</span> ',
                     "mistake": '<span class="icon" aria-hidden="true">◆</span> '}[kind]
             trick_rows.append(
@@ -357,3 +363,12 @@ def render(doc: Mapping[str, Any]) -> str:
         version=_e(ddcards.__version__),
         data=script_json(doc),
     )
+
+
+def _distances(step: dict[str, Any]) -> dict[str, int]:
+    """The step's moves whose distance to the end is known (Prší), by move."""
+    return {m["move"]: m["distance"] for m in step.get("moves") or [] if m.get("distance") is not None}
+
+
+def _in_plies(distance: int | None) -> str:
+    return "" if distance is None else f" in {distance}"
