@@ -269,8 +269,9 @@ class Page:
                 # the value kept, but not an optimal action (Prší: a slower way to the same end)
                 verdict = "kept the value, not the best"
                 distance = _distances(step)
-                slow, fast = distance.get(step["move"]), [distance.get(m) for m in step["best_moves"]]
-                if slow is not None and fast and None not in fast:
+                slow = distance.get(step["move"])
+                fast = [distance[m] for m in step["best_moves"] if m in distance]
+                if slow is not None and fast and len(fast) == len(step["best_moves"]):
                     verdict += f": the end in {slow} plies, not {min(fast)}"
             mark = {"best": "", "lost": '<span class="icon" aria-hidden="true">▲</span> ',
                     "mistake": '<span class="icon" aria-hidden="true">◆</span> '}[kind]
@@ -365,7 +366,7 @@ def render(doc: Mapping[str, Any]) -> str:
     )
 
 
-def _distances(step: dict[str, Any]) -> dict[str, int]:
+def _distances(step: Mapping[str, Any]) -> dict[str, int]:
     """The step's moves whose distance to the end is known (Prší), by move."""
     return {m["move"]: m["distance"] for m in step.get("moves") or [] if m.get("distance") is not None}
 
