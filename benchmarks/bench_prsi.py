@@ -8,8 +8,8 @@ Corpora (``benchmarks/corpus/prsi-*.jsonl``, fixed seeds): ``prsi-fresh-{2..6}.j
 deals for 2 to 6 players; ``prsi-midgame.jsonl``, positions reached by seeded random play, 2 to
 6 players, both variants, with a 7 chain or an ace pending or the stock about to run out;
 ``prsi-mixed.jsonl``, the whole space a user asks about: 2 to 6 players, any seat leading, the
-value for any seat (``player``) or the default, each variant, fresh or after random play, and a
-horizon of its own.
+value for any seat (``player``) or the default, each variant (and play_on's ``not_last`` goal),
+fresh or after random play, and a horizon of its own.
 
 Reported, one core, every solve cold (the table cleared per position) and as the CLI answers
 by default (mode ``all``: the value, every legal action's value and distance, the line):
@@ -92,6 +92,8 @@ def mixed(rng: random.Random) -> dict:
     while True:
         seats = rng.choice([2, 3, 4, 5, 6])
         options: dict = {"play_on": rng.random() < 0.3, "return": rng.random() < 0.3}
+        if options["play_on"] and rng.random() < 0.5:
+            options["not_last"] = True              # P's goal: not the one left (RULES §4.9)
         if rng.random() < 0.7:
             options["player"] = rng.randrange(seats)
         if rng.random() < 0.7:

@@ -34,6 +34,16 @@ def _fmt(cards):
     return ".".join("".join(r for r in "AKQJT987" if r + s in cards) for s in "SHDC")
 
 
+def _rules(rng, seats, play_on, comeback):
+    """The variants, and under play_on P's goal: out first (RULES §4.9) or, half the time, not_last."""
+    return ref.Rules(seats, play_on, comeback, play_on and rng.random() < 0.5)
+
+
+def _variants(rules):
+    """The options of the variants, as a document gives them."""
+    return {"play_on": rules.play_on, "return": rules.comeback, **({"not_last": True} if rules.not_last else {})}
+
+
 def new_game(rng, seats, *, play_on=None, comeback=None, rig=""):
     """A random deal, variants and leader: (rules, the document so far, the state at the deal).
 
@@ -46,8 +56,8 @@ def new_game(rng, seats, *, play_on=None, comeback=None, rig=""):
         deck = [slots[i] if i in slots else next(other) for i in range(4 * seats)] + list(other)
     hands = [deck[4 * i:4 * i + 4] for i in range(seats)]
     upcard, stock = deck[4 * seats], deck[4 * seats + 1:]
-    rules = ref.Rules(seats, rng.random() < 0.3 if play_on is None else play_on,
-                      rng.random() < 0.3 if comeback is None else comeback)
+    rules = _rules(rng, seats, rng.random() < 0.3 if play_on is None else play_on,
+                   rng.random() < 0.3 if comeback is None else comeback)
     leader = rng.randrange(seats)
     doc = {"game": "prsi", "hands": [_fmt(h) for h in hands], "upcard": upcard, "stock": " ".join(stock)}
     if leader or rng.random() < 0.5:        # else the default, seat 0
@@ -124,7 +134,7 @@ def late_horizon(rng, rules, state, slack=3):
 def document(rng, rules, doc, played, horizon):
     """The position document: the deal, the history, the variants, the horizon and, in two thirds
     of them, the player P (else the default: the player to move)."""
-    options = {"horizon": horizon, "play_on": rules.play_on, "return": rules.comeback}
+    options = {"horizon": horizon, **_variants(rules)}
     if rng.random() < 2 / 3:
         options["player"] = rng.randrange(rules.seats)
     return dict(doc, options=options, played=list(played))
@@ -289,7 +299,7 @@ def test_finished_games_report_the_seat_who_started(seed):
     hands = [deck[4 * i:4 * i + 4] for i in range(seats)]
     upcard, stock = deck[4 * seats], deck[4 * seats + 1:]
     leader = rng.randrange(seats)
-    rules = ref.Rules(seats, rng.random() < 0.4, rng.random() < 0.4)
+    rules = _rules(rng, seats, rng.random() < 0.4, rng.random() < 0.4)
     state, played = ref.start(hands, stock, upcard, leader), []
     while not state.done and len(played) < 400:
         actions = ref.legal_actions(state)
@@ -298,7 +308,7 @@ def test_finished_games_report_the_seat_who_started(seed):
         played.append(action)
     assume(state.done)              # a rare endless line: nothing to check here
     doc = {"game": "prsi", "hands": [_fmt(h) for h in hands], "upcard": upcard, "stock": " ".join(stock),
-           "leader": leader, "options": {"horizon": 2, "play_on": rules.play_on, "return": rules.comeback},
+           "leader": leader, "options": {"horizon": 2, **_variants(rules)},
            "played": played}
     res = check(doc)
     assert ref.from_document(doc)[2] == leader
@@ -432,12 +442,13 @@ def test_exact_analysis_of_small_games(seed, seats):
     from ddcards.games import prsi
 
     rng = random.Random(seed)
-    rules = ref.Rules(seats, rng.random() < 0.3, rng.random() < 0.3)
+    rules = _rules(rng, seats, rng.random() < 0.3, rng.random() < 0.3)
     # Small enough for the reference's exact analysis (a few thousand states at most).
     state, packed = mini_state(rng, seats, rng.choice([4, 5, 5, 6]) if seats == 2 else 5)
     player = rng.randrange(seats)
     want = ref.exact(rules, state, player)
-    value, moves, pv, states = prsi.exact_graph(packed, seats, rules.play_on, rules.comeback, player)
+    value, moves, pv, states = prsi.exact_graph(packed, seats, rules.play_on, rules.comeback, player,
+                                                not_last=rules.not_last)
     # The same game graph: the reference tells apart states that differ only in where the stock
     # ends and the pile begins (the same queue to draw from), and in who went out second.
     assert states == len({(s.hands, s.stock + s.pile, s.suit, s.sevens, s.ace, s.turn, s.out, s.waiting,

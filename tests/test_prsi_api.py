@@ -161,7 +161,7 @@ def test_timeout():
 def test_games_registry():
     info = ddcards.find_game("Prší")
     assert info.name == "prsi" and info.seats == (2, 3, 4, 5, 6)
-    assert [o.name for o in info.options] == ["horizon", "player", "play_on", "return"]
+    assert [o.name for o in info.options] == ["horizon", "player", "play_on", "not_last", "return"]
     assert info.option("horizon").default == 20
 
 
@@ -251,7 +251,7 @@ def test_service_errors_and_list_games(client):
     assert err.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "aces skip" in err.value.details()
     games = {g["name"]: g for g in client.list_games()}
     assert games["prsi"]["seats"] == [2, 3, 4, 5, 6]
-    assert [o["name"] for o in games["prsi"]["options"]] == ["horizon", "player", "play_on", "return"]
+    assert [o["name"] for o in games["prsi"]["options"]] == ["horizon", "player", "play_on", "not_last", "return"]
 
 
 def test_service_analysis(client):
@@ -349,11 +349,12 @@ def test_cli_words_one_ply_and_an_exact_legend():
     assert "-1 a loss, within the horizon)" in out.stdout, out.stdout
 
 
-@pytest.mark.parametrize("play_on,goal", [(False, "a win"), (True, "getting out (not being the one left)")])
-def test_cli_legend_of_more_players_is_paranoid(play_on, goal):
+@pytest.mark.parametrize("variants,goal", [({}, "being out first"), ({"play_on": True}, "being out first"),
+                                            ({"play_on": True, "not_last": True}, "getting out (not being the one left)")])
+def test_cli_legend_of_more_players_is_paranoid(variants, goal):
     # With three or more players -1 is not a loss but "cannot force it" against the others
     # together (docs/RULES.md §4.9); an action is an action, not a card.
-    doc = dict(ddcards.example("prsi-4players"), options={"play_on": play_on, "horizon": 8}, played=["draw"])
+    doc = dict(ddcards.example("prsi-4players"), options={**variants, "horizon": 8}, played=["draw"])
     out = run("analyse", "-", stdin=json.dumps(doc))
     assert out.returncode == 0, out.stderr
     lines = [line for line in out.stdout.splitlines() if not line.startswith("#")]

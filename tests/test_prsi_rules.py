@@ -448,7 +448,9 @@ def test_4_8_return_and_play_on_the_last_answer_leaves_its_player_alone():
     played = ["9S", "TS", "JS", "JH", "TH", "KH", "KD", "TD", "8D", "8C", "TC"]
     p = pos(doc, *played)
     assert not p.is_over and p.to_move == 2 and set(p.legal_moves) == {"9C", "draw"}
-    res = ddcards.solve(p)                          # seat 2's view: he cannot escape
+    res = ddcards.solve(p)                          # seat 2's view: seat 0 is out first, settled
+    assert (res.value, res.distance) == (-1, 0)
+    res = ddcards.solve(pos(doc, *played, not_last=True))      # ... and he cannot escape being left
     assert (res.value, res.distance) == (-1, 1)
     assert {m.move: (m.value, m.distance) for m in res.moves} == {"9C": (-1, 1), "draw": (-1, 1)}
     last = pos(doc, *played, "9C")
@@ -516,12 +518,42 @@ def test_4_9_paranoid_the_others_turn_the_suit_and_one_of_them_goes_out():
     assert res.pv[1:] == ["KH", "KC", "draw", "KS"]
 
 
-def test_4_9_play_on_value_is_getting_out():
+def test_4_9_play_on_value_is_being_out_first_and_not_last_getting_out_at_all():
     doc = deal([["8C", "9C", "TC", "7C"], ["8H", "9H", "TH", "JH"], ["8D", "9D", "TD", "JD"]], "KC")
     played = ["8C", "draw", "draw", "9C", "draw", "draw", "TC", "draw", "draw", "7C"]
-    p = pos(doc, *played, play_on=True, player=0)
-    res = ddcards.solve(p)
-    assert res.value == 1 and res.distance == 0   # settled by the history
+    for goal in ({}, {"not_last": True}):
+        res = ddcards.solve(pos(doc, *played, play_on=True, player=0, **goal))
+        assert res.value == 1 and res.distance == 0   # out first, settled by the history
+    # Seat 1 plays on, but seat 0 was out first: under play_on alone that settles seat 1's -1
+    # (RULES §4.9: the first out); with not_last he may still get out.
+    res = ddcards.solve(pos(doc, *played, play_on=True))
+    assert (res.value, res.distance) == (-1, 0) and res.to_move == 1
+    assert [(m.move, m.value, m.distance) for m in res.moves] == [("7S", -1, 0), ("draw", -1, 0)]
+    res = ddcards.solve(pos(doc, *played, play_on=True, not_last=True))     # 4 cards against seat 2's 4,
+    assert (res.value, res.distance) == (-1, None)                          # 20 plies: nothing forced
+
+
+def test_4_9_the_goals_under_play_on_differ_where_another_player_gets_out_first():
+    # Seat 1 to move (KD and QC in hand); seat 2 holds only TD. QC naming diamonds lets seat 2 out
+    # first, then seat 1 gets out with KD: seat 1 is not the one left (+1 with not_last), but he is
+    # not out first (-1 under play_on alone, as without it). Found by an independent audit.
+    doc = {"game": "prsi", "hands": ["7C 8C 7S JH", "KD 8H QD QC", "TD AH 9C TH"], "upcard": "JC",
+           "stock": "TS TC KS 7H 7D KC 9H QS JS JD 8S 8D 9S AS 9D AC QH KH AD", "leader": 2,
+           "options": {"play_on": True, "horizon": 4}, "played": ["9C", "8C", "QD/H", "TH", "JH", "8H", "AH", "pass"]}
+    first = ddcards.solve(doc)
+    assert first.value == -1 and first.to_move == 1
+    assert {m.move: m.value for m in first.moves} == {"QC/S": -1, "QC/H": -1, "QC/D": -1, "QC/C": -1, "draw": -1}
+    left = ddcards.solve(dict(doc, options={"play_on": True, "not_last": True, "horizon": 4}))
+    assert (left.value, left.distance, left.optimal_moves, left.pv) == (1, 4, ["QC/D"], ["QC/D", "TD", "draw", "KD"])
+    assert left.settlement == [-2, 1, 1]                           # seat 0 is the one left
+
+
+def test_not_last_is_a_goal_of_play_on_only():
+    doc = deal([["8C", "9C", "TC", "7C"], ["8H", "9H", "TH", "JH"], ["8D", "9D", "TD", "JD"]], "KC")
+    with pytest.raises(ddcards.InvalidOptionError, match="option 'not_last' is a goal of the play_on variant") as err:
+        pos(doc, not_last=True)
+    assert err.value.field == "options.not_last" and "§4.9" in err.value.rule
+    assert not pos(doc, not_last=False).is_over
 
 
 def test_the_seeds_worked_example():

@@ -80,7 +80,10 @@ def test_the_end_play_on_and_return():
     rules, s = start(hands, "KC", play_on=True)
     s = run(rules, s, *line)
     assert not s.done and s.turn == 1 and s.sevens == 1 and ref.outcome(rules, s, 0) == 1
-    assert ref.outcome(rules, s, 1) == 0
+    assert ref.outcome(rules, s, 1) == -1                      # seat 0 was out first: settled
+    rules, s = start(hands, "KC", play_on=True, not_last=True)
+    s = run(rules, s, *line)
+    assert ref.outcome(rules, s, 0) == 1 and ref.outcome(rules, s, 1) == 0    # not the one left, yet
     rules, s = start(hands, "KC", comeback=True)
     s = run(rules, s, *line)
     assert not s.done and s.waiting == 0 and ref.outcome(rules, s, 0) == 0

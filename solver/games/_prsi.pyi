@@ -17,7 +17,8 @@ class PrsiBoard(Board):
     """A Prší deal in C form (hands: a card mask per seat; stock: card ints, first drawn first)."""
 
     def __init__(self, hands: Sequence[int], stock: Sequence[int], upcard: int, leader: int = 0,
-                 play_on: bool = False, comeback: bool = False, salt0: int = 0, salt1: int = 0) -> None: ...
+                 play_on: bool = False, comeback: bool = False, salt0: int = 0, salt1: int = 0,
+                 not_last: bool = False) -> None: ...
     def set_search(self, player: int, horizon: int) -> None:
         """Search for `player` (P, maximising), `horizon` plies from the current position."""
     @property

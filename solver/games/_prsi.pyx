@@ -135,13 +135,14 @@ cdef class PrsiBoard(Board):
 
     hands: a card mask per seat; stock: card ints, first drawn first;
     upcard: the card turned up (a 7 or an A acts on `leader`, who starts);
-    play_on, comeback: the variants `play_on` and `return`.  Before a search,
+    play_on, comeback: the variants `play_on` and `return`; not_last: P's goal
+    under play_on is getting out at all (default: being out first).  Before a search,
     ``set_search(player, horizon)`` names P and the horizon from here.
     """
     cdef PPos* pp
 
     def __cinit__(self, hands, stock, int upcard, int leader=0, bint play_on=False, bint comeback=False,
-                  unsigned long long salt0=0, unsigned long long salt1=0):
+                  unsigned long long salt0=0, unsigned long long salt1=0, bint not_last=False):
         cdef PState* s
         if not 2 <= len(hands) <= MAXSEATS:
             raise ValueError(f"Prší is played by 2 to {MAXSEATS} players")
@@ -152,6 +153,9 @@ cdef class PrsiBoard(Board):
         p.n = len(hands)
         p.play_on = play_on
         p.comeback = comeback
+        if not_last and not play_on:
+            raise ValueError("not_last is a goal of the play_on variant")
+        p.not_last = not_last
         p.base0 = salt0
         p.base1 = salt1
         p.probe = 1

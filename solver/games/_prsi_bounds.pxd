@@ -37,14 +37,14 @@ cdef inline void future_bounds(PPos* p, PState* s, int* lo, int* hi) noexcept no
 
     P can win no sooner than his earliest way out (hi), and lose no sooner
     than the earliest the others can settle it (lo): the first of them out
-    (the usual game), or the last of them (play_on: P loses when left alone).
+    (the usual goal), or the last of them (not_last: P loses when left alone).
     """
     cdef int m = players_in(p, s), period, offset = 0, j, i, e, ep = 0x7FFF, el
     cdef int horizon = p.hend
     # Turns come round every m plies while nobody leaves for good; under
     # play_on players leave and it may shrink to 2.
-    period = 2 if p.play_on else m
-    el = 0 if p.play_on else 0x7FFF
+    period = 2 if p.not_last else m
+    el = 0 if p.not_last else 0x7FFF
     j = s.turn
     for i in range(p.n):
         if not (s.out >> j) & 1 or s.pending_out == j:
@@ -53,13 +53,13 @@ cdef inline void future_bounds(PPos* p, PState* s, int* lo, int* hi) noexcept no
             e = first_out_ply(p, s, j, offset, period)
             if j == p.player:
                 ep = e
-            elif p.play_on:
+            elif p.not_last:
                 if e > el:
                     el = e
             elif e < el:
                 el = e
         j = j + 1 if j + 1 < p.n else 0
-    if p.play_on and el == 0:
+    if p.not_last and el == 0:
         el = 0x7FFF
     hi[0] = horizon + 1 - ep if ep <= horizon else 0
     lo[0] = -(horizon + 1 - el) if el <= horizon else 0

@@ -35,13 +35,14 @@ cdef inline int players_in(PPos* p, PState* s) noexcept nogil:
 cdef inline int outcome(PPos* p, PState* s, int* settled_ply) noexcept nogil:
     """P's outcome so far: +1 won, -1 lost, 0 open; settled_ply: when it was settled.
 
-    The usual game: the first seat out for good wins.  play_on: P wins by
-    being out for good at all, and loses by being the one left.
+    The usual goal, with play_on too (docs/RULES.md §4.9): the first seat out
+    for good wins.  not_last (play_on only): P wins by being out for good at
+    all, and loses by being the one left.
     """
-    if not p.play_on:
+    if not p.not_last:
         if s.first_out < 0:
             return 0
-        settled_ply[0] = s.done_ply
+        settled_ply[0] = s.out_ply[s.first_out]       # (under play_on the game goes on past it)
         return 1 if s.first_out == p.player else -1
     if (s.out >> p.player) & 1 and s.pending_out != p.player:
         settled_ply[0] = s.out_ply[p.player]

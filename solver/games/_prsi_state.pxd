@@ -63,6 +63,7 @@ ctypedef struct PPos:
     int n                    # seats
     int player               # P, whose value is searched
     int play_on              # variant: play on until one player is left (the loser)
+    int not_last             # P's goal (play_on only): getting out at all, not being the one left
     int comeback             # variant `return`
     int root                 # ply of the search's root
     int hend                 # ply at which the horizon ends

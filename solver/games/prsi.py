@@ -71,6 +71,7 @@ HISTORY_RULE = "docs/RULES.md §4.1: played is a list of actions"
 HISTORY_LENGTH_RULE = "docs/RULES.md §4.1: a history holds at most 1,748 actions"
 OBER_RULE = "docs/RULES.md §4.4: the Ober names a suit"
 HORIZON_RULE = "docs/RULES.md §4.9: what is solved, within a horizon or exactly"
+NOT_LAST_RULE = "docs/RULES.md §4.9: not_last is P's goal under play_on"
 # The clauses an illegal action can break, by their short names.
 CLAUSES = {"play a card from your hand": "§4.2", "matching by suit or rank": "§4.3", "the Ober names a suit": "§4.4",
            "7s stack": "§4.5", "aces skip": "§4.6", "the end": "§4.8"}
@@ -91,7 +92,10 @@ INFO = GameInfo(
         OptionInfo("player", "int", None, "the seat whose value is reported (default: the player to move)",
                    maximum=5, meaning="the seat whose value is reported"),
         OptionInfo("play_on", "bool", False,
-                   "play on until one player is left, the loser: a player's value is then +1 for getting out"),
+                   "play on until one player is left, the loser (the value is still about being out first)"),
+        OptionInfo("not_last", "bool", False,
+                   "with play_on: the value is +1 for getting out at all (not being the one left), "
+                   "not for being out first"),
         OptionInfo("return", "bool", False,
                    "a player who went out is back in if the next player plays a 7 on his last card"),
     ),
@@ -114,6 +118,7 @@ class PrsiSetup:
     play_on: bool
     comeback: bool
     played: tuple[str, ...]
+    not_last: bool = False       # P's goal under play_on: getting out at all (docs/RULES.md §4.9)
 
     @property
     def seats(self) -> int:
@@ -159,7 +164,7 @@ def parse_action(token: Any, ply: int | None = None) -> str:
     return f"{card}/{suit}" if suit is not None else str(card)
 
 
-def _options(doc: Mapping[str, Any], seats: int) -> tuple[int | None, int | None, bool, bool]:
+def _options(doc: Mapping[str, Any], seats: int) -> tuple[int | None, int | None, bool, bool, bool]:
     raw = options_object(doc)
     # horizon and player may be null, which the generic reader does not take.
     rest = {k: v for k, v in raw.items() if not (k in ("horizon", "player") and v is None)}
@@ -175,7 +180,12 @@ def _options(doc: Mapping[str, Any], seats: int) -> tuple[int | None, int | None
                                  f"number from 0 to {seats - 1} with {seats} players, not {player} "
                                  f"({OPTION_RANGE_RULE})", token=str(player), rule=OPTION_RANGE_RULE,
                                  field="options.player")
-    return horizon, player, options["play_on"], options["return"]
+    if options["not_last"] and not options["play_on"]:
+        raise InvalidOptionError("option 'not_last' is a goal of the play_on variant: without play_on the game "
+                                 f"ends at the first player out, so nobody is left last (give play_on too; "
+                                 f"{NOT_LAST_RULE})", token="not_last", rule=NOT_LAST_RULE,
+                                 field="options.not_last")
+    return horizon, player, options["play_on"], options["return"], options["not_last"]
 
 
 def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
@@ -217,14 +227,14 @@ def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
     if isinstance(leader, bool) or not isinstance(leader, int) or not 0 <= leader < seats:
         raise InvalidOptionError(f"leader is the seat who starts, 0..{seats - 1}, not {shown(leader)} ({LEADER_RULE})",
                                  token=token_text(leader), rule=LEADER_RULE, field="leader")
-    horizon, player, play_on, comeback = _options(doc, seats)
+    horizon, player, play_on, comeback, not_last = _options(doc, seats)
     played = tuple(parse_action(t, i) for i, t in enumerate(history_tokens(doc, HISTORY_RULE, "actions")))
-    return PrsiSetup(hands, stock, upcard[0], leader, horizon, player, play_on, comeback, played)
+    return PrsiSetup(hands, stock, upcard[0], leader, horizon, player, play_on, comeback, played, not_last)
 
 
 def _salt(setup: PrsiSetup) -> tuple[int, int]:
     """Table keys hold the queue relative to the deal's stock: salt them with it and the rules."""
-    text = f"prsi|{setup.seats}|{setup.play_on}|{setup.comeback}|{format_cards(setup.stock)}"
+    text = f"prsi|{setup.seats}|{setup.play_on}|{setup.comeback}|{setup.not_last}|{format_cards(setup.stock)}"
     digest = hashlib.blake2b(text.encode(), digest_size=16).digest()
     return int.from_bytes(digest[:8], "little"), int.from_bytes(digest[8:], "little")
 
@@ -250,7 +260,7 @@ class PrsiSession(Session):
     @property
     def value_legend(self) -> str:            # type: ignore[override]
         if len(self.setup.hands) > 2:         # paranoid: the others together (docs/RULES.md §4.9)
-            goal = "getting out (not being the one left)" if self.setup.play_on else "a win"
+            goal = "getting out (not being the one left)" if self.setup.not_last else "being out first"
             return (f"+1 forces {goal} against all the others together, -1 cannot, "
                     + ("exactly" if self.horizon is None else "within the horizon"))
         if self.horizon is None:              # exact: no window
@@ -261,7 +271,8 @@ class PrsiSession(Session):
         self.setup = setup
         salt0, salt1 = _salt(setup)
         self.board = _prsi.PrsiBoard([_mask(h) for h in setup.hands], [CODE[c] for c in setup.stock],
-                                     CODE[setup.upcard], setup.leader, setup.play_on, setup.comeback, salt0, salt1)
+                                     CODE[setup.upcard], setup.leader, setup.play_on, setup.comeback, salt0, salt1,
+                                     setup.not_last)
         self.history: list[str] = []
         self.player = setup.leader       # set once the history is replayed (Prsi.replay)
         self.horizon = setup.horizon
@@ -403,12 +414,13 @@ class PrsiSession(Session):
     def verdict(self, value: int, won: bool, value_kind: str) -> str:
         me = f"seat {self.player}"
         window = "" if self.horizon is None else f" within {self.horizon} plies"     # exact: no window to say
+        goal = "getting out" if self.setup.not_last else "being out first"
         if value > 0:
-            return f"{me} can force {'getting out' if self.setup.play_on else 'being out first'}{window}"
+            return f"{me} can force {goal}{window}"
         if value < 0 and self.setup.seats == 2:
-            return f"the opponent can force {'getting out' if self.setup.play_on else 'being out first'}{window}"
+            return f"the opponent can force {goal}{window}"
         if value < 0:
-            return f"{me} cannot force {'getting out' if self.setup.play_on else 'being out first'}{window}"
+            return f"{me} cannot force {goal}{window}"
         return f"neither side can force the end{window}"
 
     def is_max(self, seat: int) -> bool:
@@ -640,7 +652,7 @@ def exact_solve(session: PrsiSession, searcher: Any, mode: int, cancel: Any = No
     try:
         setup = session.setup
         return exact_graph(session.board.pack(), setup.seats, setup.play_on, setup.comeback, session.player,
-                           cancel, deadline)
+                           cancel, deadline, setup.not_last)
     except _TooBig:
         where, hint = "", ""
         if action is not None:
@@ -734,10 +746,11 @@ def _exact_code(raw: int, horizon: int) -> int:
 
 
 def exact_graph(root: bytes, seats: int, play_on: bool, comeback: bool, player: int, cancel: Any = None,
-                deadline: float | None = None) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
+                deadline: float | None = None,
+                not_last: bool = False) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
     """The whole game reachable from `root` (PrsiBoard.pack's bytes), breadth first, solved backwards:
     (value, [(move, value)], line, states) coded as exact_solve says.  Raises _TooBig past the cap."""
-    board = _prsi.PrsiBoard([0] * seats, [], 0, 0, play_on, comeback)
+    board = _prsi.PrsiBoard([0] * seats, [], 0, 0, play_on, comeback, not_last=not_last)
     index = {root: 0}
     states = [root]
     succ: list[list[tuple[int, int]]] = []
@@ -881,6 +894,8 @@ class Prsi(Game):
             options["player"] = s.player
         if s.play_on:
             options["play_on"] = True
+        if s.not_last:
+            options["not_last"] = True
         if s.comeback:
             options["return"] = True
         if options:

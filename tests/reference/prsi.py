@@ -21,8 +21,9 @@ The rules, as settled:
   with no cards, at his seat.
 - The value, for a player P: +(H+1-d) if P's outcome is settled as a win at ply d <= H after the
   position, -(H+1-d) for a loss, 0 if nothing is settled within H plies.  P wins by being out for
-  good first (``play_on``: by being out for good at all), loses when another is out for good
-  first (``play_on``: when he is the one left).  Every seat but P plays against him.
+  good first, loses when another is out for good first (``play_on`` too: RULES §4 asks who is out
+  first); with ``not_last`` (a goal of ``play_on``) P wins by being out for good at all and loses
+  when he is the one left.  Every seat but P plays against him.
 """
 from __future__ import annotations
 
@@ -63,6 +64,7 @@ class Rules:
     seats: int
     play_on: bool = False
     comeback: bool = False          # the variant `return`
+    not_last: bool = False          # P's goal under play_on: out at all, not the one left
 
 
 def start(hands, stock, upcard, leader=0) -> State:
@@ -158,7 +160,7 @@ def play(rules: Rules, state: State, action: str, check: bool = True) -> State:
 
 def outcome(rules: Rules, state: State, player: int) -> int:
     """+1 P has won, -1 P has lost, 0 open."""
-    if not rules.play_on:
+    if not rules.not_last:
         if state.finished:
             return 1 if state.finished[0] == player else -1
         return 0
@@ -301,7 +303,8 @@ def from_document(doc: dict) -> tuple[Rules, State, int, int | None]:
     stock = doc["stock"].split() if isinstance(doc["stock"], str) else list(doc["stock"])
     stock = [parse_card(c) for c in stock]
     options = doc.get("options", {})
-    rules = Rules(len(hands), options.get("play_on", False), options.get("return", False))
+    rules = Rules(len(hands), options.get("play_on", False), options.get("return", False),
+                  options.get("not_last", False))
     state = start(hands, stock, parse_card(doc["upcard"]), doc.get("leader", 0))
     for action in doc.get("played", ()):
         state = play(rules, state, action)
