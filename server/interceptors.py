@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 import grpc
 
 from ddcards.server import calllog
+from ddcards.server.wire import oneof_conflict
 from ddcards.server.status import (RequestError, StreamIdle, TokenInvalid, TooManyStreams, Unauthenticated,
                                    clean_text, code_of, describe)
 
@@ -106,9 +107,20 @@ class Undecodable:
         self.message_type = message_type
 
     def to_error(self) -> RequestError:
+        if isinstance(self.error, OneofConflict):
+            return RequestError(f"the {self.message_type} message sends {self.error}: they are one field, give "
+                                "one of them (protobuf would keep the last and drop the other)",
+                                token=str(self.error).split(" and ")[0], rule=ONEOF_RULE)
         return RequestError(f"the request is not a valid {self.message_type} message "
                             f"({type(self.error).__name__}: {clean_text(self.error)})",
                             token="", rule="protobuf encoding")
+
+
+class OneofConflict(ValueError):
+    """Two members of one oneof in a request's bytes (``wire.oneof_conflict`` says which)."""
+
+
+ONEOF_RULE = "a oneof's members are one field: a message gives one of them"
 
 
 def _safe_deserializer(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
@@ -117,13 +129,18 @@ def _safe_deserializer(deserialize: Callable[[bytes], Any] | None) -> Callable[[
     if deserialize is None:
         return None
     owner = getattr(deserialize, "__self__", None)
-    name = getattr(getattr(owner, "DESCRIPTOR", None), "full_name", "request")
+    descriptor = getattr(owner, "DESCRIPTOR", None)
+    name = getattr(descriptor, "full_name", "request")
 
     def safe(data: bytes) -> Any:
         try:
-            return deserialize(data)
+            message = deserialize(data)
         except Exception as exc:  # noqa: BLE001 - reported to the client as INVALID_ARGUMENT
             return Undecodable(exc, name)
+        conflict = oneof_conflict(descriptor, data) if descriptor is not None else None
+        if conflict is not None:        # the parser kept the last member: no silent choice here
+            return Undecodable(OneofConflict(conflict), name)
+        return message
 
     return safe
 

@@ -126,6 +126,50 @@ def test_undecodable_request_bytes_are_invalid_argument(server):
         assert by_index[1].result.value == ddcards.solve(ddcards.Position.from_dict(_doc())).value
 
 
+def _varint(n: int) -> bytes:
+    out = b""
+    while n >= 0x80:
+        out, n = out + bytes([n & 0x7F | 0x80]), n >> 7
+    return out + bytes([n])
+
+
+def test_two_members_of_a_oneof_are_invalid_argument_not_the_last_one_solved(server):
+    """Protobuf keeps the last member of a oneof it reads: a request with both a position and a
+    document_json was solved as whichever came last. Now it is refused, naming both."""
+    doc = _doc()
+    both = (pb.SolveRequest(position=convert.doc_to_position(doc)).SerializeToString()
+            + pb.SolveRequest(document_json=json.dumps(doc)).SerializeToString())
+    assert pb.SolveRequest.FromString(both).WhichOneof("source") == "document_json"     # what grpc hands over
+    option = pb.OptionValue(bool_value=True).SerializeToString() + pb.OptionValue(int_value=3).SerializeToString()
+    entry = b"\x0a\x01x\x12" + _varint(len(option)) + option          # options {"x": both kinds}
+    position = pb.Position(game_name="marias").SerializeToString()
+    with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        raw = channel.unary_unary(SOLVE)
+        with pytest.raises(grpc.RpcError) as info:
+            raw(both, timeout=10)
+        assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert info.value.details() == (
+            "the ddcards.v1.SolveRequest message sends position and document_json (oneof source): they are one "
+            "field, give one of them (protobuf would keep the last and drop the other)")
+        assert error_details(info.value)["reason"] == "INVALID_REQUEST"
+        # ... in a stream's item too (in band; the stream goes on), and inside a nested message
+        stream = channel.stream_stream("/ddcards.v1.SolverService/SolveStream")
+        item = b"\x12" + _varint(len(both)) + both                       # SolveStreamRequest.solve = both
+        good = pb.SolveStreamRequest(id="ok", solve=Client.solve_request(doc, "best")).SerializeToString()
+        items = {r.index: r for r in map(pb.SolveStreamResponse.FromString, stream(iter([item, good]), timeout=30))}
+        assert items[0].error.code_name == "INVALID_ARGUMENT"
+        assert "sends solve.position and solve.document_json (oneof source)" in items[0].error.message
+        assert items[1].result.value == ddcards.solve(ddcards.Position.from_dict(doc)).value
+    from ddcards.server.wire import oneof_conflict
+    options_field = [f for f in pb.Position.DESCRIPTOR.fields if f.message_type is not None
+                     and f.message_type.GetOptions().map_entry][0]
+    with_option = _varint(options_field.number << 3 | 2) + _varint(len(entry)) + entry
+    assert pb.Position.FromString(position + with_option).options["x"].int_value == 3   # parsed: the last kept
+    assert oneof_conflict(pb.Position.DESCRIPTOR, position + with_option) == (
+        f"{options_field.name}.value.bool_value and {options_field.name}.value.int_value (oneof kind)")
+    assert oneof_conflict(pb.SolveRequest.DESCRIPTOR, pb.SolveRequest(document_json="{}").SerializeToString()) is None
+
+
 def test_a_value_that_does_not_fit_the_response_is_invalid_argument(client, monkeypatch):
     """A stake that passed validation used to fail as INTERNAL 'Value out of range'."""
     real = ddcards.Solver.solve

@@ -1,0 +1,74 @@
+"""What protobuf parsing forgives in a request, and the service does not: two members of a oneof.
+
+A message on the wire may carry both members of a ``oneof`` (``position`` and ``document_json``
+of a SolveRequest, ``bool_value`` and ``int_value`` of an option): the parser keeps the last one
+it reads and drops the other without a word. That is a client's bug, and solving whichever came
+last would be a silent fix of it, so the service reads the request's bytes once more (they are
+well formed: the parser took them) and names both members.
+"""
+from __future__ import annotations
+
+from functools import cache
+
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+
+
+def _varint(data: bytes, i: int) -> tuple[int, int]:
+    shift = value = 0
+    while True:
+        byte = data[i]
+        i += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, i
+        shift += 7
+
+
+@cache
+def _has_oneof(descriptor: Descriptor, seen: frozenset[str] = frozenset()) -> bool:
+    """Does a message of this type hold a oneof, itself or in a message field (at any depth)?"""
+    if descriptor.oneofs:
+        return True
+    seen = seen | {descriptor.full_name}
+    return any(field.message_type is not None and field.message_type.full_name not in seen
+               and _has_oneof(field.message_type, seen) for field in descriptor.fields)
+
+
+def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "") -> str | None:
+    """Where `data` (a message of `descriptor`, well formed) sends two members of one oneof:
+    "position and document_json (oneof source)", prefixed by the path of a nested message
+    ("solve.position and solve.document_json ..."); None if it does not."""
+    members: dict[int, tuple[str, str]] = {}          # field number -> (oneof, member)
+    for group in descriptor.oneofs:
+        for member in group.fields:
+            members[member.number] = (group.name, member.name)
+    sent: dict[str, list[str]] = {}
+    i, end = 0, len(data)
+    while i < end:
+        key, i = _varint(data, i)
+        number, wire = key >> 3, key & 7
+        if number in members:
+            oneof, name = members[number]
+            names = sent.setdefault(oneof, [])
+            if name not in names:
+                names.append(name)
+                if len(names) > 1:
+                    return f"{' and '.join(path + n for n in names)} (oneof {oneof})"
+        if wire == 0:
+            _, i = _varint(data, i)
+        elif wire == 1:
+            i += 8
+        elif wire == 5:
+            i += 4
+        elif wire == 2:
+            length, i = _varint(data, i)
+            field = descriptor.fields_by_number.get(number)
+            inner_type = field.message_type if field is not None and field.type == FieldDescriptor.TYPE_MESSAGE else None
+            if field is not None and inner_type is not None and _has_oneof(inner_type):
+                inner = oneof_conflict(inner_type, data[i:i + length], f"{path}{field.name}.")
+                if inner is not None:
+                    return inner
+            i += length
+        else:                   # a group (deprecated; no field of ours): nothing more to read safely
+            return None
+    return None
