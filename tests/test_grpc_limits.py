@@ -168,6 +168,12 @@ def test_two_members_of_a_oneof_are_invalid_argument_not_the_last_one_solved(ser
     assert oneof_conflict(pb.Position.DESCRIPTOR, position + with_option) == (
         f"{options_field.name}.value.bool_value and {options_field.name}.value.int_value (oneof kind)")
     assert oneof_conflict(pb.SolveRequest.DESCRIPTOR, pb.SolveRequest(document_json="{}").SerializeToString()) is None
+    # The check reads at most FIELD_BUDGET fields: a request repeating a field millions of times
+    # (4 MB of them) cannot hold the server's GIL for long; a conflict past the budget goes unseen.
+    from ddcards.server.wire import FIELD_BUDGET
+    modes = pb.SolveRequest(mode=pb.SOLVE_MODE_BEST).SerializeToString()
+    assert oneof_conflict(pb.SolveRequest.DESCRIPTOR, modes * (FIELD_BUDGET - 2) + both) is not None
+    assert oneof_conflict(pb.SolveRequest.DESCRIPTOR, modes * FIELD_BUDGET + both) is None
 
 
 def test_a_value_that_does_not_fit_the_response_is_invalid_argument(client, monkeypatch):
