@@ -172,7 +172,7 @@ def test_two_members_of_a_oneof_are_invalid_argument_not_the_last_one_solved(ser
     # (4 MB of them) cannot hold the server's GIL for long; a conflict past the budget goes unseen.
     from ddcards.server.wire import FIELD_BUDGET
     modes = pb.SolveRequest(mode=pb.SOLVE_MODE_BEST).SerializeToString()
-    assert oneof_conflict(pb.SolveRequest.DESCRIPTOR, modes * (FIELD_BUDGET - 100) + both) is not None  # (its position: ~50)
+    assert oneof_conflict(pb.SolveRequest.DESCRIPTOR, modes * (FIELD_BUDGET - 100) + both) is not None
     assert oneof_conflict(pb.SolveRequest.DESCRIPTOR, modes * FIELD_BUDGET + both) is None
 
 
