@@ -233,6 +233,13 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
+#: A table sized per game grows past its game's own size for a search with a time limit only as
+#: far as this many MiB a second of the limit. The kernel backs a new table as the search first
+#: touches it, 2 MiB huge pages zeroed at a time, and a search's first stores fall all over it: a
+#: fresh 36-card Mariasz deal's 1 GiB took 2.9 s of system time in its first 10,000 nodes, which a
+#: 3-second timeout spent before the search had begun (2026-12-05). 64 MiB a second: 192 MiB for 3.
+GROWTH_MB_PER_SECOND = 64
+
 #: How often a call waiting for a Solver another thread is searching with looks at its cancel token.
 TURN_POLL_SECONDS = 0.02
 
@@ -378,14 +385,18 @@ class Solver:
         """Is the table sized per game (made with tt_mb=None) rather than fixed?"""
         return self._per_game
 
-    def _fit_table(self, pos: Position, keep: bool = False) -> None:
+    def _fit_table(self, pos: Position, keep: bool = False, timeout: float | None = None) -> None:
         """Sized per game: search `pos` in the table it wants (``Position.table_mb``), growing the
         memory (empty) the first time a search wants more; a smaller one searches in a part of
         it, as in a table of its own size (the same nodes, whatever ran before).  keep (keep_tt):
-        a table in use at least that large stays, with what it holds."""
+        a table in use at least that large stays, with what it holds.  A search with a `timeout`
+        gets more than its game's own table only as far as GROWTH_MB_PER_SECOND says."""
         if not self._per_game:
             return
         want = pos.table_mb
+        own = pos.game_info.table_mb
+        if timeout is not None and want > own:
+            want = max(own, min(want, int(timeout * GROWTH_MB_PER_SECOND)))
         if keep and self._searcher.tt_mb >= want:
             return
         if want > self._searcher.allocated_mb:
@@ -479,7 +490,7 @@ class Solver:
         timeout = _check_limits(timeout, cancel, keep_tt)
         threads = _threads(threads)
         pos = _position(position)
-        self._fit_table(pos, keep_tt)
+        self._fit_table(pos, keep_tt, timeout)
         if not keep_tt:
             self._searcher.clear()
         session = pos.session()
@@ -500,7 +511,7 @@ class Solver:
         threads = _threads(threads)
         if not positions:
             return []
-        self._fit_table(positions[0])
+        self._fit_table(positions[0], timeout=timeout)
         self._searcher.clear()
         sessions = [pos.session() for pos in positions]
         rows = [(self._searcher, session.board) for session in sessions]
@@ -564,7 +575,7 @@ class Solver:
         pos = _position(position)
         mode = _mode(mode)
         session = pos.session()
-        self._fit_table(pos, keep_tt)
+        self._fit_table(pos, keep_tt, timeout)
         if not keep_tt:
             self._searcher.clear()
         helpers = self._helper_boards(pos, threads) if threads > 1 else ()
@@ -612,7 +623,7 @@ class Solver:
         first = pos.start()
         session = first.session()
         value_kind = session.value_kind
-        self._fit_table(first)               # the deal's start: the longest search of the analysis
+        self._fit_table(first, timeout=timeout)     # the deal's start: the longest search of the analysis
         self._searcher.clear()
         nodes = 0
         # Each further thread follows the play on a session of its own.

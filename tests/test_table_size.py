@@ -107,6 +107,21 @@ def test_a_table_beyond_the_games_that_cannot_be_had_gives_way_to_the_games(monk
     assert solver.tt_mb == solver.tt_allocated_mb == MARIASZ_MB
 
 
+def test_a_search_with_a_time_limit_grows_the_table_as_far_as_it_can_use(monkeypatch):
+    # A new table's pages are zeroed as the search first touches them, all over it: a 3-second
+    # search of a fresh 36-card deal spent its time backing a 1 GiB table (9,779 nodes). With a
+    # timeout the table grows only by GROWTH_MB_PER_SECOND a second of it, never below the game's.
+    monkeypatch.setattr(mariasz, "TABLE_BY_STOCK", ((8, 512),))
+    per_second = ddcards.api.GROWTH_MB_PER_SECOND
+    expected = answer(ddcards.Solver(tt_mb=48).solve(MID_STOCK))
+    for timeout, mb in ((2.0, int(2 * per_second)), (0.45, MARIASZ_MB), (1000.0, 512)):
+        solver = ddcards.Solver()
+        assert answer(solver.solve(MID_STOCK, timeout=timeout)) == expected
+        assert solver.tt_allocated_mb == mb, timeout
+    solver = ddcards.Solver()
+    assert solver.value(MID_STOCK, timeout=2.0) == expected[0] and solver.tt_allocated_mb == 2 * per_second
+
+
 def resident_mib() -> float:
     """This process's resident memory (MiB)."""
     with open("/proc/self/statm") as f:
