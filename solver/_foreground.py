@@ -18,7 +18,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Callable, TextIO, TypeVar
 
+from ddcards._jsonio import printable
 from ddcards.api import CancelToken, Solver
+from ddcards.errors import SearchAborted
 
 __all__ = ["Foreground"]
 
@@ -59,7 +61,14 @@ class Foreground:
                         self._tick(time.monotonic() - start)
         except KeyboardInterrupt:
             cancel.cancel()
-            future.exception()            # the search stops at its next poll; its SearchCancelled is dropped
+            stopped = future.exception()      # the search stops at its next poll
+            if isinstance(stopped, SearchAborted):
+                # how far it got, as a --timeout says it (the interrupt then ends the command)
+                self._clear()
+                try:
+                    print(printable(f"ddcards: stopped: {stopped}"), file=self.stream, flush=True)
+                except (OSError, ValueError):   # an unwritable stderr: the exit status still says it
+                    pass
             raise
         finally:
             self._clear()
