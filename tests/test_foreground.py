@@ -76,11 +76,12 @@ def test_ctrl_c_stops_a_reports_analysis_at_once(tmp_path):
     # thread, where Ctrl-C waited for the search to end (minutes).
     path = tmp_path / "fresh.json"
     path.write_text(json.dumps(ENDLESS))
-    proc = subprocess.Popen([sys.executable, "-m", "ddcards", "report", str(path), "-o", str(tmp_path / "x.html")],
+    proc = subprocess.Popen([sys.executable, "-m", "ddcards", "report", str(path), "-o", str(tmp_path / "x.html"),
+                             "--progress"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0, preexec_fn=sigint_default)
     try:
-        wait_for(proc, b"Ctrl-C interrupts it)")            # the long-analysis note: the search starts
-        time.sleep(0.5)
+        wait_for(proc, b"Ctrl-C interrupts it; the ticker shows how far it got)")    # the long-analysis note
+        assert b"\rddcards: searching 0:0" in wait_for(proc, b"Ctrl-C stops")     # --progress: its ticker
         proc.send_signal(signal.SIGINT)
         sent = time.monotonic()
         _, err = proc.communicate(timeout=30)

@@ -42,6 +42,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"transposition table size in MiB (default: per game, {ddcards.api.table_sizes_text()})")
     p.add_argument("--threads", type=int, default=1, metavar="N",
                    help="threads for each search of the analysis (default 1; the answers are the same)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show a ticker on stderr for a search that runs a second or more (default: when stderr "
+                        "is a terminal)")
     p.set_defaults(func=cmd_report)
 
 
