@@ -387,18 +387,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=DEFAULT_PORT,
                         help=f"port, 0 to {MAX_PORT} (default {DEFAULT_PORT}; 0 = any free port, which the startup "
                              "line names)")
-    parser.add_argument("--workers", type=int, default=None,
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
                         help=f"searches run at once, each with its own solver and transposition table, 1 to "
                              f"{MAX_WORKERS} (default: number of cores); the tables they allocate at startup must "
                              "fit in the machine's memory")
     parser.add_argument("--tt-mb", type=int, default=DEFAULT_TT_MB, metavar="MIB",
                         help=f"transposition table per worker in MiB, the same for every game, at most the "
-                             f"machine's memory: the tables take at most workers x tt-mb "
+                             f"machine's memory: the tables take at most workers x (tt-mb + its side area, an "
+                             f"eighth of it, 256 KiB to 16 MiB) "
                              f"(default: per game, {solver_api.table_sizes_text()}: at most "
                              f"workers x {solver_api.table_memory_mb(solver_api.largest_table_mb())} MiB with "
                              f"the tables' side areas)")
     capacity = parser.add_argument_group("capacity")
-    capacity.add_argument("--max-queue", type=int, default=DEFAULT_MAX_QUEUE,
+    capacity.add_argument("--max-queue", type=int, default=DEFAULT_MAX_QUEUE, metavar="CALLS",
                           help="calls that may wait for a busy worker at once; one more gets RESOURCE_EXHAUSTED "
                                f"(reason OVERLOADED) with a RetryInfo (default {DEFAULT_MAX_QUEUE})")
     capacity.add_argument("--queue-timeout", type=float, default=DEFAULT_QUEUE_TIMEOUT, metavar="SECONDS",
@@ -415,7 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="the longest one search may run, whatever the call asks: a search it stops ends "
                                "its call with DEADLINE_EXCEEDED saying so (default 0 = no limit: a call without a "
                                "deadline waits for the exact answer, minutes on a fresh 36-card Mariasz deal)")
-    parser.add_argument("--grace", type=float, default=DEFAULT_GRACE,
+    parser.add_argument("--grace", type=float, default=DEFAULT_GRACE, metavar="SECONDS",
                         help=f"seconds calls in flight may take to finish on SIGTERM/SIGINT, 0 to {MAX_GRACE:g} "
                              f"(default {DEFAULT_GRACE:g}; 0: cancel them at once)")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],

@@ -290,8 +290,8 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
     print(f"{info.get('title', pos.game)} - value at the start {signed(an.initial_value)} ({view})", file=out)
     width = max([4] + [len(s.move) for s in an.steps]) + 1     # Mariasz's "exchange" is a move too
     if not an.steps:
-        print("Nothing to analyse: the position records no play (its 'played' is empty); its value is the "
-              "deal's", file=out)
+        print("Nothing to analyse: the position records no play (its 'played' is empty); the value above is "
+              "the deal's as dealt (`ddcards solve` gives its best moves)", file=out)
     else:
         # Prší's draws and passes, an Ober with its suit, Mariasz's exchange: actions, not cards
         unit = "card" if pos.game != "prsi" and all(s.move != "exchange" for s in an.steps) else "action"
@@ -741,7 +741,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"stop {bounded} after this long, at least 0 ('inf': no limit, the default; exit status 1; "
                             "the first search in a fresh large table may overrun it by up to a second)")
         p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
-                       help=f"transposition table size in MiB (default: per game, {table_sizes})")
+                       help=f"transposition table size in MiB, 1 to the machine's memory "
+                            f"(default: per game, {table_sizes})")
         batch = " (and a bar over a batch of several documents)" if p.prog.endswith(" solve") else ""
         p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                        help=f"show progress on stderr: a ticker for a search that runs a second or more{batch}; "
@@ -756,7 +757,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=["best", "optimal", "all"], default="all",
                    help="best: one optimal move; optimal: all optimal moves; all: every move's value (default)")
     p.add_argument("--threads", type=int, default=1, metavar="N",
-                   help="threads for each position's search (default 1; the same values and moves: in mode "
+                   help="threads for each position's search, 1 to 64 (default 1; the same values and moves: in mode "
                         "best the move reported may be another optimal one)")
     p.set_defaults(func=cmd_solve)
 
@@ -780,7 +781,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "its record is an error; exit status 1; the first search in a fresh large table may "
                         "overrun it by up to a second)")
     p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
-                   help=f"transposition table of each search thread in MiB (default: per game, {table_sizes})")
+                   help=f"transposition table of each search thread in MiB, 1 to the machine's memory "
+                        f"(default: per game, {table_sizes})")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="the progress bar (default: when stderr is a terminal)")
     p.add_argument("--restart", action="store_true",
@@ -796,7 +798,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=["optimal", "all"], default="optimal",
                    help="optimal: the best cards at each step (default); all: every legal card's value too")
     p.add_argument("--threads", type=int, default=1, metavar="N",
-                   help="threads for each search of the analysis (default 1; the answers are the same)")
+                   help="threads for each search of the analysis, 1 to 64 (default 1; the answers are the same)")
     p.set_defaults(func=cmd_analyse)
 
     p = sub.add_parser("table", help="a deal's DD table: Klaverjas, every trump suit and playing team; Mariáš, "
@@ -806,12 +808,15 @@ def build_parser() -> argparse.ArgumentParser:
                                    "discard and contract with its value and the declarer's money.")
     common(p, example="klaverjas", answers="table documents")
     p.add_argument("--threads", type=int, default=None, metavar="N",
-                   help="searches run at once (default: the CPUs available, at most 8)")
+                   help="searches run at once, 1 to 64 (default: the CPUs available, at most 8)")
     p.add_argument("--all", action="store_true",
                    help="Mariáš: print every discard x contract, not only the best discard of each contract")
     p.set_defaults(func=cmd_table)
 
-    p = sub.add_parser("games", help="list games, contracts, objectives and options")
+    p = sub.add_parser("games", help="list games, contracts, objectives and options",
+                       description="List each game the solver knows: its names, players, contracts, the "
+                                   "objectives of each contract, and its options with their types, defaults and "
+                                   "ranges (what a position document's 'options' may hold; docs/RULES.md).")
     p.add_argument("--json", action="store_true", help="print them as one JSON document")
     p.set_defaults(func=cmd_games)
 
@@ -836,9 +841,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeat", type=int, default=1, metavar="R",
                    help="solve each position R times and keep its least time (default 1)")
     p.add_argument("--threads", type=int, default=1, metavar="N",
-                   help="threads for each search (default 1; the node count is a signature only on one)")
+                   help="threads for each search, 1 to 64 (default 1; the node count is a signature only on one)")
     p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
-                   help=f"transposition table size in MiB (default: per game, {table_sizes})")
+                   help=f"transposition table size in MiB, 1 to the machine's memory "
+                            f"(default: per game, {table_sizes})")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show a progress bar on stderr (default: when stderr is a terminal)")
     p.set_defaults(func=cmd_bench)
@@ -847,8 +853,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     from ddcards.board.cli import add_arguments as board_arguments
     from ddcards.report.cli import add_arguments as report_arguments
-    report_arguments(sub.add_parser("report", help="write an HTML report of a recorded deal"))
-    board_arguments(sub.add_parser("board", help="run the local analysis board (a web page)"))
+    report_arguments(sub.add_parser(
+        "report", help="write an HTML report of a recorded deal",
+        description="Analyse a recorded deal (as `ddcards analyse` does) and write one self-contained HTML page: "
+                    "the hands, every card or action with the value after it, the mistakes and what each cost, "
+                    "the value chart and the optimal continuation. An analysis document (`ddcards analyse "
+                    "--json`) is rendered as it is, without searching again."))
+    board_arguments(sub.add_parser(
+        "board", help="run the local analysis board (a web page)",
+        description="Run the analysis board on http://127.0.0.1:8765/ (needs pip install 'ddcards[board]'): "
+                    "a local web page to paste, load or pick a position, see every legal card's exact value, "
+                    "play a card by clicking it and step back and forward. It listens on this machine only "
+                    "unless --host says otherwise."))
     return parser
 
 

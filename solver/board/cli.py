@@ -28,10 +28,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="stop any search after this long (default: never; the page has a Stop button)")
     p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
-                   help=f"transposition table size per worker in MiB (default: per game, "
+                   help=f"transposition table size per worker in MiB, 1 to the machine's memory (default: per game, "
                         f"{ddcards.api.table_sizes_text()})")
     p.add_argument("--threads", type=int, default=1, metavar="N",
-                   help="threads for each search (default 1; --threads 2 solves a long position on two cores)")
+                   help="threads for each search, 1 to 64 (default 1; --threads 2 solves a long position on two cores)")
     p.set_defaults(func=cmd_board)
 
 

@@ -39,9 +39,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="stop the analysis after this long, at least 0 ('inf': no limit, the default; exit status 1)")
     p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
-                   help=f"transposition table size in MiB (default: per game, {ddcards.api.table_sizes_text()})")
+                   help=f"transposition table size in MiB, 1 to the machine's memory (default: per game, "
+                        f"{ddcards.api.table_sizes_text()})")
     p.add_argument("--threads", type=int, default=1, metavar="N",
-                   help="threads for each search of the analysis (default 1; the answers are the same)")
+                   help="threads for each search of the analysis, 1 to 64 (default 1; the answers are the same)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show a ticker on stderr for a search that runs a second or more (default: when stderr "
                         "is a terminal)")
