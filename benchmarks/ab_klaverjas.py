@@ -80,7 +80,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("repo", nargs="?", default=str(HERE.parent.parent),
                     help="the checkout to measure (default: this one)")
-    ap.add_argument("--deals", type=positive, default=60)
+    ap.add_argument("--deals", type=positive, default=60, help="deals of each corpus (default 60)")
     ap.add_argument("--tables", type=count, default=10)
     ap.add_argument("--pair", metavar="OTHER", help="run OTHER's build at the same time, one core each")
     ap.add_argument("--rounds", type=positive, default=3, help="rounds of --pair")

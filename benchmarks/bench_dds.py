@@ -94,7 +94,7 @@ def quartiles(xs: list[float]) -> tuple[float, float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=positive, default=100)
+    ap.add_argument("--deals", type=positive, default=100, help="fresh random layouts (default 100)")
     ap.add_argument("--seed", type=int, default=None, help="default: a fresh one (printed)")
     ap.add_argument("--threads", type=positive, nargs="+", default=[1], metavar="N",
                     help="ddcards thread counts to run (default: 1)")

@@ -84,7 +84,7 @@ def tables(n: int, tt_mb: int, threads: int) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=positive, default=200)
+    ap.add_argument("--deals", type=positive, default=200, help="deals of each corpus (default 200)")
     ap.add_argument("--tables", type=count, default=40, help="deals per corpus for the DD table (0: none)")
     ap.add_argument("--tt-mb", type=positive, default=ddcards.api.DEFAULT_TT_MB,
                     help="transposition table per Solver in MiB (default: sized per game, as the library does)")

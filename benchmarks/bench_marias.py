@@ -99,7 +99,7 @@ def endgames(n: int, tricks_left: int) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=positive, default=200)
+    ap.add_argument("--deals", type=positive, default=200, help="deals of each contract's corpus (default 200)")
     ap.add_argument("--repeat", type=positive, default=1, metavar="R",
                     help="rounds over each corpus; each deal's least time counts (default 1)")
     ap.add_argument("--reference-positions", type=count, default=20,

@@ -90,7 +90,7 @@ def unshared(docs: list[dict], tt_mb: int | None) -> tuple[list[float], list[int
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=positive, default=50)
+    ap.add_argument("--deals", type=positive, default=50, help="deals (default 50)")
     ap.add_argument("--threads", type=positive, nargs="+", default=None, metavar="N",
                     help="threads per table (default: 1 and every CPU available)")
     ap.add_argument("--tt-mb", type=positive, default=ddcards.api.DEFAULT_TT_MB,

@@ -531,7 +531,7 @@ def table_sizes(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(prog="bench_mariasz.py table-sizes", description=table_sizes.__doc__)
     ap.add_argument("sizes", help="MiB, comma-separated, e.g. 32,128,512")
     ap.add_argument("sets", nargs="+", help="e.g. ladder:16 ladder:20 three")
-    ap.add_argument("--deals", type=positive, default=4)
+    ap.add_argument("--deals", type=positive, default=4, help="deals of each set (default 4)")
     args = ap.parse_args(argv)
     try:
         sizes = [positive(mb) for mb in args.sizes.split(",")]
@@ -661,12 +661,13 @@ def main() -> None:
     if sys.argv[1:2] == ["etc-split"]:
         etc_split(int(sys.argv[2]) if len(sys.argv) > 2 else 16)
         return
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    # the whole docstring: its first lines list the subcommands (corpus, fresh, ...), which this parser does not see
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--deals", type=positive, default=40, help="positions per corpus (phase 2: four times as many)")
     ap.add_argument("--ladder-deals", type=count, default=12, help="deals per rung of the stock ladder")
     ap.add_argument("--ladder-limit", type=seconds, default=20.0, help="seconds per ladder position")
     ap.add_argument("--limit", type=seconds, default=30.0, help="seconds per corpus position")
-    ap.add_argument("--tt-mb", type=positive, default=16)
+    ap.add_argument("--tt-mb", type=positive, default=16, help="the table of every search, MiB (default 16)")
     args = ap.parse_args()
     engine = Searcher(args.tt_mb)
     # The first searches of a process pay for the table's pages (the kernel zeroes and may first

@@ -81,7 +81,7 @@ def measure(docs: list[dict], repeat: int) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=positive, default=50)
+    parser.add_argument("--deals", type=positive, default=50, help="deals (default 50)")
     parser.add_argument("--repeat", type=positive, default=5)
     args = parser.parse_args(argv)
     print(f"{machine_line()}. Command: python benchmarks/bench_position.py --deals {args.deals} "
