@@ -318,8 +318,11 @@ class Solver:
     ran before; ``tt_mb`` is the size in use, ``tt_allocated_mb`` the memory
     held).  A table beyond the game's own size that cannot be had gives way
     to the game's own size; one of the game's own size that cannot grow
-    raises MemoryError, and the Solver keeps the one it has.  tt_mb=N: N MiB
-    for every game, always.
+    raises TableMemoryError, and the Solver keeps the one it has.  A search
+    with a timeout grows the memory past its game's own size only by
+    GROWTH_MB_PER_SECOND (64) MiB a second of it (the kernel's backing of a
+    new table costs time); memory held serves whole.  tt_mb=N: N MiB for
+    every game, always.
 
     One search at a time: threads that share a Solver take turns (a call
     waits for the one under way, within its own timeout and cancel: its
@@ -389,14 +392,22 @@ class Solver:
         """Sized per game: search `pos` in the table it wants (``Position.table_mb``), growing the
         memory (empty) the first time a search wants more; a smaller one searches in a part of
         it, as in a table of its own size (the same nodes, whatever ran before).  keep (keep_tt):
-        a table in use at least that large stays, with what it holds.  A search with a `timeout`
-        gets more than its game's own table only as far as GROWTH_MB_PER_SECOND says."""
+        a table in use at least that large stays, with what it holds (as does, with a `timeout`,
+        one at least the game's own size: growing would empty it).  A search with a `timeout`
+        grows the memory past its game's own table only as far as GROWTH_MB_PER_SECOND says;
+        memory already held serves whole."""
         if not self._per_game:
             return
         want = pos.table_mb
         own = pos.game_info.table_mb
-        if timeout is not None and want > own:
-            want = max(own, min(want, int(timeout * GROWTH_MB_PER_SECOND)))
+        held = self._searcher.allocated_mb
+        if timeout is not None and want > max(own, held):
+            # (the product in floating point: a timeout of 1e308 makes it infinite, int() of which raises)
+            growth = timeout * GROWTH_MB_PER_SECOND
+            if growth < want:
+                want = max(own, held, int(growth))
+            if keep and self._searcher.tt_mb >= own:
+                return
         if keep and self._searcher.tt_mb >= want:
             return
         if want > self._searcher.allocated_mb:

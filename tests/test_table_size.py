@@ -114,12 +114,23 @@ def test_a_search_with_a_time_limit_grows_the_table_as_far_as_it_can_use(monkeyp
     monkeypatch.setattr(mariasz, "TABLE_BY_STOCK", ((8, 512),))
     per_second = ddcards.api.GROWTH_MB_PER_SECOND
     expected = answer(ddcards.Solver(tt_mb=48).solve(MID_STOCK))
-    for timeout, mb in ((2.0, int(2 * per_second)), (0.45, MARIASZ_MB), (1000.0, 512)):
+    for timeout, mb in ((2.0, int(2 * per_second)), (0.45, MARIASZ_MB), (1000.0, 512), (1e308, 512)):
         solver = ddcards.Solver()
-        assert answer(solver.solve(MID_STOCK, timeout=timeout)) == expected
-        assert solver.tt_allocated_mb == mb, timeout
+        try:
+            assert answer(solver.solve(MID_STOCK, timeout=timeout)) == expected
+        except ddcards.SearchTimeout:   # (the table is sized before the search: that is what is checked)
+            assert timeout < 1
+        assert solver.tt_allocated_mb == solver.tt_mb == mb, timeout
     solver = ddcards.Solver()
     assert solver.value(MID_STOCK, timeout=2.0) == expected[0] and solver.tt_allocated_mb == 2 * per_second
+    # Memory already held serves whole: the cap is on growing it
+    assert answer(solver.solve(MID_STOCK)) == expected and solver.tt_allocated_mb == 512
+    assert answer(solver.solve(MID_STOCK, timeout=2.0)) == expected and solver.tt_mb == 512
+    # keep_tt with a longer limit keeps the table it has (growing it would empty it)
+    solver = ddcards.Solver()
+    solver.solve(MID_STOCK, timeout=2.0)
+    assert answer(solver.solve(MID_STOCK, timeout=5.0, keep_tt=True)) == expected
+    assert (solver.tt_mb, solver.tt_allocated_mb) == (2 * per_second, 2 * per_second)
 
 
 def resident_mib() -> float:
