@@ -110,14 +110,19 @@ class Undecodable:
         if isinstance(self.error, OneofConflict):
             return RequestError(f"the {self.message_type} message sends {self.error}: they are one field, give "
                                 "one of them (protobuf would keep the last and drop the other)",
-                                token=str(self.error).split(" and ")[0], rule=ONEOF_RULE)
+                                token=self.error.field, rule=ONEOF_RULE, field=self.error.field)
         return RequestError(f"the request is not a valid {self.message_type} message "
                             f"({type(self.error).__name__}: {clean_text(self.error)})",
                             token="", rule="protobuf encoding")
 
 
 class OneofConflict(ValueError):
-    """Two members of one oneof in a request's bytes (``wire.oneof_conflict`` says which)."""
+    """Two members of one oneof in a request's bytes (``wire.oneof_conflict`` says which);
+    ``field``: the first one's path in the request."""
+
+    def __init__(self, members: str, field: str):
+        super().__init__(members)
+        self.field = field
 
 
 ONEOF_RULE = "a oneof's members are one field: a message gives one of them"
@@ -137,9 +142,13 @@ def _safe_deserializer(deserialize: Callable[[bytes], Any] | None) -> Callable[[
             message = deserialize(data)
         except Exception as exc:  # noqa: BLE001 - reported to the client as INVALID_ARGUMENT
             return Undecodable(exc, name)
-        conflict = oneof_conflict(descriptor, data) if descriptor is not None else None
+        try:
+            conflict = oneof_conflict(descriptor, data) if descriptor is not None else None
+        except Exception:  # noqa: BLE001 - a check of what the parser took: never a reason to fail the call
+            log.exception("the oneof check of a %s failed", name)
+            conflict = None
         if conflict is not None:        # the parser kept the last member: no silent choice here
-            return Undecodable(OneofConflict(conflict), name)
+            return Undecodable(OneofConflict(*conflict), name)
         return message
 
     return safe

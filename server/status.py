@@ -39,7 +39,7 @@ from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-unty
 from grpc_status import rpc_status  # type: ignore[import-untyped, unused-ignore]
 
 import ddcards
-from ddcards.errors import DdcardsError, InvalidOptionError, SearchCancelled, SearchTimeout
+from ddcards.errors import DdcardsError, InvalidOptionError, SearchCancelled, SearchTimeout, TableMemoryError
 from ddcards.v1 import ddcards_pb2 as pb
 
 __all__ = [
@@ -373,6 +373,8 @@ def describe(exc: BaseException, request: Any = None, *, prefix: str = "",
         return Failure(code, bounded_message(str(exc)), reason, retry_after=exc.retry_after,
                        metadata={k: shorten(v) for k, v in exc.metadata.items()},
                        error_class=type(exc).__name__)
+    if isinstance(exc, TableMemoryError):    # what the server's operator can change, not the client
+        exc = exc.for_option("the server's --tt-mb")
     text = clean_text(str(exc))
     if code is grpc.StatusCode.DEADLINE_EXCEEDED:
         # the call's deadline or timeout_seconds, or the server's own --max-search-seconds

@@ -41,12 +41,33 @@ def _has_oneof(descriptor: Descriptor, seen: frozenset[str] = frozenset()) -> bo
 FIELD_BUDGET = 20_000
 
 
+_FIXED64 = {FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED64}
+_FIXED32 = {FieldDescriptor.TYPE_FLOAT, FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_SFIXED32}
+_DELIMITED = {FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES, FieldDescriptor.TYPE_MESSAGE}
+
+
+def _wire_type(field: FieldDescriptor) -> int:
+    """The wire type a field's value travels as (another one is an unknown field, not the member)."""
+    if field.type in _DELIMITED:
+        return 2
+    if field.type in _FIXED64:
+        return 1
+    if field.type in _FIXED32:
+        return 5
+    return 0                    # the varints: ints, bool, enum
+
+
 def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "",
-                   budget: list[int] | None = None) -> str | None:
+                   budget: list[int] | None = None) -> tuple[str, str] | None:
     """Where `data` (a message of `descriptor`, well formed) sends two members of one oneof:
-    "position and document_json (oneof source)", prefixed by the path of a nested message
-    ("solve.position and solve.document_json ..."); None if it does not, or if it holds more
-    than FIELD_BUDGET fields (`budget`: what is left of it, shared with the nested messages)."""
+    ("position and document_json (oneof source)", "position"), the members named by their path
+    from the request ("solve.position and solve.document_json ..." in a nested message), and the
+    first one's path; None if it does not, or if it holds more than FIELD_BUDGET fields
+    (`budget`: what is left of it, shared with the nested messages).
+
+    The copies of a singular message field are read as the parser merges them, together (a
+    `solve` with a position, then another `solve` with a document_json: a conflict); each
+    element of a repeated one (a map's entries) alone."""
     if budget is None:
         budget = [FIELD_BUDGET]
     members: dict[int, tuple[str, str]] = {}          # field number -> (oneof, member)
@@ -54,6 +75,7 @@ def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "",
         for member in group.fields:
             members[member.number] = (group.name, member.name)
     sent: dict[str, list[str]] = {}
+    merged: dict[int, list[bytes]] = {}               # a singular message field's copies
     i, end = 0, len(data)
     while i < end:
         budget[0] -= 1
@@ -61,13 +83,14 @@ def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "",
             return None
         key, i = _varint(data, i)
         number, wire = key >> 3, key & 7
-        if number in members:
+        field = descriptor.fields_by_number.get(number)
+        if number in members and field is not None and wire == _wire_type(field):
             oneof, name = members[number]
             names = sent.setdefault(oneof, [])
             if name not in names:
                 names.append(name)
                 if len(names) > 1:
-                    return f"{' and '.join(path + n for n in names)} (oneof {oneof})"
+                    return f"{' and '.join(path + n for n in names)} (oneof {oneof})", path + names[0]
         if wire == 0:
             _, i = _varint(data, i)
         elif wire == 1:
@@ -76,13 +99,21 @@ def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "",
             i += 4
         elif wire == 2:
             length, i = _varint(data, i)
-            field = descriptor.fields_by_number.get(number)
             inner_type = field.message_type if field is not None and field.type == FieldDescriptor.TYPE_MESSAGE else None
             if field is not None and inner_type is not None and _has_oneof(inner_type):
-                inner = oneof_conflict(inner_type, data[i:i + length], f"{path}{field.name}.", budget)
-                if inner is not None:
-                    return inner
+                if field.is_repeated:
+                    inner = oneof_conflict(inner_type, data[i:i + length], f"{path}{field.name}.", budget)
+                    if inner is not None:
+                        return inner
+                else:
+                    merged.setdefault(number, []).append(data[i:i + length])
             i += length
         else:                   # a group (deprecated; no field of ours): nothing more to read safely
             return None
+    for number, copies in merged.items():
+        field = descriptor.fields_by_number[number]
+        inner_type = field.message_type
+        inner = oneof_conflict(inner_type, b"".join(copies), f"{path}{field.name}.", budget) if inner_type else None
+        if inner is not None:
+            return inner
     return None

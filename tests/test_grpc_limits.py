@@ -152,6 +152,7 @@ def test_two_members_of_a_oneof_are_invalid_argument_not_the_last_one_solved(ser
             "the ddcards.v1.SolveRequest message sends position and document_json (oneof source): they are one "
             "field, give one of them (protobuf would keep the last and drop the other)")
         assert error_details(info.value)["reason"] == "INVALID_REQUEST"
+        assert error_details(info.value)["field"] == "position"
         # ... in a stream's item too (in band; the stream goes on), and inside a nested message
         stream = channel.stream_stream("/ddcards.v1.SolverService/SolveStream")
         item = b"\x12" + _varint(len(both)) + both                       # SolveStreamRequest.solve = both
@@ -165,9 +166,27 @@ def test_two_members_of_a_oneof_are_invalid_argument_not_the_last_one_solved(ser
                      and f.message_type.GetOptions().map_entry][0]
     with_option = _varint(options_field.number << 3 | 2) + _varint(len(entry)) + entry
     assert pb.Position.FromString(position + with_option).options["x"].int_value == 3   # parsed: the last kept
+    name = options_field.name
     assert oneof_conflict(pb.Position.DESCRIPTOR, position + with_option) == (
-        f"{options_field.name}.value.bool_value and {options_field.name}.value.int_value (oneof kind)")
+        f"{name}.value.bool_value and {name}.value.int_value (oneof kind)", f"{name}.value.bool_value")
+    # ... and the same two kinds in two copies of the entry's value, which the parser merges
+    split = b"\x0a\x01x" + b"\x12" + _varint(2) + option[:2] + b"\x12" + _varint(len(option) - 2) + option[2:]
+    assert pb.Position.FromString(position + _varint(options_field.number << 3 | 2) + _varint(len(split))
+                                  + split).options["x"].int_value == 3
+    assert oneof_conflict(pb.Position.DESCRIPTOR, position + _varint(options_field.number << 3 | 2)
+                          + _varint(len(split)) + split) is not None
     assert oneof_conflict(pb.SolveRequest.DESCRIPTOR, pb.SolveRequest(document_json="{}").SerializeToString()) is None
+    # Two copies of a stream item's `solve`, one with each member: merged by the parser, a conflict
+    halves = b"".join(b"\x12" + _varint(len(part)) + part for part in
+                      (pb.SolveRequest(position=convert.doc_to_position(doc)).SerializeToString(),
+                       pb.SolveRequest(document_json=json.dumps(doc)).SerializeToString()))
+    assert pb.SolveStreamRequest.FromString(halves).solve.WhichOneof("source") == "document_json"
+    assert oneof_conflict(pb.SolveStreamRequest.DESCRIPTOR, halves) == (
+        "solve.position and solve.document_json (oneof source)", "solve.position")
+    # A member's number with another wire type is an unknown field, not the member: no conflict
+    odd = b"\x08\x00" + pb.SolveRequest(document_json="{}").SerializeToString()     # field 1 as a varint
+    assert pb.SolveRequest.FromString(odd).WhichOneof("source") == "document_json"
+    assert oneof_conflict(pb.SolveRequest.DESCRIPTOR, odd) is None
     # The check reads at most FIELD_BUDGET fields: a request repeating a field millions of times
     # (4 MB of them) cannot hold the server's GIL for long; a conflict past the budget goes unseen.
     from ddcards.server.wire import FIELD_BUDGET
@@ -603,3 +622,11 @@ def test_a_unary_call_without_a_request_message_is_unimplemented(server):
             call(iter(()), timeout=10)
     assert info.value.code() is grpc.StatusCode.UNIMPLEMENTED
     assert "Solve takes exactly one request message" in info.value.details()
+
+
+def test_a_failing_oneof_check_never_fails_the_call(monkeypatch):
+    from ddcards.server import interceptors
+
+    monkeypatch.setattr(interceptors, "oneof_conflict", lambda *args: 1 / 0)
+    safe = interceptors._safe_deserializer(pb.SolveRequest.FromString)
+    assert safe(pb.SolveRequest(document_json="{}").SerializeToString()).document_json == "{}"

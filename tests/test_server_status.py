@@ -72,6 +72,12 @@ def test_a_table_that_cannot_be_had_is_resource_exhausted_not_internal():
     assert (failure.code, failure.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, status.OUT_OF_MEMORY)
     assert failure.message == "out of memory: cannot allocate the 1,024 MiB transposition table mariasz searches need"
     assert _unpack(failure)["ErrorInfo"].metadata["error_class"] == "MemoryError"
+    # The API's advice names tt_mb, which a client cannot give: the message names the server's option
+    failure = status.describe(ddcards.TableMemoryError(1024, game="mariasz"))
+    assert failure.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert failure.message == ("out of memory: cannot allocate the 1,024 MiB transposition table mariasz searches "
+                               "need: not enough free memory (give a smaller table of a fixed size: the server's "
+                               "--tt-mb)")
 
 
 def test_retry_info_carries_the_delay():
