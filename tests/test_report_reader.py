@@ -85,6 +85,23 @@ def test_a_number_no_float_holds_is_named_by_its_place(analysis_text):
     assert "beyond what any number holds" in str(err.value)
 
 
+def test_a_moves_distance_is_a_whole_number_from_0_or_none():
+    # The page reads a Prší action's distance (how soon the better actions end it): a text one
+    # was an internal error (TypeError comparing it), one of true printed "in True".
+    from test_report import PRSI_SLOW
+
+    doc = ddcards.analyse(PRSI_SLOW, mode="all").to_dict()
+    assert render(doc).startswith("<!DOCTYPE html>")
+    for value, wanted in (("soon", "a whole number from 0, not 'soon'"), (True, "not true"), (-1, "not -1")):
+        bad = json.loads(json.dumps(doc))
+        bad["steps"][4]["moves"][0]["distance"] = value
+        with pytest.raises(ddcards.NotationError) as err:
+            render(bad)
+        assert err.value.field == "steps[4].moves[0].distance" and wanted in str(err.value)
+    bad["steps"][4]["moves"][0]["distance"] = None          # no end forced: as the solver writes it
+    assert render(bad).startswith("<!DOCTYPE html>")
+
+
 def test_final_value_is_checked_like_the_other_values(analysis_text):
     doc = json.loads(analysis_text)
     for value, wanted in (("50", "final.value: a whole number, not '50'"), (True, "a whole number, not true"),

@@ -41,8 +41,9 @@ cdef inline void future_bounds(PPos* p, PState* s, int* lo, int* hi) noexcept no
     """
     cdef int m = players_in(p, s), period, offset = 0, j, i, e, ep = 0x7FFF, el
     cdef int horizon = p.hend
-    # Turns come round every m plies while nobody leaves for good; under
-    # play_on players leave and it may shrink to 2.
+    # Turns come round every m plies while nobody leaves for good; with
+    # not_last (play_on: the search goes on past a player out) players leave
+    # and it may shrink to 2.
     period = 2 if p.not_last else m
     el = 0 if p.not_last else 0x7FFF
     j = s.turn

@@ -355,7 +355,8 @@ class PrsiSession(Session):
         s = self.setup
         top = CARD[st["top"]]
         title = f"Prší, {s.seats} players"
-        variants = [v for v, on in (("play on", s.play_on), ("return", s.comeback)) if on]
+        variants = [v for v, on in (("play on", s.play_on and not s.not_last), ("play on, not the one left", s.not_last),
+                                    ("return", s.comeback)) if on]
         if variants:
             title += " (" + ", ".join(variants) + ")"
         title += f", {'exact' if self.horizon is None else f'horizon {self.horizon} plies'}"

@@ -145,6 +145,7 @@ def _check_step(step: Any, field: str, seats: int) -> None:
             raise _fail(where, move, "an object")
         _text(move, "move", f"{where}.move", optional=False)
         _int(move, "value", f"{where}.value", optional=True)
+        _int(move, "distance", f"{where}.distance", low=0, optional=True, wanted="a whole number from 0")  # Prší
     _mapping(step, "score", f"{field}.score")
 
 
