@@ -1,0 +1,75 @@
+"""server/wire.py against protobuf's own parser: a request made of several messages one after
+another (which the parser merges, keeping the last member of a oneof) is a conflict exactly
+when two of its parts set different members of one oneof, and a message protobuf wrote itself
+never is."""
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ddcards.server.wire import oneof_conflict
+from ddcards.v1 import ddcards_pb2 as pb
+
+_TEXT = st.text(max_size=8)
+_OPTION = st.one_of(
+    st.builds(pb.OptionValue),                                    # no kind set
+    st.builds(pb.OptionValue, bool_value=st.booleans()),
+    st.builds(pb.OptionValue, int_value=st.integers(-2**63, 2**63 - 1)),
+    st.builds(pb.OptionValue, double_value=st.floats(allow_nan=False)),
+    st.builds(pb.OptionValue, string_value=_TEXT),
+)
+
+
+@st.composite
+def positions(draw: st.DrawFn) -> pb.Position:
+    position = pb.Position(game_name=draw(_TEXT), hands=[pb.Cards(notation=t) for t in draw(st.lists(_TEXT, max_size=3))],
+                           start_scores=draw(st.lists(st.integers(-2**31, 2**31 - 1), max_size=3)))
+    for key, value in draw(st.dictionaries(_TEXT, _OPTION, max_size=3)).items():
+        position.options[key].CopyFrom(value)
+    return position
+
+
+@st.composite
+def requests(draw: st.DrawFn) -> tuple[pb.SolveRequest, str | None]:
+    """A SolveRequest and the member of `source` it sets (None: neither)."""
+    member = draw(st.sampled_from([None, "position", "document_json"]))
+    request = pb.SolveRequest(mode=draw(st.integers(0, 3)))
+    if member == "position":
+        request.position.CopyFrom(draw(positions()))
+    elif member == "document_json":
+        request.document_json = draw(_TEXT)              # "" too: a oneof member set to its default is sent
+    return request, member
+
+
+def _expected(members: list[str | None], path: str = "") -> tuple[str, str] | None:
+    seen: list[str] = []
+    for member in members:
+        if member is not None and member not in seen:
+            seen.append(member)
+    if len(seen) < 2:
+        return None
+    return f"{path}{seen[0]} and {path}{seen[1]} (oneof source)", path + seen[0]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(requests(), min_size=1, max_size=3))
+def test_a_request_of_parts_conflicts_exactly_when_two_parts_set_different_members(parts):
+    data = b"".join(request.SerializeToString() for request, _ in parts)
+    members = [member for _, member in parts]
+    merged = pb.SolveRequest.FromString(data)
+    assert oneof_conflict(pb.SolveRequest.DESCRIPTOR, data) == _expected(members)
+    if _expected(members) is None and any(members):           # what the parser kept is what was sent
+        assert merged.WhichOneof("source") == next(m for m in reversed(members) if m is not None)
+    # The same parts as the `solve` of a stream's item, sent as copies of that one field
+    item = b"".join(pb.SolveStreamRequest(id="x", solve=request).SerializeToString() for request, _ in parts)
+    assert oneof_conflict(pb.SolveStreamRequest.DESCRIPTOR, item) == _expected(members, "solve.")
+
+
+@settings(max_examples=200, deadline=None)
+@given(requests())
+def test_a_message_protobuf_wrote_never_conflicts(part):
+    request, _ = part
+    assert oneof_conflict(pb.SolveRequest.DESCRIPTOR, request.SerializeToString()) is None
+    table = pb.SolveTableRequest(position=request.position) if request.HasField("position") else \
+        pb.SolveTableRequest(document_json=request.document_json)
+    assert oneof_conflict(pb.SolveTableRequest.DESCRIPTOR, table.SerializeToString()) is None
