@@ -143,7 +143,7 @@ def _safe_deserializer(deserialize: Callable[[bytes], Any] | None) -> Callable[[
         except Exception as exc:  # noqa: BLE001 - reported to the client as INVALID_ARGUMENT
             return Undecodable(exc, name)
         try:
-            conflict = oneof_conflict(descriptor, data) if descriptor is not None else None
+            conflict = oneof_conflict(descriptor, data, message=message) if descriptor is not None else None
         except Exception:  # noqa: BLE001 - a check of what the parser took: never a reason to fail the call
             log.exception("the oneof check of a %s failed", name)
             conflict = None

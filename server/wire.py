@@ -9,6 +9,7 @@ well formed: the parser took them) and names both members.
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
@@ -26,12 +27,44 @@ def _varint(data: bytes, i: int) -> tuple[int, int]:
 
 @cache
 def _has_oneof(descriptor: Descriptor, seen: frozenset[str] = frozenset()) -> bool:
-    """Does a message of this type hold a oneof, itself or in a message field (at any depth)?"""
-    if descriptor.oneofs:
+    """Does a message of this type hold a oneof of two members or more, itself or in a message
+    field (at any depth)?"""
+    if any(len(group.fields) > 1 for group in descriptor.oneofs):
         return True
     seen = seen | {descriptor.full_name}
     return any(field.message_type is not None and field.message_type.full_name not in seen
                and _has_oneof(field.message_type, seen) for field in descriptor.fields)
+
+
+@cache
+def _shape(descriptor: Descriptor) -> tuple[dict[int, tuple[str, str, int]],
+                                           dict[int, tuple[FieldDescriptor, Descriptor]],
+                                           tuple[tuple[FieldDescriptor, Descriptor], ...]]:
+    """What a check needs of a message type, worked out once (a descriptor's lists are slow to
+    build): its oneofs' members by number (oneof, member, wire type), its message fields that
+    may hold a oneof by number, and those fields in order."""
+    # (a proto3 `optional` field is a oneof of its own: one member, nothing to clash with)
+    members = {member.number: (group.name, member.name, _wire_type(member))
+               for group in descriptor.oneofs if len(group.fields) > 1 for member in group.fields}
+    nested = tuple((field, field.message_type) for field in descriptor.fields
+                   if field.message_type is not None and _has_oneof(field.message_type))
+    return members, {field.number: (field, kind) for field, kind in nested}, nested
+
+
+def _may_hide_one(descriptor: Descriptor, message: Any) -> bool:
+    """Could the bytes of `message` (parsed, of this type) hold two members of a oneof? Only if
+    its type has a oneof, or a message field it holds may (a map or a repeated field with
+    elements, a singular one set): a Position without options holds none, and need not be read."""
+    members, _, nested = _shape(descriptor)
+    if members:
+        return True
+    for field, kind in nested:
+        if field.is_repeated:
+            if len(getattr(message, field.name)):
+                return True
+        elif message.HasField(field.name) and _may_hide_one(kind, getattr(message, field.name)):
+            return True
+    return False
 
 
 #: The most fields a check reads (nested ones too). A real request holds a few dozen, a history
@@ -57,8 +90,8 @@ def _wire_type(field: FieldDescriptor) -> int:
     return 0                    # the varints: ints, bool, enum
 
 
-def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "",
-                   budget: list[int] | None = None) -> tuple[str, str] | None:
+def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "", budget: list[int] | None = None,
+                   message: Any = None) -> tuple[str, str] | None:
     """Where `data` (a message of `descriptor`, well formed) sends two members of one oneof:
     ("position and document_json (oneof source)", "position"), the members named by their path
     from the request ("solve.position and solve.document_json ..." in a nested message), and the
@@ -67,13 +100,12 @@ def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "",
 
     The copies of a singular message field are read as the parser merges them, together (a
     `solve` with a position, then another `solve` with a document_json: a conflict); each
-    element of a repeated one (a map's entries) alone."""
+    element of a repeated one (a map's entries) alone.  `message`: what the parser made of
+    `data`, if known: a nested message that cannot hide a conflict (``_may_hide_one``) is not read.
+    """
     if budget is None:
         budget = [FIELD_BUDGET]
-    members: dict[int, tuple[str, str]] = {}          # field number -> (oneof, member)
-    for group in descriptor.oneofs:
-        for member in group.fields:
-            members[member.number] = (group.name, member.name)
+    members, nested, _ = _shape(descriptor)
     sent: dict[str, list[str]] = {}
     merged: dict[int, list[bytes]] = {}               # a singular message field's copies
     i, end = 0, len(data)
@@ -83,9 +115,9 @@ def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "",
             return None
         key, i = _varint(data, i)
         number, wire = key >> 3, key & 7
-        field = descriptor.fields_by_number.get(number)
-        if number in members and field is not None and wire == _wire_type(field):
-            oneof, name = members[number]
+        member = members.get(number)
+        if member is not None and wire == member[2]:
+            oneof, name, _ = member
             names = sent.setdefault(oneof, [])
             if name not in names:
                 names.append(name)
@@ -99,21 +131,22 @@ def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "",
             i += 4
         elif wire == 2:
             length, i = _varint(data, i)
-            inner_type = field.message_type if field is not None and field.type == FieldDescriptor.TYPE_MESSAGE else None
-            if field is not None and inner_type is not None and _has_oneof(inner_type):
+            holder = nested.get(number)
+            if holder is not None:
+                field, kind = holder
                 if field.is_repeated:
-                    inner = oneof_conflict(inner_type, data[i:i + length], f"{path}{field.name}.", budget)
+                    inner = oneof_conflict(kind, data[i:i + length], f"{path}{field.name}.", budget)
                     if inner is not None:
                         return inner
-                else:
+                elif message is None or _may_hide_one(kind, getattr(message, field.name)):
                     merged.setdefault(number, []).append(data[i:i + length])
             i += length
         else:                   # a group (deprecated; no field of ours): nothing more to read safely
             return None
     for number, copies in merged.items():
-        field = descriptor.fields_by_number[number]
-        inner_type = field.message_type
-        inner = oneof_conflict(inner_type, b"".join(copies), f"{path}{field.name}.", budget) if inner_type else None
+        field, kind = nested[number]
+        sub = None if message is None else getattr(message, field.name)
+        inner = oneof_conflict(kind, b"".join(copies), f"{path}{field.name}.", budget, sub)
         if inner is not None:
             return inner
     return None
