@@ -9,8 +9,8 @@ from ddcards.api import CancelToken, Mode, PositionLike, Solver, analyse, defaul
 from ddcards.batch.many import ExecutorFailure, Solved
 from ddcards.ddtable import dd_table
 from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidArgumentTypeError, InvalidCardError,
-                           InvalidDealError, InvalidOptionError, NotationError, NothingToUndoError, SearchAborted,
-                           SearchCancelled, SearchTimeout, TableMemoryError)
+                           InvalidDealError, InvalidOptionError, NotationError, NotationTypeError, NothingToUndoError,
+                           SearchAborted, SearchCancelled, SearchTimeout, TableMemoryError)
 from ddcards.examples import example, example_names
 from ddcards.games import GameInfo, OptionInfo, find_game, list_games
 from ddcards.games.base import Score, TrickCard
@@ -26,7 +26,7 @@ __all__ = [
     "list_games", "find_game", "GameInfo", "OptionInfo",
     "Card", "Suit", "Rank", "parse_cards", "format_cards", "parse_hand", "format_hand",
     "example", "example_names",
-    "DdcardsError", "NotationError", "InvalidCardError", "InvalidDealError", "IllegalPlayError",
+    "DdcardsError", "NotationError", "NotationTypeError", "InvalidCardError", "InvalidDealError", "IllegalPlayError",
     "InvalidOptionError", "InvalidArgumentTypeError", "NothingToUndoError", "SearchAborted", "SearchCancelled",
     "SearchTimeout", "TableMemoryError",
 ]

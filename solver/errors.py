@@ -42,6 +42,11 @@ class NotationError(DdcardsError):
     reason = "NOTATION"
 
 
+class NotationTypeError(NotationError, TypeError):
+    """Notation given as a value of the wrong type (``Card.parse(None)``, ``play(5)``): bad
+    notation as any other, and a TypeError, as Python says of a wrong type."""
+
+
 class InvalidCardError(NotationError):
     """A card token that names no card, or a card the game's deck lacks."""
 

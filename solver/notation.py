@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Literal
 
-from ddcards.errors import InvalidCardError, InvalidOptionError, NotationError
+from ddcards.errors import InvalidCardError, InvalidOptionError, NotationError, NotationTypeError
 
 __all__ = [
     "Suit", "Rank", "Card", "DECK",
@@ -521,8 +521,8 @@ def _require_text(value: object, what: str, example: str) -> None:
 
 def _not_text(value: object, what: str, example: str) -> NotationError:
     token = reprlib.repr(value)
-    return NotationError(f"{what} must be text like {example}, got {type(value).__name__} {token}",
-                         token=token, rule=f"{what} must be text")
+    return NotationTypeError(f"{what} must be text like {example}, got {type(value).__name__} {token}",
+                             token=token, rule=f"{what} must be text")
 
 
 def _fold(text: str) -> str:

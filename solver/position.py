@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from ddcards._jsonio import POSITION_RULE, decode_utf8, loads, not_a_position, shown, token_text
-from ddcards.errors import NotationError, NothingToUndoError
+from ddcards.errors import NotationError, NotationTypeError, NothingToUndoError
 from ddcards.games import get_game
 from ddcards.games.base import Game, GameInfo, Score, Session, TrickCard
 from ddcards.notation import Card, Suit, format_cards, format_hand
@@ -127,7 +127,7 @@ class Position:
         if isinstance(text, (bytes, bytearray)):
             text = decode_utf8(bytes(text), "a position document")
         if not isinstance(text, str):
-            raise NotationError(f"a position document is JSON text, not {type(text).__name__} {shown(text)}",
+            raise NotationTypeError(f"a position document is JSON text, not {type(text).__name__} {shown(text)}",
                                 token=token_text(text), rule=POSITION_RULE)
         return cls(loads(text, "a position document"))
 
@@ -241,7 +241,7 @@ class Position:
         """The position after `move` (action notation such as ``"TH"``, or a Card), validated:
         an illegal move raises :class:`ddcards.IllegalPlayError` naming the rule."""
         if not isinstance(move, (str, Card)):
-            raise NotationError(f"a move is action notation such as 'TH' or a Card, not {type(move).__name__} "
+            raise NotationTypeError(f"a move is action notation such as 'TH' or a Card, not {type(move).__name__} "
                                 f"{move!r:.40}", token=repr(move)[:40], rule="actions (docs/RULES.md §0)")
         actions = str(move).replace(",", " ").split()
         if len(actions) > 1:

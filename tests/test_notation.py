@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import ddcards
 import ddcards.notation
 from ddcards.errors import DdcardsError, InvalidCardError, NotationError
 from ddcards.notation import (
@@ -438,7 +439,8 @@ def test_bad_text_is_rejected_naming_the_token(func, text, error, token, fragmen
 def test_non_text_is_a_notation_error(func, value) -> None:
     with pytest.raises(NotationError, match="must be text") as info:
         func(value)
-    assert type(info.value) is NotationError
+    # a NotationError, and the TypeError Python raises for a wrong type
+    assert type(info.value) is ddcards.NotationTypeError and isinstance(info.value, TypeError)
     assert info.value.token
 
 

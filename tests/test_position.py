@@ -621,3 +621,13 @@ def test_a_prsi_upcard_may_be_the_card_a_position_hands_out():
     top = start.table["top"]
     assert isinstance(top, ddcards.Card) and str(top) == doc["upcard"]
     assert ddcards.Position.from_dict(dict(doc, upcard=top)) == ddcards.Position.from_dict(doc)
+
+
+def test_a_move_or_a_document_of_the_wrong_type_is_a_type_error_too():
+    # README: a bad argument of the wrong type is a TypeError as well as a DdcardsError
+    position = ddcards.Position.from_dict(ddcards.example("marias-hra"))
+    for call in (lambda: position.play(None), lambda: position.play(5), lambda: ddcards.Position.from_json(None),
+                 lambda: ddcards.Card.parse(None), lambda: ddcards.parse_hand(5)):
+        with pytest.raises(ddcards.NotationTypeError) as info:
+            call()
+        assert isinstance(info.value, TypeError) and isinstance(info.value, ddcards.NotationError)
