@@ -602,3 +602,15 @@ def test_player_out_of_range_says_the_range_alike(player, said):
         ddcards.Position.from_dict(dict(ddcards.example("prsi"), options={"player": player}))
     assert f"option 'player' is {said}: it is the seat whose value is reported, a whole number from 0 to" in str(info.value)
     assert info.value.rule == OPTION_RANGE_RULE
+
+
+def test_an_ober_not_held_is_refused_for_that_before_its_missing_suit():
+    # 'QC' alone, QC in the stock: the first thing wrong is that seat 0 does not hold it (asking
+    # for a named suit sent the user to 'QC/S', refused in turn for not being held).
+    p = ddcards.Position.from_dict(ddcards.example("prsi"))
+    with pytest.raises(IllegalPlayError) as err:
+        p.play("QC")
+    assert str(err.value) == ("played[0]: 'QC' by seat 0: QC is in the stock (docs/RULES.md §4.2: play a card "
+                              "from your hand)")
+    with pytest.raises(IllegalPlayError, match="QS/S', 'QS/H', 'QS/D' or 'QS/C', not 'QS' alone"):
+        p.play("QS")                                              # held: the suit is what is missing

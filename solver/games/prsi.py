@@ -306,6 +306,11 @@ class PrsiSession(Session):
                                    rule=DECK_RULE)
         if card.rank == Rank.QUEEN:
             if not slash:
+                st = self.board.state
+                why = None if st["done"] else self._not_held(card, st)
+                if why is not None:         # the first thing wrong with it: naming a suit would not help
+                    cited = f"docs/RULES.md {CLAUSES['play a card from your hand']}: play a card from your hand"
+                    raise IllegalPlayError(f"'{card}' by seat {st['turn']}: {why} ({cited})", token=text, rule=cited)
                 raise IllegalPlayError(f"an Ober names the suit to play next: '{card}/S', '{card}/H', '{card}/D' "
                                        f"or '{card}/C', not '{card}' alone ({OBER_RULE})", token=text,
                                        rule=OBER_RULE)
@@ -445,6 +450,21 @@ class PrsiSession(Session):
         self.board.play(code)
         self.history.append(self.move_name(code))
 
+    @staticmethod
+    def _not_held(card: Card, st: dict[str, Any]) -> str | None:
+        """Where `card` is if the mover does not hold it ("QC is in the stock"); None if he does."""
+        hands, seat = st["hands"], st["turn"]
+        if hands[seat] >> CODE[card] & 1:
+            return None
+        owner = next((s for s, m in enumerate(hands) if m >> CODE[card] & 1), None)
+        if owner is not None:
+            return f"{card} is in seat {owner}'s hand, not seat {seat}'s"
+        if card == CARD[st["top"]]:
+            return f"{card} is the top card of the pile"
+        if CODE[card] in st["stock"]:
+            return f"{card} is in the stock"
+        return f"{card} is in the pile"
+
     def _illegal(self, move: int, ply: int) -> IllegalPlayError:
         """Why the mover may not take this action: the clause of docs/RULES.md §4 it breaks."""
         st = self.board.state
@@ -469,17 +489,8 @@ class PrsiSession(Session):
         if move == DRAW:
             return error(f"an active ace ({top}): play an ace or pass, not draw (legal: {legal})", "aces skip")
         card = CARD[move if move < OBER else ((move - OBER) >> 2) * 8 + 5]
-        hands = st["hands"]
-        if not hands[seat] >> CODE[card] & 1:
-            owner = next((s for s, m in enumerate(hands) if m >> CODE[card] & 1), None)
-            if owner is not None:
-                why = f"{card} is in seat {owner}'s hand, not seat {seat}'s"
-            elif card == top:
-                why = f"{card} is the top card of the pile"
-            elif CODE[card] in st["stock"]:
-                why = f"{card} is in the stock"
-            else:
-                why = f"{card} is in the pile"
+        why = self._not_held(card, st)
+        if why is not None:
             return error(why, "play a card from your hand")
         if st["sevens"]:
             n = st["sevens"]
