@@ -429,3 +429,15 @@ def test_a_stopped_dd_table_names_the_row_its_progress_bounds():
             if p.value is not None:
                 assert p.value <= full[suit][team] if p.at_least else p.value >= full[suit][team]
     assert named
+
+
+def test_the_one_objective_listed_is_accepted_and_no_other():
+    # `ddcards games` lists Klaverjas's contract 'play' as solved for points: a document that says
+    # so was refused ("field 'objective' does not apply"); another objective still is.
+    deal = ddcards.example("klaverjas")
+    assert ddcards.find_game("klaverjas").objectives == {"play": ("points",)}
+    assert ddcards.solve(dict(deal, objective="Points"), mode="best").value == \
+        ddcards.solve(deal, mode="best").value == 132
+    with pytest.raises(ddcards.InvalidOptionError, match="unknown objective 'race'") as err:
+        ddcards.Position.from_dict(dict(deal, objective="race"))
+    assert err.value.field == "objective" and "§2.8" in err.value.rule

@@ -43,11 +43,12 @@ DECK = tuple(Card.of(rank, suit) for suit in Suit for rank in Rank if rank != Ra
 HAND_SIZE = 8
 RULESETS = ("amsterdam", "rotterdam")
 CONTRACT = "play"
-FIELDS = ("game", "hands", "trump", "playing_team", "rules", "contract", "options", "played", "leader")
+FIELDS = ("game", "hands", "trump", "playing_team", "rules", "contract", "objective", "options", "played", "leader")
 
 # The clauses of docs/RULES.md that errors cite (as `.rule`, and in the message).
 DECK_RULE = "docs/RULES.md §2.1 rule 2: 32 cards, 7 8 9 T J Q K A in each suit"
 CONTRACT_RULE = "docs/RULES.md §2.2 rule 1: the only contract is 'play'"
+OBJECTIVE_RULE = "docs/RULES.md §2.8: Klaverjas is solved for points, its one objective"
 TRUMP_RULE = "docs/RULES.md §2.2 rule 2: Klaverjas is played with a trump suit"
 PLAYING_TEAM_RULE = "docs/RULES.md §2.2 rule 3: the team that chose trumps, 0 (seats 0 and 2) or 1 (seats 1 and 3)"
 LEADER_RULE = "docs/RULES.md §2.2 rule 4: the seat that leads the first trick, 0 to 3"
@@ -115,6 +116,12 @@ def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
         raise InvalidOptionError(f"unknown contract {shown(contract)}: the trump suit and the playing team say "
                                  f"what is played ({CONTRACT_RULE})", token=token_text(contract), rule=CONTRACT_RULE,
                                  field="contract")
+    objective = doc.get("objective", "points")
+    if not isinstance(objective, str) or objective.strip().lower() != "points":
+        # (the one objective `ddcards games` lists: given, it is accepted; another one is not)
+        raise InvalidOptionError(f"unknown objective {shown(objective)}: Klaverjas is solved for points, the "
+                                 f"playing team's final score minus the other's ({OBJECTIVE_RULE})",
+                                 token=token_text(objective), rule=OBJECTIVE_RULE, field="objective")
 
     trump_text = doc.get("trump")
     if trump_text in (None, ""):
