@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from ddcards._jsonio import POSITION_RULE, decode_utf8, loads, not_a_position, shown, token_text
-from ddcards.errors import NotationError, NotationTypeError, NothingToUndoError
+from ddcards.errors import IllegalPlayError, NotationError, NotationTypeError, NothingToUndoError
 from ddcards.games import get_game
 from ddcards.games.base import Game, GameInfo, Score, Session, TrickCard
 from ddcards.notation import Card, Suit, format_cards, format_hand
@@ -206,6 +206,25 @@ class Position:
         """The moves the seat to move may make, in the game's order (suits S H D C, strongest
         first); empty once the deal is over."""
         return self._legal
+
+    def is_legal(self, move: str | Card) -> bool:
+        """Is `move` a legal move here? It may be spelt as ``play`` takes it: a Card, or action
+        notation in any accepted form (``"10H"``, ``"th"``, ``"OH"``, ``"QH/S"``), where
+        ``legal_moves`` lists canonical text only (``Card.parse("TH") in legal_moves`` is False).
+        Text that is no action at all raises NotationError."""
+        if not isinstance(move, (str, Card)):
+            raise NotationTypeError(f"a move is action notation such as 'TH' or a Card, not {type(move).__name__} "
+                                    f"{move!r:.40}", token=repr(move)[:40], rule="actions (docs/RULES.md §0)")
+        if not self._legal:
+            return False
+        session = self.session()
+        try:
+            code = session.move_code(str(move).strip())
+        except IllegalPlayError:            # (Prší: an Ober without its suit, or a suit on another card)
+            return False
+        finally:
+            self._spare.append(session)     # move_code reads it, never changes it
+        return session.move_name(code) in self._legal
 
     @property
     def hands(self) -> tuple[tuple[Card, ...], ...]:

@@ -631,3 +631,21 @@ def test_a_move_or_a_document_of_the_wrong_type_is_a_type_error_too():
         with pytest.raises(ddcards.NotationTypeError) as info:
             call()
         assert isinstance(info.value, TypeError) and isinstance(info.value, ddcards.NotationError)
+
+
+def test_is_legal_takes_a_move_as_play_does():
+    # legal_moves is canonical text: a Card or an alias is not "in" it, which is_legal answers for
+    position = ddcards.Position.from_dict(ddcards.example("marias-hra"))
+    assert ddcards.Card.parse("AS") not in position.legal_moves
+    for move in ("AS", "as", ddcards.Card.parse("AS"), "10S", "XS", " TS "):
+        assert position.is_legal(move), move
+    assert not position.is_legal("9C") and not position.is_legal("KC")   # held / in the talon: not legal
+    with pytest.raises(ddcards.NotationError):
+        position.is_legal("ZZ")
+    with pytest.raises(ddcards.NotationTypeError):
+        position.is_legal(None)
+    prsi = ddcards.Position.from_dict(ddcards.example("prsi"))
+    assert prsi.is_legal("OS/H") and prsi.is_legal("Draw") and not prsi.is_legal("QS") and not prsi.is_legal("pass")
+    over = ddcards.Position.from_dict(ddcards.example("mariasz-recorded"))
+    assert over.is_over and not over.is_legal("AS")
+    assert all(position.is_legal(move) for move in position.legal_moves)
