@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 class DdcardsError(ValueError):
     """Bad input: the message names the token and the rule.
 
-    ``token``: the offending text as given; ``rule``: the rule it breaks;
+    ``token``: the offending text (as given, or in canonical notation where it parsed: a
+    ``"10H"`` played illegally is ``"TH"``); ``rule``: the rule it breaks;
     ``field``: where in the position document it sits, as a path such as
     ``played[1]``, ``hands[2]``, ``talon`` or ``options.sedma_value`` (None
     when the error concerns no single field).

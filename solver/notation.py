@@ -240,7 +240,11 @@ class Card:
                 raise InvalidCardError(f"unknown card {token!r}: a suit after '/' is named only by Prší's Ober, "
                                        f"an action of that game, not a card ({NAMED_SUIT_RULE})",
                                        token=token, rule=NAMED_SUIT_RULE)
-            raise InvalidCardError(f"unknown card {token!r}: {suit_text!r} is not a suit ({CARD_SUIT_RULE})",
+            # (a suit's name, 'herz', 'hearts', is notation of its own: Suit.parse; a card spells its suit short)
+            named = len(suit_text) > 1 and _fold(suit_text) in _SUITS
+            why = (f"{suit_text!r} is a suit's name, and a card writes its suit as one letter or symbol"
+                   if named else f"{suit_text!r} is not a suit")
+            raise InvalidCardError(f"unknown card {token!r}: {why} ({CARD_SUIT_RULE})",
                                    token=token, rule=CARD_SUIT_RULE)
         return _CANONICAL[suit * 16 + rank]
 

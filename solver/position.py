@@ -30,10 +30,10 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from ddcards._jsonio import POSITION_RULE, decode_utf8, loads, not_a_position, shown, token_text
-from ddcards.errors import IllegalPlayError, NotationError, NotationTypeError, NothingToUndoError
+from ddcards.errors import DdcardsError, IllegalPlayError, NotationError, NotationTypeError, NothingToUndoError
 from ddcards.games import get_game
 from ddcards.games.base import Game, GameInfo, Score, Session, TrickCard
-from ddcards.notation import Card, Suit, format_cards, format_hand
+from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 
 __all__ = ["Position", "TrickCard", "Score"]
 
@@ -264,8 +264,15 @@ class Position:
                                 f"{move!r:.40}", token=repr(move)[:40], rule="actions (docs/RULES.md §0)")
         actions = str(move).replace(",", " ").split()
         if len(actions) > 1:
-            raise NotationError(f"play() takes one action, got {len(actions)}: {shown(str(move))} (play them one "
-                                f"at a time: .play({actions[0]!r:.20}).play({actions[1]!r:.20}))",
+            if any(action.startswith("/") or action.endswith("/") for action in actions):
+                advice = f"an Ober names its suit without spaces: .play({''.join(actions)!r:.20})"
+            elif actions[0].lower() == "draw" and all(action.isdigit() for action in actions[1:]):
+                advice = "a draw is one action, 'draw', however many cards it takes"
+            elif len(actions) == 2 and _is_rank_and_suit(*actions):
+                advice = f"a card is one token: .play({''.join(actions)!r:.20})"
+            else:
+                advice = f"play them one at a time: .play({actions[0]!r:.20}).play({actions[1]!r:.20})"
+            raise NotationError(f"play() takes one action, got {len(actions)}: {shown(str(move))} ({advice})",
                                 token=token_text(move), rule="play(): one action", field=f"played[{self.ply}]")
         return self._with_played([*self.played, str(move)])
 
@@ -358,3 +365,15 @@ def _shown_value(value: Any) -> str:
     if isinstance(value, (tuple, list)) and all(isinstance(v, Card) for v in value):
         return format_cards(value) or "-"
     return str(value)
+
+
+def _is_rank_and_suit(rank: str, suit: str) -> bool:
+    """Are these a rank and a suit letter apart ("10", "H"): a card written with a space?"""
+    if len(suit) != 1:
+        return False
+    try:
+        Rank.parse(rank)
+        Suit.parse(suit)
+    except DdcardsError:
+        return False
+    return True

@@ -85,9 +85,14 @@ class Result:
     """The solved value of a position and how to get it.
 
     ``value`` is from the point of view of the maximising side (Mariáš: the
-    declarer).  ``scores``, ``tricks``, ``won``, ``settlement`` and
-    ``outcomes`` describe the end of the principal variation ``pv``;
-    ``position`` is the position solved, as a document.
+    declarer; ``value_owner`` says whose it is in words).  ``optimal_moves``
+    are the moves that keep the value (Prší: the value and its ``distance``,
+    the plies to the end it forces, so the winner's quickest and the loser's
+    slowest); ``moves`` every legal move with its value as the mode asks
+    (``move_values``: the same as a dict).  ``scores``, ``tricks``, ``won``,
+    ``settlement``, ``outcomes`` and ``parts`` (Mariáš's announced parts)
+    describe the end of the principal variation ``pv``; ``horizon`` is the
+    plies Prší searched; ``position`` is the position solved, as a document.
     """
 
     # Its lists and dicts make it no dict key: say so plainly ("unhashable type: 'Result'"),

@@ -372,7 +372,7 @@ def test_card_list_round_trips(cards: list[Card]) -> None:
     (Card.parse, "1H", InvalidCardError, "1H", "'1' is not a rank"),
     (Card.parse, "AZ", InvalidCardError, "AZ", "'Z' is not a suit (docs/RULES.md §0.1 rule 1: suits S H D C"),
     (Card.parse, "AHH", InvalidCardError, "AHH", "'HH' is not a suit"),
-    (Card.parse, "Ahearts", InvalidCardError, "Ahearts", "'hearts' is not a suit"),
+    (Card.parse, "Ahearts", InvalidCardError, "Ahearts", "'hearts' is a suit's name, and a card writes its suit"),
     (Card.parse, "T H", InvalidCardError, "T H", "a card is one word, no spaces"),
     (Card.parse, "ten of hearts", InvalidCardError, "ten of hearts", "a card is one word, no spaces"),
     # Compatibility forms (fullwidth, circled letters) are not suits: in cards and suits alike.

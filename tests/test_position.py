@@ -649,3 +649,24 @@ def test_is_legal_takes_a_move_as_play_does():
     over = ddcards.Position.from_dict(ddcards.example("mariasz-recorded"))
     assert over.is_over and not over.is_legal("AS")
     assert all(position.is_legal(move) for move in position.legal_moves)
+
+
+@pytest.mark.parametrize("move, advice", [
+    ("QS / H", "an Ober names its suit without spaces: .play('QS/H')"),
+    ("draw 2", "a draw is one action, 'draw', however many cards it takes"),
+    ("10 H", "a card is one token: .play('10H')"),
+    ("7S 7H", "play them one at a time: .play('7S').play('7H')"),
+])
+def test_several_tokens_get_advice_that_fits_them(move, advice):
+    with pytest.raises(ddcards.NotationError) as info:
+        ddcards.Position.from_dict(ddcards.example("prsi")).play(move)
+    assert str(info.value).endswith(f"({advice})")
+
+
+def test_a_suits_name_inside_a_card_is_told_apart_from_no_suit():
+    with pytest.raises(ddcards.InvalidCardError, match="'herz' is a suit's name, and a card writes its suit as one "
+                                                      "letter or symbol"):
+        ddcards.Card.parse("Aherz")
+    assert ddcards.Suit.parse("herz") is ddcards.Suit.H
+    with pytest.raises(ddcards.InvalidCardError, match="'Z' is not a suit"):
+        ddcards.Card.parse("AZ")
