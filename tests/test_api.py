@@ -814,3 +814,13 @@ def test_a_null_required_field_is_missing():
         ddcards.Position.from_dict(doc)
     with pytest.raises(ddcards.InvalidOptionError, match="a position names its game"):
         ddcards.Position.from_dict(dict(doc, game=None))
+
+
+def test_a_cancel_token_says_why_it_cannot_be_pickled_or_copied():
+    import copy
+    import pickle
+
+    token = ddcards.CancelToken()
+    for attempt in (lambda: pickle.dumps(token), lambda: copy.copy(token), lambda: copy.deepcopy(token)):
+        with pytest.raises(TypeError, match="a CancelToken stops the searches of this process that poll it"):
+            attempt()

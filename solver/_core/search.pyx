@@ -143,6 +143,11 @@ cdef class CancelToken:
     def __repr__(self):
         return f"CancelToken(cancelled={self.flag != 0})"
 
+    def __reduce__(self):
+        # A copy would be a flag no search polls (Cython's default says only "non-trivial __cinit__")
+        raise TypeError("a CancelToken stops the searches of this process that poll it: it cannot be pickled "
+                        "or copied (make one where the searches run; solve_many(cancel=...) stops its workers)")
+
 
 include "context.pxi"
 
