@@ -239,9 +239,14 @@ class Position:
 
     @property
     def table(self) -> dict[str, Any]:
-        """Whatever else is in view, by name (a new dict): ``{"talon": (Card, Card)}`` in Mariáš,
-        ``{"stock": (Card, ...)}`` (draw order, the turned trump last) in two-player Mariasz,
-        ``{"top": Card, ..., "stock": (...), "pile": (...)}`` in Prší."""
+        """Whatever else is in view, by name (a new dict), as ``print(position)`` shows it:
+        ``{"talon": (Card, Card)}`` in Mariáš; ``{"stock": (Card, ...)}`` (draw order, the turned
+        trump last) in two-player Mariasz, and in a race ``"race"`` (each side's total, in words)
+        and, once made, ``"claimed"``; in Prší ``"top"`` (a Card), what it asks of the mover
+        (``"suit to play"``: a Suit after an Ober; ``"7s active"``, ``"ace active"``: in words),
+        ``"stock"`` and ``"pile"`` (Cards in order).  The words are for people: a program reads a
+        race's totals from ``score.points`` and the document's ``start_scores``, and a claim or a
+        pending 7 from the solver's ``Result`` (``outcomes``) or the legal moves."""
         return dict(self._shown().table)
 
     @property
