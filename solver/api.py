@@ -37,8 +37,8 @@ DEFAULT_TT_MB: int | None = None
 #: The most threads one search may use (``Solver.solve(..., threads=)``).
 MAX_THREADS = 64
 
-#: What solve() and analyse() take: a Position, a position document, or its JSON text.
-PositionLike: TypeAlias = Position | Mapping[str, Any] | str
+#: What solve() and analyse() take: a Position, a position document, or its JSON text (str, or UTF-8 bytes).
+PositionLike: TypeAlias = Position | Mapping[str, Any] | str | bytes
 
 _MODE_CODE = {Mode.BEST: MODE_BEST, Mode.OPTIMAL: MODE_OPTIMAL, Mode.ALL: MODE_ALL}
 
@@ -295,7 +295,7 @@ def _wait_for_turn(turn: threading.RLock, start: float, timeout: float | None, c
 def _position(position: PositionLike) -> Position:
     if isinstance(position, Position):
         return position
-    if isinstance(position, str):
+    if isinstance(position, (str, bytes, bytearray)):    # JSON text, or its UTF-8 bytes (as from_json)
         return Position.from_json(position)
     return Position.from_dict(position)
 

@@ -128,7 +128,7 @@ class Position:
             text = decode_utf8(bytes(text), "a position document")
         if not isinstance(text, str):
             raise NotationTypeError(f"a position document is JSON text, not {type(text).__name__} {shown(text)}",
-                                token=token_text(text), rule=POSITION_RULE)
+                                    token=token_text(text), rule=POSITION_RULE)
         return cls(loads(text, "a position document"))
 
     def to_dict(self) -> dict[str, Any]:

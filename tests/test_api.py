@@ -824,3 +824,10 @@ def test_a_cancel_token_says_why_it_cannot_be_pickled_or_copied():
     for attempt in (lambda: pickle.dumps(token), lambda: copy.copy(token), lambda: copy.deepcopy(token)):
         with pytest.raises(TypeError, match="a CancelToken stops the searches of this process that poll it"):
             attempt()
+
+
+def test_a_position_may_be_given_as_json_bytes_as_from_json_takes_it():
+    position = ddcards.Position.from_dict(ddcards.example("marias-hra"))
+    assert ddcards.solve(position.to_json().encode(), mode="best").value == 70
+    with pytest.raises(ddcards.NotationError, match="not UTF-8 text: byte 1"):
+        ddcards.solve(b"\xff")
