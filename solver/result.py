@@ -202,7 +202,10 @@ class AnalysisStep:
 
 @dataclass(frozen=True)
 class Analysis:
-    """A recorded deal, card by card."""
+    """A recorded deal, card by card: ``steps`` (an :class:`AnalysisStep` for each recorded
+    action), the value before the first and after the last, ``mistakes`` (the steps that cost
+    value) and ``outcome_mistakes`` (those that turned the outcome).  In ``to_dict()``, the
+    analysis document, ``mistakes`` and ``outcome_mistakes`` are the steps' plies."""
 
     # Its lists and dicts make it no dict key: say so plainly ("unhashable type: 'Analysis'"),
     # not through the first list field the generated hash would meet.
@@ -229,6 +232,7 @@ class Analysis:
 
     @property
     def mistakes(self) -> list[AnalysisStep]:
+        """The actions that cost value (``to_dict()`` lists their plies)."""
         return [s for s in self.steps if s.mistake]
 
     @property
