@@ -46,6 +46,9 @@ class Solved:
     position, ``SearchTimeout`` past the timeout, :class:`ExecutorFailure` when the
     executor lost its task)."""
 
+    # It holds a Result, which is no dict key: say so plainly ("unhashable type: 'Solved'").
+    __hash__ = None  # type: ignore[assignment]
+
     index: int
     result: Result | None = None
     error: BaseException | None = None
