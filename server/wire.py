@@ -12,6 +12,7 @@ from functools import cache
 from typing import Any
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message_factory import GetMessageClass
 
 
 def _varint(data: bytes, i: int) -> tuple[int, int]:
@@ -135,7 +136,11 @@ def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "", budget: 
             if holder is not None:
                 field, kind = holder
                 if field.is_repeated:
-                    inner = oneof_conflict(kind, data[i:i + length], f"{path}{field.name}.", budget)
+                    label = field.name
+                    if kind.GetOptions().map_entry:     # an entry of a map: named by its key, options['x']
+                        entry = GetMessageClass(kind).FromString(data[i:i + length])
+                        label += f"[{getattr(entry, 'key')!r}]"
+                    inner = oneof_conflict(kind, data[i:i + length], f"{path}{label}.", budget)
                     if inner is not None:
                         return inner
                 elif message is None or _may_hide_one(kind, getattr(message, field.name)):

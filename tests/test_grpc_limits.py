@@ -167,13 +167,13 @@ def test_two_members_of_a_oneof_are_invalid_argument_not_the_last_one_solved(ser
     with_option = _varint(options_field.number << 3 | 2) + _varint(len(entry)) + entry
     assert pb.Position.FromString(position + with_option).options["x"].int_value == 3   # parsed: the last kept
     name = options_field.name
-    assert oneof_conflict(pb.Position.DESCRIPTOR, position + with_option) == (
-        f"{name}.value.bool_value and {name}.value.int_value (oneof kind)", f"{name}.value.bool_value")
+    assert oneof_conflict(pb.Position.DESCRIPTOR, position + with_option) == (      # an entry named by its key
+        f"{name}['x'].value.bool_value and {name}['x'].value.int_value (oneof kind)", f"{name}['x'].value.bool_value")
     request = pb.SolveRequest(mode=1).SerializeToString() + b"\x0a" + _varint(len(position + with_option)) \
         + position + with_option                                    # the same position in a request
     assert oneof_conflict(pb.SolveRequest.DESCRIPTOR, request, message=pb.SolveRequest.FromString(request)) == (
-        f"position.{name}.value.bool_value and position.{name}.value.int_value (oneof kind)",
-        f"position.{name}.value.bool_value")
+        f"position.{name}['x'].value.bool_value and position.{name}['x'].value.int_value (oneof kind)",
+        f"position.{name}['x'].value.bool_value")
     # ... and the same two kinds in two copies of the entry's value, which the parser merges
     split = b"\x0a\x01x" + b"\x12" + _varint(2) + option[:2] + b"\x12" + _varint(len(option) - 2) + option[2:]
     assert pb.Position.FromString(position + _varint(options_field.number << 3 | 2) + _varint(len(split))
