@@ -39,17 +39,19 @@ def _has_oneof(descriptor: Descriptor, seen: frozenset[str] = frozenset()) -> bo
 
 @cache
 def _shape(descriptor: Descriptor) -> tuple[dict[int, tuple[str, str, int]],
-                                           dict[int, tuple[FieldDescriptor, Descriptor]],
-                                           tuple[tuple[FieldDescriptor, Descriptor], ...]]:
+                                           dict[int, tuple[FieldDescriptor, Descriptor, bool]],
+                                           tuple[tuple[FieldDescriptor, Descriptor, bool], ...]]:
     """What a check needs of a message type, worked out once (a descriptor's lists are slow to
     build): its oneofs' members by number (oneof, member, wire type), its message fields that
-    may hold a oneof by number, and those fields in order."""
+    may hold a oneof by number (the field, its type, whether it is a map's entry), and those
+    fields in order."""
     # (a proto3 `optional` field is a oneof of its own: one member, nothing to clash with)
     members = {member.number: (group.name, member.name, _wire_type(member))
                for group in descriptor.oneofs if len(group.fields) > 1 for member in group.fields}
-    nested = tuple((field, field.message_type) for field in descriptor.fields
+    nested = tuple((field, field.message_type, field.message_type.GetOptions().map_entry)
+                   for field in descriptor.fields
                    if field.message_type is not None and _has_oneof(field.message_type))
-    return members, {field.number: (field, kind) for field, kind in nested}, nested
+    return members, {field.number: (field, kind, is_map) for field, kind, is_map in nested}, nested
 
 
 def _may_hide_one(descriptor: Descriptor, message: Any) -> bool:
@@ -59,7 +61,7 @@ def _may_hide_one(descriptor: Descriptor, message: Any) -> bool:
     members, _, nested = _shape(descriptor)
     if members:
         return True
-    for field, kind in nested:
+    for field, kind, _ in nested:
         if field.is_repeated:
             if len(getattr(message, field.name)):
                 return True
@@ -134,22 +136,22 @@ def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "", budget: 
             length, i = _varint(data, i)
             holder = nested.get(number)
             if holder is not None:
-                field, kind = holder
+                field, kind, is_map = holder
+                piece = data[i:i + length]
                 if field.is_repeated:
                     label = field.name
-                    if kind.GetOptions().map_entry:     # an entry of a map: named by its key, options['x']
-                        entry = GetMessageClass(kind).FromString(data[i:i + length])
-                        label += f"[{getattr(entry, 'key')!r}]"
-                    inner = oneof_conflict(kind, data[i:i + length], f"{path}{label}.", budget)
+                    if is_map:                      # an entry of a map: named by its key, options['x']
+                        label += f"[{getattr(GetMessageClass(kind).FromString(piece), 'key')!r}]"
+                    inner = oneof_conflict(kind, piece, f"{path}{label}.", budget)
                     if inner is not None:
                         return inner
                 elif message is None or _may_hide_one(kind, getattr(message, field.name)):
-                    merged.setdefault(number, []).append(data[i:i + length])
+                    merged.setdefault(number, []).append(piece)
             i += length
         else:                   # a group (deprecated; no field of ours): nothing more to read safely
             return None
     for number, copies in merged.items():
-        field, kind = nested[number]
+        field, kind, _ = nested[number]
         sub = None if message is None else getattr(message, field.name)
         inner = oneof_conflict(kind, b"".join(copies), f"{path}{field.name}.", budget, sub)
         if inner is not None:

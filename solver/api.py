@@ -179,11 +179,6 @@ def first_table_mb(tt_mb: int | None) -> int:
     return DEFAULT_TABLE_MB if tt_mb is None else tt_mb
 
 
-def table_memory_error(tt_mb: int | None, name: str = "tt_mb") -> TableMemoryError:
-    """The error for a Solver of `tt_mb` whose table could not be allocated, saying what to do."""
-    return TableMemoryError(first_table_mb(tt_mb), option=name)
-
-
 def largest_table_mb() -> int:
     """The most a table sized per game grows to (MiB): the largest any position asks for."""
     from ddcards.games import list_games
@@ -339,7 +334,7 @@ class Solver:
         try:
             self._searcher = Searcher(first_table_mb(tt_mb))
         except MemoryError:
-            raise table_memory_error(tt_mb) from None
+            raise TableMemoryError(first_table_mb(tt_mb)) from None
         # One per further thread of a search: only its side area serves (the table is
         # this Solver's), so it holds the smallest table; the search gives its side area
         # the size of this Solver's.

@@ -401,11 +401,8 @@ def as_position(doc: Any) -> ddcards.Position:
 
 def new_solver(args: argparse.Namespace) -> ddcards.Solver:
     """The command's Solver, its table as --tt-mb says; a table that cannot be had raises a
-    MemoryError naming --tt-mb (exit status 2)."""
-    try:
-        return ddcards.Solver(tt_mb=args.tt_mb)
-    except MemoryError:
-        raise ddcards.api.table_memory_error(args.tt_mb, "--tt-mb") from None
+    TableMemoryError, which _run reports naming --tt-mb (exit status 2)."""
+    return ddcards.Solver(tt_mb=args.tt_mb)
 
 
 def foreground(args: argparse.Namespace, engine: ddcards.Solver, bounds: bool = True) -> Foreground:
@@ -844,7 +841,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="threads for each search, 1 to 64 (default 1; the node count is a signature only on one)")
     p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
                    help=f"transposition table size in MiB, 1 to the machine's memory "
-                            f"(default: per game, {table_sizes})")
+                        f"(default: per game, {table_sizes})")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show a progress bar on stderr (default: when stderr is a terminal)")
     p.set_defaults(func=cmd_bench)

@@ -212,9 +212,7 @@ class Position:
         notation in any accepted form (``"10H"``, ``"th"``, ``"OH"``, ``"QH/S"``), where
         ``legal_moves`` lists canonical text only (``Card.parse("TH") in legal_moves`` is False).
         Text that is no action at all raises NotationError."""
-        if not isinstance(move, (str, Card)):
-            raise NotationTypeError(f"a move is action notation such as 'TH' or a Card, not {type(move).__name__} "
-                                    f"{move!r:.40}", token=repr(move)[:40], rule="actions (docs/RULES.md §0)")
+        _check_move_type(move)
         if not self._legal:
             return False
         session = self.session()
@@ -264,9 +262,7 @@ class Position:
     def play(self, move: str | Card) -> Position:
         """The position after `move` (action notation such as ``"TH"``, or a Card), validated:
         an illegal move raises :class:`ddcards.IllegalPlayError` naming the rule."""
-        if not isinstance(move, (str, Card)):
-            raise NotationTypeError(f"a move is action notation such as 'TH' or a Card, not {type(move).__name__} "
-                                f"{move!r:.40}", token=repr(move)[:40], rule="actions (docs/RULES.md §0)")
+        _check_move_type(move)
         actions = str(move).replace(",", " ").split()
         if len(actions) > 1:
             if any(action.startswith("/") or action.endswith("/") for action in actions):
@@ -370,6 +366,13 @@ def _shown_value(value: Any) -> str:
     if isinstance(value, (tuple, list)) and all(isinstance(v, Card) for v in value):
         return format_cards(value) or "-"
     return str(value)
+
+
+def _check_move_type(move: object) -> None:
+    """A move is text or a Card: anything else is a NotationTypeError (play, is_legal)."""
+    if not isinstance(move, (str, Card)):
+        raise NotationTypeError(f"a move is action notation such as 'TH' or a Card, not {type(move).__name__} "
+                                f"{move!r:.40}", token=repr(move)[:40], rule="actions (docs/RULES.md §0)")
 
 
 def _is_rank_and_suit(rank: str, suit: str) -> bool:

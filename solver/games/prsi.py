@@ -252,6 +252,11 @@ def _suit_name(suit: int) -> str:
     return str(Suit(suit))
 
 
+def _cited(rule: str) -> str:
+    """An illegal action's rule as errors cite it: "docs/RULES.md §4.2: play a card from your hand"."""
+    return f"docs/RULES.md {CLAUSES[rule]}: {rule}"
+
+
 # ---------------------------------------------------------------- the session
 
 class PrsiSession(Session):
@@ -309,7 +314,7 @@ class PrsiSession(Session):
                 st = self.board.state
                 why = None if st["done"] else self._not_held(card, st)
                 if why is not None:         # the first thing wrong with it: naming a suit would not help
-                    cited = f"docs/RULES.md {CLAUSES['play a card from your hand']}: play a card from your hand"
+                    cited = _cited("play a card from your hand")
                     raise IllegalPlayError(f"'{card}' by seat {st['turn']}: {why} ({cited})", token=text, rule=cited)
                 raise IllegalPlayError(f"an Ober names the suit to play next: '{card}/S', '{card}/H', '{card}/D' "
                                        f"or '{card}/C', not '{card}' alone ({OBER_RULE})", token=text,
@@ -473,7 +478,7 @@ class PrsiSession(Session):
         where = f"played[{ply}] '{name}' by seat {seat}"
 
         def error(why: str, rule: str) -> IllegalPlayError:
-            cited = f"docs/RULES.md {CLAUSES[rule]}: {rule}"
+            cited = _cited(rule)
             return IllegalPlayError(f"{where}: {why} ({cited})", token=name, rule=cited)
 
         if st["done"]:

@@ -290,10 +290,9 @@ class Page:
                     head = f"Trick {trick_no}, won by {self.seat(winner)}"
                 elif not trick_size:
                     head = "Play"
-                elif self.ended_mid_trick():
-                    head = f"Trick {trick_no}, not played out: {self.ended_mid_trick()}"
                 else:
-                    head = f"Trick {trick_no}, unfinished"
+                    why = self.ended_mid_trick()
+                    head = f"Trick {trick_no}, " + (f"not played out: {why}" if why else "unfinished")
                 won = "" if winner is None else f' data-winner="{_e(winner)}"'
                 shown = f' <span class="score">· score {_e(score)}</span>' if score else ""
                 rows.append(f'<tbody class="trick" id="trick-{trick_no}" data-trick="{trick_no}"{won}>'
