@@ -284,17 +284,42 @@ class BuildExt(build_ext):
         if not (PGO and self.extensions and self._gcc()):
             return super().run()
         self._compiler_name = self.compiler
+        inplace = self.inplace      # setuptools clears it while it builds
         profile = tempfile.mkdtemp(prefix="ddcards-pgo-")
+        instrumented = finished = False
         try:
             self._build(["-fprofile-generate=" + profile, "-fprofile-update=single"], link=True)
+            instrumented = True
             self._run_workload()
             self._build(["-fprofile-use=" + profile, "-fprofile-correction",
                          "-fprofile-partial-training", "-Wno-missing-profile"], link=False)
+            finished = True
         except Exception as exc:  # noqa: BLE001 - any failure: an ordinary build
             print(f"ddcards: profile-guided build skipped ({exc}); building without it", file=sys.stderr)
             self._build([], link=False)
+            finished = True
         finally:
             shutil.rmtree(profile, ignore_errors=True)
+            if instrumented and not finished:
+                self._remove_instrumented(inplace)
+
+    def _remove_instrumented(self, inplace):
+        # A build stopped after the profiling pass (Ctrl-C, a closed pipe) would leave its
+        # instrumented modules behind: 1.7x slower, and writing profiles to /tmp from every
+        # process that loads them. Missing modules say plainly that the build did not finish.
+        build_py = self.get_finalized_command("build_py")
+        removed = 0
+        for ext in self.extensions:
+            inplace_file, regular_file = self._get_inplace_equivalent(build_py, ext)
+            for path in (inplace_file, regular_file) if inplace else (regular_file,):
+                if os.path.exists(path):
+                    os.remove(path)
+                    removed += 1
+        try:
+            print(f"ddcards build: stopped after the profiling pass; removed its {removed} instrumented "
+                  "module files (build again to have the package)", file=sys.stderr)
+        except OSError:     # the closed pipe that may have stopped the build
+            pass
 
     def build_extension(self, ext):
         folder = getattr(ext, "ddcards_folder", "")

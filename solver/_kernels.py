@@ -80,7 +80,15 @@ def runnable(kernel: str) -> bool:
     """Can this CPU run `kernel`?"""
     if kernel in ("auto", "baseline"):
         return True
-    from ddcards._cpuid import supports_x86_64_v3
+    try:
+        from ddcards._cpuid import supports_x86_64_v3
+    except ModuleNotFoundError as exc:
+        if exc.name != "ddcards._cpuid":
+            raise
+        # A source checkout before its build, or a build that was stopped.
+        _refuse(f"ddcards is not built here: its compiled modules are missing from "
+                f"{os.path.dirname(os.path.abspath(__file__))}; build them with "
+                "`pip install -e .` (or `python setup.py build_ext --inplace`)")
 
     return kernel == "x86-64-v3" and supports_x86_64_v3()
 

@@ -158,3 +158,12 @@ def test_a_program_whose_own_arguments_name_ddcards_still_gets_the_import_error(
 def test_the_version_says_which_kernels_run() -> None:
     result = run_with_kernel("baseline", "from ddcards.cli import main; main(['--version'])")
     assert result.stdout.strip() == f"ddcards {ddcards.__version__} (baseline kernels: base)"
+
+
+def test_a_checkout_whose_modules_are_not_built_says_how_to_build_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A source checkout before its build (or a build stopped after its profiling pass, which
+    removes the instrumented modules it made) raised ModuleNotFoundError: ddcards._cpuid."""
+    monkeypatch.setitem(sys.modules, "ddcards._cpuid", None)    # as if the file were missing
+    with pytest.raises(ImportError, match=r"ddcards is not built here: its compiled modules are missing from .*; "
+                                          r"build them with `pip install -e \.`"):
+        _kernels.runnable("x86-64-v3")
