@@ -100,11 +100,12 @@ def _non_blocking(inner: Callable[..., Any], unary: Wrapper) -> Callable[..., An
 class Undecodable:
     """What the safe deserializer hands on for bytes that are no valid message."""
 
-    __slots__ = ("error", "message_type")
+    __slots__ = ("error", "message_type", "message")
 
-    def __init__(self, error: BaseException, message_type: str):
+    def __init__(self, error: BaseException, message_type: str, message: Any = None):
         self.error = error
         self.message_type = message_type
+        self.message = message      # what protobuf parsed, where it could (a stream item's id: echoed)
 
     def to_error(self) -> RequestError:
         if isinstance(self.error, OneofConflict):
@@ -148,7 +149,7 @@ def _safe_deserializer(deserialize: Callable[[bytes], Any] | None) -> Callable[[
             log.exception("the oneof check of a %s failed", name)
             conflict = None
         if conflict is not None:        # the parser kept the last member: no silent choice here
-            return Undecodable(OneofConflict(*conflict), name)
+            return Undecodable(OneofConflict(*conflict), name, message)
         return message
 
     return safe

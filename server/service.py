@@ -405,7 +405,9 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
             for index, item in enumerate(request_iterator):
                 last_request[0] = time.monotonic()
                 if isinstance(item, Undecodable):
-                    yield Work((index, "", "", None, None), error=item.to_error())
+                    # a message that parsed but is refused (a oneof conflict) still has its id
+                    parsed_id = getattr(item.message, "id", "")[:MAX_ID_CHARS]
+                    yield Work((index, parsed_id, "", None, None), error=item.to_error())
                     continue
                 if len(item.id) > MAX_ID_CHARS:
                     # as a document's id (RULES §0.11 rule 4); echoed whole, a 4 MB id made its

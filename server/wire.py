@@ -1,8 +1,8 @@
 """What protobuf parsing forgives in a request, and the service does not: two members of a oneof.
 
 A message on the wire may carry both members of a ``oneof`` (``position`` and ``document_json``
-of a SolveRequest, ``bool_value`` and ``int_value`` of an option): the parser keeps the last one
-it reads and drops the other without a word. That is a client's bug, and solving whichever came
+of a SolveRequest, ``bool_value`` and ``int_value`` of an option), or one key of a map twice (an
+option given twice): the parser keeps the last one it reads and drops the other without a word. That is a client's bug, and solving whichever came
 last would be a silent fix of it, so the service reads the request's bytes once more (they are
 well formed: the parser took them) and names both members.
 """
@@ -95,7 +95,8 @@ def _wire_type(field: FieldDescriptor) -> int:
 
 def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "", budget: list[int] | None = None,
                    message: Any = None) -> tuple[str, str] | None:
-    """Where `data` (a message of `descriptor`, well formed) sends two members of one oneof:
+    """Where `data` (a message of `descriptor`, well formed) sends two members of one oneof (or one
+    key of a map twice: "options['x'] twice (one key of the map options)"):
     ("position and document_json (oneof source)", "position"), the members named by their path
     from the request ("solve.position and solve.document_json ..." in a nested message), and the
     first one's path; None if it does not, or if it holds more than FIELD_BUDGET fields
@@ -111,6 +112,7 @@ def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "", budget: 
     members, nested, _ = _shape(descriptor)
     sent: dict[str, list[str]] = {}
     merged: dict[int, list[bytes]] = {}               # a singular message field's copies
+    keys: set[tuple[int, Any]] = set()                # the map entries' keys read so far
     i, end = 0, len(data)
     while i < end:
         budget[0] -= 1
@@ -141,7 +143,11 @@ def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "", budget: 
                 if field.is_repeated:
                     label = field.name
                     if is_map:                      # an entry of a map: named by its key, options['x']
-                        label += f"[{getattr(GetMessageClass(kind).FromString(piece), 'key')!r}]"
+                        entry_key = getattr(GetMessageClass(kind).FromString(piece), "key")
+                        label += f"[{entry_key!r}]"
+                        if (number, entry_key) in keys:     # the parser keeps the last entry of a key
+                            return f"{path}{label} twice (one key of the map {field.name})", path + label
+                        keys.add((number, entry_key))
                     inner = oneof_conflict(kind, piece, f"{path}{label}.", budget)
                     if inner is not None:
                         return inner

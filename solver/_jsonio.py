@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
-from ddcards.errors import NotationError
+from ddcards.errors import NotationError, NotationTypeError
 
 __all__ = ["BOM", "BOM_BYTES", "without_bom", "MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "MAX_ALL_ITEMS",
            "MAX_ID_CHARS", "ID_RULE", "check_id", "LongNumber", "loads", "decode_value", "check_depth", "decode_utf8",
@@ -354,11 +354,21 @@ def json_kind(value: Any) -> str:
     return type(value).__name__
 
 
-def not_a_position(value: Any) -> NotationError:
+def not_a_position(value: Any, *, given: bool = False) -> NotationError:
     """The error for a document that is not a JSON object (a position is one: RULES §0.6), in
-    JSON's words, whatever took it: Position, solve, the tables, a batch."""
-    return NotationError(f"a position is a JSON object, not {json_kind(value)}",
-                         token="null" if value is None else token_text(value), rule=POSITION_RULE)
+    JSON's words, whatever took it: Position, solve, the tables, a batch. `given`: the value
+    came from a program (``solve(5)``), not from JSON text: a TypeError too."""
+    kind = NotationTypeError if given else NotationError
+    return kind(f"a position is a JSON object, not {json_kind(value)}",
+                token="null" if value is None else token_text(value), rule=POSITION_RULE)
+
+
+def read_position(value: Any) -> Any:
+    """A position document read from JSON (a line of a file, a request's body) for Position:
+    JSON of another kind is bad notation (not_a_position), not a program's wrong type."""
+    if not isinstance(value, Mapping):
+        raise not_a_position(value)
+    return value
 
 
 def shown(value: Any, limit: int = 40) -> str:

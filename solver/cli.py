@@ -33,7 +33,7 @@ from typing import Any, BinaryIO, TextIO
 
 import ddcards
 from ddcards._foreground import Foreground
-from ddcards._jsonio import not_a_position, printable
+from ddcards._jsonio import not_a_position, printable, read_position
 from ddcards.batch.progress import ProgressBar, document_count, wanted
 from ddcards.batch.reader import Entry, Outcome, answer_each, read_documents
 from ddcards.batch.summary import SearchTimes
@@ -396,7 +396,7 @@ def json_line(doc: dict[str, Any]) -> str:
 
 
 def as_position(doc: Any) -> ddcards.Position:
-    return ddcards.Position.from_dict(doc)
+    return ddcards.Position.from_dict(read_position(doc))
 
 
 def new_solver(args: argparse.Namespace) -> ddcards.Solver:

@@ -38,7 +38,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ddcards._jsonio import loads, not_a_position, shown, token_text
+from ddcards._jsonio import decode_utf8, loads, not_a_position, shown, token_text
 from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, SearchAborted
 from ddcards.games import get_game, klaverjas, marias_table
 from ddcards.games._document import check_fields, played_field
@@ -55,8 +55,10 @@ NO_HISTORY_RULE = "docs/RULES.md §2.8 rule 5: the table is of a whole deal, not
 TABLE_GAMES_RULE = "docs/RULES.md §2.8 rule 5 and §1.13: a DD table is of a Klaverjas or a Mariáš deal"
 
 
-def _document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[str, Any]:
+def _document(position_or_doc: Position | Mapping[str, Any] | str | bytes) -> dict[str, Any]:
     """The position document of what dd_table was given."""
+    if isinstance(position_or_doc, (bytes, bytearray)):        # UTF-8 JSON, as solve() takes it
+        position_or_doc = decode_utf8(bytes(position_or_doc), "the position document")
     if isinstance(position_or_doc, Position):
         doc = position_or_doc.to_dict()
     elif isinstance(position_or_doc, str):
@@ -66,7 +68,7 @@ def _document(position_or_doc: Position | Mapping[str, Any] | str) -> dict[str, 
     elif isinstance(position_or_doc, Mapping):
         doc = dict(position_or_doc)
     else:
-        raise not_a_position(position_or_doc)       # as Position and solve say it
+        raise not_a_position(position_or_doc, given=True)       # as Position and solve say it
     return doc
 
 
@@ -89,11 +91,12 @@ def _klaverjas_deal(doc: dict[str, Any]) -> klaverjas.KlaverjasSetup:
                                       playing_team=doc.get("playing_team", 0)))
 
 
-def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any = None,
+def dd_table(position_or_doc: Position | Mapping[str, Any] | str | bytes, *, solver: Any = None,
              timeout: float | None = None, cancel: Any = None, threads: int = 1) -> dict[str, Any]:
     """The double-dummy table of a deal: its exact value for every choice made before play.
 
-    ``position_or_doc``: a Position or a position document, nothing played yet.
+    ``position_or_doc``: a Position or a position document (a dict, JSON text or its UTF-8
+    bytes), nothing played yet.
     ``solver``: a :class:`ddcards.Solver` to reuse (default: this thread's); ``timeout``
     (seconds, as for ``Solver.solve``) bounds the whole table (SearchTimeout); ``cancel``: a CancelToken
     (SearchCancelled).  ``threads``: how many threads search (the searches release the GIL).
@@ -136,7 +139,7 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str, *, solver: Any
 TableJob = Callable[[Any, float | None, Any, int], dict[str, Any]]
 
 
-def table_job(position_or_doc: Position | Mapping[str, Any] | str) -> TableJob:
+def table_job(position_or_doc: Position | Mapping[str, Any] | str | bytes) -> TableJob:
     """The DD table of a deal, validated now and searched later: ``job(solver, timeout,
     cancel, threads)`` answers as `dd_table`.  Bad input raises here, before any search or
     wait for a solver (the service checks a request before it queues for a worker)."""

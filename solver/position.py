@@ -85,7 +85,7 @@ class Position:
         if isinstance(doc, Position):
             doc = doc.to_dict()             # Position(pos), Position.from_dict(pos): an equal Position
         if not isinstance(doc, Mapping):
-            raise not_a_position(doc)
+            raise not_a_position(doc, given=True)
         game: Game = get_game(doc.get("game"))
         self._build(game, game.parse(doc))
 
@@ -129,7 +129,10 @@ class Position:
         if not isinstance(text, str):
             raise NotationTypeError(f"a position document is JSON text, not {type(text).__name__} {shown(text)}",
                                     token=token_text(text), rule=POSITION_RULE)
-        return cls(loads(text, "a position document"))
+        doc = loads(text, "a position document")
+        if not isinstance(doc, Mapping):
+            raise not_a_position(doc)           # JSON of another kind: bad notation, not a wrong type
+        return cls(doc)
 
     def to_dict(self) -> dict[str, Any]:
         """The position document in canonical notation (a deep copy)."""
@@ -211,15 +214,20 @@ class Position:
         """Is `move` a legal move here? It may be spelt as ``play`` takes it: a Card, or action
         notation in any accepted form (``"10H"``, ``"th"``, ``"OH"``, ``"QH/S"``), where
         ``legal_moves`` lists canonical text only (``Card.parse("TH") in legal_moves`` is False).
-        Text that is no action at all raises NotationError."""
+        An action of the notation that this game has no use for (``"6H"`` in Mariáš, ``"draw"``
+        in Klaverjas) is not legal: False. Text that is no action at all raises NotationError,
+        whether or not the deal is over."""
         _check_move_type(move)
-        if not self._legal:
-            return False
+        text = str(move).strip()
         session = self.session()
         try:
-            code = session.move_code(str(move).strip())
+            code = session.move_code(text)
         except IllegalPlayError:            # (Prší: an Ober without its suit, or a suit on another card)
             return False
+        except NotationError:
+            if _is_action(text):            # an action of the notation this game has no use for ('6H' in Mariáš)
+                return False
+            raise
         finally:
             self._spare.append(session)     # move_code reads it, never changes it
         return session.move_name(code) in self._legal
@@ -373,6 +381,21 @@ def _check_move_type(move: object) -> None:
     if not isinstance(move, (str, Card)):
         raise NotationTypeError(f"a move is action notation such as 'TH' or a Card, not {type(move).__name__} "
                                 f"{move!r:.40}", token=repr(move)[:40], rule="actions (docs/RULES.md §0)")
+
+
+def _is_action(text: str) -> bool:
+    """Is `text` an action of the common notation (RULES §0: a card of any deck, an Ober with
+    its named suit, draw, pass, exchange), whether or not this game has it?"""
+    if text.lower() in ("draw", "pass", "exchange"):
+        return True
+    card, slash, named = text.partition("/")
+    try:
+        Card.parse(card)
+        if slash:
+            Suit.parse(named)
+    except DdcardsError:
+        return False
+    return True
 
 
 def _is_rank_and_suit(rank: str, suit: str) -> bool:

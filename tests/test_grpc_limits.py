@@ -155,10 +155,12 @@ def test_two_members_of_a_oneof_are_invalid_argument_not_the_last_one_solved(ser
         assert error_details(info.value)["field"] == "position"
         # ... in a stream's item too (in band; the stream goes on), and inside a nested message
         stream = channel.stream_stream("/ddcards.v1.SolverService/SolveStream")
-        item = b"\x12" + _varint(len(both)) + both                       # SolveStreamRequest.solve = both
+        item = pb.SolveStreamRequest(id="two-sources").SerializeToString() \
+            + b"\x12" + _varint(len(both)) + both                          # SolveStreamRequest.solve = both
         good = pb.SolveStreamRequest(id="ok", solve=Client.solve_request(doc, "best")).SerializeToString()
         items = {r.index: r for r in map(pb.SolveStreamResponse.FromString, stream(iter([item, good]), timeout=30))}
         assert items[0].error.code_name == "INVALID_ARGUMENT"
+        assert items[0].id == "two-sources"         # the item parsed: its id is echoed, as every bad item's
         assert "sends solve.position and solve.document_json (oneof source)" in items[0].error.message
         assert items[1].result.value == ddcards.solve(ddcards.Position.from_dict(doc)).value
     from ddcards.server.wire import oneof_conflict
@@ -635,3 +637,22 @@ def test_a_failing_oneof_check_never_fails_the_call(monkeypatch):
     monkeypatch.setattr(interceptors, "oneof_conflict", lambda *args: 1 / 0)
     safe = interceptors._safe_deserializer(pb.SolveRequest.FromString)
     assert safe(pb.SolveRequest(document_json="{}").SerializeToString()).document_json == "{}"
+
+
+def test_an_option_sent_twice_is_invalid_argument_not_the_last_one_kept(server):
+    """A map keeps the last entry of a key it reads: options {x: true} options {x: 5} was solved
+    with x = 5 (the JSON path refuses a key given twice). Now refused, naming the key."""
+    doc = _doc()
+    first, second = convert.doc_to_position(doc), pb.Position()
+    first.options["marriage_on_follow"].bool_value = True
+    second.options["marriage_on_follow"].bool_value = False
+    request = pb.SolveRequest(position=first).SerializeToString() + pb.SolveRequest(position=second).SerializeToString()
+    assert pb.SolveRequest.FromString(request).position.options["marriage_on_follow"].bool_value is False
+    with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        with pytest.raises(grpc.RpcError) as info:
+            channel.unary_unary(SOLVE)(request, timeout=10)
+    assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert info.value.details().startswith(
+        "the ddcards.v1.SolveRequest message sends position.options['marriage_on_follow'] twice "
+        "(one key of the map options): ")
+    assert error_details(info.value)["field"] == "position.options['marriage_on_follow']"

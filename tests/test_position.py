@@ -627,7 +627,9 @@ def test_a_move_or_a_document_of_the_wrong_type_is_a_type_error_too():
     # README: a bad argument of the wrong type is a TypeError as well as a DdcardsError
     position = ddcards.Position.from_dict(ddcards.example("marias-hra"))
     for call in (lambda: position.play(None), lambda: position.play(5), lambda: ddcards.Position.from_json(None),
-                 lambda: ddcards.Card.parse(None), lambda: ddcards.parse_hand(5)):
+                 lambda: ddcards.Card.parse(None), lambda: ddcards.parse_hand(5),
+                 lambda: ddcards.solve(5), lambda: ddcards.Position.from_dict(None),
+                 lambda: ddcards.Position(memoryview(b"{}")), lambda: ddcards.dd_table(3)):
         with pytest.raises(ddcards.NotationTypeError) as info:
             call()
         assert isinstance(info.value, TypeError) and isinstance(info.value, ddcards.NotationError)
@@ -649,6 +651,14 @@ def test_is_legal_takes_a_move_as_play_does():
     over = ddcards.Position.from_dict(ddcards.example("mariasz-recorded"))
     assert over.is_over and not over.is_legal("AS")
     assert all(position.is_legal(move) for move in position.legal_moves)
+    # An action of the notation this game lacks is not legal (it raised InvalidCardError: a
+    # review's find), and text that is no action raises in a finished deal too (it was False)
+    for move in ("6H", ddcards.Card.parse("6H"), "draw", "pass", "exchange", "QH/S"):
+        assert not position.is_legal(move), move
+    assert not ddcards.Position.from_dict(ddcards.example("mariasz-szlifowany")).is_legal("7H")
+    for bad in ("ZZ", "", "QH/X", "draw 2"):
+        with pytest.raises(ddcards.NotationError):
+            over.is_legal(bad)
 
 
 @pytest.mark.parametrize("move, advice", [
@@ -670,3 +680,18 @@ def test_a_suits_name_inside_a_card_is_told_apart_from_no_suit():
     assert ddcards.Suit.parse("herz") is ddcards.Suit.H
     with pytest.raises(ddcards.InvalidCardError, match="'Z' is not a suit"):
         ddcards.Card.parse("AZ")
+
+
+def test_json_of_another_kind_is_bad_notation_not_a_type_error():
+    # the text is of the right type; what it holds is no object: a NotationError only
+    for call in (lambda: ddcards.Position.from_json("5"), lambda: ddcards.solve("[1]"), lambda: ddcards.dd_table(b"null")):
+        with pytest.raises(ddcards.NotationError, match="a position is a JSON object, not ") as info:
+            call()
+        assert not isinstance(info.value, TypeError)
+
+
+def test_a_dd_table_takes_the_utf8_bytes_of_a_document_as_solve_does():
+    doc = {"game": "klaverjas", "hands": ["AKQJT987...", ".AKQJT987..", "..AKQJT987.", "...AKQJT987"]}
+    assert ddcards.dd_table(json.dumps(doc).encode())["values"] == ddcards.dd_table(doc)["values"]
+    with pytest.raises(ddcards.NotationError, match="byte"):
+        ddcards.dd_table(b"\xff{}")

@@ -40,7 +40,7 @@ from typing import Any, BinaryIO, cast
 
 import ddcards
 from ddcards import errors
-from ddcards._jsonio import printable, same_file
+from ddcards._jsonio import printable, read_position, same_file
 from ddcards.batch.journal import JOB_FORMAT, JOB_SUFFIX, Journal, key_bits
 from ddcards.batch.many import ExecutorFailure, Task, solve_tasks
 from ddcards.batch.progress import DocumentCounter, ProgressBar, wanted
@@ -143,7 +143,7 @@ class _Plan:
         if entry.error is not None:
             return _Failed(entry, entry.error)
         try:
-            position = ddcards.Position.from_dict(entry.document)
+            position = ddcards.Position.from_dict(read_position(entry.document))
             key = position_key(position)
         except Exception as exc:          # noqa: BLE001 - a DdcardsError, or a bug: that document's record
             return _Failed(entry, exc)

@@ -315,7 +315,7 @@ def answers_of(answers: Answers) -> Generator[Solved, None, None]:
         for index, result, error in answers:
             if result is None and error is None:
                 # solve_many's tasks all hold a position: None is one (the pass-through is the CLI's)
-                error = not_a_position(None)
+                error = not_a_position(None, given=True)
             yield Solved(index, result, error)
     finally:
         answers.close()

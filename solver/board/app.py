@@ -39,7 +39,7 @@ from starlette.routing import Route
 
 import ddcards
 from ddcards.api import DEFAULT_TT_MB, CancelToken, Solver, _threads, check_tables_fit, check_timeout, check_tt_mb
-from ddcards._jsonio import decode_utf8, loads, shown, token_text
+from ddcards._jsonio import decode_utf8, loads, read_position, shown, token_text
 from ddcards.errors import DdcardsError, InvalidOptionError, NotationError, SearchCancelled, SearchTimeout
 from ddcards.games.prsi import every_value_or_optimal
 from ddcards.report.display import as_cards, card_piece, extras, hand_suits, ober_action, plain, suit_piece
@@ -294,7 +294,7 @@ class BoardApp:
         if "position" not in body:
             raise NotationError("the request names no position (field 'position' or 'text')",
                                 token="position", rule="board requests")
-        return ddcards.Position(body["position"])
+        return ddcards.Position(read_position(body["position"]))
 
     # -- routes
     async def page(self, request: Request) -> HTMLResponse:
