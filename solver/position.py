@@ -273,9 +273,10 @@ class Position:
         _check_move_type(move)
         actions = str(move).replace(",", " ").split()
         if len(actions) > 1:
-            if any(action.startswith("/") or action.endswith("/") for action in actions):
+            prsi = self.game == "prsi"      # the game whose actions name a suit or draw cards
+            if prsi and any(action.startswith("/") or action.endswith("/") for action in actions):
                 advice = f"an Ober names its suit without spaces: .play({''.join(actions)!r:.20})"
-            elif actions[0].lower() == "draw" and all(action.isdigit() for action in actions[1:]):
+            elif prsi and actions[0].lower() == "draw" and all(action.isdigit() for action in actions[1:]):
                 advice = "a draw is one action, 'draw', however many cards it takes"
             elif len(actions) == 2 and _is_rank_and_suit(*actions):
                 advice = f"a card is one token: .play({''.join(actions)!r:.20})"

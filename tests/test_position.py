@@ -673,6 +673,15 @@ def test_several_tokens_get_advice_that_fits_them(move, advice):
     assert str(info.value).endswith(f"({advice})")
 
 
+def test_advice_on_prsi_actions_is_given_in_prsi_only():
+    # Mariáš has no Ober naming a suit and no draw: "QS /H" told to play 'QS/H' was advice it refused
+    for move, advice in (("QS / H", "play them one at a time: .play('QS').play('/')"),
+                         ("draw 2", "play them one at a time: .play('draw').play('2')")):
+        with pytest.raises(ddcards.NotationError) as info:
+            ddcards.Position.from_dict(ddcards.example("marias-hra")).play(move)
+        assert str(info.value).endswith(f"({advice})")
+
+
 def test_a_suits_name_inside_a_card_is_told_apart_from_no_suit():
     with pytest.raises(ddcards.InvalidCardError, match="'herz' is a suit's name, and a card writes its suit as one "
                                                       "letter or symbol"):
