@@ -76,6 +76,10 @@ SUIT_LETTERS: dict[pb.Suit, str] = {
 }
 _SUIT_BY_LETTER = {v: k for k, v in SUIT_LETTERS.items()}
 
+# An enum number outside the enum (a client may send any): named with the enum's range and the rule.
+SUIT_ENUM_RULE = "docs/RULES.md §0.1 rule 1: suits S H D C; a Suit is SUIT_SPADES (1) to SUIT_CLUBS (4)"
+RANK_ENUM_RULE = "docs/RULES.md §0.2 rule 1: ranks 6 7 8 9 T J Q K A; a Rank is RANK_SIX (6) to RANK_ACE (14)"
+
 RANK_LETTERS: dict[pb.Rank, str] = {
     pb.RANK_SIX: "6",
     pb.RANK_SEVEN: "7",
@@ -221,11 +225,11 @@ def card_to_str(card: pb.Card, where: str = "card") -> str:
     rank = RANK_LETTERS.get(card.rank)
     suit = SUIT_LETTERS.get(card.suit)
     if rank is None:
-        raise RequestCardError(f"{where} has no valid rank ({card.rank})", token=str(card.rank),
-                               rule="card rank 6 7 8 9 T J Q K A", field=where + ".rank")
+        raise RequestCardError(f"{where} has no valid rank ({card.rank}; {RANK_ENUM_RULE})", token=str(card.rank),
+                               rule=RANK_ENUM_RULE, field=where + ".rank")
     if suit is None:
-        raise RequestCardError(f"{where} has no valid suit ({card.suit})", token=str(card.suit),
-                               rule="card suit S H D C", field=where + ".suit")
+        raise RequestCardError(f"{where} has no valid suit ({card.suit}; {SUIT_ENUM_RULE})", token=str(card.suit),
+                               rule=SUIT_ENUM_RULE, field=where + ".suit")
     return rank + suit
 
 
@@ -278,8 +282,8 @@ def _structured_action(action: pb.Action, where: str) -> str:
         return text
     suit = SUIT_LETTERS.get(action.named_suit)
     if suit is None:
-        raise RequestCardError(f"{where} names no valid suit ({action.named_suit})",
-                               token=str(action.named_suit), rule="suit S H D C", field=where + ".named_suit")
+        raise RequestCardError(f"{where} names no valid suit ({action.named_suit}; {SUIT_ENUM_RULE})",
+                               token=str(action.named_suit), rule=SUIT_ENUM_RULE, field=where + ".named_suit")
     return text + "/" + suit
 
 
@@ -303,11 +307,11 @@ def _check_no_named_suit(played: Any, game: str, where: str) -> None:
     except DdcardsError:
         return                          # an unknown game: that error comes first
     for i, action in enumerate(played):
-        named = action.named_suit or (action.notation and "/" in action.notation)
-        if named:
-            field = f"{where}.played[{i}]" + (".named_suit" if action.named_suit else "")
-            raise RequestError(f"{field}: only Prší's Ober names a suit (docs/RULES.md §4); a {game} action is a "
-                               "card alone: leave named_suit unset", token=action.notation or card_to_str(action.card),
+        # (a suit in the notation, 'QH/S', is the game's to refuse, as in a document: it names the token)
+        if action.named_suit:
+            field = f"{where}.played[{i}].named_suit"
+            raise RequestError(f"{field}: only Prší's Ober names a suit (docs/RULES.md §4.4); a {game} action is "
+                               "a card alone: leave named_suit unset", token=action.notation or card_to_str(action.card),
                                rule=ACTION_RULE, field=field)
 
 
@@ -526,8 +530,8 @@ def position_to_doc(msg: pb.Position, *, canonical_game: Callable[[str], str] = 
         doc["contract"] = contract
     if msg.trump:
         if msg.trump not in SUIT_LETTERS:
-            raise RequestCardError(f"trump names no valid suit ({msg.trump})", token=str(msg.trump),
-                                   rule="suit S H D C", field=f"{where}.trump")
+            raise RequestCardError(f"trump names no valid suit ({msg.trump}; {SUIT_ENUM_RULE})", token=str(msg.trump),
+                                   rule=SUIT_ENUM_RULE, field=f"{where}.trump")
         doc["trump"] = SUIT_LETTERS[msg.trump]
     if msg.HasField("playing_team"):
         doc["playing_team"] = msg.playing_team

@@ -70,8 +70,13 @@ def test_card_notation_or_structure():
     assert (info.value.reason, info.value.field) == ("INVALID_CARD", "position.upcard.suit")
     with pytest.raises(RequestCardError, match="no valid rank"):
         convert.card_to_str(pb.Card(suit=pb.SUIT_SPADES))
-    with pytest.raises(RequestCardError, match="no valid rank"):
+    with pytest.raises(RequestCardError) as info:
         convert.card_to_str(pb.Card(rank=3, suit=pb.SUIT_SPADES))
+    # an enum number outside the enum: its range and the rule in the message (an audit's find)
+    assert str(info.value) == ("card has no valid rank (3; docs/RULES.md §0.2 rule 1: ranks 6 7 8 9 T J Q K A; "
+                               "a Rank is RANK_SIX (6) to RANK_ACE (14))")
+    with pytest.raises(RequestCardError, match=r"trump names no valid suit \(99; docs/RULES.md §0.1 rule 1: "):
+        convert.position_to_doc(pb.Position(game_name="marias", trump=99))
     # Both forms (a card echoed from a response) must agree.
     assert convert.card_to_str(convert.card_message("TH")) == "TH"
     assert convert.card_to_str(pb.Card(notation="10h", rank=pb.RANK_TEN, suit=pb.SUIT_HEARTS)) == "10h"
@@ -485,17 +490,28 @@ def test_position_errors_name_their_message_field():
 
 
 @pytest.mark.parametrize("game", ["marias", "mariasz", "klaverjas"])
-@pytest.mark.parametrize("action, field", [
-    (pb.Action(card=pb.Card(notation="QH"), named_suit=pb.SUIT_SPADES), "position.played[1].named_suit"),
-    (pb.Action(notation="QH/S"), "position.played[1]"),
-])
-def test_a_named_suit_outside_prsi_says_only_prsi_names_one(game, action, field):
+def test_a_named_suit_outside_prsi_says_only_prsi_names_one(game):
     """It said "unknown card 'QH/S': 'H/S' is not a suit", on the action's field."""
+    action = pb.Action(card=pb.Card(notation="QH"), named_suit=pb.SUIT_SPADES)
     message = pb.Position(game_name=game, played=[pb.Action(notation="AS"), action])
     with pytest.raises(RequestError) as info:
         convert.position_to_doc(message, canonical_game=lambda name: ddcards.find_game(name).name)
-    assert info.value.field == field
-    assert "only Prší's Ober names a suit" in str(info.value) and info.value.token in ("QH", "QH/S")
+    assert info.value.field == "position.played[1].named_suit"
+    assert "only Prší's Ober names a suit" in str(info.value) and info.value.token == "QH"
+
+
+@pytest.mark.parametrize("game", ["marias", "mariasz", "klaverjas"])
+@pytest.mark.parametrize("notation", ["QH/S", "7H/S", "QH/X"])
+def test_a_suit_in_an_actions_notation_outside_prsi_is_refused_by_the_game_naming_it(game, notation):
+    """The server refused it first with "leave named_suit unset" (a field never set), without the
+    token in the message; the game names the token and its rule, as for a document (an audit's find)."""
+    message = pb.Position(game_name=game, played=[pb.Action(notation="AS"), pb.Action(notation=notation)])
+    doc = convert.position_to_doc(message, canonical_game=lambda name: ddcards.find_game(name).name)
+    assert doc["played"] == ["AS", notation]
+    with pytest.raises(ddcards.InvalidCardError) as info:
+        ddcards.Position.from_dict(dict(ddcards.example({"marias": "marias-hra", "mariasz": "mariasz"}.get(game, game)),
+                                        played=doc["played"]))
+    assert f"unknown card '{notation}'" in str(info.value) and info.value.token == notation
 
 
 def test_prsi_keeps_its_named_suits():
