@@ -22,6 +22,10 @@ def import_checkout(repo: str | Path) -> ModuleType:
         for name in ("position", "api", "errors"):
             sys.modules[f"ddcards.{name}"] = importlib.import_module(f"solver.{name}")
         return old
+    if not any(folder.glob("_cpuid*.so")) or not any((folder / "_core").glob("**/search*.so")):
+        # Its missing modules would be found in the installed ddcards (an editable install's
+        # finder comes last), or not at all: a ModuleNotFoundError deep in an import.
+        raise SystemExit(f"{repo}: the checkout is not built: cd {repo} && python setup.py build_ext --inplace")
     spec = importlib.util.spec_from_file_location("ddcards", folder / "__init__.py",
                                                   submodule_search_locations=[str(folder)])
     assert spec is not None and spec.loader is not None

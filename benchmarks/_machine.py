@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import platform
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -36,6 +37,11 @@ def machine_line() -> str:
     return (f"Machine: {platform.machine()} ({cpu_model()}), {platform.python_implementation()} "
             f"{platform.python_version()}, {usable_cpus()} of {os.cpu_count()} CPUs usable, {load}"
             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+
+
+def command_line() -> str:
+    """How this script was run, as a reader would type it: 'python benchmarks/x.py --deals 5'."""
+    return "python " + shlex.join([f"benchmarks/{Path(sys.argv[0]).name}", *sys.argv[1:]])
 
 
 def warn_if_fewer_cpus(needed: int, what: str) -> None:

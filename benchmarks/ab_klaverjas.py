@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from _args import count, positive
-from _machine import machine_line
+from _machine import command_line, machine_line
 
 HERE = Path(__file__).resolve()
 
@@ -85,7 +85,7 @@ def main() -> None:
     ap.add_argument("--pair", metavar="OTHER", help="run OTHER's build at the same time, one core each")
     ap.add_argument("--rounds", type=positive, default=3, help="rounds of --pair")
     a = ap.parse_args()
-    print(machine_line())
+    print(f"{machine_line()}. Command: {command_line()}")
     repo = str(Path(a.repo).resolve())
     if a.pair:
         pair(repo, str(Path(a.pair).resolve()), a.deals, a.tables, a.rounds)

@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 
 from _args import count, positive
-from _machine import machine_line
+from _machine import command_line, machine_line
 
 HERE = Path(__file__).resolve()
 CORPUS = HERE.parent / "corpus" / "marias-hra.jsonl"
@@ -58,7 +58,7 @@ def main() -> None:
     parser.add_argument("--passes", type=positive, default=1, help=argparse.SUPPRESS)   # a worker's passes
     args = parser.parse_args()
     repos = [str(Path(r).resolve()) for r in args.repos] or [str(HERE.parent.parent)]
-    print(machine_line())
+    print(f"{machine_line()}. Command: {command_line()}")
     if args.alternate:
         for _ in range(args.alternate):
             for repo in repos:

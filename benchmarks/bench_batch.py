@@ -42,7 +42,7 @@ import ddcards  # noqa: E402
 from ddcards import cli  # noqa: E402
 from make_corpus import hra_deal, no_trump_deal  # noqa: E402
 from _args import count, positive  # noqa: E402
-from _machine import machine_line  # noqa: E402
+from _machine import command_line, machine_line  # noqa: E402
 
 HRA = ROOT / "benchmarks" / "corpus" / "marias-hra.jsonl"
 
@@ -289,7 +289,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.what == "large" and args.positions < 10:
         parser.error("large --positions: at least 10 (a tenth of them runs first)")
-    print(f"# {machine_line()}")
+    print(f"# {machine_line()}. Command: {command_line()}")
     if args.what == "speedup":
         speedup(args.rounds)
     elif args.what == "overhead":

@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 import ddcards  # noqa: E402
 from ddcards.errors import SearchTimeout  # noqa: E402
 from _args import count, positive  # noqa: E402
-from _machine import machine_line  # noqa: E402
+from _machine import command_line, machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
 DECK = [r + s for s in "SHDC" for r in "789TJQKA"]
@@ -216,6 +216,7 @@ def main() -> None:
         make_corpus()
         return
     if args.nodes:
+        print(f"{machine_line()}. Command: {command_line()}\n")    # (for its CPU seconds: the count is the same anywhere)
         node_count()
         return
     def numbers(text: str, kind: type, name: str, allowed: str, ok) -> list:
@@ -230,7 +231,7 @@ def main() -> None:
     seats_list = numbers(args.seats, int, "seats", "player counts from 2 to 6", lambda v: 2 <= v <= 6)
     horizons = numbers(args.horizons, int, "horizons", "horizons of at least 1", lambda v: v >= 1)
     budgets = numbers(args.budgets, float, "budgets", "seconds above 0", lambda v: 0 < v < float("inf"))
-    print(f"{machine_line()}\n")
+    print(f"{machine_line()}. Command: {command_line()}\n")
     print("| players | horizon | positions | +1/0/−1 | search median | p90 | max | nodes median | nodes/s |")
     print("|---|---|---|---|---|---|---|---|---|")
     engine = ddcards.Solver()

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 import ddcards  # noqa: E402
 from ddcards.report import report_html  # noqa: E402
 from _args import count, positive  # noqa: E402
-from _machine import machine_line  # noqa: E402
+from _machine import command_line, machine_line  # noqa: E402
 
 CORPORA = {"marias": "marias-hra.jsonl", "klaverjas": "klaverjas-amsterdam.jsonl"}
 
@@ -127,7 +127,7 @@ def main() -> None:
     parser.add_argument("--cli", type=count, default=5, help="deals per game for the whole command (default %(default)s; 0: none)")
     args = parser.parse_args()
     deals = {game: recorded_deals(game, args.deals) for game in CORPORA}
-    print(f"{machine_line()}; ddcards {ddcards.__version__}\n")
+    print(f"{machine_line()}; ddcards {ddcards.__version__}. Command: {command_line()}\n")
     print("| what | deals | median | p90 | max |\n|---|---:|---:|---:|---:|")
     for line in bench_report(deals, args.cli) + bench_board(deals):
         print(line)

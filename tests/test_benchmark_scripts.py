@@ -32,6 +32,7 @@ BAD = [
     (["ab_marias.py", "--alternate", "-1"], "--alternate"),
     (["bench_batch.py", "large", "--positions", "5"], "--positions"),
     (["bench_table_alloc.py", "--timeout", "0"], "--timeout"),
+    (["make_bench_positions.py", "--nope"], "--nope"),
 ]
 
 
@@ -49,3 +50,26 @@ def test_the_corpora_are_left_alone_by_a_refused_count() -> None:
     before = corpus.read_bytes()
     subprocess.run([sys.executable, str(BENCHMARKS / "make_corpus.py"), "--", "-1"], capture_output=True, timeout=60)
     assert corpus.read_bytes() == before
+
+
+def test_the_bench_positions_are_left_alone_by_help_and_written_where_asked(tmp_path: Path) -> None:
+    # it rewrote the package's positions.jsonl whatever its arguments, --help too (an audit's find)
+    target = BENCHMARKS.parent / "solver" / "bench" / "positions.jsonl"
+    before = target.stat().st_mtime_ns
+    out = subprocess.run([sys.executable, str(BENCHMARKS / "make_bench_positions.py"), "--help"], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0 and "--out" in out.stdout and target.stat().st_mtime_ns == before
+    subprocess.run([sys.executable, str(BENCHMARKS / "make_bench_positions.py"), "--out", str(tmp_path / "p.jsonl")],
+                   check=True, capture_output=True, timeout=120)
+    assert (tmp_path / "p.jsonl").read_bytes() == target.read_bytes() and target.stat().st_mtime_ns == before
+
+
+def test_a_checkout_not_built_is_named_with_how_to_build_it(tmp_path: Path) -> None:
+    # its missing modules were looked for in the installed ddcards: a ModuleNotFoundError
+    (tmp_path / "solver").mkdir()
+    (tmp_path / "solver" / "_kernels.py").write_text("")
+    (tmp_path / "solver" / "__init__.py").write_text("")
+    out = subprocess.run([sys.executable, "-c", f"import _checkout; _checkout.import_checkout({str(tmp_path)!r})"],
+                         capture_output=True, text=True, timeout=60, cwd=BENCHMARKS)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert out.stderr.strip() == f"{tmp_path}: the checkout is not built: cd {tmp_path} && python setup.py build_ext --inplace"
