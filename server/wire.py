@@ -2,9 +2,10 @@
 
 A message on the wire may carry both members of a ``oneof`` (``position`` and ``document_json``
 of a SolveRequest, ``bool_value`` and ``int_value`` of an option), or one key of a map twice (an
-option given twice): the parser keeps the last one it reads and drops the other without a word. That is a client's bug, and solving whichever came
-last would be a silent fix of it, so the service reads the request's bytes once more (they are
-well formed: the parser took them) and names both members.
+option given twice): the parser keeps the last one it reads and drops the other without a word.
+That is a client's bug, and solving whichever came last would be a silent fix of it, so the
+service reads the request's bytes once more (they are well formed: the parser took them) and
+names both members (or the key).
 """
 from __future__ import annotations
 
