@@ -28,8 +28,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
 def chromium_path() -> str:
     path = os.environ.get("DDCARDS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
     if not os.path.exists(path):
-        raise RuntimeError("the browser tests need Chromium: `apt-get install chromium` (Debian), or set "
-                           "DDCARDS_CHROMIUM to a Chromium executable; .ci/run installs it")
+        raise RuntimeError("the browser tests need Chromium: `sh tools/ensure_chromium.sh` installs Debian's, or "
+                           "set DDCARDS_CHROMIUM to a Chromium executable (README, the test command)")
     return path
 
 

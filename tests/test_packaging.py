@@ -119,7 +119,7 @@ def sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_sdist_holds_what_its_tests_and_docs_need(sdist: Path) -> None:
     for name in ("tests/_server_helpers.py", "tests/reference/marias.py", "tests/stubtest_allowlist.txt",
                  "examples/api_example.py", "examples/client_example.py", "benchmarks/corpus/marias-hra.jsonl",
-                 "fuzz/atheris_documents.py", "tools/profile_workload.py", "tools/grpc_pyi.py",
+                 "fuzz/atheris_documents.py", "tools/profile_workload.py", "tools/grpc_pyi.py", "tools/ensure_chromium.sh",
                  "solver/_core/search.pyx", "proto/ddcards/v1/ddcards.proto", "docs/RULES.md", "buf.yaml",
                  "solver/bench/positions.jsonl"):
         assert (sdist / name).is_file(), name
@@ -158,3 +158,16 @@ def test_the_usual_spellings_of_a_build_switch_are_accepted() -> None:
                          timeout=120, env=dict(os.environ, DDCARDS_PGO="off", DDCARDS_NATIVE="no", DDCARDS_DEBUG=""))
     assert out.returncode == 0, out.stderr[-1000:]
     assert out.stdout.strip().splitlines()[-1] == "ddcards"
+
+
+def test_the_test_commands_chromium_step_does_nothing_where_one_is_and_says_what_to_do_elsewhere(tmp_path: Path) -> None:
+    script = ROOT / "tools" / "ensure_chromium.sh"
+    given = subprocess.run(["sh", str(script)], capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "DDCARDS_CHROMIUM": "/opt/some/chromium"})
+    assert (given.returncode, given.stderr) == (0, "")
+    # no chromium and no apt-get on the PATH (only the shell's own tools): a clear error, no install
+    (tmp_path / "id").symlink_to(shutil.which("id"))
+    bare = subprocess.run(["/bin/sh", str(script)], capture_output=True, text=True, timeout=60,
+                          env={"PATH": str(tmp_path)})
+    assert bare.returncode == 1
+    assert "no chromium on the PATH and no apt-get here: install Chromium, or set DDCARDS_CHROMIUM" in bare.stderr
