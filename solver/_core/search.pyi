@@ -49,13 +49,17 @@ class Board:
 
 @disjoint_base
 class CancelToken:
-    """A flag another thread sets to stop a running search (thread-safe)."""
+    """A flag another thread sets to stop a running search (thread-safe).
+
+    A token stays cancelled: every later search given it stops at once, so give each search
+    (or each group of searches to stop together) a new one."""
 
     def __init__(self) -> None: ...
     def cancel(self) -> None:
         """Ask every search polling this token to stop."""
     @property
-    def cancelled(self) -> bool: ...
+    def cancelled(self) -> bool:
+        """Whether cancel() was called (for good: a token is not reset)."""
 
 @disjoint_base
 class Searcher:

@@ -123,7 +123,10 @@ cdef class Board:
 
 
 cdef class CancelToken:
-    """A flag another thread sets to stop a running search (thread-safe)."""
+    """A flag another thread sets to stop a running search (thread-safe).
+
+    A token stays cancelled: every later search given it stops at once, so give each search
+    (or each group of searches to stop together) a new one."""
     cdef volatile_int flag
 
     def __cinit__(self):
@@ -138,6 +141,7 @@ cdef class CancelToken:
 
     @property
     def cancelled(self):
+        """Whether cancel() was called (for good: a token is not reset)."""
         return self.flag != 0
 
     def __repr__(self):
