@@ -28,12 +28,12 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, TextIO
 
 import ddcards
 from ddcards._foreground import Foreground
-from ddcards._jsonio import not_a_position, printable, read_position
+from ddcards._jsonio import printable, read_position
 from ddcards.batch.progress import ProgressBar, document_count, wanted
 from ddcards.batch.reader import Entry, Outcome, answer_each, read_documents
 from ddcards.batch.summary import SearchTimes
@@ -561,9 +561,7 @@ def cmd_table(args: argparse.Namespace) -> int:
 
     def table(doc: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         """The table, and the document's fields it chooses itself (a bundled example: none)."""
-        if not isinstance(doc, Mapping):
-            # a document is the JSON value itself: a string is text, never JSON to read again
-            raise not_a_position(doc)
+        read_position(doc)       # a document is the JSON value itself: a string is text, never JSON to read again
         answer = searches.run(
             lambda cancel: dd_table(doc, solver=engine, timeout=args.timeout, cancel=cancel, threads=threads))
         return answer, chosen_fields(doc) if isinstance(doc, dict) and not args.example else {}

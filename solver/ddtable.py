@@ -38,7 +38,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ddcards._jsonio import decode_utf8, loads, not_a_position, shown, token_text
+from ddcards._jsonio import decode_utf8, loads, not_a_position, read_position, shown, token_text
 from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, SearchAborted
 from ddcards.games import get_game, klaverjas, marias_table
 from ddcards.games._document import check_fields, played_field
@@ -62,9 +62,7 @@ def _document(position_or_doc: Position | Mapping[str, Any] | str | bytes) -> di
     if isinstance(position_or_doc, Position):
         doc = position_or_doc.to_dict()
     elif isinstance(position_or_doc, str):
-        doc = loads(position_or_doc, "the position document")
-        if not isinstance(doc, Mapping):
-            raise not_a_position(doc)
+        doc = read_position(loads(position_or_doc, "the position document"))
     elif isinstance(position_or_doc, Mapping):
         doc = dict(position_or_doc)
     else:

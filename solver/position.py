@@ -29,7 +29,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ddcards._jsonio import POSITION_RULE, decode_utf8, loads, not_a_position, shown, token_text
+from ddcards._jsonio import POSITION_RULE, decode_utf8, loads, not_a_position, read_position, shown, token_text
 from ddcards.errors import DdcardsError, IllegalPlayError, NotationError, NotationTypeError, NothingToUndoError
 from ddcards.games import get_game
 from ddcards.games.base import Game, GameInfo, Score, Session, TrickCard
@@ -129,10 +129,8 @@ class Position:
         if not isinstance(text, str):
             raise NotationTypeError(f"a position document is JSON text, not {type(text).__name__} {shown(text)}",
                                     token=token_text(text), rule=POSITION_RULE)
-        doc = loads(text, "a position document")
-        if not isinstance(doc, Mapping):
-            raise not_a_position(doc)           # JSON of another kind: bad notation, not a wrong type
-        return cls(doc)
+        # JSON of another kind is bad notation, not a wrong type
+        return cls(read_position(loads(text, "a position document")))
 
     def to_dict(self) -> dict[str, Any]:
         """The position document in canonical notation (a deep copy)."""
