@@ -120,6 +120,7 @@ def test_the_sdist_holds_what_its_tests_and_docs_need(sdist: Path) -> None:
     for name in ("tests/_server_helpers.py", "tests/reference/marias.py", "tests/stubtest_allowlist.txt",
                  "examples/api_example.py", "examples/client_example.py", "benchmarks/corpus/marias-hra.jsonl",
                  "fuzz/atheris_documents.py", "tools/profile_workload.py", "tools/grpc_pyi.py", "tools/ensure_chromium.sh",
+                 ".ci/run",
                  "solver/_core/search.pyx", "proto/ddcards/v1/ddcards.proto", "docs/RULES.md", "buf.yaml",
                  "solver/bench/positions.jsonl"):
         assert (sdist / name).is_file(), name
@@ -171,3 +172,14 @@ def test_the_test_commands_chromium_step_does_nothing_where_one_is_and_says_what
                           env={"PATH": str(tmp_path)})
     assert bare.returncode == 1
     assert "no chromium on the PATH and no apt-get here: install Chromium, or set DDCARDS_CHROMIUM" in bare.stderr
+
+
+def test_ci_runs_the_readmes_test_command() -> None:
+    """.ci/run is the README's second command (with -q): what CI passes is what a user runs."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0].strip() for b in readme.split("```sh\n")[1:]]
+    command = next(b for b in blocks if b.startswith("sh tools/ensure_chromium.sh"))
+    assert command.endswith(".venv/bin/python -m pytest -n auto")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    quiet = [line.replace(" -q", "") for line in ci]        # CI adds -q to pip and pytest
+    assert command in quiet
