@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 import grpc
 
 from ddcards.server import calllog
-from ddcards.server.wire import oneof_conflict
+from ddcards.server.wire import MAP_KEY_RULE, ONEOF_RULE, oneof_conflict
 from ddcards.server.status import (RequestError, StreamIdle, TokenInvalid, TooManyStreams, Unauthenticated,
                                    clean_text, code_of, describe)
 
@@ -109,24 +109,24 @@ class Undecodable:
 
     def to_error(self) -> RequestError:
         if isinstance(self.error, OneofConflict):
-            return RequestError(f"the {self.message_type} message sends {self.error}: they are one field, give "
-                                "one of them (protobuf would keep the last and drop the other)",
-                                token=self.error.field, rule=ONEOF_RULE, field=self.error.field)
+            advice = "give it once" if self.error.rule == MAP_KEY_RULE else "they are one field, give one of them"
+            return RequestError(f"the {self.message_type} message sends {self.error}: {advice} (protobuf would keep "
+                                "the last and drop the other)",
+                                token=self.error.field, rule=self.error.rule, field=self.error.field)
         return RequestError(f"the request is not a valid {self.message_type} message "
                             f"({type(self.error).__name__}: {clean_text(self.error)})",
                             token="", rule="protobuf encoding")
 
 
 class OneofConflict(ValueError):
-    """Two members of one oneof in a request's bytes (``wire.oneof_conflict`` says which);
-    ``field``: the first one's path in the request."""
+    """Two members of one oneof, or one key of a map twice, in a request's bytes
+    (``wire.oneof_conflict`` says which); ``field``: the first one's path in the request;
+    ``rule``: the rule it breaks (ONEOF_RULE or MAP_KEY_RULE)."""
 
-    def __init__(self, members: str, field: str):
+    def __init__(self, members: str, field: str, rule: str = ONEOF_RULE):
         super().__init__(members)
         self.field = field
-
-
-ONEOF_RULE = "a oneof's members are one field: a message gives one of them"
+        self.rule = rule
 
 
 def _safe_deserializer(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:

@@ -94,13 +94,18 @@ def _wire_type(field: FieldDescriptor) -> int:
     return 0                    # the varints: ints, bool, enum
 
 
+# The rules a conflict breaks (RequestError.rule): protobuf's parser keeps the last of the two.
+ONEOF_RULE = "a oneof's members are one field: a message gives one of them"
+MAP_KEY_RULE = "a map holds a key once: a message gives each key one entry"
+
+
 def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "", budget: list[int] | None = None,
-                   message: Any = None) -> tuple[str, str] | None:
+                   message: Any = None) -> tuple[str, str, str] | None:
     """Where `data` (a message of `descriptor`, well formed) sends two members of one oneof (or one
-    key of a map twice: "options['x'] twice (one key of the map options)"):
-    ("position and document_json (oneof source)", "position"), the members named by their path
-    from the request ("solve.position and solve.document_json ..." in a nested message), and the
-    first one's path; None if it does not, or if it holds more than FIELD_BUDGET fields
+    key of a map twice): ("position and document_json (oneof source)", "position", ONEOF_RULE),
+    the members named by their path from the request ("solve.position and solve.document_json ..."
+    in a nested message), the first one's path and the rule; ("options['x'] twice (one key of the
+    map options)", "options['x']", MAP_KEY_RULE); None if it does not, or if it holds more than FIELD_BUDGET fields
     (`budget`: what is left of it, shared with the nested messages).
 
     The copies of a singular message field are read as the parser merges them, together (a
@@ -128,7 +133,7 @@ def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "", budget: 
             if name not in names:
                 names.append(name)
                 if len(names) > 1:
-                    return f"{' and '.join(path + n for n in names)} (oneof {oneof})", path + names[0]
+                    return f"{' and '.join(path + n for n in names)} (oneof {oneof})", path + names[0], ONEOF_RULE
         if wire == 0:
             _, i = _varint(data, i)
         elif wire == 1:
@@ -147,7 +152,7 @@ def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "", budget: 
                         entry_key = getattr(GetMessageClass(kind).FromString(piece), "key")
                         label += f"[{entry_key!r}]"
                         if (number, entry_key) in keys:     # the parser keeps the last entry of a key
-                            return f"{path}{label} twice (one key of the map {field.name})", path + label
+                            return f"{path}{label} twice (one key of the map {field.name})", path + label, MAP_KEY_RULE
                         keys.add((number, entry_key))
                     inner = oneof_conflict(kind, piece, f"{path}{label}.", budget)
                     if inner is not None:

@@ -12,9 +12,10 @@ them; the default, ``auto``, takes the fastest the CPU runs.
 """
 from __future__ import annotations
 
+import importlib
 import os
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 __all__ = ["KERNELS", "requested", "runnable", "selected", "kernel_path"]
 
@@ -76,12 +77,11 @@ def requested() -> str:
     return value
 
 
-def runnable(kernel: str) -> bool:
-    """Can this CPU run `kernel`?"""
-    if kernel in ("auto", "baseline"):
-        return True
+def _cpu_probe() -> Any:
+    """The compiled CPU probe (every build has it, whatever its kernels): its absence means
+    the package is not built here."""
     try:
-        from ddcards._cpuid import supports_x86_64_v3
+        probe = importlib.import_module("ddcards._cpuid")
     except ModuleNotFoundError as exc:
         if exc.name != "ddcards._cpuid":
             raise
@@ -89,8 +89,15 @@ def runnable(kernel: str) -> bool:
         _refuse(f"ddcards is not built here: its compiled modules are missing from "
                 f"{os.path.dirname(os.path.abspath(__file__))}; build them with "
                 "`pip install -e .` (or `python setup.py build_ext --inplace`)")
+    return probe
 
-    return kernel == "x86-64-v3" and supports_x86_64_v3()
+
+def runnable(kernel: str) -> bool:
+    """Can this CPU run `kernel`?"""
+    probe = _cpu_probe()
+    if kernel in ("auto", "baseline"):
+        return True
+    return kernel == "x86-64-v3" and bool(probe.supports_x86_64_v3())
 
 
 def selected() -> str:
@@ -98,6 +105,7 @@ def selected() -> str:
     global _selected
     if _selected is None:
         want = requested()
+        _cpu_probe()            # an unbuilt checkout says so, whichever kernel is asked for
         if want == "auto":
             want = "x86-64-v3" if runnable("x86-64-v3") else "baseline"
         elif not runnable(want):

@@ -279,10 +279,27 @@ class Position:
             elif len(actions) == 2 and _is_rank_and_suit(*actions):
                 advice = f"a card is one token: .play({''.join(actions)!r:.20})"
             else:
-                advice = f"play them one at a time: .play({actions[0]!r:.20}).play({actions[1]!r:.20})"
+                strange = next((action for action in actions if not self._has_action(action)), None)
+                if strange is None:
+                    advice = f"play them one at a time: .play({actions[0]!r:.20}).play({actions[1]!r:.20})"
+                else:           # advice to play a token the game refuses would be no help
+                    advice = f"{strange!r:.20} is no action of {self._game.info.title}"
             raise NotationError(f"play() takes one action, got {len(actions)}: {shown(str(move))} ({advice})",
                                 token=token_text(move), rule="play(): one action", field=f"played[{self.ply}]")
         return self._with_played([*self.played, str(move)])
+
+    def _has_action(self, text: str) -> bool:
+        """Is `text` an action of this game (legal here or not)?"""
+        session = self.session()
+        try:
+            session.move_code(text)
+        except IllegalPlayError:            # an action, not legal here (Prší: an Ober without its suit)
+            return True
+        except NotationError:
+            return False
+        finally:
+            self._spare.append(session)     # move_code reads it, never changes it
+        return True
 
     def undo(self) -> Position:
         """The position before the last action (:class:`ddcards.errors.NothingToUndoError`, an

@@ -26,7 +26,11 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
 
 
 def chromium_path() -> str:
-    path = os.environ.get("DDCARDS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    given = os.environ.get("DDCARDS_CHROMIUM")
+    if given and not (os.path.isfile(given) and os.access(given, os.X_OK)):
+        raise RuntimeError(f"DDCARDS_CHROMIUM={given} is no executable file: point it at a Chromium binary, or "
+                           "unset it to use the chromium on the PATH")
+    path = given or shutil.which("chromium") or "/usr/bin/chromium"
     if not os.path.exists(path):
         raise RuntimeError("the browser tests need Chromium: `sh tools/ensure_chromium.sh` installs Debian's, or "
                            "set DDCARDS_CHROMIUM to a Chromium executable (README, the test command)")

@@ -163,19 +163,20 @@ def test_two_members_of_a_oneof_are_invalid_argument_not_the_last_one_solved(ser
         assert items[0].id == "two-sources"         # the item parsed: its id is echoed, as every bad item's
         assert "sends solve.position and solve.document_json (oneof source)" in items[0].error.message
         assert items[1].result.value == ddcards.solve(ddcards.Position.from_dict(doc)).value
-    from ddcards.server.wire import oneof_conflict
+    from ddcards.server.wire import ONEOF_RULE, oneof_conflict
     options_field = [f for f in pb.Position.DESCRIPTOR.fields if f.message_type is not None
                      and f.message_type.GetOptions().map_entry][0]
     with_option = _varint(options_field.number << 3 | 2) + _varint(len(entry)) + entry
     assert pb.Position.FromString(position + with_option).options["x"].int_value == 3   # parsed: the last kept
     name = options_field.name
     assert oneof_conflict(pb.Position.DESCRIPTOR, position + with_option) == (      # an entry named by its key
-        f"{name}['x'].value.bool_value and {name}['x'].value.int_value (oneof kind)", f"{name}['x'].value.bool_value")
+        f"{name}['x'].value.bool_value and {name}['x'].value.int_value (oneof kind)", f"{name}['x'].value.bool_value",
+        ONEOF_RULE)
     request = pb.SolveRequest(mode=1).SerializeToString() + b"\x0a" + _varint(len(position + with_option)) \
         + position + with_option                                    # the same position in a request
     assert oneof_conflict(pb.SolveRequest.DESCRIPTOR, request, message=pb.SolveRequest.FromString(request)) == (
         f"position.{name}['x'].value.bool_value and position.{name}['x'].value.int_value (oneof kind)",
-        f"position.{name}['x'].value.bool_value")
+        f"position.{name}['x'].value.bool_value", ONEOF_RULE)
     # ... and the same two kinds in two copies of the entry's value, which the parser merges
     split = b"\x0a\x01x" + b"\x12" + _varint(2) + option[:2] + b"\x12" + _varint(len(option) - 2) + option[2:]
     assert pb.Position.FromString(position + _varint(options_field.number << 3 | 2) + _varint(len(split))
@@ -189,7 +190,7 @@ def test_two_members_of_a_oneof_are_invalid_argument_not_the_last_one_solved(ser
                        pb.SolveRequest(document_json=json.dumps(doc)).SerializeToString()))
     assert pb.SolveStreamRequest.FromString(halves).solve.WhichOneof("source") == "document_json"
     assert oneof_conflict(pb.SolveStreamRequest.DESCRIPTOR, halves) == (
-        "solve.position and solve.document_json (oneof source)", "solve.position")
+        "solve.position and solve.document_json (oneof source)", "solve.position", ONEOF_RULE)
     # A member's number with another wire type is an unknown field, not the member: no conflict
     odd = b"\x08\x00" + pb.SolveRequest(document_json="{}").SerializeToString()     # field 1 as a varint
     assert pb.SolveRequest.FromString(odd).WhichOneof("source") == "document_json"
@@ -652,7 +653,9 @@ def test_an_option_sent_twice_is_invalid_argument_not_the_last_one_kept(server):
         with pytest.raises(grpc.RpcError) as info:
             channel.unary_unary(SOLVE)(request, timeout=10)
     assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
-    assert info.value.details().startswith(
+    assert info.value.details() == (
         "the ddcards.v1.SolveRequest message sends position.options['marriage_on_follow'] twice "
-        "(one key of the map options): ")
-    assert error_details(info.value)["field"] == "position.options['marriage_on_follow']"
+        "(one key of the map options): give it once (protobuf would keep the last and drop the other)")
+    details = error_details(info.value)
+    assert details["field"] == "position.options['marriage_on_follow']"
+    assert details["rule"] == "a map holds a key once: a message gives each key one entry"      # not the oneof rule

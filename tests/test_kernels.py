@@ -164,6 +164,12 @@ def test_a_checkout_whose_modules_are_not_built_says_how_to_build_them(monkeypat
     """A source checkout before its build (or a build stopped after its profiling pass, which
     removes the instrumented modules it made) raised ModuleNotFoundError: ddcards._cpuid."""
     monkeypatch.setitem(sys.modules, "ddcards._cpuid", None)    # as if the file were missing
-    with pytest.raises(ImportError, match=r"ddcards is not built here: its compiled modules are missing from .*; "
-                                          r"build them with `pip install -e \.`"):
-        _kernels.runnable("x86-64-v3")
+    for kernel in ("x86-64-v3", "baseline", "auto"):
+        with pytest.raises(ImportError, match=r"ddcards is not built here: its compiled modules are missing from .*; "
+                                              r"build them with `pip install -e \.`"):
+            _kernels.runnable(kernel)
+    # ... and at the first import, whatever DDCARDS_KERNEL asks for (baseline skipped the check)
+    monkeypatch.setattr(_kernels, "_selected", None)
+    monkeypatch.setenv("DDCARDS_KERNEL", "baseline")
+    with pytest.raises(ImportError, match="ddcards is not built here"):
+        _kernels.selected()

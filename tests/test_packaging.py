@@ -163,9 +163,17 @@ def test_the_usual_spellings_of_a_build_switch_are_accepted() -> None:
 
 def test_the_test_commands_chromium_step_does_nothing_where_one_is_and_says_what_to_do_elsewhere(tmp_path: Path) -> None:
     script = ROOT / "tools" / "ensure_chromium.sh"
+    chromium = tmp_path / "some-chromium"
+    chromium.write_text("#!/bin/sh\n")
+    chromium.chmod(0o755)
     given = subprocess.run(["sh", str(script)], capture_output=True, text=True, timeout=60,
-                           env={**os.environ, "DDCARDS_CHROMIUM": "/opt/some/chromium"})
+                           env={**os.environ, "DDCARDS_CHROMIUM": str(chromium)})
     assert (given.returncode, given.stderr) == (0, "")
+    # a DDCARDS_CHROMIUM that names nothing is refused, by name (not taken, to fail in the tests later)
+    wrong = subprocess.run(["sh", str(script)], capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "DDCARDS_CHROMIUM": "/opt/no/chromium"})
+    assert wrong.returncode == 1
+    assert "DDCARDS_CHROMIUM=/opt/no/chromium is no executable file" in wrong.stderr
     # no chromium and no apt-get on the PATH (only the shell's own tools): a clear error, no install
     (tmp_path / "id").symlink_to(shutil.which("id"))
     bare = subprocess.run(["/bin/sh", str(script)], capture_output=True, text=True, timeout=60,
@@ -181,5 +189,18 @@ def test_ci_runs_the_readmes_test_command() -> None:
     command = next(b for b in blocks if b.startswith("sh tools/ensure_chromium.sh"))
     assert command.endswith(".venv/bin/python -m pytest -n auto")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    quiet = [line.replace(" -q", "") for line in ci]        # CI adds -q to pip and pytest
-    assert command in quiet
+    # CI adds -q to pip and pytest, and stops there if any step of the command fails (set -e alone
+    # does not stop at a failure inside an && list)
+    quiet = [line.replace(" -q", "") for line in ci]
+    assert command + " || exit" in quiet
+
+
+def test_the_browser_tests_name_a_wrong_ddcards_chromium(monkeypatch: pytest.MonkeyPatch) -> None:
+    try:
+        from tests._browser import chromium_path
+    except ImportError:  # pytest put tests/ itself on sys.path
+        from _browser import chromium_path
+
+    monkeypatch.setenv("DDCARDS_CHROMIUM", "/opt/no/chromium")
+    with pytest.raises(RuntimeError, match="DDCARDS_CHROMIUM=/opt/no/chromium is no executable file"):
+        chromium_path()

@@ -401,9 +401,10 @@ def test_an_action_after_the_end_names_no_seat(example):
     assert str(info.value).startswith(f"played[{pos.ply}] 'AS': the ") and "by seat" not in str(info.value)
 
 
-@pytest.mark.parametrize("moves,count", [("AS KS", 2), ("AS, KS, QS", 3), ("draw pass", 2)])
-def test_play_takes_one_action_not_several(moves, count):
-    pos = Position.from_dict(HRA)
+@pytest.mark.parametrize("moves,count,game", [("AS KS", 2, HRA), ("AS, KS, QS", 3, HRA),
+                                              ("draw pass", 2, ddcards.example("prsi"))])
+def test_play_takes_one_action_not_several(moves, count, game):
+    pos = Position.from_dict(game)
     with pytest.raises(NotationError) as info:
         pos.play(moves)
     first, second = moves.replace(",", " ").split()[:2]
@@ -674,11 +675,23 @@ def test_several_tokens_get_advice_that_fits_them(move, advice):
 
 
 def test_advice_on_prsi_actions_is_given_in_prsi_only():
-    # Mariáš has no Ober naming a suit and no draw: "QS /H" told to play 'QS/H' was advice it refused
-    for move, advice in (("QS / H", "play them one at a time: .play('QS').play('/')"),
-                         ("draw 2", "play them one at a time: .play('draw').play('2')")):
+    # Mariáš has no Ober naming a suit and no draw: "QS /H" told to play 'QS/H', or .play('/'), was
+    # advice it refused; the token it has no use for is named instead
+    hra = ddcards.Position.from_dict(ddcards.example("marias-hra"))
+    for move, advice in (("QS / H", "'/' is no action of Mariáš (Volený mariáš)"),
+                         ("QS /H", "'/H' is no action of Mariáš (Volený mariáš)"),
+                         ("draw 2", "'draw' is no action of Mariáš (Volený mariáš)"),
+                         ("AS TS", "play them one at a time: .play('AS').play('TS')"),
+                         ("7S foo", "'foo' is no action of Mariáš (Volený mariáš)")):
         with pytest.raises(ddcards.NotationError) as info:
-            ddcards.Position.from_dict(ddcards.example("marias-hra")).play(move)
+            hra.play(move)
+        assert str(info.value).endswith(f"({advice})")
+    # in Prší the same slips get the Prší advice
+    prsi = ddcards.Position.from_dict(ddcards.example("prsi"))
+    for move, advice in (("QS /H", "an Ober names its suit without spaces: .play('QS/H')"),
+                         ("draw 2", "a draw is one action, 'draw', however many cards it takes")):
+        with pytest.raises(ddcards.NotationError) as info:
+            prsi.play(move)
         assert str(info.value).endswith(f"({advice})")
 
 

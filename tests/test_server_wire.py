@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddcards.server.wire import oneof_conflict
+from ddcards.server.wire import MAP_KEY_RULE, ONEOF_RULE, oneof_conflict
 from ddcards.v1 import ddcards_pb2 as pb
 
 _TEXT = st.text(max_size=8)
@@ -41,17 +41,17 @@ def requests(draw: st.DrawFn) -> tuple[pb.SolveRequest, str | None]:
     return request, member
 
 
-def _expected(members: list[str | None], path: str = "") -> tuple[str, str] | None:
+def _expected(members: list[str | None], path: str = "") -> tuple[str, str, str] | None:
     seen: list[str] = []
     for member in members:
         if member is not None and member not in seen:
             seen.append(member)
     if len(seen) < 2:
         return None
-    return f"{path}{seen[0]} and {path}{seen[1]} (oneof source)", path + seen[0]
+    return f"{path}{seen[0]} and {path}{seen[1]} (oneof source)", path + seen[0], ONEOF_RULE
 
 
-def _check(found: tuple[str, str] | None, parts: list[tuple[pb.SolveRequest, str | None]], path: str = "") -> None:
+def _check(found: tuple[str, str, str] | None, parts: list[tuple[pb.SolveRequest, str | None]], path: str = "") -> None:
     """`found` is what the check should say of these parts: two members of `source` (the first
     two sent), else an option's key that two parts both send (any such key), else nothing."""
     members = [member for _, member in parts]
@@ -69,6 +69,7 @@ def _check(found: tuple[str, str] | None, parts: list[tuple[pb.SolveRequest, str
     assert found is not None
     assert found[1] in {f"{path}position.options[{key!r}]" for key in repeated}
     assert found[0] == f"{found[1]} twice (one key of the map options)"
+    assert found[2] == MAP_KEY_RULE
 
 
 @settings(max_examples=400, deadline=None)

@@ -3,7 +3,15 @@
 # is there: nothing to do if `chromium` is on the PATH or DDCARDS_CHROMIUM names a binary;
 # otherwise install Debian's package (as root, or through sudo). Elsewhere: say what to do.
 set -eu
-if [ -n "${DDCARDS_CHROMIUM:-}" ] || command -v chromium >/dev/null 2>&1; then
+if [ -n "${DDCARDS_CHROMIUM:-}" ]; then
+    if [ -f "$DDCARDS_CHROMIUM" ] && [ -x "$DDCARDS_CHROMIUM" ]; then
+        exit 0
+    fi
+    echo "ensure_chromium: DDCARDS_CHROMIUM=$DDCARDS_CHROMIUM is no executable file: point it at a Chromium" \
+         "binary, or unset it to use (or install) the chromium on the PATH" >&2
+    exit 1
+fi
+if command -v chromium >/dev/null 2>&1; then
     exit 0
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
