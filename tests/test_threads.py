@@ -458,6 +458,9 @@ def test_searches_on_several_threads_at_once_each_get_their_own_helpers():
     assert all(got[k] == expected for k in range(4))
 
 
+# Python 3.12+ warns that a fork with threads running may deadlock: forking after searches on
+# threads is what this test is about (a process pool's children), so the warning is expected.
+@pytest.mark.filterwarnings(r"ignore:.*use of fork\(\) may lead to deadlocks:DeprecationWarning")
 def test_a_forked_child_searches_on_threads_of_its_own():
     """After searches on several threads, a forked child (as a process pool forks) has none of
     the parent's parked threads: its own searches on two threads start theirs and answer."""
