@@ -105,8 +105,8 @@ def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "", budget: 
     key of a map twice): ("position and document_json (oneof source)", "position", ONEOF_RULE),
     the members named by their path from the request ("solve.position and solve.document_json ..."
     in a nested message), the first one's path and the rule; ("options['x'] twice (one key of the
-    map options)", "options['x']", MAP_KEY_RULE); None if it does not, or if it holds more than FIELD_BUDGET fields
-    (`budget`: what is left of it, shared with the nested messages).
+    map options)", "options['x']", MAP_KEY_RULE); None if it does not, or if it holds more than
+    FIELD_BUDGET fields (`budget`: what is left of it, shared with the nested messages).
 
     The copies of a singular message field are read as the parser merges them, together (a
     `solve` with a position, then another `solve` with a document_json: a conflict); each

@@ -31,7 +31,8 @@ from ddcards.errors import NotationError, NotationTypeError
 
 __all__ = ["BOM", "BOM_BYTES", "without_bom", "MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "MAX_ALL_ITEMS",
            "MAX_ID_CHARS", "ID_RULE", "check_id", "LongNumber", "loads", "decode_value", "check_depth", "decode_utf8",
-           "check_limits", "shown", "token_text", "not_a_position", "read_position", "json_reason", "json_error", "whole_number"]
+           "check_limits", "shown", "token_text", "not_a_position", "read_position", "json_reason", "json_error",
+           "whole_number"]
 
 # A position document nests 3 levels (document -> hands -> a hand's cards); these limits
 # leave room for any game while keeping every walk, message and answer small.
