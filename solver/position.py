@@ -279,7 +279,8 @@ class Position:
             elif len(actions) == 2 and _is_rank_and_suit(*actions):
                 advice = f"a card is one token: .play({''.join(actions)!r:.20})"
             else:
-                strange = next((action for action in actions if not self._has_action(action)), None)
+                # the two the advice would name (a huge text's every token is not worth reading)
+                strange = next((action for action in actions[:2] if not self._has_action(action)), None)
                 if strange is None:
                     advice = f"play them one at a time: .play({actions[0]!r:.20}).play({actions[1]!r:.20})"
                 else:           # advice to play a token the game refuses would be no help

@@ -682,7 +682,8 @@ def test_advice_on_prsi_actions_is_given_in_prsi_only():
                          ("QS /H", "'/H' is no action of Mariáš (Volený mariáš)"),
                          ("draw 2", "'draw' is no action of Mariáš (Volený mariáš)"),
                          ("AS TS", "play them one at a time: .play('AS').play('TS')"),
-                         ("7S foo", "'foo' is no action of Mariáš (Volený mariáš)")):
+                         ("7S foo", "'foo' is no action of Mariáš (Volený mariáš)"),
+                         ("AS TS foo", "play them one at a time: .play('AS').play('TS')")):
         with pytest.raises(ddcards.NotationError) as info:
             hra.play(move)
         assert str(info.value).endswith(f"({advice})")
