@@ -284,7 +284,7 @@ class Position:
                 if strange is None:
                     advice = f"play them one at a time: .play({actions[0]!r:.20}).play({actions[1]!r:.20})"
                 else:           # advice to play a token the game refuses would be no help
-                    advice = f"{strange!r:.20} is no action of {self._game.info.title}"
+                    advice = f"{shown(strange, 20)} is no action of {self._game.info.title}"
             raise NotationError(f"play() takes one action, got {len(actions)}: {shown(str(move))} ({advice})",
                                 token=token_text(move), rule="play(): one action", field=f"played[{self.ply}]")
         return self._with_played([*self.played, str(move)])

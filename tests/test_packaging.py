@@ -120,7 +120,7 @@ def test_the_sdist_holds_what_its_tests_and_docs_need(sdist: Path) -> None:
     for name in ("tests/_server_helpers.py", "tests/reference/marias.py", "tests/stubtest_allowlist.txt",
                  "examples/api_example.py", "examples/client_example.py", "benchmarks/corpus/marias-hra.jsonl",
                  "fuzz/atheris_documents.py", "tools/profile_workload.py", "tools/grpc_pyi.py", "tools/ensure_chromium.sh",
-                 ".ci/run",
+                 ".ci/run", ".ci/portable-wheel",
                  "solver/_core/search.pyx", "proto/ddcards/v1/ddcards.proto", "docs/RULES.md", "buf.yaml",
                  "solver/bench/positions.jsonl"):
         assert (sdist / name).is_file(), name
@@ -174,6 +174,11 @@ def test_the_test_commands_chromium_step_does_nothing_where_one_is_and_says_what
                            env={**os.environ, "DDCARDS_CHROMIUM": "/opt/no/chromium"})
     assert wrong.returncode == 1
     assert "DDCARDS_CHROMIUM=/opt/no/chromium is no executable file" in wrong.stderr
+    # printed as given (dash's echo would read the backslash as an escape and cut the line at \c)
+    odd = subprocess.run(["sh", str(script)], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "DDCARDS_CHROMIUM": "/opt/a\\cb/chromium"})
+    assert odd.returncode == 1
+    assert "DDCARDS_CHROMIUM=/opt/a\\cb/chromium is no executable file: point it at" in odd.stderr
     # no chromium and no apt-get on the PATH (only the shell's own tools): a clear error, no install
     (tmp_path / "id").symlink_to(shutil.which("id"))
     bare = subprocess.run(["/bin/sh", str(script)], capture_output=True, text=True, timeout=60,

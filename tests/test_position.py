@@ -683,7 +683,8 @@ def test_advice_on_prsi_actions_is_given_in_prsi_only():
                          ("draw 2", "'draw' is no action of Mariáš (Volený mariáš)"),
                          ("AS TS", "play them one at a time: .play('AS').play('TS')"),
                          ("7S foo", "'foo' is no action of Mariáš (Volený mariáš)"),
-                         ("AS TS foo", "play them one at a time: .play('AS').play('TS')")):
+                         ("AS TS foo", "play them one at a time: .play('AS').play('TS')"),
+                         ("7S " + "x" * 40, "'xxxxxxxxxxxxxxxxxxxx'… (40 characters) is no action of Mariáš (Volený mariáš)")):
         with pytest.raises(ddcards.NotationError) as info:
             hra.play(move)
         assert str(info.value).endswith(f"({advice})")

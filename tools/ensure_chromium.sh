@@ -1,14 +1,16 @@
 #!/bin/sh
 # The report and board tests drive a real headless Chromium (tests/_browser.py). Make sure one
-# is there: nothing to do if `chromium` is on the PATH or DDCARDS_CHROMIUM names a binary;
-# otherwise install Debian's package (as root, or through sudo). Elsewhere: say what to do.
+# is there: nothing to do if DDCARDS_CHROMIUM names an executable file (one naming none is
+# refused) or, without it, `chromium` is on the PATH; otherwise install Debian's package (as
+# root, or through sudo). Elsewhere: say what to do.
 set -eu
 if [ -n "${DDCARDS_CHROMIUM:-}" ]; then
     if [ -f "$DDCARDS_CHROMIUM" ] && [ -x "$DDCARDS_CHROMIUM" ]; then
         exit 0
     fi
-    echo "ensure_chromium: DDCARDS_CHROMIUM=$DDCARDS_CHROMIUM is no executable file: point it at a Chromium" \
-         "binary, or unset it to use (or install) the chromium on the PATH" >&2
+    # printf, not echo: dash's echo would read backslashes in the path as escapes
+    printf 'ensure_chromium: DDCARDS_CHROMIUM=%s is no executable file: point it at a Chromium binary, or unset it to use (or install) the chromium on the PATH\n' \
+        "$DDCARDS_CHROMIUM" >&2
     exit 1
 fi
 if command -v chromium >/dev/null 2>&1; then
