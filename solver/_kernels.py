@@ -93,7 +93,7 @@ def _cpu_probe() -> Any:
 
 
 def runnable(kernel: str) -> bool:
-    """Can this CPU run `kernel`?"""
+    """Can this CPU run `kernel`? (An unbuilt checkout says so, whichever kernel is asked for.)"""
     probe = _cpu_probe()
     if kernel in ("auto", "baseline"):
         return True
@@ -105,7 +105,6 @@ def selected() -> str:
     global _selected
     if _selected is None:
         want = requested()
-        _cpu_probe()            # an unbuilt checkout says so, whichever kernel is asked for
         if want == "auto":
             want = "x86-64-v3" if runnable("x86-64-v3") else "baseline"
         elif not runnable(want):

@@ -217,18 +217,25 @@ class Position:
         whether or not the deal is over."""
         _check_move_type(move)
         text = str(move).strip()
-        session = self.session()
         try:
-            code = session.move_code(text)
-        except IllegalPlayError:            # (Prší: an Ober without its suit, or a suit on another card)
-            return False
+            name = self._move_name(text)
         except NotationError:
             if _is_action(text):            # an action of the notation this game has no use for ('6H' in Mariáš)
                 return False
             raise
+        return name is not None and name in self._legal
+
+    def _move_name(self, text: str) -> str | None:
+        """The canonical name of the game's action `text`; None for one of its actions that is
+        never legal in that form (Prší: an Ober without its suit, or a suit on another card).
+        NotationError where the game has no such action."""
+        session = self.session()
+        try:
+            return session.move_name(session.move_code(text))
+        except IllegalPlayError:
+            return None
         finally:
             self._spare.append(session)     # move_code reads it, never changes it
-        return session.move_name(code) in self._legal
 
     @property
     def hands(self) -> tuple[tuple[Card, ...], ...]:
@@ -291,15 +298,10 @@ class Position:
 
     def _has_action(self, text: str) -> bool:
         """Is `text` an action of this game (legal here or not)?"""
-        session = self.session()
         try:
-            session.move_code(text)
-        except IllegalPlayError:            # an action, not legal here (Prší: an Ober without its suit)
-            return True
+            self._move_name(text)
         except NotationError:
             return False
-        finally:
-            self._spare.append(session)     # move_code reads it, never changes it
         return True
 
     def undo(self) -> Position:
