@@ -764,10 +764,9 @@ def _extra_struct(obj: Any, known: Iterable[str]) -> Struct | None:
     to_dict = getattr(obj, "to_dict", None)
     if to_dict is None:
         return None
-    try:
-        full = to_dict()
-    except Exception:  # the typed fields are what matters; extras are best effort
-        return None
+    # (no catch: a to_dict that fails is a bug of ours, which the call reports as INTERNAL and
+    # the interceptor logs, rather than an answer that silently lacks its extra fields)
+    full = to_dict()
     if not isinstance(full, Mapping):
         return None
     skip = set(known)

@@ -404,7 +404,8 @@ def build_parser() -> argparse.ArgumentParser:
                                f"(reason OVERLOADED) with a RetryInfo (default {DEFAULT_MAX_QUEUE})")
     capacity.add_argument("--queue-timeout", type=float, default=DEFAULT_QUEUE_TIMEOUT, metavar="SECONDS",
                           help="the longest a call waits for a worker before RESOURCE_EXHAUSTED with a RetryInfo "
-                               f"(default {DEFAULT_QUEUE_TIMEOUT:g}; the call's own deadline still applies)")
+                               f"(default {DEFAULT_QUEUE_TIMEOUT:g}; inf: no limit of its own; the call's own deadline "
+                               "still applies)")
     capacity.add_argument("--max-streams", type=int, default=DEFAULT_MAX_STREAMS,
                           help="open streams per streaming method (SolveStream, Health/Watch, reflection); "
                                f"one more gets RESOURCE_EXHAUSTED (reason TOO_MANY_STREAMS) (default {DEFAULT_MAX_STREAMS})")
@@ -483,16 +484,17 @@ class _ServeOptions(TypedDict):
 
 def _options(args: argparse.Namespace) -> _ServeOptions:
     if args.max_streams < 1:
-        raise _Usage("--max-streams must be >= 1")
+        raise _Usage(f"--max-streams must be >= 1 (open streams per streaming method), not {args.max_streams}")
     try:
         check_capacity(args.port, default_workers() if args.workers is None else args.workers, args.tt_mb,
                        flags=True)
     except DdcardsError as exc:
         raise _Usage(str(exc)) from None
     if args.max_queue < 0:
-        raise _Usage("--max-queue must be >= 0")
+        raise _Usage(f"--max-queue must be >= 0 (calls that may wait for a worker), not {args.max_queue}")
     if not args.queue_timeout > 0:
-        raise _Usage("--queue-timeout must be > 0")
+        raise _Usage(f"--queue-timeout must be > 0 seconds (inf: as long as the call's deadline allows), "
+                     f"not {args.queue_timeout:g}")
     if not 0 <= args.stream_idle_timeout <= MAX_STREAM_IDLE_TIMEOUT:      # also NaN and inf
         raise _Usage(f"--stream-idle-timeout must be 0 to {MAX_STREAM_IDLE_TIMEOUT:g} seconds (0 = never), "
                      f"not {args.stream_idle_timeout:g}")

@@ -664,6 +664,10 @@ class Solver:
             value, moves = solve_here()
         except SearchAborted as exc:
             raise _analysis_stopped(exc, nodes, 0, len(pos.played)) from None
+        except DdcardsError as exc:
+            # the deal's start cannot be solved as asked, though the document's own position may
+            # (Prší without a horizon): say which position it was, as for any later step
+            raise _at_start(exc) if pos.played else exc from None
         initial, initial_outcome = value, outcome(value)
         value_outcome = initial_outcome
         for ply, move in enumerate(pos.played):
@@ -716,6 +720,13 @@ def _at_step(exc: DdcardsError, ply: int, move: str) -> DdcardsError:
     """`exc`, raised solving the position after played[ply], saying so (the same class, token,
     rule and field)."""
     return type(exc)(f"analysing the position after played[{ply}] '{move}': {exc}", token=exc.token, rule=exc.rule,
+                     field=exc.field)
+
+
+def _at_start(exc: DdcardsError) -> DdcardsError:
+    """`exc`, raised solving the deal's start (before played[0]), saying so (the same class,
+    token, rule and field)."""
+    return type(exc)(f"analysing the deal's start (before played[0]): {exc}", token=exc.token, rule=exc.rule,
                      field=exc.field)
 
 

@@ -298,9 +298,8 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
         width = max(width, len(unit) + 1)
         print(f"{'ply':>4} {'seat':>4}  {unit:<{width}}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
     for s in an.steps:
-        mark = ("  <- mistake, outcome turned" if s.changes_outcome else "  <- mistake") if s.mistake else ""
         print(f"{s.ply:>4} {s.seat:>4}  {s.move:<{width}}{signed(s.value_before):>7}{signed(s.value_after):>7}"
-              f"{s.cost:>6}  {' '.join(s.best_moves)}{mark}", file=out)
+              f"{s.cost:>6}  {' '.join(s.best_moves)}{step_mark(s, start.is_max(s.seat))}", file=out)
         if s.moves:                        # mode all: every legal move's value at that point
             print(f"{'':>11}moves  " + "  ".join(move_value(m) for m in s.moves), file=out)
     if an.mistakes:
@@ -308,8 +307,36 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
             f"ply {s.ply} {s.move} (seat {s.seat}, cost {s.cost})" for s in an.mistakes), file=out)
     else:
         print("Mistakes    none", file=out)
-    print(f"Final value {signed(an.final_value)}", file=out)
+    # Prší: a search bounded by its horizon may see further from the next position (RULES §4.9)
+    edges = [f"after ply {b.ply} {signed(b.value_after)}, before ply {a.ply} {signed(a.value_before)}"
+             for b, a in zip(an.steps, an.steps[1:]) if a.value_before != b.value_after]
+    if edges:
+        print("Horizon     the value moved between actions, where the next search, bounded by the horizon, "
+              "sees further: " + "; ".join(edges), file=out)
+    if an.final is None:
+        print(f"Final value {signed(an.final_value)}", file=out)
+    else:
+        # the final solve's own words (scores, parts, who is out), from the analysis's owner's view
+        doc = pos.to_dict()
+        owner = start.owner_options()
+        final = ddcards.Position.from_dict(dict(doc, options={**(doc.get("options") or {}), **owner}) if owner else doc)
+        print(f"Final value {describe_value(an.final, final.session())}", file=out)
+        if an.final.settlement:
+            print("Settlement  " + ", ".join(f"seat {i} {v:+d}" for i, v in enumerate(an.final.settlement)), file=out)
     print(f"Searched    {an.nodes:,} nodes in {an.elapsed * 1000:.1f} ms", file=out)
+
+
+def step_mark(s: ddcards.AnalysisStep, mover_is_owner: bool) -> str:
+    """What the analysis table says after a step: a mistake, or (Prší, where the best action is
+    also the fastest win or the longest loss) an action that kept the value but was not best."""
+    if s.mistake:
+        return "  <- mistake, outcome turned" if s.changes_outcome else "  <- mistake"
+    if s.best_moves and s.move not in s.best_moves:
+        mine = s.value_after if mover_is_owner else -s.value_after
+        # the mover's side wins: the best ends soonest; loses: the best holds out longest
+        return "  <- kept the value, " + ("but not the fastest end" if mine > 0 else
+                                           "but not the latest end" if mine < 0 else "not the best")
+    return ""
 
 
 # ----------------------------------------------------------------- commands

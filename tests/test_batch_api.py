@@ -136,7 +136,12 @@ def test_work_stays_a_window_ahead_of_a_slow_consumer_and_stops_with_it():
     answers = ddcards.solve_many(positions(), jobs=2, window=3, chunk_size=1)
     first = next(answers)
     assert first.ok
-    time.sleep(0.5)                      # an endless input: without back-pressure it would all be read
+    # The window fills (so the check below is not met merely by a machine too slow to read on) ...
+    deadline = time.monotonic() + 10
+    while taken[0] < 1 + 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert taken[0] >= 1 + 3, taken[0]
+    time.sleep(0.5)                      # ... and then stays: an endless input would all be read without it
     # one answer taken, 3 outstanding, one more read and waiting for room
     assert taken[0] <= 1 + 3 + 1, taken[0]
     answers.close()                      # leaving the loop stops the work and the threads
@@ -200,6 +205,10 @@ def test_solve_stream_reads_requests_only_a_window_ahead_of_its_responses():
         first = next(responses)
         assert first.WhichOneof("outcome") == "result"
         assert first.result.value == ddcards.solve(endgame(20 + first.index % 10), mode="best").value
+        deadline = time.monotonic() + 10           # the window fills, then reading stops
+        while read[0] < 1 + 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert read[0] >= 1 + 3, read[0]
         time.sleep(0.5)
         assert read[0] <= 1 + 3 + 1, read[0]
     finally:

@@ -102,6 +102,42 @@ def test_illegal_history_names_the_rule(tmp_path):
     assert "played[1] '7H' by seat 1: must beat QH" in out.stderr
 
 
+PRSI_SLOWER = {"game": "prsi", "hands": [".K98..7", "QT8...J", ".QJ.KQ.", "K..A7.T", "A.7..Q8", "97...K9"],
+               "upcard": "JD", "stock": "AC TD TH JS 8D 9D AH",
+               "played": ["draw", "QS/H", "JH", "draw", "7H", "7S", "7C", "draw", "QD/D", "TD", "QC/C", "9C", "AC",
+                          "AH", "pass", "AD", "pass", "draw", "draw", "JD", "QH/C", "TC", "8C", "KC", "KH", "TH",
+                          "draw", "draw", "draw", "QS/S"]}
+PRSI_HORIZON = {"game": "prsi", "hands": ["7.9..J8", "AQT.8..", "J98..J."], "upcard": "KH",
+                "stock": "7H 8D AH KS QH 7C AC QC TC TH AD KD 7D QD 9C KC TD JH 9D", "options": {"horizon": 6},
+                "played": ["9H", "QS/D", "JD", "JC", "draw", "JS", "7S", "7H", "draw", "draw", "8H", "QH/H", "draw",
+                           "draw", "AH", "pass", "AS", "pass", "AC", "pass", "draw", "7C", "draw"]}
+
+
+def test_analyse_says_what_the_value_alone_does_not(tmp_path):
+    # Prší (an audit): an action that keeps the value but not the fastest end shows cost 0 and
+    # other best actions; the table says why.  The value may move between actions where the next
+    # search sees further than its horizon (RULES §4.9): the analysis names where.
+    path = tmp_path / "slower.json"
+    path.write_text(json.dumps(PRSI_SLOWER))
+    out = run("analyse", str(path))
+    assert out.returncode == 0, out.stderr
+    an = ddcards.analyse(PRSI_SLOWER)
+    slower = [s for s in an.steps if s.cost == 0 and s.move not in s.best_moves]
+    assert [s.ply for s in slower] == [2, 13, 16, 25]
+    assert "  25    1  TH          -1     -1     0  draw  <- kept the value, but not the fastest end" in out.stdout
+    assert out.stdout.count("<- kept the value, but not the fastest end") == 4
+    assert "Horizon" not in out.stdout
+    assert "Final value -1  seat 0 cannot force being out first within 20 plies, the end in 6 plies\n" in out.stdout
+    path = tmp_path / "horizon.json"
+    path.write_text(json.dumps(PRSI_HORIZON))
+    out = run("analyse", str(path))
+    an = ddcards.analyse(PRSI_HORIZON)
+    assert (an.steps[18].value_after, an.steps[19].value_before) == (-1, 1)
+    assert ("Horizon     the value moved between actions, where the next search, bounded by the horizon, sees "
+            "further: after ply 18 -1, before ply 19 +1\n") in out.stdout
+    assert "Mistakes    none" in out.stdout and "<- mistake" not in out.stdout
+
+
 def test_analyse_readable_and_json():
     out = run("analyse", "--example", "marias-seed")
     assert out.returncode == 0, out.stderr
@@ -110,6 +146,12 @@ def test_analyse_readable_and_json():
     assert "Mistakes    3: ply 0 QH (seat 0, cost 20), ply 9 7H (seat 1, cost 20), ply 24 AH (seat 0, cost 20)" \
         in out.stdout
     assert "   0    0  QH" in out.stdout and "  29 " in out.stdout
+    # the end as a solve of the played-out deal words it: the scores and the settlement
+    assert "Final value +50  declarer wins (declarer 90, defenders 40)\nSettlement  seat 0 +4, seat 1 -2, seat 2 -2\n" \
+        in out.stdout
+    end = run("solve", "--example", "marias-seed")
+    assert "Value       +50  declarer wins (declarer 90, defenders 40)" in end.stdout
+    assert "Settlement  seat 0 +4, seat 1 -2, seat 2 -2" in end.stdout
     out = run("analyse", "--example", "marias-seed", "--json")
     doc = json.loads(out.stdout)
     assert doc["initial_value"] == 70 and doc["final_value"] == 50

@@ -228,7 +228,9 @@ def test_json_that_does_not_parse(text):
     with pytest.raises(NotationError) as info:
         ddcards.Position.from_json(text)
     assert "JSON" in str(info.value)
-    assert info.value.token is not None
+    # the token is the text near where it stops, which the message quotes, and the rule JSON's
+    assert info.value.token in text and str(info.value).endswith(f"(near {info.value.token!r})")
+    assert info.value.rule == "docs/RULES.md §0.11 rule 1: a document is one JSON value (RFC 8259) in UTF-8"
     assert " at at " not in str(info.value)     # json's "Unterminated string starting at", then the place
 
 
@@ -367,8 +369,8 @@ def test_mutated_documents_raise_only_ddcards_errors(document):
     try:
         p = ddcards.Position.from_dict(document)
     except DdcardsError as err:
-        assert isinstance(err, ValueError)
-        assert str(err)
+        # a message, the offending token and the rule it breaks
+        assert str(err) and err.token is not None and err.rule
         return
     # accepted: the position must be usable
     p.to_dict()

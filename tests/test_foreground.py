@@ -118,7 +118,8 @@ def test_nodes_now_counts_a_search_under_way_from_another_thread():
     while solver.nodes_now == 0 and time.monotonic() < deadline:
         time.sleep(0.005)
     readings = [solver.nodes_now]
-    while len(readings) < 3 or readings[-1] == readings[0]:
+    deadline = time.monotonic() + 30       # a search that died would count no further: fail, not hang
+    while (len(readings) < 3 or readings[-1] == readings[0]) and time.monotonic() < deadline:
         time.sleep(0.05)
         readings.append(solver.nodes_now)
     cancel.cancel()

@@ -141,6 +141,23 @@ def test_an_exact_analysis_names_the_step_it_cannot_solve():
     assert err.value.field == "options.horizon"
 
 
+def test_an_exact_analysis_names_the_deal_start_it_cannot_solve():
+    # The record's own position solves without a horizon, its deal's start does not: the error
+    # says it was the start (an audit found it reading as the document's own position).
+    doc = dict(ddcards.example("prsi-endgame"), options={"horizon": None})
+    assert ddcards.solve(doc, mode="optimal").value == 1
+    with pytest.raises(InvalidOptionError) as err:
+        ddcards.analyse(doc)
+    assert str(err.value).startswith("analysing the deal's start (before played[0]): options.horizon null: "
+                                     "no side can force the end within 30 plies")
+    assert (err.value.token, err.value.field) == ("horizon", "options.horizon")
+    assert err.value.rule == "docs/RULES.md §4.9: what is solved, within a horizon or exactly"
+    # with nothing recorded, the start is the document's own position: its error unchanged
+    with pytest.raises(InvalidOptionError) as err:
+        ddcards.analyse(dict(doc, played=[]))
+    assert str(err.value).startswith("options.horizon null: ")
+
+
 @pytest.mark.parametrize("name, horizon", [("prsi-endgame", 14), ("prsi", 12), ("prsi-4players", 10)])
 def test_two_threads_answer_as_one(name, horizon):
     """The root split over threads (Solver.solve(threads=)) sets every helper board's

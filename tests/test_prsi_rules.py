@@ -320,11 +320,6 @@ def test_4_6_an_ace_on_an_ace_passes_it_on():
 
 # ---------------------------------------------------------------- §4.7 the stock running out
 
-def long_deal():
-    """Two players, 23 stock cards; 22 draws leave one card in the stock."""
-    return deal([["8S", "9S", "TS", "JS"], ["8H", "9H", "TH", "JH"]], "7C")
-
-
 def test_4_7_the_pile_is_turned_over_oldest_first():
     doc = deal([["8S", "9S", "TS", "JS"], ["8H", "9H", "TH", "JH"]], "KS")
     # Seat 0 plays spades, seat 1 draws: the stock (23 cards) runs out after 23 draws.

@@ -89,6 +89,12 @@ LIMIT = ddcards.api.tt_mb_limit()
 
 
 @pytest.mark.parametrize("args, message", [
+    (["--max-queue", "-1"], "ddcards serve: --max-queue must be >= 0 (calls that may wait for a worker), not -1"),
+    (["--queue-timeout", "0"],
+     "ddcards serve: --queue-timeout must be > 0 seconds (inf: as long as the call's deadline allows), not 0"),
+    (["--queue-timeout", "nan"],
+     "ddcards serve: --queue-timeout must be > 0 seconds (inf: as long as the call's deadline allows), not nan"),
+    (["--max-streams", "0"], "ddcards serve: --max-streams must be >= 1 (open streams per streaming method), not 0"),
     (["--port", "99999"], "ddcards serve: --port must be 0 to 65535 (0 = any free port), not 99999"),
     (["--port", "-1"], "ddcards serve: --port must be 0 to 65535 (0 = any free port), not -1"),
     (["--port", "65536"], "ddcards serve: --port must be 0 to 65535 (0 = any free port), not 65536"),

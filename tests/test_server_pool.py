@@ -10,6 +10,7 @@ import ddcards  # noqa: E402
 
 from ddcards.server.service import SolverPool, _Deadline  # noqa: E402
 from ddcards.errors import SearchCancelled, SearchTimeout  # noqa: E402
+from _server_helpers import wait_until  # noqa: E402
 
 
 class FakeSolver:
@@ -91,7 +92,7 @@ def test_waiters_are_served_first_come_first_served():
         t = threading.Thread(target=wait)
         t.start()
         threads.append(t)
-        assert _wait_for(lambda: pool.waiting == i + 1)
+        assert wait_until(lambda: pool.waiting == i + 1)
     pool._release(held)
     for t in threads:
         t.join(5)
@@ -113,11 +114,12 @@ def test_cancelled_waiter_gives_up_promptly():
 
     t = threading.Thread(target=wait)
     t.start()
-    assert _wait_for(lambda: pool.waiting == 1)
+    assert wait_until(lambda: pool.waiting == 1)
     started = time.monotonic()
     token.cancel()
-    t.join(2)
-    assert errors and time.monotonic() - started < 0.5
+    t.join(5)
+    # promptly (it polls every 20 ms; this pool has no queue timeout): a bound loose enough for a loaded machine
+    assert errors and time.monotonic() - started < 2.0
     assert pool.waiting == 0 and pool.busy == 1
     pool._release(held)
     assert pool.busy == 0
@@ -132,7 +134,7 @@ def test_waiter_times_out_at_the_deadline():
     with pytest.raises(SearchTimeout):
         with pool.lend(None, _deadline(0.1)):
             pass
-    assert 0.05 < time.monotonic() - started < 1.0
+    assert 0.05 < time.monotonic() - started < 5.0          # at the deadline (this pool has no queue timeout)
     assert pool.waiting == 0
     pool._release(held)
     assert pool.busy == 0
@@ -154,15 +156,6 @@ def test_factory_failure_frees_the_slot():
     assert pool.busy == 0
     with pool.lend() as s:
         assert isinstance(s, FakeSolver)
-
-
-def _wait_for(predicate, timeout=2.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.002)
-    return predicate()
 
 
 def test_retry_after_counts_how_long_the_running_searches_have_run():

@@ -428,7 +428,7 @@ def test_a_call_waiting_for_a_shared_solver_keeps_its_timeout_and_cancel():
         shared.solve(ex, threads=0)
     with pytest.raises(InvalidOptionError, match="timeout is a number of seconds"):
         shared.value(ex, timeout=-1)
-    assert time.monotonic() - start < 1.0               # said at once, not after the other search
+    assert time.monotonic() - start < 2.0               # said at once, not after the other search (3 s more)
     assert shared.solve(ex, timeout=60).value == 70     # waits its turn, then searches
     holding.join()
 

@@ -777,8 +777,8 @@ class Mariasz(Game):
 
     def long_search(self, setup: MariaszSetup) -> str | None:
         """Points in a two-player 36-card deal with LONG_SEARCH_STOCK or more cards left in the stock:
-        its search takes tens of seconds to minutes (README, Mariasz: 9 s with 18 left, 88 s median
-        for a fresh deal)."""
+        its search takes tens of seconds to minutes (README, Mariasz: 9 s with 18 left, a minute or
+        more for a fresh deal)."""
         if setup.objective != "points" or setup.variant != "standard" or not setup.stock:
             return None
         left = stock_left(setup)

@@ -511,12 +511,9 @@ class PrsiSession(Session):
 
     # -- searching
     def _decode(self, value: int) -> tuple[int, int | None]:
-        scale = EXACT_WIN if self.horizon is None else self.horizon + 1
-        if value > 0:
-            return 1, scale - value
-        if value < 0:
-            return -1, scale + value
-        return (0 if self.setup.seats == 2 else -1), None
+        outcome, plies = decode(value, EXACT_WIN if self.horizon is None else self.horizon + 1)
+        # nothing forced: a draw between two players; with more, P is not out first (§4.9)
+        return (outcome if outcome or self.setup.seats == 2 else -1), plies
 
     def reported(self, value: int) -> int:
         return self._decode(value)[0]
@@ -817,13 +814,19 @@ def _one_ply_later(value: int) -> int:
     return value - 1 if value > 0 else value + 1 if value < 0 else 0
 
 
+def decode(value: int, scale: int) -> tuple[int, int | None]:
+    """(outcome, plies) of a search value: a win in n plies is coded scale - n, a loss n - scale
+    (scale: the horizon + 1, or EXACT_WIN for the exact analysis); (0, None) where no end is forced."""
+    if value > 0:
+        return 1, scale - value
+    if value < 0:
+        return -1, scale + value
+    return 0, None
+
+
 def decode_exact(value: int) -> tuple[int, int | None]:
     """(outcome, plies) of a value coded by the exact analysis; (0, None) for a draw."""
-    if value > 0:
-        return 1, EXACT_WIN - value
-    if value < 0:
-        return -1, EXACT_WIN + value
-    return 0, None
+    return decode(value, EXACT_WIN)
 
 
 def _follows(child: int, parent: int) -> bool:

@@ -1,4 +1,4 @@
-"""Coverage-guided fuzzing of the service's request path with atheris (on demand, not in CI).
+"""Coverage-guided fuzzing of the service's request path with atheris (briefly in CI, longer on demand).
 
     pip install atheris
     python tests/fuzz/service_atheris.py -atheris_runs=200000        # or -max_total_time=600
