@@ -285,8 +285,7 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
     start = pos.start().session()
     info = start.describe()
     owner = start.value_owner          # the analysis is from the start of the deal
-    view = {"points": f"{owner}'s view", "money": f"{owner}'s money"}.get(
-        an.value_kind, f"{owner}'s view: {start.value_legend}")
+    view = f"{owner}'s view" + (f": {start.value_meaning}" if start.value_meaning else "")
     print(f"{info.get('title', pos.game)} - value at the start {signed(an.initial_value)} ({view})", file=out)
     width = max([4] + [len(s.move) for s in an.steps]) + 1     # Mariasz's "exchange" is a move too
     if not an.steps:

@@ -208,7 +208,7 @@ def test_cli_bad_input_exits_2(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(dict(A, played=["exchange", "exchange"])))
     out = run("solve", str(path))
-    assert out.returncode == 2 and "played[1] 'exchange'" in out.stderr and "§3.7" in out.stderr
+    assert out.returncode == 2 and "played[1] 'exchange' by seat 0: " in out.stderr and "§3.7" in out.stderr
 
 
 # --------------------------------------------------------------------------- the service

@@ -396,6 +396,10 @@ def test_render_refuses_a_payload_where_a_number_belongs(seed_doc, path, field):
     ("deal.position.trump", 3, "deal.position.trump", "a suit, not 3"),
     ("deal.hands.0", PAYLOAD, "deal.hands[0]", "deal.hands[0]: hand '\"><img src=x onerror=alert(1)>': unknown card"),
     ("deal.hands.1", 7, "deal.hands[1]", "deal.hands[1]: text, not 7"),
+    ("final.parts", {"hra": 5}, "final.parts.hra", "final.parts.hra: an object, not 5"),
+    ("final.parts", {"hra": {"won": "yes"}}, "final.parts.hra.won", "final.parts.hra.won: true or false, not 'yes'"),
+    ("final.parts", {"hra": {"money": 1.5}}, "final.parts.hra.money", "final.parts.hra.money: a whole number, not 1.5"),
+    ("deal.value_meaning", 5, "deal.value_meaning", "deal.value_meaning: text, not 5"),
 ])
 def test_render_names_the_field_it_cannot_show(seed_doc, path, value, field, message):
     # These were raw TypeErrors (or a page with a wrong value): now an error naming the field.
@@ -406,7 +410,7 @@ def test_render_names_the_field_it_cannot_show(seed_doc, path, value, field, mes
 
 @pytest.mark.parametrize("path", [
     "steps.0.move", "steps.0.outcome", "steps.9.moves.0.move", "steps.0.best_moves.0", "deal.title",
-    "deal.roles.1", "deal.value_owner", "initial_outcome", "final_outcome", "final.pv", "game",
+    "deal.roles.1", "deal.value_owner", "deal.value_meaning", "initial_outcome", "final_outcome", "final.pv", "game",
 ])
 def test_text_fields_reach_the_page_escaped(seed_doc, path):
     # Step 0 turned the outcome (its outcome is shown) and lists no moves (its best_moves are).
@@ -588,3 +592,39 @@ def test_scores_read_as_words_in_the_trick_headers():
 
     assert plain({"playing_roem": 0, "other_roem": 20, "seat0_out": True}) == \
         "playing roem 0, other roem 20, seat 0 out yes"
+
+
+def test_the_report_says_what_this_deals_values_mean_and_each_parts_money():
+    # An audit: the page gave the game's meanings for every objective (a Betl's listed Hra's and
+    # money's too), and left out what each announced part of a money deal won or lost.
+    hra = dict(ddcards.example("marias-hra"), trump="C", objective="money", announcements=["sedma"],
+               played=["AS", "KS", "7S"])
+    final = ddcards.solve(hra)
+    assert final.parts == {"hra": {"won": True, "stake": 1, "money": 2},
+                           "sedma": {"won": False, "stake": 1, "money": -2}}
+    page = report_html(hra)
+    assert 'money by part</span> hra won +2, sedma lost \u22122</p>' in page
+    assert "Values are declarer&#x27;s: the declarer&#x27;s settlement over the announced parts, in stakes." in page
+    assert 'Better cards (the value each gives)' in page
+    page = report_html(ddcards.example("marias-betl"))
+    assert "Values are declarer&#x27;s: +1 made, -1 defeated." in page and "money by part" not in page
+    three = ddcards.example("mariasz-three")
+    page = report_html(dict(three, played=ddcards.solve(three).pv[:3]))
+    player = ddcards.Position.from_dict(ddcards.example("mariasz-three")).session().setup.maxside   # player: default 0
+    assert (f"Values are seat {player}&#x27;s: seat {player}&#x27;s deal points (cards, last trick, marriages), "
+            "the other two playing together against him.") in page
+
+
+@pytest.mark.parametrize("name, meaning", [
+    ("marias-hra", "the declarer's final points - the defenders' (cards, last trick, marriages)"),
+    ("marias-betl", "+1 made, -1 defeated"),
+    ("klaverjas", "the playing team's final score - the other team's (roem, last trick, pit and nat included)"),
+    ("mariasz", "seat 0's deal points - seat 1's (cards, last trick, marriages)"),
+    ("mariasz-kiks", "team 0's deal points - team 1's (cards, last trick, marriages)"),
+    ("mariasz-race", "+1 reaches 131 first, -1 the other side does, 0 no one in this deal"),
+    ("prsi", "+1 forces a win, 0 neither side can force the end, -1 a loss, within the horizon"),
+    ("prsi-4players", "+1 forces being out first against all the others together, -1 cannot, within the horizon"),
+])
+def test_each_deal_says_what_its_values_mean(name, meaning):
+    session = ddcards.Position.from_dict(ddcards.example(name)).session()
+    assert session.value_meaning == meaning and session.view()["value_meaning"] == meaning

@@ -193,10 +193,17 @@ class Session(ABC):
     value_owner: str = "the maximising side"   # whose view values are from, for people
     suit_names: tuple[str, ...] = ()   # native names of S H D C where the deck is German-suited
     value_legend: str = "+1 made, -1 defeated"  # what outcome values mean, for people
+    margin_meaning: str = ""           # what a points or money value measures, for people
 
     def describe(self) -> dict[str, Any]:
         """What is left, for display: {"title": ..., "hands": [...], "trick": [...], ...}."""
         return {}
+
+    @property
+    def value_meaning(self) -> str:
+        """What this deal's values mean, for people: an outcome's legend, or what its margin
+        measures (the game's ``value_doc`` says it for every objective and variant at once)."""
+        return self.value_legend if self.value_kind == "outcome" else self.margin_meaning
 
     def trick_done(self) -> bool:
         """Did the last action end a trick (its winner leads next)?  A trick game's trick ends
@@ -232,7 +239,7 @@ class Session(ABC):
         return dict(shown, roles=[self.seat_role(seat) for seat in range(seats)],
                     to_move=None if self.over else self.to_move, score=self.scores_now(),
                     trick_size=self.trick_size, sides=list(self.side_names), value_owner=self.value_owner,
-                    suit_names=list(self.suit_names))
+                    value_meaning=self.value_meaning, suit_names=list(self.suit_names))
 
     def scores_now(self) -> dict[str, int]:
         """The result document's ``scores`` as they stand after the history (what ``summary``

@@ -175,6 +175,7 @@ class KlaverjasSession(CardSession):
     trick_size = 4
     side_names = ("playing", "other")
     value_owner = "playing team"
+    margin_meaning = "the playing team's final score - the other team's (roem, last trick, pit and nat included)"
 
     def verdict(self, value: int, won: bool, value_kind: str) -> str:
         return "the playing team makes it" if won else "nat: the playing team scores nothing"

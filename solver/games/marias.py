@@ -392,6 +392,12 @@ class MariasSession(CardSession):
     def value_kind(self) -> ValueKind:
         return "money" if self.setup.objective == "money" else super().value_kind
 
+    @property
+    def margin_meaning(self) -> str:                 # type: ignore[override]
+        if self.value_kind == "money":
+            return "the declarer's settlement over the announced parts, in stakes"
+        return "the declarer's final points - the defenders' (cards, last trick, marriages)"
+
     def verdict(self, value: int, won: bool, value_kind: str) -> str:
         if value_kind == "money":
             return "declarer wins" if value > 0 else "declarer pays" if value < 0 else "even"

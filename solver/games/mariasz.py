@@ -420,6 +420,13 @@ class MariaszSession(Session):
         # What a race's values mean (RULES §3.8); points are a margin, shown without a legend.
         others = "another player" if setup.variant == "three" else "the other side"
         self.value_legend = f"+1 reaches 131 first, -1 {others} does, 0 no one in this deal"
+        if setup.variant == "three":            # paranoid (RULES §3.10): the other two as one side
+            self.value_legend += ", the other two playing together against him"
+            self.margin_meaning = (f"seat {setup.maxside}'s deal points (cards, last trick, marriages), the other "
+                                   "two playing together against him")
+        else:
+            names = ("team 0", "team 1") if setup.variant == "kiks" else ("seat 0", "seat 1")
+            self.margin_meaning = f"{names[0]}'s deal points - {names[1]}'s (cards, last trick, marriages)"
 
     # -- naming
     def move_name(self, move: int) -> str:
@@ -609,7 +616,8 @@ class MariaszSession(Session):
         s = self.setup
         st = self.board.state
         rule = EXCHANGE_RULE
-        where = f"played[{ply}] 'exchange'"
+        # by whom, as a card's error says it (none once the deal is over: nobody is to move)
+        where = f"played[{ply}] 'exchange'" + ("" if self.board.finished else f" by seat {st['turn']}")
         six = Card.of(Rank.SIX, s.trump)
         if self.board.finished:
             why, rule = self._over_why()

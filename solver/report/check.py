@@ -96,7 +96,7 @@ def check_analysis(doc: Any) -> None:
 
 def _check_deal(deal: Mapping[str, Any]) -> int:
     """Check the deal's fields; the number of seats a step's seat must be below."""
-    for key in ("title", "value_owner"):
+    for key in ("title", "value_owner", "value_meaning"):
         _text(deal, key, f"deal.{key}")
     hands = _texts(deal, "hands", "deal.hands")
     for i, hand in enumerate(hands):
@@ -161,6 +161,12 @@ def _check_final(final: Any) -> None:
     for i, value in enumerate(_list(final, "settlement", "final.settlement")):
         if not whole_number(value) or abs(value) >= MAX_NUMBER:
             raise _fail(f"final.settlement[{i}]", value, "a whole number")
+    for name, part in _mapping(final, "parts", "final.parts").items():     # Mariáš money: each part's
+        if not isinstance(part, Mapping):
+            raise _fail(f"final.parts.{name}", part, "an object")
+        _int(part, "money", f"final.parts.{name}.money", optional=True)
+        if not isinstance(part.get("won", False), bool):
+            raise _fail(f"final.parts.{name}.won", part.get("won"), "true or false")
 
 
 # ------------------------------------------------------------------ every value JSON can write

@@ -78,7 +78,8 @@ class Page:
         self.unit = "action" if doc.get("game") == "prsi" else "card"
         try:
             self.game_title = find_game(doc["game"]).title
-            self.value_doc = find_game(doc["game"]).value_doc
+            # this deal's own meaning where the analysis gives it, else the game's for every objective
+            self.value_doc = self.deal.get("value_meaning") or find_game(doc["game"]).value_doc
         except DdcardsError:
             self.game_title, self.value_doc = doc["game"], ""
 
@@ -222,7 +223,7 @@ class Page:
         return text
 
     def better(self, step: Mapping[str, Any]) -> str:
-        """The cards that kept more than the one played, with the value each keeps (or, for an
+        """The cards that kept more than the one played, with the value each gives (or, for an
         action that kept the value without being optimal, the optimal ones)."""
         if step["cost"] <= 0:
             if step["move"] in step["best_moves"]:
@@ -302,7 +303,7 @@ class Page:
         unit = self.unit
         head = (f'<thead><tr><th scope="col">Ply</th><th scope="col">Played by</th><th scope="col">{unit.title()}</th>'
                 '<th scope="col">Value after</th><th scope="col">Verdict</th>'
-                f'<th scope="col">Better {unit}s (value they keep)</th></tr></thead>')
+                f'<th scope="col">Better {unit}s (the value each gives)</th></tr></thead>')
         order = "in order" if self.unit == "action" else "trick by trick"
         return (f'<table class="play" aria-describedby="keys"><caption>Every {unit}, {order}, with the value '
                 f'after it</caption>{head}{"".join(rows)}</table>')
@@ -327,6 +328,11 @@ class Page:
         outcomes = final.get("outcomes") or {}
         if outcomes:
             out.append(f'<p><span class="label">outcomes</span> {_e(plain(outcomes))}</p>')
+        parts = final.get("parts") or {}
+        if parts:                              # Mariáš money: what each announced part won or lost
+            out.append('<p><span class="label">money by part</span> ' + _e(", ".join(
+                f"{spoken(name)} {'won' if part.get('won') else 'lost'} {signed(part.get('money') or 0)}"
+                for name, part in parts.items())) + "</p>")
         settlement = final.get("settlement") or []
         if settlement:
             out.append('<table class="settlement"><caption>Settlement</caption><tbody>' + "".join(
