@@ -71,6 +71,7 @@ def test_view_of_the_seed_after_one_card(client):
     assert status == 200
     assert view["title"] == "Mariáš hra, trumps H" and view["to_move"] == 1 and not view["over"]
     assert view["roles"] == ["declarer", "defender", "defender"]
+    assert view["value_meaning"] == "the declarer's final points - the defenders' (cards, last trick, marriages)"
     assert view["legal"] == ["TH"]                           # seat 1 must follow and beat
     assert view["trick"] == [{"card": "QH", "rank": "Q", "suit": "H", "symbol": "♥", "suit_name": "červené",
                               "name": "Q of červené", "seat": 0}]

@@ -126,6 +126,7 @@ def position_view(pos: ddcards.Position) -> dict[str, Any]:
         "over": pos.is_over,
         "trick_size": view.get("trick_size"),
         "value_owner": view.get("value_owner"),
+        "value_meaning": view.get("value_meaning"),
         "suit_names": list(names),
         "score": plain(view.get("score") or {}),
         "hands": [[{"suit": row["suit"], "symbol": row["symbol"], "name": row["name"],

@@ -22,7 +22,7 @@ ENGLISH_SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
 # The keys of Session.view() that every front end lays out itself; any other
 # key is a game's extra ("talon", "points", ...) shown as a label and a text.
 LAID_OUT = frozenset({"title", "hands", "trick", "roles", "to_move", "score", "trick_size", "sides",
-                      "value_owner", "suit_names", "position"})
+                      "value_owner", "value_meaning", "suit_names", "position"})
 
 
 def suit_name(suit: Suit, suit_names: Sequence[str] = ()) -> str:

@@ -317,6 +317,10 @@
               ": " + res.verdict + (scores ? " (" + scores + ")" : "") +
               " · " + res.nodes.toLocaleString("en") + " nodes in " + res.elapsed_ms.toFixed(1) + " ms");
     $("status").setAttribute("data-value", res.value);
+    // what the value measures in this deal, on hover (the line above stays short)
+    if (state.view && state.view.value_meaning) {
+      $("status").setAttribute("title", "Values: " + state.view.value_meaning);
+    }
     $("pv").textContent = res.pv.length ? "Best line from here: " + res.pv.join(" ") : "";
     $("best").disabled = !res.optimal_moves.length;
   }
