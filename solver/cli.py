@@ -200,16 +200,17 @@ def describe_value(res: ddcards.Result, session: Any) -> str:
     verdict = (ended() if ended is not None else None) or session.verdict(res.value, res.won, res.value_kind)
     if res.distance:                         # 0: the game is over, which the line above says
         verdict += f", the end in {res.distance} {'ply' if res.distance == 1 else 'plies'}"
+    parts = ", ".join(f"{name} {'won' if part['won'] else 'lost'} {signed(part['money'])}"
+                      for name, part in res.parts.items())
     if res.value_kind == "money":
-        parts = ", ".join(f"{name} {'won' if part['won'] else 'lost'} {signed(part['money'])}"
-                          for name, part in res.parts.items())
         return f"{signed(res.value)}  {verdict} ({parts})"
     detail = getattr(session, "value_detail", None)      # a game that words its own scores
     if detail is not None:
         return f"{signed(res.value)}  {verdict} ({detail(res)})"
     if res.value_kind == "points":
         scores = ", ".join(f"{spoken(k)} {v}" for k, v in res.scores.items())
-        return f"{signed(res.value)}  {verdict} ({scores})"
+        # a Hra with announcements played for the margin: each part's money, which the settlement sums
+        return f"{signed(res.value)}  {verdict} ({scores}" + (f"; money {parts})" if parts else ")")
     if not res.tricks:                       # not a trick game (Prší)
         return f"{signed(res.value)}  {verdict}"
     detail = ", ".join(f"{k} {v}" for k, v in res.tricks.items())
@@ -298,7 +299,7 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
         print(f"{'ply':>4} {'seat':>4}  {unit:<{width}}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
     for s in an.steps:
         print(f"{s.ply:>4} {s.seat:>4}  {s.move:<{width}}{signed(s.value_before):>7}{signed(s.value_after):>7}"
-              f"{s.cost:>6}  {' '.join(s.best_moves)}{step_mark(s, start.is_max(s.seat))}", file=out)
+              f"{s.cost:>6}  {' '.join(s.best_moves)}{step_mark(s)}", file=out)
         if s.moves:                        # mode all: every legal move's value at that point
             print(f"{'':>11}moves  " + "  ".join(move_value(m) for m in s.moves), file=out)
     if an.mistakes:
@@ -309,6 +310,9 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
     # Prší: a search bounded by its horizon may see further from the next position (RULES §4.9)
     edges = [f"after ply {b.ply} {signed(b.value_after)}, before ply {a.ply} {signed(a.value_before)}"
              for b, a in zip(an.steps, an.steps[1:]) if a.value_before != b.value_after]
+    if an.steps and an.steps[-1].value_after != an.final_value:      # and after the last, at the end
+        edges.append(f"after ply {an.steps[-1].ply} {signed(an.steps[-1].value_after)}, "
+                     f"at the end {signed(an.final_value)}")
     if edges:
         print("Horizon     the value moved between actions, where the next search, bounded by the horizon, "
               "sees further: " + "; ".join(edges), file=out)
@@ -317,25 +321,30 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
     else:
         # the final solve's own words (scores, parts, who is out), from the analysis's owner's view
         doc = pos.to_dict()
-        owner = start.owner_options()
-        final = ddcards.Position.from_dict(dict(doc, options={**(doc.get("options") or {}), **owner}) if owner else doc)
+        owners = start.owner_options()
+        final = ddcards.Position.from_dict(dict(doc, options={**(doc.get("options") or {}), **owners}) if owners
+                                           else doc)
         print(f"Final value {describe_value(an.final, final.session())}", file=out)
         if an.final.settlement:
             print("Settlement  " + ", ".join(f"seat {i} {v:+d}" for i, v in enumerate(an.final.settlement)), file=out)
     print(f"Searched    {an.nodes:,} nodes in {an.elapsed * 1000:.1f} ms", file=out)
 
 
-def step_mark(s: ddcards.AnalysisStep, mover_is_owner: bool) -> str:
+def step_mark(s: ddcards.AnalysisStep) -> str:
     """What the analysis table says after a step: a mistake, or (Prší, where the best action is
-    also the fastest win or the longest loss) an action that kept the value but was not best."""
+    also the fastest forced end or the longest held out) an action that kept the value but was not
+    best; with every move's value (mode all), how soon each ends."""
     if s.mistake:
         return "  <- mistake, outcome turned" if s.changes_outcome else "  <- mistake"
-    if s.best_moves and s.move not in s.best_moves:
-        mine = s.value_after if mover_is_owner else -s.value_after
-        # the mover's side wins: the best ends soonest; loses: the best holds out longest
-        return "  <- kept the value, " + ("but not the fastest end" if mine > 0 else
-                                           "but not the latest end" if mine < 0 else "not the best")
-    return ""
+    if not s.best_moves or s.move in s.best_moves:
+        return ""
+    # (without distances say no more: with three or more players -1 also covers "nothing forced")
+    soon = {m.move: m.distance for m in s.moves}
+    best = sorted({d for m in s.best_moves if (d := soon.get(m)) is not None})
+    if best and s.move in soon:
+        played = "no end within the horizon" if soon[s.move] is None else f"the end in {soon[s.move]} plies"
+        return f"  <- kept the value, not the best: {played}, the best's in {' or '.join(map(str, best))}"
+    return "  <- kept the value, not the best"
 
 
 # ----------------------------------------------------------------- commands

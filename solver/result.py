@@ -231,6 +231,12 @@ class Analysis:
         return str(self.deal.get("value_owner", ""))
 
     @property
+    def value_meaning(self) -> str:
+        """What this deal's values mean, in words (an outcome's legend, or what its margin
+        measures), as the deal's view says."""
+        return str(self.deal.get("value_meaning", ""))
+
+    @property
     def mistakes(self) -> list[AnalysisStep]:
         """The actions that cost value (``to_dict()`` lists their plies)."""
         return [s for s in self.steps if s.mistake]

@@ -113,6 +113,15 @@ PRSI_HORIZON = {"game": "prsi", "hands": ["7.9..J8", "AQT.8..", "J98..J."], "upc
                            "draw", "AH", "pass", "AS", "pass", "AC", "pass", "draw", "7C", "draw"]}
 
 
+PRSI_LAST_EDGE = {"game": "prsi", "hands": [".T.9.T8", "J..AQJ."], "upcard": "KD", "options": {"horizon": 6},
+                  "stock": "9S JH KS 7D AC QS 7C QC AH AS KC 8H KH TS 8D TD 8S 9C 9H JC QH 7H 7S",
+                  "played": ["9D", "JD"]}
+PRSI_THREE = {"game": "prsi", "hands": ["9.9.8.K", "A..K7.T", "Q8.8.Q."], "upcard": "9D",
+              "stock": "TH AC 9C TD QH AD 7S 8C QC KS JH JD JC KH 7C AH TS 7H JS",
+              "options": {"horizon": 10, "play_on": True},
+              "played": ["draw", "KD", "draw", "8D", "draw", "QS/D", "draw", "draw", "QD/D"]}
+
+
 def test_analyse_says_what_the_value_alone_does_not(tmp_path):
     # Prší (an audit): an action that keeps the value but not the fastest end shows cost 0 and
     # other best actions; the table says why.  The value may move between actions where the next
@@ -124,8 +133,11 @@ def test_analyse_says_what_the_value_alone_does_not(tmp_path):
     an = ddcards.analyse(PRSI_SLOWER)
     slower = [s for s in an.steps if s.cost == 0 and s.move not in s.best_moves]
     assert [s.ply for s in slower] == [2, 13, 16, 25]
-    assert "  25    1  TH          -1     -1     0  draw  <- kept the value, but not the fastest end" in out.stdout
-    assert out.stdout.count("<- kept the value, but not the fastest end") == 4
+    assert "  25    1  TH          -1     -1     0  draw  <- kept the value, not the best\n" in out.stdout
+    assert out.stdout.count("<- kept the value, not the best") == 4
+    out = run("analyse", str(path), "--mode", "all")       # with every move's value: how soon each ends
+    assert ("  25    1  TH          -1     -1     0  draw  <- kept the value, not the best: the end in 11 plies, "
+            "the best's in 2\n") in out.stdout
     assert "Horizon" not in out.stdout
     assert "Final value -1  seat 0 cannot force being out first within 20 plies, the end in 6 plies\n" in out.stdout
     path = tmp_path / "horizon.json"
@@ -136,6 +148,24 @@ def test_analyse_says_what_the_value_alone_does_not(tmp_path):
     assert ("Horizon     the value moved between actions, where the next search, bounded by the horizon, sees "
             "further: after ply 18 -1, before ply 19 +1\n") in out.stdout
     assert "Mistakes    none" in out.stdout and "<- mistake" not in out.stdout
+    # and after the last action, at the end
+    path.write_text(json.dumps(PRSI_LAST_EDGE))
+    out = run("analyse", str(path))
+    assert ("sees further: after ply 1 +0, at the end -1\nFinal value -1  the opponent can force being out first "
+            "within 6 plies, the end in 6 plies\n") in out.stdout
+
+
+def test_analyse_says_a_slower_action_forced_no_end_only_when_it_knows():
+    # Three players: -1 covers both "the others force an end" and "nothing is forced" (RULES §4.9),
+    # so without every move's distance the mark says no more than "not the best".
+    out = run("analyse", "-", stdin=json.dumps(PRSI_THREE))
+    assert out.returncode == 0, out.stderr
+    assert "   1    1  KD          -1     -1     0  7D  <- kept the value, not the best\n" in out.stdout
+    out = run("analyse", "-", "--mode", "all", stdin=json.dumps(PRSI_THREE))
+    an = ddcards.analyse(PRSI_THREE, mode="all")
+    assert {m.move: m.distance for m in an.steps[1].moves} == {"7D": 10, "KD": None, "draw": None}
+    assert ("   1    1  KD          -1     -1     0  7D  <- kept the value, not the best: no end within the horizon, "
+            "the best's in 10\n") in out.stdout
 
 
 def test_analyse_readable_and_json():

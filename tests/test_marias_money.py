@@ -173,6 +173,13 @@ def test_describe_and_cli_show_the_parts(capsys):
     res = ddcards.solve(doc, mode="best")
     text = cli.describe_value(res, ddcards.Position.from_dict(doc).session())
     assert text == "+12  declarer wins (hra won +4, kilo won +8)"
+    # played for the margin, the parts still settle the game: the line says what each won or paid
+    doc = dict(SEED, played=[], trump="C", announcements=["sedma"], objective="hra")
+    res = ddcards.solve(doc)
+    assert res.parts == {"hra": {"won": True, "stake": 1, "money": 2}, "sedma": {"won": False, "stake": 1, "money": -2}}
+    assert res.settlement == [0, 0, 0]
+    text = cli.describe_value(res, ddcards.Position.from_dict(doc).session())
+    assert text == "+50  declarer wins (declarer 80, defenders 30; money hra won +2, sedma lost -2)"
 
 
 # --------------------------------------------------------------------------- bad input

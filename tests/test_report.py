@@ -546,6 +546,15 @@ def test_a_value_that_moves_at_the_horizon_edge_is_explained():
                        "value: no mistakes. Between actions the value moves where the next position&#x27;s search, "
                        "bounded by the horizon, sees further: before ply 6 (0 to −1).")
 
+    # ... and after the last action, where the end's own search sees further (a review found the
+    # page saying every action kept the value while the final value differed)
+    doc = {"game": "prsi", "hands": [".T.9.T8", "J..AQJ."], "upcard": "KD", "options": {"horizon": 6},
+           "stock": "9S JH KS 7D AC QS 7C QC AH AS KC 8H KH TS 8D TD 8S 9C 9H JC QH 7H 7S", "played": ["9D", "JD"]}
+    analysis = ddcards.analyse(doc)
+    assert not analysis.mistakes and (analysis.steps[-1].value_after, analysis.final_value) == (0, -1)
+    caption = re.search(r'id="chart-caption">([^<]*)<', report_html(doc)).group(1)
+    assert caption.endswith("bounded by the horizon, sees further: after the last, ply 1 (0 to −1 at the end).")
+
 
 # -- --open with no browser
 
@@ -604,10 +613,12 @@ def test_the_report_says_what_this_deals_values_mean_and_each_parts_money():
                            "sedma": {"won": False, "stake": 1, "money": -2}}
     page = report_html(hra)
     assert 'money by part</span> hra won +2, sedma lost \u22122</p>' in page
-    assert "Values are declarer&#x27;s: the declarer&#x27;s settlement over the announced parts, in stakes." in page
+    assert ("Values are declarer&#x27;s: the declarer&#x27;s settlement: the money he wins (or pays) for the whole "
+            "game as announced.") in page
     assert 'Better cards (the value each gives)' in page
     page = report_html(ddcards.example("marias-betl"))
     assert "Values are declarer&#x27;s: +1 made, -1 defeated." in page and "money by part" not in page
+    assert ddcards.analyse(ddcards.example("marias-betl")).value_meaning == "+1 made, -1 defeated"
     three = ddcards.example("mariasz-three")
     page = report_html(dict(three, played=ddcards.solve(three).pv[:3]))
     player = ddcards.Position.from_dict(ddcards.example("mariasz-three")).session().setup.maxside   # player: default 0
@@ -617,6 +628,13 @@ def test_the_report_says_what_this_deals_values_mean_and_each_parts_money():
 
 @pytest.mark.parametrize("name, meaning", [
     ("marias-hra", "the declarer's final points - the defenders' (cards, last trick, marriages)"),
+    ({"objective": "money"}, "the declarer's settlement: the money he wins (or pays) for the whole game as announced"),
+    ({"contract": "betl", "trump": None, "objective": "money"},
+     "the declarer's settlement: the money he wins (or pays) for the whole game as announced"),
+    ({"game": "prsi", "options": {"horizon": None}}, "+1 forces a win, 0 no side can ever force the end, -1 a loss, "
+                                                     "exactly"),
+    ({"game": "prsi-4players", "options": {"not_last": True, "play_on": True}},
+     "+1 forces getting out (not being the one left) against all the others together, -1 cannot, within the horizon"),
     ("marias-betl", "+1 made, -1 defeated"),
     ("klaverjas", "the playing team's final score - the other team's (roem, last trick, pit and nat included)"),
     ("mariasz", "seat 0's deal points - seat 1's (cards, last trick, marriages)"),
@@ -626,5 +644,10 @@ def test_the_report_says_what_this_deals_values_mean_and_each_parts_money():
     ("prsi-4players", "+1 forces being out first against all the others together, -1 cannot, within the horizon"),
 ])
 def test_each_deal_says_what_its_values_mean(name, meaning):
-    session = ddcards.Position.from_dict(ddcards.example(name)).session()
+    if isinstance(name, dict):              # an example changed: its "game" names the example
+        changes = dict(name)
+        doc = dict(ddcards.example(changes.pop("game", "marias-hra")), **changes)
+    else:
+        doc = ddcards.example(name)
+    session = ddcards.Position.from_dict(doc).session()
     assert session.value_meaning == meaning and session.view()["value_meaning"] == meaning

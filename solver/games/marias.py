@@ -395,7 +395,7 @@ class MariasSession(CardSession):
     @property
     def margin_meaning(self) -> str:                 # type: ignore[override]
         if self.value_kind == "money":
-            return "the declarer's settlement over the announced parts, in stakes"
+            return "the declarer's settlement: the money he wins (or pays) for the whole game as announced"
         return "the declarer's final points - the defenders' (cards, last trick, marriages)"
 
     def verdict(self, value: int, won: bool, value_kind: str) -> str:

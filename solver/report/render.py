@@ -210,16 +210,18 @@ class Page:
                 for s in changes) + "."
         # Between steps a value may move with no action's cost: a search bounded by a horizon
         # (Prší) looks that many plies ahead of each position, so the next one sees further.
-        edges = [(before, step) for before, step in zip(self.steps, self.steps[1:])
-                 if step["value_before"] != before["value_after"]]
+        edges = [f"before ply {step['ply']} ({signed(before['value_after'])} to {signed(step['value_before'])})"
+                 for before, step in zip(self.steps, self.steps[1:]) if step["value_before"] != before["value_after"]]
+        last = self.steps[-1] if self.steps else None
+        if last is not None and last["value_after"] != self.doc["final_value"]:    # the last one's, at the end
+            edges.append(f"after the last, ply {last['ply']} ({signed(last['value_after'])} to "
+                         f"{signed(self.doc['final_value'])} at the end)")
         if not changes:
             text += (f" No {self.unit} lost value: no mistakes." if edges else
                      f" Every {self.unit} kept the value: no mistakes.")
         if edges:
             text += (" Between actions the value moves where the next position's search, bounded by the horizon, "
-                     "sees further: before " + "; ".join(
-                         f"ply {step['ply']} ({signed(before['value_after'])} to {signed(step['value_before'])})"
-                         for before, step in edges) + ".")
+                     "sees further: " + "; ".join(edges) + ".")
         return text
 
     def better(self, step: Mapping[str, Any]) -> str:

@@ -171,6 +171,9 @@
     state.result = null;
     $("position").hidden = false;
     $("title").textContent = view.title;
+    // what this deal's values mean (whose view, and a margin's measure or an outcome's legend)
+    $("meaning").textContent = view.value_meaning ?
+      "Values are " + view.value_owner + "'s: " + view.value_meaning + "." : "";
     drawTable();
     drawLine();
     $("pv").textContent = "";
@@ -317,10 +320,6 @@
               ": " + res.verdict + (scores ? " (" + scores + ")" : "") +
               " · " + res.nodes.toLocaleString("en") + " nodes in " + res.elapsed_ms.toFixed(1) + " ms");
     $("status").setAttribute("data-value", res.value);
-    // what the value measures in this deal, on hover (the line above stays short)
-    if (state.view && state.view.value_meaning) {
-      $("status").setAttribute("title", "Values: " + state.view.value_meaning);
-    }
     $("pv").textContent = res.pv.length ? "Best line from here: " + res.pv.join(" ") : "";
     $("best").disabled = !res.optimal_moves.length;
   }
