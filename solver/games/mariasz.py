@@ -417,7 +417,7 @@ class MariaszSession(Session):
         self.history: list[str] = []
         self.trick_size = setup.nseats
         self.value_owner = "team 0" if setup.variant == "kiks" else f"seat {setup.maxside}"
-        # What a race's values mean (RULES §3.8); points are a margin, shown without a legend.
+        # What a race's values mean (RULES §3.8), and what the points margin measures.
         others = "another player" if setup.variant == "three" else "the other side"
         self.value_legend = f"+1 reaches 131 first, -1 {others} does, 0 no one in this deal"
         if setup.variant == "three":            # paranoid (RULES §3.10): the other two as one side
