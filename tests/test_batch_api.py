@@ -239,3 +239,17 @@ def test_solve_many_refuses_a_none_position_as_any_other_non_object():
 def test_solve_many_refuses_one_position_given_for_many(one):
     with pytest.raises(ddcards.InvalidOptionError, match="an iterable of positions, not one"):
         ddcards.solve_many(one)
+
+
+def test_a_table_the_worker_cannot_have_answers_each_position_as_bad_input():
+    """A remote Dask worker with less memory than the caller's machine (which checked tt_mb)
+    refuses the table: each position gets that InvalidOptionError, not a lost task that running
+    the job again could never help (an audit)."""
+    from ddcards.batch.many import solve_chunk
+
+    too_large = ddcards.api.tt_mb_limit() + 1
+    out, _ = solve_chunk([ddcards.example("marias-hra"), ddcards.example("klaverjas")], "all", None, too_large)
+    assert [result for result, _ in out] == [None, None]
+    for _, error in out:
+        assert isinstance(error, ddcards.InvalidOptionError)
+        assert str(error).startswith(f"tt_mb {too_large} is too large: a table takes 1 to ")

@@ -196,6 +196,19 @@ def test_an_output_that_is_no_regular_file_is_refused_and_left_alone(tmp_path, c
     assert fifo.is_fifo() and not (tmp_path / ("pipe" + JOB_SUFFIX)).exists()
 
 
+def test_an_output_of_dash_is_refused_not_made_a_file_named_dash(tmp_path, capsys, monkeypatch):
+    """The input's "-" is standard input, so a user tries -o - for standard output: it wrote the
+    answers to a file named "-" (and "-.job") in the working folder (an audit)."""
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(endgame(27)) + "\n")
+    monkeypatch.chdir(tmp_path)
+    assert batch(str(source), "-o", "-", "--jobs", "1", "--no-progress") == cli.EXIT_BAD_INPUT
+    assert capsys.readouterr().err == (
+        "ddcards: error: -o -: the output of ddcards batch is a file, which it reads back to resume the job, not "
+        "standard output (give a file name; `ddcards solve --json` writes to standard output)\n")
+    assert not (tmp_path / "-").exists() and not (tmp_path / ("-" + JOB_SUFFIX)).exists()
+
+
 def test_a_refused_or_impossible_scheduler_address_is_said_at_once(tmp_path, capsys):
     """Connection refused and a port past 65535 each waited Dask's 20 s connect timeout."""
     source = tmp_path / "in.jsonl"

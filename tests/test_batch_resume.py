@@ -126,6 +126,15 @@ def test_a_record_for_a_line_the_input_lacks_is_said_and_left_out_of_the_counts(
     assert "1 record of an earlier run answers no document of the input" in again.stderr, again.stderr
     assert re.search(r"6 documents \(5 answered by earlier runs\); 1 answered in", again.stderr), again.stderr
     assert sorted(line for line, _ in read_records(out)) == [1, 2, 3, 4, 5, 6, 99]
+    # ... a failed one too: it is no failure of this input's (an audit: "1 failed", exit 2)
+    with out.open("a") as f:
+        f.write(json.dumps({"line": 100, "error_type": "InvalidCardError", "error": "x"}) + "\n")
+    again = subprocess.run([*DDCARDS, "batch", str(source), "-o", str(out)], capture_output=True, text=True,
+                           timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert "2 records of an earlier run answer no document of the input" in again.stderr, again.stderr
+    assert re.search(r"6 documents \(6 answered by earlier runs\); 0 answered in .*; 0 failed", again.stderr), \
+        again.stderr
 
 
 def test_one_writer_at_a_time_and_a_killed_one_leaves_no_lock(tmp_path):

@@ -98,8 +98,10 @@ class _Copy:
 class _Plan:
     """Reads the input and hands out the work, biggest searches first (runs on the reader thread)."""
 
-    def __init__(self, source: BinaryIO, journal: Journal, lock: threading.Lock, lookahead: int):
+    def __init__(self, source: BinaryIO, journal: Journal, lock: threading.Lock, lookahead: int,
+                 failed_before: dict[tuple[int, int | None], int] | None = None):
         self.source, self.journal, self.lock, self.lookahead = source, journal, lock, lookahead
+        self.failed_before = {} if failed_before is None else failed_before   # claimed (popped) as read
         self.pending: dict[str, _Search] = {}   # key -> the search that will answer it (queued or running)
         self.read = 0                           # documents read (answered earlier or not)
         self.answered_before = 0                # ... of them answered by OUT already
@@ -122,6 +124,7 @@ class _Plan:
             self.read += 1
             if self.journal.has(entry.line, entry.index):
                 self.answered_before += 1
+                self.failed_before.pop(label, None)
                 continue
             item = self._item(entry)
             if isinstance(item, _Search):
@@ -205,6 +208,10 @@ class _Tally:
         self.earlier = 0
         self.foreign = 0        # of the earlier records, those that answer no document of the input
         self.failures = {EXIT_ABORTED: 0, EXIT_BAD_INPUT: 0, EXIT_INTERNAL: 0}
+        # The failed records read back from OUT, by (line, index): those the input's documents do
+        # not claim (a hand-edited OUT) come out of the failures again (_Plan.tasks claims them)
+        self.failed_before: dict[tuple[int, int | None], int] = {}
+        self.reading_back = True    # add() is reading OUT's earlier records (Journal's scan)
         self.duplicates = 0
         self.times = SearchTimes()
         self.cut_short: BaseException | None = None    # why the input was read only in part (a runaway line)
@@ -215,6 +222,8 @@ class _Tally:
         status = status_of(record)
         if status != EXIT_OK:
             self.failures[status] += 1
+            if self.reading_back:
+                self.failed_before[(record["line"], record.get("index"))] = status
         if "duplicate_of" in record:
             self.duplicates += 1
         elif status == EXIT_OK:
@@ -313,6 +322,10 @@ def _job(source: _Input, args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``ddcards batch`` with parsed `args`; the exit status."""
+    if args.output == "-":          # as the input's "-" reads standard input: it would make a file named "-"
+        raise InvalidOptionError("-o -: the output of ddcards batch is a file, which it reads back to resume the "
+                                 "job, not standard output (give a file name; `ddcards solve --json` writes to "
+                                 "standard output)", token="-", rule="-o: the output is a new file")
     if args.input != "-" and same_file(args.input, args.output):
         raise InvalidOptionError(f"the output {args.output} is the input: choose another file", token=args.output,
                                  rule="-o: the output is a new file")
@@ -329,6 +342,7 @@ def run(args: argparse.Namespace) -> int:
         stack.callback(_remove_if_empty, journal)
         stack.callback(journal.close)
         tally.earlier = tally.records
+        tally.reading_back = False
         show = wanted(args.progress)
         for note in journal.notes:
             print(f"ddcards: {printable(args.output)}: {note}", file=sys.stderr)
@@ -506,7 +520,7 @@ def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tal
     # Only the bytes OUT.job describes: an input that grows while the run reads it (a log still
     # written) is answered as it was when hashed, and the next run refuses OUT as another job's.
     plan = _Plan(cast(BinaryIO, _UpTo(source.stream, source.size)),      # (the reader only calls readline)
-                 journal, lock, max(LOOKAHEAD, 8 * (parallel or 1)))
+                 journal, lock, max(LOOKAHEAD, 8 * (parallel or 1)), tally.failed_before)
     lost = lost_searches = 0
 
     def write(records: list[dict[str, Any]]) -> int:
@@ -558,6 +572,8 @@ def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tal
     if plan.finished and plan.cut_short is None:
         # OUT.job matched the input, so only a hand-edited OUT answers a line the input lacks.
         tally.foreign = max(0, tally.earlier - plan.answered_before)
+        for status in plan.failed_before.values():      # the failed ones among them: not this input's
+            tally.failures[status] -= 1
     return lost
 
 

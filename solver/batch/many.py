@@ -95,7 +95,13 @@ def solve_chunk(positions: list[PositionLike], mode: str, timeout: float | None,
     comes back as a RuntimeError naming it, so that any answer can be pickled home.
     """
     start = time.perf_counter()
-    solver = _thread_solver(tt_mb)
+    try:
+        solver = _thread_solver(tt_mb)
+    except DdcardsError as exc:
+        # A table this worker cannot have (a remote worker with less memory than the caller's
+        # machine, which checked tt_mb): each position's answer, as bad input, not a task the
+        # executor lost (running the same job again could never help)
+        return [(None, exc) for _ in positions], time.perf_counter() - start
     out: list[tuple[Result | None, BaseException | None]] = []
     for position in positions:
         try:
