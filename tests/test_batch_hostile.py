@@ -185,6 +185,29 @@ def test_a_scheduler_lost_while_waiting_for_workers_is_named_not_an_internal_err
             pass
 
 
+def test_a_lost_cluster_s_summary_counts_what_was_never_handed_out(capsys):
+    """A scheduler killed mid-batch (an audit: 740 documents, 436 answered): the summary said
+    "53 not answered", the tasks in flight, where 304 were left."""
+    import argparse
+
+    from ddcards.batch import job
+    from ddcards.batch.many import ExecutorFailure
+
+    tally = job._Tally()
+    for line in range(1, 437):
+        tally.add({"line": line, "value": 0, "elapsed_ms": 1.0, "nodes": 10})
+    tally.gone = ExecutorFailure("the Dask client is closed")
+    args = argparse.Namespace(output="out.jsonl")
+    source = job._Input("big.jsonl", None, 0, "", 740)          # type: ignore[arg-type]
+    job._summary(args, source, tally, 53, 10.0, "a Dask cluster")
+    assert "; about 304 not answered: the executor was lost (run the same command again)" in capsys.readouterr().err
+    job._summary(args, job._Input("-", None, 0, "", None), tally, 53, 10.0, "a Dask cluster")   # type: ignore[arg-type]
+    assert "; the rest not answered: the executor was lost" in capsys.readouterr().err
+    tally.gone = None                           # the executor stays: only its lost tasks are unanswered
+    job._summary(args, source, tally, 53, 10.0, "a Dask cluster")
+    assert "; 53 not answered: the executor lost their tasks (run the same command again)" in capsys.readouterr().err
+
+
 def test_an_output_that_is_no_regular_file_is_refused_and_left_alone(tmp_path, capsys):
     """-o /dev/full (or a FIFO, /dev/null on an empty input): the run failed or answered nothing,
     and the clean-up of an 'empty OUT it made' unlinked the device node itself."""

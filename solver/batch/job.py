@@ -612,7 +612,15 @@ def _summary(args: argparse.Namespace, source: _Input, tally: _Tally, lost: int,
     if tally.duplicates:
         parts.append(f"{counted(tally.duplicates, 'duplicate')} answered by the search of "
                      f"{'its' if tally.duplicates == 1 else 'their'} first copy")
-    if lost:
+    if tally.gone is not None:
+        # The executor itself is gone (a Dask scheduler killed): besides the tasks it had out, what
+        # was never handed out is unanswered too; the input's count says how much (an audit: the
+        # in-flight tasks alone were said, 53 of 304 left)
+        # (the count is of lines that hold documents: about, where a line holds an array of them)
+        left = None if source.documents is None else max(source.documents - documents, lost)
+        parts.append(("the rest" if left is None else f"about {left:,}")
+                     + " not answered: the executor was lost (run the same command again)")
+    elif lost:
         parts.append(f"{lost:,} not answered: the executor lost their tasks (run the same command again)")
     print(f"ddcards batch: {source.name} -> {printable(args.output)}: " + "; ".join(parts), file=sys.stderr)
     if times.count:
