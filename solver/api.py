@@ -701,10 +701,7 @@ class Solver:
             value, moves, value_outcome = following, next_moves, outcome(following)
         # The final solve from the analysis's owner's view (Prší: P at the deal's start, where a
         # solve's own default P is the player to move after the last action).
-        owner = session.owner_options()
-        if owner:
-            doc = pos.to_dict()
-            pos = Position.from_dict(dict(doc, options={**(doc.get("options") or {}), **owner}))
+        pos = pos._owned_by(session.owner_options())
         try:
             final = self.solve(pos, mode=mode, timeout=remaining(), cancel=cancel, keep_tt=True, threads=threads)
         except SearchAborted as exc:

@@ -38,7 +38,7 @@ from ddcards.batch.progress import ProgressBar, document_count, wanted
 from ddcards.batch.reader import Entry, Outcome, answer_each, read_documents
 from ddcards.batch.summary import SearchTimes
 from ddcards.errors import DdcardsError, NotationError, SearchAborted, TableMemoryError
-from ddcards.result import spoken
+from ddcards.result import spoken, value_jumps
 
 EXIT_OK, EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -308,11 +308,10 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
     else:
         print("Mistakes    none", file=out)
     # Prší: a search bounded by its horizon may see further from the next position (RULES §4.9)
-    edges = [f"after ply {b.ply} {signed(b.value_after)}, before ply {a.ply} {signed(a.value_before)}"
-             for b, a in zip(an.steps, an.steps[1:]) if a.value_before != b.value_after]
-    if an.steps and an.steps[-1].value_after != an.final_value:      # and after the last, at the end
-        edges.append(f"after ply {an.steps[-1].ply} {signed(an.steps[-1].value_after)}, "
-                     f"at the end {signed(an.final_value)}")
+    edges = [f"after ply {ply} {signed(after)}, "
+             + (f"before ply {following} {signed(there)}" if following is not None else f"at the end {signed(there)}")
+             for ply, after, following, there in value_jumps([(s.ply, s.value_before, s.value_after)
+                                                              for s in an.steps], an.final_value)]
     if edges:
         print("Horizon     the value moved between actions, where the next search, bounded by the horizon, "
               "sees further: " + "; ".join(edges), file=out)
@@ -320,10 +319,7 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
         print(f"Final value {signed(an.final_value)}", file=out)
     else:
         # the final solve's own words (scores, parts, who is out), from the analysis's owner's view
-        doc = pos.to_dict()
-        owners = start.owner_options()
-        final = ddcards.Position.from_dict(dict(doc, options={**(doc.get("options") or {}), **owners}) if owners
-                                           else doc)
+        final = pos._owned_by(start.owner_options())
         print(f"Final value {describe_value(an.final, final.session())}", file=out)
         if an.final.settlement:
             print("Settlement  " + ", ".join(f"seat {i} {v:+d}" for i, v in enumerate(an.final.settlement)), file=out)

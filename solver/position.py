@@ -318,6 +318,13 @@ class Position:
         """The same deal with nothing played."""
         return self._with_played([])
 
+    def _owned_by(self, owner: Mapping[str, Any]) -> Position:
+        """This position with `owner` over its options (``Session.owner_options()`` of the deal's
+        start: a later position solved from the same view, Prší's P); itself when it is empty."""
+        if not owner:
+            return self
+        return Position(dict(self._doc, options={**(self._doc.get("options") or {}), **owner}))
+
     def _with_played(self, played: list[str]) -> Position:
         doc = dict(self._doc)
         doc["played"] = played

@@ -15,7 +15,21 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal
 
-__all__ = ["Mode", "ValueKind", "MoveValue", "Result", "AnalysisStep", "Analysis", "SearchProgress", "spoken"]
+__all__ = ["Mode", "ValueKind", "MoveValue", "Result", "AnalysisStep", "Analysis", "SearchProgress", "spoken",
+           "value_jumps"]
+
+
+def value_jumps(steps: list[tuple[int, int, int]], final_value: int) -> list[tuple[int, int, int | None, int]]:
+    """Where an analysis's value moves with no action's cost: a search bounded by its horizon
+    (Prší, docs/RULES.md §4.9) sees further from the next position.  From each step's (ply,
+    value_before, value_after): (the ply, its value after, the next ply, the value before that),
+    and (the last ply, its value after, None, the final value) where those differ."""
+    jumps: list[tuple[int, int, int | None, int]] = [
+        (ply, after, following, before_next)
+        for (ply, _, after), (following, before_next, _) in zip(steps, steps[1:]) if before_next != after]
+    if steps and steps[-1][2] != final_value:
+        jumps.append((steps[-1][0], steps[-1][2], None, final_value))
+    return jumps
 
 
 def spoken(key: str) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 import ddcards
 from ddcards.errors import DdcardsError, NotationError
 from ddcards.games import find_game
+from ddcards.result import value_jumps
 from ddcards.report.chart import step_kind, value_chart
 from ddcards.report.check import ANALYSIS_RULE, check_analysis, check_json
 from ddcards.report.display import as_cards, card_piece, extras, hand_suits, ober_action, plain, signed, suit_piece
@@ -210,12 +211,10 @@ class Page:
                 for s in changes) + "."
         # Between steps a value may move with no action's cost: a search bounded by a horizon
         # (Prší) looks that many plies ahead of each position, so the next one sees further.
-        edges = [f"before ply {step['ply']} ({signed(before['value_after'])} to {signed(step['value_before'])})"
-                 for before, step in zip(self.steps, self.steps[1:]) if step["value_before"] != before["value_after"]]
-        last = self.steps[-1] if self.steps else None
-        if last is not None and last["value_after"] != self.doc["final_value"]:    # the last one's, at the end
-            edges.append(f"after the last, ply {last['ply']} ({signed(last['value_after'])} to "
-                         f"{signed(self.doc['final_value'])} at the end)")
+        edges = [f"before ply {following} ({signed(after)} to {signed(there)})" if following is not None else
+                 f"after the last, ply {ply} ({signed(after)} to {signed(there)} at the end)"
+                 for ply, after, following, there in value_jumps(
+                     [(s["ply"], s["value_before"], s["value_after"]) for s in self.steps], self.doc["final_value"])]
         if not changes:
             text += (f" No {self.unit} lost value: no mistakes." if edges else
                      f" Every {self.unit} kept the value: no mistakes.")
