@@ -802,11 +802,12 @@ _RESULT_KNOWN = {
     "game", "mode", "value", "scores", "tricks", "won", "settlement", "to_move", "optimal_moves",
     "moves", "pv", "principal_variation", "outcomes", "nodes", "elapsed", "elapsed_seconds", "elapsed_ms",
     "position", "contract", "value_kind", "distance", "horizon", "value_owner", "parts",
+    "value_meaning",
 }
 _ANALYSIS_KNOWN = {
     "game", "initial_value", "final_value", "steps", "mistakes", "nodes", "elapsed", "elapsed_seconds",
     "elapsed_ms", "position", "contract", "played", "value_kind", "value_owner", "initial_outcome",
-    "final_outcome", "outcome_mistakes", "final",
+    "final_outcome", "outcome_mistakes", "final", "value_meaning",
 }
 
 
@@ -848,6 +849,7 @@ def result_to_response(result: Any, *, mode: str | int = "all", game: str = "") 
         elapsed_seconds=float(getattr(result, "elapsed", 0.0) or 0.0),
         value_kind=str(getattr(result, "value_kind", "") or ""),
         value_owner=str(getattr(result, "value_owner", "") or ""),
+        value_meaning=str(getattr(result, "value_meaning", "") or ""),
     )
     for name in ("to_move", "distance", "horizon"):
         value = getattr(result, name, None)
@@ -954,6 +956,7 @@ def analysis_to_response(analysis: Any, *, game: str = "") -> pb.AnalysePlayResp
         elapsed_seconds=float(getattr(analysis, "elapsed", 0.0) or 0.0),
         value_kind=str(getattr(analysis, "value_kind", "") or ""),
         value_owner=str(getattr(analysis, "value_owner", "") or ""),
+        value_meaning=str(getattr(analysis, "value_meaning", "") or ""),
         initial_outcome=str(getattr(analysis, "initial_outcome", "") or ""),
         final_outcome=str(getattr(analysis, "final_outcome", "") or ""),
         outcome_mistakes=[int(s.ply) for s in getattr(analysis, "outcome_mistakes", ())],
@@ -1034,6 +1037,7 @@ def response_to_dict(msg: pb.SolveResponse) -> dict[str, Any]:
         "value": msg.value,
         "value_kind": msg.value_kind,
         "value_owner": msg.value_owner,
+        "value_meaning": msg.value_meaning,
         "scores": dict(sorted(msg.scores.items())),   # map order is unspecified in protobuf
         "tricks": dict(sorted(msg.tricks.items())),
         "won": msg.won,
@@ -1091,6 +1095,7 @@ def analysis_response_to_dict(msg: pb.AnalysePlayResponse) -> dict[str, Any]:
         "game": msg.game_name,
         "value_kind": msg.value_kind,
         "value_owner": msg.value_owner,
+        "value_meaning": msg.value_meaning,
         "initial_value": msg.initial_value,
         "final_value": msg.final_value,
         "steps": [_step_dict(s) for s in msg.steps],

@@ -602,6 +602,7 @@ class Solver:
             settlement=summary.settlement, outcomes=summary.outcomes,
             nodes=nodes, elapsed=elapsed, position=pos.to_dict(), parts=summary.parts,
             distance=session.distance(value), horizon=session.horizon, value_owner=session.value_owner,
+            value_meaning=session.value_meaning,
         )
 
     @_one_at_a_time

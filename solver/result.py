@@ -140,6 +140,9 @@ class Result:
     parts: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Whose value it is, in words: "declarer", "playing team", "seat 0" (Prší: options.player).
     value_owner: str = ""
+    # What the value means, in words: an outcome's legend ("+1 made, -1 defeated"), or what a
+    # margin measures ("the declarer's final points - the defenders' ..."; docs/RULES.md §0.9).
+    value_meaning: str = ""
 
     @property
     def best_move(self) -> str | None:
@@ -161,6 +164,7 @@ class Result:
             "value": self.value,
             "value_kind": self.value_kind,
             "value_owner": self.value_owner,
+            "value_meaning": self.value_meaning,
             "to_move": self.to_move,
             "optimal_moves": list(self.optimal_moves),
             "moves": [m.to_dict() for m in self.moves],
@@ -265,6 +269,7 @@ class Analysis:
             "game": self.game,
             "value_kind": self.value_kind,
             "value_owner": self.value_owner,
+            "value_meaning": self.value_meaning,
             "initial_value": self.initial_value,
             "final_value": self.final_value,
             "steps": [s.to_dict() for s in self.steps],

@@ -639,8 +639,9 @@ def test_keep_tt_gives_the_same_answers():
 # --------------------------------------------------------------------------- result documents
 
 RESULT_KEYS = {"game", "mode", "value", "value_kind", "to_move", "optimal_moves", "moves", "pv", "scores",
-               "tricks", "won", "settlement", "outcomes", "nodes", "elapsed_ms", "distance", "horizon", "value_owner"}
-ANALYSIS_KEYS = {"game", "value_kind", "value_owner", "initial_value", "final_value", "steps", "mistakes", "nodes",
+               "tricks", "won", "settlement", "outcomes", "nodes", "elapsed_ms", "distance", "horizon", "value_owner",
+               "value_meaning"}
+ANALYSIS_KEYS = {"game", "value_kind", "value_owner", "value_meaning", "initial_value", "final_value", "steps", "mistakes", "nodes",
                  "elapsed_ms",
                  # issue 15 (the report): tests/test_report_analysis.py checks their values
                  "mode", "outcome_mistakes", "initial_outcome", "final_outcome", "deal", "final"}
@@ -659,6 +660,7 @@ def test_result_to_dict(mode):
     assert d["moves"] == [{"move": m.move, "value": m.value, "optimal": m.optimal, "distance": None}
                           for m in res.moves]
     assert d["distance"] is None and d["horizon"] is None     # Prší's measures; Mariáš is solved to the end
+    assert d["value_meaning"] == "the declarer's final points - the defenders' (cards, last trick, marriages)"
     assert set(d["scores"]) == {"declarer", "defenders"} == set(d["tricks"])
     assert set(d["outcomes"]) == {"sedma", "kilo"}
     assert len(d["settlement"]) == 3 and sum(d["settlement"]) == 0
@@ -669,6 +671,7 @@ def test_result_to_dict_betl_and_finished():
     res = ddcards.solve(random_position(22, "betl", 22))
     d = json.loads(json.dumps(res.to_dict()))
     assert set(d) == RESULT_KEYS and d["value_kind"] == "outcome" and d["outcomes"] == {}
+    assert d["value_meaning"] == "+1 made, -1 defeated"
     res = ddcards.solve(SEED)
     d = json.loads(json.dumps(res.to_dict()))
     assert d["to_move"] is None and d["moves"] == [] and d["pv"] == [] and d["value"] == 50
@@ -677,6 +680,7 @@ def test_result_to_dict_betl_and_finished():
 def test_analysis_to_dict(seed_analysis):
     d = json.loads(json.dumps(seed_analysis.to_dict()))
     assert set(d) == ANALYSIS_KEYS
+    assert d["value_meaning"] == d["deal"]["value_meaning"] == d["final"]["value_meaning"] != ""
     assert d["initial_value"] == seed_analysis.initial_value
     assert d["final_value"] == seed_analysis.final_value == 50
     assert len(d["steps"]) == 30 and all(set(s) == STEP_KEYS for s in d["steps"])

@@ -201,6 +201,9 @@ def test_typed_fields_replace_extras_for_foreign_clients(client):
     other = client.solve(dict(endgame, options=dict(endgame["options"], player=1)), mode="best", as_dict=False)
     assert (other.value_owner, other.value) == ("seat 1", -prsi.value)
     assert client.analyse(endgame)["value_owner"] == "seat 0"
+    # and what the values mean, typed: the game's words for this deal
+    assert prsi.value_meaning == ddcards.solve(endgame, mode="best").value_meaning
+    assert prsi.value_meaning.startswith("+1 forces a win")
     # a game settled by parts, typed
     money = client.solve(dict(ddcards.example("marias-hra"), objective="money", announcements=["kilo"]), mode="best",
                           as_dict=False)
@@ -214,6 +217,8 @@ def test_typed_fields_replace_extras_for_foreign_clients(client):
     assert (analysis.initial_outcome, analysis.final_outcome) == (want.initial_outcome, want.final_outcome)
     assert list(analysis.outcome_mistakes) == [s.ply for s in want.outcome_mistakes]
     assert analysis.final.value == want.final.value and analysis.final.value_owner == "declarer"
+    assert analysis.value_meaning == analysis.final.value_meaning == want.value_meaning
+    assert "the defenders'" in analysis.value_meaning
     marias = client.solve(ddcards.example("marias-hra"), mode="best", as_dict=False)
     assert not marias.HasField("distance") and not marias.HasField("horizon") and not marias.HasField("extra")
     assert client.solve(ddcards.example("prsi-endgame"), mode="best")["distance"] == 11
