@@ -154,6 +154,9 @@ def test_every_shipped_example_solves_as_in_the_library(client, name):
         got = client.solve(doc, mode=mode)
         want = _direct(doc, mode)
         assert got["game"] == want.game and got["value"] == want.value and got["scores"] == want.scores
+        # whose value it is and what it means, in the game's words for this deal
+        assert (got["value_owner"], got["value_meaning"]) == (want.value_owner, want.value_meaning)
+        assert want.value_meaning
         if mode == "all":
             assert {m["move"]: m["value"] for m in got["moves"]} == {m.move: m.value for m in want.moves}
 
