@@ -28,7 +28,7 @@ from google.protobuf.struct_pb2 import Struct
 from ddcards.v1 import ddcards_pb2 as pb
 from ddcards._jsonio import (JSON_STRING, LIMITS_CLAUSE, LIMITS_RULE, MAX_ALL_ITEMS, MAX_ITEMS, POSITION_RULE,
                              json_kind, loads, whole_number)
-from ddcards.api import ANALYSIS_MODE_RULE, MODE_RULE
+from ddcards.api import ANALYSIS_MODE_RULE, MODE_RULE, check_from_ply
 from ddcards.errors import DdcardsError
 from ddcards.games._document import history_tokens
 from ddcards.notation import Card, Rank, Suit, parse_cards, parse_hand
@@ -55,6 +55,8 @@ __all__ = [
     "doc_to_position",
     "mode_to_name",
     "name_to_mode",
+    "from_ply_field",
+    "analysis_from_ply",
     "result_to_response",
     "analysis_to_response",
     "game_info_to_message",
@@ -163,6 +165,27 @@ def analysis_mode_name(mode: int) -> str:
         raise RequestError(f"unknown analysis mode {mode}: use OPTIMAL or ALL ({ANALYSIS_MODE_RULE})", token=str(mode),
                            rule=ANALYSIS_MODE_RULE, field="mode")
     return mode_to_name(mode)
+
+
+FROM_PLY_RULE = "AnalysePlayRequest.from_ply: a whole number from 0 to the number of recorded actions"
+
+
+def from_ply_field(value: Any) -> int:
+    """An analysis's from_ply for its request: a whole number that an int32 field holds (the
+    server checks it against the record); a RequestError otherwise, before anything is sent."""
+    if isinstance(value, bool) or not isinstance(value, int) or not _INT32_MIN <= value <= _INT32_MAX:
+        raise RequestError(f"from_ply is a whole number from 0 to the number of recorded actions, not {value!r} "
+                           f"({FROM_PLY_RULE})", token=repr(value), rule=FROM_PLY_RULE, field="from_ply")
+    return value
+
+
+def analysis_from_ply(from_ply: int, actions: int) -> int:
+    """An AnalysePlayRequest's from_ply checked against the record's `actions` as the library
+    checks it, refused as a request field (``from_ply``, not a place in the position)."""
+    try:
+        return check_from_ply(from_ply, actions)
+    except DdcardsError as exc:
+        raise RequestError(str(exc), token=exc.token, rule=exc.rule, field="from_ply") from None
 
 
 def name_to_mode(name: str | int) -> pb.SolveMode:
@@ -807,7 +830,7 @@ _RESULT_KNOWN = {
 _ANALYSIS_KNOWN = {
     "game", "initial_value", "final_value", "steps", "mistakes", "nodes", "elapsed", "elapsed_seconds",
     "elapsed_ms", "position", "contract", "played", "value_kind", "value_owner", "initial_outcome",
-    "final_outcome", "outcome_mistakes", "final", "value_meaning",
+    "final_outcome", "outcome_mistakes", "final", "value_meaning", "from_ply",
 }
 
 
@@ -957,6 +980,7 @@ def analysis_to_response(analysis: Any, *, game: str = "") -> pb.AnalysePlayResp
         value_kind=str(getattr(analysis, "value_kind", "") or ""),
         value_owner=str(getattr(analysis, "value_owner", "") or ""),
         value_meaning=str(getattr(analysis, "value_meaning", "") or ""),
+        from_ply=int(getattr(analysis, "from_ply", 0) or 0),
         initial_outcome=str(getattr(analysis, "initial_outcome", "") or ""),
         final_outcome=str(getattr(analysis, "final_outcome", "") or ""),
         outcome_mistakes=[int(s.ply) for s in getattr(analysis, "outcome_mistakes", ())],
@@ -1106,6 +1130,7 @@ def analysis_response_to_dict(msg: pb.AnalysePlayResponse) -> dict[str, Any]:
         "final_outcome": msg.final_outcome,
         "outcome_mistakes": list(msg.outcome_mistakes),
         "final": response_to_dict(msg.final) if msg.HasField("final") else None,
+        "from_ply": msg.from_ply,
     }
     if msg.HasField("extra"):
         out.update(_whole_numbers(json_format.MessageToDict(msg.extra)))

@@ -350,8 +350,10 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
     def AnalysePlay(self, request: pb.AnalysePlayRequest, context: grpc.ServicerContext) -> pb.AnalysePlayResponse:
         mode = convert.analysis_mode_name(request.mode)
         position = self._position(request)
+        from_ply = convert.analysis_from_ply(request.from_ply, len(position.played))
         analysis = self._run(
-            lambda s, timeout, cancel: s.analyse(position, timeout=timeout, cancel=cancel, mode=mode),
+            lambda s, timeout, cancel: s.analyse(position, timeout=timeout, cancel=cancel, mode=mode,
+                                                 from_ply=from_ply),
             request.timeout_seconds, context)
         calllog.note(nodes=getattr(analysis, "nodes", 0))
         return convert.analysis_to_response(analysis, game=position.game)

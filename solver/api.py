@@ -46,6 +46,8 @@ _MODE_CODE = {Mode.BEST: MODE_BEST, Mode.OPTIMAL: MODE_OPTIMAL, Mode.ALL: MODE_A
 MODE_RULE = "docs/RULES.md §0.8 rule 5: the mode is best, optimal or all"
 ANALYSIS_MODE_RULE = ("docs/RULES.md §0.10: an analysis is in mode optimal (each step's optimal moves) or all "
                       "(every legal move's value too)")
+FROM_PLY_RULE = ("docs/RULES.md §0.10: an analysis starts at a ply of the record, a whole number from 0 to the "
+                 "number of recorded actions")
 
 
 def _folded(mode: Mode | str) -> Mode | str:
@@ -116,6 +118,16 @@ def _check_limits(timeout: float | None, cancel: CancelToken | None, keep_tt: bo
         raise InvalidArgumentTypeError(f"keep_tt must be True or False, not {shown(keep_tt)}",
                                        token=token_text(keep_tt), rule=KEEP_TT_RULE, field="keep_tt")
     return timeout
+
+
+def check_from_ply(from_ply: int, actions: int) -> int:
+    """The ply an analysis starts at: 0 (the deal's start) to `actions` (the record's end)."""
+    whole = isinstance(from_ply, int) and not isinstance(from_ply, bool)
+    if not whole or not 0 <= from_ply <= actions:
+        error = InvalidOptionError if whole else InvalidArgumentTypeError
+        raise error(f"from_ply is a whole number from 0 to {actions}, the recorded actions (got {from_ply!r}; "
+                    f"{FROM_PLY_RULE})", token=repr(from_ply), rule=FROM_PLY_RULE, field="from_ply")
+    return from_ply
 
 
 def _threads(threads: int, rule: str = "solve: threads") -> int:
@@ -607,8 +619,10 @@ class Solver:
 
     @_one_at_a_time
     def analyse(self, position: PositionLike, *, timeout: float | None = None,
-                cancel: CancelToken | None = None, mode: Mode | str = Mode.OPTIMAL, threads: int = 1) -> Analysis:
-        """The value before and after every recorded action of `position`, from the deal's start.
+                cancel: CancelToken | None = None, mode: Mode | str = Mode.OPTIMAL, threads: int = 1,
+                from_ply: int = 0) -> Analysis:
+        """The value before and after every recorded action of `position`, from the deal's start
+        (or from ``played[from_ply]``).
 
         Each step also says whether the action changed the outcome, which seat
         won the trick it completed and the score after it; ``final`` is the
@@ -619,18 +633,23 @@ class Solver:
         timeout (for the whole analysis) and cancel: as for ``solve``; the
         SearchTimeout or SearchCancelled says how far the analysis got, its
         ``nodes`` every search's so far.  threads: how many threads each
-        search uses (see ``solve``; the answers are the same).
+        search uses (see ``solve``; the answers are the same).  from_ply: the first recorded action
+        analysed (0 to ``len(played)``): the actions before it are replayed, not searched, so a
+        long deal's late play is analysed without the searches of its start (a 36-card Mariasz
+        deal's first tricks take minutes); the steps are those of the whole analysis from there.
         """
         timeout = _check_limits(timeout, cancel)
         threads = _threads(threads)
         pos = _position(position)
         mode = _analysis_mode(mode)
+        from_ply = check_from_ply(from_ply, len(pos.played))
         start = time.perf_counter()
         deadline = None if timeout is None else start + timeout
         first = pos.start()
         session = first.session()
         value_kind = session.value_kind
-        self._fit_table(first, timeout=timeout)     # the deal's start: the longest search of the analysis
+        # sized for the first position searched: the longest search of the analysis
+        self._fit_table(first if from_ply == 0 else pos._with_played(list(pos.played[:from_ply])), timeout=timeout)
         self._searcher.clear()
         nodes = 0
         # Each further thread follows the play on a session of its own.
@@ -660,18 +679,23 @@ class Solver:
 
         report = session.reported
         steps: list[AnalysisStep] = []
-        deal = dict(session.view(), position=pos.to_dict())
+        deal = dict(session.view(), position=pos.to_dict())       # the deal as dealt, whatever from_ply
+        for move in pos.played[:from_ply]:
+            session.play(move)
+            for other in helper_sessions:
+                other.play(move)
         try:
             value, moves = solve_here()
         except SearchAborted as exc:
-            raise _analysis_stopped(exc, nodes, 0, len(pos.played)) from None
+            raise _analysis_stopped(exc, nodes, 0, len(pos.played) - from_ply, from_ply) from None
         except DdcardsError as exc:
-            # the deal's start cannot be solved as asked, though the document's own position may
-            # (Prší without a horizon): say which position it was, as for any later step
-            raise _at_start(exc) if pos.played else exc from None
+            # the first position analysed cannot be solved as asked, though the document's own
+            # position may (Prší without a horizon): say which position it was, as for any later step
+            raise _at_start(exc, from_ply) if from_ply < len(pos.played) else exc from None
         initial, initial_outcome = value, outcome(value)
         value_outcome = initial_outcome
-        for ply, move in enumerate(pos.played):
+        for ply in range(from_ply, len(pos.played)):
+            move = pos.played[ply]
             seat = session.to_move
             best = [m.move for m in moves if m.optimal]
             session.play(move)
@@ -684,7 +708,7 @@ class Solver:
                     after, n = session.action_value(self._searcher, value, session.history[-1] in best,
                                                     following, cancel, remaining())
             except SearchAborted as exc:
-                raise _analysis_stopped(exc, nodes, ply, len(pos.played)) from None
+                raise _analysis_stopped(exc, nodes, ply - from_ply, len(pos.played) - from_ply, from_ply) from None
             except DdcardsError as exc:
                 # a position on the way that cannot be solved as asked (Prší without a horizon):
                 # say which, as the document's own position and the deal's may solve
@@ -711,7 +735,8 @@ class Solver:
         return Analysis(game=pos.game, value_kind=value_kind,
                         initial_value=report(initial), final_value=report(value), steps=steps, nodes=nodes,
                         elapsed=time.perf_counter() - start, mode=mode, deal=deal,
-                        initial_outcome=initial_outcome, final_outcome=value_outcome, final=final)
+                        initial_outcome=initial_outcome, final_outcome=value_outcome, final=final,
+                        from_ply=from_ply)
 
 
 def _at_step(exc: DdcardsError, ply: int, move: str) -> DdcardsError:
@@ -721,23 +746,27 @@ def _at_step(exc: DdcardsError, ply: int, move: str) -> DdcardsError:
                      field=exc.field)
 
 
-def _at_start(exc: DdcardsError) -> DdcardsError:
-    """`exc`, raised solving the deal's start (before played[0]), saying so (the same class,
-    token, rule and field)."""
-    return type(exc)(f"analysing the deal's start (before played[0]): {exc}", token=exc.token, rule=exc.rule,
-                     field=exc.field)
+def _at_start(exc: DdcardsError, from_ply: int = 0) -> DdcardsError:
+    """`exc`, raised solving the first position analysed (the deal's start, or the position
+    before played[from_ply]), saying so (the same class, token, rule and field)."""
+    where = "the deal's start (before played[0])" if from_ply == 0 else f"the position before played[{from_ply}]"
+    return type(exc)(f"analysing {where}: {exc}", token=exc.token, rule=exc.rule, field=exc.field)
 
 
-def _analysis_stopped(exc: SearchAborted, nodes: int, done: int, actions: int) -> SearchAborted:
+def _analysis_stopped(exc: SearchAborted, nodes: int, done: int, actions: int, from_ply: int = 0) -> SearchAborted:
     """The analysis's own SearchTimeout or SearchCancelled for `exc`, which stopped it with
-    `done` of its `actions` recorded actions analysed: ``nodes`` and the message count every
-    search of the analysis (`nodes` before the one that stopped, and that one's).  With no
-    recorded action the message says the value's search was stopped instead of "0 of the 0"."""
+    `done` of its `actions` recorded actions analysed (those from played[from_ply]): ``nodes``
+    and the message count every search of the analysis (`nodes` before the one that stopped, and
+    that one's).  With no recorded action the message says the value's search was stopped
+    instead of "0 of the 0"."""
     total = nodes + exc.nodes
     how = "ran out of time" if isinstance(exc, SearchTimeout) else "was cancelled"
     if actions:
-        where = f"with {done} of the {actions} recorded action{'s' if actions != 1 else ''} analysed"
-    else:                                   # "0 of the 0 actions" would say nothing: only the value was searched
+        where = (f"with {done} of the {actions} recorded action{'s' if actions != 1 else ''}"
+                 f"{f' from played[{from_ply}]' if from_ply else ''} analysed")
+    elif from_ply:                          # "0 of the 0 actions" would say nothing: only the value was searched
+        where = f"in the search of the value after the record's last action (nothing from played[{from_ply}] on)"
+    else:
         where = "in the search of the deal's value (it records no play to analyse)"
     stopped = type(exc)(f"the analysis {how} after {total:,} nodes, {where}")
     stopped.nodes = total
@@ -779,9 +808,11 @@ def solve(position: PositionLike, *, mode: Mode | str = Mode.ALL,
 
 
 def analyse(position: PositionLike, *, timeout: float | None = None,
-            cancel: CancelToken | None = None, mode: Mode | str = Mode.OPTIMAL, threads: int = 1) -> Analysis:
+            cancel: CancelToken | None = None, mode: Mode | str = Mode.OPTIMAL, threads: int = 1,
+            from_ply: int = 0) -> Analysis:
     """Analyse the recorded play of `position`; see Solver.analyse."""
-    return default_solver().analyse(position, timeout=timeout, cancel=cancel, mode=mode, threads=threads)
+    return default_solver().analyse(position, timeout=timeout, cancel=cancel, mode=mode, threads=threads,
+                                    from_ply=from_ply)
 
 
 def solve_many(positions: Iterable[PositionLike], *, jobs: int | None = None, executor: Any = None,

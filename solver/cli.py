@@ -287,9 +287,13 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
     info = start.describe()
     owner = start.value_owner          # the analysis is from the start of the deal
     view = f"{owner}'s view" + (f": {start.value_meaning}" if start.value_meaning else "")
-    print(f"{info.get('title', pos.game)} - value at the start {signed(an.initial_value)} ({view})", file=out)
+    where = "at the start" if an.from_ply == 0 else f"before ply {an.from_ply}"
+    print(f"{info.get('title', pos.game)} - value {where} {signed(an.initial_value)} ({view})", file=out)
     width = max([4] + [len(s.move) for s in an.steps]) + 1     # Mariasz's "exchange" is a move too
-    if not an.steps:
+    if not an.steps and an.from_ply:
+        print(f"Nothing to analyse from ply {an.from_ply}: the record ends there; the value above is the "
+              "position's after its last action", file=out)
+    elif not an.steps:
         print("Nothing to analyse: the position records no play (its 'played' is empty); the value above is "
               "the deal's as dealt (`ddcards solve` gives its best moves)", file=out)
     else:
@@ -511,11 +515,19 @@ def _long_note(args: argparse.Namespace, what: str, why: str) -> None:
 
 def note_long_analysis(args: argparse.Namespace, pos: ddcards.Position) -> bool:
     """Say on stderr, before it starts, that analysing `pos` takes minutes, if its game knows
-    the searches from the deal's start to be long (a fresh 36-card Mariasz deal); True if it did."""
-    why = pos.start().long_search
+    the searches from the first position analysed (the deal's start, or played[--from-ply]) to be
+    long (a fresh 36-card Mariasz deal); True if it did."""
+    start = getattr(args, "from_ply", 0)        # (report and board analyse whole deals)
+    if not 0 <= start <= len(pos.played):
+        return False                       # the analysis refuses it, naming the range
+    why = (pos.start() if start == 0 else pos._with_played(list(pos.played[:start]))).long_search
     if why is None:
         return False
-    _long_note(args, "analysing this deal takes many minutes: an analysis searches from the deal's start, ", why)
+    where = "the deal's start" if start == 0 else f"played[{start}]"
+    # (`ddcards report` shows whole deals: it has no --from-ply to offer)
+    later = ("; --from-ply N analyses the play from played[N] on"
+             if hasattr(args, "from_ply") and start + 1 < len(pos.played) else "")
+    _long_note(args, f"analysing this deal takes many minutes: an analysis searches from {where}, ", why + later)
     return True
 
 
@@ -539,7 +551,8 @@ def cmd_analyse(args: argparse.Namespace) -> int:
         pos = as_position(doc)
         noted = noted or note_long_analysis(args, pos)
         return searches.run(lambda cancel: engine.analyse(pos, timeout=args.timeout, cancel=cancel,
-                                                          mode=args.mode, threads=args.threads)), pos
+                                                          mode=args.mode, threads=args.threads,
+                                                          from_ply=args.from_ply)), pos
 
     def show(answer: tuple[ddcards.Analysis, ddcards.Position], entry: Entry, source: Input) -> None:
         an, pos = answer
@@ -825,6 +838,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="optimal: the best cards at each step (default); all: every legal card's value too")
     p.add_argument("--threads", type=int, default=1, metavar="N",
                    help="threads for each search of the analysis, 1 to 64 (default 1; the answers are the same)")
+    p.add_argument("--from-ply", type=int, default=0, metavar="N",
+                   help="analyse the recorded actions from played[N] on (default 0, the deal's start): those "
+                        "before are replayed, not searched, so the late play of a long deal (a 36-card "
+                        "Mariasz deal, whose first tricks take minutes) is analysed in seconds")
     p.set_defaults(func=cmd_analyse)
 
     p = sub.add_parser("table", help="a deal's DD table: Klaverjas, every trump suit and playing team; Mariáš, "

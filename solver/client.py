@@ -311,10 +311,12 @@ class Client:
         return self.stub.Solve.future(self.solve_request(position, mode), timeout=self._timeout(timeout))
 
     def analyse(self, position: Any, mode: str | int = "optimal", *, timeout: float | None = None,
-                as_dict: bool = True) -> dict[str, Any] | pb.AnalysePlayResponse:
-        """Analyse the recorded play ``position["played"]`` from the start of the deal.
+                as_dict: bool = True, from_ply: int = 0) -> dict[str, Any] | pb.AnalysePlayResponse:
+        """Analyse the recorded play ``position["played"]`` from the start of the deal (or from
+        ``played[from_ply]``: the actions before it are replayed, not searched).
         ``mode``: "optimal" (default: each step's optimal moves) or "all" (every legal move's value too)."""
-        request = pb.AnalysePlayRequest(mode=convert.name_to_mode(mode), **_source(position))
+        request = pb.AnalysePlayRequest(mode=convert.name_to_mode(mode), from_ply=convert.from_ply_field(from_ply),
+                                        **_source(position))
         response = self.stub.AnalysePlay(request, timeout=self._timeout(timeout))
         return convert.analysis_response_to_dict(response) if as_dict else response
 

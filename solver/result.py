@@ -242,6 +242,7 @@ class Analysis:
     initial_outcome: str = ""          # the game's verdict on the value at the start, and at the end
     final_outcome: str = ""
     final: Result | None = None        # the solve after the last action: continuation, scores, settlement
+    from_ply: int = 0                  # the first action analysed (Solver.analyse's from_ply): steps[0].ply
 
     @property
     def value_owner(self) -> str:
@@ -282,4 +283,5 @@ class Analysis:
             "final_outcome": self.final_outcome,
             "deal": dict(self.deal),
             "final": None if self.final is None else self.final.to_dict(),
+            "from_ply": self.from_ply,
         }

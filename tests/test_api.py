@@ -285,6 +285,47 @@ def test_analyse_hand_checked_mistake(seed_analysis):
     assert step in seed_analysis.mistakes
 
 
+# Recorded deals of every game (Prší with a history that keeps the analysis quick).
+FROM_PLY_DEALS = ["marias-seed", "mariasz-recorded", "klaverjas", "prsi-endgame"]
+
+
+def _recorded(name: str) -> dict:
+    doc = ddcards.example(name)
+    if not doc.get("played"):                  # a deal without a record: its optimal line is one
+        doc = dict(doc, played=ddcards.solve(doc, mode="best").pv)
+    return doc
+
+
+@pytest.mark.parametrize("name", FROM_PLY_DEALS)
+@pytest.mark.parametrize("mode", ["optimal", "all"])
+def test_an_analysis_from_a_later_ply_is_the_whole_one_from_there(name, mode):
+    """RULES §0.10: from_ply k gives the whole analysis's steps from ply k, the value before
+    played[k] as its initial value, and the same end; the deal is still the deal as dealt."""
+    doc = _recorded(name)
+    whole = ddcards.analyse(doc, mode=mode).to_dict()
+    n = len(doc["played"])
+    for k in sorted({1, n // 2, n - 1, n}):
+        part = ddcards.analyse(doc, mode=mode, from_ply=k).to_dict()
+        assert part["from_ply"] == k and whole["from_ply"] == 0
+        assert [s["ply"] for s in part["steps"]] == list(range(k, n))
+        for got, want in zip(part["steps"], whole["steps"][k:], strict=True):
+            assert got == dict(want, best_moves=got["best_moves"]) and set(got["best_moves"]) == set(want["best_moves"])
+        before = whole["steps"][k]["value_before"] if k < n else whole["final_value"]
+        assert part["initial_value"] == before and part["final_value"] == whole["final_value"]
+        assert part["mistakes"] == [ply for ply in whole["mistakes"] if ply >= k]
+        assert part["deal"] == whole["deal"] and part["final"]["value"] == whole["final"]["value"]
+
+
+@pytest.mark.parametrize("bad, error", [(-1, ddcards.InvalidOptionError), (31, ddcards.InvalidOptionError),
+                                        ("3", ddcards.InvalidArgumentTypeError),
+                                        (True, ddcards.InvalidArgumentTypeError),
+                                        (2.0, ddcards.InvalidArgumentTypeError)])
+def test_an_analysis_from_a_ply_outside_the_record_is_refused(bad, error):
+    with pytest.raises(error, match=r"from_ply is a whole number from 0 to 30, the recorded actions") as info:
+        ddcards.analyse(SEED, from_ply=bad)
+    assert info.value.field == "from_ply" and info.value.token == repr(bad) and "§0.10" in info.value.rule
+
+
 def test_analyse_of_a_position_without_history():
     an = ddcards.analyse(START)
     assert an.steps == [] and an.mistakes == []
@@ -641,7 +682,7 @@ def test_keep_tt_gives_the_same_answers():
 RESULT_KEYS = {"game", "mode", "value", "value_kind", "to_move", "optimal_moves", "moves", "pv", "scores",
                "tricks", "won", "settlement", "outcomes", "nodes", "elapsed_ms", "distance", "horizon", "value_owner",
                "value_meaning"}
-ANALYSIS_KEYS = {"game", "value_kind", "value_owner", "value_meaning", "initial_value", "final_value", "steps", "mistakes", "nodes",
+ANALYSIS_KEYS = {"game", "value_kind", "value_owner", "value_meaning", "from_ply", "initial_value", "final_value", "steps", "mistakes", "nodes",
                  "elapsed_ms",
                  # issue 15 (the report): tests/test_report_analysis.py checks their values
                  "mode", "outcome_mistakes", "initial_outcome", "final_outcome", "deal", "final"}

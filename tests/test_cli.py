@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import subprocess
 from pathlib import Path
 import sys
@@ -902,14 +903,31 @@ def test_an_analysis_of_minutes_says_so_before_it_starts(capsys):
     note, stopped = capsys.readouterr().err.splitlines()
     assert note == ("ddcards: note: analysing this deal takes many minutes: an analysis searches from the deal's "
                     "start, a 36-card Mariasz deal with 24 cards left in the stock, whose searches take tens of "
-                    "seconds to minutes (--timeout SECONDS bounds it, --threads 2 uses a second core, Ctrl-C "
-                    "interrupts it)")
+                    "seconds to minutes; --from-ply N analyses the play from played[N] on (--timeout SECONDS "
+                    "bounds it, --threads 2 uses a second core, Ctrl-C interrupts it)")
     assert stopped.startswith("ddcards: stopped: the analysis ran out of time after ")
     assert stopped.endswith(" nodes, with 0 of the 18 recorded actions analysed")
     # With --threads the note leaves the hint out.
     assert cli.main(["analyse", "--example", "mariasz", "--tt-mb", "16", "--timeout", "0.05", "--no-progress",
                      "--threads", "2"]) == cli.EXIT_ABORTED
     assert "(--timeout SECONDS bounds it, Ctrl-C interrupts it)" in capsys.readouterr().err
+    # From a late ply the same deal is quick (10 cards left in the stock at played[16]), and says nothing;
+    # from a ply still early, the note names it.
+    assert cli.main(["analyse", "--example", "mariasz", "--from-ply", "16"]) == cli.EXIT_OK
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out.splitlines()[0].startswith("Mariasz, trumps S - value before ply 16 ")
+    assert [line.split()[0] for line in out.splitlines()[2:4]] == ["16", "17"]
+    assert cli.main(["analyse", "--example", "mariasz", "--from-ply", "2", "--tt-mb", "16", "--timeout", "0.05",
+                     "--no-progress"]) == cli.EXIT_ABORTED
+    note, stopped = capsys.readouterr().err.splitlines()
+    assert "an analysis searches from played[2], a 36-card Mariasz deal with 22 cards left" in note
+    assert stopped.endswith(" nodes, with 0 of the 16 recorded actions from played[2] analysed")
+    # The report shows whole deals: its note offers no --from-ply.
+    assert cli.main(["report", "--example", "mariasz", "--tt-mb", "16", "--timeout", "0.05", "--no-progress",
+                     "-o", os.devnull]) == cli.EXIT_ABORTED
+    note = capsys.readouterr().err.splitlines()[0]
+    assert "an analysis searches from the deal's start" in note and "--from-ply" not in note
     # A quick one says nothing; every bundled example but the two late fresh deals is quick.
     assert cli.main(["analyse", "--example", "mariasz-recorded"]) == cli.EXIT_OK
     assert capsys.readouterr().err == ""

@@ -217,3 +217,14 @@ def test_the_place_is_said_printably(analysis_text):
     with pytest.raises(ddcards.NotationError) as err:
         render(loads(text))
     assert str(err.value).startswith("k" * 60 + "…: ") and err.value.field == "k" * 100
+
+
+def test_an_analysis_from_a_later_ply_is_refused_by_name():
+    # RULES §0.10: the page lays the deal out from its start and numbers its tricks from the first;
+    # an analysis that starts later (from_ply) would show the wrong hands and trick numbers.
+    late = ddcards.analyse(ddcards.example("marias-seed"), from_ply=24).to_dict()
+    with pytest.raises(ddcards.NotationError) as err:
+        render(late)
+    assert err.value.field == "from_ply" and str(err.value).startswith(
+        "from_ply: 0 (the report shows a whole deal's play: analyse it from its start), not 24")
+    assert "<html" in render(dict(late, **ddcards.analyse(ddcards.example("marias-seed")).to_dict())).lower()

@@ -252,6 +252,28 @@ def test_analyse_play_refuses_mode_best(client):
     assert error_details(err.value)["field"] == "mode"
 
 
+def test_analyse_play_from_a_later_ply(client):
+    """from_ply: the steps from played[k] on, as the library gives them; out of the record's
+    range INVALID_ARGUMENT naming the field; what no int32 holds is refused before sending."""
+    seed = ddcards.example("marias-seed")
+    got = client.analyse(seed, from_ply=24)
+    want = ddcards.analyse(seed, from_ply=24).to_dict()
+    assert got["from_ply"] == 24 and [s["ply"] for s in got["steps"]] == list(range(24, 30))
+    assert (got["initial_value"], got["final_value"], got["mistakes"]) == \
+        (want["initial_value"], want["final_value"], want["mistakes"]) == (70, 50, [24])
+    assert client.analyse(seed, as_dict=False).from_ply == 0
+    for bad in (-1, 31):
+        with pytest.raises(grpc.RpcError) as err:
+            client.analyse(seed, from_ply=bad)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert f"from_ply is a whole number from 0 to 30, the recorded actions (got {bad}" in err.value.details()
+        assert error_details(err.value)["field"] == "from_ply"
+    for bad in ("3", True, 1 << 40):
+        with pytest.raises(ddcards.DdcardsError, match="from_ply is a whole number") as refused:
+            client.analyse(seed, from_ply=bad)
+        assert refused.value.field == "from_ply"
+
+
 # ---------------------------------------------------------------- SolveStream
 
 

@@ -88,6 +88,10 @@ def check_analysis(doc: Any) -> None:
         _int(doc, key, key)
     for key in ("initial_outcome", "final_outcome", "value_owner"):
         _text(doc, key, key)
+    from_ply = doc.get("from_ply", 0)
+    if from_ply != 0:
+        # the page lays the deal out from its start and numbers the tricks from the first
+        raise _fail("from_ply", from_ply, "0 (the report shows a whole deal's play: analyse it from its start)")
     seats = _check_deal(_mapping(doc, "deal", "deal"))
     for i, step in enumerate(_list(doc, "steps", "steps", required=True)):
         _check_step(step, f"steps[{i}]", seats)
