@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from _fuzz_strategies import FUZZ, document_texts, mutated_documents
 from hypothesis import event, given
 from hypothesis import strategies as st
@@ -107,6 +109,12 @@ def test_solve_and_analyse_take_documents_and_text(doc):
         if an.final is not None and (res.game != "prsi" or an.final.to_move == res.to_move):
             assert an.final_value == res.value
         assert an.final is not None and an.final.value == an.final_value
+        # From the record's end (RULES §0.10, from_ply): no step, the same final value; past it, refused.
+        recorded = len(res.position.get("played", []))
+        tail = ddcards.analyse(doc, timeout=20, from_ply=recorded)
+        assert tail.steps == [] and tail.initial_value == tail.final_value == an.final_value
+        with pytest.raises(ddcards.InvalidOptionError, match="from_ply is a whole number from 0 to"):
+            ddcards.analyse(doc, from_ply=recorded + 1)
 
 
 @FUZZ
