@@ -16,13 +16,13 @@ from ddcards.games import GameInfo, OptionInfo, find_game, list_games
 from ddcards.games.base import Score, TrickCard
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand, parse_cards, parse_hand
 from ddcards.position import Position
-from ddcards.result import Analysis, AnalysisStep, MoveValue, Result, SearchProgress, ValueKind
+from ddcards.result import Analysis, AnalysisProgress, AnalysisStep, MoveValue, Result, SearchProgress, ValueKind
 
 __all__ = [
     "solve", "analyse", "solve_many", "Solved", "ExecutorFailure", "Solver", "Mode", "CancelToken",
     "default_solver", "PositionLike", "dd_table",
     "Position", "TrickCard", "Score", "Result", "MoveValue", "Analysis", "AnalysisStep", "ValueKind",
-    "SearchProgress",
+    "SearchProgress", "AnalysisProgress",
     "list_games", "find_game", "GameInfo", "OptionInfo",
     "Card", "Suit", "Rank", "parse_cards", "format_cards", "parse_hand", "format_hand",
     "example", "example_names",

@@ -7,8 +7,8 @@ waits in short slices: it takes the KeyboardInterrupt, cancels the search throug
 CancelToken (polled every 256 nodes), waits for it to stop and lets the interrupt
 go on. While it waits, a search that has run for a second gets a one-line ticker on standard
 error (elapsed time, nodes, rate, and where the search shares out the first moves, how many
-are answered and the best value so far), shown as the progress bar is: on a terminal, or as
-asked.
+are answered and the best value so far; in an analysis, how many of its actions are analysed),
+shown as the progress bar is: on a terminal, or as asked.
 """
 from __future__ import annotations
 
@@ -97,6 +97,9 @@ class Foreground:
         progress = self.solver.progress_now if self.bounds else None   # first moves answered, the best value
         if progress is not None:
             figures += f"; {progress}"
+        analysis = self.solver.analysis_now                 # an analysis: its actions analysed so far
+        if analysis is not None and analysis.actions:
+            figures += f"; {analysis}"
         line = f"ddcards: searching {clock}{figures}; Ctrl-C stops"
         self._shown = True                  # before the write: Ctrl-C may land in it, and the line is cleared
         self.stream.write("\r" + line + "\x1b[K")

@@ -23,7 +23,7 @@ from ddcards.errors import (DdcardsError, InvalidArgumentTypeError, InvalidOptio
                             SearchTimeout, TableMemoryError)
 from ddcards.games.base import DEFAULT_TABLE_MB, Session
 from ddcards.position import Position
-from ddcards.result import Analysis, AnalysisStep, Mode, MoveValue, Result, SearchProgress
+from ddcards.result import Analysis, AnalysisProgress, AnalysisStep, Mode, MoveValue, Result, SearchProgress
 
 if TYPE_CHECKING:
     from ddcards.batch.many import Solved
@@ -353,6 +353,7 @@ class Solver:
         self._helpers: list[Searcher] = []
         # The session searched now, for progress_now's names and values (read by other threads).
         self._searching: Session | None = None
+        self._analysing: AnalysisProgress | None = None      # Solver.analysis_now
         # Held by each call that uses the table (_one_at_a_time): threads sharing this Solver take turns.
         self._turn = threading.RLock()
 
@@ -643,6 +644,22 @@ class Solver:
         pos = _position(position)
         mode = _analysis_mode(mode)
         from_ply = check_from_ply(from_ply, len(pos.played))
+        self._analysing = AnalysisProgress(analysed=0, actions=len(pos.played) - from_ply, from_ply=from_ply)
+        try:
+            return self._analyse(pos, timeout=timeout, cancel=cancel, mode=mode, threads=threads, from_ply=from_ply)
+        finally:
+            self._analysing = None
+
+    @property
+    def analysis_now(self) -> AnalysisProgress | None:
+        """How far the analysis under way got (how many of its recorded actions are analysed),
+        read from another thread as ``nodes_now`` (which counts the search under way, one of
+        the analysis's); None when no analysis runs."""
+        return self._analysing
+
+    def _analyse(self, pos: Position, *, timeout: float | None, cancel: CancelToken | None, mode: Mode,
+                 threads: int, from_ply: int) -> Analysis:
+        """Solver.analyse, its arguments checked."""
         start = time.perf_counter()
         deadline = None if timeout is None else start + timeout
         first = pos.start()
@@ -723,6 +740,8 @@ class Solver:
                 changes_outcome=after_outcome != value_outcome, outcome=after_outcome,
                 moves=moves if mode is Mode.ALL else [],
                 trick_winner=session.to_move if done else None, score=session.scores_now()))
+            self._analysing = AnalysisProgress(analysed=len(steps), actions=len(pos.played) - from_ply,
+                                               from_ply=from_ply)
             value, moves, value_outcome = following, next_moves, outcome(following)
         # The final solve from the analysis's owner's view (Prší: P at the deal's start, where a
         # solve's own default P is the player to move after the last action).
@@ -762,8 +781,7 @@ def _analysis_stopped(exc: SearchAborted, nodes: int, done: int, actions: int, f
     total = nodes + exc.nodes
     how = "ran out of time" if isinstance(exc, SearchTimeout) else "was cancelled"
     if actions:
-        where = (f"with {done} of the {actions} recorded action{'s' if actions != 1 else ''}"
-                 f"{f' from played[{from_ply}]' if from_ply else ''} analysed")
+        where = f"with {AnalysisProgress(analysed=done, actions=actions, from_ply=from_ply)}"
     elif from_ply:                          # "0 of the 0 actions" would say nothing: only the value was searched
         where = f"in the search of the value after the record's last action (nothing from played[{from_ply}] on)"
     else:

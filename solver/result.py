@@ -82,6 +82,20 @@ class SearchProgress:
 
 
 @dataclass(frozen=True)
+class AnalysisProgress:
+    """How far an analysis under way got (``Solver.analysis_now``): ``analysed`` of its
+    ``actions`` recorded actions (those from ``played[from_ply]``) have their step."""
+
+    analysed: int
+    actions: int
+    from_ply: int = 0
+
+    def __str__(self) -> str:
+        actions = f"{self.actions} recorded action{'s' if self.actions != 1 else ''}"
+        return f"{self.analysed} of the {actions}{f' from played[{self.from_ply}]' if self.from_ply else ''} analysed"
+
+
+@dataclass(frozen=True)
 class MoveValue:
     """A legal move and its value (None when the mode only asked whether it is optimal)."""
 

@@ -280,3 +280,27 @@ def test_the_ticker_shows_the_bound_only_where_the_search_is_the_answers():
                 searches.run(lambda cancel: solver.solve(ENDLESS, cancel=cancel, timeout=0.6))
         assert "ddcards: searching 0:00, " in stream.getvalue()
         assert ("first moves answered" in stream.getvalue()) is bounds
+
+
+def test_analysis_now_says_how_many_actions_are_analysed_and_the_ticker_shows_it():
+    """Solver.analysis_now, read from another thread while an analysis runs: its actions analysed
+    so far (the first search is the deal's start: none yet); None before and after.  The ticker
+    shows it after the search's figures."""
+    solver = ddcards.Solver(tt_mb=4)
+    record = ddcards.Position.from_dict(ENDLESS)
+    record = record.play(record.legal_moves[0])
+    record = record.play(record.legal_moves[0])
+    assert solver.analysis_now is None
+    stream = io.StringIO()
+    with Foreground(solver, ticker=True, stream=stream, delay=0.0) as searches:
+        with pytest.raises(ddcards.SearchTimeout) as stopped:
+            searches.run(lambda cancel: solver.analyse(record, cancel=cancel, timeout=0.8))
+        with pytest.raises(ddcards.SearchTimeout):
+            searches.run(lambda cancel: solver.analyse(record, cancel=cancel, timeout=0.8, from_ply=1))
+    assert solver.analysis_now is None
+    assert str(stopped.value).endswith(", with 0 of the 2 recorded actions analysed")
+    shown = stream.getvalue()
+    assert "; 0 of the 2 recorded actions analysed; Ctrl-C stops" in shown
+    assert "; 0 of the 1 recorded action from played[1] analysed; Ctrl-C stops" in shown
+    assert ddcards.AnalysisProgress(analysed=3, actions=12, from_ply=6).__str__() == \
+        "3 of the 12 recorded actions from played[6] analysed"
