@@ -696,11 +696,12 @@ class Solver:
 
         report = session.reported
         steps: list[AnalysisStep] = []
-        deal = dict(session.view(), position=pos.to_dict())       # the deal as dealt, whatever from_ply
         for move in pos.played[:from_ply]:
             session.play(move)
             for other in helper_sessions:
                 other.play(move)
+        # the first position analysed as a viewer lays it out (the deal as dealt, from ply 0)
+        deal = dict(session.view(), position=pos.to_dict())
         try:
             value, moves = solve_here()
         except SearchAborted as exc:

@@ -517,16 +517,14 @@ def note_long_analysis(args: argparse.Namespace, pos: ddcards.Position) -> bool:
     """Say on stderr, before it starts, that analysing `pos` takes minutes, if its game knows
     the searches from the first position analysed (the deal's start, or played[--from-ply]) to be
     long (a fresh 36-card Mariasz deal); True if it did."""
-    start = getattr(args, "from_ply", 0)        # (report and board analyse whole deals)
+    start = getattr(args, "from_ply", 0)        # (the board analyses no record)
     if not 0 <= start <= len(pos.played):
         return False                       # the analysis refuses it, naming the range
     why = (pos.start() if start == 0 else pos._with_played(list(pos.played[:start]))).long_search
     if why is None:
         return False
     where = "the deal's start" if start == 0 else f"played[{start}]"
-    # (`ddcards report` shows whole deals: it has no --from-ply to offer)
-    later = ("; --from-ply N analyses the play from played[N] on"
-             if hasattr(args, "from_ply") and start + 1 < len(pos.played) else "")
+    later = "; --from-ply N analyses the play from played[N] on" if start + 1 < len(pos.played) else ""
     _long_note(args, f"analysing this deal takes many minutes: an analysis searches from {where}, ", why + later)
     return True
 

@@ -300,7 +300,8 @@ def _recorded(name: str) -> dict:
 @pytest.mark.parametrize("mode", ["optimal", "all"])
 def test_an_analysis_from_a_later_ply_is_the_whole_one_from_there(name, mode):
     """RULES §0.10: from_ply k gives the whole analysis's steps from ply k, the value before
-    played[k] as its initial value, and the same end; the deal is still the deal as dealt."""
+    played[k] as its initial value, and the same end; its deal is the position before played[k]
+    as a viewer lays it out (as the record cut there shows it at its end)."""
     doc = _recorded(name)
     whole = ddcards.analyse(doc, mode=mode).to_dict()
     n = len(doc["played"])
@@ -313,7 +314,12 @@ def test_an_analysis_from_a_later_ply_is_the_whole_one_from_there(name, mode):
         before = whole["steps"][k]["value_before"] if k < n else whole["final_value"]
         assert part["initial_value"] == before and part["final_value"] == whole["final_value"]
         assert part["mistakes"] == [ply for ply in whole["mistakes"] if ply >= k]
-        assert part["deal"] == whole["deal"] and part["final"]["value"] == whole["final"]["value"]
+        assert part["final"]["value"] == whole["final"]["value"]
+        cut = ddcards.analyse(dict(doc, played=doc["played"][:k]), mode=mode, from_ply=k).to_dict()
+        assert {key: v for key, v in part["deal"].items() if key != "position"} == \
+            {key: v for key, v in cut["deal"].items() if key != "position"}
+        assert part["deal"]["position"] == whole["deal"]["position"]     # the whole record
+        assert (part["deal"] == whole["deal"]) == (k == 0)
 
 
 @pytest.mark.parametrize("bad, error", [(-1, ddcards.InvalidOptionError), (31, ddcards.InvalidOptionError),

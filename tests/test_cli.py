@@ -923,11 +923,14 @@ def test_an_analysis_of_minutes_says_so_before_it_starts(capsys):
     note, stopped = capsys.readouterr().err.splitlines()
     assert "an analysis searches from played[2], a 36-card Mariasz deal with 22 cards left" in note
     assert stopped.endswith(" nodes, with 0 of the 16 recorded actions from played[2] analysed")
-    # The report shows whole deals: its note offers no --from-ply.
+    # The report says so too, and reports the late play from --from-ply.
     assert cli.main(["report", "--example", "mariasz", "--tt-mb", "16", "--timeout", "0.05", "--no-progress",
                      "-o", os.devnull]) == cli.EXIT_ABORTED
     note = capsys.readouterr().err.splitlines()[0]
-    assert "an analysis searches from the deal's start" in note and "--from-ply" not in note
+    assert "an analysis searches from the deal's start" in note and "--from-ply N analyses" in note
+    assert cli.main(["report", "--example", "mariasz", "--from-ply", "16", "-o", "-"]) == cli.EXIT_OK
+    out, err = capsys.readouterr()
+    assert err == "" and '<h2 id="deal-h">The position before ply 16</h2>' in out and 'data-trick="8"' in out
     # A quick one says nothing; every bundled example but the two late fresh deals is quick.
     assert cli.main(["analyse", "--example", "mariasz-recorded"]) == cli.EXIT_OK
     assert capsys.readouterr().err == ""

@@ -25,14 +25,15 @@ __all__ = ["report_html", "write_report", "render"]
 
 
 def report_html(position: Position | Mapping[str, Any] | str, *, solver: Solver | None = None,
-                timeout: float | None = None, cancel: CancelToken | None = None, threads: int = 1) -> str:
+                timeout: float | None = None, cancel: CancelToken | None = None, threads: int = 1,
+                from_ply: int = 0) -> str:
     """Analyse the recorded play of `position` (every card's value at each step) and render the page
-    (threads: for each search, as in ``Solver.analyse``)."""
+    (threads and from_ply: as in ``Solver.analyse``; from a later ply the page shows the hands then)."""
     engine = solver or default_solver()
     # (Prší without a horizon: the optimal actions' values where another one's is unproven, as
     # `ddcards analyse` gives them)
     analysis = every_value_or_optimal(lambda mode: engine.analyse(position, timeout=timeout, cancel=cancel,
-                                                                  mode=mode, threads=threads))
+                                                                  mode=mode, threads=threads, from_ply=from_ply))
     return render(analysis.to_dict())
 
 

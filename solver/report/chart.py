@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from html import escape
 from typing import Any
 
-from ddcards.report.display import signed
+from ddcards.report.display import signed, tricks_before
 
 WIDTH, HEIGHT = 760, 260
 LEFT, RIGHT, TOP, BOTTOM = 56, 16, 16, 40
@@ -73,14 +73,14 @@ def value_chart(doc: Mapping[str, Any], title: str, description: str, unit: str 
         cls = "zero" if t == 0 else "tick"
         out.append(f'<line class="{cls}" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(t):.1f}" y2="{y(t):.1f}"/>'
                    f'<text class="ylabel" x="{LEFT - 6}" y="{y(t) + 4:.1f}">{escape(signed(t))}</text>')
-    trick = 0
+    trick = first_trick = tricks_before(doc)
     for i, step in enumerate(steps, 1):
         if step.get("trick_winner") is not None:
             trick += 1
             out.append(f'<line class="trick" x1="{x(i):.1f}" x2="{x(i):.1f}" y1="{TOP}" y2="{TOP + plot_h}"/>'
                        f'<text class="xlabel" x="{x(i):.1f}" y="{HEIGHT - BOTTOM + 16}">{trick}</text>')
     out.append(f'<text class="axis" x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 6}">'
-               f'{"tricks (the value after each card)" if trick else unit + "s played"}</text>')
+               f'{"tricks (the value after each card)" if trick > first_trick else unit + "s played"}</text>')
     out.append("</g>")
     points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(values))
     out.append(f'<polyline class="line" points="{points}" aria-hidden="true"/>')

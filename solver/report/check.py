@@ -88,11 +88,12 @@ def check_analysis(doc: Any) -> None:
         _int(doc, key, key)
     for key in ("initial_outcome", "final_outcome", "value_owner"):
         _text(doc, key, key)
-    from_ply = doc.get("from_ply", 0)
-    if from_ply != 0:
-        # the page lays the deal out from its start and numbers the tricks from the first
-        raise _fail("from_ply", from_ply, "0 (the report shows a whole deal's play: analyse it from its start)")
     seats = _check_deal(_mapping(doc, "deal", "deal"))
+    if doc.get("from_ply") not in (None, 0):
+        # an analysis from a later ply: its tricks are numbered on from those of the record before it
+        played = _texts(_mapping(doc["deal"], "position", "deal.position"), "played", "deal.position.played")
+        _int(doc, "from_ply", "from_ply", low=0, high=len(played) + 1,
+             wanted=f"a whole number from 0 to {len(played)}, the actions of deal.position.played")
     for i, step in enumerate(_list(doc, "steps", "steps", required=True)):
         _check_step(step, f"steps[{i}]", seats)
     _check_final(doc.get("final"))

@@ -41,6 +41,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
                    help=f"transposition table size in MiB, 1 to the machine's memory (default: per game, "
                         f"{ddcards.api.table_sizes_text()})")
+    p.add_argument("--from-ply", type=int, default=0, metavar="N",
+                   help="report the play from played[N] on (default 0, the deal's start), as `ddcards analyse "
+                        "--from-ply` analyses it: the page shows the hands before played[N]")
     p.add_argument("--threads", type=int, default=1, metavar="N",
                    help="threads for each search of the analysis, 1 to 64 (default 1; the answers are the same)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -79,7 +82,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         # in C on the main thread would take the interrupt only when it ends: minutes).
         with foreground(args, engine, bounds=False) as searches:
             page = searches.run(lambda cancel: report_html(position, solver=engine, timeout=args.timeout,
-                                                           cancel=cancel, threads=args.threads))
+                                                           cancel=cancel, threads=args.threads,
+                                                           from_ply=args.from_ply))
     if args.output == "-":
         sys.stdout.write(page)
         return 0

@@ -96,6 +96,17 @@ def plain(value: Any) -> str:
     return str(value)
 
 
+def tricks_before(doc: Mapping[str, Any]) -> int:
+    """The tricks played out before an analysis's first step (from_ply: its recorded actions
+    before it that are cards, by the trick's size); 0 from the deal's start or without tricks."""
+    deal = doc.get("deal") or {}
+    start, size = doc.get("from_ply") or 0, deal.get("trick_size")
+    if not start or not size:
+        return 0
+    played = (deal.get("position") or {}).get("played") or []
+    return sum(as_cards(token) is not None for token in played[:start]) // size
+
+
 def signed(value: int | None) -> str:
     """+70, −20, 0 (a true minus sign: it reads and prints better than a hyphen)."""
     if value is None:

@@ -21,7 +21,8 @@ from ddcards.games import find_game
 from ddcards.result import value_jumps
 from ddcards.report.chart import step_kind, value_chart
 from ddcards.report.check import ANALYSIS_RULE, check_analysis, check_json
-from ddcards.report.display import as_cards, card_piece, extras, hand_suits, ober_action, plain, signed, suit_piece
+from ddcards.report.display import (as_cards, card_piece, extras, hand_suits, ober_action, plain, signed, suit_piece,
+                                    tricks_before)
 from ddcards.result import spoken
 
 # Seat -> grid area around the table, by the number of seats (clockwise from the bottom).
@@ -132,7 +133,10 @@ class Page:
         owner = self.deal.get("value_owner") or "the maximising side"
         start = self.value_html(self.doc["initial_value"], self.doc.get("initial_outcome") or "")
         end = self.value_html(self.doc["final_value"], self.doc.get("final_outcome") or "")
-        parts = [f"At the start the value is {start}; after the recorded play it is {end}."]
+        first = self.doc.get("from_ply") or 0
+        parts = [f"At the start the value is {start}; after the recorded play it is {end}." if not first else
+                 f"This analysis starts at ply {_e(first)}: the hands shown are those before it, where the value "
+                 f"is {start}; after the recorded play it is {end}."]
         if outcome_mistakes:
             # The last card that turned the outcome is where the deal was decided.
             links = [f'<a href="#ply-{_e(s["ply"])}">ply {_e(s["ply"])}, {self.card(s["move"])} by '
@@ -155,7 +159,9 @@ class Page:
             ranks = " ".join(row["ranks"]) or "\u2014"
             rows.append(f'<li><span class="suit suit-{_e(row["suit"])}"><span aria-hidden="true">{_e(row["symbol"])}'
                         f'</span> {_e(row["name"])}</span> <span class="ranks">{_e(ranks)}</span></li>')
-        lead = ' <span class="badge">leads</span>' if self.deal.get("to_move") == seat else ""
+        # (an analysis from a later ply may start with cards on the table: the seat to move follows)
+        turn = "to play" if self.doc.get("from_ply") and as_cards(self.deal.get("trick")) else "leads"
+        lead = f' <span class="badge">{turn}</span>' if self.deal.get("to_move") == seat else ""
         return (f'<section class="hand" data-seat="{_e(seat)}" aria-label="{_e(self.seat(seat))}">'
                 f'<h3>{_e(self.seat(seat))}{lead}</h3><ul>{"".join(rows)}</ul></section>')
 
@@ -174,6 +180,18 @@ class Page:
                           f'<span aria-hidden="true">{_e(piece["symbol"])}</span> {_e(piece["name"])}</span></p>')
         for key, value in extras(self.deal):
             centre.append(f'<p><span class="label">{_e(key)}</span> {self.extra(value)}</p>')
+        if self.doc.get("from_ply"):
+            # an analysis from a later ply: what its first position has on the table and has scored
+            trick = as_cards(self.deal.get("trick")) or []
+            if trick:
+                centre.append('<p><span class="label">on the table</span> '
+                              + " ".join(self.card(c) for c in trick) + "</p>")
+            score = self.deal.get("score")
+            if isinstance(score, Mapping) and any(score.values()):
+                # each side's score, where the view names the sides (not Mariasz's marriages apart)
+                sides = [side for side in self.deal.get("sides") or () if side in score]
+                shown = {side: score[side] for side in sides} if sides else score
+                centre.append(f'<p><span class="label">score so far</span> {_e(plain(shown))}</p>')
         layout = "around" if areas else "list"
         return (f'<div class="table {layout} seats-{len(hands)}">{"".join(cells)}'
                 f'<div class="centre" style="grid-area:c">{"".join(centre)}</div></div>')
@@ -254,10 +272,13 @@ class Page:
         return "the deal ended at the claim" if claims else "the deal ended here"
 
     def play(self) -> str:
+        if not self.steps and self.doc.get("from_ply"):
+            return f'<p>No {self.unit} is recorded from ply {_e(self.doc["from_ply"])} on: the value above is the ' \
+                   "position's after the record.</p>"
         if not self.steps:
             return f'<p>No {self.unit} has been played in this record: the value above is the deal\'s.</p>'
         rows: list[str] = []
-        trick_no, trick_rows = 1, []
+        trick_no, trick_rows = tricks_before(self.doc) + 1, []
         trick_size = self.deal.get("trick_size")
         for step in self.steps:
             kind = step_kind(step)
@@ -367,6 +388,7 @@ def render(doc: Mapping[str, Any]) -> str:
         unit=page.unit,
         a_unit="An action" if page.unit == "action" else "A card",
         trick_rules="" if page.unit == "action" else " Vertical rules end the tricks.",
+        deal_heading=f"The position before ply {_e(doc['from_ply'])}" if doc.get("from_ply") else "The deal",
         version=_e(ddcards.__version__),
         data=script_json(doc),
     )
