@@ -100,7 +100,8 @@ def tricks_before(doc: Mapping[str, Any]) -> int:
     """The tricks played out before an analysis's first step (from_ply: its recorded actions
     before it that are cards, by the trick's size); 0 from the deal's start or without tricks."""
     deal = doc.get("deal") or {}
-    start, size = doc.get("from_ply") or 0, deal.get("trick_size")
+    start: int = doc.get("from_ply") or 0
+    size: int = deal.get("trick_size") or 0
     if not start or not size:
         return 0
     played = (deal.get("position") or {}).get("played") or []
