@@ -957,6 +957,10 @@ def _step_message(step: Any) -> pb.AnalysisStep:
     winner = getattr(step, "trick_winner", None)
     if winner is not None:
         msg.trick_winner = int32(winner, "trick_winner", step.ply)
+    for name in ("distance", "best_distance"):
+        value = getattr(step, name, None)
+        if value is not None:
+            setattr(msg, name, int32(value, name, step.ply))
     _add_moves(msg.moves, getattr(step, "moves", ()))
     return msg
 
@@ -1111,6 +1115,8 @@ def _step_dict(step: pb.AnalysisStep) -> dict[str, Any]:
         "moves": _move_dicts(step.moves),
         "trick_winner": step.trick_winner if step.HasField("trick_winner") else None,
         "score": dict(sorted(step.score.items())),
+        "distance": step.distance if step.HasField("distance") else None,
+        "best_distance": step.best_distance if step.HasField("best_distance") else None,
     }
 
 

@@ -740,7 +740,8 @@ class Solver:
                 value_after=report(after), best_moves=best, cost=cost, mistake=cost > 0,
                 changes_outcome=after_outcome != value_outcome, outcome=after_outcome,
                 moves=moves if mode is Mode.ALL else [],
-                trick_winner=session.to_move if done else None, score=session.scores_now()))
+                trick_winner=session.to_move if done else None, score=session.scores_now(),
+                distance=session.distance(after), best_distance=session.distance(value)))
             self._analysing = AnalysisProgress(analysed=len(steps), actions=len(pos.played) - from_ply,
                                                from_ply=from_ply)
             value, moves, value_outcome = following, next_moves, outcome(following)

@@ -38,7 +38,7 @@ from ddcards.batch.progress import ProgressBar, document_count, wanted
 from ddcards.batch.reader import Entry, Outcome, answer_each, read_documents
 from ddcards.batch.summary import SearchTimes
 from ddcards.errors import DdcardsError, NotationError, SearchAborted, TableMemoryError
-from ddcards.result import spoken, value_jumps
+from ddcards.result import spoken, step_distances, value_jumps
 
 EXIT_OK, EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -339,10 +339,10 @@ def step_mark(s: ddcards.AnalysisStep) -> str:
     if not s.best_moves or s.move in s.best_moves:
         return ""
     # (without distances say no more: with three or more players -1 also covers "nothing forced")
-    soon = {m.move: m.distance for m in s.moves}
+    soon = step_distances(s.to_dict())
     best = sorted({d for m in s.best_moves if (d := soon.get(m)) is not None})
-    if best and s.move in soon:
-        played = "no end within the horizon" if soon[s.move] is None else f"the end in {soon[s.move]} plies"
+    if best:
+        played = "no end within the horizon" if s.move not in soon else f"the end in {soon[s.move]} plies"
         return f"  <- kept the value, not the best: {played}, the best's in {' or '.join(map(str, best))}"
     return "  <- kept the value, not the best"
 

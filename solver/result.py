@@ -11,12 +11,28 @@ the declarer's settlement.  Plies count from 0, as ``Position.played`` does.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal
 
-__all__ = ["Mode", "ValueKind", "MoveValue", "Result", "AnalysisStep", "Analysis", "SearchProgress", "spoken",
-           "value_jumps"]
+__all__ = ["Mode", "ValueKind", "MoveValue", "Result", "AnalysisStep", "Analysis", "SearchProgress",
+           "AnalysisProgress", "spoken", "value_jumps", "step_distances"]
+
+
+def step_distances(step: Mapping[str, Any]) -> dict[str, int]:
+    """Prší: how soon each action of an analysis step (``AnalysisStep.to_dict()``) forces the end,
+    by action, where known: every legal action's in mode all (its ``moves``), else the action
+    played and the best ones (``distance``, ``best_distance``)."""
+    moves = step.get("moves") or []
+    if moves:
+        return {m["move"]: m["distance"] for m in moves if m.get("distance") is not None}
+    known = {}
+    if step.get("best_distance") is not None:
+        known = {move: step["best_distance"] for move in step.get("best_moves") or []}
+    if step.get("distance") is not None:
+        known[step["move"]] = step["distance"]
+    return known
 
 
 def value_jumps(steps: list[tuple[int, int, int]], final_value: int) -> list[tuple[int, int, int | None, int]]:
@@ -222,6 +238,10 @@ class AnalysisStep:
     moves: list[MoveValue] = field(default_factory=list)   # every legal move before it (analyse mode "all")
     trick_winner: int | None = None    # the seat that won the trick this action completed
     score: dict[str, int] = field(default_factory=dict)    # what the history has scored after it
+    # Prší: the plies to the end the action forces (its MoveValue.distance) and those the best
+    # actions force (the value before's); None where no end is forced, and in the other games.
+    distance: int | None = None
+    best_distance: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"ply": self.ply, "seat": self.seat, "move": self.move,
@@ -229,7 +249,8 @@ class AnalysisStep:
                 "best_moves": list(self.best_moves), "cost": self.cost, "mistake": self.mistake,
                 "changes_outcome": self.changes_outcome, "outcome": self.outcome,
                 "moves": [m.to_dict() for m in self.moves],
-                "trick_winner": self.trick_winner, "score": dict(self.score)}
+                "trick_winner": self.trick_winner, "score": dict(self.score),
+                "distance": self.distance, "best_distance": self.best_distance}
 
 
 @dataclass(frozen=True)

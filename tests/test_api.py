@@ -693,7 +693,7 @@ ANALYSIS_KEYS = {"game", "value_kind", "value_owner", "value_meaning", "from_ply
                  # issue 15 (the report): tests/test_report_analysis.py checks their values
                  "mode", "outcome_mistakes", "initial_outcome", "final_outcome", "deal", "final"}
 STEP_KEYS = {"ply", "seat", "move", "value_before", "value_after", "best_moves", "cost", "mistake",
-             "changes_outcome", "outcome", "moves", "trick_winner", "score"}
+             "changes_outcome", "outcome", "moves", "trick_winner", "score", "distance", "best_distance"}
 
 
 @pytest.mark.parametrize("mode", ["all", "optimal", "best"])

@@ -134,11 +134,14 @@ def test_analyse_says_what_the_value_alone_does_not(tmp_path):
     an = ddcards.analyse(PRSI_SLOWER)
     slower = [s for s in an.steps if s.cost == 0 and s.move not in s.best_moves]
     assert [s.ply for s in slower] == [2, 13, 16, 25]
-    assert "  25    1  TH          -1     -1     0  draw  <- kept the value, not the best\n" in out.stdout
-    assert out.stdout.count("<- kept the value, not the best") == 4
-    out = run("analyse", str(path), "--mode", "all")       # with every move's value: how soon each ends
+    # how soon the action and the best ones end it (each step's distance and best_distance)
     assert ("  25    1  TH          -1     -1     0  draw  <- kept the value, not the best: the end in 11 plies, "
             "the best's in 2\n") in out.stdout
+    assert out.stdout.count("<- kept the value, not the best") == 4
+    out_all = run("analyse", str(path), "--mode", "all")       # with every move's value: the same words
+    assert [line for line in out_all.stdout.splitlines() if "<-" in line] == \
+        [line for line in out.stdout.splitlines() if "<-" in line]
+    out = out_all
     assert "Horizon" not in out.stdout
     assert "Final value -1  seat 0 cannot force being out first within 20 plies, the end in 6 plies\n" in out.stdout
     path = tmp_path / "horizon.json"
@@ -156,12 +159,15 @@ def test_analyse_says_what_the_value_alone_does_not(tmp_path):
             "within 6 plies, the end in 6 plies\n") in out.stdout
 
 
-def test_analyse_says_a_slower_action_forced_no_end_only_when_it_knows():
+def test_analyse_says_a_slower_action_forced_no_end_from_its_own_distance():
     # Three players: -1 covers both "the others force an end" and "nothing is forced" (RULES §4.9),
-    # so without every move's distance the mark says no more than "not the best".
+    # so the mark reads the action's own distance (none here) and the best ones' (10), in either mode.
     out = run("analyse", "-", stdin=json.dumps(PRSI_THREE))
     assert out.returncode == 0, out.stderr
-    assert "   1    1  KD          -1     -1     0  7D  <- kept the value, not the best\n" in out.stdout
+    assert ("   1    1  KD          -1     -1     0  7D  <- kept the value, not the best: no end within the horizon, "
+            "the best's in 10\n") in out.stdout
+    step = ddcards.analyse(PRSI_THREE).steps[1]
+    assert (step.move, step.distance, step.best_distance) == ("KD", None, 10)
     out = run("analyse", "-", "--mode", "all", stdin=json.dumps(PRSI_THREE))
     an = ddcards.analyse(PRSI_THREE, mode="all")
     assert {m.move: m.distance for m in an.steps[1].moves} == {"7D": 10, "KD": None, "draw": None}

@@ -393,3 +393,29 @@ def test_cli_the_one_left_under_return_holds_no_cards():
     assert (res.value, res.distance, res.settlement) == (1, 0, [1, -1])
     out = run("solve", "-", stdin=json.dumps(doc))
     assert "the game is over: seat 1 is the one left, the loser\n" in out.stdout, out.stdout
+
+
+@pytest.mark.parametrize("horizon", ["default", None])
+def test_a_steps_distances_are_the_action_and_the_best_ones_in_every_mode(horizon):
+    """RULES §0.10: a Prší step's distance is the action's own (its MoveValue.distance in mode all)
+    and best_distance the best actions' (the value before's), in mode optimal too, within a horizon
+    and in the exact analysis; the command line says them where an action kept the value slowly."""
+    doc = ddcards.example("prsi-4players")
+    doc = dict(doc, played=ddcards.solve(doc, mode="best").pv[:8])
+    if horizon is None:
+        doc["options"] = dict(doc.get("options") or {}, horizon=None)
+    every = ddcards.analyse(doc, mode="all")
+    optimal = ddcards.analyse(doc, mode="optimal")
+    for a, o in zip(every.steps, optimal.steps, strict=True):
+        soon = {m.move: m.distance for m in a.moves}
+        assert o.distance == a.distance == soon[a.move]
+        assert {soon[m] for m in a.best_moves} == {o.best_distance} == {a.best_distance}
+    # the loser's QC/D at ply 4 ends it a ply sooner than the best (19), within the horizon or not
+    slow = [(s.ply, s.move, s.cost, s.distance, s.best_distance) for s in optimal.steps if s.move not in s.best_moves]
+    assert slow == [(4, "QC/D", 0, 18, 19)]
+    if horizon is None:
+        out = subprocess.run([sys.executable, "-m", "ddcards", "analyse", "-"], input=json.dumps(doc),
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert "QC/D" in out.stdout and "<- kept the value, not the best: the end in 18 plies, the best's in 19" \
+            in out.stdout

@@ -546,8 +546,12 @@ class PrsiSession(Session):
 
     def action_value(self, searcher: Any, before: int, optimal: bool, after: int, cancel: Any,
                      timeout: float | None) -> tuple[int, int]:
-        if optimal or self.horizon is None:
-            return (before if optimal else after), 0
+        if optimal:
+            return before, 0
+        if self.horizon is None:
+            # The exact analysis codes a forced end by its plies from the position searched: from
+            # the one before the action, one ply more (so that distance() reads the action's).
+            return after - (after > 0) + (after < 0), 0
         # One ply in, the window ends where the search before the action ended.
         self.board.set_search(self.player, self.horizon - 1)
         value = searcher.value(self.board, cancel, timeout)

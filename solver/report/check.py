@@ -151,6 +151,8 @@ def _check_step(step: Any, field: str, seats: int) -> None:
         _text(move, "move", f"{where}.move", optional=False)
         _int(move, "value", f"{where}.value", optional=True)
         _int(move, "distance", f"{where}.distance", low=0, optional=True, wanted="a whole number from 0")  # Prší
+    for key in ("distance", "best_distance"):                                                             # Prší
+        _int(step, key, f"{field}.{key}", low=0, optional=True, wanted="a whole number from 0")
     _mapping(step, "score", f"{field}.score")
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import ddcards
 from ddcards.errors import DdcardsError, NotationError
 from ddcards.games import find_game
-from ddcards.result import value_jumps
+from ddcards.result import step_distances, value_jumps
 from ddcards.report.chart import step_kind, value_chart
 from ddcards.report.check import ANALYSIS_RULE, check_analysis, check_json
 from ddcards.report.display import (as_cards, card_piece, extras, hand_suits, ober_action, plain, signed, suit_piece,
@@ -396,7 +396,7 @@ def render(doc: Mapping[str, Any]) -> str:
 
 def _distances(step: Mapping[str, Any]) -> dict[str, int]:
     """The step's moves whose distance to the end is known (Prší), by move."""
-    return {m["move"]: m["distance"] for m in step.get("moves") or [] if m.get("distance") is not None}
+    return step_distances(step)
 
 
 def _in_plies(distance: int | None) -> str:
