@@ -15,6 +15,7 @@ import time
 import functools
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeAlias, TypeVar, cast
 
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher, side_area_bytes
@@ -644,7 +645,6 @@ class Solver:
         pos = _position(position)
         mode = _analysis_mode(mode)
         from_ply = check_from_ply(from_ply, len(pos.played))
-        self._analysing = AnalysisProgress(analysed=0, actions=len(pos.played) - from_ply, from_ply=from_ply)
         try:
             return self._analyse(pos, timeout=timeout, cancel=cancel, mode=mode, threads=threads, from_ply=from_ply)
         finally:
@@ -659,14 +659,16 @@ class Solver:
 
     def _analyse(self, pos: Position, *, timeout: float | None, cancel: CancelToken | None, mode: Mode,
                  threads: int, from_ply: int) -> Analysis:
-        """Solver.analyse, its arguments checked."""
+        """Solver.analyse, its arguments checked; analysis_now follows it."""
+        progress = AnalysisProgress(analysed=0, actions=len(pos.played) - from_ply, from_ply=from_ply)
+        self._analysing = progress
         start = time.perf_counter()
         deadline = None if timeout is None else start + timeout
         first = pos.start()
         session = first.session()
         value_kind = session.value_kind
         # sized for the first position searched: the longest search of the analysis
-        self._fit_table(first if from_ply == 0 else pos._with_played(list(pos.played[:from_ply])), timeout=timeout)
+        self._fit_table(pos._with_played(list(pos.played[:from_ply])), timeout=timeout)
         self._searcher.clear()
         nodes = 0
         # Each further thread follows the play on a session of its own.
@@ -705,7 +707,7 @@ class Solver:
         try:
             value, moves = solve_here()
         except SearchAborted as exc:
-            raise _analysis_stopped(exc, nodes, 0, len(pos.played) - from_ply, from_ply) from None
+            raise _analysis_stopped(exc, nodes, progress) from None
         except DdcardsError as exc:
             # the first position analysed cannot be solved as asked, though the document's own
             # position may (Prší without a horizon): say which position it was, as for any later step
@@ -726,7 +728,7 @@ class Solver:
                     after, n = session.action_value(self._searcher, value, session.history[-1] in best,
                                                     following, cancel, remaining())
             except SearchAborted as exc:
-                raise _analysis_stopped(exc, nodes, ply - from_ply, len(pos.played) - from_ply, from_ply) from None
+                raise _analysis_stopped(exc, nodes, progress) from None
             except DdcardsError as exc:
                 # a position on the way that cannot be solved as asked (Prší without a horizon):
                 # say which, as the document's own position and the deal's may solve
@@ -742,8 +744,8 @@ class Solver:
                 moves=moves if mode is Mode.ALL else [],
                 trick_winner=session.to_move if done else None, score=session.scores_now(),
                 distance=session.distance(after), best_distance=session.distance(value)))
-            self._analysing = AnalysisProgress(analysed=len(steps), actions=len(pos.played) - from_ply,
-                                               from_ply=from_ply)
+            progress = replace(progress, analysed=len(steps))
+            self._analysing = progress
             value, moves, value_outcome = following, next_moves, outcome(following)
         # The final solve from the analysis's owner's view (Prší: P at the deal's start, where a
         # solve's own default P is the player to move after the last action).
@@ -751,7 +753,7 @@ class Solver:
         try:
             final = self.solve(pos, mode=mode, timeout=remaining(), cancel=cancel, keep_tt=True, threads=threads)
         except SearchAborted as exc:
-            raise _analysis_stopped(exc, nodes, len(pos.played), len(pos.played)) from None
+            raise _analysis_stopped(exc, nodes, progress) from None
         nodes += final.nodes
         return Analysis(game=pos.game, value_kind=value_kind,
                         initial_value=report(initial), final_value=report(value), steps=steps, nodes=nodes,
@@ -774,18 +776,18 @@ def _at_start(exc: DdcardsError, from_ply: int = 0) -> DdcardsError:
     return type(exc)(f"analysing {where}: {exc}", token=exc.token, rule=exc.rule, field=exc.field)
 
 
-def _analysis_stopped(exc: SearchAborted, nodes: int, done: int, actions: int, from_ply: int = 0) -> SearchAborted:
-    """The analysis's own SearchTimeout or SearchCancelled for `exc`, which stopped it with
-    `done` of its `actions` recorded actions analysed (those from played[from_ply]): ``nodes``
-    and the message count every search of the analysis (`nodes` before the one that stopped, and
-    that one's).  With no recorded action the message says the value's search was stopped
-    instead of "0 of the 0"."""
+def _analysis_stopped(exc: SearchAborted, nodes: int, progress: AnalysisProgress) -> SearchAborted:
+    """The analysis's own SearchTimeout or SearchCancelled for `exc`, which stopped it where
+    `progress` says: ``nodes`` and the message count every search of the analysis (`nodes`
+    before the one that stopped, and that one's).  With no recorded action to analyse the
+    message says the value's search was stopped instead of "0 of the 0"."""
     total = nodes + exc.nodes
     how = "ran out of time" if isinstance(exc, SearchTimeout) else "was cancelled"
-    if actions:
-        where = f"with {AnalysisProgress(analysed=done, actions=actions, from_ply=from_ply)}"
-    elif from_ply:                          # "0 of the 0 actions" would say nothing: only the value was searched
-        where = f"in the search of the value after the record's last action (nothing from played[{from_ply}] on)"
+    if progress.actions:
+        where = f"with {progress}"
+    elif progress.from_ply:                 # "0 of the 0 actions" would say nothing: only the value was searched
+        where = (f"in the search of the value after the record's last action (nothing from "
+                 f"played[{progress.from_ply}] on)")
     else:
         where = "in the search of the deal's value (it records no play to analyse)"
     stopped = type(exc)(f"the analysis {how} after {total:,} nodes, {where}")

@@ -520,7 +520,7 @@ def note_long_analysis(args: argparse.Namespace, pos: ddcards.Position) -> bool:
     start = getattr(args, "from_ply", 0)        # (the board analyses no record)
     if not 0 <= start <= len(pos.played):
         return False                       # the analysis refuses it, naming the range
-    why = (pos.start() if start == 0 else pos._with_played(list(pos.played[:start]))).long_search
+    why = pos._with_played(list(pos.played[:start])).long_search
     if why is None:
         return False
     where = "the deal's start" if start == 0 else f"played[{start}]"

@@ -76,6 +76,9 @@ class Page:
         self.suit_names: Sequence[str] = self.deal.get("suit_names") or ()
         self.roles: Sequence[str] = self.deal.get("roles") or ()
         self.steps: Sequence[Mapping[str, Any]] = doc["steps"]
+        # An analysis from a later ply (0: the deal's start) and the cards on the table there
+        self.from_ply: int = doc.get("from_ply") or 0
+        self.table_cards: list[str] = (as_cards(self.deal.get("trick")) or []) if self.from_ply else []
         # What a step plays: a card in the trick games, an action in Prší (a card, draw, pass)
         self.unit = "action" if doc.get("game") == "prsi" else "card"
         try:
@@ -133,10 +136,9 @@ class Page:
         owner = self.deal.get("value_owner") or "the maximising side"
         start = self.value_html(self.doc["initial_value"], self.doc.get("initial_outcome") or "")
         end = self.value_html(self.doc["final_value"], self.doc.get("final_outcome") or "")
-        first = self.doc.get("from_ply") or 0
-        parts = [f"At the start the value is {start}; after the recorded play it is {end}." if not first else
-                 f"This analysis starts at ply {_e(first)}: the hands shown are those before it, where the value "
-                 f"is {start}; after the recorded play it is {end}."]
+        parts = [f"At the start the value is {start}; after the recorded play it is {end}." if not self.from_ply else
+                 f"This analysis starts at ply {_e(self.from_ply)}: the hands shown are those before it, where the "
+                 f"value is {start}; after the recorded play it is {end}."]
         if outcome_mistakes:
             # The last card that turned the outcome is where the deal was decided.
             links = [f'<a href="#ply-{_e(s["ply"])}">ply {_e(s["ply"])}, {self.card(s["move"])} by '
@@ -160,7 +162,7 @@ class Page:
             rows.append(f'<li><span class="suit suit-{_e(row["suit"])}"><span aria-hidden="true">{_e(row["symbol"])}'
                         f'</span> {_e(row["name"])}</span> <span class="ranks">{_e(ranks)}</span></li>')
         # (an analysis from a later ply may start with cards on the table: the seat to move follows)
-        turn = "to play" if self.doc.get("from_ply") and as_cards(self.deal.get("trick")) else "leads"
+        turn = "to play" if self.table_cards else "leads"
         lead = f' <span class="badge">{turn}</span>' if self.deal.get("to_move") == seat else ""
         return (f'<section class="hand" data-seat="{_e(seat)}" aria-label="{_e(self.seat(seat))}">'
                 f'<h3>{_e(self.seat(seat))}{lead}</h3><ul>{"".join(rows)}</ul></section>')
@@ -180,12 +182,11 @@ class Page:
                           f'<span aria-hidden="true">{_e(piece["symbol"])}</span> {_e(piece["name"])}</span></p>')
         for key, value in extras(self.deal):
             centre.append(f'<p><span class="label">{_e(key)}</span> {self.extra(value)}</p>')
-        if self.doc.get("from_ply"):
+        if self.from_ply:
             # an analysis from a later ply: what its first position has on the table and has scored
-            trick = as_cards(self.deal.get("trick")) or []
-            if trick:
+            if self.table_cards:
                 centre.append('<p><span class="label">on the table</span> '
-                              + " ".join(self.card(c) for c in trick) + "</p>")
+                              + " ".join(self.card(c) for c in self.table_cards) + "</p>")
             score = self.deal.get("score")
             if isinstance(score, Mapping) and any(score.values()):
                 # each side's score, where the view names the sides (not Mariasz's marriages apart)
@@ -248,7 +249,7 @@ class Page:
             if step["move"] in step["best_moves"]:
                 return ""
             # the same value sooner (Prší): how soon is what makes them better
-            distance = _distances(step)
+            distance = step_distances(step)
             return ", ".join(f'{self.card(m)}&nbsp;<span class="v">{_e(signed(step["value_before"]))}'
                              f'{_e(_in_plies(distance.get(m)))}</span>' for m in step["best_moves"])
         moves = step.get("moves") or []
@@ -272,8 +273,8 @@ class Page:
         return "the deal ended at the claim" if claims else "the deal ended here"
 
     def play(self) -> str:
-        if not self.steps and self.doc.get("from_ply"):
-            return f'<p>No {self.unit} is recorded from ply {_e(self.doc["from_ply"])} on: the value above is the ' \
+        if not self.steps and self.from_ply:
+            return f'<p>No {self.unit} is recorded from ply {_e(self.from_ply)} on: the value above is the ' \
                    "position's after the record.</p>"
         if not self.steps:
             return f'<p>No {self.unit} has been played in this record: the value above is the deal\'s.</p>'
@@ -291,7 +292,7 @@ class Page:
             elif step["move"] not in step["best_moves"]:
                 # the value kept, but not an optimal action (Prší: a slower way to the same end)
                 verdict = "kept the value, not the best"
-                distance = _distances(step)
+                distance = step_distances(step)
                 slow = distance.get(step["move"])
                 fast = [distance[m] for m in step["best_moves"] if m in distance]
                 if slow is not None and fast and len(fast) == len(step["best_moves"]):
@@ -388,15 +389,10 @@ def render(doc: Mapping[str, Any]) -> str:
         unit=page.unit,
         a_unit="An action" if page.unit == "action" else "A card",
         trick_rules="" if page.unit == "action" else " Vertical rules end the tricks.",
-        deal_heading=f"The position before ply {_e(doc['from_ply'])}" if doc.get("from_ply") else "The deal",
+        deal_heading=f"The position before ply {_e(page.from_ply)}" if page.from_ply else "The deal",
         version=_e(ddcards.__version__),
         data=script_json(doc),
     )
-
-
-def _distances(step: Mapping[str, Any]) -> dict[str, int]:
-    """The step's moves whose distance to the end is known (Prší), by move."""
-    return step_distances(step)
 
 
 def _in_plies(distance: int | None) -> str:
