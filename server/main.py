@@ -509,14 +509,19 @@ def _options(args: argparse.Namespace) -> _ServeOptions:
         raise _Usage("--tls-client-ca needs --tls-cert and --tls-key")
     for path, name in ((args.tls_cert, "--tls-cert"), (args.tls_key, "--tls-key"),
                        (args.tls_client_ca, "--tls-client-ca"), (args.token_file, "--token-file")):
+        if path and os.path.isdir(path):
+            raise _Usage(f"{name}: {path} is a folder, not a file")
         if path and not os.path.isfile(path):
             raise _Usage(f"{name}: no such file: {path}")
     if args.token is not None and args.token_file:
         raise _Usage("give --token or --token-file, not both")
     token = args.token
     if args.token_file:
-        with open(args.token_file, encoding="utf-8") as handle:
-            token = handle.readline().strip()
+        try:
+            with open(args.token_file, encoding="utf-8") as handle:
+                token = handle.readline().strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise _Usage(f"--token-file: cannot read {args.token_file}: {exc}") from None
     elif token is None:
         token = os.environ.get(TOKEN_ENV) or None
     if token is not None and not token.strip():

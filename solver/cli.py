@@ -525,7 +525,7 @@ def note_long_analysis(args: argparse.Namespace, pos: ddcards.Position) -> bool:
         return False
     where = "the deal's start" if start == 0 else f"played[{start}]"
     later = "; --from-ply N analyses the play from played[N] on" if start + 1 < len(pos.played) else ""
-    _long_note(args, f"analysing this deal takes many minutes: an analysis searches from {where}, ", why + later)
+    _long_note(args, f"analysing this deal can take many minutes: an analysis searches from {where}, ", why + later)
     return True
 
 

@@ -67,6 +67,7 @@ def _source(position: Any) -> dict[str, Any]:
             return {"document_json": position}
         if isinstance(position, Mapping):
             position = _notation(position)
+            json.dumps(position, allow_nan=False)   # NaN or an infinity anywhere: no JSON (RFC 8259)
             message = convert.doc_to_position(position)
             if message is not None:
                 return {"position": message}

@@ -216,6 +216,7 @@ class Position:
         in Klaverjas) is not legal: False. Text that is no action at all raises NotationError,
         whether or not the deal is over."""
         _check_move_type(move)
+        self._check_one_action(move, "is_legal")     # 'QS / H' is no one action here either
         text = str(move).strip()
         try:
             name = self._move_name(text)
@@ -276,6 +277,11 @@ class Position:
         """The position after `move` (action notation such as ``"TH"``, or a Card), validated:
         an illegal move raises :class:`ddcards.IllegalPlayError` naming the rule."""
         _check_move_type(move)
+        self._check_one_action(move, "play")
+        return self._with_played([*self.played, str(move)])
+
+    def _check_one_action(self, move: str | Card, method: str) -> None:
+        """NotationError if `move` holds several actions ('QS / H', 'TH AH'), saying how to write it."""
         actions = str(move).replace(",", " ").split()
         if len(actions) > 1:
             prsi = self.game == "prsi"      # the game whose actions name a suit or draw cards
@@ -292,9 +298,8 @@ class Position:
                     advice = f"play them one at a time: .play({actions[0]!r:.20}).play({actions[1]!r:.20})"
                 else:           # advice to play a token the game refuses would be no help
                     advice = f"{shown(strange, 20)} is no action of {self._game.info.title}"
-            raise NotationError(f"play() takes one action, got {len(actions)}: {shown(str(move))} ({advice})",
-                                token=token_text(move), rule="play(): one action", field=f"played[{self.ply}]")
-        return self._with_played([*self.played, str(move)])
+            raise NotationError(f"{method}() takes one action, got {len(actions)}: {shown(str(move))} ({advice})",
+                                token=token_text(move), rule=f"{method}(): one action", field=f"played[{self.ply}]")
 
     def _has_action(self, text: str) -> bool:
         """Is `text` an action of this game (legal here or not)?"""

@@ -461,6 +461,8 @@ def test_an_argument_of_the_wrong_type_is_bad_input_and_a_type_error(kwargs, fie
     (lambda: ddcards.Solver(tt_mb=32.0), "tt_mb"),
     (lambda: list(ddcards.solve_many([SEED], jobs="2")), None),
     (lambda: ddcards.dd_table(ddcards.example("klaverjas"), threads="2"), "threads"),
+    (lambda: ddcards.example(None), "name"),
+    (lambda: ddcards.example(b"marias-hra"), "name"),
 ])
 def test_every_argument_of_the_wrong_type_is_a_type_error(call, field):
     # as the README says of any argument (an audit found threads, mode, tt_mb and jobs plain InvalidOptionErrors)
@@ -470,7 +472,8 @@ def test_every_argument_of_the_wrong_type_is_a_type_error(call, field):
 
 
 @pytest.mark.parametrize("call", [lambda: ddcards.solve(SEED, threads=0), lambda: ddcards.solve(SEED, mode="x"),
-                                  lambda: ddcards.Solver(tt_mb=0), lambda: list(ddcards.solve_many([SEED], jobs=0))])
+                                  lambda: ddcards.Solver(tt_mb=0), lambda: list(ddcards.solve_many([SEED], jobs=0)),
+                                  lambda: ddcards.example("marias")])
 def test_a_value_out_of_range_is_bad_input_but_no_type_error(call):
     with pytest.raises(ddcards.InvalidOptionError) as info:
         call()

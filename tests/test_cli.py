@@ -907,7 +907,7 @@ def test_an_analysis_of_minutes_says_so_before_it_starts(capsys):
     status = cli.main(["analyse", "--example", "mariasz", "--tt-mb", "16", "--timeout", "0.05", "--no-progress"])
     assert status == cli.EXIT_ABORTED
     note, stopped = capsys.readouterr().err.splitlines()
-    assert note == ("ddcards: note: analysing this deal takes many minutes: an analysis searches from the deal's "
+    assert note == ("ddcards: note: analysing this deal can take many minutes: an analysis searches from the deal's "
                     "start, a 36-card Mariasz deal with 24 cards left in the stock, whose searches take tens of "
                     "seconds to minutes; --from-ply N analyses the play from played[N] on (--timeout SECONDS "
                     "bounds it, --threads 2 uses a second core, Ctrl-C interrupts it)")

@@ -669,9 +669,14 @@ def test_is_legal_takes_a_move_as_play_does():
     ("7S 7H", "play them one at a time: .play('7S').play('7H')"),
 ])
 def test_several_tokens_get_advice_that_fits_them(move, advice):
+    prsi = ddcards.Position.from_dict(ddcards.example("prsi"))
     with pytest.raises(ddcards.NotationError) as info:
-        ddcards.Position.from_dict(ddcards.example("prsi")).play(move)
+        prsi.play(move)
     assert str(info.value).endswith(f"({advice})")
+    # is_legal takes a move as play does: several tokens are no move (it answered 'QS / H' False)
+    with pytest.raises(ddcards.NotationError) as info:
+        prsi.is_legal(move)
+    assert str(info.value).startswith("is_legal() takes one action") and str(info.value).endswith(f"({advice})")
 
 
 def test_advice_on_prsi_actions_is_given_in_prsi_only():

@@ -237,3 +237,45 @@ def test_an_analysis_from_a_later_ply_shows_the_position_then_and_numbers_the_tr
     # from the record's end: no step, and the page says so
     end = render(ddcards.analyse(ddcards.example("marias-seed"), from_ply=30).to_dict())
     assert "No card is recorded from ply 30 on" in end
+
+
+# ------------------------------------------------------------------ a document that contradicts its deal
+
+@pytest.mark.parametrize("edit, field, message", [
+    (lambda a: a.update(game="prsi"), "game", "the game of deal.position ('marias'), not 'prsi'"),
+    (lambda a: a.update(game="skat"), "game", "one of the games marias, klaverjas, mariasz, prsi, not 'skat'"),
+    (lambda a: a["deal"]["position"].update(game=5), "deal.position.game", "one of the games"),
+    (lambda a: a["steps"][3].update(move="KD"), "steps[3].move",
+     "'AC', the action deal.position.played holds at ply 3, not 'KD'"),
+    (lambda a: a["steps"][3].update(move="zz"), "steps[3].move", "not 'zz'"),
+    (lambda a: a["steps"][3].update(ply=7), "steps[3].ply", "3, the steps following deal.position.played"),
+    (lambda a: a["steps"].append(dict(a["steps"][-1], ply=30)), "steps[30].ply",
+     "a ply of deal.position.played, which holds 30 actions"),
+])
+def test_a_document_that_contradicts_its_deal_is_refused_naming_the_field(analysis_text, tmp_path, capsys,
+                                                                        edit, field, message):
+    # RULES §0.10: the report shows the document as it is, so it must be one analysis of its own deal
+    doc = json.loads(analysis_text)
+    edit(doc)
+    with pytest.raises(ddcards.NotationError) as err:
+        render(doc)
+    assert err.value.field == field and message in str(err.value)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(doc))
+    code, err_text = report(capsys, str(path), "-o", str(tmp_path / "edited.html"))
+    assert code == cli.EXIT_BAD_INPUT and f"ddcards: error: {field}: " in err_text
+    assert not (tmp_path / "edited.html").exists()
+
+
+def test_a_move_written_another_way_and_a_document_without_its_record_are_shown(analysis_text):
+    doc = json.loads(analysis_text)
+    doc["steps"][3]["move"] = " ac "                      # case and spaces aside, the recorded AC
+    assert 'data-ply="3" data-move=" ac "' in render(doc)
+    del doc["deal"]["position"]                           # no record to hold the steps against
+    assert "seat 0" in render(doc)
+    # a from_ply analysis's steps follow the record from from_ply
+    late = ddcards.analyse(deals.seed_deal(), from_ply=25).to_dict()
+    late["steps"][0]["ply"] = 0
+    with pytest.raises(ddcards.NotationError) as err:
+        render(late)
+    assert err.value.field == "steps[0].ply" and "25, the steps following" in str(err.value)

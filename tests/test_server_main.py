@@ -77,12 +77,23 @@ def test_help_documents_every_service_flag():
     (["--queue-timeout", "0"], "--queue-timeout"),
     (["--tls-cert", "cert.pem"], "go together"),
     (["--tls-cert", "no-such.pem", "--tls-key", "no-such.key"], "no such file"),
+    (["--tls-cert", "tests", "--tls-key", "tests"], "--tls-cert: tests is a folder, not a file"),
     (["--token", ""], "token is empty"),
 ])
 def test_bad_flags_exit_2(args, words):
     proc = subprocess.run([sys.executable, "-m", "ddcards.server", "--port", "0", *args], cwd=ROOT, env=_env(),
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and words in proc.stderr, proc.stderr
+
+
+def test_a_token_file_that_is_no_text_exits_2(tmp_path):
+    # a Latin-1 or binary file was a UnicodeDecodeError's traceback
+    path = tmp_path / "token.bin"
+    path.write_bytes(b"\xff\xfe secret \x80\n")
+    proc = subprocess.run([sys.executable, "-m", "ddcards.server", "--port", "0", "--token-file", str(path)],
+                          cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and f"--token-file: cannot read {path}: 'utf-8' codec can't decode" in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 LIMIT = ddcards.api.tt_mb_limit()

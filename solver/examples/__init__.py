@@ -5,7 +5,10 @@ import json
 from importlib import resources
 from typing import Any
 
-from ddcards.errors import InvalidOptionError
+from ddcards._jsonio import shown, token_text
+from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError
+
+EXAMPLES_RULE = "bundled examples"
 
 
 def example_names() -> list[str]:
@@ -15,8 +18,11 @@ def example_names() -> list[str]:
 
 def example(name: str = "marias-hra") -> dict[str, Any]:
     """The bundled example `name` as a position document."""
+    if not isinstance(name, str):
+        raise InvalidArgumentTypeError(f"an example's name is text (examples: {', '.join(example_names())}), "
+                                       f"not {shown(name)}", token=token_text(name), rule=EXAMPLES_RULE, field="name")
     if name not in example_names():
-        raise InvalidOptionError(f"no example '{name}' (examples: {', '.join(example_names())})",
-                                 token=name, rule="bundled examples")
+        raise InvalidOptionError(f"no example {shown(name)} (examples: {', '.join(example_names())})",
+                                 token=token_text(name), rule=EXAMPLES_RULE, field="name")
     doc: dict[str, Any] = json.loads(resources.files(__package__).joinpath(name + ".json").read_text(encoding="utf-8"))
     return doc

@@ -88,15 +88,54 @@ def check_analysis(doc: Any) -> None:
         _int(doc, key, key)
     for key in ("initial_outcome", "final_outcome", "value_owner"):
         _text(doc, key, key)
+    _check_game(doc)
     seats = _check_deal(_mapping(doc, "deal", "deal"))
+    position = _mapping(_mapping(doc, "deal", "deal"), "position", "deal.position")
+    played = _texts(position, "played", "deal.position.played")
     if doc.get("from_ply") not in (None, 0):
         # an analysis from a later ply: its tricks are numbered on from those of the record before it
-        played = _texts(_mapping(doc["deal"], "position", "deal.position"), "played", "deal.position.played")
         _int(doc, "from_ply", "from_ply", low=0, high=len(played) + 1,
              wanted=f"a whole number from 0 to {len(played)}, the actions of deal.position.played")
     for i, step in enumerate(_list(doc, "steps", "steps", required=True)):
         _check_step(step, f"steps[{i}]", seats)
+        if "played" in position:
+            _check_recorded(step, f"steps[{i}]", played, (doc.get("from_ply") or 0) + i)
     _check_final(doc.get("final"))
+
+
+def _check_game(doc: Mapping[str, Any]) -> None:
+    """The game is one ddcards knows (the page lays its cards and words out by it) and the one
+    the deal's position is of: a page of one game's values over another's cards would be false."""
+    from ddcards.games import find_game, list_games     # (the games' modules load only for a report)
+    names = ", ".join(info.name for info in list_games())
+    try:
+        game = find_game(doc["game"])
+    except DdcardsError:
+        raise _fail("game", doc["game"], f"one of the games {names}") from None
+    own = _mapping(_mapping(doc, "deal", "deal"), "position", "deal.position").get("game")
+    try:
+        same = own is None or find_game(own).name == game.name
+    except DdcardsError:
+        raise _fail("deal.position.game", own, f"one of the games {names}") from None
+    if not same:
+        raise _fail("game", doc["game"], f"the game of deal.position ({shown(own)})")
+
+
+def _same_action(a: str, b: str) -> bool:
+    """One action written two ways (case, spaces: 'qs / h' and 'QS/H')."""
+    return "".join(a.split()).upper() == "".join(b.split()).upper()
+
+
+def _check_recorded(step: Mapping[str, Any], field: str, played: Sequence[str], ply: int) -> None:
+    """A step is the analysis of the record's action at its ply: steps follow the record one by
+    one from from_ply, each playing what deal.position.played holds there."""
+    if step["ply"] != ply:
+        raise _fail(f"{field}.ply", step["ply"], f"{ply}, the steps following deal.position.played one by one")
+    if ply >= len(played):
+        raise _fail(f"{field}.ply", step["ply"], f"a ply of deal.position.played, which holds {len(played)} actions")
+    if not _same_action(step["move"], played[ply]):
+        raise _fail(f"{field}.move", step["move"], f"{shown(played[ply])}, the action deal.position.played holds "
+                                                   f"at ply {ply}")
 
 
 def _check_deal(deal: Mapping[str, Any]) -> int:
