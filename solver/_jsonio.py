@@ -184,6 +184,29 @@ def check_depth(text: str) -> None:
             depth -= 1
 
 
+def nesting_end(text: str, start: int, first_line: int = 1) -> tuple[int | None, NotationError | None]:
+    """Where the JSON array or object at `start` ends (the index after its closing bracket; None
+    if the text ends first), and the NotationError check_depth would give if it nests more than
+    MAX_DEPTH levels (its line counted from `first_line`), without parsing it: a batch's JSON text
+    goes on after such a document."""
+    depth, error = 0, None
+    for match in _TOKENS.finditer(text, start):
+        ch = match.group()
+        if ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH and error is None:
+                line = first_line + text.count("\n", 0, match.start())
+                column = match.start() - text.rfind("\n", 0, match.start())
+                error = NotationError(f"JSON nested more than {MAX_DEPTH} levels deep at line {line} column {column}; "
+                                      "a position document nests a few levels",
+                                      token=token_text(text[match.start():][:20]), rule=LIMITS_RULE)
+        elif ch in "]}":
+            depth -= 1
+            if depth == 0:
+                return match.end(), error
+    return None, error
+
+
 def json_reason(exc: json.JSONDecodeError) -> str:
     """Why the text is not JSON, in words that a place (" at line 1 column 5") can follow:
     json's message without its own trailing "at" ("Unterminated string starting at"), and

@@ -408,8 +408,10 @@ def located(entry: Entry, source: Input) -> str:
 
 
 def where_in(entry: Entry) -> str:
-    """'line 7', or 'line 7 [2]' for the third document of an array."""
-    return f"line {entry.line}" + (f" [{entry.index}]" if entry.index is not None else "")
+    """'line 7', 'line 7 [2]' for the third document of an array, 'line 7 column 40' for a second
+    document begun on one line of a JSON text."""
+    return (f"line {entry.line}" + (f" [{entry.index}]" if entry.index is not None else "")
+            + (f" column {entry.column}" if entry.column is not None else ""))
 
 
 def header(entry: Entry, source: Input) -> None:
@@ -930,8 +932,12 @@ def main(argv: list[str] | None = None) -> int:
             reconfigure(errors="backslashreplace")
     if sys.stderr is None:        # started with it closed (2>&-): print(file=None) would write on stdout
         sys.stderr = open(os.devnull, "w", encoding="utf-8")
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:       # Ctrl-C before the command runs (its handling is _run's)
+        print("ddcards: interrupted", file=sys.stderr)
+        return 130
     stdout, stderr = sys.stdout, sys.stderr
     sys.stdout = Output(stdout)     # a failed write says so (exit status 2)
     sys.stderr = Diagnostics(stderr)

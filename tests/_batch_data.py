@@ -82,14 +82,17 @@ def write_batch(path: Path, full_deals: int = 10) -> dict[tuple[int, int | None]
     return expect
 
 
-def read_records(path: Path) -> dict[tuple[int, int | None], dict[str, Any]]:
-    """OUT's records by (line, index); every line whole, no document answered twice."""
+def read_records(path: Path) -> dict[tuple[int, ...], dict[str, Any]]:
+    """OUT's records by (line, index), or (line, index, column) where a record has a column; every
+    line whole, no document answered twice."""
     data = path.read_bytes()
     assert data.endswith(b"\n"), "the output ends inside a line"
-    records: dict[tuple[int, int | None], dict[str, Any]] = {}
+    records: dict[tuple[int, ...], dict[str, Any]] = {}
     for raw in data.splitlines():
         record = json.loads(raw)
         label = (record["line"], record.get("index"))
+        if "column" in record:
+            label += (record["column"],)
         assert label not in records, f"{label} answered twice"
         records[label] = record
     return records

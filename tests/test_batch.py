@@ -372,12 +372,89 @@ def test_key_index_agrees_with_a_dict_and_keeps_the_first_offset():
     assert len(index._recent) < len(plain) // 2          # most keys live in the packed arrays
 
 
-def test_done_marks_lines_and_array_elements():
+def test_done_marks_lines_array_elements_and_documents_sharing_a_line():
     done = _Done()
     assert done.add(1, None) and done.add(700, None) and done.add(5, 0) and done.add(5, 1)
-    assert not done.add(700, None) and not done.add(5, 1)
-    assert (700, None) in done and (5, 1) in done and (5, None) not in done and (2, None) not in done
-    assert done.count == 4
+    assert done.add(700, None, 40) and done.add(5, 0, 9)          # begun on a line another one began on
+    assert not done.add(700, None) and not done.add(5, 1) and not done.add(700, None, 40)
+    assert (700, None, None) in done and (5, 1, None) in done and (5, None, None) not in done
+    assert (2, None, None) not in done and (700, None, 40) in done and (700, None, 41) not in done
+    assert (5, 0, 9) in done and done.count == 6
+
+
+def _same_line_inputs(folder: Path) -> dict[str, tuple[str, list[dict]]]:
+    """One JSON text with documents begun on one line: its text and the labels of its records."""
+    a, b, k = (ddcards.example(name) for name in ("marias-hra", "marias-betl", "klaverjas"))
+    pretty = json.dumps(a, indent=1)
+    first = pretty.count("\n") + 2                             # the line after the pretty document
+    column = len(json.dumps(b)) + 2
+    return {
+        "sameline": (pretty + "\n" + json.dumps(b) + " " + json.dumps(k) + "\n",
+                     [{"line": 1}, {"line": first}, {"line": first, "column": column}]),
+        "arrays": ("[\n" + json.dumps(a) + "]  [" + json.dumps(b) + ", " + json.dumps(k) + "]\n",
+                   [{"line": 2, "index": 0}, {"line": 2, "index": 0, "column": len(json.dumps(a)) + 5},
+                    {"line": 2, "index": 1}]),
+    }
+
+
+@pytest.mark.parametrize("name", ["sameline", "arrays"])
+def test_documents_begun_on_one_line_of_a_json_text_each_get_a_place_of_their_own(tmp_path, capsys, name):
+    """Two documents (or two arrays) begun on one line had one label: the finished OUT could not be
+    opened again ('answers a document that an earlier line answers'), and a run killed between
+    their two records resumed without the second, its status 0."""
+    text, labels = _same_line_inputs(tmp_path)[name]
+    source, out = tmp_path / "in.json", tmp_path / "out.jsonl"
+    source.write_text(text)
+    assert batch(str(source), "-o", str(out), "--jobs", "1") == cli.EXIT_OK
+    records = read_records(out)
+    assert sorted(({k: r[k] for k in ("line", "index", "column") if k in r} for r in records.values()),
+                  key=lambda lab: (lab["line"], lab.get("index", -1), lab.get("column", 0))) == labels
+    assert batch(str(source), "-o", str(out), "--jobs", "1") == cli.EXIT_OK      # run again: nothing to do
+    assert "3 documents (3 answered by earlier runs)" in capsys.readouterr().err
+    # killed after two of the three records: the third is answered on resuming
+    lines = out.read_text().splitlines(keepends=True)
+    out.write_text("".join(lines[:2]))
+    assert batch(str(source), "-o", str(out), "--jobs", "1") == cli.EXIT_OK
+    assert "3 documents (2 answered by earlier runs); 1 answered" in capsys.readouterr().err
+    assert without_times(read_records(out)) == without_times(records)
+
+
+def test_a_bad_document_in_a_json_text_costs_only_itself(tmp_path, capsys):
+    """NaN (or nesting past the limit) in one document of a JSON text ended the reading there, the
+    documents after it lost without a record (and the nesting one lost those before it too); a bad
+    one after a good one on the same line was taken for a runaway line's second word, unrecorded."""
+    a, b, k = (ddcards.example(name) for name in ("marias-hra", "marias-betl", "klaverjas"))
+    pretty_b = json.dumps(b, indent=1)
+    cases = {
+        "nan": pretty_b.replace('"played": []', '"played": [], "x": NaN'),
+        "deep": pretty_b.replace('"played": []', '"played": [], "x": ' + "[" * 20 + "]" * 20),
+        "very-deep": pretty_b.replace('"played": []', '"played": [], "x": ' + "[" * 50_000 + "]" * 50_000),
+    }
+    for name, middle in cases.items():
+        source, out = tmp_path / f"{name}.json", tmp_path / f"{name}.jsonl"
+        source.write_text(json.dumps(a, indent=1) + "\n" + middle + "\n" + json.dumps(k, indent=1) + "\n")
+        assert batch(str(source), "-o", str(out), "--jobs", "1") == cli.EXIT_BAD_INPUT, name
+        records = sorted(read_records(out).values(), key=lambda r: r["line"])
+        assert [r["line"] for r in records] == [1, 13, 24] and [r.get("game") for r in records] == \
+            ["marias", None, "klaverjas"], name
+        assert ("NaN is not a JSON number" if name == "nan" else "nested more than 16 levels deep at line 22") \
+            in records[1]["error"], name
+    # in an array: the element is its own error record, the others are answered
+    source, out = tmp_path / "array.json", tmp_path / "array.jsonl"
+    source.write_text("[\n" + json.dumps(a) + ",\n" + json.dumps(b).replace("[]", "[NaN]", 1) + ",\n"
+                      + json.dumps(k) + "\n]\n")
+    assert batch(str(source), "-o", str(out), "--jobs", "1") == cli.EXIT_BAD_INPUT
+    records = sorted(read_records(out).values(), key=lambda r: r["index"])
+    assert [(r["line"], r["index"], "error" in r) for r in records] == [(2, 0, False), (3, 1, True), (4, 2, False)]
+    # a bad document after a good one on one line: its error record, with its column
+    source, out = tmp_path / "sameline.json", tmp_path / "sameline.jsonl"
+    source.write_text(json.dumps(a, indent=1) + "\n" + json.dumps(b) + " " + json.dumps(dict(b, id=[1, 2])) + "\n")
+    capsys.readouterr()
+    assert batch(str(source), "-o", str(out), "--jobs", "1") == cli.EXIT_BAD_INPUT
+    records = sorted(read_records(out).values(), key=lambda r: (r["line"], r.get("column", 0)))
+    assert [(r["line"], r.get("column"), "error" in r) for r in records] == \
+        [(1, None, False), (13, None, False), (13, len(json.dumps(b)) + 2, True)]
+    assert "id must be" in records[2]["error"] and "3 documents" in capsys.readouterr().err
 
 
 def test_positions_the_executor_loses_are_left_for_the_next_run(tmp_path, capsys):

@@ -45,6 +45,34 @@ def test_a_refused_second_run_leaves_the_job_file_of_the_run_that_holds_the_outp
     assert out.read_text() == '{"line": 1, "value": 0}\n'
 
 
+def test_a_run_that_answered_nothing_removes_its_output_while_it_still_holds_the_lock(tmp_path, monkeypatch):
+    """OUT and OUT.job of a run that wrote no record were removed after the lock was let go: a run
+    that took the lock in between answered into a file then removed, and its answers were lost."""
+    out = tmp_path / "out.jsonl"
+    journal = Journal(str(out), _job("all"))
+    removed = []
+    real_unlink = os.unlink
+    other = os.open(str(out), os.O_RDONLY)     # what a second run opens
+
+    def unlink(path: str) -> None:
+        with pytest.raises(BlockingIOError):    # it could not take OUT now
+            journal_module.fcntl.flock(other, journal_module.fcntl.LOCK_EX | journal_module.fcntl.LOCK_NB)
+        removed.append(os.path.basename(path))
+        real_unlink(path)
+
+    monkeypatch.setattr(journal_module.os, "unlink", unlink)
+    try:
+        journal.close(remove_if_empty=True)
+    finally:
+        os.close(other)
+    assert removed == ["out.jsonl", "out.jsonl" + JOB_SUFFIX] and not out.exists()
+    # one that wrote a record keeps it
+    journal = Journal(str(out), _job("all"))
+    journal.append(['{"line": 1, "value": 0}'])
+    journal.close(remove_if_empty=True)
+    assert out.read_text() == '{"line": 1, "value": 0}\n' and len(removed) == 2
+
+
 class _FullDisk:
     """The os module, but every write of OUT fails as on a full disk (after the first `room` bytes)."""
 

@@ -1025,3 +1025,12 @@ def test_a_stopped_analysis_of_a_deal_without_play_says_so():
         ddcards.Solver(tt_mb=16).analyse(fresh, timeout=0.05)
     assert str(info.value) == (f"the analysis ran out of time after {info.value.nodes:,} nodes, in the search of "
                                "the deal's value (it records no play to analyse)")
+
+
+def test_ctrl_c_before_the_command_runs_is_said_as_any_other(monkeypatch, capsys):
+    """A Ctrl-C while the parser was being built (the first moments of any command) was a traceback."""
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert cli.main(["games"]) == 130
+    assert capsys.readouterr().err == "ddcards: interrupted\n"

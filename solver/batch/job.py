@@ -55,7 +55,7 @@ __all__ = ["run", "position_key", "LOOKAHEAD"]
 #: and 8 per search running at once.  Each is held as a validated Position (about 6 KiB);
 #: far more would only grow the memory and let them go cold in the cache before their search.
 LOOKAHEAD = 256
-_LABEL_FIELDS = ("line", "index", "id")
+_LABEL_FIELDS = ("line", "index", "column", "id")
 MAX_LOST_SHOWN = 10
 
 
@@ -99,7 +99,7 @@ class _Plan:
     """Reads the input and hands out the work, biggest searches first (runs on the reader thread)."""
 
     def __init__(self, source: BinaryIO, journal: Journal, lock: threading.Lock, lookahead: int,
-                 failed_before: dict[tuple[int, int | None], int] | None = None):
+                 failed_before: dict[tuple[int, int | None, int | None], int] | None = None):
         self.source, self.journal, self.lock, self.lookahead = source, journal, lock, lookahead
         self.failed_before = {} if failed_before is None else failed_before   # claimed (popped) as read
         self.pending: dict[str, _Search] = {}   # key -> the search that will answer it (queued or running)
@@ -111,20 +111,17 @@ class _Plan:
     def tasks(self) -> Iterator[Task]:
         queue: list[tuple[int, int, _Search]] = []
         handed = 0
-        last: tuple[int, int | None] | None = None
         for seq, entry in enumerate(read_documents(self.source)):
-            label = (entry.line, entry.index)
-            if label == last and entry.error is not None:
+            if entry.ends_input:
                 # The reader's second word on a line that runs on and on (past 64 MiB, /dev/zero):
                 # nothing after it is read.  That line has its record already; one record a
                 # document (a second would make OUT a journal no run can resume): said on stderr.
                 self.cut_short = entry.error
                 continue
-            last = label
             self.read += 1
-            if self.journal.has(entry.line, entry.index):
+            if self.journal.has(entry.place):
                 self.answered_before += 1
-                self.failed_before.pop(label, None)
+                self.failed_before.pop(entry.place, None)
                 continue
             item = self._item(entry)
             if isinstance(item, _Search):
@@ -210,7 +207,7 @@ class _Tally:
         self.failures = {EXIT_ABORTED: 0, EXIT_BAD_INPUT: 0, EXIT_INTERNAL: 0}
         # The failed records read back from OUT, by (line, index): those the input's documents do
         # not claim (a hand-edited OUT) come out of the failures again (_Plan.tasks claims them)
-        self.failed_before: dict[tuple[int, int | None], int] = {}
+        self.failed_before: dict[tuple[int, int | None, int | None], int] = {}
         self.reading_back = True    # add() is reading OUT's earlier records (Journal's scan)
         self.duplicates = 0
         self.times = SearchTimes()
@@ -223,7 +220,7 @@ class _Tally:
         if status != EXIT_OK:
             self.failures[status] += 1
             if self.reading_back:
-                self.failed_before[(record["line"], record.get("index"))] = status
+                self.failed_before[(record["line"], record.get("index"), record.get("column"))] = status
         if "duplicate_of" in record:
             self.duplicates += 1
         elif status == EXIT_OK:
@@ -338,9 +335,8 @@ def run(args: argparse.Namespace) -> int:
         tally = _Tally()
         journal = Journal(args.output, _job(source, args), restart=args.restart, on_record=tally.add)
         # A run that writes no record leaves no OUT it made (nor its job file) behind: an empty
-        # input, or a cluster that cannot be reached.  (Callbacks run last first: closed, then removed.)
-        stack.callback(_remove_if_empty, journal)
-        stack.callback(journal.close)
+        # input, or a cluster that cannot be reached.
+        stack.callback(journal.close, remove_if_empty=True)
         tally.earlier = tally.records
         tally.reading_back = False
         show = wanted(args.progress)
@@ -389,14 +385,6 @@ def run(args: argparse.Namespace) -> int:
     _summary(args, source, tally, lost, wall, where)
     status = max((k for k, n in tally.failures.items() if n), default=EXIT_OK)
     return max(status, EXIT_INTERNAL if lost or tally.gone is not None else EXIT_OK)
-
-
-def _remove_if_empty(journal: Journal) -> None:
-    """Remove OUT and its job file if this run made them and wrote no record into OUT."""
-    if journal.created and not journal.size:
-        for path in (journal.path, journal.job_path):
-            with suppress(OSError):
-                os.unlink(path)
 
 
 class Terminated(KeyboardInterrupt):

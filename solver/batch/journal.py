@@ -83,19 +83,20 @@ class KeyIndex:
 
 
 class _Done:
-    """Which input documents OUT answers: a bit per line, and (line, index) pairs for arrays."""
+    """Which input documents OUT answers: a bit per line, and the places (line, index, column) of
+    the documents in arrays or sharing a line."""
 
     def __init__(self) -> None:
         self._lines = bytearray()
-        self._in_arrays: set[tuple[int, int]] = set()
+        self._places: set[tuple[int, int | None, int | None]] = set()
         self.count = 0
 
-    def add(self, line: int, index: int | None) -> bool:
+    def add(self, line: int, index: int | None, column: int | None = None) -> bool:
         """Mark it; False if it was marked already."""
-        if index is not None:
-            if (line, index) in self._in_arrays:
+        if index is not None or column is not None:
+            if (line, index, column) in self._places:
                 return False
-            self._in_arrays.add((line, index))
+            self._places.add((line, index, column))
         else:
             byte, bit = divmod(line, 8)
             if byte >= len(self._lines):
@@ -106,10 +107,10 @@ class _Done:
         self.count += 1
         return True
 
-    def __contains__(self, label: tuple[int, int | None]) -> bool:
-        line, index = label
-        if index is not None:
-            return label in self._in_arrays
+    def __contains__(self, place: tuple[int, int | None, int | None]) -> bool:
+        line, index, column = place
+        if index is not None or column is not None:
+            return place in self._places
         byte, bit = divmod(line, 8)
         return byte < len(self._lines) and bool(self._lines[byte] >> bit & 1)
 
@@ -257,7 +258,7 @@ class Journal:
                     bad = (lineno, offset, raw)
                     offset += len(raw)
                     continue
-                if not self.done.add(record["line"], record.get("index")):
+                if not self.done.add(record["line"], record.get("index"), record.get("column")):
                     raise self._corrupt(lineno, raw, "answers a document that an earlier line answers")
                 key = record.get("position_key")
                 if isinstance(key, str) and "duplicate_of" not in record:
@@ -281,9 +282,9 @@ class Journal:
 
     # ------------------------------------------------------------ reading and writing
 
-    def has(self, line: int, index: int | None) -> bool:
-        """Does OUT answer this document already (from an earlier run)?"""
-        return (line, index) in self.done
+    def has(self, place: tuple[int, int | None, int | None]) -> bool:
+        """Does OUT answer the document at this place (Entry.place) already (from an earlier run)?"""
+        return place in self.done
 
     def lookup(self, key: str) -> dict[str, Any] | None:
         """The record of the search that answered the position with this key, if OUT holds one."""
@@ -335,9 +336,16 @@ class Journal:
                              "before are kept: make room and run the same command again to go on",
                              token=self.path, rule=WRITE_RULE)
 
-    def close(self) -> None:
+    def close(self, remove_if_empty: bool = False) -> None:
+        """Sync and close OUT (which lets go of its lock).  `remove_if_empty`: if this run made OUT
+        and wrote no record into it, remove OUT and its job file first, while the lock is held (a
+        run that took the lock in between would have answered into a file then removed)."""
         if self._fd >= 0:
             fd, self._fd = self._fd, -1
+            if remove_if_empty and self.created and not self.size:
+                for path in (self.path, self.job_path):
+                    with contextlib.suppress(OSError):
+                        os.unlink(path)
             try:
                 os.fsync(fd)
             except OSError as exc:
@@ -367,9 +375,11 @@ def _parse_record(raw: bytes) -> dict[str, Any] | None:
         return None
     if not isinstance(record, dict):
         return None
-    line, index = record.get("line"), record.get("index")
+    line, index, column = record.get("line"), record.get("index"), record.get("column")
     if not whole_number(line) or line < 1 or not (index is None or whole_number(index) and index >= 0):
         return None                     # (true is no line number, though Python's bool is an int)
+    if not (column is None or whole_number(column) and column >= 1):
+        return None
     return record
 
 

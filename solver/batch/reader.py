@@ -25,6 +25,7 @@ each, bad ones included; :func:`records` is the whole loop, lines in, dicts out.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from ddcards._jsonio import (BOM_BYTES, JSON_RULE, MAX_ID_CHARS, bom_note, check_depth, check_id, decode_utf8,
-                             decode_value, json_reason, loads, shown, token_text)
+                             decode_value, json_reason, loads, nesting_end, shown, token_text)
 from ddcards.errors import DdcardsError, NotationError, SearchAborted
 
 __all__ = ["Entry", "Outcome", "read_documents", "input_pieces", "answer_each", "records", "MAX_LINE_BYTES",
@@ -55,12 +56,25 @@ class Entry:
     id: str | int | None = None        # the "id" it carried, echoed in its answer
     document: Any = None               # the document without its "id"
     error: DdcardsError | None = None  # why there is no document
+    # The column it starts at (1-based), given only where an earlier entry of the input has the
+    # same line and index (two documents, or two arrays, begun on one line of a JSON text):
+    # every entry's place is its own, so that a record answers one document.
+    column: int | None = None
+    ends_input: bool = False           # the second word on a line that runs on for ever: no entry follows
+
+    @property
+    def place(self) -> tuple[int, int | None, int | None]:
+        """Where it is in the input, unique to it: (line, index, column)."""
+        return self.line, self.index, self.column
 
     def label(self) -> dict[str, Any]:
-        """The fields that tie an answer to its input: line, index (in an array), id."""
+        """The fields that tie an answer to its input: line, index (in an array), column (where
+        needed), id."""
         out: dict[str, Any] = {"line": self.line}
         if self.index is not None:
             out["index"] = self.index
+        if self.column is not None:
+            out["column"] = self.column
         if self.id is not None:
             out["id"] = self.id
         return out
@@ -134,7 +148,7 @@ def read_documents(source: BinaryIO | Iterable[bytes | str]) -> Iterator[Entry]:
     except _Runaway as stop:
         yield Entry(stop.line, error=NotationError(
             f"the line runs on past {MAX_RUNAWAY_BYTES >> 20} MiB without a newline: nothing after it is read",
-            token=f"line {stop.line}", rule=BATCH_RULE))
+            token=f"line {stop.line}", rule=BATCH_RULE), ends_input=True)
 
 
 class _Runaway(Exception):
@@ -342,7 +356,8 @@ def _second_line_is_a_document(lines: list[bytes | None]) -> bool:
 
 
 def _text_entries(first_line: int, data: bytes) -> Iterator[Entry]:
-    """The documents of one JSON text (a document, an array, or several one after another)."""
+    """The documents of one JSON text (a document, an array, or several one after another), each
+    entry's place its own (see Entry.column)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -353,35 +368,90 @@ def _text_entries(first_line: int, data: bytes) -> Iterator[Entry]:
         except DdcardsError as err:
             yield Entry(first_line + bad_line, error=err)
         return
-    try:
-        check_depth(text)
-    except DdcardsError as exc:
-        yield Entry(first_line, error=exc)
-        return
     cursor = _Cursor(text, first_line)
+    seen_line = 0
+    seen: set[tuple[int | None, int | None]] = set()    # the (index, column) of the entries on the latest line
+    for entry, pos in _text_items(cursor):
+        if entry.line != seen_line:
+            seen_line, seen = entry.line, set()
+        if (entry.index, None) in seen:
+            entry = dataclasses.replace(entry, column=pos - text.rfind("\n", 0, pos))
+        seen.add((entry.index, entry.column))
+        yield entry
+
+
+def _text_items(cursor: _Cursor) -> Iterator[tuple[Entry, int]]:
+    """Each entry of the text at the cursor, with the index in the text where it starts.  A bad
+    document costs only itself: the reading goes on after it (_skip_value, else _resume)."""
+    text, first_line = cursor.text, cursor.line()
     cursor.skip()
     while not cursor.at_end():
-        start = cursor.line()
-        cursor.item_line = None
+        start, pos = cursor.line(), cursor.pos
+        cursor.item_line = cursor.item_pos = None
         try:
             if text[cursor.pos] == "[":
                 yield from _array_entries(cursor)
             else:
-                value, cursor.pos = decode_value(text, cursor.pos)
-                yield _entry(start, None, value)
+                yield _value_entry(cursor, start, None), pos
         except json.JSONDecodeError as exc:
             near = exc.doc[max(0, exc.pos - 10):exc.pos + 10]
             # The record is the document's, on the line it starts on; the message says where it breaks.
             yield Entry(cursor.item_line or start, error=NotationError(
                 f"not valid JSON: {json_reason(exc)} at line {first_line + exc.lineno - 1} column {exc.colno} "
-                f"(near {shown(near)}){bom_note(exc)}", token=token_text(near), rule=JSON_RULE))
+                f"(near {shown(near)}){bom_note(exc)}", token=token_text(near),
+                rule=JSON_RULE)), cursor.item_pos or pos
             if not _resume(cursor, exc.pos):
                 return
             continue
-        except DdcardsError as exc:
-            yield Entry(cursor.line(), error=exc)
-            return
+        except _Unreadable as bad:
+            # past the limits (nested too deep to read at all): its record, then the next document
+            yield Entry(cursor.item_line or start, cursor.item_index, error=bad.error), cursor.item_pos or pos
+            if not _resume(cursor, cursor.pos):
+                return
+            continue
         cursor.skip()
+
+
+class _Unreadable(Exception):
+    """A document past the limits whose end cannot be found by reading it."""
+
+    def __init__(self, error: DdcardsError):
+        super().__init__(error)
+        self.error = error
+
+
+def _value_entry(cursor: _Cursor, line: int, index: int | None) -> Entry:
+    """The entry of the value at the cursor, the cursor moved past it.  A value past the limits
+    (nesting deeper than a document's, NaN) is an error entry, and the cursor still moves past it
+    where its end can be found (by its brackets, or a lenient reading); _Unreadable where not."""
+    text, pos = cursor.text, cursor.pos
+    if text[pos] in "[{":
+        end, error = nesting_end(text, pos, cursor.first_line)
+        if error is not None:
+            if end is None:
+                raise _Unreadable(error)
+            cursor.pos = end
+            return Entry(line, index, error=error)
+    try:
+        value, cursor.pos = decode_value(text, pos)
+    except DdcardsError as exc:
+        end = _skip_value(text, pos)
+        if end is None:
+            raise _Unreadable(exc) from None
+        cursor.pos = end
+        return Entry(line, index, error=exc)
+    return _entry(line, index, value)
+
+
+_LENIENT = json.JSONDecoder()      # reads NaN and Infinity: only to find where such a value ends
+
+
+def _skip_value(text: str, pos: int) -> int | None:
+    """The end of the JSON value at `pos` read leniently, or None where even that fails."""
+    try:
+        return _LENIENT.raw_decode(text, pos)[1]
+    except (ValueError, RecursionError):
+        return None
 
 
 def _resume(cursor: _Cursor, broken_at: int) -> bool:
@@ -395,22 +465,23 @@ def _resume(cursor: _Cursor, broken_at: int) -> bool:
     return True
 
 
-def _array_entries(cursor: _Cursor) -> Iterator[Entry]:
-    """The elements of the array at the cursor, each parsed and yielded on its own."""
+def _array_entries(cursor: _Cursor) -> Iterator[tuple[Entry, int]]:
+    """The elements of the array at the cursor, each parsed and yielded on its own (with where it
+    starts); one past the limits is its own error entry and the others go on."""
     text = cursor.text
-    start_line = cursor.line()
+    start_line, start_pos = cursor.line(), cursor.pos
     cursor.pos += 1
     cursor.skip(comments=False)
     if text.startswith("]", cursor.pos):
         cursor.pos += 1
-        yield Entry(start_line, error=NotationError(_EMPTY, token="[]", rule=BATCH_RULE))
+        yield Entry(start_line, error=NotationError(_EMPTY, token="[]", rule=BATCH_RULE)), start_pos
         return
     index = 0
     while True:
         cursor.skip(comments=False)
         line = cursor.item_line = cursor.line()
-        value, cursor.pos = decode_value(text, cursor.pos)
-        yield _entry(line, index, value)
+        cursor.item_index, cursor.item_pos = index, cursor.pos
+        yield _value_entry(cursor, line, index), cursor.item_pos
         cursor.skip(comments=False)
         if text.startswith(",", cursor.pos):
             cursor.pos += 1
@@ -426,9 +497,11 @@ class _Cursor:
     """A place in a JSON text, with the line it is on counted as it moves forward."""
 
     def __init__(self, text: str, first_line: int):
-        self.text, self.pos = text, 0
+        self.text, self.pos, self.first_line = text, 0, first_line
         self._line, self._counted = first_line, 0
-        self.item_line: int | None = None           # the line of the array element being read
+        self.item_line: int | None = None           # the line of the array element being read,
+        self.item_index: int | None = None          # its index
+        self.item_pos: int | None = None            # and where it starts
 
     def line(self) -> int:
         self._line += self.text.count("\n", self._counted, self.pos)
