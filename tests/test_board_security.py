@@ -95,6 +95,13 @@ def test_a_search_id_or_a_text_that_is_not_text_is_refused():
             assert status == 400 and ("'search' is a search's id as text" in err["error"]
                                       or "'text' is a position document as JSON text, not 5" in err["error"]), err
         assert request(url + "/api/solve", json.dumps(dict(body, search="s1")).encode(), {})[1]["search"] == "s1"
+        for raw in (b"[]", b"1e99999"):          # the token is what was sent (it named a Python type: 'list')
+            status, err, _ = request(url + "/api/solve", raw, {})
+            assert status == 400 and err["token"] == raw.decode() and "is not a JSON object" in err["error"], err
+        # a lone surrogate: the answer echoing it could not be written (a 500, after the whole search)
+        for path in ("/api/solve", "/api/stop"):
+            status, err, _ = request(url + path, json.dumps(dict(body, search="\ud800")).encode(), {})
+            assert status == 400 and err["error"].startswith("'search': lone surrogate \\ud800 in text"), err
 
 
 def test_no_site_may_frame_the_board():

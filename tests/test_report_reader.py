@@ -279,3 +279,17 @@ def test_a_move_written_another_way_and_a_document_without_its_record_are_shown(
     with pytest.raises(ddcards.NotationError) as err:
         render(late)
     assert err.value.field == "steps[0].ply" and "25, the steps following" in str(err.value)
+
+
+@pytest.mark.parametrize("path", ["value_owner", "deal.title", "steps.3.outcome", "steps.2.score.declarer"])
+def test_a_lone_surrogate_is_named_by_its_place_and_no_page_is_left(analysis_text, tmp_path, capsys, path):
+    """It made the page unwritable as UTF-8: 'internal error' (exit 3) and an empty file left."""
+    text = with_raw(analysis_text, path, '"\\ud800"')
+    with pytest.raises(ddcards.NotationError) as err:
+        render(loads(text))
+    where = path.replace(".3.", "[3].").replace(".2.", "[2].")
+    assert err.value.field == where and str(err.value).startswith(f"{where}: lone surrogate \\ud800 in text")
+    source, page = tmp_path / "an.json", tmp_path / "an.html"
+    source.write_text(text)
+    code, said = report(capsys, str(source), "-o", str(page))
+    assert code == cli.EXIT_BAD_INPUT and "lone surrogate" in said and not page.exists()

@@ -93,7 +93,14 @@ def search_id(body: Mapping[str, Any]) -> str:
     if not isinstance(search, str):
         raise NotationError(f"'search' is a search's id as text, not {shown(search)}", token=token_text(search),
                             rule="board requests")
-    return search[:MAX_SEARCH_ID]
+    search = search[:MAX_SEARCH_ID]
+    try:                        # echoed in the answer, which is UTF-8: checked before any search starts
+        search.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = f"\\u{ord(search[exc.start]):04x}"
+        raise NotationError(f"'search': lone surrogate {bad} in text: text must be valid Unicode (a surrogate "
+                            "escape needs its pair)", token=bad, rule="board requests", field="search") from None
+    return search
 
 
 def _port(authority_or_url: str) -> int | None:
@@ -281,7 +288,7 @@ class BoardApp:
         # read as the command line reads a document: strict JSON (no NaN, no key twice)
         body = loads(decode_utf8(bytes(raw), "the request"), "the request") if raw else {}
         if not isinstance(body, dict):
-            raise NotationError("the request is not a JSON object", token=type(body).__name__,
+            raise NotationError(f"the request is not a JSON object: {shown(body)}", token=token_text(body),
                                 rule="board requests are JSON")
         return body
 

@@ -235,7 +235,10 @@ def check_json(doc: Any) -> None:
 
 
 def _walk(value: Any, path: str, depth: int, open_ids: set[int]) -> None:
-    if value is None or isinstance(value, (str, bool)):
+    if isinstance(value, str):
+        _check_unicode(value, path)
+        return
+    if value is None or isinstance(value, bool):
         return
     if isinstance(value, LongNumber) or (isinstance(value, int) and abs(value) >= _TOO_LONG):
         why = "beyond what any number holds" if isinstance(value, HugeNumber) else \
@@ -266,11 +269,27 @@ def _walk(value: Any, path: str, depth: int, open_ids: set[int]) -> None:
             if not _writable_key(key):
                 raise NotationError(f"{_where(path)}key {shown(key)} is not text (JSON object keys are strings)",
                                     token=token_text(key), rule=JSON_RULE, field=path or None)
+            if isinstance(key, str):
+                _check_unicode(key, path)
             _walk(item, f"{path}.{key}" if path else str(key), depth + 1, open_ids)
     else:
         for i, item in enumerate(value):
             _walk(item, f"{path}[{i}]", depth + 1, open_ids)
     open_ids.discard(id(value))
+
+
+def _check_unicode(text: str, path: str) -> None:
+    """A lone surrogate (a JSON escape such as \\ud800 without its pair) is no Unicode: the page
+    could not be written as UTF-8.  Named by its place, as the position reader names it."""
+    if text.isascii():
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = f"\\u{ord(text[exc.start]):04x}"
+        raise NotationError(f"{_where(path)}lone surrogate {bad} in text: text must be valid Unicode (a surrogate "
+                            f"escape needs its pair; {LIMITS_CLAUSE})", token=bad, rule=LIMITS_RULE,
+                            field=path or None) from None
 
 
 def _writable_key(key: Any) -> bool:

@@ -73,7 +73,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if isinstance(doc, Mapping) and "steps" in doc:
         # an analysis document (ddcards analyse --json, perhaps minutes of searching): rendered as
         # it is, checked field by field (docs/RULES.md §0.10), without searching again
-        page = render({k: v for k, v in doc.items() if k not in ("line", "index")})
+        page = render({k: v for k, v in doc.items() if k not in ("line", "index", "column")})
     else:
         position = as_position(doc)
         note_long_analysis(args, position)
@@ -91,8 +91,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     if path.resolve() == Path(args.file or "-").resolve() or _is_input(path, args.file):
         raise NotationError(f"the report would overwrite its input {path}", token=str(path),
                             rule="-o names a new file")
+    data = page.encode("utf-8")           # before the file is opened: a page that cannot be written leaves none
     try:
-        path.write_text(page, encoding="utf-8")
+        path.write_bytes(data)
     except OSError as exc:
         raise NotationError(f"cannot write {path}: {exc.strerror}", token=str(path),
                             rule="a writable output file") from None
