@@ -155,7 +155,7 @@ def test_a_request_that_is_not_json(client):
     # read as the command line reads a document (RULES §0.11 rule 1), the bad byte named
     assert status == 400 and err["rule"].startswith("docs/RULES.md §0.11 rule 1") and err["token"] == "0xff"
     status, err = client.post("/api/solve", raw=b"[1, 2]")
-    assert status == 400 and err["token"] == "list"
+    assert status == 400 and err["token"] == "[1, 2]" and err["error"] == "the request is not a JSON object: [1, 2]"
 
 
 def test_examples(client):
