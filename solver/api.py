@@ -16,7 +16,7 @@ import functools
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeAlias, TypeVar, cast
+from typing import Any, Concatenate, ParamSpec, TypeAlias, TypeVar, cast
 
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher, side_area_bytes
 from ddcards._jsonio import shown, token_text
@@ -25,9 +25,6 @@ from ddcards.errors import (DdcardsError, InvalidArgumentTypeError, InvalidOptio
 from ddcards.games.base import DEFAULT_TABLE_MB, Session
 from ddcards.position import Position
 from ddcards.result import Analysis, AnalysisProgress, AnalysisStep, Mode, MoveValue, Result, SearchProgress
-
-if TYPE_CHECKING:
-    from ddcards.batch.many import Solved
 
 __all__ = ["Mode", "Solver", "solve", "analyse", "solve_many", "CancelToken", "DEFAULT_TT_MB", "MAX_THREADS",
            "PositionLike"]
@@ -271,6 +268,9 @@ def _one_at_a_time(method: Callable[Concatenate[Solver, _P], _R]) -> Callable[Co
         cancel = given.get("cancel")
         if "threads" in given:
             _threads(given["threads"])
+        check = _CHECKED_BEFORE_THE_TURN.get(method.__name__)
+        if check is not None:               # the position, the mode, from_ply: said now, not after the wait
+            check(args, given)
         start = time.monotonic()
         if timeout is None and cancel is None:
             solver._turn.acquire()                  # nothing to give up for: wait
@@ -284,6 +284,29 @@ def _one_at_a_time(method: Callable[Concatenate[Solver, _P], _R]) -> Callable[Co
             solver._turn.release()
     functools.update_wrapper(taking_turns, method)     # the method's name and docstring
     return taking_turns
+
+
+def _check_value(args: tuple[Any, ...], given: dict[str, Any]) -> None:
+    _position(args[0] if args else given.get("position"))
+
+
+def _check_solve(args: tuple[Any, ...], given: dict[str, Any]) -> None:
+    _check_value(args, given)
+    _mode(given.get("mode", Mode.ALL))
+
+
+def _check_analyse(args: tuple[Any, ...], given: dict[str, Any]) -> None:
+    pos = _position(args[0] if args else given.get("position"))
+    _analysis_mode(given.get("mode", Mode.OPTIMAL))
+    check_from_ply(given.get("from_ply", 0), len(pos.played))
+
+
+# What a call that must wait for a shared Solver has checked first (it may wait for minutes).
+_CHECKED_BEFORE_THE_TURN: dict[str, Callable[[tuple[Any, ...], dict[str, Any]], None]] = {
+    "solve": _check_solve,
+    "value": _check_value,
+    "analyse": _check_analyse,
+}
 
 
 def _wait_for_turn(turn: threading.RLock, start: float, timeout: float | None, cancel: CancelToken | None) -> None:
@@ -863,18 +886,19 @@ def solve_many(positions: Iterable[PositionLike], *, jobs: int | None = None, ex
     >>> import ddcards
     >>> docs = [ddcards.example("marias-hra"), ddcards.example("marias-betl"), {"game": "marias"}]
     >>> for done in sorted(ddcards.solve_many(docs, jobs=2), key=lambda d: d.index):
-    ...     print(done.index, done.result.value if done.ok else type(done.error).__name__)
+    ...     print(done.index, done.result.value if done.result is not None else type(done.error).__name__)
     0 70
     1 1
     2 InvalidDealError
     """
     from ddcards.batch.many import Task, answers_of, solve_tasks
 
-    if isinstance(positions, (str, bytes, Mapping, Position)):
+    if isinstance(positions, (str, bytes, bytearray, memoryview, Mapping, Position)):
         # one position, not an iterable of them (a str or a dict would iterate by characters or keys)
-        raise InvalidOptionError(f"solve_many takes an iterable of positions, not one {type(positions).__name__} "
-                                 "(a list of one, or ddcards.solve)", token=type(positions).__name__,
-                                 rule="solve_many: an iterable of positions")
+        raise InvalidArgumentTypeError(f"solve_many takes an iterable of positions, not one "
+                                       f"{type(positions).__name__} (a list of one, or ddcards.solve)",
+                                       token=type(positions).__name__, rule="solve_many: an iterable of positions",
+                                       field="positions")
     try:
         source = iter(positions)
     except TypeError:
@@ -884,3 +908,8 @@ def solve_many(positions: Iterable[PositionLike], *, jobs: int | None = None, ex
     tasks = (Task(index, position) for index, position in enumerate(source))
     return answers_of(solve_tasks(tasks, jobs=jobs, executor=executor, mode=mode, timeout=timeout, tt_mb=tt_mb,
                                   window=window, chunk_size=chunk_size))
+
+
+# At the end, once this module's names exist (ddcards.batch.many imports them): the name
+# solve_many's annotation uses, there for typing.get_type_hints at run time too.
+from ddcards.batch.many import Solved  # noqa: E402

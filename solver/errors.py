@@ -11,10 +11,8 @@ inherit their parent's reason unless they name their own.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from ddcards.result import SearchProgress
+# At run time too (result imports nothing of ddcards): typing.get_type_hints reads the annotations.
+from ddcards.result import SearchProgress
 
 
 class DdcardsError(ValueError):

@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Literal
 
-from ddcards.errors import InvalidCardError, InvalidOptionError, NotationError, NotationTypeError
+from ddcards.errors import (InvalidArgumentTypeError, InvalidCardError, InvalidOptionError, NotationError,
+                            NotationTypeError)
 
 __all__ = [
     "Suit", "Rank", "Card", "DECK",
@@ -187,6 +188,8 @@ class Card:
 
     def __post_init__(self) -> None:
         try:
+            if isinstance(self.rank, float) or isinstance(self.suit, float):
+                raise TypeError("whole numbers only")     # Rank(10.0) would take it (10.0 == 10)
             object.__setattr__(self, "rank", Rank(self.rank))
             object.__setattr__(self, "suit", Suit(self.suit))
             object.__setattr__(self, "_code", int(self.suit) * 16 + int(self.rank))
@@ -505,8 +508,9 @@ def format_hand(cards: str | Iterable[str | Card], *, style: HandStyle = "pbn") 
     if style == "display":
         return "  ".join(f"{suit}: {ranks or '-'}" for suit, ranks in zip(Suit, suits))
     if style != "pbn":
-        raise InvalidOptionError(f"style is 'pbn' or 'display', not {style!r}", token=str(style)[:40],
-                                 rule="format_hand: style is 'pbn' or 'display'", field="style")
+        error = InvalidOptionError if isinstance(style, str) else InvalidArgumentTypeError     # style=None: a TypeError
+        raise error(f"style is 'pbn' or 'display', not {style!r}", token=str(style)[:40],
+                    rule="format_hand: style is 'pbn' or 'display'", field="style")
     return ".".join(suits)
 
 

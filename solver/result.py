@@ -10,6 +10,7 @@ the declarer's settlement.  Plies count from 0, as ``Position.played`` does.
 """
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -316,7 +317,7 @@ class Analysis:
             "outcome_mistakes": [s.ply for s in self.outcome_mistakes],
             "initial_outcome": self.initial_outcome,
             "final_outcome": self.final_outcome,
-            "deal": dict(self.deal),
+            "deal": copy.deepcopy(dict(self.deal)),      # the caller's to change: every call a new one
             "final": None if self.final is None else self.final.to_dict(),
             "from_ply": self.from_ply,
         }

@@ -459,10 +459,14 @@ def test_an_argument_of_the_wrong_type_is_bad_input_and_a_type_error(kwargs, fie
     (lambda: ddcards.analyse(SEED, mode=3), "mode"),
     (lambda: ddcards.Solver(tt_mb="32"), "tt_mb"),
     (lambda: ddcards.Solver(tt_mb=32.0), "tt_mb"),
-    (lambda: list(ddcards.solve_many([SEED], jobs="2")), None),
+    (lambda: list(ddcards.solve_many([SEED], jobs="2")), "jobs"),
     (lambda: ddcards.dd_table(ddcards.example("klaverjas"), threads="2"), "threads"),
     (lambda: ddcards.example(None), "name"),
     (lambda: ddcards.example(b"marias-hra"), "name"),
+    (lambda: ddcards.games.find_game(5), "name"),                       # 'a position names its game'
+    (lambda: ddcards.format_hand("AS", style=None), "style"),
+    (lambda: list(ddcards.solve_many("abc")), "positions"),            # one position, not an iterable of them
+    (lambda: list(ddcards.solve_many(bytearray(b"{}"))), "positions"),  # iterated byte by byte
 ])
 def test_every_argument_of_the_wrong_type_is_a_type_error(call, field):
     # as the README says of any argument (an audit found threads, mode, tt_mb and jobs plain InvalidOptionErrors)
@@ -876,8 +880,10 @@ def test_a_cancel_token_says_why_it_cannot_be_pickled_or_copied():
 
     token = ddcards.CancelToken()
     for attempt in (lambda: pickle.dumps(token), lambda: copy.copy(token), lambda: copy.deepcopy(token)):
-        with pytest.raises(TypeError, match="a CancelToken stops the searches of this process that poll it"):
+        with pytest.raises(TypeError, match="a CancelToken stops the searches of this process that poll it") as err:
             attempt()
+        # what it advises exists (it named solve_many(cancel=...), which solve_many does not take)
+        assert "closing solve_many's generator stops its work" in str(err.value)
 
 
 def test_a_position_may_be_given_as_json_bytes_as_from_json_takes_it():
@@ -885,3 +891,47 @@ def test_a_position_may_be_given_as_json_bytes_as_from_json_takes_it():
     assert ddcards.solve(position.to_json().encode(), mode="best").value == 70
     with pytest.raises(ddcards.NotationError, match="not UTF-8 text: byte 1"):
         ddcards.solve(b"\xff")
+
+
+def test_every_result_document_is_a_new_one_all_the_way_down():
+    """Analysis.to_dict() handed out its deal's nested dicts: clearing the document's
+    deal.position.played cleared the analysis's (and every later document's)."""
+    def scramble(value):
+        if isinstance(value, dict):
+            for item in value.values():
+                scramble(item)
+            value["junk"] = 1
+        elif isinstance(value, list):
+            for item in value:
+                scramble(item)
+            value.append("junk")
+
+    analysis = ddcards.analyse(ddcards.example("marias-seed"), mode="all", from_ply=24)
+    result = ddcards.solve(ddcards.example("mariasz-race"))
+    for made in (analysis, result):
+        before = json.dumps(made.to_dict(), sort_keys=True)
+        scramble(made.to_dict())
+        assert json.dumps(made.to_dict(), sort_keys=True) == before
+    analysis.to_dict()["deal"]["position"]["played"].clear()
+    assert len(analysis.deal["position"]["played"]) == 30
+
+
+def test_names_are_read_in_any_case_and_cards_from_whole_numbers():
+    assert ddcards.example(" Marias-HRA ") == ddcards.example("marias-hra")
+    assert ddcards.Card(10, 1) == ddcards.Card.parse("TH")
+    for rank, suit in ((10.0, 1), (10, 1.0)):          # Rank(10.0) took it as a ten
+        with pytest.raises(ddcards.InvalidCardError):
+            ddcards.Card(rank, suit)
+    with pytest.raises(ddcards.InvalidOptionError) as err:
+        list(ddcards.solve_many([], jobs=0))
+    assert err.value.field == "jobs"
+
+
+def test_the_public_annotations_resolve_at_run_time():
+    """typing.get_type_hints (sphinx-autodoc-typehints, pydantic, typer) raised NameError: names
+    imported only for type checkers ('Solved', 'SearchProgress')."""
+    import typing
+
+    for obj in (ddcards.solve_many, ddcards.solve, ddcards.analyse, ddcards.Solver.solve, ddcards.dd_table,
+                ddcards.SearchAborted.tell_progress, ddcards.Position.play):
+        assert typing.get_type_hints(obj)["return"] is not None

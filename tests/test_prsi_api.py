@@ -301,6 +301,34 @@ def test_deepen_refuses_a_time_budget_that_is_no_time(seconds):
     assert err.value.field == "seconds"
 
 
+@pytest.mark.parametrize("kwargs, error, field, words", [
+    ({"first": "a"}, "InvalidArgumentTypeError", "first", "first is a horizon, a whole number from 1 to 250"),
+    ({"first": 0}, "InvalidOptionError", "first", "not 0"),              # was taken as 1
+    ({"last": 0}, "InvalidOptionError", "last", "not 0"),                # was an empty list
+    ({"last": 251}, "InvalidOptionError", "last", "not 251"),
+    ({"first": 5, "last": 3}, "InvalidOptionError", "first", "first (5) is after last (3)"),
+    ({"tt_mb": 0}, "InvalidOptionError", "tt_mb", "is too small"),      # a plain ValueError
+    ({"tt_mb": "a"}, "InvalidArgumentTypeError", "tt_mb", "a whole number of MiB"),   # a plain TypeError
+    ({"tt_mb": None}, "InvalidArgumentTypeError", "tt_mb", "a whole number of MiB"),
+    ({"tt_mb": 10 ** 9}, "InvalidOptionError", "tt_mb", "is too large"),   # a plain MemoryError
+])
+def test_deepen_says_what_is_wrong_with_each_argument(kwargs, error, field, words):
+    # README: a bad argument is a DdcardsError whatever is wrong with it (plain Python errors, or a silent fix)
+    from ddcards.games.prsi import deepen
+
+    with pytest.raises(getattr(ddcards, error)) as err:
+        deepen(FRESH, 1.0, **kwargs)
+    assert type(err.value).__name__ == error and err.value.field == field and words in str(err.value)
+
+
+def test_deepen_takes_a_position_as_solve_does():
+    from ddcards.games.prsi import deepen
+
+    text = json.dumps(FRESH)
+    assert [(s.horizon, s.value) for s in deepen(text, None, last=3)] == \
+        [(s.horizon, s.value) for s in deepen(ddcards.Position.from_dict(FRESH), None, last=3)]
+
+
 def test_a_history_past_a_thousand_actions_is_a_document_like_any_other():
     """RULES §4.1: played holds up to 1,748 actions; the document limits (§0.11 rule 2) leave room
     for them, so a long game's position round-trips and its best action can be played (a list of

@@ -428,6 +428,15 @@ def test_a_call_waiting_for_a_shared_solver_keeps_its_timeout_and_cancel():
         shared.solve(ex, threads=0)
     with pytest.raises(InvalidOptionError, match="timeout is a number of seconds"):
         shared.value(ex, timeout=-1)
+    # the position, the mode and from_ply too (they were said only after the wait, or timed out)
+    with pytest.raises(InvalidOptionError, match="unknown mode 'bogus'"):
+        shared.solve(ex, mode="bogus")
+    with pytest.raises(InvalidOptionError, match="unknown game 'bogus'"):
+        shared.value({"game": "bogus"}, timeout=10)
+    with pytest.raises(InvalidOptionError, match="from_ply is a whole number from 0 to 30"):
+        shared.analyse(ddcards.example("marias-seed"), from_ply=99)
+    with pytest.raises(InvalidOptionError, match="an analysis takes mode optimal or all"):
+        shared.analyse(ddcards.example("marias-seed"), mode="best")
     assert time.monotonic() - start < 2.0               # said at once, not after the other search (3 s more)
     assert shared.solve(ex, timeout=60).value == 70     # waits its turn, then searches
     holding.join()

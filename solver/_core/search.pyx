@@ -150,7 +150,7 @@ cdef class CancelToken:
     def __reduce__(self):
         # A copy would be a flag no search polls (Cython's default says only "non-trivial __cinit__")
         raise TypeError("a CancelToken stops the searches of this process that poll it: it cannot be pickled "
-                        "or copied (make one where the searches run; solve_many(cancel=...) stops its workers)")
+                        "or copied (make one where the searches run; closing solve_many's generator stops its work)")
 
 
 include "context.pxi"

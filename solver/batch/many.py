@@ -55,6 +55,8 @@ class Solved:
 
     @property
     def ok(self) -> bool:
+        """Was it solved (``error`` None, ``result`` its Result)?  A type checker learns that from
+        ``result is not None``, not from this property."""
         return self.error is None
 
 
@@ -236,7 +238,7 @@ def _check_count(name: str, value: Any) -> None:
     # of the wrong type: a TypeError too (InvalidArgumentTypeError), as every API argument
     error = InvalidArgumentTypeError if not isinstance(value, int) or isinstance(value, bool) else InvalidOptionError
     if error is InvalidArgumentTypeError or value < 1:
-        raise error(f"{name} is a whole number, at least 1 (got {value!r})", token=repr(value), rule=_RULE)
+        raise error(f"{name} is a whole number, at least 1 (got {value!r})", token=repr(value), rule=_RULE, field=name)
 
 
 def _is_dask_client(executor: Any) -> bool:

@@ -17,10 +17,12 @@ def example_names() -> list[str]:
 
 
 def example(name: str = "marias-hra") -> dict[str, Any]:
-    """The bundled example `name` as a position document."""
+    """The bundled example `name` (any case) as a position document."""
     if not isinstance(name, str):
         raise InvalidArgumentTypeError(f"an example's name is text (examples: {', '.join(example_names())}), "
                                        f"not {shown(name)}", token=token_text(name), rule=EXAMPLES_RULE, field="name")
+    if name not in example_names() and name.strip().lower() in example_names():
+        name = name.strip().lower()         # named in any case, as games, modes and suits are
     if name not in example_names():
         raise InvalidOptionError(f"no example {shown(name)} (examples: {', '.join(example_names())})",
                                  token=token_text(name), rule=EXAMPLES_RULE, field="name")

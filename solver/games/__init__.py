@@ -7,7 +7,7 @@ from ddcards._kernels import kernel_path
 __path__ = kernel_path(__path__)
 
 from ddcards._jsonio import MAX_TEXT, check_limits, shown, token_text
-from ddcards.errors import InvalidOptionError
+from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError
 # Names are matched as suits are: any case, accents optional, compatibility forms (fullwidth
 # 'ｍａｒｉａｓ') not folded.
 from ddcards.notation import _fold
@@ -50,8 +50,16 @@ def get_game(name: object) -> Game:
 
 
 def find_game(name: str) -> GameInfo:
-    """What the game named `name` offers."""
+    """What the game named `name` offers (its name or an alias, any case, with or without
+    diacritics); a name that is no text is an InvalidArgumentTypeError (a TypeError too)."""
+    if not isinstance(name, str):
+        raise InvalidArgumentTypeError(f"a game's name is text (games: {', '.join(_registry_names())}), not "
+                                       f"{shown(name)}", token=token_text(name), rule=GAME_RULE, field="name")
     return get_game(name).info
+
+
+def _registry_names() -> list[str]:
+    return [info.name for info in list_games()]
 
 
 def list_games() -> list[GameInfo]:

@@ -29,8 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ddcards.errors import (IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError,
-                            NotationError, SearchCancelled, SearchTimeout)
+from ddcards.errors import (IllegalPlayError, InvalidArgumentTypeError, InvalidCardError, InvalidDealError,
+                            InvalidOptionError, NotationError, SearchCancelled, SearchTimeout)
 from ddcards.games import _prsi
 from ddcards._jsonio import shown, token_text
 from ddcards.games._document import (OPTION_RANGE_RULE, cards_field, check_deal, check_fields, check_hand_sizes, hand_field,
@@ -597,7 +597,7 @@ class Deepening:
 
 def deepen(position: Any, seconds: float | None, *, first: int = 1, last: int = MAX_HORIZON,
            tt_mb: int = 2) -> list[Deepening]:
-    """Search `position` (a Prší Position or document) within horizons first, first + 1, ...
+    """Search `position` (a Prší Position, its document or JSON text) within horizons first, first + 1, ...
     until `seconds` have passed (None or math.inf: to `last`); one entry per horizon finished, the
     longest last.
 
@@ -608,12 +608,25 @@ def deepen(position: Any, seconds: float | None, *, first: int = 1, last: int = 
     it: the entries of the shorter searches are rarely met again at the same plies left).
     """
     from ddcards._core.search import Searcher
-    from ddcards.api import check_timeout
-    from ddcards.position import Position
+    from ddcards.api import TT_MB_RULE, _position, check_timeout, check_tt_mb
 
     # as a timeout: NaN or negative refused (NaN deepened on and on), None or math.inf no limit
     budget = check_timeout(seconds, "seconds")
-    pos = position if isinstance(position, Position) else Position.from_dict(position)
+    for name, value in (("first", first), ("last", last)):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise InvalidArgumentTypeError(f"{name} is a horizon, a whole number from 1 to {MAX_HORIZON}, not "
+                                           f"{value!r}", token=token_text(value), rule=HORIZON_RULE, field=name)
+        if not 1 <= value <= MAX_HORIZON:
+            raise InvalidOptionError(f"{name} is a horizon, a whole number from 1 to {MAX_HORIZON}, not {value!r} "
+                                     f"({HORIZON_RULE})", token=token_text(value), rule=HORIZON_RULE, field=name)
+    if first > last:
+        raise InvalidOptionError(f"first ({first}) is after last ({last}): no horizon to search", token=str(first),
+                                 rule=HORIZON_RULE, field="first")
+    if not isinstance(tt_mb, int) or isinstance(tt_mb, bool):       # (no table sized per game here)
+        raise InvalidArgumentTypeError(f"tt_mb is the table's size, a whole number of MiB, not {tt_mb!r}",
+                                       token=token_text(tt_mb), rule=TT_MB_RULE, field="tt_mb")
+    check_tt_mb(tt_mb)                 # 1 to this machine's memory
+    pos = _position(position)          # a Position, its document or JSON text, as solve takes
     if pos.game != "prsi":
         raise InvalidOptionError(f"deepen searches Prší positions, not {pos.game} ({HORIZON_RULE})", token=pos.game,
                                  rule=HORIZON_RULE)
@@ -622,7 +635,7 @@ def deepen(position: Any, seconds: float | None, *, first: int = 1, last: int = 
     searcher = Searcher(tt_mb)
     start = time.perf_counter()
     out: list[Deepening] = []
-    for horizon in range(max(1, first), min(last, MAX_HORIZON) + 1):
+    for horizon in range(first, last + 1):
         left = None if budget is None else budget - (time.perf_counter() - start)
         if left is not None and left <= 0:
             break
