@@ -286,19 +286,27 @@ def _one_at_a_time(method: Callable[Concatenate[Solver, _P], _R]) -> Callable[Co
     return taking_turns
 
 
+def _given_position(args: tuple[Any, ...], given: dict[str, Any]) -> Position | None:
+    """The call's position read, or None where it names none (the call itself then says so)."""
+    if not args and "position" not in given:
+        return None
+    return _position(args[0] if args else given["position"])
+
+
 def _check_value(args: tuple[Any, ...], given: dict[str, Any]) -> None:
-    _position(args[0] if args else given.get("position"))
+    _given_position(args, given)
 
 
 def _check_solve(args: tuple[Any, ...], given: dict[str, Any]) -> None:
-    _check_value(args, given)
+    _given_position(args, given)
     _mode(given.get("mode", Mode.ALL))
 
 
 def _check_analyse(args: tuple[Any, ...], given: dict[str, Any]) -> None:
-    pos = _position(args[0] if args else given.get("position"))
+    pos = _given_position(args, given)
     _analysis_mode(given.get("mode", Mode.OPTIMAL))
-    check_from_ply(given.get("from_ply", 0), len(pos.played))
+    if pos is not None:
+        check_from_ply(given.get("from_ply", 0), len(pos.played))
 
 
 # What a call that must wait for a shared Solver has checked first (it may wait for minutes).
