@@ -387,7 +387,7 @@ def _text_items(cursor: _Cursor) -> Iterator[tuple[Entry, int]]:
     cursor.skip()
     while not cursor.at_end():
         start, pos = cursor.line(), cursor.pos
-        cursor.item_line = cursor.item_pos = None
+        cursor.item_line = cursor.item_index = cursor.item_pos = None
         try:
             if text[cursor.pos] == "[":
                 yield from _array_entries(cursor)
