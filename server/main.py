@@ -271,14 +271,35 @@ class RunningServer:
         return self.server.wait_for_termination(timeout)
 
 
+#: Seconds between the server's keepalive pings (grpc's own default is two hours: a client cut off
+#: without a FIN or RST kept its search running to its end, minutes for a fresh 36-card deal).
+KEEPALIVE_SECONDS = 30.0
+
+
+def keepalive_options(seconds: float) -> list[tuple[str, int]]:
+    """grpc server arguments: ping each client every `seconds` while it has calls open, even
+    when no data flows (a long search sends none), and drop its connection when a ping goes
+    unanswered for `seconds` (at most 20 s); the calls on it are cancelled."""
+    return [("grpc.keepalive_time_ms", int(seconds * 1000)),
+            ("grpc.keepalive_timeout_ms", int(min(seconds, 20.0) * 1000)),
+            ("grpc.http2.max_pings_without_data", 0),
+            # (else a ping follows the last by 5 minutes while no data flows: a search sends none)
+            ("grpc.http2.min_time_between_pings_ms", int(seconds * 1000)),
+            ("grpc.http2.ping_timeout_ms", int(min(seconds, 20.0) * 1000))]
+
+
 def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers: int | None = None,
                  tt_mb: int | None = DEFAULT_TT_MB, max_queue: int = DEFAULT_MAX_QUEUE,
                  queue_timeout: float = DEFAULT_QUEUE_TIMEOUT, max_streams: int = DEFAULT_MAX_STREAMS,
                  stream_idle_timeout: float | None = DEFAULT_STREAM_IDLE_TIMEOUT, tls: TlsFiles | None = None,
                  token: str | None = None, reflection_enabled: bool = True,
                  log_requests: bool = True, request_timeout: float = REQUEST_TIMEOUT,
-                 max_search_seconds: float | None = None) -> RunningServer:
+                 max_search_seconds: float | None = None, keepalive: float = KEEPALIVE_SECONDS) -> RunningServer:
     """Build, bind and start the server (port 0 picks a free port: see ``.port``).
+
+    keepalive: seconds between the HTTP/2 pings that find a client gone without a word (a
+    network cut, a machine switched off): after one unanswered for as long again, its calls
+    are cancelled and their searches stop (see keepalive_options).
 
     ValueError (InvalidOptionError for the port, the workers and their tables: see
     ``check_capacity``) for an option out of its range; MemoryError if the workers' tables
@@ -296,6 +317,8 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     if stream_idle_timeout is not None and not 0 < stream_idle_timeout <= MAX_STREAM_IDLE_TIMEOUT:
         raise ValueError(f"stream_idle_timeout must be > 0 and at most {MAX_STREAM_IDLE_TIMEOUT:g} seconds "
                          "(or None for none)")
+    if not 0 < keepalive < math.inf:
+        raise ValueError("keepalive must be > 0 seconds")
     if max_search_seconds is not None and not 0 < max_search_seconds < math.inf:
         raise ValueError("max_search_seconds must be > 0 and finite (or None for none)")
     if token is not None and not token:
@@ -325,7 +348,7 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
         handlers,
         interceptors=interceptors,
         maximum_concurrent_rpcs=2 * threads + max_streams,
-        options=[("grpc.so_reuseport", 0)],
+        options=[("grpc.so_reuseport", 0), *keepalive_options(keepalive)],
     )
     pb_grpc.add_SolverServiceServicer_to_server(
         SolverServicer(pool, version=_version(), stream_idle_timeout=stream_idle_timeout,

@@ -383,7 +383,9 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         cancellation or deadline stops every search of the stream and ends it
         with that status. A stream with no request, nothing in flight and
         nothing to send for ``stream_idle_timeout`` seconds ends with
-        UNAVAILABLE (reason STREAM_IDLE).
+        UNAVAILABLE (reason STREAM_IDLE); so does one whose client takes no
+        response for that long (its response cannot be written: the client's
+        HTTP/2 window is full), which is cancelled (_StallWatch).
         """
         token = ddcards.CancelToken()               # shared by every search of this stream
         stream_deadline = _Deadline(context)
@@ -440,6 +442,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
 
         if not context.add_callback(cancel_all):
             cancel_all()
+        stall = _StallWatch(context, self._idle_timeout)
         last_sent = time.monotonic()
         poll = 0.25 if self._idle_timeout is None else min(0.25, self._idle_timeout / 2)
         try:
@@ -486,11 +489,53 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                     calllog.note(nodes=getattr(exc, "nodes", 0), items=1)
                     response = pb.SolveStreamResponse(id=item_id, index=index, error=failure.to_error_message())
                 assert response is not None     # the result's, or else (exc set) the item's error
+                stall.writing()
+                yield response                  # (grpc writes it before it asks for the next)
+                stall.written()
                 last_sent = time.monotonic()
-                yield response
         finally:
+            stall.stop()
             cancel_all()
             _note_stopped(pipe)
+            if stall.fired:
+                log.info("SolveStream: the client took no response for %g s: the stream was closed",
+                         self._idle_timeout)
+
+
+class _StallWatch:
+    """Closes a stream whose client takes no response for `idle` seconds.
+
+    grpc writes a stream's responses as the client's HTTP/2 window allows: a client that
+    stops reading (but keeps its connection) leaves the next write waiting for ever, the
+    stream's slot (--max-streams) held, and no code of the stream runs to notice.  A thread
+    looks at the write under way and cancels the call when it has waited `idle` seconds (the
+    client sees the stream end; the searches stop with it).  None: no watch."""
+
+    def __init__(self, context: grpc.ServicerContext, idle: float | None):
+        self._context, self._idle = context, idle
+        self._since: float | None = None       # when the write under way began
+        self._done = threading.Event()
+        self.fired = False
+        if idle is not None:
+            threading.Thread(target=self._watch, name="ddcards-stream-stall", daemon=True).start()
+
+    def writing(self) -> None:
+        self._since = time.monotonic()
+
+    def written(self) -> None:
+        self._since = None
+
+    def stop(self) -> None:
+        self._done.set()
+
+    def _watch(self) -> None:
+        assert self._idle is not None
+        while not self._done.wait(min(1.0, self._idle / 2)):
+            since = self._since
+            if since is not None and time.monotonic() - since > self._idle:
+                self.fired = True
+                self._context.cancel()
+                return
 
 
 def _note_stopped(pipe: Pipeline, wait: float = 0.5) -> None:

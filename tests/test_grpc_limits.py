@@ -16,6 +16,7 @@ import queue
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -662,3 +663,105 @@ def test_an_option_sent_twice_is_invalid_argument_not_the_last_one_kept(server):
     details = error_details(info.value)
     assert details["field"] == "position.options['marriage_on_follow']"
     assert details["rule"] == "a map holds a key once: a message gives each key one entry"      # not the oneof rule
+
+
+def test_a_solve_stream_whose_client_stops_reading_is_closed_after_the_idle_timeout(caplog):
+    """Its next write waited for ever (the client's HTTP/2 window full): the stream held its
+    place (--max-streams) as long as the client kept its connection, and nothing of the stream
+    ran to notice.  Now the call is cancelled once a write has waited the idle timeout."""
+    with caplog.at_level(logging.INFO, logger="ddcards.server"), \
+            running_server(workers=1, stream_idle_timeout=1.0, max_streams=1) as srv, \
+            grpc.insecure_channel(f"127.0.0.1:{srv.port}", options=[("grpc.http2.bdp_probe", 0)]) as channel:
+        stub = channel.stream_stream("/ddcards.v1.SolverService/SolveStream",
+                                     request_serializer=pb.SolveStreamRequest.SerializeToString,
+                                     response_deserializer=pb.SolveStreamResponse.FromString)
+        item = pb.SolveStreamRequest(id="x" * 200, solve=Client.solve_request(_doc(), "best"))
+        stream = stub(iter([item] * 20_000), timeout=120)
+        assert next(stream).WhichOneof("outcome") == "result"          # one read; then the client reads no more
+        path = "/ddcards.v1.SolverService/SolveStream"
+        assert wait_until(lambda: srv.streams.open_streams(path) == 0, timeout=60)
+        assert wait_until(lambda: "the client took no response for 1 s: the stream was closed" in caplog.text)
+        # its place is free: another stream is served
+        again = stub(iter([pb.SolveStreamRequest(id="b", solve=Client.solve_request(_doc(), "best"))]), timeout=30)
+        assert [r.id for r in again] == ["b"]
+        stream.cancel()
+
+
+class _FreezingProxy:
+    """A TCP proxy to the server that can go silent (no FIN, no RST: a cut network)."""
+
+    def __init__(self, upstream: int):
+        import socket
+
+        self.frozen = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self._upstream = upstream
+        self._sockets: list[Any] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+
+        while True:
+            try:
+                down, _ = self._listener.accept()
+            except OSError:
+                return
+            up = socket.create_connection(("127.0.0.1", self._upstream))
+            self._sockets += [down, up]
+            for a, b in ((down, up), (up, down)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    def _pipe(self, source: Any, sink: Any) -> None:
+        while not self.frozen.is_set():
+            try:
+                data = source.recv(65536)
+                if not data:
+                    return
+                if not self.frozen.is_set():
+                    sink.sendall(data)
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self._listener.close()
+        for sock in self._sockets:
+            sock.close()
+
+
+def test_a_client_cut_off_without_a_word_has_its_search_stopped_by_the_keepalive():
+    """grpc's keepalive default is two hours: a client behind a cut network (no FIN or RST) kept
+    its worker searching to the end (minutes for a fresh 36-card deal)."""
+    fresh = dict(ddcards.example("mariasz"), played=[])
+    with running_server(workers=1, keepalive=1.0, max_queue=0) as srv:
+        proxy = _FreezingProxy(srv.port)
+        try:
+            channel = grpc.insecure_channel(f"127.0.0.1:{proxy.port}")
+            stub = channel.unary_unary("/ddcards.v1.SolverService/Solve",
+                                       request_serializer=pb.SolveRequest.SerializeToString,
+                                       response_deserializer=pb.SolveResponse.FromString)
+            future = stub.future(Client.solve_request(fresh, "best"))
+            with grpc.insecure_channel(f"127.0.0.1:{srv.port}") as direct:
+                solve = direct.unary_unary("/ddcards.v1.SolverService/Solve",
+                                           request_serializer=pb.SolveRequest.SerializeToString,
+                                           response_deserializer=pb.SolveResponse.FromString)
+                # the long search holds the one worker: another call is turned away (no queue);
+                # asked only once it runs (a probe holding the worker would turn it away instead)
+                time.sleep(1.0)
+                assert not future.done() and _overloaded(solve)
+                proxy.frozen.set()                   # the network goes silent; the client is never heard again
+                # the server's ping goes unanswered: the connection and its call are dropped, the worker freed
+                assert wait_until(lambda: not _overloaded(solve), timeout=30, step=0.2)
+            future.cancel()
+            channel.close()
+        finally:
+            proxy.close()
+
+
+def _overloaded(solve: Any) -> bool:
+    try:
+        solve(Client.solve_request(_doc(), "best"), timeout=10)
+    except grpc.RpcError as exc:
+        return exc.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+    return False
