@@ -383,9 +383,9 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         cancellation or deadline stops every search of the stream and ends it
         with that status. A stream with no request, nothing in flight and
         nothing to send for ``stream_idle_timeout`` seconds ends with
-        UNAVAILABLE (reason STREAM_IDLE); so does one whose client takes no
-        response for that long (its response cannot be written: the client's
-        HTTP/2 window is full), which is cancelled (_StallWatch).
+        UNAVAILABLE (reason STREAM_IDLE). One whose client takes no response for
+        that long (the next cannot be written: the client's HTTP/2 window is
+        full) is cancelled (_StallWatch).
         """
         token = ddcards.CancelToken()               # shared by every search of this stream
         stream_deadline = _Deadline(context)
