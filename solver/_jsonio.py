@@ -175,13 +175,18 @@ def check_depth(text: str) -> None:
         if ch in "[{":
             depth += 1
             if depth > MAX_DEPTH:
-                line = text.count("\n", 0, match.start()) + 1
-                column = match.start() - text.rfind("\n", 0, match.start())
-                raise NotationError(f"JSON nested more than {MAX_DEPTH} levels deep at line {line} column {column}; "
-                                    "a position document nests a few levels", token=token_text(text[match.start():][:20]),
-                                    rule=LIMITS_RULE)
+                raise _too_deep(text, match.start())
         elif ch in "]}":
             depth -= 1
+
+
+def _too_deep(text: str, at: int, first_line: int = 1) -> NotationError:
+    """check_depth's error for the bracket at index `at` of `text` (its line counted from `first_line`)."""
+    line = first_line + text.count("\n", 0, at)
+    column = at - text.rfind("\n", 0, at)
+    return NotationError(f"JSON nested more than {MAX_DEPTH} levels deep at line {line} column {column}; "
+                         "a position document nests a few levels", token=token_text(text[at:][:20]),
+                         rule=LIMITS_RULE)
 
 
 def nesting_end(text: str, start: int, first_line: int = 1) -> tuple[int | None, NotationError | None]:
@@ -195,11 +200,7 @@ def nesting_end(text: str, start: int, first_line: int = 1) -> tuple[int | None,
         if ch in "[{":
             depth += 1
             if depth > MAX_DEPTH and error is None:
-                line = first_line + text.count("\n", 0, match.start())
-                column = match.start() - text.rfind("\n", 0, match.start())
-                error = NotationError(f"JSON nested more than {MAX_DEPTH} levels deep at line {line} column {column}; "
-                                      "a position document nests a few levels",
-                                      token=token_text(text[match.start():][:20]), rule=LIMITS_RULE)
+                error = _too_deep(text, match.start(), first_line)
         elif ch in "]}":
             depth -= 1
             if depth == 0:
@@ -326,13 +327,22 @@ def _check_text(text: str, where: str, what: str, field: str | None) -> None:
     if len(text) > MAX_TEXT:
         raise NotationError(f"{where}text of {len(text):,} characters; a text of {what} holds at most "
                             f"{MAX_TEXT:,} ({LIMITS_CLAUSE})", token=token_text(text), rule=LIMITS_RULE, field=field)
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            bad = f"\\u{ord(text[exc.start]):04x}"
-            raise NotationError(f"{where}lone surrogate {bad} in text: text must be valid Unicode (a surrogate "
-                                "escape needs its pair)", token=bad, rule=LIMITS_RULE, field=field) from None
+    bad = lone_surrogate(text)
+    if bad is not None:
+        raise NotationError(f"{where}lone surrogate {bad} in text: text must be valid Unicode (a surrogate "
+                            "escape needs its pair)", token=bad, rule=LIMITS_RULE, field=field)
+
+
+def lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate of `text` as its escape ('\\ud800'), or None if it is valid
+    Unicode (it can be written as UTF-8)."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"\\u{ord(text[exc.start]):04x}"
+    return None
 
 
 def token_text(value: Any, limit: int = 40) -> str:

@@ -18,13 +18,14 @@ def example_names() -> list[str]:
 
 def example(name: str = "marias-hra") -> dict[str, Any]:
     """The bundled example `name` (any case) as a position document."""
+    names = example_names()
     if not isinstance(name, str):
-        raise InvalidArgumentTypeError(f"an example's name is text (examples: {', '.join(example_names())}), "
+        raise InvalidArgumentTypeError(f"an example's name is text (examples: {', '.join(names)}), "
                                        f"not {shown(name)}", token=token_text(name), rule=EXAMPLES_RULE, field="name")
-    if name not in example_names() and name.strip().lower() in example_names():
+    if name not in names and name.strip().lower() in names:
         name = name.strip().lower()         # named in any case, as games, modes and suits are
-    if name not in example_names():
-        raise InvalidOptionError(f"no example {shown(name)} (examples: {', '.join(example_names())})",
+    if name not in names:
+        raise InvalidOptionError(f"no example {shown(name)} (examples: {', '.join(names)})",
                                  token=token_text(name), rule=EXAMPLES_RULE, field="name")
     doc: dict[str, Any] = json.loads(resources.files(__package__).joinpath(name + ".json").read_text(encoding="utf-8"))
     return doc

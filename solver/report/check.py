@@ -17,8 +17,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ddcards._jsonio import (JSON_RULE, LIMITS_CLAUSE, LIMITS_RULE, MAX_DIGITS, HugeNumber, LongNumber, printable,
-                             shown, token_text, whole_number)
+from ddcards._jsonio import (JSON_RULE, LIMITS_CLAUSE, LIMITS_RULE, MAX_DIGITS, HugeNumber, LongNumber,
+                             lone_surrogate, printable, shown, token_text, whole_number)
 from ddcards.errors import DdcardsError, NotationError
 from ddcards.notation import Suit, parse_hand
 
@@ -88,9 +88,9 @@ def check_analysis(doc: Any) -> None:
         _int(doc, key, key)
     for key in ("initial_outcome", "final_outcome", "value_owner"):
         _text(doc, key, key)
-    _check_game(doc)
-    seats = _check_deal(_mapping(doc, "deal", "deal"))
     position = _mapping(_mapping(doc, "deal", "deal"), "position", "deal.position")
+    _check_game(doc, position)
+    seats = _check_deal(_mapping(doc, "deal", "deal"))
     played = _texts(position, "played", "deal.position.played")
     if doc.get("from_ply") not in (None, 0):
         # an analysis from a later ply: its tricks are numbered on from those of the record before it
@@ -103,20 +103,23 @@ def check_analysis(doc: Any) -> None:
     _check_final(doc.get("final"))
 
 
-def _check_game(doc: Mapping[str, Any]) -> None:
+def _check_game(doc: Mapping[str, Any], position: Mapping[str, Any]) -> None:
     """The game is one ddcards knows (the page lays its cards and words out by it) and the one
     the deal's position is of: a page of one game's values over another's cards would be false."""
     from ddcards.games import find_game, list_games     # (the games' modules load only for a report)
-    names = ", ".join(info.name for info in list_games())
+
+    def unknown(field: str, value: Any) -> NotationError:
+        return _fail(field, value, "one of the games " + ", ".join(info.name for info in list_games()))
+
     try:
         game = find_game(doc["game"])
     except DdcardsError:
-        raise _fail("game", doc["game"], f"one of the games {names}") from None
-    own = _mapping(_mapping(doc, "deal", "deal"), "position", "deal.position").get("game")
+        raise unknown("game", doc["game"]) from None
+    own = position.get("game")
     try:
         same = own is None or find_game(own).name == game.name
     except DdcardsError:
-        raise _fail("deal.position.game", own, f"one of the games {names}") from None
+        raise unknown("deal.position.game", own) from None
     if not same:
         raise _fail("game", doc["game"], f"the game of deal.position ({shown(own)})")
 
@@ -281,15 +284,11 @@ def _walk(value: Any, path: str, depth: int, open_ids: set[int]) -> None:
 def _check_unicode(text: str, path: str) -> None:
     """A lone surrogate (a JSON escape such as \\ud800 without its pair) is no Unicode: the page
     could not be written as UTF-8.  Named by its place, as the position reader names it."""
-    if text.isascii():
-        return
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        bad = f"\\u{ord(text[exc.start]):04x}"
+    bad = lone_surrogate(text)
+    if bad is not None:
         raise NotationError(f"{_where(path)}lone surrogate {bad} in text: text must be valid Unicode (a surrogate "
                             f"escape needs its pair; {LIMITS_CLAUSE})", token=bad, rule=LIMITS_RULE,
-                            field=path or None) from None
+                            field=path or None)
 
 
 def _writable_key(key: Any) -> bool:
