@@ -33,6 +33,8 @@ BAD = [
     (["bench_batch.py", "large", "--positions", "5"], "--positions"),
     (["bench_table_alloc.py", "--timeout", "0"], "--timeout"),
     (["make_bench_positions.py", "--nope"], "--nope"),
+    (["soak_server.py", "--clients", "0"], "--clients"),
+    (["soak_server.py", "--seconds", "-1"], "--seconds"),
 ]
 
 
@@ -73,3 +75,16 @@ def test_a_checkout_not_built_is_named_with_how_to_build_it(tmp_path: Path) -> N
                          capture_output=True, text=True, timeout=60, cwd=BENCHMARKS)
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert out.stderr.strip() == f"{tmp_path}: the checkout is not built: cd {tmp_path} && python setup.py build_ext --inplace"
+
+
+def test_a_short_soak_of_the_service_answers_every_call_as_its_kind_should() -> None:
+    # Every kind of call of the soak's mix (hostile ones, deadlines, cancels, abandoned streams)
+    # against a real server; the script fails (status 1) on any other code, an unhealthy server
+    # or an unclean stop.
+    out = subprocess.run([sys.executable, str(BENCHMARKS / "soak_server.py"), "--seconds", "4", "--clients", "2",
+                          "--sample", "0.5"], capture_output=True, text=True, timeout=240)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-1500:]
+    assert "SIGTERM: exit status 0" in out.stdout
+    assert "result: every call answered as it should" in out.stdout
+    rows = {line.split("|")[1].strip(): line for line in out.stdout.splitlines() if line.startswith("| ")}
+    assert "INVALID_ARGUMENT" in rows["bad"], out.stdout
