@@ -275,17 +275,24 @@ class RunningServer:
 #: without a FIN or RST kept its search running to its end, minutes for a fresh 36-card deal).
 KEEPALIVE_SECONDS = 30.0
 
+#: The shortest interval at which a client may ping while its calls are open. grpc's own is 5
+#: minutes with no data sent, and a long search sends none: a client with keepalive on (Go's
+#: shortest is 10 s) got GOAWAY "too_many_pings" at its fourth ping and lost its call.
+CLIENT_PING_SECONDS = 10.0
+
 
 def keepalive_options(seconds: float) -> list[tuple[str, int]]:
     """grpc server arguments: ping each client every `seconds` while it has calls open, even
     when no data flows (a long search sends none), and drop its connection when a ping goes
-    unanswered for `seconds` (at most 20 s); the calls on it are cancelled."""
+    unanswered for `seconds` (at most 20 s); the calls on it are cancelled. A client's own
+    pings are welcome every CLIENT_PING_SECONDS while it has calls open."""
     return [("grpc.keepalive_time_ms", int(seconds * 1000)),
             ("grpc.keepalive_timeout_ms", int(min(seconds, 20.0) * 1000)),
             ("grpc.http2.max_pings_without_data", 0),
             # (else a ping follows the last by 5 minutes while no data flows: a search sends none)
             ("grpc.http2.min_time_between_pings_ms", int(seconds * 1000)),
-            ("grpc.http2.ping_timeout_ms", int(min(seconds, 20.0) * 1000))]
+            ("grpc.http2.ping_timeout_ms", int(min(seconds, 20.0) * 1000)),
+            ("grpc.http2.min_ping_interval_without_data_ms", int(CLIENT_PING_SECONDS * 1000))]
 
 
 def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers: int | None = None,

@@ -759,6 +759,28 @@ def test_a_client_cut_off_without_a_word_has_its_search_stopped_by_the_keepalive
             proxy.close()
 
 
+def test_a_client_that_pings_while_its_search_runs_keeps_its_call(monkeypatch):
+    """A client with keepalive on (common in Go and Java; Go's shortest interval is 10 s) pings
+    while its search sends nothing: grpc's own policy (a ping per 5 minutes without data) sent it
+    GOAWAY "too_many_pings" from its fourth ping on, and the call failed UNAVAILABLE mid-search."""
+    from ddcards.server import main
+
+    assert ("grpc.http2.min_ping_interval_without_data_ms", 10_000) in main.keepalive_options(30.0)
+    monkeypatch.setattr(main, "CLIENT_PING_SECONDS", 1.0)    # the same policy, scaled down to 1 s
+    fresh = dict(ddcards.example("mariasz"), played=[])
+    with running_server(workers=1) as srv:
+        pinging = [("grpc.keepalive_time_ms", 1500), ("grpc.keepalive_timeout_ms", 5000),
+                   ("grpc.http2.max_pings_without_data", 0)]
+        with grpc.insecure_channel(f"127.0.0.1:{srv.port}", options=pinging) as channel:
+            solve = channel.unary_unary(SOLVE, request_serializer=pb.SolveRequest.SerializeToString,
+                                        response_deserializer=pb.SolveResponse.FromString)
+            start = time.monotonic()
+            with pytest.raises(grpc.RpcError) as info:     # 6 pings while the search runs
+                solve(Client.solve_request(fresh, "best", timeout_seconds=9.0), timeout=30)
+    assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED, (info.value.code(), info.value.details())
+    assert error_details(info.value)["reason"] == "SEARCH_TIMEOUT" and time.monotonic() - start >= 8.5
+
+
 def _overloaded(solve: Any) -> bool:
     try:
         solve(Client.solve_request(_doc(), "best"), timeout=10)
