@@ -277,6 +277,26 @@ class ServerLimitTimeout(SearchTimeout):
         self.nodes, self.progress, self.server_limit = exc.nodes, exc.progress, server_limit
 
 
+class RequestLimitTimeout(SearchTimeout):
+    """A search stopped by the request's own ``timeout_seconds``, not by the call's deadline: its
+    status message begins "search stopped at timeout_seconds" (it said "at the deadline", which
+    sent a client whose deadline was far off looking for the wrong limit)."""
+
+    def __init__(self, exc: SearchTimeout, request_limit: float):
+        super().__init__(f"{exc} (the request's timeout_seconds: {request_limit:g} s)")
+        self.nodes, self.progress, self.request_limit = exc.nodes, exc.progress, request_limit
+
+
+def _stopped(exc: SearchTimeout, timeout: float | None, capped: float | None, limit: float) -> SearchTimeout:
+    """``exc`` named by the limit that stopped it: the server's cap, the request's
+    timeout_seconds (``limit``, when it was the search's timeout), or else the deadline."""
+    if capped is not None:
+        return ServerLimitTimeout(exc, capped)
+    if limit and timeout is not None and timeout == limit:
+        return RequestLimitTimeout(exc, limit)
+    return exc
+
+
 def _capped_timeout(timeout: float | None, cap: float | None) -> tuple[float | None, float | None]:
     """A search's timeout under the server's cap, and the cap where it is what bounds it (else None)."""
     if cap is not None and (timeout is None or cap < timeout):
@@ -331,8 +351,10 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                 return job(instance, timeout, token)
             except SearchAborted as exc:
                 calllog.note(nodes=exc.nodes)
-                if capped is not None and isinstance(exc, SearchTimeout):
-                    raise ServerLimitTimeout(exc, capped) from None
+                if isinstance(exc, SearchTimeout):
+                    named = _stopped(exc, timeout, capped, limit_seconds)
+                    if named is not exc:
+                        raise named from None
                 raise
 
     # ------------------------------------------------------------ RPCs
@@ -400,8 +422,9 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                     return instance.solve(position, mode=mode, timeout=timeout, cancel=token,
                                           threads=SEARCH_THREADS)
                 except SearchTimeout as exc:
-                    if capped is not None:
-                        raise ServerLimitTimeout(exc, capped) from None
+                    named = _stopped(exc, timeout, capped, convert.timeout_limit(limit))
+                    if named is not exc:
+                        raise named from None
                     raise
 
         def items() -> Iterator[Work]:

@@ -378,8 +378,14 @@ def describe(exc: BaseException, request: Any = None, *, prefix: str = "",
     text = clean_text(str(exc))
     if code is grpc.StatusCode.DEADLINE_EXCEEDED:
         # the call's deadline or timeout_seconds, or the server's own --max-search-seconds
-        # (service.ServerLimitTimeout, which imports this module: known here by its field)
-        at = "the server's limit" if getattr(exc, "server_limit", None) else "the deadline"
+        # (service.ServerLimitTimeout and RequestLimitTimeout, which import this module: known
+        # here by their fields)
+        if getattr(exc, "server_limit", None):
+            at = "the server's limit"
+        elif getattr(exc, "request_limit", None):
+            at = "timeout_seconds"
+        else:
+            at = "the deadline"
         message = f"search stopped at {at}" + (f": {text}" if text else "")
     elif code is grpc.StatusCode.CANCELLED:
         message = "search cancelled" + (f": {text}" if text else "")

@@ -450,7 +450,8 @@ def test_request_timeout_seconds(client):
     with pytest.raises(grpc.RpcError) as info:
         client.stub.Solve(request, timeout=30)
     assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
-    assert "deadline" in info.value.details()
+    # the call's deadline (30 s) was far off: the message names the limit that stopped the search
+    assert info.value.details().startswith("search stopped at timeout_seconds: "), info.value.details()
 
 
 def test_cancel_stops_the_search(caplog):
@@ -723,9 +724,20 @@ def test_a_search_stopped_by_timeout_seconds_logs_the_nodes_its_status_gives(cli
             client.stub.Solve(request, timeout=30)
         line = _log_line(caplog, "mariasz")
     assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
-    nodes = re.fullmatch(r"search stopped at the deadline: the search ran out of time after ([\d,]+) nodes; "
-                         r"by then 0 of 6 distinct first moves answered", info.value.details()).group(1)
+    # timeout_seconds stopped it, not the call's deadline 30 s away ("at the deadline", as it said,
+    # sent the client looking for the wrong limit)
+    nodes = re.fullmatch(r"search stopped at timeout_seconds: the search ran out of time after ([\d,]+) nodes; "
+                         r"by then 0 of 6 distinct first moves answered \(the request's timeout_seconds: 0.3 s\)",
+                         info.value.details()).group(1)
     assert " status=DEADLINE_EXCEEDED " in line and f" nodes={nodes.replace(',', '')} " in line, (line, nodes)
+    assert error_details(info.value)["reason"] == "SEARCH_TIMEOUT"
+    # a stream item's own timeout_seconds, the same; the stream's deadline, as before
+    item = pb.SolveStreamRequest(id="a", solve=Client.solve_request(ENDLESS, "best", timeout_seconds=0.3))
+    (response,) = client.stub.SolveStream(iter([item]), timeout=30)
+    assert response.error.message.startswith("search stopped at timeout_seconds: "), response
+    with pytest.raises(grpc.RpcError) as info:
+        client.stub.Solve(Client.solve_request(ENDLESS, "best"), timeout=0.3)
+    assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED and "timeout_seconds" not in info.value.details()
 
 
 # ---------------------------------------------------------------- capacity
