@@ -673,6 +673,13 @@ def doc_to_position(doc: Mapping[str, Any]) -> pb.Position | None:
              "players"}
     if not isinstance(doc, Mapping) or set(doc) - known or not isinstance(doc.get("game"), str):
         return None
+    # An empty list or a null the message would simply leave out (a repeated field holds no
+    # "empty" apart from "unset"; trump has no null): sent as they are, so that the server
+    # judges them as the library does ("start_scores": [] in a race, "trump": null in Prší are
+    # errors there, not the defaults).
+    if any(doc.get(field) in ([], ()) for field in ("hands", "start_scores", "announcements")) or \
+            ("trump" in doc and doc["trump"] is None):
+        return None
     msg = pb.Position(game_name=doc["game"])
     try:
         msg.game = name_to_enum(pb.Game, msg.game_name)

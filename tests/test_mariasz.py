@@ -235,6 +235,14 @@ def test_service_solves_and_lists_mariasz():
         with pytest.raises(grpc.RpcError) as info:
             client.solve(dict(A, played=["AS", "exchange"]))
         assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "§3.7" in info.value.details()
+        # An empty start_scores is no race's scores: the client must not drop it on the way
+        # (a message's repeated field has no "empty"), so the service refuses it as the library does.
+        bad = dict(ddcards.example("mariasz-race"), start_scores=[])
+        with pytest.raises(ddcards.InvalidOptionError) as lib:
+            ddcards.Position.from_dict(bad)
+        with pytest.raises(grpc.RpcError) as info:
+            client.solve(bad)
+        assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT and info.value.details() == str(lib.value)
 
 
 def test_three_players_win_with_a_positive_settlement_not_a_positive_value():

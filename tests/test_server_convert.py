@@ -322,6 +322,12 @@ def test_doc_to_position_round_trips():
     {"game": "marias", "played": None},
     {"game": "marias", "played": ["AS", 7]},
     {"game": "marias", "played": {"AS": 1}},
+    # Empty lists and a null trump: the message would leave them out, and the server would read
+    # the game's defaults where the library refuses them
+    {"game": "mariasz", "objective": "race", "start_scores": []},
+    {"game": "mariasz", "announcements": []},
+    {"game": "prsi", "hands": []},
+    {"game": "prsi", "trump": None},
 ])
 def test_doc_to_position_declines_what_the_message_cannot_carry(doc):
     assert convert.doc_to_position(doc) is None
