@@ -599,6 +599,16 @@ def test_player_out_of_range_says_the_range_alike(player, said):
     assert info.value.rule == OPTION_RANGE_RULE
 
 
+def test_a_player_past_the_deals_seats_is_told_the_deals_range():
+    # 6 is past the option's own range (0..5) too, but with two players the range is 0..1
+    with pytest.raises(ddcards.InvalidOptionError) as info:
+        ddcards.Position.from_dict(dict(ddcards.example("prsi"), options={"player": 6}))
+    assert str(info.value) == ("option 'player' is too large: it is the seat whose value is reported, a whole "
+                               "number from 0 to 1 with 2 players, not 6 (docs/RULES.md §0.6 rule 5: a "
+                               "whole-number option lies in its range)")
+    assert info.value.field == "options.player"
+
+
 def test_an_ober_not_held_is_refused_for_that_before_its_missing_suit():
     # 'QC' alone, QC in the stock: the first thing wrong is that seat 0 does not hold it (asking
     # for a named suit sent the user to 'QC/S', refused in turn for not being held).

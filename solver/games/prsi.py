@@ -172,14 +172,17 @@ def _options(doc: Mapping[str, Any], seats: int) -> tuple[int | None, int | None
     if isinstance(horizon_raw, str) and horizon_raw.strip().lower() in ("none", "exact"):
         horizon_raw = None
         rest.pop("horizon")
-    options = options_field({"options": rest}, INFO)
-    horizon = None if horizon_raw is None else options["horizon"]     # 1..MAX_HORIZON: OptionInfo's range
-    player = options["player"]
-    if player is not None and not 0 <= player < seats:
+    # A seat past this deal's players is named with their count before the option's range (0..5,
+    # for six players) is checked: "from 0 to 5" for player 6 of two players was wrong.
+    player = raw.get("player")
+    if isinstance(player, int) and not isinstance(player, bool) and player >= seats:
         raise InvalidOptionError(f"option 'player' is too large: it is the seat whose value is reported, a whole "
                                  f"number from 0 to {seats - 1} with {seats} players, not {player} "
                                  f"({OPTION_RANGE_RULE})", token=str(player), rule=OPTION_RANGE_RULE,
                                  field="options.player")
+    options = options_field({"options": rest}, INFO)
+    horizon = None if horizon_raw is None else options["horizon"]     # 1..MAX_HORIZON: OptionInfo's range
+    player = options["player"]
     if options["not_last"] and not options["play_on"]:
         raise InvalidOptionError("option 'not_last' is a goal of the play_on variant: without play_on the game "
                                  f"ends at the first player out, so nobody is left last (give play_on too; "
