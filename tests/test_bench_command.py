@@ -37,6 +37,16 @@ def test_every_game_and_group_is_there():
         bench_positions(["bridge"])
 
 
+def test_a_group_title_names_only_what_its_positions_vary():
+    # The Klaverjas title said "any ... leader" while every Klaverjas corpus line, so every bench
+    # position, has seat 0 leading (a benchmark user's audit): a title may claim any leader only
+    # if its positions have more than one.
+    for name, title, _ in GROUPS:
+        leaders = {doc.get("leader", 0) for group, doc in bench_positions([name])}
+        if "leader" in title:
+            assert len(leaders) > 1, (name, title, leaders)
+
+
 def test_the_node_count_is_the_sum_of_the_cold_solves():
     groups = ["marias", "prsi"]
     report = run_bench(groups=groups)

@@ -32,7 +32,7 @@ __all__ = ["GROUPS", "BenchGroup", "BenchReport", "bench_positions", "run_bench"
 GROUPS: tuple[tuple[str, str, tuple[tuple[str, int], ...]], ...] = (
     ("marias", "Mariáš: Hra, Betl, Durch, money, 3 or 4 players",
      (("marias-hra", 40), ("marias-mixed", 40), ("marias-betl", 10), ("marias-durch", 10))),
-    ("klaverjas", "Klaverjas: both rule sets, any trump, playing team and leader",
+    ("klaverjas", "Klaverjas: both rule sets, any trump and playing team, seat 0 leading",
      (("klaverjas-amsterdam", 10), ("klaverjas-rotterdam", 10), ("klaverjas-mixed", 20))),
     ("mariasz", "Mariasz: szlifowany from the first trick, Kiks, three players, races, phase 2",
      (("mariasz-szlifowany", 4), ("mariasz-kiks", 4), ("mariasz-three", 3), ("mariasz-race", 10),
