@@ -1,8 +1,9 @@
 """Argument types the benchmark scripts share: a bad count is a usage error (exit status 2), not
 a traceback or an empty table after the run.
 
-``type=positive`` for a count that must be at least 1 (deals, rounds, threads, MiB), ``type=count``
-where 0 is documented to skip a part, ``type=seconds`` for a time limit.
+``type=positive`` for a count that must be at least 1 (deals, rounds, MiB), ``type=thread_count`` for a
+search's threads (1 to the library's MAX_THREADS), ``type=count`` where 0 is documented to skip a
+part, ``type=seconds`` for a time limit.
 """
 from __future__ import annotations
 
@@ -16,6 +17,16 @@ def positive(text: str) -> int:
     value = _whole(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return value
+
+
+def thread_count(text: str) -> int:
+    """A thread count the library takes: 1 to ddcards.api.MAX_THREADS (more was a traceback from the
+    first search, after the work before it: bench_klaverjas.py's DD tables come last)."""
+    from ddcards.api import MAX_THREADS      # here: make_corpus*.py use this module without ddcards
+    value = _whole(text)
+    if not 1 <= value <= MAX_THREADS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a thread count from 1 to {MAX_THREADS}")
     return value
 
 

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import ddcards  # noqa: E402
-from _args import positive  # noqa: E402
+from _args import positive, thread_count  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
 RANKS = "789TJQKA"            # notation ranks
@@ -96,7 +96,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=positive, default=100, help="fresh random layouts (default 100)")
     ap.add_argument("--seed", type=int, default=None, help="default: a fresh one (printed)")
-    ap.add_argument("--threads", type=positive, nargs="+", default=[1], metavar="N",
+    ap.add_argument("--threads", type=thread_count, nargs="+", default=[1], metavar="N",
                     help="ddcards thread counts to run (default: 1)")
     ap.add_argument("--save", metavar="FILE", help="write the layouts (JSON Lines) to FILE")
     ap.add_argument("--repeat", type=positive, default=1, metavar="R",

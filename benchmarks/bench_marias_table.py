@@ -36,7 +36,7 @@ from ddcards._core.search import Searcher  # noqa: E402
 from ddcards.ddtable import available_threads, dd_table  # noqa: E402
 from ddcards.games import marias_table  # noqa: E402
 from ddcards.notation import format_hand, parse_cards, parse_hand  # noqa: E402
-from _args import count, positive  # noqa: E402
+from _args import count, positive, thread_count  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus" / "marias-hra.jsonl"
@@ -91,7 +91,7 @@ def unshared(docs: list[dict], tt_mb: int | None) -> tuple[list[float], list[int
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=positive, default=50, help="deals (default 50)")
-    ap.add_argument("--threads", type=positive, nargs="+", default=None, metavar="N",
+    ap.add_argument("--threads", type=thread_count, nargs="+", default=None, metavar="N",
                     help="threads per table (default: 1 and every CPU available)")
     ap.add_argument("--tt-mb", type=positive, default=ddcards.api.DEFAULT_TT_MB,
                     help="transposition table per Solver in MiB (default: sized per game, as the library does)")

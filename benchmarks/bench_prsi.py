@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 import ddcards  # noqa: E402
 from ddcards.errors import SearchTimeout  # noqa: E402
+from ddcards.games.prsi import MAX_HORIZON  # noqa: E402
 from _args import count, positive  # noqa: E402
 from _machine import command_line, machine_line  # noqa: E402
 
@@ -229,7 +230,9 @@ def main() -> None:
         return values
 
     seats_list = numbers(args.seats, int, "seats", "player counts from 2 to 6", lambda v: 2 <= v <= 6)
-    horizons = numbers(args.horizons, int, "horizons", "horizons of at least 1", lambda v: v >= 1)
+    # (a horizon past the game's range was a traceback from the first solve)
+    horizons = numbers(args.horizons, int, "horizons", f"horizons from 1 to {MAX_HORIZON}",
+                       lambda v: 1 <= v <= MAX_HORIZON)
     budgets = numbers(args.budgets, float, "budgets", "seconds above 0", lambda v: 0 < v < float("inf"))
     print(f"{machine_line()}. Command: {command_line()}\n")
     print("| players | horizon | positions | +1/0/−1 | search median | p90 | max | nodes median | nodes/s |")

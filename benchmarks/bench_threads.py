@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import ddcards  # noqa: E402
 from bench_dds import random_layout  # noqa: E402
 from ddcards.ddtable import dd_table  # noqa: E402
-from _args import count, positive  # noqa: E402
+from _args import count, positive, thread_count  # noqa: E402
 from _machine import machine_line, warn_if_fewer_cpus  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
@@ -51,7 +51,7 @@ def load(name: str, n: int) -> list[dict]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=positive, default=40, help="deals per set")
-    ap.add_argument("--threads", type=positive, default=2)
+    ap.add_argument("--threads", type=thread_count, default=2)
     ap.add_argument("--seed", type=int, default=None, help="of the random Klaverjas layouts (default: fresh)")
     ap.add_argument("--tables", type=count, default=10, help="Klaverjas deals for the DD table (0: none)")
     ap.add_argument("--mariasz", type=count, default=10, help="deals per Mariasz set (0: none)")

@@ -27,6 +27,12 @@ BAD = [
     (["bench_mariasz.py", "table-sizes", "x,32", "three"], "sizes"),
     (["bench_prsi.py", "--seats", "7"], "--seats"),
     (["bench_prsi.py", "--budgets", "x"], "--budgets"),
+    # out of the library's range: a traceback from the first search, after the work before it
+    (["bench_prsi.py", "--horizons", "20,300"], "--horizons"),
+    (["bench_threads.py", "--threads", "65"], "--threads"),
+    (["bench_dds.py", "--deals", "3", "--threads", "1", "100"], "--threads"),
+    (["bench_klaverjas.py", "--table-threads", "1", "65"], "--table-threads"),
+    (["bench_marias_table.py", "--threads", "65"], "--threads"),
     (["ab_builds.py", ".", ".", "marias-hra:0"], "marias-hra:0"),
     (["ab_builds.py", ".", ".", "nope:3"], "no corpus"),
     (["ab_marias.py", "--alternate", "-1"], "--alternate"),
