@@ -577,6 +577,11 @@ def fresh(argv: list[str]) -> None:
     ap.add_argument("--jobs", type=positive, default=2)
     ap.add_argument("--tt-mb", type=count, default=0, help="MiB; 0 (default): as the CLI sizes it (Position.table_mb)")
     args = ap.parse_args(argv)
+    # fresh-one takes the index-th one: past the last, its worker raised IndexError and this loop a
+    # JSONDecodeError, only after the deals before it had run (minutes each)
+    available = sum(stock_left(d) == 24 for d in load("ladder"))
+    if args.deals > available:
+        ap.error(f"argument --deals: {args.deals} is more than the {available} fresh deals of the ladder corpus")
     table = f"{args.tt_mb} MiB" if args.tt_mb else "sized as the CLI does (Position.table_mb)"
     print(f"{machine_line()}; "
           f"one search thread per deal, {args.jobs} deals at a time; table {table}. Command: python "

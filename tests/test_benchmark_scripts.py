@@ -19,6 +19,7 @@ BAD = [
     (["bench_threads.py", "--repeat", "0"], "--repeat"),
     (["bench_klaverjas.py", "--tt-mb", "0"], "--tt-mb"),
     (["bench_mariasz.py", "fresh", "--jobs", "0"], "--jobs"),
+    (["bench_mariasz.py", "fresh", "--deals", "41", "--jobs", "1"], "--deals"),
     (["bench_mariasz.py", "--limit", "0"], "--limit"),
     (["bench_mariasz.py", "builds", "/nonexistent", "."], "holds no ddcards package"),
     (["bench_mariasz.py", "builds", ".", ".", "16", "szlifowany:x"], "szlifowany:x"),
