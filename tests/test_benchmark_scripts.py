@@ -95,3 +95,27 @@ def test_a_short_soak_of_the_service_answers_every_call_as_its_kind_should() -> 
     assert "result: every call answered as it should" in out.stdout
     rows = {line.split("|")[1].strip(): line for line in out.stdout.splitlines() if line.startswith("| ")}
     assert "INVALID_ARGUMENT" in rows["bad"], out.stdout
+
+
+@pytest.mark.parametrize("layouts", [1, 2, 3])
+def test_no_dds_call_follows_one_on_the_same_deal(layouts: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # DDS reuses its table when a call's deal is the last call's: with one layout, bench_dds.py
+    # timed its every-card call warm (5-10x faster) and so the ratio to DDS high
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_dds
+
+    calls: list[str] = []
+
+    def solve(deal: str, solutions: int) -> tuple[float, int]:
+        calls.append(deal)
+        return 0.001 * len(calls), 0
+
+    deals = [f"deal {i}" for i in range(layouts)]
+    least = {2: [float("inf")] * layouts, 3: [float("inf")] * layouts}
+    last = None
+    for _ in range(3):                                  # --repeat 3
+        last = bench_dds.dds_round(deals, least, "spare", last, solve=solve)
+    assert all(a != b for a, b in zip(calls, calls[1:])), calls
+    assert calls.count("spare") == (5 if layouts == 1 else 0)
+    assert sorted(c for c in calls if c != "spare") == sorted(deals * 6)
+    assert least[2][0] == 0.001                         # each deal's least time: its first call's
