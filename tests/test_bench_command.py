@@ -45,6 +45,11 @@ def test_a_group_title_names_only_what_its_positions_vary():
         leaders = {doc.get("leader", 0) for group, doc in bench_positions([name])}
         if "leader" in title:
             assert len(leaders) > 1, (name, title, leaders)
+    # Prší's said "any ... horizon": its positions take 8 to 30 plies (20 by default), never a null
+    # horizon (exact values: the reachable game's own solver, 0.5-0.8 s on a fresh deal) nor 31-250.
+    prsi = [name_title for name_title in GROUPS if name_title[0] == "prsi"][0][1]
+    horizons = {doc.get("options", {}).get("horizon", 20) for _, doc in bench_positions(["prsi"])}
+    assert None not in horizons and f"horizons {min(horizons)} to {max(horizons)}" in prsi, (prsi, horizons)
 
 
 def test_the_node_count_is_the_sum_of_the_cold_solves():

@@ -37,7 +37,7 @@ GROUPS: tuple[tuple[str, str, tuple[tuple[str, int], ...]], ...] = (
     ("mariasz", "Mariasz: szlifowany from the first trick, Kiks, three players, races, phase 2",
      (("mariasz-szlifowany", 4), ("mariasz-kiks", 4), ("mariasz-three", 3), ("mariasz-race", 10),
       ("mariasz-mixed", 20), ("mariasz-phase2", 20))),
-    ("prsi", "Prší: 2 to 6 players, any leader, player, variant and horizon",
+    ("prsi", "Prší: 2 to 6 players, any leader, player and variant, horizons 8 to 30",
      (("prsi-mixed", 30), ("prsi-midgame", 10), ("prsi-fresh-2", 5))),
 )
 GROUP_RULE = "ddcards bench --group: one of " + ", ".join(name for name, _, _ in GROUPS)
