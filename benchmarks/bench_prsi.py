@@ -241,7 +241,8 @@ def main() -> None:
     targets = {}
     for seats in seats_list:
         docs = load(f"fresh-{seats}", args.deals)
-        for horizon in horizons + ([12] if seats in (3, 4) else []):
+        # (the target's horizon 12 for three and four players, unless asked already: a row twice)
+        for horizon in horizons + ([12] if seats in (3, 4) and 12 not in horizons else []):
             row = solve_rows(docs, f"{seats}, fresh", horizon, engine)
             print(row, flush=True)
             if (seats, horizon) in ((2, 20), (3, 12), (4, 12)):

@@ -119,3 +119,14 @@ def test_no_dds_call_follows_one_on_the_same_deal(layouts: int, monkeypatch: pyt
     assert calls.count("spare") == (5 if layouts == 1 else 0)
     assert sorted(c for c in calls if c != "spare") == sorted(deals * 6)
     assert least[2][0] == 0.001                         # each deal's least time: its first call's
+
+
+def test_bench_prsi_times_a_horizon_asked_for_once(tmp_path: Path) -> None:
+    # three and four players add the target's horizon 12: asked for as well, its row came twice
+    out = subprocess.run([sys.executable, str(BENCHMARKS / "bench_prsi.py"), "--deals", "1", "--seats", "3",
+                          "--horizons", "12,20", "--reach", "0"], capture_output=True, text=True, timeout=300,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-1500:]
+    rows = [line.split("|")[1:3] for line in out.stdout.splitlines() if line.startswith("| 3, fresh |")]
+    assert [horizon.strip() for _, horizon in rows] == ["12", "20"]
+    assert out.stdout.count("- target: 3 players, fresh deal, horizon 12:") == 1
