@@ -477,6 +477,14 @@ def build_sets(names: list[str]) -> tuple:
             rows.append((f"{parts[0]} (1-{parts[1]})", parts[0], None, int(parts[1])))
         else:
             raise SystemExit(f"bench_mariasz.py: a set is CORPUS:N or CORPUS:LEFT:N, not {name!r}")
+        if len(parts) == 3:
+            # a stock size no position has was an empty set: a StatisticsError after the sets before
+            # it had run (Kiks and three players, without a stock: a KeyError)
+            lefts = sorted({stock_left(d) for d in load(parts[0]) if "stock" in d})
+            if int(parts[1]) not in lefts:
+                have = ", ".join(map(str, lefts)) or "none"
+                usage_error("bench_mariasz.py", f"{name!r}: mariasz-{parts[0]} has no position with {int(parts[1])} "
+                                                f"cards left in the stock (it has {have})")
     return tuple(rows)
 
 
