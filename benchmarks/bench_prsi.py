@@ -163,18 +163,25 @@ def solve_rows(docs: list[dict], label: str, horizon: int | None, engine: ddcard
 
 
 def reach(doc: dict, budget: float, start: int) -> int:
-    """The longest horizon (tried 2 apart from `start`) whose value search finishes within `budget`."""
+    """The longest horizon (tried 2 apart from `start`, up; below it if `start` itself does not
+    finish) whose value search finishes within `budget`; 0 if none does."""
     engine = ddcards.Solver()
-    best = 0
-    horizon = start
-    while horizon <= 250:
+
+    def fits(horizon: int) -> bool:
         engine.clear()
         try:
             engine.value(with_horizon(doc, horizon), timeout=budget)
         except SearchTimeout:
-            break
-        best = horizon
+            return False
+        return True
+
+    if not fits(start):
+        # (it said 0, as if no horizon at all fitted, where one of start - 2 or less may)
+        return next((horizon for horizon in range(start - 2, 0, -2) if fits(horizon)), 0)
+    best = horizon = start
+    while horizon + 2 <= MAX_HORIZON and fits(horizon + 2):
         horizon += 2
+        best = horizon
     return best
 
 

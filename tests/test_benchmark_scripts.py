@@ -133,3 +133,25 @@ def test_bench_prsi_times_a_horizon_asked_for_once(tmp_path: Path) -> None:
     rows = [line.split("|")[1:3] for line in out.stdout.splitlines() if line.startswith("| 3, fresh |")]
     assert [horizon.strip() for _, horizon in rows] == ["12", "20"]
     assert out.stdout.count("- target: 3 players, fresh deal, horizon 12:") == 1
+
+
+@pytest.mark.parametrize(("longest", "found"), [(11, 10), (19, 18), (20, 20), (27, 26), (1, 0), (300, 250)])
+def test_bench_prsi_reach_is_the_longest_horizon_that_finishes(longest: int, found: int,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # a deal whose 20 plies did not finish in the budget was reported as reaching horizon 0
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_prsi
+    from ddcards.errors import SearchTimeout
+
+    class Solver:                        # a search finishes in the budget up to `longest` plies
+        def clear(self) -> None:
+            pass
+
+        def value(self, doc: dict, timeout: float) -> int:
+            if doc["options"]["horizon"] > longest:
+                raise SearchTimeout("past the budget")
+            return 0
+
+    monkeypatch.setattr(bench_prsi.ddcards, "Solver", Solver)
+    doc = {"game": "prsi", "options": {"play_on": True}}
+    assert bench_prsi.reach(doc, 1.0, 20) == found
