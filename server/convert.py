@@ -507,7 +507,9 @@ def check_message_size(msg: Any, where: str) -> None:
                     stack.append((value, name))
                 continue
             if len(value) > MAX_ITEMS:
-                raise RequestError(f"{name}: {len(value):,} items; a list in a position holds at most "
+                what = "a map" if field.message_type is not None and field.message_type.GetOptions().map_entry \
+                    else "a list"     # (options is a map: "a list" named it wrongly)
+                raise RequestError(f"{name}: {len(value):,} items; {what} in a position holds at most "
                                    f"{MAX_ITEMS:,}", token=field.name, rule=LIMITS_RULE, field=name)
             total += len(value)
             if total > MAX_ALL_ITEMS:

@@ -580,7 +580,7 @@ ACE = pb.Card(rank=pb.RANK_ACE, suit=pb.SUIT_SPADES)
 
 @pytest.mark.parametrize("fields, field, needle", [
     ({"options": {f"k{i}": pb.OptionValue(bool_value=True) for i in range(20_000)}},
-     "position.options", "position.options: 20,000 items; a list in a position holds at most 2,000"),
+     "position.options", "position.options: 20,000 items; a map in a position holds at most 2,000"),
     ({"played": [pb.Action(card=ACE)] * 30_000}, "position.played", "position.played: 30,000 items"),
     ({"hands": [pb.Cards(cards=[ACE] * 50_000)]}, "position.hands[0].cards", "position.hands[0].cards: 50,000 items"),
 ])
