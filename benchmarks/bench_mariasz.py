@@ -25,6 +25,11 @@ trumps: the turned card's suit), every variant, both objectives, the options
 - mariasz-szlifowany: szlifowany deals from the first trick, points.
 - mariasz-race: 36-card and szlifowany deals from the first trick, a race from
   random carried scores (60..130 each, so that a claim is in reach).
+- mariasz-race-early: the races mariasz-race leaves out, where the claim is far: szlifowany
+  deals from the first trick at 0:0 (the first deal of a game, or half the time a later one)
+  or carried scores of 0..60 each, and 36-card deals with 10 or fewer cards left in the stock
+  (a 36-card race from the first trick at 0:0 takes 9 s to minutes) at carried scores of 0..60
+  each, never past what a side could bank and still not have claimed.
 - mariasz-phase2: two-player positions with the stock used up (random play, an
   exchange taken half the time), 30% of them a race nobody has won by the cut.
 - mariasz-kiks, mariasz-three: Kiks and three-player deals from the first trick.
@@ -182,6 +187,22 @@ def mixed_position(rng: random.Random) -> dict:
     return doc
 
 
+def early_race(rng: random.Random) -> dict:
+    """A race whose claim is far (mariasz-race-early): see the module's docstring."""
+    if rng.random() < 0.5:
+        doc = dict(deal(rng, szlifowany=True), played=[])
+        scores = [0, 0] if rng.random() < 0.5 else [rng.randint(0, 60), rng.randint(0, 60)]
+    else:
+        doc = deal(rng)
+        doc = random_cards(rng, doc, 14 + 2 * rng.randint(0, 5) + rng.randrange(2), exchange=0.5)
+        banked = list(ddcards.Position.from_dict(doc).score.points.values())
+        scores = [rng.randint(0, max(0, min(60, 130 - b))) for b in banked]
+    race = dict(doc, objective="race", start_scores=scores)
+    if not any(scores) and rng.random() < 0.5:
+        race["first_deal"] = False
+    return race
+
+
 def make_corpora(n: int = 40) -> None:
     CORPUS.mkdir(exist_ok=True)
     out: dict[str, list[dict]] = {}
@@ -206,6 +227,8 @@ def make_corpora(n: int = 40) -> None:
     out["three"] = [dict(deal(rng, "three", szlifowany=rng.random() < 0.5), played=[]) for _ in range(n)]
     rng = random.Random(20261207)
     out["mixed"] = [mixed_position(rng) for _ in range(2 * n)]
+    rng = random.Random(20261209)
+    out["race-early"] = [early_race(rng) for _ in range(n)]
     rng = random.Random(20261206)
     out["ladder"] = []
     for _ in range(n):
@@ -270,8 +293,8 @@ def corpus_rows(engine: Searcher, deals: int, limit: float) -> None:
     """One row per corpus, printed as it is measured."""
     print("| corpus | positions | finished (limit) | search median | p90 | max | nodes median | nodes/s |")
     print("|---|---|---|---|---|---|---|---|", flush=True)
-    for name, n in (("phase2", 4 * deals), ("race", deals), ("szlifowany", deals), ("kiks", deals),
-                    ("three", deals), ("mixed", 2 * deals)):
+    for name, n in (("phase2", 4 * deals), ("race", deals), ("race-early", deals), ("szlifowany", deals),
+                    ("kiks", deals), ("three", deals), ("mixed", 2 * deals)):
         times, nodes, docs = [], [], load(name, n)
         for doc in docs:
             got = solve(engine, doc, timeout=limit)

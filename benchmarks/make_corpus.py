@@ -8,7 +8,10 @@ his two weakest side cards (never an A or T); Betl and Durch deals are drawn
 with the declarer's cards weighted towards low (Betl) or high (Durch) ranks,
 and he discards his two highest (Betl) or lowest (Durch) cards.  The mixed corpus samples the
 whole space instead: random trumps, discards, objectives, announcements, options, stakes, flek
-and three or four players.
+and three or four players.  Two corpora cover what the mixed one meets too rarely to measure:
+marias-announced (Hra with Sedma, Kilo or both announced or asked: forehand's trumps chosen among
+the suits whose seven, or king and queen, he holds) and marias-midgame (mixed deals cut after 1
+to 20 random legal cards, a trick in progress or not: the positions an analysis solves).
 """
 from __future__ import annotations
 
@@ -17,7 +20,11 @@ import json
 import random
 from pathlib import Path
 
+import sys
+
 from _args import positive
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 RANKS = "789TJQKA"                  # natural order
 HRA_POWER = "789JQKTA"              # Hra order, low to high
@@ -130,6 +137,65 @@ def widen(rng: random.Random, docs: list[dict]) -> None:
                 options["sedma_value"], options["kilo_value"] = rng.randint(0, 5), rng.randint(0, 10)
 
 
+def announced_deal(rng: random.Random) -> dict:
+    """A Hra deal with Sedma, Kilo or both at stake: a uniformly random deal whose forehand holds
+    the seven, or the king and queen, of some suit (for 40% of the deals both, for the other 60%
+    either: redrawn until he does), that suit trumps, a random discard (no A or T, none of the
+    announced cards), then the announcements he may make (70%: the money objective with one or
+    both of them, both wherever both were asked for) or one of them as the objective (30%); three
+    or four players, flek, stakes and rule options at random."""
+    both = rng.random() < 0.4
+    while True:
+        deck = list(DECK)
+        rng.shuffle(deck)
+        fh, h1, h2 = deck[:12], deck[12:22], deck[22:32]
+        can = {s: [a for a, ranks in (("sedma", "7"), ("kilo", "KQ")) if all(r + s in fh for r in ranks)]
+               for s in SUITS}
+        suits = [s for s in SUITS if len(can[s]) == 2 or (can[s] and not both)]
+        if suits:
+            break
+    trump = rng.choice(suits)
+    keep = {r + trump for a in can[trump] for r in ("7" if a == "sedma" else "KQ")}
+    talon = rng.sample([c for c in fh if c[0] not in "AT" and c not in keep], 2)
+    hand0 = [c for c in fh if c not in talon]
+    doc: dict = {"game": "marias", "contract": "hra", "trump": trump}
+    if rng.random() < 0.7:
+        doc["objective"] = "money"
+        doc["announcements"] = can[trump] if both else rng.sample(can[trump], rng.randint(1, len(can[trump])))
+    else:
+        doc["objective"] = rng.choice(can[trump])
+    doc["hands"] = [hand_string(h, HRA_POWER) for h in (hand0, h1, h2)]
+    doc["talon"] = " ".join(talon)
+    if rng.random() < 0.3:
+        doc["flek"] = rng.randint(1, 2)
+    options: dict = {}
+    if rng.random() < 0.5:
+        options["sedma_value"], options["kilo_value"] = rng.randint(0, 5), rng.randint(0, 10)
+    if rng.random() < 0.5:
+        options["marriage_on_follow"] = True
+    if rng.random() < 0.5:
+        options["talon_points"] = "nobody"
+    if options:
+        doc["options"] = options
+    if rng.random() < 0.2:
+        doc["players"] = 4
+    return doc
+
+
+def midgame(rng: random.Random, doc: dict) -> dict:
+    """`doc` after 1 to 20 random legal cards (fewer if the deal ends first: Betl and Durch may)."""
+    import ddcards
+    pos = ddcards.Position.from_dict(doc)
+    played: list[str] = []
+    for _ in range(rng.randint(1, 20)):
+        if pos.is_over:
+            break
+        move = rng.choice(list(pos.legal_moves))
+        pos = pos.play(move)
+        played.append(str(move))
+    return dict(doc, played=played)
+
+
 def main(n: int = 200) -> None:
     OUT.mkdir(exist_ok=True)
     for contract, seed in (("hra", 20261129), ("betl", 20261130), ("durch", 20261131), ("mixed", 20261203)):
@@ -141,6 +207,16 @@ def main(n: int = 200) -> None:
         path = OUT / f"marias-{contract}.jsonl"
         path.write_text("".join(json.dumps(d) + "\n" for d in docs))
         print(f"wrote {len(docs)} deals to {path}")
+    rng = random.Random(20261207)
+    extra = {"announced": [announced_deal(rng) for _ in range(n // 2)]}
+    rng = random.Random(20261208)
+    mixed = [mixed_deal(rng) for _ in range(n // 2)]
+    widen(random.Random(20261209), mixed)
+    extra["midgame"] = [midgame(rng, doc) for doc in mixed]
+    for name, docs in extra.items():
+        path = OUT / f"marias-{name}.jsonl"
+        path.write_text("".join(json.dumps(d) + "\n" for d in docs))
+        print(f"wrote {len(docs)} positions to {path}")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,10 @@ holding the jack, or the nine and the ace, of a suit with at least three cards o
 that suit (his strongest such suit); if nobody does, seat 0 must choose and takes his
 strongest suit.  The bidder's team is the playing team.  klaverjas-mixed samples the whole
 space instead, as benchmarks/bench_dds.py draws its layouts: a random trump suit, playing team
-and rule set, whoever holds what.  Seat 0 leads the first trick (RULES §2).
+and rule set, whoever holds what.  Seat 0 leads the first trick (RULES §2) in these three.
+klaverjas-midgame covers the rest of what users solve (an analysis solves every position of a
+deal): klaverjas-mixed's kind of deal with any seat leading the first trick, cut after 0 to 24
+random legal cards, a trick in progress or not.
 """
 from __future__ import annotations
 
@@ -17,7 +20,11 @@ import json
 import random
 from pathlib import Path
 
+import sys
+
 from _args import positive
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 RANKS = "789TJQKA"
 SUITS = "SHDC"
@@ -68,6 +75,21 @@ def random_deal(rng: random.Random) -> dict:
             "playing_team": rng.randrange(2), "hands": [hand_string(h) for h in hands]}
 
 
+def midgame_position(rng: random.Random) -> dict:
+    import ddcards
+    doc = random_deal(rng)
+    leader = rng.randrange(4)
+    if leader:
+        doc["leader"] = leader
+    pos = ddcards.Position.from_dict(doc)
+    played: list[str] = []
+    for _ in range(rng.randint(0, 24)):
+        move = rng.choice(list(pos.legal_moves))
+        pos = pos.play(move)
+        played.append(str(move))
+    return dict(doc, played=played)
+
+
 def main(n: int = 200) -> None:
     OUT.mkdir(exist_ok=True)
     for name, seed in (("amsterdam", 20261201), ("rotterdam", 20261202), ("mixed", 20261205)):
@@ -76,6 +98,11 @@ def main(n: int = 200) -> None:
         path = OUT / f"klaverjas-{name}.jsonl"
         path.write_text("".join(json.dumps(d) + "\n" for d in docs))
         print(f"wrote {len(docs)} deals to {path}")
+    rng = random.Random(20261206)
+    docs = [midgame_position(rng) for _ in range(n // 2)]
+    path = OUT / "klaverjas-midgame.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    print(f"wrote {len(docs)} positions to {path}")
 
 
 if __name__ == "__main__":

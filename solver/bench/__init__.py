@@ -30,13 +30,15 @@ __all__ = ["GROUPS", "BenchGroup", "BenchReport", "bench_positions", "run_bench"
 #: The groups of the bench, in the order they run: (name, title, the corpora their positions come from
 #: with how many of each: the first lines of benchmarks/corpus/<corpus>.jsonl).
 GROUPS: tuple[tuple[str, str, tuple[tuple[str, int], ...]], ...] = (
-    ("marias", "Mariáš: Hra, Betl, Durch, money, 3 or 4 players",
-     (("marias-hra", 40), ("marias-mixed", 40), ("marias-betl", 10), ("marias-durch", 10))),
-    ("klaverjas", "Klaverjas: both rule sets, any trump and playing team, seat 0 leading",
-     (("klaverjas-amsterdam", 10), ("klaverjas-rotterdam", 10), ("klaverjas-mixed", 20))),
+    ("marias", "Mariáš: Hra, Betl, Durch, Sedma and Kilo, money, 3 or 4 players, mid-deal",
+     (("marias-hra", 40), ("marias-mixed", 40), ("marias-betl", 10), ("marias-durch", 10),
+      ("marias-announced", 10), ("marias-midgame", 10))),
+    ("klaverjas", "Klaverjas: both rule sets, any trump, playing team and leader, mid-deal",
+     (("klaverjas-amsterdam", 10), ("klaverjas-rotterdam", 10), ("klaverjas-mixed", 20),
+      ("klaverjas-midgame", 10))),
     ("mariasz", "Mariasz: szlifowany from the first trick, Kiks, three players, races, phase 2",
      (("mariasz-szlifowany", 4), ("mariasz-kiks", 4), ("mariasz-three", 3), ("mariasz-race", 10),
-      ("mariasz-mixed", 20), ("mariasz-phase2", 20))),
+      ("mariasz-race-early", 6), ("mariasz-mixed", 20), ("mariasz-phase2", 20))),
     ("prsi", "Prší: 2 to 6 players, any leader, player and variant, horizons 8 to 30",
      (("prsi-mixed", 30), ("prsi-midgame", 10), ("prsi-fresh-2", 5))),
 )
