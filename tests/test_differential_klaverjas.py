@@ -17,6 +17,7 @@ endgame leaf) must not change any value on longer endgames the reference is too 
 """
 import json
 import random
+from pathlib import Path
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -393,3 +394,15 @@ def test_two_trick_cache_shared_across_deals_and_parameters():
                     board = kj.GAME.replay(kj.parse_setup(variant)).board
                     fresh = Searcher(2).value(kj.GAME.replay(kj.parse_setup(variant)).board)
                     assert shared.value(board) == fresh, json.dumps(variant)
+
+
+def test_the_midgame_corpus_late_in_the_deal():
+    """The positions of benchmarks/corpus/klaverjas-midgame.jsonl (any trump, playing team, rule
+    set and first leader, cut by random play) with 16 or more cards played, as the reference
+    solves them."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "corpus" / "klaverjas-midgame.jsonl"
+    docs = [json.loads(line) for line in path.read_text().splitlines()]
+    late = [(i, doc) for i, doc in enumerate(docs, 1) if len(doc["played"]) >= 16]
+    assert len(late) >= 25 and len({doc.get("leader", 0) for _, doc in late}) == 4
+    for i, doc in late:
+        assert_answers(doc, k.reference_solve(doc), f"klaverjas-midgame.jsonl line {i}: {json.dumps(doc)}")

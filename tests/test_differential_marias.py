@@ -176,3 +176,15 @@ def test_unbiased_histories(seed, tricks_left, cards, trump, options, want_decis
     kw = dict(trump=trump, options=options) if contract == "hra" else {}
     # a Durch lost by the history is tested here too
     check(*endgame(seed, contract, tricks_left, cards, want_decisive, lambda state: True, bias=False, **kw))
+
+
+def test_the_midgame_corpus_late_in_the_deal():
+    """The positions of benchmarks/corpus/marias-midgame.jsonl (every contract, objective and
+    option, cut by random play) with 15 or more cards played, as the reference solves them: the
+    corners the random endgames above draw less often (flek, 4 players, Betl and Durch mid-deal)."""
+    path = __import__("pathlib").Path(__file__).resolve().parents[1] / "benchmarks" / "corpus" / "marias-midgame.jsonl"
+    docs = [json.loads(line) for line in path.read_text().splitlines()]
+    late = [(i, doc) for i, doc in enumerate(docs, 1) if len(doc["played"]) >= 15]
+    assert len(late) >= 25
+    for i, doc in late:
+        assert_answers(doc, m.reference_solve(doc), f"marias-midgame.jsonl line {i}: {json.dumps(doc)}")

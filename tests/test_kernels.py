@@ -94,9 +94,10 @@ def test_each_kernel_is_loaded_when_asked_and_both_give_the_same_answers() -> No
     # Every game's bundled examples, and the start of the corpora whose positions solve in
     # milliseconds (a fresh Mariasz deal from the first trick takes far longer: not a test).
     docs = [ddcards.example(name) for name in ddcards.example_names()]
-    for name in ("marias-hra", "marias-betl", "marias-durch", "marias-mixed", "klaverjas-amsterdam",
-                 "klaverjas-rotterdam", "klaverjas-mixed", "mariasz-phase2", "mariasz-race", "mariasz-mixed",
-                 "prsi-midgame", "prsi-mixed"):
+    for name in ("marias-hra", "marias-betl", "marias-durch", "marias-mixed", "marias-announced", "marias-midgame",
+                 "klaverjas-amsterdam", "klaverjas-rotterdam", "klaverjas-mixed", "klaverjas-midgame",
+                 "mariasz-phase2", "mariasz-race", "mariasz-race-early", "mariasz-mixed", "prsi-midgame",
+                 "prsi-mixed"):
         docs += [json.loads(line) for line in (corpus / f"{name}.jsonl").read_text().splitlines()[:6]]
     code = ("import json, sys, ddcards, ddcards._kernels as k, ddcards._core.search as s\n"
             f"docs = json.loads({json.dumps(json.dumps(docs))})\n"
