@@ -901,6 +901,12 @@ def test_a_long_search_says_so_before_it_starts_once_per_run(tmp_path, capsys):
                      "--threads 2 uses a second core, Ctrl-C interrupts it)"]
     assert cli.main(["solve", "--example", "mariasz"]) == cli.EXIT_OK     # 8 left: quick, no note
     assert "note:" not in capsys.readouterr().err
+    # A race from far off its claim is as long (9 s to minutes: it said nothing); near a claim it is quick.
+    race = dict(fresh, objective="race", start_scores=[0, 71])
+    assert ddcards.Position.from_dict(race).long_search == (
+        "a 36-card Mariasz race with each side 60 or more points from 131 at the start with 24 cards left in the "
+        "stock, whose searches take tens of seconds to minutes")
+    assert ddcards.Position.from_dict(dict(race, start_scores=[0, 72])).long_search is None
 
 
 def test_an_analysis_of_minutes_says_so_before_it_starts(capsys):

@@ -101,8 +101,9 @@ TABLE_BY_STOCK = ((24, 1024), (22, 512), (16, 128))
 # long searches (up to minutes; 128 MiB halves them, a smaller search gives up nothing measurable).
 TABLE_THREE = ((27, 128),)
 # Points with this many cards or more left in a two-player stock: a search of tens of seconds
-# to minutes (Mariasz.long_search).
+# to minutes (Mariasz.long_search); a race too where each side starts this far from 131.
 LONG_SEARCH_STOCK = 20
+LONG_RACE_NEED = 60
 
 
 @dataclass(frozen=True)
@@ -786,14 +787,20 @@ class Mariasz(Game):
     def long_search(self, setup: MariaszSetup) -> str | None:
         """Points in a two-player 36-card deal with LONG_SEARCH_STOCK or more cards left in the stock:
         its search takes tens of seconds to minutes (README, Mariasz: 9 s with 18 left, a minute or
-        more for a fresh deal)."""
-        if setup.objective != "points" or setup.variant != "standard" or not setup.stock:
+        more for a fresh deal). A race there is as long where neither side's claim is near (each
+        LONG_RACE_NEED or more from 131 by its start score; README: 9 s to over 3 minutes): it
+        said nothing of those."""
+        if setup.variant != "standard" or not setup.stock:
+            return None
+        race = setup.objective == "race"
+        if race and min(TARGET - score for score in setup.start_scores) < LONG_RACE_NEED:
             return None
         left = stock_left(setup)
         if left < LONG_SEARCH_STOCK:
             return None
-        return (f"a 36-card Mariasz deal with {left} cards left in the stock, whose searches take tens of seconds "
-                "to minutes")
+        what = (f"race with each side {LONG_RACE_NEED} or more points from 131 at the start" if race else "deal")
+        return (f"a 36-card Mariasz {what} with {left} cards left in the stock, whose searches take tens of "
+                "seconds to minutes")
 
     def normalise(self, s: MariaszSetup) -> dict[str, Any]:
         out: dict[str, Any] = {"game": "mariasz", "hands": [format_hand(h) for h in s.hands]}
