@@ -566,9 +566,11 @@ def test_the_seeds_worked_example():
     assert pos(doc, "7S", "7H", "draw", "AH", "pass", "QD/C", "TC").to_move == 3
 
 
-@pytest.mark.parametrize("history, bad", [("QS / H draw", "'/'"), ("QS/ H draw", "'QS/'"), ("QS /H draw", "'/H'")])
+@pytest.mark.parametrize("history, bad", [
+    ("QS / H draw", "'/' names no card before its '/'"), ("QS/ H draw", "'QS/' names no suit after its '/'"),
+    ("QS /H draw", "'/H' names no card before its '/'"), (["QH/"], "'QH/' names no suit after its '/'")])
 def test_4_1_an_ober_names_its_suit_with_no_space_around_the_slash(history, bad):
-    """'QS / H' said "played[1]: empty card ''"."""
+    """'QS / H' said "played[1]: empty card ''"; 'QH/' alone said only "no space around the '/'"."""
     with pytest.raises(ddcards.NotationError, match=f"{bad}: an Ober names its suit with no space around the '/'"):
         ddcards.Position.from_dict(dict(ddcards.example("prsi"), played=history))
 
@@ -587,7 +589,8 @@ def test_4_1_a_bad_action_names_one_rule(history, message):
 
 def test_an_ober_in_a_list_with_spaces_around_the_slash_is_refused_too():
     """'QS / D' as one item of a list was read as QS/D, where the same text as a history is refused."""
-    with pytest.raises(ddcards.NotationError, match="'QS / D': an Ober names its suit with no space around the '/'"):
+    with pytest.raises(ddcards.NotationError,
+                       match="'QS / D' has a space around its '/': an Ober names its suit with no space around the '/'"):
         ddcards.Position.from_dict(dict(ddcards.example("prsi"), played=["QS / D"]))
 
 

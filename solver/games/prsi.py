@@ -143,7 +143,10 @@ def parse_action(token: Any, ply: int | None = None) -> str:
         return text.lower()
     if text.startswith("/") or text.endswith("/") or " /" in text or "/ " in text:
         # 'QS / H' splits into 'QS', '/', 'H' in a history given as text; in a list, one item
-        raise NotationError(f"{where}{shown(text)}: an Ober names its suit with no space around the '/', "
+        # ('QH/' alone names no suit: "no space around" sent its writer looking for a space)
+        what = ("names no suit after its '/'" if text.endswith("/") and " " not in text and len(text) > 1
+                else "has a space around its '/'" if " " in text else "names no card before its '/'")
+        raise NotationError(f"{where}{shown(text)} {what}: an Ober names its suit with no space around the '/', "
                             f"as in 'QS/H' ({ACTION_RULE})", token=text, rule=ACTION_RULE, field=field)
     card_text, slash, named = text.partition("/")
     try:
