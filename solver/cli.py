@@ -738,6 +738,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             else "with this table size: the signature is the count in tables sized per game, without --tt-mb")
     print(f"Nodes searched  {report.nodes:,} ({same})")
     print(f"Nodes/second    {report.nodes_per_second:,.0f} (search time only; the machine and its load move it)")
+    print(f"Answers         {report.answers} (a hash of every position's value and each move's value: the same "
+          "for any search that answers right, on any number of threads)")
     return EXIT_OK
 
 

@@ -3,6 +3,7 @@ of those positions (a signature: the same whatever ran before and on a second So
 command reads and reports as its help says.  (Its times are a benchmark's, never asserted.)"""
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import ddcards
-from ddcards.bench import GROUPS, bench_positions, run_bench, select_from_corpora
+from ddcards.bench import GROUPS, answers_hash, bench_positions, run_bench, select_from_corpora
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,7 +75,7 @@ def test_the_command_prints_the_groups_and_the_signature():
     assert [g["name"] for g in doc["groups"]] == ["prsi"] and doc["positions"] == 45
     assert doc["nodes"] == run_bench(groups=["prsi"]).nodes and doc["threads"] == 1
     assert set(doc) == {"groups", "threads", "repeat", "version", "kernels", "nodes", "seconds", "positions",
-                        "nodes_per_second", "tt_mb", "signature"}
+                        "nodes_per_second", "tt_mb", "signature", "answers"}
     assert doc["tt_mb"] is None and doc["signature"] is True
     text = subprocess.run([sys.executable, "-m", "ddcards", "bench", "--group", "prsi"], capture_output=True,
                           text=True, timeout=300)
@@ -84,8 +85,9 @@ def test_the_command_prints_the_groups_and_the_signature():
                                "cleared first (1 thread;")
     assert lines[1].split()[:5] == ["group", "positions", "nodes", "seconds", "nodes/s"]
     assert lines[2].split()[:3] == ["prsi", "45", f"{doc['nodes']:,}"]
-    assert lines[-2] == (f"Nodes searched  {doc['nodes']:,} (the search's signature: the same on every machine for "
+    assert lines[-3] == (f"Nodes searched  {doc['nodes']:,} (the search's signature: the same on every machine for "
                          "this version of the search)")
+    assert lines[-1].startswith(f"Answers         {doc['answers']} (a hash of every position's value and each move's")
 
 
 @pytest.mark.parametrize("args,message", [
@@ -106,7 +108,7 @@ def test_a_fixed_table_size_is_said_and_its_count_is_no_signature():
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert "each solved in mode all in a table of 1 MiB, cleared first" in lines[0]
-    assert lines[-2].endswith("(with this table size: the signature is the count in tables sized per game, "
+    assert lines[-3].endswith("(with this table size: the signature is the count in tables sized per game, "
                               "without --tt-mb)")
     report = run_bench(ddcards.Solver(tt_mb=1), groups=["prsi"])
     assert (report.tt_mb, report.signature, report.to_dict()["signature"]) == (1, False, False)
@@ -116,3 +118,18 @@ def test_a_fixed_table_size_is_said_and_its_count_is_no_signature():
 def test_run_bench_refuses_a_repeat_that_times_nothing(repeat):
     with pytest.raises(ddcards.InvalidOptionError, match="repeat is a whole number of at least 1"):
         run_bench(groups=["prsi"], repeat=repeat)
+
+
+def test_the_answers_hash_is_the_answers_and_not_the_search():
+    # The node count says whether the search changed; the answers hash whether the answers did: the
+    # same on two threads (other nodes) and in another table size, another when one answer moves.
+    positions = bench_positions(["prsi"])
+    solves = [(doc["id"], ddcards.Solver().solve(doc, mode="all")) for _, doc in positions]
+    one = run_bench(groups=["prsi"])
+    assert one.answers == answers_hash(solves) and len(one.answers) == 16
+    assert run_bench(groups=["prsi"], threads=2).answers == one.answers
+    assert run_bench(ddcards.Solver(tt_mb=1), groups=["prsi"]).answers == one.answers
+    ident, first = solves[0]
+    moved = dataclasses.replace(first, value=first.value + 1)
+    assert answers_hash([(ident, moved)] + solves[1:]) != one.answers
+    assert answers_hash(solves[1:] + solves[:1]) != one.answers      # each answer is its position's

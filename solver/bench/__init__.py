@@ -16,6 +16,7 @@ search's own (each position's least over ``repeat`` runs); they vary with the ma
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -25,7 +26,7 @@ from typing import Any
 
 from ddcards.errors import InvalidOptionError
 
-__all__ = ["GROUPS", "BenchGroup", "BenchReport", "bench_positions", "run_bench"]
+__all__ = ["GROUPS", "BenchGroup", "BenchReport", "answers_hash", "bench_positions", "run_bench"]
 
 #: The groups of the bench, in the order they run: (name, title, the corpora their positions come from
 #: with how many of each: the first lines of benchmarks/corpus/<corpus>.jsonl).
@@ -71,6 +72,7 @@ class BenchReport:
     version: str
     kernels: str
     tt_mb: int | None = None           # None: each position's table sized per game (the signature's)
+    answers: str = ""                  # answers_hash of every position's answer: any right search's
 
     @property
     def nodes(self) -> int:
@@ -120,6 +122,18 @@ def bench_positions(groups: Iterable[str] | None = None) -> list[tuple[str, dict
     return out
 
 
+def answers_hash(answers: Iterable[tuple[str, Any]]) -> str:
+    """A short hash of (position id, Result) pairs: each position's value and every legal move's
+    value. Unlike the node count it does not depend on how the search got there (threads, table
+    size, a faster search), only on the answers: a build that answers one position wrongly
+    changes it, where the node count alone would not say whether the answers moved."""
+    h = hashlib.sha256()
+    for ident, result in answers:
+        moves = sorted((str(m.move), m.value) for m in result.moves)
+        h.update(json.dumps([ident, result.value, moves]).encode())
+    return h.hexdigest()[:16]
+
+
 def run_bench(solver: Any = None, *, groups: Iterable[str] | None = None, repeat: int = 1, threads: int = 1,
               progress: Callable[[int, int], None] | None = None) -> BenchReport:
     """Solve every bench position (of `groups`, default all) cold in mode all, `repeat` times
@@ -137,12 +151,14 @@ def run_bench(solver: Any = None, *, groups: Iterable[str] | None = None, repeat
     tt_mb = None if engine.sized_per_game else engine.tt_mb
     work = bench_positions(groups)
     figures: dict[str, list[int | float]] = {name: [0, 0, 0.0] for name, _, _ in GROUPS}
+    answered = []
     for done, (group, doc) in enumerate(work, 1):
         pos = ddcards.Position.from_dict(doc)
         best, nodes = float("inf"), 0
         for _ in range(repeat):
             result = engine.solve(pos, mode="all", threads=threads)        # a cleared table each time
             best, nodes = min(best, result.elapsed), result.nodes
+        answered.append((doc["id"], result))
         figures[group][0] += 1
         figures[group][1] += nodes
         figures[group][2] += best
@@ -151,7 +167,7 @@ def run_bench(solver: Any = None, *, groups: Iterable[str] | None = None, repeat
     chosen = [BenchGroup(name, title, int(figures[name][0]), int(figures[name][1]), float(figures[name][2]))
               for name, title, _ in GROUPS if figures[name][0]]
     return BenchReport(chosen, threads=threads, repeat=repeat, version=ddcards.__version__,
-                       kernels=f"{_kernels.loaded()} ({BUILD_FEATURES})", tt_mb=tt_mb)
+                       kernels=f"{_kernels.loaded()} ({BUILD_FEATURES})", tt_mb=tt_mb, answers=answers_hash(answered))
 
 
 def select_from_corpora(corpus_dir: Any) -> list[dict[str, Any]]:
