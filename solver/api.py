@@ -331,6 +331,22 @@ def _wait_for_turn(turn: threading.RLock, start: float, timeout: float | None, c
                                 "Solver's other search")
 
 
+@contextmanager
+def taking_turn(solver: Solver, start: float, timeout: float | None, cancel: CancelToken | None) -> Iterator[None]:
+    """Hold `solver`'s turn for the block, as its own calls take it (``_one_at_a_time``): a
+    wait for another thread's search gives up at `timeout` seconds from `start` (monotonic)
+    or when `cancel` is cancelled (for searches on a Solver that are not its methods': a DD table's)."""
+    if not solver._turn.acquire(blocking=False):
+        if timeout is None and cancel is None:
+            solver._turn.acquire()
+        else:
+            _wait_for_turn(solver._turn, start, timeout, cancel)
+    try:
+        yield
+    finally:
+        solver._turn.release()
+
+
 def _position(position: PositionLike) -> Position:
     if isinstance(position, Position):
         return position

@@ -214,13 +214,19 @@ def available_threads() -> int:
 def _marias_table(deal: marias_table.TableDeal, engine: Any, timeout: float | None, cancel: Any,
                   threads: int, solver_class: Any) -> dict[str, Any]:
     """The Mariáš contract table: its jobs (one contract each) on `threads` Solvers."""
+    from ddcards.api import taking_turn
+
+    start = time.monotonic()
     deadline = None if timeout is None else time.perf_counter() + timeout
-    engine.clear()                      # cold, so that node counts repeat
+    # The waits for the caller's Solver, which another thread may be searching with, give up
+    # within the table's timeout and cancel, as a Solver's own calls do.
+    with taking_turn(engine, start, timeout, cancel):
+        engine._searcher.clear()        # cold, so that node counts repeat
 
     def run(engine: Any, job: marias_table.Job) -> tuple[list[Any], int]:
         # The job searches on the Solver's own Searcher, keeping its table between discards; it
         # takes its turn as the Solver's own calls do (another thread may share the Solver).
-        with engine._turn:
+        with taking_turn(engine, start, timeout, cancel):
             return marias_table.run_job(job, deal, engine._searcher, deadline=deadline, cancel=cancel)
 
     def run_jobs(jobs: list[marias_table.Job]) -> list[tuple[list[Any], int]]:

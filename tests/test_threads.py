@@ -442,6 +442,33 @@ def test_a_call_waiting_for_a_shared_solver_keeps_its_timeout_and_cancel():
     holding.join()
 
 
+def test_a_marias_dd_table_waiting_for_a_shared_solver_keeps_its_timeout_and_cancel():
+    """A Mariáš contract table on a Solver another thread is searching with waits within its
+    own timeout and cancel, as the Solver's own calls and a Klaverjas table do (it waited for
+    the other search to end, minutes, whatever its timeout)."""
+    from _long_search import ENDLESS
+
+    shared = ddcards.Solver()
+    deal = {k: v for k, v in ddcards.example("marias-hra").items() if k not in ("contract", "trump")}
+    want = ddcards.dd_table(deal)["entries"]
+    holding = threading.Thread(target=lambda: pytest.raises(SearchTimeout, shared.value, ENDLESS, timeout=4.0))
+    holding.start()
+    deadline = time.monotonic() + 30
+    while shared.nodes_now == 0 and time.monotonic() < deadline:     # its search under way
+        time.sleep(0.005)
+    start = time.monotonic()
+    with pytest.raises(SearchTimeout, match=r"ran out of time \(0.2 s\) while it waited for this Solver's other"):
+        ddcards.dd_table(deal, solver=shared, timeout=0.2)
+    assert time.monotonic() - start < 2.0
+    token = ddcards.CancelToken()
+    threading.Timer(0.1, token.cancel).start()
+    with pytest.raises(SearchCancelled, match="cancelled while it waited"):
+        ddcards.dd_table(deal, solver=shared, cancel=token)
+    assert time.monotonic() - start < 2.0
+    assert ddcards.dd_table(deal, solver=shared, timeout=60)["entries"] == want     # waits its turn, then searches
+    holding.join()
+
+
 def test_searches_on_several_threads_at_once_each_get_their_own_helpers():
     """Several Solvers searching on 2-3 threads each at the same time: the parked threads that
     serve further threads (pool.h) are handed out one search at a time, and every answer is
