@@ -121,9 +121,9 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str | bytes, *, sol
     the Hra margin, or +1/-1 in Betl and Durch; money: the declarer's settlement, with the
     best announcements in Hra).
     """
-    from ddcards.api import _threads, check_timeout, default_solver
+    from ddcards.api import _check_limits, _threads, default_solver
 
-    timeout = check_timeout(timeout)
+    timeout = _check_limits(timeout, cancel)          # cancel="x": said here, as solve says it
     _threads(threads, "dd_table: threads")
     job = table_job(position_or_doc)
     if solver is not None and not callable(getattr(solver, "_values", None)):     # (a Solver, or a subclass)

@@ -18,7 +18,7 @@ import pytest
 
 import ddcards
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, Searcher
-from ddcards.errors import InvalidOptionError, SearchCancelled, SearchTimeout
+from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, SearchCancelled, SearchTimeout
 
 try:
     from tests.reference import klaverjas as kref
@@ -467,6 +467,15 @@ def test_a_marias_dd_table_waiting_for_a_shared_solver_keeps_its_timeout_and_can
     assert time.monotonic() - start < 2.0
     assert ddcards.dd_table(deal, solver=shared, timeout=60)["entries"] == want     # waits its turn, then searches
     holding.join()
+
+
+def test_dd_table_says_a_cancel_that_is_no_token_as_solve_does():
+    deal = {k: v for k, v in ddcards.example("marias-hra").items() if k not in ("contract", "trump")}
+    for doc in (deal, ddcards.example("klaverjas")):
+        with pytest.raises(InvalidArgumentTypeError, match="cancel must be a ddcards.CancelToken or None, not 'x'") \
+                as info:
+            ddcards.dd_table(doc, cancel="x")
+        assert isinstance(info.value, TypeError) and info.value.field == "cancel"
 
 
 def test_searches_on_several_threads_at_once_each_get_their_own_helpers():
