@@ -904,7 +904,11 @@ def solve_many(positions: Iterable[PositionLike], *, jobs: int | None = None, ex
     in the calling thread), at most `window` tasks (default: twice the searches that run
     at once) ahead of the answers taken; a task is a chunk of positions
     (`chunk_size`; by default sized from the time positions take).  Closing the generator,
-    or leaving the ``for`` loop, stops the work.  Each search thread keeps a Solver of
+    or leaving the ``for`` loop, stops the work: on threads (our own, or a
+    ``ThreadPoolExecutor``) the searches under way too; on another executor (a
+    ``ProcessPoolExecutor``, a Dask client) the tasks not started, while a chunk already
+    running in another process runs to its end (`timeout` bounds it; a process pool's
+    ``shutdown(wait=True)`` waits for it).  Each search thread keeps a Solver of
     `tt_mb` MiB (default: sized per game, see ``Solver``).
 
     >>> import ddcards

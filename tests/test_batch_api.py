@@ -9,6 +9,7 @@ import multiprocessing
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -253,3 +254,14 @@ def test_a_table_the_worker_cannot_have_answers_each_position_as_bad_input():
     for _, error in out:
         assert isinstance(error, ddcards.InvalidOptionError)
         assert str(error).startswith(f"tt_mb {too_large} is too large: a table takes 1 to ")
+
+
+def test_solve_many_says_that_leaving_the_loop_does_not_stop_a_chunk_running_in_another_process():
+    """A ProcessPoolExecutor's running chunk cannot be reached by the token that stops the
+    threads' searches: it runs to its end (minutes for a fresh Mariasz deal), and the pool's
+    shutdown(wait=True) waits for it.  The docstring and docs/BATCH.md said "leaving the loop
+    stops the work" without that caveat."""
+    doc = " ".join(ddcards.solve_many.__doc__.split())
+    assert "a chunk already running in another process runs to its end" in doc
+    batch = " ".join((Path(__file__).parent.parent / "docs" / "BATCH.md").read_text(encoding="utf-8").split())
+    assert "a chunk already running in another process runs to its end" in batch
