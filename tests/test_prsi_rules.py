@@ -419,6 +419,10 @@ def test_4_8_return_a_7_on_the_last_card_brings_him_back():
     played = ["8C", "draw", "9C", "draw", "TC", "draw", "JC"]
     p = pos(doc, *played, **{"return": True})
     assert not p.is_over and p.to_move == 1        # out, unless seat 1 answers with a 7
+    # not shown as out yet, which the result's outcomes do not say either
+    assert p.session().seat_role(0) == "out unless a 7 answers"
+    assert ddcards.solve(p, mode="best").outcomes["seat0_out"] is False
+    assert pos(doc, *played, "draw", **{"return": True}).session().seat_role(0) == "out"
     back = pos(doc, *played, "7C", **{"return": True})
     assert not back.is_over and back.to_move == 0 and list(back.legal_moves) == ["draw"]
     hands, _, _, _ = view(pos(doc, *played, "7C", "draw", **{"return": True}))

@@ -392,7 +392,9 @@ class PrsiSession(Session):
     def seat_role(self, seat: int) -> str:
         st = self.board.state
         if st["out"][seat]:
-            return "out"
+            # `return` (§4.8): a hand emptied is out only once the next player has acted, as the
+            # result's seatN_out says; till then a 7 on his last card brings him back
+            return "out" if st["places"][seat] else "out unless a 7 answers"
         return "player" if seat == self.player else "opponent"
 
     def table(self) -> dict[str, Any]:
