@@ -655,6 +655,18 @@ def test_an_option_word_reads_in_any_case_as_the_other_words_do(name, option, gi
         ddcards.Position.from_dict(dict(doc, options=dict(doc.get("options", {}), **{option: "nobodyy"})))
 
 
+def test_a_marias_contract_and_objective_read_with_spaces_around_them_as_the_other_games_do():
+    """Mariáš read its contract and objective in any case but not with a space around them, where
+    Klaverjas and Mariasz strip it: "Hra " was refused as an objective that "does not apply to hra"."""
+    pos = ddcards.Position.from_dict(doc(contract=" Hra ", objective="kilo "))
+    assert pos.contract == "hra" and pos.to_dict()["objective"] == "kilo"
+    assert ddcards.solve(doc(objective=" Hra"), mode="best").value == 70
+    table = ddcards.dd_table(dict(START, contract=" betl ", objective=" money"))
+    assert len(table["entries"]) == 6             # the chosen fields are still only checked
+    with pytest.raises(InvalidOptionError, match="objective 'hraa' does not apply to hra"):
+        ddcards.Position.from_dict(doc(objective="hraa"))
+
+
 def test_a_document_of_lists_each_within_the_limit_but_too_many_items_in_all_is_refused():
     """1,990 lists of 1,000 numbers: every list within 2,000 items, 2 million in all (checking them
     took seconds); the total is capped as the lists are (docs/RULES.md §0.11 rule 2)."""

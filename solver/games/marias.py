@@ -116,10 +116,11 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
         hands_field(doc, 3, "Mariáš")
 
     contract = doc.get("contract", "hra")
-    if not isinstance(contract, str) or contract.lower() not in INFO.contracts:
+    # spaces around a word are ignored, as in every other game's contract and objective
+    if not isinstance(contract, str) or contract.strip().lower() not in INFO.contracts:
         raise InvalidOptionError(f"unknown contract {shown(contract)} ({CONTRACT_RULE})",
                                  token=token_text(contract), rule=CONTRACT_RULE, field="contract")
-    contract = contract.lower()
+    contract = contract.strip().lower()
 
     trump_text = doc.get("trump")
     trump: Suit | None = None
@@ -137,7 +138,8 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
                                  token=token_text(trump_text), rule=NO_TRUMP_RULE, field="trump")
 
     objective = doc.get("objective")
-    if objective is not None and (not isinstance(objective, str) or objective.lower() not in INFO.objectives[contract]):
+    if objective is not None and (not isinstance(objective, str)
+                                  or objective.strip().lower() not in INFO.objectives[contract]):
         raise InvalidOptionError(f"objective {shown(objective)} does not apply to {contract} ({OBJECTIVE_RULE})",
                                  token=token_text(objective), rule=OBJECTIVE_RULE, field="objective")
 
@@ -173,7 +175,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     # The talon is a set of two discards: one order (the cards' own, by suit then rank), so that
     # positions differing only in how it was written are one position.
     talon = tuple(sorted(talon))
-    return MariasSetup(hands, talon, contract, trump, objective.lower(), flek, options, played,
+    return MariasSetup(hands, talon, contract, trump, objective.strip().lower(), flek, options, played,
                        announcements, players)
 
 

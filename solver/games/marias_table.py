@@ -121,7 +121,7 @@ def _check_chosen_fields(doc: Mapping[str, Any]) -> None:
     """The fields the table chooses itself may be given (a position's document serves), but
     not misspelt: a wrong name is still an error (§1.13 rule 1)."""
     contract = doc.get("contract")
-    if contract is not None and (not isinstance(contract, str) or contract.lower() not in INFO.contracts):
+    if contract is not None and (not isinstance(contract, str) or contract.strip().lower() not in INFO.contracts):
         raise InvalidOptionError(f"unknown contract {shown(contract)} ({CONTRACT_RULE})", token=token_text(contract),
                                  rule=CONTRACT_RULE, field="contract")
     trump = doc.get("trump")
@@ -132,7 +132,7 @@ def _check_chosen_fields(doc: Mapping[str, Any]) -> None:
         Suit.parse(trump)
     objective = doc.get("objective")
     known = {o for names in INFO.objectives.values() for o in names}
-    if objective is not None and (not isinstance(objective, str) or objective.lower() not in known):
+    if objective is not None and (not isinstance(objective, str) or objective.strip().lower() not in known):
         raise InvalidOptionError(f"unknown objective {shown(objective)} ({TABLE_FIELD_RULE})",
                                  token=token_text(objective), rule=TABLE_FIELD_RULE, field="objective")
     raw = doc.get("announcements")
