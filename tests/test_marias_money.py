@@ -155,6 +155,23 @@ def test_four_players():
                                         "seat 0 (declarer) to move")
 
 
+@pytest.mark.parametrize("players, needle", [
+    (4, "got 4: the dealer (seat 3) sits out and holds no cards: give the three hands that play"),
+    (3, "got 4: three play; at a table of four give \"players\": 4 and the three hands that play"),
+])
+def test_four_hands_are_refused_by_the_four_player_rule_not_one_hand_per_seat(players, needle):
+    """A table of four has four seats: four hands (the dealer's empty) were refused as
+    "one hand per seat" (§0.6 rule 3), which they are. The rule that refuses them is §1.1 rule 5,
+    the dealer sitting out with no cards; the position and the contract table both say so."""
+    doc = dict(SEED, players=players, hands=[*SEED["hands"], ""])
+    table = {"game": "marias", "players": players, "hands": ["AT.AKQ9.AT.K987", *SEED["hands"][1:], ""]}
+    for make, document in ((ddcards.Position.from_dict, doc), (ddcards.dd_table, table)):
+        with pytest.raises(ddcards.InvalidDealError) as info:
+            make(document)
+        assert needle in str(info.value) and info.value.field == "hands"
+        assert info.value.rule.startswith("docs/RULES.md §1.1 rule 5:")
+
+
 def test_analysis_in_money():
     an = ddcards.analyse(dict(SEED, played=SEED_LINE, announcements=["kilo"]))
     assert an.value_kind == "money"

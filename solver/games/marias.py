@@ -148,7 +148,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     why = f"{contract} has no points, marriages or trumps"
     options = options_field(doc, INFO, not_here={name: why for name in HRA_ONLY_OPTIONS} if contract != "hra"
                             else None)
-    hands = hands_field(doc, 3, "Mariáš")
+    hands = active_hands(doc, players)
     if "talon" not in doc:
         raise InvalidDealError(f"Mariáš needs the talon (field 'talon'; {TALON_RULE})",
                                token="talon", rule=TALON_RULE, field="talon")
@@ -195,6 +195,20 @@ def table_fields(doc: Mapping[str, Any]) -> tuple[int, int]:
         raise InvalidOptionError(f"leader {shown(leader)}: only seat 0 leads in Mariáš ({LEADER_RULE})",
                                  token=token_text(leader), rule=LEADER_RULE, field="leader")
     return flek, players
+
+
+def active_hands(doc: Mapping[str, Any], players: int) -> tuple[tuple[Card, ...], ...]:
+    """The three hands that play (docs/RULES.md §1.1 rule 5).  Four hands are refused by that rule,
+    not by "one hand per seat": at a table of four the dealer has a seat but no cards."""
+    raw = doc.get("hands")
+    if isinstance(raw, (list, tuple)) and len(raw) == 4:
+        why = ("the dealer (seat 3) sits out and holds no cards: give the three hands that play, forehand's first"
+               if players == 4 else
+               "three play; at a table of four give \"players\": 4 and the three hands that play, the dealer "
+               "(seat 3) sitting out")
+        raise InvalidDealError(f"Mariáš needs 3 hands (field 'hands'), got 4: {why} ({PLAYERS_RULE})",
+                               token="hands", rule=PLAYERS_RULE, field="hands")
+    return hands_field(doc, 3, "Mariáš")
 
 
 def announcements_field(raw: Any, contract: str, trump: Suit | None,

@@ -38,9 +38,9 @@ from typing import Any
 
 from ddcards._jsonio import shown, token_text
 from ddcards.errors import InvalidDealError, InvalidOptionError, SearchTimeout
-from ddcards.games._document import cards_field, check_deal, check_fields, hands_field, options_field, played_field
+from ddcards.games._document import cards_field, check_deal, check_fields, options_field, played_field
 from ddcards.games.marias import (ANNOUNCEMENTS, CONTRACT_RULE, DECK_RULE, FIELDS, INFO, TRUMP_RULE, _TABLES,
-                                  can_announce, card_mask, money_scale, new_board, table_fields)
+                                  active_hands, can_announce, card_mask, money_scale, new_board, table_fields)
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 
 __all__ = ["TableDeal", "Job", "parse_table_deal", "plan", "run_job", "best_first", "describe_deal", "run_table",
@@ -99,7 +99,7 @@ def parse_table_deal(doc: Mapping[str, Any]) -> TableDeal:
     _check_chosen_fields(doc)
     flek, players = table_fields(doc)
     options = options_field(doc, INFO)
-    hands = hands_field(doc, 3, "Mariáš")
+    hands = active_hands(doc, players)
     talon = cards_field(doc["talon"], "talon") if doc.get("talon") not in (None, "", []) else None
     sizes = [len(h) for h in hands] + ([len(talon)] if talon is not None else [])
     if sizes not in ([12, 10, 10], [10, 10, 10, 2]):
