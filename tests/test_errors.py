@@ -209,6 +209,20 @@ def test_a_hand_of_the_cards_left_says_hands_are_as_dealt(name):
     assert "list them in 'played'" in str(info.value) and info.value.field == "hands[0]"
 
 
+def test_a_deal_as_dealt_given_to_solve_says_to_discard_or_ask_the_table():
+    """Forehand's 12 cards and no talon - the document `ddcards table` takes - was answered only
+    "Mariáš needs the talon", not what to do with the 12 cards."""
+    dealt = {"game": "marias", "trump": "H", "hands": ["AT.AKQ9.AT.K987", H1, H2]}
+    with pytest.raises(InvalidDealError) as info:
+        ddcards.Position.from_dict(dealt)
+    assert "forehand (hand 0) holds 12 cards, the deal as dealt; put his 2 discards in 'talon'" in str(info.value)
+    assert "the contract table (`ddcards table`, dd_table)" in str(info.value) and info.value.field == "talon"
+    assert len(ddcards.dd_table(dealt)["entries"]) == 216      # which the table takes
+    # ten cards and no talon: only that the talon is missing
+    with pytest.raises(InvalidDealError, match=r"^Mariáš needs the talon \(field 'talon'; docs/RULES.md §1.3"):
+        ddcards.Position.from_dict(doc(drop=("talon",)))
+
+
 def test_valid_variants_are_accepted():
     # Aces and tens may be discarded in Betl and Durch.
     betl = doc(BETL, **ACE_TALON)

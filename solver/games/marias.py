@@ -150,7 +150,11 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
                             else None)
     hands = active_hands(doc, players)
     if "talon" not in doc:
-        raise InvalidDealError(f"Mariáš needs the talon (field 'talon'; {TALON_RULE})",
+        # forehand's 12 cards and no talon is a deal as dealt, the contract table's input: say what to do
+        dealt = (f": forehand (hand 0) holds {len(hands[0])} cards, the deal as dealt; put his 2 discards in "
+                 f"'talon' to solve the play, or ask the contract table (`ddcards table`, dd_table) for every "
+                 f"discard and contract" if len(hands[0]) == HAND_SIZE + TALON_SIZE else "")
+        raise InvalidDealError(f"Mariáš needs the talon (field 'talon'{dealt}; {TALON_RULE})",
                                token="talon", rule=TALON_RULE, field="talon")
     talon = cards_field(doc["talon"], "talon")
 
