@@ -298,3 +298,17 @@ def check_table(example: Example, items: list[str]) -> None:
                 assert row[key] == _number(value), row
             else:
                 pytest.fail(f"line {example.line}: unknown table field {key!r}")
+
+
+@pytest.mark.parametrize("game, clause, deal", [
+    ("marias", "### §1.13", {"game": "marias", "hands": ["AT.AKQ9.AT.K987", "KQ.TJ87.KQ.AT", "J987..J987.QJ"]}),
+    ("klaverjas", "### §2.8", {"game": "klaverjas",
+                               "hands": ["A.KT.987.AK", "KJ9..KQJ.T7", "T8.AJ9.T.98", "Q7.Q87.A.QJ"]}),
+])
+def test_the_table_clauses_name_every_field_of_the_table(game, clause, deal):
+    """§1.13 rule 7 and §2.8 rule 5 named the rows' fields but not where the rows are (`entries`,
+    `values`), so the spec alone could not read a table."""
+    start = RULES.index(clause)
+    text = RULES[start:RULES.index("\n### ", start + 1)]
+    missing_fields = [key for key in ddcards.dd_table(deal) if f"`{key}`" not in text]
+    assert missing_fields == []
