@@ -675,17 +675,19 @@ def doc_to_position(doc: Mapping[str, Any]) -> pb.Position | None:
              "players"}
     if not isinstance(doc, Mapping) or set(doc) - known or not isinstance(doc.get("game"), str):
         return None
-    # An empty list or a null the message would simply leave out (a repeated field holds no
-    # "empty" apart from "unset"; trump has no null): sent as they are, so that the server
-    # judges them as the library does ("start_scores": [] in a race, "trump": null in Prší are
-    # errors there, not the defaults).
-    if any(doc.get(field) in ([], ()) for field in ("hands", "start_scores", "announcements")) or \
-            ("trump" in doc and doc["trump"] is None):
+    # An empty list the message would simply leave out (a repeated field holds no "empty" apart
+    # from "unset"): sent as it is, so that the server judges it as the library does
+    # ("start_scores": [] in a race is an error there, not the default).
+    if any(doc.get(field) in ([], ()) for field in ("hands", "start_scores", "announcements")):
         return None
     msg = pb.Position(game_name=doc["game"])
     try:
         msg.game = name_to_enum(pb.Game, msg.game_name)
     except (TypeError, ValueError, KeyError):
+        return None
+    # A null trump reads as left out (RULES §0.6 rule 6), as the message leaves it out, but in
+    # a game without the field it is an error (rule 2), which the message would drop: sent as is.
+    if "trump" in doc and doc["trump"] is None and msg.game == pb.GAME_PRSI:
         return None
     hands = _texts(doc.get("hands", []))
     if hands is None:

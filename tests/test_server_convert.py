@@ -333,6 +333,12 @@ def test_doc_to_position_declines_what_the_message_cannot_carry(doc):
     assert convert.doc_to_position(doc) is None
 
 
+def test_a_null_trump_of_the_games_own_field_is_left_out_as_the_library_reads_it():
+    # RULES §0.6 rule 6: a Mariáš Betl's "trump": null is an absent trump, which the message carries
+    msg = convert.doc_to_position(dict(ddcards.example("marias-hra"), contract="betl", trump=None))
+    assert msg is not None and msg.trump == 0 and msg.contract_name == "betl"
+
+
 def test_doc_to_position_reads_a_history_text_as_the_library_does():
     msg = convert.doc_to_position({"game": "marias", "played": "QH TH, 9H | AS"})
     assert msg is not None and [a.notation for a in msg.played] == ["QH", "TH", "9H", "AS"]
