@@ -782,3 +782,24 @@ def test_a_display_hand_label_is_tried_once_per_run_of_characters():
     assert _DISPLAY_LABEL.split("AKTH:9") == ["", "AKTH", "9"] and _DISPLAY_LABEL.split("S:AKT H :9")[3] == "H"
     with pytest.raises(NotationError):
         ddcards.parse_hand("S: " + "A" * 200_000)       # one pass (it took minutes), then the error
+
+
+def test_a_short_hand_in_a_whole_deck_is_a_card_in_the_wrong_place_not_cards_played():
+    # Ten, ten and nine cards and a talon of three: every card of the deck is there, so "give the
+    # cards played back to the hands" (the usual cause of a short hand) was the wrong advice.
+    doc = dict(ddcards.example("marias-hra"), hands=["AT.AKQ9.AT.87", "KQ.TJ87.KQ.AT", "J987..J987.J"],
+               talon="9C KC QC")
+    with pytest.raises(ddcards.InvalidDealError) as info:
+        ddcards.solve(doc)
+    assert str(info.value).startswith("hand 2 has 9 cards; Mariáš hands hold 10 for card play, forehand's 12 less "
+                                      "the 2 discarded; the deal holds every card of the deck, so a card of this "
+                                      "hand is in the talon (")
+    assert info.value.field == "hands[2]"
+    swapped = dict(ddcards.example("klaverjas"), hands=["A.KT.987.AK", "KJ9..KQJ.T", "T8.AJ9.T.987", "Q7.Q87.A.QJ"])
+    with pytest.raises(ddcards.InvalidDealError, match="hand 1 has 7 cards; Klaverjas hands hold 8; the deal holds "
+                                                       "every card of the deck, so a card of this hand is in hand 2"):
+        ddcards.solve(swapped)
+    # Cards missing from the deck: the hands were given as they are now, the usual cause
+    short = dict(ddcards.example("marias-hra"), hands=["AT.AKQ9.AT.87", "KQ.TJ87.KQ.AT", "J987..J987.J"])
+    with pytest.raises(ddcards.InvalidDealError, match="give the cards played back to the hands"):
+        ddcards.solve(short)

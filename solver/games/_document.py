@@ -151,20 +151,32 @@ def cards_text(count: int) -> str:
     return f"{count} card{'' if count == 1 else 's'}"
 
 
-def as_dealt_hint(held: int, size: int) -> str:
-    """What a hand short of cards most often means: the cards left were given, not the deal."""
+def as_dealt_hint(held: int, size: int, misplaced: str = "") -> str:
+    """What a hand short of cards most often means: the cards left were given, not the deal; or,
+    where every card of the deck is there (`misplaced`: where else cards lie), a card in the
+    wrong place."""
     if held >= size:
         return ""
+    if misplaced:
+        return f"; the deal holds every card of the deck, so a card of this hand is in {misplaced}"
     return ("; a hand is the cards as dealt, whatever has been played since: give the cards played back to "
             "the hands and list them in 'played'")
 
 
-def check_hand_sizes(hands: Sequence[Sequence[Card]], size: int, title: str, why: str = "") -> None:
+def check_hand_sizes(hands: Sequence[Sequence[Card]], size: int, title: str, why: str = "", *,
+                     deck: int = 0, elsewhere: Sequence[tuple[str, int]] = ()) -> None:
+    """Every hand holds `size` cards. `deck`, `elsewhere` (other places and their card counts, e.g.
+    the talon): where the hands and those places hold the whole deck, a short hand is a card put in
+    the wrong place, not a hand given as it is now (the usual cause, which the message names)."""
+    whole = deck > 0 and sum(len(h) for h in hands) + sum(n for _, n in elsewhere) == deck
     for seat, hand in enumerate(hands):
         if len(hand) != size:
+            over = [place for place, n in elsewhere if n] + [f"hand {s}" for s, h in enumerate(hands)
+                                                                if len(h) > size]
+            misplaced = " or ".join(over) if whole and over else ""
             raise InvalidDealError(f"hand {seat} has {cards_text(len(hand))}; {title} hands hold {size}{why}"
-                                   f"{as_dealt_hint(len(hand), size)} ({HAND_SIZE_RULE})", token=f"hand {seat}",
-                                   rule=HAND_SIZE_RULE, field=f"hands[{seat}]")
+                                   f"{as_dealt_hint(len(hand), size, misplaced)} ({HAND_SIZE_RULE})",
+                                   token=f"hand {seat}", rule=HAND_SIZE_RULE, field=f"hands[{seat}]")
 
 
 def option_value(info: OptionInfo, value: Any) -> Any:

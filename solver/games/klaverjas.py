@@ -145,7 +145,7 @@ def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
     options_field(doc, INFO)          # it has none: any option is an error
     hands = hands_field(doc, 4, "Klaverjas")
     check_deal([(f"hand {seat}", hand) for seat, hand in enumerate(hands)], "Klaverjas", deck_rule=DECK_RULE)
-    check_hand_sizes(hands, HAND_SIZE, "Klaverjas")
+    check_hand_sizes(hands, HAND_SIZE, "Klaverjas", deck=4 * HAND_SIZE)
     played = played_field(doc)
     return KlaverjasSetup(hands, trump, playing_team, rules, leader, played)
 

@@ -30,6 +30,7 @@ from ddcards.result import ValueKind
 DECK = tuple(Card.of(rank, suit) for suit in Suit for rank in Rank if rank != Rank.SIX)
 HAND_SIZE = 10
 TALON_SIZE = 2
+DECK_SIZE = 32              # every card of the deck is in a hand or the talon, played or not
 
 # Rank order (power 0 = lowest) per contract; the C module compares powers.
 HRA_ORDER = (Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.TEN, Rank.ACE)
@@ -160,7 +161,8 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
 
     check_deal([(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("talon", talon)], "Mariáš",
                deck_rule=DECK_RULE)
-    check_hand_sizes(hands, HAND_SIZE, "Mariáš", " for card play, forehand's 12 less the 2 discarded")
+    check_hand_sizes(hands, HAND_SIZE, "Mariáš", " for card play, forehand's 12 less the 2 discarded",
+                     deck=DECK_SIZE, elsewhere=[("the talon", len(talon))])
     if len(talon) != TALON_SIZE:
         listed = f" ({format_cards(talon)})" if talon else ""
         raise InvalidDealError(f"the talon holds {TALON_SIZE} cards, not {len(talon)}{listed} ({TALON_RULE})",
