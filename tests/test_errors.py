@@ -803,3 +803,32 @@ def test_a_short_hand_in_a_whole_deck_is_a_card_in_the_wrong_place_not_cards_pla
     short = dict(ddcards.example("marias-hra"), hands=["AT.AKQ9.AT.87", "KQ.TJ87.KQ.AT", "J987..J987.J"])
     with pytest.raises(ddcards.InvalidDealError, match="give the cards played back to the hands"):
         ddcards.solve(short)
+
+
+def test_a_short_hand_in_a_whole_deck_is_a_card_in_the_wrong_place_in_prsi_and_mariasz_too():
+    # Prší places all 32 cards and Mariasz's hands and stock hold its whole deck: a short hand there
+    # was told to "give the cards played back to the hands" as well (the fix above covered only
+    # Mariáš and Klaverjas, which share the rule)
+    prsi = dict(ddcards.example("prsi"), hands=["Q.7.A.", ".9.9.K7"],
+                stock="TD 8C QD TS 8H 9C JD 8D AH AC 7S QC TC 7D AS JC 9S 8S KD KS JS JH TH KH")
+    with pytest.raises(ddcards.InvalidDealError) as info:
+        ddcards.Position.from_dict(prsi)
+    assert str(info.value).startswith("hand 0 has 3 cards; Prší hands hold 4 as dealt; the deal holds every card of "
+                                      "the deck, so a card of this hand is in the stock (")
+    assert info.value.field == "hands[0]"
+    mariasz = ddcards.example("mariasz")
+    with pytest.raises(ddcards.InvalidDealError, match=r"^hand 0 has 5 cards; Mariasz hands hold 6 \(two players take 6 "
+                                                       r"each\); the deal holds every card of the deck, so a card of "
+                                                       r"this hand is in the stock \("):
+        ddcards.Position.from_dict(dict(mariasz, hands=[".AQ.A.A9", "T86..T8.T"], stock="7C " + mariasz["stock"],
+                                        played=[]))
+    three = ddcards.example("mariasz-three")
+    with pytest.raises(ddcards.InvalidDealError, match="hand 0 has 7 cards; Mariasz for three hands hold 8 .*; the "
+                                                       "deal holds every card of the deck, so a card of this hand is "
+                                                       "in hand 1 "):
+        ddcards.Position.from_dict(dict(three, hands=["AT.K6.KJ.Q", "Q.QJ.T6.AKJT", "KJ6.AT.AQ.6"]))
+    # cards missing from the deck: the usual cause, as before
+    with pytest.raises(ddcards.InvalidDealError, match="give the cards played back to the hands"):
+        ddcards.Position.from_dict(dict(prsi, stock=prsi["stock"][3:]))
+    with pytest.raises(ddcards.InvalidDealError, match="give the cards played back to the hands"):
+        ddcards.Position.from_dict(dict(mariasz, hands=[".AQ.A.A9", "T86..T8.T"], played=[]))

@@ -163,17 +163,25 @@ def as_dealt_hint(held: int, size: int, misplaced: str = "") -> str:
             "the hands and list them in 'played'")
 
 
+def misplaced_places(hands: Sequence[Sequence[Card]], size: int, deck: int,
+                     elsewhere: Sequence[tuple[str, int]] = ()) -> str:
+    """Where a short hand's card lies when the hands and `elsewhere` (other places and their card
+    counts) hold the whole `deck`: those places, and the hands with more than `size` ("" if they
+    do not hold the whole deck, or no deck is given)."""
+    if deck <= 0 or sum(len(h) for h in hands) + sum(n for _, n in elsewhere) != deck:
+        return ""
+    over = [place for place, n in elsewhere if n] + [f"hand {s}" for s, h in enumerate(hands) if len(h) > size]
+    return " or ".join(over)
+
+
 def check_hand_sizes(hands: Sequence[Sequence[Card]], size: int, title: str, why: str = "", *,
                      deck: int = 0, elsewhere: Sequence[tuple[str, int]] = ()) -> None:
     """Every hand holds `size` cards. `deck`, `elsewhere` (other places and their card counts, e.g.
     the talon): where the hands and those places hold the whole deck, a short hand is a card put in
     the wrong place, not a hand given as it is now (the usual cause, which the message names)."""
-    whole = deck > 0 and sum(len(h) for h in hands) + sum(n for _, n in elsewhere) == deck
     for seat, hand in enumerate(hands):
         if len(hand) != size:
-            over = [place for place, n in elsewhere if n] + [f"hand {s}" for s, h in enumerate(hands)
-                                                                if len(h) > size]
-            misplaced = " or ".join(over) if whole and over else ""
+            misplaced = misplaced_places(hands, size, deck, elsewhere)
             raise InvalidDealError(f"hand {seat} has {cards_text(len(hand))}; {title} hands hold {size}{why}"
                                    f"{as_dealt_hint(len(hand), size, misplaced)} ({HAND_SIZE_RULE})",
                                    token=f"hand {seat}", rule=HAND_SIZE_RULE, field=f"hands[{seat}]")

@@ -35,7 +35,7 @@ from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidCardError, In
 from ddcards.games import _mariasz
 from ddcards._jsonio import shown, token_text
 from ddcards.games._document import (as_dealt_hint, cards_field, cards_text, check_fields, dealt_twice, hands_field,
-                                     in_field, options_field, place_field, played_field)
+                                     in_field, misplaced_places, options_field, place_field, played_field)
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session, TrickCard
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 from ddcards.result import ValueKind, spoken
@@ -264,13 +264,15 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
                      token="stock", rule=ALL_DEALT_RULE, field="stock")
     _check_cards([(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("the stock", stock)], szlifowany)
     why = {2: " (two players take 6 each)", 3: " (three players share the deck)", 4: " (Kiks deals 9 each)"}
+    deck_size = 24 if szlifowany else 36
     for seat, hand in enumerate(hands):
         if len(hand) != size:
             rule = _clause("2", f"{title} hands hold {size} cards")
+            # the hands and the stock holding the whole deck: a card in the wrong place, not cards played
+            misplaced = misplaced_places(hands, size, deck_size, [("the stock", len(stock))])
             raise _error(InvalidDealError, f"hand {seat} has {cards_text(len(hand))}; {title} hands hold "
-                         f"{size}{why[nseats]}{as_dealt_hint(len(hand), size)}", token=f"hand {seat}", rule=rule,
-                         field=f"hands[{seat}]")
-    deck_size = 24 if szlifowany else 36
+                         f"{size}{why[nseats]}{as_dealt_hint(len(hand), size, misplaced)}", token=f"hand {seat}",
+                         rule=rule, field=f"hands[{seat}]")
     if nseats == 2 and len(stock) != deck_size - 12:
         raise _error(InvalidDealError, f"the stock holds {deck_size - 12} cards ({deck_size} in the deck, 6 in "
                      f"each hand), not {len(stock)}", token="stock", rule=STOCK_RULE, field="stock")

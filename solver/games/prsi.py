@@ -221,7 +221,10 @@ def parse_setup(doc: Mapping[str, Any]) -> PrsiSetup:
     stock = cards_field(doc["stock"], "stock")
     places = [(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("upcard", upcard), ("stock", stock)]
     check_deal(places, "Prší")
-    check_hand_sizes(hands, HAND_SIZE, "Prší", " as dealt")
+    # every card is placed (DECK_RULE): a short hand is a card put in the stock or another hand, not
+    # a hand given as it is now (the upcard, one card, is checked above and set aside)
+    check_hand_sizes(hands, HAND_SIZE, "Prší", " as dealt", deck=len(DECK) - len(upcard),
+                     elsewhere=[("the stock", len(stock))])
     held = {card for _, cards in places for card in cards}
     missing = [card for card in DECK if card not in held]
     if missing:
