@@ -515,9 +515,9 @@ def test_stakes_out_of_range_are_rejected_with_the_range(name, value):
 @pytest.mark.parametrize("game_doc,option,value,why,meaning,low,high", [
     ("prsi", "horizon", 0, "is too small", "the plies searched", 1, 250),
     ("prsi", "horizon", 251, "is too large", "the plies searched", 1, 250),
-    # past the example's two seats: the deal's range, not the option's 0..5 (commit f7474ec)
+    # outside the example's two seats: the deal's range, not the option's 0..5 (commit f7474ec)
     ("prsi", "player", 9, "is too large", "the seat whose value is reported", 0, "1 with 2 players"),
-    ("prsi", "player", -1, "is too small", "the seat whose value is reported", 0, 5),
+    ("prsi", "player", -1, "is too small", "the seat whose value is reported", 0, "1 with 2 players"),
     ("mariasz-three", "player", 3, "is too large", "the seat solved for (three players)", 0, 2),
 ])
 def test_option_ranges_say_too_small_or_too_large_and_their_own_range(game_doc, option, value, why, meaning, low,

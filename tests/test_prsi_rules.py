@@ -598,11 +598,13 @@ def test_an_ober_in_a_list_with_spaces_around_the_slash_is_refused_too():
         ddcards.Position.from_dict(dict(ddcards.example("prsi"), played=["QS / D"]))
 
 
-@pytest.mark.parametrize("player, said", [(2, "too large"), (-1, "too small")])
+@pytest.mark.parametrize("player, said", [(2, "too large"), (-1, "too small"), (6, "too large")])
 def test_player_out_of_range_says_the_range_alike(player, said):
+    # the deal's range on both sides (-1 was told the option's "0 to 5" for a two-player deal)
     with pytest.raises(ddcards.InvalidOptionError) as info:
         ddcards.Position.from_dict(dict(ddcards.example("prsi"), options={"player": player}))
-    assert f"option 'player' is {said}: it is the seat whose value is reported, a whole number from 0 to" in str(info.value)
+    assert str(info.value) == (f"option 'player' is {said}: it is the seat whose value is reported, a whole number "
+                               f"from 0 to 1 with 2 players, not {player} ({OPTION_RANGE_RULE})")
     assert info.value.rule == OPTION_RANGE_RULE
 
 

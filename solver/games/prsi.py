@@ -175,11 +175,12 @@ def _options(doc: Mapping[str, Any], seats: int) -> tuple[int | None, int | None
     if isinstance(horizon_raw, str) and horizon_raw.strip().lower() in ("none", "exact"):
         horizon_raw = None
         rest.pop("horizon")
-    # A seat past this deal's players is named with their count before the option's range (0..5,
-    # for six players) is checked: "from 0 to 5" for player 6 of two players was wrong.
+    # A seat outside this deal's players is named with their count before the option's range (0..5,
+    # for six players) is checked: "from 0 to 5" for player 6 of two players was wrong, and so for -1.
     player = raw.get("player")
-    if isinstance(player, int) and not isinstance(player, bool) and player >= seats:
-        raise InvalidOptionError(f"option 'player' is too large: it is the seat whose value is reported, a whole "
+    if isinstance(player, int) and not isinstance(player, bool) and not 0 <= player < seats:
+        why = "is too small" if player < 0 else "is too large"
+        raise InvalidOptionError(f"option 'player' {why}: it is the seat whose value is reported, a whole "
                                  f"number from 0 to {seats - 1} with {seats} players, not {player} "
                                  f"({OPTION_RANGE_RULE})", token=str(player), rule=OPTION_RANGE_RULE,
                                  field="options.player")
