@@ -8,7 +8,8 @@ its users do:
 
 - ``solve``: a position of the mixed corpora of all four games (every rule set, trump, team,
   variant), in a random mode; must answer OK;
-- ``analyse``: a recorded deal of each game, played card by card; OK;
+- ``analyse``: a recorded deal of Mariáš, Mariasz or Prší (the bundled examples with a history;
+  no Klaverjas example has one), played card by card; OK;
 - ``table``: a Klaverjas DD table; OK;
 - ``stream``: 2 to 12 positions over one ``SolveStream``, a third of them abandoned after the first
   answer (the client stops reading and cancels); OK, or CANCELLED where abandoned;
