@@ -312,3 +312,13 @@ def test_the_table_clauses_name_every_field_of_the_table(game, clause, deal):
     text = RULES[start:RULES.index("\n### ", start + 1)]
     missing_fields = [key for key in ddcards.dd_table(deal) if f"`{key}`" not in text]
     assert missing_fields == []
+
+
+def test_the_analysis_deals_sides_are_as_section_0_10_says():
+    # §0.10: `sides` names the sides of `score`, except in Prší, where it is empty (its score is each
+    # seat's cards left, no side's): the clause said only "the sides score names"
+    prsi = ddcards.analyse(ddcards.example("prsi-endgame"), from_ply=10).to_dict()["deal"]
+    assert prsi["sides"] == [] and prsi["score"] == {"seat0": 3, "seat1": 5}
+    assert "empty in Prší, whose `score` is each seat's cards left" in " ".join(RULES.split())
+    marias = ddcards.analyse(ddcards.example("marias-seed"), from_ply=27).to_dict()["deal"]
+    assert marias["sides"] and set(marias["sides"]) <= set(marias["score"])
