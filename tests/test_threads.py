@@ -402,18 +402,25 @@ def test_threads_sharing_one_solver_take_turns():
         assert got[name] == [want] * 6, name
 
 
-def test_a_call_waiting_for_a_shared_solver_keeps_its_timeout_and_cancel():
-    """A call that finds its Solver searching for another thread waits its turn within its own
-    timeout and cancel, says bad arguments at once, and gets what is left of its time."""
+def hold_searching(shared: ddcards.Solver) -> threading.Thread:
+    """A thread whose search holds `shared` for 4 s (an endless one, stopped by its timeout),
+    started and under way when this returns; join it at the end."""
     from _long_search import ENDLESS
 
-    shared = ddcards.Solver()
-    ex = ddcards.example("marias-hra")
     holding = threading.Thread(target=lambda: pytest.raises(SearchTimeout, shared.value, ENDLESS, timeout=4.0))
     holding.start()
     deadline = time.monotonic() + 30
     while shared.nodes_now == 0 and time.monotonic() < deadline:     # its search under way
         time.sleep(0.005)
+    return holding
+
+
+def test_a_call_waiting_for_a_shared_solver_keeps_its_timeout_and_cancel():
+    """A call that finds its Solver searching for another thread waits its turn within its own
+    timeout and cancel, says bad arguments at once, and gets what is left of its time."""
+    shared = ddcards.Solver()
+    ex = ddcards.example("marias-hra")
+    holding = hold_searching(shared)
     start = time.monotonic()
     with pytest.raises(SearchTimeout, match="ran out of time .0.2 s. while it waited for this Solver's other search") \
             as timed_out:
@@ -446,16 +453,10 @@ def test_a_marias_dd_table_waiting_for_a_shared_solver_keeps_its_timeout_and_can
     """A Mariáš contract table on a Solver another thread is searching with waits within its
     own timeout and cancel, as the Solver's own calls and a Klaverjas table do (it waited for
     the other search to end, minutes, whatever its timeout)."""
-    from _long_search import ENDLESS
-
     shared = ddcards.Solver()
     deal = {k: v for k, v in ddcards.example("marias-hra").items() if k not in ("contract", "trump")}
     want = ddcards.dd_table(deal)["entries"]
-    holding = threading.Thread(target=lambda: pytest.raises(SearchTimeout, shared.value, ENDLESS, timeout=4.0))
-    holding.start()
-    deadline = time.monotonic() + 30
-    while shared.nodes_now == 0 and time.monotonic() < deadline:     # its search under way
-        time.sleep(0.005)
+    holding = hold_searching(shared)
     start = time.monotonic()
     with pytest.raises(SearchTimeout, match=r"ran out of time \(0.2 s\) while it waited for this Solver's other"):
         ddcards.dd_table(deal, solver=shared, timeout=0.2)
