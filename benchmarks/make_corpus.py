@@ -20,11 +20,7 @@ import json
 import random
 from pathlib import Path
 
-import sys
-
 from _args import positive
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 RANKS = "789TJQKA"                  # natural order
 HRA_POWER = "789JQKTA"              # Hra order, low to high

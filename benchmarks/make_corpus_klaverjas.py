@@ -20,11 +20,7 @@ import json
 import random
 from pathlib import Path
 
-import sys
-
 from _args import positive
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 RANKS = "789TJQKA"
 SUITS = "SHDC"
@@ -76,6 +72,8 @@ def random_deal(rng: random.Random) -> dict:
 
 
 def midgame_position(rng: random.Random) -> dict:
+    """klaverjas-mixed's kind of deal, any seat leading, after 0 to 24 random legal cards (the
+    library plays them: an installed ddcards)."""
     import ddcards
     doc = random_deal(rng)
     leader = rng.randrange(4)
