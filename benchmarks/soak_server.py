@@ -93,7 +93,7 @@ class Workload:
             doc["hands"] = hands
         elif kind == 1:
             doc["game"] = "bridge"
-        elif kind == 2:                     # the first card played is one nobody holds twice over
+        elif kind == 2:                     # a history ending in a token that is no card
             doc["played"] = list(doc.get("played", [])) + ["XX"]
         else:
             return json.dumps(doc)[: rng.randrange(5, 40)]
