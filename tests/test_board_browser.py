@@ -127,6 +127,24 @@ def test_load_play_back_and_forward(page, board_url):
     check_against_solve(shown, dict(START, played=["AS"]))
 
 
+def test_the_page_runs_under_its_policy_and_an_injected_script_does_not(page, board_url):
+    """The board's Content-Security-Policy lets its own script run (the whole page works, no
+    violation reported) and no script that reached the page: an <img onerror> put into it runs
+    nothing (with the old policy, frame-ancestors only, it ran)."""
+    violations: list[str] = []
+    page.on("console", lambda msg: violations.append(msg.text) if "Content Security Policy" in msg.text else None)
+    page.goto(board_url)
+    page.fill("#doc", json.dumps(START))
+    page.click("#load-btn")
+    shown = wait_for_values(page, [])
+    assert shown["values"]["AS"] == 70 and violations == []
+    page.evaluate("""() => { document.getElementById('title').innerHTML =
+        '<img src="data:," onerror="window.injected = 1">'; }""")
+    page.wait_for_timeout(300)
+    assert page.evaluate("() => window.injected") is None
+    assert any("Content Security Policy" in v for v in violations), violations
+
+
 def test_klaverjas_from_the_examples(page, board_url):
     page.goto(board_url)
     page.select_option("#example", "klaverjas")

@@ -6,6 +6,8 @@ command line says why it cannot listen.  The real app on uvicorn on loopback, th
 """
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import socket
 import threading
@@ -107,9 +109,26 @@ def test_a_search_id_or_a_text_that_is_not_text_is_refused():
 def test_no_site_may_frame_the_board():
     with running_board() as (url, _):
         _, _, headers = request(url + "/", None, {})
-    got = {k.lower(): v for k, v in headers.items()}
-    assert got["x-frame-options"] == "DENY" and got["content-security-policy"] == "frame-ancestors 'none'"
-    assert got["x-content-type-options"] == "nosniff"
+        _, _, refused = request(url + "/", None, {"Host": "evil.example"})     # a refusal carries them too
+    for got in ({k.lower(): v for k, v in h.items()} for h in (headers, refused)):
+        assert got["x-frame-options"] == "DENY" and "frame-ancestors 'none'" in got["content-security-policy"]
+        assert got["x-content-type-options"] == "nosniff"
+
+
+def test_only_the_boards_own_script_runs():
+    """The policy was only "frame-ancestors 'none'": any script that reached the page (an inline
+    <script>, an onerror attribute) would have run, and could have sent what it read anywhere.
+    Now only the page's own inline script runs (by its hash), it connects only to the board."""
+    with running_board() as (url, _):
+        _, _, headers = request(url + "/", None, {})
+        page = urllib.request.urlopen(url + "/", timeout=30).read().decode()
+    policy = dict(part.strip().split(" ", 1) for part in headers["content-security-policy"].split(";"))
+    script = page.split("<script>", 1)[1].split("</script>", 1)[0]
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    assert policy["default-src"] == "'none'" and policy["script-src"] == f"'sha256-{digest}'"
+    assert policy["connect-src"] == "'self'" and policy["base-uri"] == "'none'"
+    assert policy["form-action"] == "'none'" and policy["frame-ancestors"] == "'none'"
+    assert page.count("<script>") == 1          # the one hashed (the data element has a type and does not run)
 
 
 def test_a_body_over_the_limit_is_refused_before_it_is_read():

@@ -29,6 +29,10 @@ from string import Template
 from typing import Any
 from urllib.parse import urlsplit
 
+import base64
+import hashlib
+import re
+
 import anyio
 import anyio.abc
 from starlette.applications import Starlette
@@ -57,8 +61,19 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 IP_LITERALS = "<any address>"
 #: Sent with every answer: no other site may frame the board (clickjacking), nor may a browser
 #: guess another content type.
-SECURITY_HEADERS = [(b"x-frame-options", b"DENY"), (b"content-security-policy", b"frame-ancestors 'none'"),
-                    (b"x-content-type-options", b"nosniff")]
+SECURITY_HEADERS = [(b"x-frame-options", b"DENY"), (b"x-content-type-options", b"nosniff")]
+#: The page's scripts: inline <script> elements that run (not the JSON data element).
+_RUNNING_SCRIPT = re.compile(r"<script>(.*?)</script>", re.DOTALL)
+
+
+def content_security_policy(page: str) -> str:
+    """The Content-Security-Policy of the board: only the page's own inline scripts run (by their
+    hashes: an injected <script> or on* attribute would not), it talks only to its own origin,
+    loads nothing, and no site may frame it."""
+    hashes = " ".join("'sha256-" + base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode() + "'"
+                      for body in _RUNNING_SCRIPT.findall(page))
+    return ("default-src 'none'; script-src " + (hashes or "'none'") + "; style-src 'unsafe-inline'; "
+            "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
 
 def error_response(exc: DdcardsError, status: int | None = None) -> JSONResponse:
@@ -179,6 +194,9 @@ class BoardApp:
         workers = workers or os.cpu_count() or 1
         check_tables_fit(workers, tt_mb, "workers", "tt_mb", what="one per worker", fewer="fewer workers")
         self.initial = position
+        self.html = self.render_page()
+        self.security_headers = SECURITY_HEADERS + [
+            (b"content-security-policy", content_security_policy(self.html).encode("ascii"))]
         self.limiter = anyio.CapacityLimiter(workers)
         self._local = threading.local()
         self._searches: dict[str, list[CancelToken]] = {}      # by id: every search under it
@@ -200,16 +218,16 @@ class BoardApp:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        refusal = self.refusal(Headers(scope=scope))
-        if refusal is not None:
-            await refusal(scope, receive, send)
-            return
 
         async def send_secured(message: Any) -> None:
             if message["type"] == "http.response.start":
-                message = dict(message, headers=list(message.get("headers", [])) + SECURITY_HEADERS)
+                message = dict(message, headers=list(message.get("headers", [])) + self.security_headers)
             await send(message)
 
+        refusal = self.refusal(Headers(scope=scope))
+        if refusal is not None:
+            await refusal(scope, receive, send_secured)
+            return
         await self.app(scope, receive, send_secured)
 
     def answers_host(self, host: str) -> bool:
@@ -303,12 +321,15 @@ class BoardApp:
         return ddcards.Position(read_position(body["position"]))
 
     # -- routes
-    async def page(self, request: Request) -> HTMLResponse:
+    def render_page(self) -> str:
         data = {"position": self.initial, "examples": ddcards.example_names()}
-        return HTMLResponse(Template(template("board.html.tmpl", "ddcards.board")).substitute(
+        return Template(template("board.html.tmpl", "ddcards.board")).substitute(
             css=template("cards.css") + template("board.css", "ddcards.board"),
             script=template("board.js", "ddcards.board"), version=ddcards.__version__,
-            data=json.dumps(data, ensure_ascii=False).replace("</", "<\\/")))
+            data=json.dumps(data, ensure_ascii=False).replace("</", "<\\/"))
+
+    async def page(self, request: Request) -> HTMLResponse:
+        return HTMLResponse(self.html)
 
     async def examples(self, request: Request) -> JSONResponse:
         return JSONResponse({name: ddcards.example(name) for name in ddcards.example_names()})
