@@ -18,9 +18,12 @@ the layout all come from ddcards, so a new game shows up with no web code.
 """
 from __future__ import annotations
 
+import base64
+import hashlib
 import ipaddress
 import json
 import os
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -28,10 +31,6 @@ from collections.abc import Iterable, Mapping
 from string import Template
 from typing import Any
 from urllib.parse import urlsplit
-
-import base64
-import hashlib
-import re
 
 import anyio
 import anyio.abc
