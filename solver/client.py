@@ -27,7 +27,7 @@ import dataclasses
 import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 import grpc
 # Neither ships type information (googleapis-common-protos has .pyi files but no py.typed; no
@@ -300,6 +300,16 @@ class Client:
     def solve_request(position: Any, mode: str | int = "all", *, timeout_seconds: float = 0.0) -> pb.SolveRequest:
         return pb.SolveRequest(mode=convert.name_to_mode(mode), timeout_seconds=timeout_seconds, **_source(position))
 
+    @overload
+    def solve(self, position: Any, mode: str | int = "all", *, timeout: float | None = None,
+              as_dict: Literal[True] = True) -> dict[str, Any]: ...
+    @overload
+    def solve(self, position: Any, mode: str | int = "all", *, timeout: float | None = None,
+              as_dict: Literal[False]) -> pb.SolveResponse: ...
+    @overload
+    def solve(self, position: Any, mode: str | int = "all", *, timeout: float | None = None,
+              as_dict: bool = True) -> dict[str, Any] | pb.SolveResponse: ...
+
     def solve(self, position: Any, mode: str | int = "all", *, timeout: float | None = None,
               as_dict: bool = True) -> dict[str, Any] | pb.SolveResponse:
         """Solve a position. ``mode``: "best" | "optimal" | "all" (default)."""
@@ -311,6 +321,16 @@ class Client:
         """Start a Solve and return its future (``.result()``, ``.cancel()``); the result is the message."""
         return self.stub.Solve.future(self.solve_request(position, mode), timeout=self._timeout(timeout))
 
+    @overload
+    def analyse(self, position: Any, mode: str | int = "optimal", *, timeout: float | None = None,
+                as_dict: Literal[True] = True, from_ply: int = 0) -> dict[str, Any]: ...
+    @overload
+    def analyse(self, position: Any, mode: str | int = "optimal", *, timeout: float | None = None,
+                as_dict: Literal[False], from_ply: int = 0) -> pb.AnalysePlayResponse: ...
+    @overload
+    def analyse(self, position: Any, mode: str | int = "optimal", *, timeout: float | None = None,
+                as_dict: bool = True, from_ply: int = 0) -> dict[str, Any] | pb.AnalysePlayResponse: ...
+
     def analyse(self, position: Any, mode: str | int = "optimal", *, timeout: float | None = None,
                 as_dict: bool = True, from_ply: int = 0) -> dict[str, Any] | pb.AnalysePlayResponse:
         """Analyse the recorded play ``position["played"]`` from the start of the deal (or from
@@ -320,6 +340,17 @@ class Client:
                                         **_source(position))
         response = self.stub.AnalysePlay(request, timeout=self._timeout(timeout))
         return convert.analysis_response_to_dict(response) if as_dict else response
+
+    @overload
+    def solve_many(self, positions: Iterable[Any], mode: str | int = "all", *, timeout: float | None = None,
+                   as_dict: Literal[True] = True, ids: Iterable[str] | None = None) -> Iterator[dict[str, Any]]: ...
+    @overload
+    def solve_many(self, positions: Iterable[Any], mode: str | int = "all", *, timeout: float | None = None,
+                   as_dict: Literal[False], ids: Iterable[str] | None = None) -> Iterator[pb.SolveStreamResponse]: ...
+    @overload
+    def solve_many(self, positions: Iterable[Any], mode: str | int = "all", *, timeout: float | None = None,
+                   as_dict: bool = True, ids: Iterable[str] | None = None
+                   ) -> Iterator[dict[str, Any]] | Iterator[pb.SolveStreamResponse]: ...
 
     def solve_many(self, positions: Iterable[Any], mode: str | int = "all", *, timeout: float | None = None,
                    as_dict: bool = True, ids: Iterable[str] | None = None) -> Iterator[Any]:
@@ -385,6 +416,16 @@ class Client:
             yield out
         yield from refusals()
 
+    @overload
+    def solve_table(self, position: Any, *, timeout: float | None = None,
+                    as_dict: Literal[True] = True) -> dict[str, Any]: ...
+    @overload
+    def solve_table(self, position: Any, *, timeout: float | None = None,
+                    as_dict: Literal[False]) -> pb.SolveTableResponse: ...
+    @overload
+    def solve_table(self, position: Any, *, timeout: float | None = None,
+                    as_dict: bool = True) -> dict[str, Any] | pb.SolveTableResponse: ...
+
     def solve_table(self, position: Any, *, timeout: float | None = None,
                     as_dict: bool = True) -> dict[str, Any] | pb.SolveTableResponse:
         """The DD table of a whole deal: its value for every choice made before play.
@@ -397,6 +438,14 @@ class Client:
         """
         response = self.stub.SolveTable(pb.SolveTableRequest(**_source(position)), timeout=self._timeout(timeout))
         return convert.table_response_to_dict(response) if as_dict else response
+
+    @overload
+    def list_games(self, *, timeout: float | None = None, as_dict: Literal[True] = True) -> list[dict[str, Any]]: ...
+    @overload
+    def list_games(self, *, timeout: float | None = None, as_dict: Literal[False]) -> pb.ListGamesResponse: ...
+    @overload
+    def list_games(self, *, timeout: float | None = None,
+                   as_dict: bool = True) -> list[dict[str, Any]] | pb.ListGamesResponse: ...
 
     def list_games(self, *, timeout: float | None = None, as_dict: bool = True) -> list[dict[str, Any]] | pb.ListGamesResponse:
         """The games the server supports, with contracts, objectives and options."""

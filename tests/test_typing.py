@@ -85,7 +85,7 @@ ddcards.CancelToken().cancel(1)
 c: int = ddcards.Position.from_dict({}).score.points
 d: str = ddcards.analyse({}).steps[0].ply
 with Client("x") as client:
-    e = client.solve({})["value"]
+    e = client.solve({}, as_dict=False)["value"]
 f: int = ddcards.Solver().solve({}).mode
 g: str = ddcards.Position.from_dict({}).trick[0].card
 h: ddcards.ValueKind = "margin"
@@ -104,7 +104,7 @@ def test_mypy_sees_the_real_types(installed: Path, tmp_path: Path) -> None:
         (7, 'Too many arguments for "cancel" of "CancelToken"'),
         (8, 'expression has type "dict[str, int]", variable has type "int"'),
         (9, 'expression has type "int", variable has type "str"'),
-        (11, 'Value of type "dict[str, Any] | SolveResponse" is not indexable'),
+        (11, 'Value of type "SolveResponse" is not indexable'),
         (12, 'expression has type "Mode", variable has type "int"'),
         (13, 'expression has type "Card", variable has type "str"'),
         (14, 'expression has type "Literal[\'margin\']", variable has type "Literal[\'points\', \'outcome\', \'money\']"'),
@@ -136,6 +136,53 @@ class Servicer(ddcards_pb2_grpc.SolverServiceServicer):
 
 ddcards_pb2_grpc.add_SolverServiceServicer_to_server(Servicer(), grpc.server(None))  # type: ignore[arg-type]
 '''
+
+
+CLIENT_PROGRAM = '''\
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+
+import ddcards
+from ddcards.client import Client
+from ddcards.v1 import ddcards_pb2
+
+# README, "The service", as written: the result document is indexed as it is
+with Client("127.0.0.1:50051") as client:
+    result = client.solve(ddcards.example("marias-hra"), mode="all")   # the result document
+    print(result["value"], result["optimal_moves"])
+    analysis: dict[str, Any] = client.analyse(ddcards.example("marias-seed"), from_ply=24)
+    table: dict[str, Any] = client.solve_table(ddcards.example("klaverjas"))
+    games: list[dict[str, Any]] = client.list_games()
+    items: Iterator[dict[str, Any]] = client.solve_many([ddcards.example("marias-hra")])
+    message: ddcards_pb2.SolveResponse = client.solve(ddcards.example("marias-hra"), as_dict=False)
+    analysed: ddcards_pb2.AnalysePlayResponse = client.analyse({}, as_dict=False)
+    table_message: ddcards_pb2.SolveTableResponse = client.solve_table({}, as_dict=False)
+    listed: ddcards_pb2.ListGamesResponse = client.list_games(as_dict=False)
+    streamed: Iterator[ddcards_pb2.SolveStreamResponse] = client.solve_many([{}], as_dict=False)
+    future: grpc.Future[ddcards_pb2.SolveResponse] = client.solve_future({})
+    either: dict[str, Any] | ddcards_pb2.SolveResponse = client.solve({}, as_dict=bool(len(games)))
+'''
+
+
+def test_the_client_is_typed_by_as_dict(installed: Path, tmp_path: Path) -> None:
+    """The client's answers are typed by ``as_dict``: the README's ``result["value"]`` passes
+    --strict as written, and a message read as a dict is caught."""
+    config = str(mypy_config(installed, tmp_path))
+    good = tmp_path / "client_program.py"
+    good.write_text(CLIENT_PROGRAM)
+    out = run_mypy("--config-file", config, str(good), cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    wrong = tmp_path / "wrong_client_program.py"
+    wrong.write_text(CLIENT_PROGRAM.replace('print(result["value"]', 'print(result.value')
+                     .replace("= client.list_games()", "= client.list_games(as_dict=False)"))
+    out = run_mypy("--config-file", config, str(wrong), cwd=tmp_path)
+    assert out.returncode == 1
+    assert 'error: "dict[str, Any]" has no attribute "value"' in out.stdout, out.stdout
+    assert ('expression has type "ListGamesResponse", variable has type "list[dict[str, Any]]"'
+            in out.stdout), out.stdout
+    assert "Found 2 errors in 1 file" in out.stdout, out.stdout
 
 
 def test_the_generated_grpc_module_is_typed(installed: Path, tmp_path: Path) -> None:
