@@ -27,7 +27,7 @@ import dataclasses
 import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import grpc
 # Neither ships type information (googleapis-common-protos has .pyi files but no py.typed; no
@@ -47,6 +47,13 @@ from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
 __all__ = ["Client", "RejectedRequest", "error_details", "pb"]
 
 _Request = TypeVar("_Request")
+# What solve_future returns: a grpc.Future of the response. grpc's stubs make Future generic,
+# grpc itself does not (grpc.Future[...] raises at run time): the run-time name is the plain
+# class, so that typing.get_type_hints resolves the method's annotations.
+if TYPE_CHECKING:
+    SolveFuture = grpc.Future[pb.SolveResponse]
+else:
+    SolveFuture = grpc.Future
 TARGET_RULE = "Client(target): the server's address, host:port"
 IDS_RULE = "Client.solve_many(ids=...): one str id for each position"
 
@@ -317,7 +324,7 @@ class Client:
         return convert.response_to_dict(response) if as_dict else response
 
     def solve_future(self, position: Any, mode: str | int = "all", *,
-                     timeout: float | None = None) -> grpc.Future[pb.SolveResponse]:
+                     timeout: float | None = None) -> SolveFuture:
         """Start a Solve and return its future (``.result()``, ``.cancel()``); the result is the message."""
         return self.stub.Solve.future(self.solve_request(position, mode), timeout=self._timeout(timeout))
 

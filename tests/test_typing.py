@@ -185,6 +185,21 @@ def test_the_client_is_typed_by_as_dict(installed: Path, tmp_path: Path) -> None
     assert "Found 2 errors in 1 file" in out.stdout, out.stdout
 
 
+def test_the_clients_annotations_resolve_at_run_time() -> None:
+    import typing
+
+    import grpc
+
+    from ddcards.client import Client
+    from ddcards.v1 import ddcards_pb2 as pb
+
+    assert typing.get_type_hints(Client.solve_future)["return"] is grpc.Future
+    assert typing.get_type_hints(Client.solve)["return"] == dict[str, typing.Any] | pb.SolveResponse
+    for name in ("__init__", "solve", "solve_future", "analyse", "solve_many", "solve_table", "list_games",
+                 "solve_request", "close"):
+        typing.get_type_hints(getattr(Client, name))
+
+
 def test_the_generated_grpc_module_is_typed(installed: Path, tmp_path: Path) -> None:
     """protoc types the messages only; the build's ddcards_pb2_grpc.pyi types the stub, the
     servicer and their methods (tools/grpc_pyi.py): a typed client passes --strict, and a
