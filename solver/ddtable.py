@@ -38,6 +38,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ddcards.api import CancelToken, Solver
 from ddcards._jsonio import decode_utf8, loads, not_a_position, read_position, shown, token_text
 from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, SearchAborted
 from ddcards.games import get_game, klaverjas, marias_table
@@ -89,8 +90,8 @@ def _klaverjas_deal(doc: dict[str, Any]) -> klaverjas.KlaverjasSetup:
                                       playing_team=doc.get("playing_team", 0)))
 
 
-def dd_table(position_or_doc: Position | Mapping[str, Any] | str | bytes, *, solver: Any = None,
-             timeout: float | None = None, cancel: Any = None, threads: int = 1) -> dict[str, Any]:
+def dd_table(position_or_doc: Position | Mapping[str, Any] | str | bytes, *, solver: Solver | None = None,
+             timeout: float | None = None, cancel: CancelToken | None = None, threads: int = 1) -> dict[str, Any]:
     """The double-dummy table of a deal: its exact value for every choice made before play.
 
     ``position_or_doc``: a Position or a position document (a dict, JSON text or its UTF-8

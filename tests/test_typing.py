@@ -200,6 +200,43 @@ def test_the_clients_annotations_resolve_at_run_time() -> None:
         typing.get_type_hints(getattr(Client, name))
 
 
+TABLE_AND_BENCH = '''\
+import ddcards
+from ddcards.bench import run_bench
+from ddcards.ddtable import dd_table
+
+dd_table(ddcards.example("klaverjas"), solver=ddcards.Solver(), cancel=ddcards.CancelToken(), timeout=5.0)
+run_bench(ddcards.Solver(tt_mb=8), groups=["marias"])
+dd_table(ddcards.example("klaverjas"), solver=5)
+dd_table(ddcards.example("klaverjas"), cancel="x")
+run_bench(solver="x")
+'''
+
+
+def test_dd_table_and_run_bench_type_their_solver_and_token(installed: Path, tmp_path: Path) -> None:
+    """dd_table's ``solver`` and ``cancel`` and run_bench's ``solver`` are a Solver and a
+    CancelToken (or None) to a type checker too, not Any: a wrong one is caught."""
+    import typing
+
+    import ddcards
+    from ddcards.bench import run_bench
+    from ddcards.ddtable import dd_table
+
+    hints = typing.get_type_hints(dd_table)
+    assert hints["solver"] == ddcards.Solver | None and hints["cancel"] == ddcards.CancelToken | None
+    assert typing.get_type_hints(run_bench)["solver"] == ddcards.Solver | None
+    program = tmp_path / "table_and_bench.py"
+    program.write_text(TABLE_AND_BENCH)
+    out = run_mypy("--config-file", str(mypy_config(installed, tmp_path)), str(program), cwd=tmp_path)
+    assert out.returncode == 1
+    for line, message in [(7, 'Argument "solver" to "dd_table" has incompatible type "int"; expected "Solver | None"'),
+                          (8, 'Argument "cancel" to "dd_table" has incompatible type "str"; expected "CancelToken | None"'),
+                          (9, 'Argument "solver" to "run_bench" has incompatible type "str"; expected "Solver | None"')]:
+        reported = [text for text in out.stdout.splitlines() if text.startswith(f"table_and_bench.py:{line}: error:")]
+        assert len(reported) == 1 and message in reported[0], out.stdout
+    assert "Found 3 errors in 1 file" in out.stdout, out.stdout
+
+
 def test_the_generated_grpc_module_is_typed(installed: Path, tmp_path: Path) -> None:
     """protoc types the messages only; the build's ddcards_pb2_grpc.pyi types the stub, the
     servicer and their methods (tools/grpc_pyi.py): a typed client passes --strict, and a

@@ -24,6 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ddcards.api import Solver
 from ddcards.errors import InvalidOptionError
 
 __all__ = ["GROUPS", "BenchGroup", "BenchReport", "answers_hash", "bench_positions", "run_bench"]
@@ -134,7 +135,7 @@ def answers_hash(answers: Iterable[tuple[str, Any]]) -> str:
     return h.hexdigest()[:16]
 
 
-def run_bench(solver: Any = None, *, groups: Iterable[str] | None = None, repeat: int = 1, threads: int = 1,
+def run_bench(solver: Solver | None = None, *, groups: Iterable[str] | None = None, repeat: int = 1, threads: int = 1,
               progress: Callable[[int, int], None] | None = None) -> BenchReport:
     """Solve every bench position (of `groups`, default all) cold in mode all, `repeat` times
     each (its least search time counts), on `threads` threads; `progress(done, total)` after
