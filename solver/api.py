@@ -512,7 +512,10 @@ class Solver:
 
     @property
     def last_nodes(self) -> int:
-        """Nodes searched by the last call."""
+        """Nodes of the last search this Solver ran: a ``value()``'s (which returns no count),
+        or a solve's (its ``Result.nodes``).  A call that runs several searches counts only its
+        last here: an analysis's is its final solve (``Analysis.final.nodes``; ``Analysis.nodes``
+        counts them all), a Mariáš DD table's its last contract's (the table's ``nodes``: all)."""
         return self._searcher.nodes
 
     @property

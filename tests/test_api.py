@@ -573,6 +573,18 @@ def test_a_stopped_search_counts_its_nodes_as_its_message_does():
     assert info.value.nodes == 0 and info.value.progress is None
 
 
+def test_last_nodes_is_the_last_searchs_as_its_docstring_says():
+    s = ddcards.Solver()
+    value = s.value(ddcards.example("marias-hra"))
+    res = s.solve(ddcards.example("marias-hra"))
+    assert value == res.value == 70 and s.last_nodes == res.nodes > 0
+    s.value(ddcards.example("marias-hra"))
+    assert 0 < s.last_nodes < res.nodes         # value()'s own count: the value alone, no move's
+    an = s.analyse(ddcards.example("marias-seed"))
+    # an analysis's last search is its final solve; Analysis.nodes counts every one
+    assert an.final is not None and s.last_nodes == an.final.nodes < an.nodes
+
+
 def test_a_stopped_analysis_says_how_far_it_got_and_counts_every_search():
     s = ddcards.Solver(tt_mb=16)
     doc = ddcards.example("mariasz")               # late in a fresh deal: the analysis starts with it
