@@ -63,6 +63,8 @@ def _registry_names() -> list[str]:
 
 
 def list_games() -> list[GameInfo]:
+    """What each supported game offers (a ``GameInfo`` each: its name, aliases, seats,
+    contracts, objectives and options), in the order marias, klaverjas, mariasz, prsi."""
     global _GAMES
     if _GAMES is None:
         _GAMES = _registry()
