@@ -355,6 +355,31 @@ def test_solve_shows_the_same_bar_for_its_batches(tmp_path):
     assert "pos/s" not in single
 
 
+def test_solve_with_a_bar_reads_a_pipe_given_by_path_once(tmp_path):
+    """`ddcards solve <(zcat deals.gz)` with the bar (--progress, or a terminal) opened the path again
+    to count its documents: the count took most of them from the pipe (silently lost, exit status 0),
+    and a FIFO whose writer had gone made it wait for ever."""
+    import threading
+
+    docs = [dict(ddcards.example("marias-hra"), id=f"d{n}") for n in range(600)]
+    data = "".join(json.dumps(d) + "\n" for d in docs).encode()
+    fifo = tmp_path / "deals.fifo"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        with open(fifo, "wb") as fh:
+            fh.write(data)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    proc = subprocess.run([*DDCARDS, "solve", str(fifo), "--json", "--mode", "best", "--progress"],
+                          capture_output=True, text=True, timeout=120)
+    writer.join()
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line)["id"] for line in proc.stdout.splitlines()] == [d["id"] for d in docs]
+    assert "solved 600 positions" in proc.stderr and "600 pos" in proc.stderr
+
+
 # ---------------------------------------------------------------- the journal's structures
 
 def test_key_index_agrees_with_a_dict_and_keeps_the_first_offset():

@@ -7,6 +7,7 @@ a CI log get nothing, so the output of a batch never carries carriage returns.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from typing import Any, TextIO
 
@@ -102,9 +103,14 @@ class DocumentCounter:
 
 
 def document_count(path: str) -> int | None:
-    """The documents of the file at `path` (see DocumentCounter); None if it cannot be read."""
+    """The documents of the file at `path` (see DocumentCounter); None if it cannot be read, or is
+    not a regular file: a pipe named by a path (`<(zcat deals.gz)`, a FIFO) read a second time here
+    took documents from the command's own reader (lost, exit status 0), or waited for ever for a
+    writer that had gone."""
     counter = DocumentCounter()
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
         with open(path, "rb") as fh:
             for piece, starts in input_pieces(fh):       # a line may be endless (/dev/zero)
                 if starts:
