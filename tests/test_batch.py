@@ -209,6 +209,25 @@ def test_the_job_file_is_never_written_over_the_input_or_a_foreign_file(tmp_path
     assert len(read_records(tmp_path / "out.jsonl")) == 2
 
 
+def test_standard_input_redirected_from_the_output_is_the_input_too(tmp_path):
+    """`ddcards batch - -o deals.jsonl --restart < deals.jsonl` replaced the input by the answers
+    (exit 0), where `ddcards batch deals.jsonl -o deals.jsonl` is refused: now refused alike."""
+    docs = "".join(json.dumps(endgame(n)) + "\n" for n in (27, 28))
+    source = tmp_path / "deals.jsonl"
+    source.write_text(docs)
+    for out, extra in ((source, ("--restart",)), (source, ()), (tmp_path / "deals", ())):
+        if out != source:
+            os.rename(source, tmp_path / ("deals" + JOB_SUFFIX))
+            source = tmp_path / ("deals" + JOB_SUFFIX)
+        with open(source, "rb") as stdin:
+            proc = subprocess.run([*DDCARDS, "batch", "-", "-o", str(out), "-j", "1", *extra], stdin=stdin,
+                                  capture_output=True, text=True, timeout=120)
+        assert proc.returncode == cli.EXIT_BAD_INPUT, proc.stderr
+        assert "is the input" in proc.stderr
+        assert source.read_text() == docs
+    assert not (tmp_path / "deals").exists()
+
+
 def test_a_run_that_answers_nothing_leaves_no_output_to_block_the_next(tmp_path, capsys):
     """An empty input left an empty OUT and its job file, and the next run with another input
     was refused: 'holds answers to another job', though it held none."""
