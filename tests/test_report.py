@@ -236,6 +236,24 @@ def test_cli_report_renders_an_analysis_document(tmp_path):
     assert "must beat QH" in out.stderr and "field 'line'" not in out.stderr
 
 
+def test_cli_report_from_ply_with_an_analysis_document_is_refused_not_ignored(tmp_path):
+    # an analysis document is rendered as it is: --from-ply 5 was ignored (exit 0, a page of the
+    # play from ply 0); a --from-ply the analysis does not start at is now a usage error
+    analysed = run("analyse", "--example", "marias-seed", "--json")
+    (tmp_path / "an.json").write_text(analysed.stdout)
+    out = run("report", str(tmp_path / "an.json"), "-o", str(tmp_path / "an.html"), "--from-ply", "5")
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith("ddcards: error: --from-ply 5: the input is an analysis document")
+    assert "from played[0] on" in out.stderr and not (tmp_path / "an.html").exists()
+    # the ply the analysis starts at (or none given) renders it
+    late = run("analyse", "--example", "marias-seed", "--json", "--from-ply", "5")
+    (tmp_path / "late.json").write_text(late.stdout)
+    out = run("report", str(tmp_path / "late.json"), "-o", "-", "--from-ply", "5")
+    assert out.returncode == 0 and out.stdout.count('<tr id="ply-') == 25
+    out = run("report", str(tmp_path / "late.json"), "-o", "-", "--from-ply", "3")
+    assert out.returncode == 2 and "from played[5] on" in out.stderr and out.stdout == ""
+
+
 def test_cli_report_output_errors(tmp_path):
     deal = tmp_path / "seed.json"
     deal.write_text(json.dumps(deals.seed_deal()))

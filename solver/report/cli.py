@@ -73,6 +73,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     if isinstance(doc, Mapping) and "steps" in doc:
         # an analysis document (ddcards analyse --json, perhaps minutes of searching): rendered as
         # it is, checked field by field (docs/RULES.md §0.10), without searching again
+        analysed_from = doc.get("from_ply", 0)
+        if args.from_ply and args.from_ply != analysed_from:
+            # the page shows the analysis it is given: another starting ply needs a new analysis
+            # (it was ignored, and the page showed the play from the analysis's own ply)
+            raise NotationError(f"--from-ply {args.from_ply}: the input is an analysis document, rendered as it "
+                                f"is, and it analyses the play from played[{shown(analysed_from, 40)}] on: give "
+                                f"the position document to report from played[{args.from_ply}], or leave "
+                                "--from-ply out", token=str(args.from_ply), rule=REPORT_INPUT_RULE)
         page = render({k: v for k, v in doc.items() if k not in ("line", "index", "column")})
     else:
         position = as_position(doc)
