@@ -24,6 +24,7 @@ import json
 import math
 import os
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
@@ -65,6 +66,20 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
     try:
         return os.path.samefile(a, b)
     except OSError:
+        return False
+
+
+def is_input(name: str | None, path: str | os.PathLike[str]) -> bool:
+    """Is `path` the command's input `name` (a link to it too), for - the file standard input was
+    redirected from (`ddcards batch - -o deals.jsonl < deals.jsonl` replaced its input by the
+    answers)?  False for no input, or an output that does not exist yet."""
+    if not name:
+        return False
+    if name != "-":
+        return same_file(name, path)
+    try:
+        return os.path.samestat(os.fstat(sys.stdin.fileno()), os.stat(path))
+    except (OSError, ValueError, AttributeError):   # no such file (yet), or no real standard input
         return False
 
 

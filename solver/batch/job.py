@@ -40,7 +40,7 @@ from typing import Any, BinaryIO, cast
 
 import ddcards
 from ddcards import errors
-from ddcards._jsonio import printable, read_position, same_file
+from ddcards._jsonio import is_input, printable, read_position
 from ddcards.batch.journal import JOB_FORMAT, JOB_SUFFIX, Journal, key_bits
 from ddcards.batch.many import ExecutorFailure, Task, solve_tasks
 from ddcards.batch.progress import DocumentCounter, ProgressBar, wanted
@@ -323,10 +323,10 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidOptionError("-o -: the output of ddcards batch is a file, which it reads back to resume the "
                                  "job, not standard output (give a file name; `ddcards solve --json` writes to "
                                  "standard output)", token="-", rule="-o: the output is a new file")
-    if _is_input(args.input, args.output):
+    if is_input(args.input, args.output):
         raise InvalidOptionError(f"the output {args.output} is the input: choose another file", token=args.output,
                                  rule="-o: the output is a new file")
-    if _is_input(args.input, args.output + JOB_SUFFIX):
+    if is_input(args.input, args.output + JOB_SUFFIX):
         # OUT's job file would be written over the input (replaced whole: it was lost for good)
         raise InvalidOptionError(f"the output's job file {args.output + JOB_SUFFIX} is the input: choose another "
                                  "output file", token=args.output, rule="-o: the output is a new file")
@@ -385,17 +385,6 @@ def run(args: argparse.Namespace) -> int:
     _summary(args, source, tally, lost, wall, where)
     status = max((k for k, n in tally.failures.items() if n), default=EXIT_OK)
     return max(status, EXIT_INTERNAL if lost or tally.gone is not None else EXIT_OK)
-
-
-def _is_input(name: str, path: str) -> bool:
-    """Is `path` the input `name` (a link to it too; for - the file standard input was redirected
-    from: `ddcards batch - -o deals.jsonl --restart < deals.jsonl` replaced the input by the answers)?"""
-    if name != "-":
-        return same_file(name, path)
-    try:
-        return os.path.samestat(os.fstat(sys.stdin.fileno()), os.stat(path))
-    except (OSError, ValueError, AttributeError):   # no such file (yet), or no real standard input
-        return False
 
 
 class Terminated(KeyboardInterrupt):

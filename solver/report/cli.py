@@ -2,30 +2,16 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import webbrowser
 from collections.abc import Mapping
 from pathlib import Path
 
 import ddcards
-from ddcards._jsonio import printable, same_file, shown, token_text
+from ddcards._jsonio import is_input, printable, shown, token_text
 from ddcards.errors import NotationError
 
 REPORT_INPUT_RULE = "ddcards report: a position document with the recorded play, or an analysis document"
-
-
-def _is_input(path: Path, name: str | None) -> bool:
-    """Is `path` the input `name` (a hard link to it too, which resolve() does not see; for - the
-    file standard input was redirected from)?"""
-    if not name:
-        return False
-    if name != "-":
-        return same_file(path, name)
-    try:
-        return os.path.samestat(os.fstat(sys.stdin.fileno()), os.stat(path))
-    except (OSError, ValueError, AttributeError):   # no such file (yet), or no real stdin
-        return False
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -96,7 +82,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         sys.stdout.write(page)
         return 0
     path = Path(args.output) if args.output else default_output(args)
-    if path.resolve() == Path(args.file or "-").resolve() or _is_input(path, args.file):
+    if path.resolve() == Path(args.file or "-").resolve() or is_input(args.file, path):
         raise NotationError(f"the report would overwrite its input {path}", token=str(path),
                             rule="-o names a new file")
     data = page.encode("utf-8")           # before the file is opened: a page that cannot be written leaves none
