@@ -529,7 +529,8 @@ def _options(args: argparse.Namespace) -> _ServeOptions:
         raise _Usage(f"--stream-idle-timeout must be 0 to {MAX_STREAM_IDLE_TIMEOUT:g} seconds (0 = never), "
                      f"not {args.stream_idle_timeout:g}")
     if not 0 <= args.max_search_seconds < math.inf:     # also NaN
-        raise _Usage(f"--max-search-seconds must be >= 0 seconds (0 = no limit), not {args.max_search_seconds:g}")
+        raise _Usage(f"--max-search-seconds must be a finite number of seconds, 0 or more (0 = no limit), "
+                     f"not {args.max_search_seconds:g}")
     if not 0 <= args.grace <= MAX_GRACE:            # also NaN and inf
         raise _Usage(f"--grace must be 0 to {MAX_GRACE:g} seconds (0: cancel the calls in flight at once), "
                      f"not {args.grace:g}")
