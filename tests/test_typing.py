@@ -166,23 +166,25 @@ with Client("127.0.0.1:50051") as client:
 '''
 
 
+def mypy_good_then_wrong(installed: Path, tmp_path: Path, good: str, wrong: str) -> str:
+    """mypy --strict passes the program `good` and fails `wrong`: what it said of `wrong`."""
+    config = str(mypy_config(installed, tmp_path))
+    for name, text, status in (("program.py", good, 0), ("wrong_program.py", wrong, 1)):
+        (tmp_path / name).write_text(text)
+        out = run_mypy("--config-file", config, str(tmp_path / name), cwd=tmp_path)
+        assert out.returncode == status, name + ": " + out.stdout + out.stderr
+    return out.stdout
+
+
 def test_the_client_is_typed_by_as_dict(installed: Path, tmp_path: Path) -> None:
     """The client's answers are typed by ``as_dict``: the README's ``result["value"]`` passes
     --strict as written, and a message read as a dict is caught."""
-    config = str(mypy_config(installed, tmp_path))
-    good = tmp_path / "client_program.py"
-    good.write_text(CLIENT_PROGRAM)
-    out = run_mypy("--config-file", config, str(good), cwd=tmp_path)
-    assert out.returncode == 0, out.stdout + out.stderr
-    wrong = tmp_path / "wrong_client_program.py"
-    wrong.write_text(CLIENT_PROGRAM.replace('print(result["value"]', 'print(result.value')
-                     .replace("= client.list_games()", "= client.list_games(as_dict=False)"))
-    out = run_mypy("--config-file", config, str(wrong), cwd=tmp_path)
-    assert out.returncode == 1
-    assert 'error: "dict[str, Any]" has no attribute "value"' in out.stdout, out.stdout
-    assert ('expression has type "ListGamesResponse", variable has type "list[dict[str, Any]]"'
-            in out.stdout), out.stdout
-    assert "Found 2 errors in 1 file" in out.stdout, out.stdout
+    found = mypy_good_then_wrong(installed, tmp_path, CLIENT_PROGRAM,
+                                 CLIENT_PROGRAM.replace('print(result["value"]', 'print(result.value')
+                                 .replace("= client.list_games()", "= client.list_games(as_dict=False)"))
+    assert 'error: "dict[str, Any]" has no attribute "value"' in found, found
+    assert 'expression has type "ListGamesResponse", variable has type "list[dict[str, Any]]"' in found, found
+    assert "Found 2 errors in 1 file" in found, found
 
 
 def test_the_clients_annotations_resolve_at_run_time() -> None:
@@ -241,18 +243,12 @@ def test_the_generated_grpc_module_is_typed(installed: Path, tmp_path: Path) -> 
     """protoc types the messages only; the build's ddcards_pb2_grpc.pyi types the stub, the
     servicer and their methods (tools/grpc_pyi.py): a typed client passes --strict, and a
     wrong request or response type is caught."""
-    config = str(mypy_config(installed, tmp_path))
-    good = tmp_path / "client.py"
-    good.write_text(STUB_PROGRAM)
-    out = run_mypy("--config-file", config, str(good), cwd=tmp_path)
-    assert out.returncode == 0, out.stdout + out.stderr
-    wrong = tmp_path / "wrong_client.py"
-    wrong.write_text(STUB_PROGRAM.replace("stub.Solve(request, timeout=5)", "stub.Solve(ddcards_pb2.ListGamesRequest())")
-                     .replace("games: ddcards_pb2.ListGamesResponse", "games: ddcards_pb2.SolveResponse"))
-    out = run_mypy("--config-file", config, str(wrong), cwd=tmp_path)
-    assert out.returncode == 1
-    assert 'Argument 1 to "__call__" of "UnaryUnaryMultiCallable" has incompatible type "ListGamesRequest"' in out.stdout, out.stdout
-    assert 'expression has type "ListGamesResponse", variable has type "SolveResponse"' in out.stdout, out.stdout
+    found = mypy_good_then_wrong(installed, tmp_path, STUB_PROGRAM,
+                                 STUB_PROGRAM.replace("stub.Solve(request, timeout=5)",
+                                                      "stub.Solve(ddcards_pb2.ListGamesRequest())")
+                                 .replace("games: ddcards_pb2.ListGamesResponse", "games: ddcards_pb2.SolveResponse"))
+    assert 'Argument 1 to "__call__" of "UnaryUnaryMultiCallable" has incompatible type "ListGamesRequest"' in found, found
+    assert 'expression has type "ListGamesResponse", variable has type "SolveResponse"' in found, found
 
 
 def test_the_package_passes_mypy_strict(installed: Path, tmp_path: Path) -> None:
