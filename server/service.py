@@ -352,9 +352,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
             except SearchAborted as exc:
                 calllog.note(nodes=exc.nodes)
                 if isinstance(exc, SearchTimeout):
-                    named = _stopped(exc, timeout, capped, limit_seconds)
-                    if named is not exc:
-                        raise named from None
+                    raise _stopped(exc, timeout, capped, limit_seconds) from None
                 raise
 
     # ------------------------------------------------------------ RPCs
@@ -422,10 +420,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                     return instance.solve(position, mode=mode, timeout=timeout, cancel=token,
                                           threads=SEARCH_THREADS)
                 except SearchTimeout as exc:
-                    named = _stopped(exc, timeout, capped, convert.timeout_limit(limit))
-                    if named is not exc:
-                        raise named from None
-                    raise
+                    raise _stopped(exc, timeout, capped, limit) from None
 
         def items() -> Iterator[Work]:
             # On the pipeline's reader thread: a bad item is answered in band, in its turn.
@@ -446,14 +441,14 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                     continue
                 try:
                     mode = convert.mode_to_name(item.solve.mode)
-                    convert.timeout_limit(item.solve.timeout_seconds)
+                    limit = convert.timeout_limit(item.solve.timeout_seconds)
                     doc = convert.request_to_doc(item.solve, canonical_game=_canonical_game)
                     position = ddcards.Position.from_dict(doc)
                 except Exception as exc:  # noqa: BLE001 - bad item: in-band error
                     yield Work((index, item.id, "", None, item.solve), error=exc)
                     continue
                 yield Work((index, item.id, position.game, mode, item.solve),
-                           partial(job, position, mode, item.solve.timeout_seconds))
+                           partial(job, position, mode, limit))
 
         # At most `stream_window` items between their request and their response: a
         # client that does not read its responses stops the reading of its requests.

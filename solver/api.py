@@ -272,13 +272,10 @@ def _one_at_a_time(method: Callable[Concatenate[Solver, _P], _R]) -> Callable[Co
         if check is not None:               # the position, the mode, from_ply: said now, not after the wait
             check(args, given)
         start = time.monotonic()
-        _take_turn(solver._turn, start, timeout, cancel)
-        try:
+        with taking_turn(solver, start, timeout, cancel):
             if timeout is not None:
                 kwargs["timeout"] = max(0.0, timeout - (time.monotonic() - start))
             return method(solver, *args, **kwargs)
-        finally:
-            solver._turn.release()
     functools.update_wrapper(taking_turns, method)     # the method's name and docstring
     return taking_turns
 
@@ -328,22 +325,16 @@ def _wait_for_turn(turn: threading.RLock, start: float, timeout: float | None, c
                                 "Solver's other search")
 
 
-def _take_turn(turn: threading.RLock, start: float, timeout: float | None, cancel: CancelToken | None) -> None:
-    """Wait for `turn`: without a limit when there is nothing to give up for, else within
-    `timeout` seconds from `start` and while `cancel` is not cancelled (_wait_for_turn)."""
-    if timeout is None and cancel is None:
-        turn.acquire()
-    else:
-        _wait_for_turn(turn, start, timeout, cancel)
-
-
 @contextmanager
 def taking_turn(solver: Solver, start: float, timeout: float | None, cancel: CancelToken | None) -> Iterator[None]:
-    """Hold `solver`'s turn for the block, as its own calls take it (``_one_at_a_time``): a
-    wait for another thread's search gives up at `timeout` seconds from `start` (monotonic)
-    or when `cancel` is cancelled (for searches on a Solver that are not its methods': a DD table's)."""
+    """Hold `solver`'s turn for the block, as its own calls take it (``_one_at_a_time``; a DD
+    table's searches too): a wait for another thread's search gives up at `timeout` seconds from
+    `start` (monotonic) or when `cancel` is cancelled; with neither there is nothing to give up for."""
     if not solver._turn.acquire(blocking=False):
-        _take_turn(solver._turn, start, timeout, cancel)
+        if timeout is None and cancel is None:
+            solver._turn.acquire()
+        else:
+            _wait_for_turn(solver._turn, start, timeout, cancel)
     try:
         yield
     finally:
