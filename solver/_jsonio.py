@@ -342,22 +342,22 @@ def _check_text(text: str, where: str, what: str, field: str | None) -> None:
     if len(text) > MAX_TEXT:
         raise NotationError(f"{where}text of {len(text):,} characters; a text of {what} holds at most "
                             f"{MAX_TEXT:,} ({LIMITS_CLAUSE})", token=token_text(text), rule=LIMITS_RULE, field=field)
-    bad = lone_surrogate(text)
-    if bad is not None:
-        raise NotationError(f"{where}lone surrogate {bad} in text: text must be valid Unicode (a surrogate "
-                            "escape needs its pair)", token=bad, rule=LIMITS_RULE, field=field)
+    check_unicode(text, where, LIMITS_RULE, field)
 
 
-def lone_surrogate(text: str) -> str | None:
-    """The first lone surrogate of `text` as its escape ('\\ud800'), or None if it is valid
-    Unicode (it can be written as UTF-8)."""
+def check_unicode(text: str, where: str, rule: str, field: str | None, clause: str = "") -> None:
+    """NotationError naming the first lone surrogate of `text` (as its escape, '\\ud800') if it is
+    no valid Unicode (it cannot be written as UTF-8): the position reader's, the report's and the
+    board's one message, `where` (e.g. "hands[0]: ") before it and `clause` cited in it."""
     if text.isascii():
-        return None
+        return
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        return f"\\u{ord(text[exc.start]):04x}"
-    return None
+        bad = f"\\u{ord(text[exc.start]):04x}"
+        cited = f"; {clause}" if clause else ""
+        raise NotationError(f"{where}lone surrogate {bad} in text: text must be valid Unicode (a surrogate "
+                            f"escape needs its pair{cited})", token=bad, rule=rule, field=field) from None
 
 
 def token_text(value: Any, limit: int = 40) -> str:

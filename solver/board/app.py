@@ -42,7 +42,7 @@ from starlette.routing import Route
 
 import ddcards
 from ddcards.api import DEFAULT_TT_MB, CancelToken, Solver, _threads, check_tables_fit, check_timeout, check_tt_mb
-from ddcards._jsonio import decode_utf8, loads, lone_surrogate, read_position, shown, token_text
+from ddcards._jsonio import check_unicode, decode_utf8, loads, read_position, shown, token_text
 from ddcards.errors import DdcardsError, InvalidOptionError, NotationError, SearchCancelled, SearchTimeout
 from ddcards.games.prsi import every_value_or_optimal
 from ddcards.report.display import as_cards, card_piece, extras, hand_suits, ober_action, plain, suit_piece
@@ -108,10 +108,8 @@ def search_id(body: Mapping[str, Any]) -> str:
         raise NotationError(f"'search' is a search's id as text, not {shown(search)}", token=token_text(search),
                             rule="board requests")
     search = search[:MAX_SEARCH_ID]
-    bad = lone_surrogate(search)        # echoed in the answer, which is UTF-8: checked before any search starts
-    if bad is not None:
-        raise NotationError(f"'search': lone surrogate {bad} in text: text must be valid Unicode (a surrogate "
-                            "escape needs its pair)", token=bad, rule="board requests", field="search")
+    # echoed in the answer, which is UTF-8: checked before any search starts
+    check_unicode(search, "'search': ", "board requests", "search")
     return search
 
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ddcards._jsonio import (JSON_RULE, LIMITS_CLAUSE, LIMITS_RULE, MAX_DIGITS, HugeNumber, LongNumber,
-                             lone_surrogate, printable, shown, token_text, whole_number)
+                             check_unicode, printable, shown, token_text, whole_number)
 from ddcards.errors import DdcardsError, NotationError
 from ddcards.notation import Suit, parse_hand
 
@@ -284,11 +284,7 @@ def _walk(value: Any, path: str, depth: int, open_ids: set[int]) -> None:
 def _check_unicode(text: str, path: str) -> None:
     """A lone surrogate (a JSON escape such as \\ud800 without its pair) is no Unicode: the page
     could not be written as UTF-8.  Named by its place, as the position reader names it."""
-    bad = lone_surrogate(text)
-    if bad is not None:
-        raise NotationError(f"{_where(path)}lone surrogate {bad} in text: text must be valid Unicode (a surrogate "
-                            f"escape needs its pair; {LIMITS_CLAUSE})", token=bad, rule=LIMITS_RULE,
-                            field=path or None)
+    check_unicode(text, _where(path), LIMITS_RULE, path or None, LIMITS_CLAUSE)
 
 
 def _writable_key(key: Any) -> bool:
