@@ -92,17 +92,22 @@ class _FullDisk:
         return getattr(os, name)
 
 
-def test_a_full_disk_is_a_clear_error_and_the_next_run_goes_on(tmp_path, capsys, monkeypatch):
-    """A full disk was 'internal error: OSError(28, ...) (a bug: please report it)', exit status 3."""
+@pytest.mark.parametrize("room,kept", [(1500, "the answers written before are kept"),
+                                       (40, "no answer was written whole yet")])
+def test_a_full_disk_is_a_clear_error_and_the_next_run_goes_on(tmp_path, capsys, monkeypatch, room, kept):
+    """A full disk was 'internal error: OSError(28, ...) (a bug: please report it)', exit status 3;
+    then, with no record whole, it still said the answers written before were kept."""
     source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     source.write_text("".join(json.dumps(endgame(cut)) + "\n" for cut in range(20, 30)))
-    monkeypatch.setattr(journal_module, "os", _FullDisk(room=1500))
+    monkeypatch.setattr(journal_module, "os", _FullDisk(room=room))
     assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == cli.EXIT_BAD_INPUT
     err = capsys.readouterr().err
-    assert f"cannot write the output {out}: No space left on device" in err and "internal error" not in err
+    assert f"cannot write the output {out}: No space left on device; {kept}:" in err
+    assert "internal error" not in err
+    assert out.exists() == (room == 1500)          # an OUT this run made and wrote nothing whole into is removed
     monkeypatch.setattr(journal_module, "os", os)
     assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == cli.EXIT_OK
-    assert "cut an unfinished last line" in capsys.readouterr().err
+    assert ("cut an unfinished last line" in capsys.readouterr().err) == (room == 1500)
     assert sorted(r["line"] for r in read_records(out).values()) == list(range(1, 11))
 
 

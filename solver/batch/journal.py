@@ -330,10 +330,14 @@ class Journal:
         return start
 
     def _write_failed(self, exc: OSError) -> NotationError:
-        """A failed write of OUT: what happened, and that the answers written before it are kept (a torn
-        last line is cut by the next run)."""
-        return NotationError(f"cannot write the output {self.path}: {exc.strerror or exc}; the answers written "
-                             "before are kept: make room and run the same command again to go on",
+        """A failed write of OUT: what happened, and what OUT keeps (its whole records; a torn last
+        line is cut by the next run)."""
+        if self.size:
+            kept = "the answers written before are kept"
+        else:
+            kept = "no answer was written whole yet"
+        return NotationError(f"cannot write the output {self.path}: {exc.strerror or exc}; {kept}: make room "
+                             "and run the same command again to go on",
                              token=self.path, rule=WRITE_RULE)
 
     def close(self, remove_if_empty: bool = False) -> None:
