@@ -1,11 +1,10 @@
 """Searches the command line runs in the foreground: Ctrl-C stops them, a ticker shows them.
 
-A search runs in C without the GIL, and Python runs signal handlers in the main thread only,
-between bytecodes: a search on the main thread would hold Ctrl-C back until it ends (minutes,
-for a fresh Mariasz deal). So each search runs on one worker thread while the main thread
-waits in short slices: it takes the KeyboardInterrupt, cancels the search through its
-CancelToken (polled every 256 nodes), waits for it to stop and lets the interrupt
-go on. While it waits, a search that has run for a second gets a one-line ticker on standard
+Each search runs on one worker thread while the main thread waits in short slices: it takes
+the KeyboardInterrupt, cancels the search through its CancelToken (polled every 256 nodes),
+waits for it to stop and lets the interrupt go on. (A search on the main thread stops at
+Ctrl-C too, as the core takes SIGINT while it runs, but the main thread would then have no
+moment for the ticker.) While it waits, a search that has run for a second gets a one-line ticker on standard
 error (elapsed time, nodes, rate, and where the search shares out the first moves, how many
 are answered and the best value so far; in an analysis, how many of its actions are analysed),
 shown as the progress bar is: on a terminal, or as asked.

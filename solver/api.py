@@ -627,12 +627,11 @@ class Solver:
         up to a second while the kernel backs its memory (benchmarks/RESULTS.md,
         "A fresh Solver's first large table").
 
-        Ctrl-C: the search runs in C without the GIL, and Python takes a signal
-        on the main thread only between bytecodes, so a KeyboardInterrupt during
-        a search on the main thread comes when the search ends.  For a search
-        that Ctrl-C must stop, pass a ``CancelToken`` and run it on another
-        thread (the command line does so: the main thread waits in short slices,
-        takes the interrupt and cancels), or give it a ``timeout``.
+        Ctrl-C: a search on the main thread stops within milliseconds and
+        Python's SIGINT handler runs (KeyboardInterrupt, or the program's own
+        handler; if that one does not raise, SearchCancelled says SIGINT
+        stopped the search).  A search on another thread stops by its
+        ``cancel`` or ``timeout``.
         """
         timeout = _check_limits(timeout, cancel, keep_tt)
         threads = _threads(threads)

@@ -11,6 +11,7 @@ ctypedef struct SearchCtx:
     TTable* tt
     uint64_t nodes
     volatile_int* stop
+    volatile_int* interrupt  # Ctrl-C on the main thread (sigint.h), else NULL
     double deadline      # CLOCK_MONOTONIC seconds; 0 = none
     int aborted
     int granularity      # values are multiples of it
@@ -83,7 +84,7 @@ cdef inline double monotonic() noexcept nogil:
 
 
 cdef inline int poll_stop(SearchCtx* c) noexcept nogil:
-    if c.stop != NULL and c.stop[0] != 0:
+    if (c.stop != NULL and c.stop[0] != 0) or (c.interrupt != NULL and c.interrupt[0] != 0):
         c.aborted = ABORT_CANCELLED
     elif c.deadline > 0 and monotonic() > c.deadline:
         c.aborted = ABORT_TIMEOUT

@@ -52,11 +52,23 @@ from ddcards._core.tt cimport (TTable, TTHit, TT_NO_MOVE, TT_WAYS, tt_init, tt_f
 from ddcards._core.bits cimport DD_BUILD_FEATURES, dd_prefetch, dd_atomic_load_int, dd_atomic_store_int
 from ddcards.errors import SearchCancelled, SearchTimeout
 
+import signal as _signal
+import threading as _threading
+
 #: The instruction sets this module was compiled for ("base popcnt bmi2 avx2"...).
 BUILD_FEATURES = (<bytes> DD_BUILD_FEATURES).decode()
 
 cdef extern from *:
     ctypedef int volatile_int "volatile int"
+
+cdef extern from "sigint.h":
+    volatile_int dd_sigint_hit
+    int dd_sigint_arm() noexcept nogil
+    int dd_sigint_disarm() noexcept nogil
+
+cdef extern from "Python.h":
+    int PyErr_SetInterruptEx(int signum)
+    int PyErr_CheckSignals() except -1
 
 # Modes, as DDS names them: one best move / all optimal moves / every move.
 cdef enum:
@@ -284,7 +296,8 @@ cdef class Searcher:
     def tt_stats(self):
         return {"probes": self.tt.probes, "hits": self.tt.hits, "stores": self.tt.stores}
 
-    cdef int _prepare(self, SearchCtx* c, Board board, CancelToken cancel, object timeout) except -1:
+    cdef int _prepare(self, SearchCtx* c, Board board, CancelToken cancel, object timeout,
+                      bint interruptible=False) except -1:
         c.ops = board.ops
         c.pos = board.pos
         c.tt = &self.tt
@@ -303,6 +316,7 @@ cdef class Searcher:
         c.reverse = 0
         c.root_moves = c.root_answered = c.root_have_best = 0
         c.stop = &cancel.flag if cancel is not None else NULL
+        c.interrupt = &dd_sigint_hit if interruptible else NULL
         c.granularity = board.granularity if board.granularity > 0 else 1
         c.history_leads = board.history_leads
         c.killer_leads = board.killer_leads
@@ -386,9 +400,11 @@ cdef class Searcher:
             PyMem_Free(tables)
             raise MemoryError()
         prepared = 0
+        interruptible = take_ctrl_c()
+        interrupted = False
         try:
             for k in range(nthreads):
-                (<Searcher> searchers[k])._prepare(&ctxs[k], boards[k], cancel, timeout)
+                (<Searcher> searchers[k])._prepare(&ctxs[k], boards[k], cancel, timeout, interruptible)
                 prepared += 1
                 if board.history_leads:
                     # One history for all threads: the lead order lives on it (2 threads,
@@ -431,8 +447,10 @@ cdef class Searcher:
             aborted = ctxs[0].aborted
             PyMem_Free(ctxs)
             PyMem_Free(tables)
+            if interruptible:
+                interrupted = give_back_ctrl_c()
         self.nodes = nodes
-        stop = stopped(aborted, nodes)
+        stop = stopped(aborted, nodes, interrupted)
         if stop is not None:
             raise stop
         out = []
@@ -510,6 +528,8 @@ cdef class Searcher:
         cdef int* guess = t + nrows
         cdef int* value = guess + nrows
         prepared = 0
+        interruptible = take_ctrl_c()
+        interrupted = False
         try:
             for r in range(nrows):
                 owner = <Searcher> rows[r][0]
@@ -526,7 +546,7 @@ cdef class Searcher:
                 for k in range(nthreads):
                     m = r * nthreads + k
                     thread = <Searcher> threads[k]
-                    thread._prepare(&ctxs[m], boards[m], cancel, timeout)
+                    thread._prepare(&ctxs[m], boards[m], cancel, timeout, interruptible)
                     prepared += 1
                     lend_table(&ctxs[m], &tables[m], &owner.tt, thread)     # the row's table
             self.live, self.live_threads = ctxs, nrows * nthreads
@@ -553,8 +573,10 @@ cdef class Searcher:
             PyMem_Free(tables)
             PyMem_Free(splits)
             PyMem_Free(ints)
+            if interruptible:
+                interrupted = give_back_ctrl_c()
         self.nodes = total
-        stop = stopped(code, total)
+        stop = stopped(code, total, interrupted)
         if stop is not None:
             stop.rows_progress = rows_progress    # each row's root_progress as it stopped
             raise stop
@@ -590,8 +612,34 @@ cdef inline void add_counts(TTable* table, ThreadTable* view) noexcept:
     table.stores += view.t.stores
 
 
-cdef object stopped(int aborted, nodes):
-    """The exception a search that stopped raises (None if it did not)."""
+cdef long _main_thread = _threading.main_thread().ident
+
+
+cdef bint take_ctrl_c():
+    """On Python's main thread, with a Python handler for SIGINT (KeyboardInterrupt's, or the
+    program's own), take SIGINT over for the search about to run (sigint.h): Ctrl-C then stops
+    it within milliseconds, where Python would take it only when the search ends.  Elsewhere
+    (another thread, SIGINT ignored or left to the system) nothing changes."""
+    if _threading.get_ident() != _main_thread or not callable(_signal.getsignal(_signal.SIGINT)):
+        return False
+    return dd_sigint_arm()
+
+
+cdef bint give_back_ctrl_c() except -1:
+    """Python's handler back in place; a SIGINT the search took meanwhile goes to it now (it
+    raises KeyboardInterrupt, or does what the program's own handler does).  Whether one came."""
+    if not dd_sigint_disarm():
+        return False
+    PyErr_SetInterruptEx(_signal.SIGINT)
+    PyErr_CheckSignals()
+    return True
+
+
+cdef object stopped(int aborted, nodes, bint interrupted=False):
+    """The exception a search that stopped raises (None if it did not).  interrupted: a SIGINT
+    stopped it, whose handler did not raise (a program's own)."""
+    if aborted == ABORT_CANCELLED and interrupted:
+        return SearchCancelled(f"the search was stopped by SIGINT (Ctrl-C) after {nodes:,} nodes")
     if aborted == ABORT_CANCELLED:
         return SearchCancelled(f"the search was cancelled after {nodes:,} nodes")
     if aborted == ABORT_TIMEOUT:

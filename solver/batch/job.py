@@ -406,7 +406,8 @@ class _CtrlCHold:
     `stop` is cancelled as soon as such a signal arrives, from a thread that watches Python's
     wakeup file descriptor: a search running on the main thread (the one job's) holds the
     handler off until it returns, so it is stopped first (it went on to its end, minutes, and
-    its answer was then thrown away)."""
+    its answer was then thrown away).  That is SIGTERM's way; Ctrl-C the search core takes
+    itself while it runs on the main thread, stops and hands on (the api's Solver.solve)."""
 
     def __init__(self, stop: ddcards.CancelToken | None = None) -> None:
         self.holding = False
