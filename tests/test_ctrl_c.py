@@ -92,3 +92,145 @@ def test_an_ignored_sigint_leaves_the_search_alone():
     got = run_child("ignored", "solve", 1.5)
     assert got["ended"] == "SearchTimeout"
     assert got["seconds"] >= 1.5
+
+
+def run_script(script: str, *args: str, timeout: float = 120) -> list[str]:
+    """`script` run in a child (SIGINT at its default there); its standard output's lines."""
+    done = subprocess.run([sys.executable, "-c", script, json.dumps(ENDLESS), *args], capture_output=True,
+                          text=True, timeout=timeout, preexec_fn=sigint_default)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+FORK = r"""
+import json, os, signal, sys, threading, time
+import ddcards
+doc = json.loads(sys.argv[1])
+def fork():
+    time.sleep(0.5)
+    pid = os.fork()
+    if pid == 0:                            # the child: the main thread's search is not here
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+            os._exit(1)
+        except KeyboardInterrupt:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    print("child", os.waitstatus_to_exitcode(status), flush=True)
+    os.kill(os.getpid(), signal.SIGINT)
+threading.Thread(target=fork).start()
+try:
+    ddcards.Solver().solve(doc, timeout=60)
+except KeyboardInterrupt:
+    print("parent KeyboardInterrupt", flush=True)
+"""
+
+
+def test_a_child_forked_during_a_search_takes_ctrl_c():
+    """A thread forks while the main thread searches: the child has no search, and SIGINT must
+    be Python's there again (the core's handler only raised its flag, so the child's Ctrl-C was
+    lost for good)."""
+    assert run_script(FORK) == ["child 0", "parent KeyboardInterrupt"]
+
+
+FLAGS = r"""
+import ctypes, os, signal, sys, threading, time
+import ddcards
+class Action(ctypes.Structure):
+    _fields_ = [("handler", ctypes.c_void_p), ("mask", ctypes.c_ulong * 16), ("flags", ctypes.c_int),
+                ("restorer", ctypes.c_void_p)]
+def restarts():
+    action = Action()
+    assert ctypes.CDLL(None).sigaction(signal.SIGINT, None, ctypes.byref(action)) == 0
+    return bool(action.flags & 0x10000000)          # SA_RESTART (Linux)
+signal.siginterrupt(signal.SIGINT, False)
+seen = []
+def look():
+    time.sleep(0.5)
+    seen.append(restarts())
+    os.kill(os.getpid(), signal.SIGINT)
+threading.Thread(target=look).start()
+try:
+    ddcards.Solver().solve(__import__("json").loads(sys.argv[1]), timeout=60)
+except KeyboardInterrupt:
+    pass
+print(restarts(), seen[0])
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SA_RESTART's value is Linux's")
+def test_signal_siginterrupt_false_holds_while_a_search_has_sigint():
+    """signal.siginterrupt(SIGINT, False): system calls SIGINT interrupts restart, during a
+    search too (its handler dropped SA_RESTART)."""
+    assert run_script(FLAGS) == ["True True"]
+
+
+FAULTHANDLER = r"""
+import faulthandler, json, os, signal, sys, threading
+import ddcards
+faulthandler.register(signal.SIGINT, file=sys.stdout, all_threads=False, chain=False)
+threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+try:
+    ddcards.Solver().solve(json.loads(sys.argv[1]), timeout=60)
+except BaseException as exc:
+    sys.stdout.flush()
+    print(type(exc).__name__, flush=True)
+"""
+
+
+def test_ctrl_c_goes_to_the_handler_the_search_displaced():
+    """faulthandler.register(SIGINT) (a traceback at Ctrl-C, no KeyboardInterrupt): the search
+    hands the signal to that handler, not to Python's KeyboardInterrupt behind it."""
+    lines = run_script(FAULTHANDLER)
+    assert lines[0].startswith("Stack (most recent call first)")
+    assert lines[-1] == "SearchCancelled"
+    assert "KeyboardInterrupt" not in lines
+
+
+NESTED = r"""
+import os, signal, sys, time
+import ddcards
+from ddcards._core.search import Searcher
+board = ddcards.Position.from_dict(ddcards.example("klaverjas")).session().board
+inner = Searcher(16)
+class Timeout(float):
+    def __le__(self, other):                # Python code while the search is set up
+        inner.solve(board, 0)               # runs a search of its own
+        return float(self) <= other
+Searcher(16).solve(board, 0, None, Timeout(5.0))
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)
+    print("nothing")
+except KeyboardInterrupt:
+    print("KeyboardInterrupt")
+"""
+
+
+def test_a_search_within_a_search_leaves_python_its_sigint():
+    """A search begun while another is set up (Python code there: a timeout's comparison; a
+    finalizer) saved the core's own handler as the one to put back: Ctrl-C was lost for good."""
+    assert run_script(NESTED) == ["KeyboardInterrupt"]
+
+
+PENDING = r"""
+import ctypes, json, signal, sys, time
+import ddcards
+from ddcards._core.search import Searcher
+board = ddcards.Position.from_dict(json.loads(sys.argv[1])).session().board
+trip = ctypes.pythonapi.PyErr_SetInterruptEx     # SIGINT as Python's C handler takes it
+trip.argtypes = [ctypes.c_int]
+start = time.monotonic()
+try:
+    # the helpers' iterator (C, no bytecode) trips SIGINT just before the search takes it
+    Searcher(64).solve(board, 0, None, 20.0, helpers=filter(trip, [signal.SIGINT]))
+except BaseException as exc:
+    print(type(exc).__name__, time.monotonic() - start < 5)
+"""
+
+
+def test_a_sigint_just_before_the_search_takes_it_stops_the_search():
+    """A SIGINT Python's handler took just before the search took SIGINT over (no bytecode ran
+    between, so its KeyboardInterrupt waited): it stops the search as one during it does."""
+    assert run_script(PENDING) == ["KeyboardInterrupt True"]

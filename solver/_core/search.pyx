@@ -52,7 +52,7 @@ from ddcards._core.tt cimport (TTable, TTHit, TT_NO_MOVE, TT_WAYS, tt_init, tt_f
 from ddcards._core.bits cimport DD_BUILD_FEATURES, dd_prefetch, dd_atomic_load_int, dd_atomic_store_int
 from ddcards.errors import SearchCancelled, SearchTimeout
 
-import signal as _signal
+import _signal     # its getsignal, not the signal module's (Python code, in every search's way)
 import threading as _threading
 
 #: The instruction sets this module was compiled for ("base popcnt bmi2 avx2"...).
@@ -65,10 +65,12 @@ cdef extern from "sigint.h":
     volatile_int dd_sigint_hit
     int dd_sigint_arm() noexcept nogil
     int dd_sigint_disarm() noexcept nogil
+    int dd_sigint_pass_on() noexcept nogil
 
 cdef extern from "Python.h":
     int PyErr_SetInterruptEx(int signum)
     int PyErr_CheckSignals() except -1
+    int PyOS_InterruptOccurred()
 
 # Modes, as DDS names them: one best move / all optimal moves / every move.
 cdef enum:
@@ -620,17 +622,26 @@ cdef bint take_ctrl_c():
     program's own), take SIGINT over for the search about to run (sigint.h): Ctrl-C then stops
     it within milliseconds, where Python would take it only when the search ends.  Elsewhere
     (another thread, SIGINT ignored or left to the system) nothing changes."""
+    global dd_sigint_hit
     if _threading.get_ident() != _main_thread or not callable(_signal.getsignal(_signal.SIGINT)):
         return False
-    return dd_sigint_arm()
+    if not dd_sigint_arm():
+        return False
+    if PyOS_InterruptOccurred():
+        # A SIGINT Python's handler took just before (its Python handler not run yet, as no
+        # bytecode ran since): it would wait for the search's end, so it stops the search.
+        dd_sigint_hit = 1
+    return True
 
 
 cdef bint give_back_ctrl_c() except -1:
-    """Python's handler back in place; a SIGINT the search took meanwhile goes to it now (it
-    raises KeyboardInterrupt, or does what the program's own handler does).  Whether one came."""
+    """The handler there was back in place; a SIGINT the search took meanwhile is raised again
+    for it now (Python's raises KeyboardInterrupt, or does what the program's own handler does;
+    a C one, faulthandler's, does its own).  Whether one came."""
     if not dd_sigint_disarm():
         return False
-    PyErr_SetInterruptEx(_signal.SIGINT)
+    if not dd_sigint_pass_on():         # this thread blocks SIGINT: straight to Python's handler
+        PyErr_SetInterruptEx(_signal.SIGINT)
     PyErr_CheckSignals()
     return True
 
