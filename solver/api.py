@@ -627,11 +627,11 @@ class Solver:
         up to a second while the kernel backs its memory (benchmarks/RESULTS.md,
         "A fresh Solver's first large table").
 
-        Ctrl-C: a search on the main thread stops within milliseconds and
-        Python's SIGINT handler runs (KeyboardInterrupt, or the program's own
-        handler; if that one does not raise, SearchCancelled says SIGINT
-        stopped the search).  A search on another thread stops by its
-        ``cancel`` or ``timeout``.
+        Ctrl-C: on the main thread, SIGINT's handler runs within milliseconds,
+        as between two lines of Python: KeyboardInterrupt (or a program's own
+        handler's exception) ends the search, and a handler that does not raise
+        lets it go on.  A search on another thread stops by its ``cancel`` or
+        ``timeout``.
         """
         timeout = _check_limits(timeout, cancel, keep_tt)
         threads = _threads(threads)

@@ -349,6 +349,34 @@ cdef class Searcher:
               bint want_moves=True):
         """Search `board` and return (value, moves, pv, nodes).
 
+        Ctrl-C on the main thread (take_ctrl_c): the search stops and hands SIGINT to the
+        handler it displaced; one that does not raise (a program's own, faulthandler's) lets
+        the search go on from what its table holds, as Python code goes on after a handler."""
+        return self._going_on(self._solve_once, timeout, (board, mode, cancel),
+                              (guess, want_pv, helpers, split, want_moves))
+
+    def _going_on(self, once, timeout, before, after):
+        """once(*before, timeout, *after, nodes_before), again with the time left for as long as
+        it raises GoOn (a SIGINT whose handler did not raise stopped it)."""
+        cdef double deadline = 0.0
+        nodes = 0
+        if timeout is not None and timeout > 0:
+            deadline = monotonic() + float(timeout)
+        while True:
+            try:
+                return once(*before, timeout, *after, nodes)
+            except GoOn as on:
+                nodes = on.nodes
+                if deadline:
+                    timeout = deadline - monotonic()
+                    if timeout <= 0:
+                        raise SearchTimeout(f"the search ran out of time after {nodes:,} nodes") from None
+
+    def _solve_once(self, Board board, int mode, CancelToken cancel, timeout, guess, bint want_pv, helpers,
+                    split, bint want_moves, nodes_before):
+        """One try of `solve` (GoOn: a SIGINT stopped it and its handler did not raise), its
+        nodes counted after `nodes_before`, those of the tries before.
+
         value: the exact measure (exact games) or +1/-1 (threshold games).
         moves: [(move, value or None)] by `mode`; pv: the principal variation.
         The board is left as it was given.
@@ -451,8 +479,11 @@ cdef class Searcher:
             PyMem_Free(tables)
             if interruptible:
                 interrupted = give_back_ctrl_c()
+        nodes += nodes_before
         self.nodes = nodes
-        stop = stopped(aborted, nodes, interrupted)
+        if interrupted and aborted == ABORT_CANCELLED and not (cancel is not None and cancel.flag):
+            raise GoOn(nodes)
+        stop = stopped(aborted, nodes)
         if stop is not None:
             raise stop
         out = []
@@ -467,7 +498,13 @@ cdef class Searcher:
                           want_moves=False)[0]
 
     def values(self, rows, helpers=(), CancelToken cancel=None, timeout=None):
-        """The values of several positions at once (multi_split): [(value, nodes)], one per row.
+        """The values of several positions at once (multi_split): [(value, nodes)], one per row
+        (Ctrl-C: as for ``solve``)."""
+        return self._going_on(self._values_once, timeout, (rows, helpers, cancel), ())
+
+    def _values_once(self, rows, helpers, CancelToken cancel, timeout, nodes_before):
+        """One try of `values`, as `_solve_once` is of `solve` (the nodes of the tries before
+        count in the first row's).
 
         rows: (Searcher, Board) pairs: the table that row is searched in (cleared or not, as
         its owner left it; several rows may share one, whose keys keep the positions apart)
@@ -577,8 +614,13 @@ cdef class Searcher:
             PyMem_Free(ints)
             if interruptible:
                 interrupted = give_back_ctrl_c()
+        total += nodes_before
+        if nodes_before:
+            out[0] = (out[0][0], out[0][1] + nodes_before)
         self.nodes = total
-        stop = stopped(code, total, interrupted)
+        if interrupted and code == ABORT_CANCELLED and not (cancel is not None and cancel.flag):
+            raise GoOn(total)
+        stop = stopped(code, total)
         if stop is not None:
             stop.rows_progress = rows_progress    # each row's root_progress as it stopped
             raise stop
@@ -646,11 +688,16 @@ cdef bint give_back_ctrl_c() except -1:
     return True
 
 
-cdef object stopped(int aborted, nodes, bint interrupted=False):
-    """The exception a search that stopped raises (None if it did not).  interrupted: a SIGINT
-    stopped it, whose handler did not raise (a program's own)."""
-    if aborted == ABORT_CANCELLED and interrupted:
-        return SearchCancelled(f"the search was stopped by SIGINT (Ctrl-C) after {nodes:,} nodes")
+class GoOn(Exception):
+    """A search stopped by a SIGINT whose handler did not raise: it goes on (Searcher._going_on)."""
+
+    def __init__(self, nodes):
+        super().__init__(nodes)
+        self.nodes = nodes
+
+
+cdef object stopped(int aborted, nodes):
+    """The exception a search that stopped raises (None if it did not)."""
     if aborted == ABORT_CANCELLED:
         return SearchCancelled(f"the search was cancelled after {nodes:,} nodes")
     if aborted == ABORT_TIMEOUT:

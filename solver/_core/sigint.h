@@ -6,7 +6,8 @@
  * takes SIGINT in place of the one there was (Python's) and only raises a
  * flag the search polls with its cancel flag; once the search is over, the
  * handler there was is put back and the signal handed to it (raised again), so
- * it does with it what it would have done, only sooner.  The main thread runs
+ * it does with it what it would have done, only sooner; a handler that does not
+ * raise lets the search go on (Searcher._going_on).  The main thread runs
  * one search at a time, so one flag and one saved handler serve; a search
  * begun within one (by Python code run while that one is set up) leaves
  * SIGINT to the outer one.
