@@ -947,3 +947,21 @@ def test_the_public_annotations_resolve_at_run_time():
     for obj in (ddcards.solve_many, ddcards.solve, ddcards.analyse, ddcards.Solver.solve, ddcards.dd_table,
                 ddcards.SearchAborted.tell_progress, ddcards.Position.play):
         assert typing.get_type_hints(obj)["return"] is not None
+
+
+def test_game_info_converts_as_the_dataclass_it_is():
+    """dataclasses.asdict, the way to a dict (and JSON, a DataFrame) of any frozen dataclass
+    the README lists, crashed on GameInfo: its read-only objectives were a mappingproxy, which
+    asdict deep-copies and which cannot be copied ("cannot pickle 'mappingproxy' object")."""
+    for info in ddcards.list_games():
+        doc = dataclasses.asdict(info)
+        assert doc["objectives"] == {contract: aims for contract, aims in info.objectives.items()}
+        assert list(doc["options"]) == [dataclasses.asdict(option) for option in info.options]
+        assert json.loads(json.dumps(doc))["name"] == info.name
+    objectives = ddcards.find_game("marias").objectives
+    for change in (lambda: objectives.update(hra=()), lambda: objectives.pop("hra"),
+                   lambda: objectives.setdefault("x", ()), objectives.clear, objectives.popitem):
+        with pytest.raises(TypeError):
+            change()
+    assert "sedma" in objectives["hra"]
+    assert copy.deepcopy(objectives) == objectives == pickle.loads(pickle.dumps(objectives))

@@ -10,7 +10,6 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 from ddcards.notation import Card
@@ -49,6 +48,26 @@ class OptionInfo:
     meaning: str = STAKE
 
 
+class ReadOnlyDict(dict[str, tuple[str, ...]]):
+    """A dict that refuses every change (TypeError), as a mappingproxy does, but is still a dict:
+    ``dataclasses.asdict`` and ``json`` take it as one (a mappingproxy is deep-copied by asdict,
+    and cannot be).  Copies and pickles are read-only dicts too."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"'{type(self).__name__}' object does not support item assignment")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (dict(self),))
+
+    def __copy__(self) -> ReadOnlyDict:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ReadOnlyDict:
+        return self      # (its values are tuples of texts: nothing in it can change)
+
+
 @dataclass(frozen=True)
 class GameInfo:
     """What a game offers: contracts, objectives per contract, options.
@@ -82,12 +101,12 @@ class GameInfo:
     def __post_init__(self) -> None:
         # Frozen means frozen: every module shares this one object (find_game, Position.game_info)
         # and validation reads `objectives` from it, so a caller's edit must not reach it.
-        object.__setattr__(self, "objectives", MappingProxyType(
+        object.__setattr__(self, "objectives", ReadOnlyDict(
             {contract: tuple(names) for contract, names in self.objectives.items()}))
 
     def _fields(self, objectives: Any) -> tuple[Any, ...]:
-        """Every field's value in order, `objectives` standing for the mapping (which neither
-        hashes nor pickles as a mappingproxy)."""
+        """Every field's value in order, `objectives` standing for the mapping (which does not
+        hash, being a dict)."""
         return tuple(objectives if f.name == "objectives" else getattr(self, f.name) for f in fields(self))
 
     def __hash__(self) -> int:
