@@ -11,6 +11,7 @@ the declarer's settlement.  Plies count from 0, as ``Position.played`` does.
 from __future__ import annotations
 
 import copy
+import io
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -188,6 +189,18 @@ class Result:
     def move_values(self) -> dict[str, int | None]:
         return {m.move: m.value for m in self.moves}
 
+    def __str__(self) -> str:
+        """The answer as ``ddcards solve`` prints it: the table, the value in words, every move's
+        value, the line and the settlement (``repr()`` and ``to_dict()`` give the fields).  A
+        Result made by hand, without the ``position`` it answers, shows its ``repr()``."""
+        if not self.position:
+            return repr(self)
+        from ddcards.cli import print_result
+        from ddcards.position import Position
+        out = io.StringIO()
+        print_result(self, Position.from_dict(self.position), out)
+        return out.getvalue().rstrip("\n")
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "game": self.game,
@@ -300,6 +313,20 @@ class Analysis:
     def outcome_mistakes(self) -> list[AnalysisStep]:
         """The actions that changed the outcome (a subset of ``mistakes``)."""
         return [s for s in self.steps if s.changes_outcome]
+
+    def __str__(self) -> str:
+        """The analysis as ``ddcards analyse`` prints it: a row per recorded action (value before
+        and after, cost, the best moves, the mistakes marked), the mistakes, the final value and
+        the settlement (``repr()`` and ``to_dict()`` give the fields).  An Analysis made by hand,
+        without the recorded position in ``deal``, shows its ``repr()``."""
+        position = self.deal.get("position")
+        if not position:
+            return repr(self)
+        from ddcards.cli import print_analysis
+        from ddcards.position import Position
+        out = io.StringIO()
+        print_analysis(self, Position.from_dict(position), out)
+        return out.getvalue().rstrip("\n")
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -965,3 +965,30 @@ def test_game_info_converts_as_the_dataclass_it_is():
             change()
     assert "sedma" in objectives["hra"]
     assert copy.deepcopy(objectives) == objectives == pickle.loads(pickle.dumps(objectives))
+
+
+def test_a_result_and_an_analysis_print_as_the_command_line_does():
+    """print(result) and print(analysis) in a REPL or a notebook gave the dataclass repr, one line
+    of 2 KB (a solve) to 16 KB (an analysis in mode all), where print(position) draws the table:
+    str() now reads as `ddcards solve` and `ddcards analyse` print them; repr() stays the fields."""
+    res = ddcards.solve(ddcards.example("marias-hra"))
+    text = str(res).splitlines()
+    assert text[0] == "Mariáš hra, trumps H - seat 0 (declarer) to move"
+    assert "Value       +70  declarer wins (declarer 100, defenders 30)" in text
+    assert "Best moves  AS TS AH AD TD" in text and "Settlement  seat 0 +4, seat 1 -2, seat 2 -2" in text
+    assert repr(res).startswith("Result(game='marias', ") and str(res) != repr(res)
+    an = ddcards.analyse(ddcards.example("marias-seed"))
+    text = str(an).splitlines()
+    assert text[0].startswith("Mariáš hra, trumps H - value at the start +70")
+    assert "   0    0  QH       +70    +50    20  AS TS AH AD TD  <- mistake" in text
+    assert ("Mistakes    3: ply 0 QH (seat 0, cost 20), ply 9 7H (seat 1, cost 20), "
+            "ply 24 AH (seat 0, cost 20)") in text
+    assert str(ddcards.analyse(ddcards.example("marias-seed"), from_ply=24)).splitlines()[0].endswith(
+        "value before ply 24 +70 (declarer's view: the declarer's final points - the defenders' "
+        "(cards, last trick, marriages))")
+    # every game prints (Prší, a Mariasz exchange), and one made by hand, with no position, shows its fields
+    for name in ("klaverjas", "prsi-endgame", "mariasz-recorded", "mariasz-three"):
+        assert str(ddcards.solve(ddcards.example(name))) and str(ddcards.analyse(ddcards.example(name)))
+    bare = dataclasses.replace(res, position={})
+    assert str(bare) == repr(bare)
+    assert str(dataclasses.replace(an, deal={})) == repr(dataclasses.replace(an, deal={}))
