@@ -357,7 +357,7 @@ cdef class Searcher:
 
     def _going_on(self, once, timeout, before, after):
         """once(*before, timeout, *after, nodes_before), again with the time left for as long as
-        it raises GoOn (a SIGINT whose handler did not raise stopped it)."""
+        it raises _GoOn (a SIGINT whose handler did not raise stopped it)."""
         cdef double deadline = 0.0
         nodes = 0
         if timeout is not None and timeout > 0:
@@ -365,7 +365,7 @@ cdef class Searcher:
         while True:
             try:
                 return once(*before, timeout, *after, nodes)
-            except GoOn as on:
+            except _GoOn as on:
                 nodes = on.nodes
                 if deadline:
                     timeout = deadline - monotonic()
@@ -374,7 +374,7 @@ cdef class Searcher:
 
     def _solve_once(self, Board board, int mode, CancelToken cancel, timeout, guess, bint want_pv, helpers,
                     split, bint want_moves, nodes_before):
-        """One try of `solve` (GoOn: a SIGINT stopped it and its handler did not raise), its
+        """One try of `solve` (_GoOn: a SIGINT stopped it and its handler did not raise), its
         nodes counted after `nodes_before`, those of the tries before.
 
         value: the exact measure (exact games) or +1/-1 (threshold games).
@@ -482,7 +482,7 @@ cdef class Searcher:
         nodes += nodes_before
         self.nodes = nodes
         if interrupted and aborted == ABORT_CANCELLED and not (cancel is not None and cancel.flag):
-            raise GoOn(nodes)
+            raise _GoOn(nodes)
         stop = stopped(aborted, nodes)
         if stop is not None:
             raise stop
@@ -619,7 +619,7 @@ cdef class Searcher:
             out[0] = (out[0][0], out[0][1] + nodes_before)
         self.nodes = total
         if interrupted and code == ABORT_CANCELLED and not (cancel is not None and cancel.flag):
-            raise GoOn(total)
+            raise _GoOn(total)
         stop = stopped(code, total)
         if stop is not None:
             stop.rows_progress = rows_progress    # each row's root_progress as it stopped
@@ -688,7 +688,7 @@ cdef bint give_back_ctrl_c() except -1:
     return True
 
 
-class GoOn(Exception):
+class _GoOn(Exception):
     """A search stopped by a SIGINT whose handler did not raise: it goes on (Searcher._going_on)."""
 
     def __init__(self, nodes):
