@@ -498,8 +498,22 @@ class Solver:
 
     @_one_at_a_time
     def clear(self) -> None:
-        """Forget the table's contents (O(1))."""
+        """Forget the table's contents (O(1)); the memory stays held (see ``release_memory``)."""
         self._searcher.clear()
+
+    @_one_at_a_time
+    def release_memory(self) -> None:
+        """Give back the memory the table grew to, and the further threads' side areas.
+
+        A Solver sized per game keeps the memory its largest search wanted (up to 1024 MiB after
+        a fresh 36-card Mariasz deal), so that searches that follow do not allocate again; in a
+        long-lived process (a notebook, ``ddcards.solve``'s ``default_solver()``) call this to
+        return to the 2 MiB table it started with, empty.  The next search that wants more grows
+        it again.  A Solver of a fixed size (``tt_mb=N``) keeps its table and gives back the side
+        areas of the threads its searches used beyond the caller's (``threads=``)."""
+        self._helpers = []
+        if self._per_game and self._searcher.allocated_mb > DEFAULT_TABLE_MB:
+            self._searcher.resize(DEFAULT_TABLE_MB)
 
     @property
     def last_nodes(self) -> int:

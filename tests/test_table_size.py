@@ -363,3 +363,22 @@ def test_cli_and_server_default_to_tables_sized_per_game(capsys):
     finally:
         per_game.shutdown(wait=True)
         fixed.shutdown(wait=True)
+
+
+def test_release_memory_gives_back_what_the_table_grew_to(monkeypatch):
+    """A notebook's default Solver kept 1 GiB after one fresh 36-card deal, for the whole session
+    (clear() empties the table, not the memory): release_memory returns to the first 2 MiB and
+    drops the helper threads' side areas; the next search grows it again, with the same answers."""
+    monkeypatch.setattr(mariasz, "TABLE_BY_STOCK", ((8, 48),))
+    solver = ddcards.Solver()
+    expected = answer(solver.solve(MID_STOCK, threads=2))
+    assert solver.tt_allocated_mb == 48 and len(solver._helpers) == 1
+    solver.release_memory()
+    assert (solver.tt_mb, solver.tt_allocated_mb, solver._helpers) == (2, 2, [])
+    assert answer(solver.solve(KLAVERJAS)) == answer(ddcards.Solver().solve(KLAVERJAS))
+    assert answer(solver.solve(MID_STOCK)) == expected
+    assert solver.tt_allocated_mb == 48
+    fixed = ddcards.Solver(tt_mb=4)
+    fixed.solve(MID_STOCK, threads=2)
+    fixed.release_memory()                                  # a fixed size stays; the side areas go
+    assert (fixed.tt_mb, fixed.tt_allocated_mb, fixed._helpers) == (4, 4, [])
