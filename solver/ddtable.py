@@ -103,7 +103,7 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str | bytes, *, sol
     shared out among the threads, each further thread with a side area of its own; Mariáš's
     contracts run as searches at once, each further thread with a Solver of its own, its
     table sized as the caller's (per game, or the same fixed size).
-    ``available_threads()`` is what this machine offers.
+    ``ddcards.ddtable.available_threads()`` is what this machine offers.
 
     **Klaverjas**: the table sets ``trump`` and ``playing_team`` itself (a position may give
     them, but they must still be valid: docs/RULES.md §2.8 rule 5); ``hands``, ``rules`` and
