@@ -691,7 +691,8 @@ class Solver:
 
         timeout (for the whole analysis) and cancel: as for ``solve``; the
         SearchTimeout or SearchCancelled says how far the analysis got, its
-        ``nodes`` every search's so far.  threads: how many threads each
+        ``nodes`` every search's so far, its ``steps`` those finished (go on with
+        ``from_ply`` = the last one's ``ply`` + 1).  threads: how many threads each
         search uses (see ``solve``; the answers are the same).  from_ply: the first recorded action
         analysed (0 to ``len(played)``): the actions before it are replayed, not searched, so a
         long deal's late play is analysed without the searches of its start (a 36-card Mariasz
@@ -764,7 +765,7 @@ class Solver:
         try:
             value, moves = solve_here()
         except SearchAborted as exc:
-            raise _analysis_stopped(exc, nodes, progress) from None
+            raise _analysis_stopped(exc, nodes, progress, steps) from None
         except DdcardsError as exc:
             # the first position analysed cannot be solved as asked, though the document's own
             # position may (Prší without a horizon): say which position it was, as for any later step
@@ -785,7 +786,7 @@ class Solver:
                     after, n = session.action_value(self._searcher, value, session.history[-1] in best,
                                                     following, cancel, remaining())
             except SearchAborted as exc:
-                raise _analysis_stopped(exc, nodes, progress) from None
+                raise _analysis_stopped(exc, nodes, progress, steps) from None
             except DdcardsError as exc:
                 # a position on the way that cannot be solved as asked (Prší without a horizon):
                 # say which, as the document's own position and the deal's may solve
@@ -810,7 +811,7 @@ class Solver:
         try:
             final = self.solve(pos, mode=mode, timeout=remaining(), cancel=cancel, keep_tt=True, threads=threads)
         except SearchAborted as exc:
-            raise _analysis_stopped(exc, nodes, progress) from None
+            raise _analysis_stopped(exc, nodes, progress, steps) from None
         nodes += final.nodes
         return Analysis(game=pos.game, value_kind=value_kind,
                         initial_value=report(initial), final_value=report(value), steps=steps, nodes=nodes,
@@ -833,11 +834,13 @@ def _at_start(exc: DdcardsError, from_ply: int = 0) -> DdcardsError:
     return type(exc)(f"analysing {where}: {exc}", token=exc.token, rule=exc.rule, field=exc.field)
 
 
-def _analysis_stopped(exc: SearchAborted, nodes: int, progress: AnalysisProgress) -> SearchAborted:
+def _analysis_stopped(exc: SearchAborted, nodes: int, progress: AnalysisProgress,
+                      steps: list[AnalysisStep]) -> SearchAborted:
     """The analysis's own SearchTimeout or SearchCancelled for `exc`, which stopped it where
     `progress` says: ``nodes`` and the message count every search of the analysis (`nodes`
-    before the one that stopped, and that one's).  With no recorded action to analyse the
-    message says the value's search was stopped instead of "0 of the 0"."""
+    before the one that stopped, and that one's), ``steps`` the steps finished (a long deal's
+    work is not lost to a timeout).  With no recorded action to analyse the message says the
+    value's search was stopped instead of "0 of the 0"."""
     total = nodes + exc.nodes
     how = "ran out of time" if isinstance(exc, SearchTimeout) else "was cancelled"
     if progress.actions:
@@ -849,6 +852,7 @@ def _analysis_stopped(exc: SearchAborted, nodes: int, progress: AnalysisProgress
         where = "in the search of the deal's value (it records no play to analyse)"
     stopped = type(exc)(f"the analysis {how} after {total:,} nodes, {where}")
     stopped.nodes = total
+    stopped.steps = list(steps)
     return stopped
 
 

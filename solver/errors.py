@@ -12,7 +12,7 @@ inherit their parent's reason unless they name their own.
 from __future__ import annotations
 
 # At run time too (result imports nothing of ddcards): typing.get_type_hints reads the annotations.
-from ddcards.result import SearchProgress
+from ddcards.result import AnalysisStep, SearchProgress
 
 
 class DdcardsError(ValueError):
@@ -124,13 +124,15 @@ class SearchAborted(Exception):
     which the message adds after "by then"; None where it had nothing to share out (a single
     move) or did not begin, and for an analysis.  A search of several positions at once (a
     DD table's rows) carries the progress of the first one not answered, and its index in
-    ``row`` (None if none had any).
+    ``row`` (None if none had any).  An analysis (``Solver.analyse``) carries in ``steps`` the
+    ``AnalysisStep`` of each action it finished analysing, in order (None from any other call).
     """
 
     reason = "SEARCH_ABORTED"
     nodes: int = 0
     progress: SearchProgress | None = None
     row: int | None = None
+    steps: list[AnalysisStep] | None = None
 
     def tell_progress(self, progress: SearchProgress, where: str = "") -> None:
         """Carry ``progress`` and say it in the message: "<why it stopped>; by then[, where:] <progress>".

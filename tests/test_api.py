@@ -992,3 +992,34 @@ def test_a_result_and_an_analysis_print_as_the_command_line_does():
     bare = dataclasses.replace(res, position={})
     assert str(bare) == repr(bare)
     assert str(dataclasses.replace(an, deal={})) == repr(dataclasses.replace(an, deal={}))
+
+
+def test_a_stopped_analysis_keeps_the_steps_it_finished():
+    """A timeout or cancel in a long analysis threw away every step already analysed (the
+    exception said only how many); they come with it now, as the whole analysis has them."""
+    deal = ddcards.example("klaverjas")
+    doc = dict(deal, played=ddcards.solve(deal, mode="best").pv)        # a deal played through: 32 steps
+    whole = ddcards.Solver().analyse(doc)
+    s = ddcards.Solver()
+    token = ddcards.CancelToken()
+
+    def cancel_after_two() -> None:
+        while (s.analysis_now is None or s.analysis_now.analysed < 2) and not token.cancelled:
+            time.sleep(0.0005)
+        token.cancel()
+
+    watcher = threading.Thread(target=cancel_after_two)
+    watcher.start()
+    try:
+        with pytest.raises(ddcards.SearchCancelled) as info:
+            s.analyse(doc, cancel=token)
+    finally:
+        token.cancel()
+        watcher.join()
+    steps = info.value.steps
+    assert 2 <= len(steps) < len(whole.steps)
+    assert steps == whole.steps[:len(steps)]
+    assert str(info.value).endswith(f"with {len(steps)} of the {len(doc['played'])} recorded actions analysed")
+    with pytest.raises(ddcards.SearchTimeout) as info:
+        s.solve(ENDLESS, timeout=0.05)
+    assert info.value.steps is None                     # not an analysis
