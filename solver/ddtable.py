@@ -27,6 +27,11 @@ Betl, Durch — with its exact value and money, best first (``ddcards.games.mari
 >>> table = dd_table(ddcards.example("marias-hra"))     # the discard 9C KC, fixed
 >>> [(e["contract"], e["trump"], e["announcements"], e["money"]) for e in table["entries"][:2]]
 [('hra', 'H', ['kilo'], 12), ('hra', 'C', [], 2)]
+
+``row_position`` gives the position a row answers, to solve or analyse (its line of play):
+
+>>> ddcards.solve(row_position(table, table["entries"][0])).value      # the row's money
+12
 """
 from __future__ import annotations
 
@@ -44,10 +49,11 @@ from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, SearchA
 from ddcards.games import get_game, klaverjas, marias_table
 from ddcards.games._document import check_fields, played_field
 from ddcards.games.klaverjas import FIELDS as KLAVERJAS_FIELDS
-from ddcards.notation import Suit
+from ddcards.notation import Suit, format_cards, parse_cards, parse_hand
 from ddcards.position import Position
 
-__all__ = ["dd_table", "table_job", "available_threads", "chosen_fields", "TABLE_SUITS", "TABLE_GAMES"]
+__all__ = ["dd_table", "table_job", "row_position", "available_threads", "chosen_fields", "TABLE_SUITS",
+           "TABLE_GAMES"]
 
 TABLE_SUITS = ("S", "H", "D", "C")
 TABLE_GAMES = ("klaverjas", "marias")
@@ -192,6 +198,48 @@ def _klaverjas_table(jobs: list[tuple[str, int, Position]], checking_ms: float, 
         "nodes": sum(n for _, n in answers),
         "elapsed_ms": round((time.perf_counter() - start) * 1000 + checking_ms, 3),
     }
+
+
+ROW_RULE = ("row_position: a Mariáš row is one of the table's entries; a Klaverjas row is (suit, team), "
+            "a suit of S H D C and team 0 or 1")
+
+
+def row_position(table: Mapping[str, Any], row: Mapping[str, Any] | tuple[str, int]) -> Position:
+    """The position a row of a DD table answers, at the start of play: to solve it for its line
+    of play, or to look at each first card's value.
+
+    **Mariáš**: `row` is one of ``table["entries"]``: forehand's cards after the row's discard,
+    the discard as the talon, the row's contract, trump and announcements and the table's flek,
+    players and options.  Its solve's value is the row's ``money`` where the row announces parts
+    (the objective is then the settlement), else its ``value`` (the Hra margin, or +1 / -1).
+    **Klaverjas**: `row` is ``(suit, team)``, e.g. ``("H", 0)``: the deal with that trump and
+    playing team; its value is ``table["values"][suit][team]``.
+    """
+    game = table.get("game") if isinstance(table, Mapping) else None
+    if game == "klaverjas":
+        if not (isinstance(row, (tuple, list)) and len(row) == 2 and row[0] in TABLE_SUITS
+                and row[1] in (0, 1) and not isinstance(row[1], bool)):
+            raise InvalidArgumentTypeError(f"a Klaverjas table's row is (suit, team), not {shown(row)} ({ROW_RULE})",
+                                           token=token_text(row), rule=ROW_RULE, field="row")
+        return Position.from_dict({"game": "klaverjas", "hands": table["hands"], "rules": table["rules"],
+                                   "leader": table["leader"], "trump": row[0], "playing_team": row[1]})
+    if game == "marias":
+        if not isinstance(row, Mapping) or row not in table["entries"]:
+            raise InvalidArgumentTypeError(f"a Mariáš table's row is one of its entries, not {shown(row)} "
+                                           f"({ROW_RULE})", token=token_text(row), rule=ROW_RULE, field="row")
+        discard = parse_cards(row["discard"])
+        forehand = [card for card in parse_hand(table["hands"][0]) if card not in discard]
+        doc: dict[str, Any] = {"game": "marias", "hands": [format_cards(forehand), *table["hands"][1:]],
+                               "talon": row["discard"], "contract": row["contract"], "flek": table["flek"],
+                               "players": table["players"], "options": table["options"]}
+        if row["trump"] is not None:
+            doc["trump"] = row["trump"]
+        if row["announcements"]:
+            doc["announcements"] = row["announcements"]
+        return Position.from_dict(doc)
+    raise InvalidArgumentTypeError(f"row_position takes a table dd_table returned, of a Klaverjas or a Mariáš deal, "
+                                   f"not {shown(table)} ({ROW_RULE})", token=token_text(table), rule=ROW_RULE,
+                                   field="table")
 
 
 def chosen_fields(doc: Mapping[str, Any]) -> dict[str, Any]:

@@ -441,3 +441,18 @@ def test_the_one_objective_listed_is_accepted_and_no_other():
     with pytest.raises(ddcards.InvalidOptionError, match="unknown objective 'race'") as err:
         ddcards.Position.from_dict(dict(deal, objective="race"))
     assert err.value.field == "objective" and "§2.8" in err.value.rule
+
+
+def test_row_position_gives_each_dd_table_value_its_position():
+    from ddcards.ddtable import dd_table, row_position
+    table = dd_table(dict(ddcards.example("klaverjas"), rules="rotterdam", leader=2))
+    for suit in "SHDC":
+        for team in (0, 1):
+            pos = row_position(table, (suit, team))
+            assert (pos.to_dict()["trump"], pos.to_dict()["playing_team"], pos.to_dict()["leader"]) == (suit, team, 2)
+            assert ddcards.solve(pos, mode="best").value == table["values"][suit][team]
+    for bad in (("X", 0), ("S", 2), ("S", True), "S0", table):
+        with pytest.raises(ddcards.InvalidArgumentTypeError, match=r"^a Klaverjas table's row is \(suit, team\)"):
+            row_position(table, bad)
+    with pytest.raises(ddcards.InvalidArgumentTypeError, match="^row_position takes a table dd_table returned"):
+        row_position({"game": "prsi"}, ("S", 0))

@@ -309,3 +309,25 @@ def test_grpc_solve_table_for_marias():
                 call(dict(doc, hands=" ".join(doc["hands"])))
             assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
             assert "Mariáš needs a list of 3 hands (field 'hands')" in info.value.details(), info.value.details()
+
+
+def test_row_position_gives_the_position_each_row_answers():
+    """A notebook user could not solve a row: the deal as dealt with the row's discard as the talon
+    was refused (forehand's 12 cards still held it).  row_position takes the discard out; each row's
+    position solves to its money where it announces parts, else to its value."""
+    from ddcards.ddtable import dd_table, row_position
+    dealt = {"game": "marias", "hands": ["7S 8S 9S QS KS TS AS 7H 8H 9H TH JH",
+                                         "QH KH AH 7D 8D 9D TD JD QD KD", "AD 7C 8C 9C TC JC QC KC AC JS"],
+             "flek": 1}
+    for table in (dd_table(ddcards.example("marias-hra")), dd_table(dealt, threads=2)):
+        rows = table["entries"][:12] + [e for e in table["entries"] if e["contract"] != "hra"][:4]
+        for row in rows:
+            pos = row_position(table, row)
+            assert sorted(pos.to_dict()["talon"].split()) == sorted(row["discard"].split())
+            assert pos.to_dict()["contract"] == row["contract"]
+            expected = row["money"] if row["announcements"] else row["value"]
+            assert ddcards.solve(pos, mode="best").value == expected, row
+    with pytest.raises(ddcards.InvalidArgumentTypeError) as info:
+        row_position(table, dict(table["entries"][0], discard="7S 8S", contract="durch"))
+    assert info.value.rule == "row_position: a Mariáš row is one of the table's entries; a Klaverjas row is " \
+                              "(suit, team), a suit of S H D C and team 0 or 1"
