@@ -284,12 +284,7 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
     """The analysis as a table, one row per recorded action; plies count from 0, as
     ``played[i]``, the JSON and the error messages count them."""
     start = pos.start().session()
-    info = start.describe()
-    owner = start.value_owner          # the analysis is from the start of the deal
-    view = f"{owner}'s view" + (f": {start.value_meaning}" if start.value_meaning else "")
-    where = "at the start" if an.from_ply == 0 else f"before ply {an.from_ply}"
-    print(f"{info.get('title', pos.game)} - value {where} {signed(an.initial_value)} ({view})", file=out)
-    width = max([4] + [len(s.move) for s in an.steps]) + 1     # Mariasz's "exchange" is a move too
+    print(analysis_title(pos, an.from_ply, an.initial_value), file=out)
     if not an.steps and an.from_ply:
         print(f"Nothing to analyse from ply {an.from_ply}: the record ends there; the value above is the "
               "position's after its last action", file=out)
@@ -297,15 +292,7 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
         print("Nothing to analyse: the position records no play (its 'played' is empty); the value above is "
               "the deal's as dealt (`ddcards solve` gives its best moves)", file=out)
     else:
-        # Prší's draws and passes, an Ober with its suit, Mariasz's exchange: actions, not cards
-        unit = "card" if pos.game != "prsi" and all(s.move != "exchange" for s in an.steps) else "action"
-        width = max(width, len(unit) + 1)
-        print(f"{'ply':>4} {'seat':>4}  {unit:<{width}}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
-    for s in an.steps:
-        print(f"{s.ply:>4} {s.seat:>4}  {s.move:<{width}}{signed(s.value_before):>7}{signed(s.value_after):>7}"
-              f"{s.cost:>6}  {' '.join(s.best_moves)}{step_mark(s)}", file=out)
-        if s.moves:                        # mode all: every legal move's value at that point
-            print(f"{'':>11}moves  " + "  ".join(move_value(m) for m in s.moves), file=out)
+        print_steps(an.steps, pos.game, out)
     if an.mistakes:
         print(f"Mistakes    {len(an.mistakes)}: " + ", ".join(
             f"ply {s.ply} {s.move} (seat {s.seat}, cost {s.cost})" for s in an.mistakes), file=out)
@@ -328,6 +315,28 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
         if an.final.settlement:
             print("Settlement  " + ", ".join(f"seat {i} {v:+d}" for i, v in enumerate(an.final.settlement)), file=out)
     print(f"Searched    {an.nodes:,} nodes in {an.elapsed * 1000:.1f} ms", file=out)
+
+
+def analysis_title(pos: ddcards.Position, from_ply: int, initial_value: int) -> str:
+    """The analysis table's first line: the game, and the value where the analysis starts."""
+    start = pos.start().session()
+    owner = start.value_owner          # the analysis is from the start of the deal
+    view = f"{owner}'s view" + (f": {start.value_meaning}" if start.value_meaning else "")
+    where = "at the start" if from_ply == 0 else f"before ply {from_ply}"
+    return f"{start.describe().get('title', pos.game)} - value {where} {signed(initial_value)} ({view})"
+
+
+def print_steps(steps: list[ddcards.AnalysisStep], game: str, out: TextIO) -> None:
+    """The analysis table's rows, under their header: one per step (mode all: with every move's value)."""
+    # Prší's draws and passes, an Ober with its suit, Mariasz's exchange: actions, not cards
+    unit = "card" if game != "prsi" and all(s.move != "exchange" for s in steps) else "action"
+    width = max([4, len(unit)] + [len(s.move) for s in steps]) + 1     # Mariasz's "exchange" is a move too
+    print(f"{'ply':>4} {'seat':>4}  {unit:<{width}}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
+    for s in steps:
+        print(f"{s.ply:>4} {s.seat:>4}  {s.move:<{width}}{signed(s.value_before):>7}{signed(s.value_after):>7}"
+              f"{s.cost:>6}  {' '.join(s.best_moves)}{step_mark(s)}", file=out)
+        if s.moves:                        # mode all: every legal move's value at that point
+            print(f"{'':>11}moves  " + "  ".join(move_value(m) for m in s.moves), file=out)
 
 
 def step_mark(s: ddcards.AnalysisStep) -> str:
@@ -550,9 +559,19 @@ def cmd_analyse(args: argparse.Namespace) -> int:
         nonlocal noted
         pos = as_position(doc)
         noted = noted or note_long_analysis(args, pos)
-        return searches.run(lambda cancel: engine.analyse(pos, timeout=args.timeout, cancel=cancel,
-                                                          mode=args.mode, threads=args.threads,
-                                                          from_ply=args.from_ply)), pos
+        try:
+            return searches.run(lambda cancel: engine.analyse(pos, timeout=args.timeout, cancel=cancel,
+                                                              mode=args.mode, threads=args.threads,
+                                                              from_ply=args.from_ply)), pos
+        except SearchAborted as exc:
+            if exc.steps and not args.json:
+                # A long deal's work is not lost to a timeout: the rows finished, and where to go on.
+                print(analysis_title(pos, args.from_ply, exc.steps[0].value_before))
+                print_steps(exc.steps, pos.game, sys.stdout)
+                sys.stdout.flush()
+                go_on = exc.steps[-1].ply + 1
+                exc.args = (f"{exc.args[0]} (shown above; --from-ply {go_on} analyses the rest)",) + exc.args[1:]
+            raise
 
     def show(answer: tuple[ddcards.Analysis, ddcards.Position], entry: Entry, source: Input) -> None:
         an, pos = answer

@@ -1040,3 +1040,35 @@ def test_ctrl_c_before_the_command_runs_is_said_as_any_other(monkeypatch, capsys
     monkeypatch.setattr(cli, "build_parser", interrupted)
     assert cli.main(["games"]) == 130
     assert capsys.readouterr().err == "ddcards: interrupted\n"
+
+
+def test_a_stopped_analysis_prints_the_steps_it_finished(capsys, monkeypatch, tmp_path):
+    """A --timeout in a long analysis printed only "stopped": the rows it had finished went with
+    it. They come first now, and the message says where --from-ply goes on."""
+    deal = ddcards.example("klaverjas")
+    doc = dict(deal, played=ddcards.solve(deal, mode="best").pv)
+    whole = ddcards.Solver().analyse(doc)
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps(doc))
+
+    def stopped(self, pos, **kwargs):
+        exc = ddcards.SearchTimeout("the analysis ran out of time after 99 nodes, with 3 of the 32 recorded "
+                                    "actions analysed")
+        exc.steps = whole.steps[:3]
+        raise exc
+
+    monkeypatch.setattr(ddcards.Solver, "analyse", stopped)
+    assert cli.main(["analyse", str(path), "--no-progress"]) == cli.EXIT_ABORTED
+    out, err = capsys.readouterr()
+    title, *rows = out.splitlines()
+    assert title == ("Klaverjas (Amsterdam), trumps S, playing team 1 (seats 1 and 3) - value at the start +132 "
+                     "(playing team's view: the playing team's final score - the other team's (roem, last trick, "
+                     "pit and nat included))")
+    assert rows[0].split() == ["ply", "seat", "card", "before", "after", "cost", "best"]
+    assert [row.split()[:3] for row in rows[1:]] == [[str(s.ply), str(s.seat), s.move] for s in whole.steps[:3]]
+    assert err == ("ddcards: stopped: the analysis ran out of time after 99 nodes, with 3 of the 32 recorded actions "
+                   "analysed (shown above; --from-ply 3 analyses the rest)\n")
+    assert cli.main(["analyse", str(path), "--no-progress", "--json"]) == cli.EXIT_ABORTED
+    out, err = capsys.readouterr()
+    [record] = [json.loads(line) for line in out.splitlines()]          # --json: no rows, the error as it was
+    assert record["error"] == "the analysis ran out of time after 99 nodes, with 3 of the 32 recorded actions analysed"
