@@ -45,6 +45,7 @@ BAD = [
     (["make_bench_positions.py", "--nope"], "--nope"),
     (["soak_server.py", "--clients", "0"], "--clients"),
     (["soak_server.py", "--seconds", "-1"], "--seconds"),
+    (["bench_ctrl_c.py", "--calls", "0"], "--calls"),
 ]
 
 
