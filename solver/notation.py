@@ -437,8 +437,11 @@ def _parse_suit_ranks(suit: Suit, ranks: str, hand: str, cards: list[Card], seen
     for token in ranks if "10" not in ranks else _rank_tokens(ranks):
         card = of_suit.get(token) or of_suit.get(token.upper())
         if card is None:
+            # a space is no typo of a rank: "A T.AKQ9.AT.87" mixes the dotted form with the listed one
+            hint = ("; a dotted hand writes a suit's ranks together ('AKT.987..QJ'), cards apart are written with "
+                    "their suits ('AS KS TS 9H')" if token.isspace() else "")
             raise InvalidCardError(
-                f"unknown rank {token!r} in suit {suit} of hand {hand!r} ({RANK_RULE})",
+                f"unknown rank {token!r} in suit {suit} of hand {hand!r}{hint} ({RANK_RULE})",
                 token=token, rule=RANK_RULE)
         if card._code in seen:
             raise _twice(card, repr(hand))

@@ -416,7 +416,8 @@ def test_card_list_round_trips(cards: list[Card]) -> None:
     (parse_hand, "1...", InvalidCardError, "1", "unknown rank '1'"),
     (parse_hand, "A-...", NotationError, "A-", "suit S of hand 'A-...' is 'A-': '-' marks a void"),
     (parse_hand, "--...", NotationError, "--", "suit S of hand '--...' is '--': '-' marks a void"),
-    (parse_hand, "A K...", InvalidCardError, " ", "unknown rank ' '"),
+    (parse_hand, "A K...", InvalidCardError, " ", "unknown rank ' ' in suit S of hand 'A K...'; a dotted hand "
+     "writes a suit's ranks together ('AKT.987..QJ'), cards apart are written with their suits ('AS KS TS 9H')"),
     (parse_hand, "AS.KH..", InvalidCardError, "S", "unknown rank 'S'"),
 ])
 def test_bad_text_is_rejected_naming_the_token(func, text, error, token, fragment) -> None:
