@@ -49,6 +49,7 @@ from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, SearchA
 from ddcards.games import get_game, klaverjas, marias_table
 from ddcards.games._document import check_fields, played_field
 from ddcards.games.klaverjas import FIELDS as KLAVERJAS_FIELDS
+from ddcards.games.marias import HRA_ONLY_OPTIONS
 from ddcards.notation import Suit, format_cards, parse_cards, parse_hand
 from ddcards.position import Position
 
@@ -210,8 +211,9 @@ def row_position(table: Mapping[str, Any], row: Mapping[str, Any] | tuple[str, i
 
     **Mariáš**: `row` is one of ``table["entries"]``: forehand's cards after the row's discard,
     the discard as the talon, the row's contract, trump and announcements and the table's flek,
-    players and options.  Its solve's value is the row's ``money`` where the row announces parts
-    (the objective is then the settlement), else its ``value`` (the Hra margin, or +1 / -1).
+    players and options (Hra's own not in a Betl or Durch row).  Its solve's value is the row's
+    ``money`` where the row announces parts (the objective is then the settlement), else its
+    ``value`` (the Hra margin, or +1 / -1).
     **Klaverjas**: `row` is ``(suit, team)``, e.g. ``("H", 0)``: the deal with that trump and
     playing team; its value is ``table["values"][suit][team]``.
     """
@@ -229,9 +231,13 @@ def row_position(table: Mapping[str, Any], row: Mapping[str, Any] | tuple[str, i
                                            f"({ROW_RULE})", token=token_text(row), rule=ROW_RULE, field="row")
         discard = parse_cards(row["discard"])
         forehand = [card for card in parse_hand(table["hands"][0]) if card not in discard]
+        # Hra's own options (talon points, marriages, the Sedma and Kilo stakes) do not apply to
+        # Betl and Durch, whose rows the table searched without them (a position refuses them there).
+        options = {name: value for name, value in table["options"].items()
+                   if row["contract"] == "hra" or name not in HRA_ONLY_OPTIONS}
         doc: dict[str, Any] = {"game": "marias", "hands": [format_cards(forehand), *table["hands"][1:]],
                                "talon": row["discard"], "contract": row["contract"], "flek": table["flek"],
-                               "players": table["players"], "options": table["options"]}
+                               "players": table["players"], "options": options}
         if row["trump"] is not None:
             doc["trump"] = row["trump"]
         if row["announcements"]:

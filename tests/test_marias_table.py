@@ -331,3 +331,19 @@ def test_row_position_gives_the_position_each_row_answers():
         row_position(table, dict(table["entries"][0], discard="7S 8S", contract="durch"))
     assert info.value.rule == "row_position: a Mariáš row is one of the table's entries; a Klaverjas row is " \
                               "(suit, team), a suit of S H D C and team 0 or 1"
+
+
+def test_row_position_of_a_betl_or_durch_row_leaves_out_the_hra_only_options():
+    """A table of a deal with an option of its own (talon points, a marriage on follow, the Sedma and
+    Kilo stakes: Hra's alone) gave its Betl and Durch rows a position with that option, which
+    Position.from_dict refuses ("option 'talon_points' does not apply here: betl has no points ...")."""
+    from ddcards.ddtable import dd_table, row_position
+    deal = {key: value for key, value in ddcards.example("marias-hra").items()
+            if key not in ("contract", "trump", "announcements")}
+    table = dd_table(dict(deal, options={"talon_points": "nobody", "marriage_on_follow": True, "kilo_value": 3}))
+    assert {e["contract"] for e in table["entries"]} == {"hra", "betl", "durch"}
+    for row in table["entries"]:
+        pos = row_position(table, row)
+        assert pos.to_dict().get("options", {}) == (table["options"] if row["contract"] == "hra" else {})
+        expected = row["money"] if row["announcements"] else row["value"]
+        assert ddcards.solve(pos, mode="best").value == expected, row
