@@ -360,12 +360,14 @@ def step_mark(s: ddcards.AnalysisStep) -> str:
 
 def for_each_document(args: argparse.Namespace, work: Callable[[Any], Any],
                       show: Callable[[Any, Entry, Input], None], failed: list[int] | None = None,
-                      done: Callable[[Input], None] | None = None) -> int:
+                      done: Callable[[Input], None] | None = None,
+                      show_failed: Callable[[Outcome, Input], None] | None = None) -> int:
     """Run `work` on every document of the input as it is read, and `show` each answer.
 
     A bad document is reported (an error record with --json, else a line on stderr) and
     the rest go on; the exit status is the worst seen.  `failed`: its one item counts them;
-    `done` is called after each document, answered or not (a progress bar).
+    `done` is called after each document, answered or not (a progress bar); `show_failed`
+    before a failed document's report (what it finished, under the document's header).
     """
     source = open_input(args)
     status, seen = EXIT_OK, 0
@@ -375,6 +377,8 @@ def for_each_document(args: argparse.Namespace, work: Callable[[Any], Any],
             if outcome.error is None:
                 show(outcome.answer, outcome.entry, source)
             else:
+                if show_failed is not None:
+                    show_failed(outcome, source)
                 status = max(status, report_error(outcome, source, args.json))
                 if failed is not None:
                     failed[0] += 1
@@ -554,6 +558,7 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     engine = new_solver(args)
     searches = foreground(args, engine, bounds=False)      # each search is one position's of many
     noted = False
+    stopped: dict[int, ddcards.Position] = {}       # a stopped analysis's position, by its exception
 
     def work(doc: Any) -> tuple[ddcards.Analysis, ddcards.Position]:
         nonlocal noted
@@ -565,13 +570,25 @@ def cmd_analyse(args: argparse.Namespace) -> int:
                                                               from_ply=args.from_ply)), pos
         except SearchAborted as exc:
             if exc.steps and not args.json:
-                # A long deal's work is not lost to a timeout: the rows finished, and where to go on.
-                print(analysis_title(pos, args.from_ply, exc.steps[0].value_before))
-                print_steps(exc.steps, pos.game, sys.stdout)
-                sys.stdout.flush()
+                # A long deal's work is not lost to a timeout: the rows finished (show_stopped), and
+                # where to go on.
+                stopped[id(exc)] = pos
                 go_on = exc.steps[-1].ply + 1
                 exc.args = (f"{exc.args[0]} (shown above; --from-ply {go_on} analyses the rest)",) + exc.args[1:]
             raise
+
+    def show_stopped(outcome: Outcome, source: Input) -> None:
+        """The rows a stopped analysis finished, under its document's header as an answer's."""
+        exc = outcome.error
+        pos = stopped.pop(id(exc), None)
+        if pos is None or not isinstance(exc, SearchAborted) or not exc.steps:
+            return
+        header(outcome.entry, source)
+        print(analysis_title(pos, args.from_ply, exc.steps[0].value_before))
+        print_steps(exc.steps, pos.game, sys.stdout)
+        if not source.single:
+            print()
+        sys.stdout.flush()
 
     def show(answer: tuple[ddcards.Analysis, ddcards.Position], entry: Entry, source: Input) -> None:
         an, pos = answer
@@ -584,7 +601,7 @@ def cmd_analyse(args: argparse.Namespace) -> int:
                 print()
 
     try:
-        return for_each_document(args, work, show)
+        return for_each_document(args, work, show, show_failed=show_stopped)
     finally:
         searches.close()
 

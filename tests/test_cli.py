@@ -1072,3 +1072,35 @@ def test_a_stopped_analysis_prints_the_steps_it_finished(capsys, monkeypatch, tm
     out, err = capsys.readouterr()
     [record] = [json.loads(line) for line in out.splitlines()]          # --json: no rows, the error as it was
     assert record["error"] == "the analysis ran out of time after 99 nodes, with 3 of the 32 recorded actions analysed"
+
+
+def test_a_stopped_analysis_of_several_documents_says_which_one_its_rows_are(capsys, monkeypatch, tmp_path):
+    """In a file of several documents each answer comes under its "# FILE, line N" header: the rows a
+    stopped analysis finished came with none (nor the blank line after), so they read as the rows of
+    the document before them."""
+    deal = ddcards.example("klaverjas")
+    doc = dict(deal, played=ddcards.solve(deal, mode="best").pv)
+    whole = ddcards.Solver().analyse(doc)
+    path = tmp_path / "deals.jsonl"
+    path.write_text(json.dumps(doc) + "\n" + json.dumps(ddcards.example("marias-seed")) + "\n")
+    analyse = ddcards.Solver.analyse
+
+    def first_stopped(self, pos, **kwargs):
+        if pos.game == "klaverjas":
+            exc = ddcards.SearchTimeout("the analysis ran out of time after 99 nodes, with 3 of the 32 recorded "
+                                        "actions analysed")
+            exc.steps = whole.steps[:3]
+            raise exc
+        return analyse(self, pos, **kwargs)
+
+    monkeypatch.setattr(ddcards.Solver, "analyse", first_stopped)
+    assert cli.main(["analyse", str(path), "--no-progress"]) == cli.EXIT_ABORTED
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[0] == f"# {path}, line 1"
+    assert lines[1].startswith("Klaverjas (Amsterdam), trumps S")
+    assert [row.split()[:3] for row in lines[3:6]] == [[str(s.ply), str(s.seat), s.move] for s in whole.steps[:3]]
+    assert lines[6:8] == ["", f"# {path}, line 2"]
+    assert lines[8].startswith("Mariáš hra, trumps H - value at the start +70")
+    assert err == (f"ddcards: stopped: {path}, line 1: the analysis ran out of time after 99 nodes, with 3 of the 32 "
+                   "recorded actions analysed (shown above; --from-ply 3 analyses the rest)\n")
