@@ -277,3 +277,27 @@ def test_a_sigint_just_before_the_search_takes_it_stops_the_search():
     """A SIGINT Python's handler took just before the search took SIGINT over (no bytecode ran
     between, so its KeyboardInterrupt waited): it stops the search as one during it does."""
     assert run_script(PENDING) == ["KeyboardInterrupt True"]
+
+
+LATE = r"""
+import json, os, signal, sys, threading, time
+import ddcards
+doc = json.loads(sys.argv[1])
+signal.signal(signal.SIGINT, lambda signum, frame: time.sleep(1.0))    # does not raise; outlasts the timeout
+solver = ddcards.Solver()
+for call in ("solve", "values"):
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    try:
+        if call == "solve":
+            solver.solve(doc, timeout=0.8)
+        else:
+            solver._values([ddcards.Position.from_dict(doc)] * 2, timeout=0.8)
+    except ddcards.SearchTimeout as exc:
+        print(call, exc.nodes > 0 and exc.nodes == solver.last_nodes and f"after {exc.nodes:,} nodes" in str(exc))
+"""
+
+
+def test_a_search_whose_time_ran_out_in_the_handler_counts_its_nodes():
+    """A handler that does not raise but takes the rest of the time: the search does not go on, and
+    its SearchTimeout counts the nodes searched before the SIGINT (a DD table's rows said 0)."""
+    assert run_script(LATE) == ["solve True", "values True"]

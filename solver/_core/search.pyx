@@ -370,7 +370,12 @@ cdef class Searcher:
                 if deadline:
                     timeout = deadline - monotonic()
                     if timeout <= 0:
-                        raise SearchTimeout(f"the search ran out of time after {nodes:,} nodes") from None
+                        # (the handler took the time left) as the try would have stopped: its rows'
+                        # progress too, which says that the search had begun (Solver._values)
+                        stop = SearchTimeout(f"the search ran out of time after {nodes:,} nodes")
+                        if on.rows_progress is not None:
+                            stop.rows_progress = on.rows_progress
+                        raise stop from None
 
     def _solve_once(self, Board board, int mode, CancelToken cancel, timeout, guess, bint want_pv, helpers,
                     split, bint want_moves, nodes_before):
@@ -619,7 +624,7 @@ cdef class Searcher:
             out[0] = (out[0][0], out[0][1] + nodes_before)
         self.nodes = total
         if interrupted and code == ABORT_CANCELLED and not (cancel is not None and cancel.flag):
-            raise _GoOn(total)
+            raise _GoOn(total, rows_progress)
         stop = stopped(code, total)
         if stop is not None:
             stop.rows_progress = rows_progress    # each row's root_progress as it stopped
@@ -691,9 +696,10 @@ cdef bint give_back_ctrl_c() except -1:
 class _GoOn(Exception):
     """A search stopped by a SIGINT whose handler did not raise: it goes on (Searcher._going_on)."""
 
-    def __init__(self, nodes):
+    def __init__(self, nodes, rows_progress=None):
         super().__init__(nodes)
         self.nodes = nodes
+        self.rows_progress = rows_progress      # values: each row's root_progress as it stopped
 
 
 cdef object stopped(int aborted, nodes):
