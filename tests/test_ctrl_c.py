@@ -301,3 +301,27 @@ def test_a_search_whose_time_ran_out_in_the_handler_counts_its_nodes():
     """A handler that does not raise but takes the rest of the time: the search does not go on, and
     its SearchTimeout counts the nodes searched before the SIGINT (a DD table's rows said 0)."""
     assert run_script(LATE) == ["solve True", "values True"]
+
+
+ROWS_ONCE = r"""
+import json, os, signal, sys, threading
+import ddcards
+from ddcards._core.search import Searcher
+doc = json.loads(sys.argv[2])
+calls = []
+signal.signal(signal.SIGINT, lambda signum, frame: calls.append(signum))
+table = Searcher(32)
+sessions = [ddcards.Position.from_dict(doc).session() for _ in range(2)]
+whole = Searcher(32).values([(Searcher(32), s.board) for s in sessions])
+threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+went_on = table.values(((table, s.board) for s in sessions), timeout=60)      # rows as an iterable, once
+print(json.dumps([calls, [v for v, _ in whole], [v for v, _ in went_on]]))
+"""
+
+
+def test_a_search_that_goes_on_reads_its_rows_once():
+    """Searcher.values takes its rows (and helpers) as any iterable: the search that went on after a
+    handler read a generator's rows again, found none, and answered [] for the two rows."""
+    [calls, whole, went_on] = json.loads(run_script(ROWS_ONCE, json.dumps(MEDIUM))[-1])
+    assert calls == [2]
+    assert went_on == whole and len(whole) == 2

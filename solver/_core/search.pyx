@@ -352,8 +352,9 @@ cdef class Searcher:
         Ctrl-C on the main thread (take_ctrl_c): the search stops and hands SIGINT to the
         handler it displaced; one that does not raise (a program's own, faulthandler's) lets
         the search go on from what its table holds, as Python code goes on after a handler."""
+        # (read once: a search that goes on reads them again)
         return self._going_on(self._solve_once, timeout, (board, mode, cancel),
-                              (guess, want_pv, helpers, split, want_moves))
+                              (guess, want_pv, list(helpers), split, want_moves))
 
     def _going_on(self, once, timeout, before, after):
         """once(*before, timeout, *after, nodes_before), again with the time left for as long as
@@ -505,7 +506,9 @@ cdef class Searcher:
     def values(self, rows, helpers=(), CancelToken cancel=None, timeout=None):
         """The values of several positions at once (multi_split): [(value, nodes)], one per row
         (Ctrl-C: as for ``solve``)."""
-        return self._going_on(self._values_once, timeout, (rows, helpers, cancel), ())
+        # (read once, as for ``solve``)
+        return self._going_on(self._values_once, timeout,
+                              (list(rows), [(h, list(bs)) for h, bs in helpers], cancel), ())
 
     def _values_once(self, rows, helpers, CancelToken cancel, timeout, nodes_before):
         """One try of `values`, as `_solve_once` is of `solve` (the nodes of the tries before
