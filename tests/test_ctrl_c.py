@@ -325,3 +325,32 @@ def test_a_search_that_goes_on_reads_its_rows_once():
     [calls, whole, went_on] = json.loads(run_script(ROWS_ONCE, json.dumps(MEDIUM))[-1])
     assert calls == [2]
     assert went_on == whole and len(whole) == 2
+
+
+COUNTING = r"""
+import json, os, signal, sys, threading, time
+import ddcards
+doc = json.loads(sys.argv[1])
+signal.signal(signal.SIGINT, lambda signum, frame: None)
+solver = ddcards.Solver()
+seen = []
+def watch():
+    while len(seen) < 12:
+        time.sleep(0.1)
+        seen.append(solver.nodes_now)
+watcher = threading.Thread(target=watch)
+watcher.start()
+threading.Timer(0.55, os.kill, (os.getpid(), signal.SIGINT)).start()
+try:
+    solver.solve(doc, timeout=1.5)
+except ddcards.SearchTimeout as exc:
+    watcher.join()
+    print(json.dumps([seen, exc.nodes]))
+"""
+
+
+def test_the_nodes_of_a_search_that_goes_on_count_on():
+    """Solver.nodes_now (a program's progress, read from another thread) counts the nodes of the
+    search before the SIGINT too once it goes on: it fell back to 0 and counted again."""
+    [seen, nodes] = json.loads(run_script(COUNTING)[-1])
+    assert seen == sorted(seen) and seen[-1] <= nodes

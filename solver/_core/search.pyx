@@ -209,6 +209,7 @@ cdef class Searcher:
     # so a reader holding it never sees them freed).
     cdef SearchCtx* live
     cdef int live_threads
+    cdef uint64_t live_before   # the nodes of its tries before (a search gone on after a SIGINT)
 
     def __cinit__(self, size_t tt_mb=64):
         cdef TTable* t = &self.tt
@@ -266,7 +267,7 @@ cdef class Searcher:
     def nodes_now(self):
         """Nodes of the search under way so far (every thread's), read from another thread
         while this one searches without the GIL; between searches, the last one's."""
-        cdef uint64_t total = 0
+        cdef uint64_t total = self.live_before
         if self.live == NULL:
             return self.nodes
         for k in range(self.live_threads):
@@ -453,7 +454,7 @@ cdef class Searcher:
                 # Every thread probes and stores this Searcher's buckets (tt.pxd: lockless
                 # entries); the game's side area stays each thread's own.
                 lend_table(&ctxs[k], &tables[k], &self.tt, <Searcher> searchers[k])
-            self.live, self.live_threads = ctxs, nthreads
+            self.live, self.live_threads, self.live_before = ctxs, nthreads, nodes_before
             with nogil:
                 n = -2
                 if use_split:
@@ -596,7 +597,7 @@ cdef class Searcher:
                     thread._prepare(&ctxs[m], boards[m], cancel, timeout, interruptible)
                     prepared += 1
                     lend_table(&ctxs[m], &tables[m], &owner.tt, thread)     # the row's table
-            self.live, self.live_threads = ctxs, nrows * nthreads
+            self.live, self.live_threads, self.live_before = ctxs, nrows * nthreads, nodes_before
             with nogil:
                 code = multi_split(ctxs, nrows, nthreads, splits, exact, t, guess, value)
             rows_progress = [root_progress_of(&ctxs[r * nthreads]) for r in range(nrows)]
