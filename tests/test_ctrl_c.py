@@ -354,3 +354,31 @@ def test_the_nodes_of_a_search_that_goes_on_count_on():
     search before the SIGINT too once it goes on: it fell back to 0 and counted again."""
     [seen, nodes] = json.loads(run_script(COUNTING)[-1])
     assert seen == sorted(seen) and seen[-1] <= nodes
+
+
+FORKED_FROM_A_THREAD = r"""
+import json, os, signal, sys, threading, time, warnings
+import ddcards
+warnings.simplefilter("ignore", DeprecationWarning)      # (fork() with threads running)
+doc = json.loads(sys.argv[1])
+def fork():
+    pid = os.fork()
+    if pid == 0:            # this thread is the child's main thread, where its Ctrl-C is taken
+        threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+        start = time.monotonic()
+        try:
+            ddcards.Solver().solve(doc, timeout=60)
+        except BaseException as exc:
+            print(type(exc).__name__, time.monotonic() - start < 0.5 + 5, flush=True)
+        os._exit(0)
+    os.waitpid(pid, 0)
+thread = threading.Thread(target=fork)
+thread.start()
+thread.join()
+"""
+
+
+def test_ctrl_c_stops_a_search_in_a_child_forked_from_a_thread():
+    """A child forked from a thread other than the main one: that thread is the child's main thread,
+    but the search took only the parent's main thread for it, so Ctrl-C waited for its end."""
+    assert run_script(FORKED_FROM_A_THREAD) == ["KeyboardInterrupt True"]

@@ -53,6 +53,7 @@ from ddcards._core.bits cimport DD_BUILD_FEATURES, dd_prefetch, dd_atomic_load_i
 from ddcards.errors import SearchCancelled, SearchTimeout
 
 import _signal     # its getsignal, not the signal module's (Python code, in every search's way)
+import os as _os
 import threading as _threading
 
 #: The instruction sets this module was compiled for ("base popcnt bmi2 avx2"...).
@@ -666,6 +667,16 @@ cdef inline void add_counts(TTable* table, ThreadTable* view) noexcept:
 
 
 cdef long _main_thread = _threading.main_thread().ident
+
+
+def _forked():
+    """In a child of fork(): the thread that forked is its main thread, the one Python runs its
+    signal handlers on (a fork from another thread than the parent's main one)."""
+    global _main_thread
+    _main_thread = _threading.get_ident()
+
+
+_os.register_at_fork(after_in_child=_forked)
 
 
 cdef bint take_ctrl_c():
