@@ -514,6 +514,7 @@ class Solver:
         self._helpers = []
         if self._per_game and self._searcher.allocated_mb > DEFAULT_TABLE_MB:
             self._searcher.resize(DEFAULT_TABLE_MB)
+        self._searcher.clear()              # empty, as the docstring says, whatever its size
 
     @property
     def last_nodes(self) -> int:
