@@ -34,6 +34,7 @@ from ddcards.errors import DdcardsError, IllegalPlayError, NotationError, Notati
 from ddcards.games import get_game
 from ddcards.games.base import Game, GameInfo, Score, Session, TrickCard
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
+from ddcards.result import preformatted
 
 __all__ = ["Position", "TrickCard", "Score"]
 
@@ -369,6 +370,10 @@ class Position:
     def __reduce__(self) -> tuple[type[Position], tuple[dict[str, Any]]]:
         # pickle and copy go through the document (the search state is rebuilt on load)
         return Position, (self.to_dict(),)
+
+    def _repr_html_(self) -> str:
+        """A notebook's view (Jupyter, IPython): the table ``str()`` prints, not the document."""
+        return preformatted(str(self))
 
     def __str__(self) -> str:
         """The table: who is to move, every hand, the trick, what else is in view, the score."""

@@ -11,6 +11,7 @@ the declarer's settlement.  Plies count from 0, as ``Position.played`` does.
 from __future__ import annotations
 
 import copy
+import html
 import io
 import re
 from collections.abc import Mapping
@@ -201,6 +202,10 @@ class Result:
         print_result(self, Position.from_dict(self.position), out)
         return out.getvalue().rstrip("\n")
 
+    def _repr_html_(self) -> str:
+        """A notebook's view (Jupyter, IPython): the answer as ``str()`` prints it."""
+        return preformatted(str(self))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "game": self.game,
@@ -328,6 +333,10 @@ class Analysis:
         print_analysis(self, Position.from_dict(position), out)
         return out.getvalue().rstrip("\n")
 
+    def _repr_html_(self) -> str:
+        """A notebook's view (Jupyter, IPython): the analysis as ``str()`` prints it."""
+        return preformatted(str(self))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "game": self.game,
@@ -348,3 +357,9 @@ class Analysis:
             "final": None if self.final is None else self.final.to_dict(),
             "from_ply": self.from_ply,
         }
+
+
+def preformatted(text: str) -> str:
+    """`text` as a notebook shows it: escaped, in its lines and columns (a notebook's view of a
+    Position, Result or Analysis, where ``repr()`` stays what rebuilds it or lists its fields)."""
+    return f"<pre>{html.escape(text)}</pre>"

@@ -14,6 +14,7 @@ import importlib
 import json
 import pickle
 import random
+import html
 import threading
 import time
 
@@ -1023,3 +1024,16 @@ def test_a_stopped_analysis_keeps_the_steps_it_finished():
     with pytest.raises(ddcards.SearchTimeout) as info:
         s.solve(ENDLESS, timeout=0.05)
     assert info.value.steps is None                     # not an analysis
+
+
+def test_a_notebook_shows_a_position_a_result_and_an_analysis_as_their_tables():
+    """Jupyter shows _repr_html_ where an object has one: the tables str() prints (escaped), where
+    a cell showed Position.from_json('...') or a dataclass's fields on one line."""
+    pos = ddcards.Position.from_dict(ddcards.example("marias-hra"))
+    res = ddcards.solve(pos)
+    an = ddcards.analyse(ddcards.example("marias-seed"))
+    for thing in (pos, res, an):
+        assert thing._repr_html_() == "<pre>" + html.escape(str(thing)) + "</pre>"
+    assert pos._repr_html_().startswith("<pre>Mariáš hra, trumps H - seat 0 (declarer) to move\n")
+    assert "&lt;- mistake" in an._repr_html_() or not an.mistakes
+    assert repr(pos).startswith("Position.from_json(")          # repr() still rebuilds it
