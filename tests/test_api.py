@@ -516,6 +516,11 @@ def test_game_info_cannot_be_changed_by_a_caller():
     info = ddcards.find_game("marias")
     with pytest.raises(TypeError):
         info.objectives["hra"] = ("hra",)              # type: ignore[index]
+    for change in (lambda o: o.update(hra=("hra",)), lambda o: o.__ior__({"hra": ("hra",)}), lambda o: o.pop("hra"),
+                   lambda o: o.setdefault("x", ()), lambda o: o.clear(), lambda o: o.popitem()):
+        with pytest.raises(TypeError):
+            change(info.objectives)
+    info.objectives.__init__({"hra": ("hra",)})        # type: ignore[misc]  # (a dict's would refill it)
     assert "sedma" in ddcards.Position.from_dict(SEED).game_info.objectives["hra"]
     assert pickle.loads(pickle.dumps(info)) == info and hash(copy.deepcopy(info)) == hash(info)
 

@@ -53,6 +53,14 @@ class ReadOnlyDict(dict[str, tuple[str, ...]]):
     ``dataclasses.asdict`` and ``json`` take it as one (a mappingproxy is deep-copied by asdict,
     and cannot be).  Copies and pickles are read-only dicts too."""
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> ReadOnlyDict:
+        made = super().__new__(cls)
+        dict.__init__(made, *args, **kwargs)     # filled here, once: __init__ changes nothing
+        return made
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass                                      # (read.__init__({...}) would refill a dict's)
+
     def _refuse(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError(f"'{type(self).__name__}' object does not support item assignment")
 
