@@ -495,6 +495,16 @@ class Solver:
             if progress is not None:
                 exc.tell_progress(progress)
             raise
+        except KeyboardInterrupt as exc:
+            # Ctrl-C stopped the search (the core hands SIGINT on to Python's handler as it stops,
+            # which raises a bare KeyboardInterrupt): it says, as a timeout does, how far it got.
+            if type(exc) is KeyboardInterrupt and not exc.args and self._mark() != before:
+                exc.nodes = self._searcher.nodes           # type: ignore[attr-defined]
+                progress = self._progress(self._searching, self._searcher.last_progress)
+                exc.progress = progress                     # type: ignore[attr-defined]
+                exc.args = (f"the search was interrupted after {exc.nodes:,} nodes"       # type: ignore[attr-defined]
+                            + (f"; by then {progress}" if progress is not None else ""),)
+            raise
 
     @_one_at_a_time
     def clear(self) -> None:
@@ -645,8 +655,9 @@ class Solver:
         Ctrl-C: on the main thread, SIGINT's handler runs within milliseconds,
         as between two lines of Python: KeyboardInterrupt (or a program's own
         handler's exception) ends the search, and a handler that does not raise
-        lets it go on.  A search on another thread stops by its ``cancel`` or
-        ``timeout``.
+        lets it go on.  The KeyboardInterrupt says how far the search got, as a
+        timeout's message does, and carries ``nodes`` and ``progress``.  A search
+        on another thread stops by its ``cancel`` or ``timeout``.
         """
         timeout = _check_limits(timeout, cancel, keep_tt)
         threads = _threads(threads)
@@ -765,7 +776,7 @@ class Solver:
         deal = dict(session.view(), position=pos.to_dict())
         try:
             value, moves = solve_here()
-        except SearchAborted as exc:
+        except (SearchAborted, KeyboardInterrupt) as exc:
             raise _analysis_stopped(exc, nodes, progress, steps) from None
         except DdcardsError as exc:
             # the first position analysed cannot be solved as asked, though the document's own
@@ -786,7 +797,7 @@ class Solver:
                 with self._counted():
                     after, n = session.action_value(self._searcher, value, session.history[-1] in best,
                                                     following, cancel, remaining())
-            except SearchAborted as exc:
+            except (SearchAborted, KeyboardInterrupt) as exc:
                 raise _analysis_stopped(exc, nodes, progress, steps) from None
             except DdcardsError as exc:
                 # a position on the way that cannot be solved as asked (Prší without a horizon):
@@ -811,7 +822,7 @@ class Solver:
         pos = pos._owned_by(session.owner_options())
         try:
             final = self.solve(pos, mode=mode, timeout=remaining(), cancel=cancel, keep_tt=True, threads=threads)
-        except SearchAborted as exc:
+        except (SearchAborted, KeyboardInterrupt) as exc:
             raise _analysis_stopped(exc, nodes, progress, steps) from None
         nodes += final.nodes
         return Analysis(game=pos.game, value_kind=value_kind,
@@ -835,15 +846,16 @@ def _at_start(exc: DdcardsError, from_ply: int = 0) -> DdcardsError:
     return type(exc)(f"analysing {where}: {exc}", token=exc.token, rule=exc.rule, field=exc.field)
 
 
-def _analysis_stopped(exc: SearchAborted, nodes: int, progress: AnalysisProgress,
-                      steps: list[AnalysisStep]) -> SearchAborted:
-    """The analysis's own SearchTimeout or SearchCancelled for `exc`, which stopped it where
-    `progress` says: ``nodes`` and the message count every search of the analysis (`nodes`
-    before the one that stopped, and that one's), ``steps`` the steps finished (a long deal's
-    work is not lost to a timeout).  With no recorded action to analyse the message says the
-    value's search was stopped instead of "0 of the 0"."""
-    total = nodes + exc.nodes
-    how = "ran out of time" if isinstance(exc, SearchTimeout) else "was cancelled"
+def _analysis_stopped(exc: SearchAborted | KeyboardInterrupt, nodes: int, progress: AnalysisProgress,
+                      steps: list[AnalysisStep]) -> SearchAborted | KeyboardInterrupt:
+    """The analysis's own SearchTimeout, SearchCancelled or KeyboardInterrupt (Ctrl-C) for `exc`,
+    which stopped it where `progress` says: ``nodes`` and the message count every search of the
+    analysis (`nodes` before the one that stopped, and that one's), ``steps`` the steps finished
+    (a long deal's work is not lost to a timeout or Ctrl-C).  With no recorded action to analyse
+    the message says the value's search was stopped instead of "0 of the 0"."""
+    total = nodes + getattr(exc, "nodes", 0)
+    how = ("ran out of time" if isinstance(exc, SearchTimeout) else "was cancelled" if isinstance(exc, SearchAborted)
+           else "was interrupted")
     if progress.actions:
         where = f"with {progress}"
     elif progress.from_ply:                 # "0 of the 0 actions" would say nothing: only the value was searched
@@ -852,8 +864,8 @@ def _analysis_stopped(exc: SearchAborted, nodes: int, progress: AnalysisProgress
     else:
         where = "in the search of the deal's value (it records no play to analyse)"
     stopped = type(exc)(f"the analysis {how} after {total:,} nodes, {where}")
-    stopped.nodes = total
-    stopped.steps = list(steps)
+    stopped.nodes = total                       # type: ignore[union-attr]
+    stopped.steps = list(steps)                 # type: ignore[union-attr]
     return stopped
 
 

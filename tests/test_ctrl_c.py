@@ -382,3 +382,34 @@ def test_ctrl_c_stops_a_search_in_a_child_forked_from_a_thread():
     """A child forked from a thread other than the main one: that thread is the child's main thread,
     but the search took only the parent's main thread for it, so Ctrl-C waited for its end."""
     assert run_script(FORKED_FROM_A_THREAD) == ["KeyboardInterrupt True"]
+
+
+SAYS = r"""
+import json, os, signal, sys, threading
+import ddcards
+doc = json.loads(sys.argv[1])
+threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+try:
+    ddcards.Solver().solve(doc, timeout=60)
+except KeyboardInterrupt as exc:
+    print(json.dumps([str(exc), exc.nodes, exc.progress is not None]))
+deal = ddcards.example("mariasz")          # late in a fresh deal: the analysis starts at its first trick
+threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+try:
+    ddcards.analyse(deal, timeout=60)
+except KeyboardInterrupt as exc:
+    print(json.dumps([str(exc), exc.nodes, len(exc.steps), len(deal["played"])]))
+"""
+
+
+def test_ctrl_c_says_how_far_the_search_got():
+    """A notebook's interrupt showed a bare KeyboardInterrupt: the bound a long search had reached
+    (what a timeout's message says) was lost. It says it now, and carries nodes and progress; an
+    analysis's says how many actions it analysed and carries their steps."""
+    solved, analysed = (json.loads(line) for line in run_script(SAYS))
+    message, nodes, has_progress = solved
+    assert message.startswith(f"the search was interrupted after {nodes:,} nodes; by then ") and has_progress
+    assert " distinct first moves answered" in message
+    message, nodes, steps, actions = analysed
+    assert message == (f"the analysis was interrupted after {nodes:,} nodes, with {steps} of the {actions} recorded "
+                       "actions analysed")

@@ -477,6 +477,7 @@ cdef class Searcher:
             for k in range(nthreads):
                 nodes += ctx_nodes(&ctxs[k])
                 add_counts(&self.tt, &tables[k])
+            self.nodes = nodes + nodes_before       # (counted for a KeyboardInterrupt the give-back raises)
         finally:
             self.last_progress = root_progress_of(&ctxs[0]) if prepared else None
             self.live = NULL
@@ -613,6 +614,7 @@ cdef class Searcher:
                     add_counts(&owner.tt, &tables[m])
                 out.append((value[r], nodes))
                 total += nodes
+            self.nodes = total + nodes_before       # (as in _solve_once)
         finally:
             self.live = NULL
             for m in range(prepared):
