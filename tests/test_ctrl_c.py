@@ -413,3 +413,29 @@ def test_ctrl_c_says_how_far_the_search_got():
     message, nodes, steps, actions = analysed
     assert message == (f"the analysis was interrupted after {nodes:,} nodes, with {steps} of the {actions} recorded "
                        "actions analysed")
+
+
+EVERY_THREAD = r"""
+import json, os, signal, sys, threading, time
+import ddcards
+doc = json.loads(sys.argv[1])
+solver = ddcards.Solver()
+seen = []
+def watch_then_interrupt():
+    for _ in range(5):
+        time.sleep(0.1)
+        seen.append(solver.nodes_now)
+    os.kill(os.getpid(), signal.SIGINT)
+threading.Thread(target=watch_then_interrupt).start()
+try:
+    solver.solve(doc, timeout=60, threads=2)
+except KeyboardInterrupt as exc:
+    print(json.dumps([seen, exc.nodes, solver.last_nodes]))
+"""
+
+
+def test_ctrl_c_counts_every_threads_nodes():
+    """The KeyboardInterrupt's count is the search's, both threads': it was the first thread's
+    alone (a thread's own count, left by the end of its part, was taken for the search's)."""
+    [seen, nodes, last] = json.loads(run_script(EVERY_THREAD)[-1])
+    assert seen == sorted(seen) and 0 < seen[-1] <= nodes == last

@@ -438,6 +438,7 @@ cdef class Searcher:
             PyMem_Free(tables)
             raise MemoryError()
         prepared = 0
+        nodes = nodes_before
         interruptible = take_ctrl_c()
         interrupted = False
         try:
@@ -473,23 +474,20 @@ cdef class Searcher:
                         npv = principal_variation(&ctxs[owner], pv, exact, t, value, first)
                 if npv < 0:
                     npv = 0
-            nodes = 0
             for k in range(nthreads):
                 nodes += ctx_nodes(&ctxs[k])
                 add_counts(&self.tt, &tables[k])
-            self.nodes = nodes + nodes_before       # (counted for a KeyboardInterrupt the give-back raises)
         finally:
             self.last_progress = root_progress_of(&ctxs[0]) if prepared else None
             self.live = NULL
             for k in range(prepared):
                 (<Searcher> searchers[k])._release(&ctxs[k])
+            self.nodes = nodes          # every thread's and try's (_release counted the first thread's)
             aborted = ctxs[0].aborted
             PyMem_Free(ctxs)
             PyMem_Free(tables)
-            if interruptible:
+            if interruptible:           # (after the count: a KeyboardInterrupt raised here says it)
                 interrupted = give_back_ctrl_c()
-        nodes += nodes_before
-        self.nodes = nodes
         if interrupted and aborted == ABORT_CANCELLED and not (cancel is not None and cancel.flag):
             raise _GoOn(nodes)
         stop = stopped(aborted, nodes)
@@ -614,7 +612,8 @@ cdef class Searcher:
                     add_counts(&owner.tt, &tables[m])
                 out.append((value[r], nodes))
                 total += nodes
-            self.nodes = total + nodes_before       # (as in _solve_once)
+            total += nodes_before
+            self.nodes = total                      # (as in _solve_once)
         finally:
             self.live = NULL
             for m in range(prepared):
@@ -626,10 +625,8 @@ cdef class Searcher:
             PyMem_Free(ints)
             if interruptible:
                 interrupted = give_back_ctrl_c()
-        total += nodes_before
         if nodes_before:
             out[0] = (out[0][0], out[0][1] + nodes_before)
-        self.nodes = total
         if interrupted and code == ABORT_CANCELLED and not (cancel is not None and cancel.flag):
             raise _GoOn(total, rows_progress)
         stop = stopped(code, total)
