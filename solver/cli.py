@@ -38,6 +38,7 @@ from ddcards.batch.progress import ProgressBar, document_count, wanted
 from ddcards.batch.reader import Entry, Outcome, answer_each, read_documents
 from ddcards.batch.summary import SearchTimes
 from ddcards.errors import DdcardsError, NotationError, SearchAborted, TableMemoryError
+from ddcards.games.base import Session
 from ddcards.result import spoken, step_distances, value_jumps
 
 EXIT_OK, EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -284,7 +285,7 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
     """The analysis as a table, one row per recorded action; plies count from 0, as
     ``played[i]``, the JSON and the error messages count them."""
     start = pos.start().session()
-    print(analysis_title(pos, an.from_ply, an.initial_value), file=out)
+    print(analysis_title(start, pos.game, an.from_ply, an.initial_value), file=out)
     if not an.steps and an.from_ply:
         print(f"Nothing to analyse from ply {an.from_ply}: the record ends there; the value above is the "
               "position's after its last action", file=out)
@@ -317,13 +318,12 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
     print(f"Searched    {an.nodes:,} nodes in {an.elapsed * 1000:.1f} ms", file=out)
 
 
-def analysis_title(pos: ddcards.Position, from_ply: int, initial_value: int) -> str:
-    """The analysis table's first line: the game, and the value where the analysis starts."""
-    start = pos.start().session()
-    owner = start.value_owner          # the analysis is from the start of the deal
-    view = f"{owner}'s view" + (f": {start.value_meaning}" if start.value_meaning else "")
+def analysis_title(start: Session, game: str, from_ply: int, initial_value: int) -> str:
+    """The analysis table's first line: the game, and the value where the analysis starts
+    (`start`: a session at the deal's start, whose owner's view the analysis takes)."""
+    view = f"{start.value_owner}'s view" + (f": {start.value_meaning}" if start.value_meaning else "")
     where = "at the start" if from_ply == 0 else f"before ply {from_ply}"
-    return f"{start.describe().get('title', pos.game)} - value {where} {signed(initial_value)} ({view})"
+    return f"{start.describe().get('title', game)} - value {where} {signed(initial_value)} ({view})"
 
 
 def print_steps(steps: list[ddcards.AnalysisStep], game: str, out: TextIO) -> None:
@@ -584,7 +584,7 @@ def cmd_analyse(args: argparse.Namespace) -> int:
         if pos is None or not isinstance(exc, SearchAborted) or not exc.steps:
             return
         header(outcome.entry, source)
-        print(analysis_title(pos, args.from_ply, exc.steps[0].value_before))
+        print(analysis_title(pos.start().session(), pos.game, args.from_ply, exc.steps[0].value_before))
         print_steps(exc.steps, pos.game, sys.stdout)
         if not source.single:
             print()
