@@ -197,10 +197,7 @@ class Result:
         if not self.position:
             return repr(self)
         from ddcards.cli import print_result
-        from ddcards.position import Position
-        out = io.StringIO()
-        print_result(self, Position.from_dict(self.position), out)
-        return out.getvalue().rstrip("\n")
+        return _printed(print_result, self, self.position)
 
     def _repr_html_(self) -> str:
         """A notebook's view (Jupyter, IPython): the answer as ``str()`` prints it."""
@@ -328,10 +325,7 @@ class Analysis:
         if not position:
             return repr(self)
         from ddcards.cli import print_analysis
-        from ddcards.position import Position
-        out = io.StringIO()
-        print_analysis(self, Position.from_dict(position), out)
-        return out.getvalue().rstrip("\n")
+        return _printed(print_analysis, self, position)
 
     def _repr_html_(self) -> str:
         """A notebook's view (Jupyter, IPython): the analysis as ``str()`` prints it."""
@@ -357,6 +351,15 @@ class Analysis:
             "final": None if self.final is None else self.final.to_dict(),
             "from_ply": self.from_ply,
         }
+
+
+def _printed(printer: Any, answer: Any, position: Mapping[str, Any]) -> str:
+    """`answer` (a Result or an Analysis) as the command line's `printer` writes it for the
+    position document it answers."""
+    from ddcards.position import Position
+    out = io.StringIO()
+    printer(answer, Position.from_dict(position), out)
+    return out.getvalue().rstrip("\n")
 
 
 def preformatted(text: str) -> str:
