@@ -3,6 +3,7 @@ its first answer, a disk that fills up, a line that runs on past the reader's li
 from __future__ import annotations
 
 import errno
+import io
 import json
 import os
 import time
@@ -346,3 +347,13 @@ def test_a_record_whose_line_is_true_is_not_taken_for_line_1(tmp_path, capsys):
     capsys.readouterr()
     assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == 2
     assert "is not a record of ddcards batch" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("data", [b"[", b" [ ", b"\n [", b"[1,", b'[{"game": "prsi"}, '])
+def test_an_array_that_the_input_ends_inside_is_a_json_error_not_a_crash(data):
+    """The coverage-guided fuzz run found '\\n [' raising IndexError from the reader (an array whose
+    next element the input ends before): a batch died on it with an internal error."""
+    import io
+    entries = list(reader.read_documents(io.BytesIO(data)))
+    error = entries[-1].error
+    assert error is not None and str(error).startswith("not valid JSON: Expecting value (the input ends first) at line ")

@@ -425,7 +425,7 @@ def _value_entry(cursor: _Cursor, line: int, index: int | None) -> Entry:
     (nesting deeper than a document's, NaN) is an error entry, and the cursor still moves past it
     where its end can be found (by its brackets, or a lenient reading); _Unreadable where not."""
     text, pos = cursor.text, cursor.pos
-    if text[pos] in "[{":
+    if text.startswith(("[", "{"), pos):          # (at the text's end: decode_value says what is missing)
         end, error = nesting_end(text, pos, cursor.first_line)
         if error is not None:
             if end is None:
