@@ -272,10 +272,15 @@ def _one_at_a_time(method: Callable[Concatenate[Solver, _P], _R]) -> Callable[Co
         if check is not None:               # the position, the mode, from_ply: said now, not after the wait
             check(args, given)
         start = time.monotonic()
-        with taking_turn(solver, start, timeout, cancel):
-            if timeout is not None:
-                kwargs["timeout"] = max(0.0, timeout - (time.monotonic() - start))
-            return method(solver, *args, **kwargs)
+        try:
+            with taking_turn(solver, start, timeout, cancel):
+                if timeout is not None:
+                    kwargs["timeout"] = max(0.0, timeout - (time.monotonic() - start))
+                return method(solver, *args, **kwargs)
+        except SearchAborted as exc:
+            if method.__name__ == "analyse" and exc.steps is None:
+                exc.steps = []          # it gave up waiting: no step finished (a list, as a later stop's)
+            raise
     functools.update_wrapper(taking_turns, method)     # the method's name and docstring
     return taking_turns
 
@@ -777,13 +782,20 @@ class Solver:
         try:
             value, moves = solve_here()
         except (SearchAborted, KeyboardInterrupt) as exc:
-            raise _analysis_stopped(exc, nodes, progress, steps) from None
+            raise _analysis_stopped(exc, nodes, progress, steps, None) from None
         except DdcardsError as exc:
             # the first position analysed cannot be solved as asked, though the document's own
             # position may (Prší without a horizon): say which position it was, as for any later step
             raise _at_start(exc, from_ply) if from_ply < len(pos.played) else exc from None
         initial, initial_outcome = value, outcome(value)
         value_outcome = initial_outcome
+
+        def so_far() -> Analysis:
+            """The analysis of the steps finished, up to the value before the next recorded action."""
+            return Analysis(game=pos.game, value_kind=value_kind, initial_value=report(initial),
+                            final_value=report(value), steps=list(steps), nodes=nodes,
+                            elapsed=time.perf_counter() - start, mode=mode, deal=deal,
+                            initial_outcome=initial_outcome, final_outcome=value_outcome, from_ply=from_ply)
         for ply in range(from_ply, len(pos.played)):
             move = pos.played[ply]
             seat = session.to_move
@@ -798,7 +810,7 @@ class Solver:
                     after, n = session.action_value(self._searcher, value, session.history[-1] in best,
                                                     following, cancel, remaining())
             except (SearchAborted, KeyboardInterrupt) as exc:
-                raise _analysis_stopped(exc, nodes, progress, steps) from None
+                raise _analysis_stopped(exc, nodes, progress, steps, so_far()) from None
             except DdcardsError as exc:
                 # a position on the way that cannot be solved as asked (Prší without a horizon):
                 # say which, as the document's own position and the deal's may solve
@@ -823,7 +835,7 @@ class Solver:
         try:
             final = self.solve(pos, mode=mode, timeout=remaining(), cancel=cancel, keep_tt=True, threads=threads)
         except (SearchAborted, KeyboardInterrupt) as exc:
-            raise _analysis_stopped(exc, nodes, progress, steps) from None
+            raise _analysis_stopped(exc, nodes, progress, steps, so_far()) from None
         nodes += final.nodes
         return Analysis(game=pos.game, value_kind=value_kind,
                         initial_value=report(initial), final_value=report(value), steps=steps, nodes=nodes,
@@ -847,11 +859,12 @@ def _at_start(exc: DdcardsError, from_ply: int = 0) -> DdcardsError:
 
 
 def _analysis_stopped(exc: SearchAborted | KeyboardInterrupt, nodes: int, progress: AnalysisProgress,
-                      steps: list[AnalysisStep]) -> SearchAborted | KeyboardInterrupt:
+                      steps: list[AnalysisStep], so_far: Analysis | None) -> SearchAborted | KeyboardInterrupt:
     """The analysis's own SearchTimeout, SearchCancelled or KeyboardInterrupt (Ctrl-C) for `exc`,
     which stopped it where `progress` says: ``nodes`` and the message count every search of the
     analysis (`nodes` before the one that stopped, and that one's), ``steps`` the steps finished
-    (a long deal's work is not lost to a timeout or Ctrl-C).  With no recorded action to analyse
+    and ``analysis`` the analysis of those (`so_far`: None if the first value was not found), so
+    that a long deal's work is not lost to a timeout or Ctrl-C.  With no recorded action to analyse
     the message says the value's search was stopped instead of "0 of the 0"."""
     total = nodes + getattr(exc, "nodes", 0)
     how = ("ran out of time" if isinstance(exc, SearchTimeout) else "was cancelled" if isinstance(exc, SearchAborted)
@@ -866,6 +879,7 @@ def _analysis_stopped(exc: SearchAborted | KeyboardInterrupt, nodes: int, progre
     stopped = type(exc)(f"the analysis {how} after {total:,} nodes, {where}")
     stopped.nodes = total                       # type: ignore[union-attr]
     stopped.steps = list(steps)                 # type: ignore[union-attr]
+    stopped.analysis = None if so_far is None else replace(so_far, nodes=total)   # type: ignore[union-attr]
     return stopped
 
 

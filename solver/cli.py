@@ -569,19 +569,22 @@ def cmd_analyse(args: argparse.Namespace) -> int:
                                                               mode=args.mode, threads=args.threads,
                                                               from_ply=args.from_ply)), pos
         except SearchAborted as exc:
-            if exc.steps and not args.json:
-                # A long deal's work is not lost to a timeout: the rows finished (show_stopped), and
-                # where to go on.
+            if exc.steps:
+                # A long deal's work is not lost to a timeout: the rows finished (show_stopped; with
+                # --json the record's steps), and where to go on.
                 stopped[id(exc)] = pos
                 go_on = exc.steps[-1].ply + 1
-                exc.args = (f"{exc.args[0]} (shown above; --from-ply {go_on} analyses the rest)",) + exc.args[1:]
+                rest = f"--from-ply {go_on} analyses the rest" if go_on < len(pos.played) else \
+                    "every recorded action is analysed"
+                rows = "the record's steps" if args.json else "shown above"
+                exc.args = (f"{exc.args[0]} ({rows}; {rest})",) + exc.args[1:]
             raise
 
     def show_stopped(outcome: Outcome, source: Input) -> None:
         """The rows a stopped analysis finished, under its document's header as an answer's."""
         exc = outcome.error
         pos = stopped.pop(id(exc), None)
-        if pos is None or not isinstance(exc, SearchAborted) or not exc.steps:
+        if pos is None or not isinstance(exc, SearchAborted) or not exc.steps or args.json:
             return
         header(outcome.entry, source)
         print(analysis_title(pos.start().session(), pos.game, args.from_ply, exc.steps[0].value_before))

@@ -12,7 +12,7 @@ inherit their parent's reason unless they name their own.
 from __future__ import annotations
 
 # At run time too (result imports nothing of ddcards): typing.get_type_hints reads the annotations.
-from ddcards.result import AnalysisStep, SearchProgress
+from ddcards.result import Analysis, AnalysisStep, SearchProgress
 
 
 class DdcardsError(ValueError):
@@ -125,7 +125,10 @@ class SearchAborted(Exception):
     move) or did not begin, and for an analysis.  A search of several positions at once (a
     DD table's rows) carries the progress of the first one not answered, and its index in
     ``row`` (None if none had any).  An analysis (``Solver.analyse``) carries in ``steps`` the
-    ``AnalysisStep`` of each action it finished analysing, in order (None from any other call).
+    ``AnalysisStep`` of each action it finished analysing, in order (None from any other call), and
+    in ``analysis`` an ``Analysis`` of those steps (its ``final_value`` the value before the next
+    recorded action, its ``final`` None; None if it stopped before its first value was found), which
+    ``ddcards.report.render`` shows as a page.
     """
 
     reason = "SEARCH_ABORTED"
@@ -133,6 +136,7 @@ class SearchAborted(Exception):
     progress: SearchProgress | None = None
     row: int | None = None
     steps: list[AnalysisStep] | None = None
+    analysis: Analysis | None = None
 
     def tell_progress(self, progress: SearchProgress, where: str = "") -> None:
         """Carry ``progress`` and say it in the message: "<why it stopped>; by then[, where:] <progress>".

@@ -333,6 +333,44 @@ def test_an_analysis_from_a_ply_outside_the_record_is_refused(bad, error):
     assert info.value.field == "from_ply" and info.value.token == repr(bad) and "§0.10" in info.value.rule
 
 
+def test_a_stopped_analysis_carries_the_analysis_of_its_finished_steps(monkeypatch):
+    """SearchTimeout.analysis: the Analysis of the steps finished (the report draws it as a page),
+    up to the value before the next recorded action; None where the first value was not found."""
+    from ddcards.games.base import Session
+    deal = ddcards.example("klaverjas")
+    doc = dict(deal, played=ddcards.solve(deal, mode="best").pv[:10])
+    whole = ddcards.Solver().analyse(doc)
+    search, calls = Session.search, []
+
+    def stopped_at(call):
+        def counted(self, *args, **kwargs):
+            calls.append(1)
+            if len(calls) == call:
+                raise ddcards.SearchTimeout("stand-in")
+            return search(self, *args, **kwargs)
+        calls.clear()
+        monkeypatch.setattr(Session, "search", counted)
+
+    stopped_at(5)                           # the start, the positions after 3 actions, then the 4th
+    with pytest.raises(ddcards.SearchTimeout) as info:
+        ddcards.Solver().analyse(doc)
+    part = info.value.analysis
+    assert part.steps == info.value.steps == whole.steps[:3] and part.final is None and part.from_ply == 0
+    assert (part.initial_value, part.final_value) == (whole.initial_value, whole.steps[2].value_after)
+    assert (part.initial_outcome, part.final_outcome) == (whole.initial_outcome, whole.steps[2].outcome)
+    assert part.deal == whole.deal and part.nodes == info.value.nodes > 0 and part.game == "klaverjas"
+    stopped_at(1)                           # the value at the start
+    with pytest.raises(ddcards.SearchTimeout) as info:
+        ddcards.Solver().analyse(doc)
+    assert info.value.analysis is None and info.value.steps == []
+    stopped_at(10)                          # from ply 2: 1 + 8 searches, then the final solve
+    with pytest.raises(ddcards.SearchTimeout) as info:
+        ddcards.Solver().analyse(doc, from_ply=2)
+    assert info.value.analysis.steps == whole.steps[2:] and info.value.analysis.from_ply == 2
+    assert info.value.analysis.final_value == whole.final_value
+    assert ddcards.SearchTimeout("not an analysis").analysis is None
+
+
 def test_analyse_of_a_position_without_history():
     an = ddcards.analyse(START)
     assert an.steps == [] and an.mistakes == []

@@ -895,7 +895,14 @@ def test_a_long_search_says_so_before_it_starts_once_per_run(tmp_path, capsys):
     path.write_text(json.dumps(fresh) + "\n" + json.dumps(fresh) + "\n")
     status = cli.main(["solve", str(path), "--tt-mb", "16", "--timeout", "0.05", "--no-progress", "--json"])
     assert status == cli.EXIT_ABORTED
-    notes = [line for line in capsys.readouterr().err.splitlines() if "note:" in line]
+    out, err = capsys.readouterr()
+    # each record says what the stopped search had done, as its message does: nodes, how far it got
+    for record in map(json.loads, out.splitlines()):
+        assert record["error_type"] == "SearchTimeout" and record["nodes"] > 0
+        assert f"after {record['nodes']:,} nodes; by then {record['progress']['answered']} of 6 distinct" in \
+            record["error"]
+        assert set(record["progress"]) == {"answered", "moves", "value", "move", "at_least"}
+    notes = [line for line in err.splitlines() if "note:" in line]
     assert notes == ["ddcards: note: this search takes long: a 36-card Mariasz deal with 24 cards left in the "
                      "stock, whose searches take tens of seconds to minutes (--timeout SECONDS bounds it, "
                      "--threads 2 uses a second core, Ctrl-C interrupts it)"]
@@ -1068,10 +1075,14 @@ def test_a_stopped_analysis_prints_the_steps_it_finished(capsys, monkeypatch, tm
     assert [row.split()[:3] for row in rows[1:]] == [[str(s.ply), str(s.seat), s.move] for s in whole.steps[:3]]
     assert err == ("ddcards: stopped: the analysis ran out of time after 99 nodes, with 3 of the 32 recorded actions "
                    "analysed (shown above; --from-ply 3 analyses the rest)\n")
+    # --json: the record carries the finished steps (the error record had only the message)
     assert cli.main(["analyse", str(path), "--no-progress", "--json"]) == cli.EXIT_ABORTED
     out, err = capsys.readouterr()
-    [record] = [json.loads(line) for line in out.splitlines()]          # --json: no rows, the error as it was
-    assert record["error"] == "the analysis ran out of time after 99 nodes, with 3 of the 32 recorded actions analysed"
+    [record] = [json.loads(line) for line in out.splitlines()]
+    assert record["error"] == ("the analysis ran out of time after 99 nodes, with 3 of the 32 recorded actions "
+                               "analysed (the record's steps; --from-ply 3 analyses the rest)")
+    assert record["error_type"] == "SearchTimeout" and record["nodes"] == 0    # (the stand-in's: set by Solver)
+    assert record["steps"] == [s.to_dict() for s in whole.steps[:3]] and "progress" not in record
 
 
 def test_a_stopped_analysis_of_several_documents_says_which_one_its_rows_are(capsys, monkeypatch, tmp_path):

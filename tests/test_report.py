@@ -673,3 +673,78 @@ def test_each_deal_says_what_its_values_mean(name, meaning):
         doc = ddcards.example(name)
     session = ddcards.Position.from_dict(doc).session()
     assert session.value_meaning == meaning and session.view()["value_meaning"] == meaning
+
+
+def stop_the_search_at(monkeypatch, call: int) -> None:
+    """The `call`-th search of a (Klaverjas) position from now on runs out of time, as a --timeout
+    in a long analysis would there."""
+    from ddcards.games.base import Session
+    search, calls = Session.search, []
+
+    def counted(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == call:
+            stopped = ddcards.SearchTimeout("the search ran out of time (stand-in)")
+            stopped.nodes = 5
+            raise stopped
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(Session, "search", counted)
+
+
+def test_cli_report_stopped_by_its_timeout_writes_the_play_analysed(tmp_path, monkeypatch, capsys):
+    """A --timeout in a long analysis wrote no page: the minutes of analysis before it were lost. The
+    page of the actions analysed is written, marked incomplete, and the command says it stopped."""
+    from ddcards import cli
+    deal = ddcards.example("klaverjas")
+    doc = dict(deal, played=ddcards.solve(deal, mode="best").pv)
+    whole = ddcards.Solver().analyse(doc, mode="all")
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps(doc))
+    stop_the_search_at(monkeypatch, 7)          # the start, the positions after 5 cards, then the 6th card
+    assert cli.main(["report", str(path), "--no-progress"]) == cli.EXIT_ABORTED
+    out, err = capsys.readouterr()
+    wrote, stopped = err.splitlines()
+    assert wrote == f"ddcards: wrote {tmp_path / 'deal.html'}"
+    assert re.fullmatch(r"ddcards: stopped: the analysis ran out of time after [\d,]+ nodes, with 5 of the 32 "
+                        r"recorded actions analysed \(the page shows the play analysed before it stopped; "
+                        r"--from-ply 5 reports the rest\)", stopped)
+    page = (tmp_path / "deal.html").read_text(encoding="utf-8")
+    assert page.count('<tr id="ply-') == 5
+    assert ('<p class="stopped" role="status"><strong>Incomplete:</strong> the analysis ran out of time after '
+            "ply 4: this page shows plies 0 to 4; the 27 recorded cards after them are not analysed (ddcards "
+            "report --from-ply 5 reports them).</p>") in page
+    assert (f"At the start the value is <strong>{whole.initial_value:+d}</strong>" in page
+            and f"after ply 4, where the analysis stopped, it is <strong>{whole.steps[4].value_after:+d}</strong>"
+            in page)
+    assert f"The value after ply 4 <strong>{whole.steps[4].value_after:+d}</strong>" in page
+    data = json.loads(re.search(r'<script type="application/json" id="analysis">(.*?)</script>', page, re.S)[1])
+    assert data["steps"] == [s.to_dict() for s in whole.steps[:5]] and data["final"] is None
+
+
+def test_cli_report_stopped_in_its_last_search_shows_every_action(tmp_path, monkeypatch, capsys):
+    from ddcards import cli
+    deal = ddcards.example("klaverjas")
+    doc = dict(deal, played=ddcards.solve(deal, mode="best").pv[:8])
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps(doc))
+    stop_the_search_at(monkeypatch, 10)         # the start, 8 positions after a card, then the final solve
+    assert cli.main(["report", str(path), "--no-progress", "-o", "-"]) == cli.EXIT_ABORTED
+    page, err = capsys.readouterr()
+    assert re.fullmatch(r"ddcards: stopped: the analysis ran out of time after [\d,]+ nodes, with 8 of the 8 "
+                        r"recorded actions analysed \(the page shows the play analysed before it stopped\)\n", err)
+    assert page.count('<tr id="ply-') == 8
+    assert ("<strong>Incomplete:</strong> the analysis ran out of time in its last search, after the recorded play: "
+            "every recorded action is analysed, but the optimal continuation and the final scores are not shown."
+            in page)
+
+
+def test_a_report_that_would_overwrite_its_input_says_so_before_it_searches(tmp_path, monkeypatch, capsys):
+    """(it was said after the analysis: minutes, for a long deal)"""
+    from ddcards import cli
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps(deals.seed_deal()))
+    searched = []
+    monkeypatch.setattr(ddcards.Solver, "analyse", lambda *a, **k: searched.append(1))
+    assert cli.main(["report", str(path), "-o", str(path)]) == cli.EXIT_BAD_INPUT
+    assert "would overwrite its input" in capsys.readouterr().err and searched == []

@@ -426,6 +426,11 @@ def test_a_call_waiting_for_a_shared_solver_keeps_its_timeout_and_cancel():
             as timed_out:
         shared.solve(ex, timeout=0.2)
     assert timed_out.value.nodes == 0 and time.monotonic() - start < 2.0
+    assert timed_out.value.steps is None                # not an analysis
+    # an analysis that gave up before it began finished no step: [] (it was None, as for a solve)
+    with pytest.raises(SearchTimeout, match="while it waited") as timed_out:
+        shared.analyse(ddcards.example("marias-seed"), timeout=0.2)
+    assert timed_out.value.steps == [] and timed_out.value.nodes == 0
     token = ddcards.CancelToken()
     threading.Timer(0.1, token.cancel).start()
     with pytest.raises(SearchCancelled, match="cancelled while it waited"):

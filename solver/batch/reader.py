@@ -106,6 +106,14 @@ class Outcome:
             out["token"], out["rule"] = self.error.token, self.error.rule
             if self.error.field:            # where in the document, as the service's errors say it
                 out["field"] = self.error.field
+        elif isinstance(self.error, SearchAborted):
+            # what the stopped search had done, as its message says it: its nodes, how far it got,
+            # and an analysis's finished steps (a long deal's work is not lost to a timeout)
+            out["nodes"] = self.error.nodes
+            if self.error.progress is not None:
+                out["progress"] = dataclasses.asdict(self.error.progress)
+            if self.error.steps is not None:
+                out["steps"] = [step.to_dict() for step in self.error.steps]
         return out
 
 

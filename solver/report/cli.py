@@ -9,7 +9,7 @@ from pathlib import Path
 
 import ddcards
 from ddcards._jsonio import is_input, printable, shown, token_text
-from ddcards.errors import NotationError
+from ddcards.errors import NotationError, SearchAborted, SearchTimeout
 
 REPORT_INPUT_RULE = "ddcards report: a position document with the recorded play, or an analysis document"
 
@@ -50,12 +50,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ddcards.cli import as_position, foreground, new_solver, note_long_analysis, one_document
     from ddcards.report import render, report_html
 
+    stopped: SearchAborted | None = None
     doc, _ = one_document(args, "a report shows one deal", "an analysis document (`ddcards analyse --json`) or a "
                           "position document with the recorded play")
     if isinstance(doc, Mapping) and "error" in doc and "error_type" in doc:
         # what `ddcards analyse --json` answered a bad document with: its error, not "field 'line'"
         raise NotationError(f"the input is an error record, not a deal to report: {shown(doc['error'], 300)}",
                             token=token_text(doc.get("error_type")), rule=REPORT_INPUT_RULE)
+    path = None if args.output == "-" else check_output(args)      # said before minutes of search
     if isinstance(doc, Mapping) and "steps" in doc:
         # an analysis document (ddcards analyse --json, perhaps minutes of searching): rendered as
         # it is, checked field by field (docs/RULES.md §0.10), without searching again
@@ -75,16 +77,58 @@ def cmd_report(args: argparse.Namespace) -> int:
         # On a worker thread, as `ddcards analyse`'s: Ctrl-C stops the analysis at once (a search
         # in C on the main thread would take the interrupt only when it ends: minutes).
         with foreground(args, engine, bounds=False) as searches:
-            page = searches.run(lambda cancel: report_html(position, solver=engine, timeout=args.timeout,
-                                                           cancel=cancel, threads=args.threads,
-                                                           from_ply=args.from_ply))
-    if args.output == "-":
+            try:
+                page = searches.run(lambda cancel: report_html(position, solver=engine, timeout=args.timeout,
+                                                               cancel=cancel, threads=args.threads,
+                                                               from_ply=args.from_ply))
+            except SearchAborted as exc:
+                if exc.analysis is None or not exc.analysis.steps:
+                    raise
+                # A long deal's work is not lost to --timeout: the page of the actions analysed,
+                # marked incomplete, and the command still says it stopped (exit status 1).
+                stopped = exc
+                page = render(exc.analysis.to_dict(), stopped=stopped_note(exc, exc.analysis, position))
+    if path is None:
         sys.stdout.write(page)
-        return 0
+    else:
+        write_page(args, path, page)
+    if stopped is not None:
+        assert stopped.analysis is not None
+        steps = stopped.analysis.steps
+        rest = (f"; --from-ply {steps[-1].ply + 1} reports the rest" if steps[-1].ply + 1 < len(position.played)
+                else "")
+        stopped.args = (f"{stopped.args[0]} (the page shows the play analysed before it stopped{rest})",) \
+            + stopped.args[1:]
+        raise stopped
+    return 0
+
+
+def stopped_note(exc: SearchAborted, analysis: ddcards.Analysis, position: ddcards.Position) -> str:
+    """What the page of an analysis stopped before its end says at its top."""
+    steps = analysis.steps
+    how = "ran out of time" if isinstance(exc, SearchTimeout) else "was cancelled"
+    left = len(position.played) - steps[-1].ply - 1
+    if not left:        # every recorded action analysed: the final solve (continuation, scores) stopped
+        return (f"the analysis {how} in its last search, after the recorded play: every recorded action is "
+                "analysed, but the optimal continuation and the final scores are not shown.")
+    unit = "action" if position.game == "prsi" else "card"
+    return (f"the analysis {how} after ply {steps[-1].ply}: this page shows plies {steps[0].ply} to "
+            f"{steps[-1].ply}; the {left} recorded {unit}{'s' if left != 1 else ''} after "
+            f"{'them' if len(steps) != 1 else 'it'} {'are' if left != 1 else 'is'} not analysed "
+            f"(ddcards report --from-ply {steps[-1].ply + 1} reports {'them' if left != 1 else 'it'}).")
+
+
+def check_output(args: argparse.Namespace) -> Path:
+    """The page's file (-o, or the input's name with .html), if it is not the input."""
     path = Path(args.output) if args.output else default_output(args)
     if path.resolve() == Path(args.file or "-").resolve() or is_input(args.file, path):
         raise NotationError(f"the report would overwrite its input {path}", token=str(path),
                             rule="-o names a new file")
+    return path
+
+
+def write_page(args: argparse.Namespace, path: Path, page: str) -> None:
+    """Write `page` to `path`, say so, and open it if asked."""
     data = page.encode("utf-8")           # before the file is opened: a page that cannot be written leaves none
     try:
         path.write_bytes(data)
@@ -97,4 +141,3 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.open and not webbrowser.open(path.resolve().as_uri()):
         print(f"ddcards: no browser could be opened; the report is at {printable(str(path.resolve()))}",
               file=sys.stderr)
-    return 0

@@ -69,8 +69,11 @@ def _mapping_as_dict(value: Any) -> dict[Any, Any]:
 class Page:
     """The pieces of one report; each method returns escaped HTML."""
 
-    def __init__(self, doc: Mapping[str, Any]):
+    def __init__(self, doc: Mapping[str, Any], stopped: str = ""):
         self.doc = doc
+        # why the analysis stopped before the record's end ("" for a whole one): its steps are those
+        # finished, its final_value the value before the next recorded action
+        self.stopped = stopped
         self.deal: Mapping[str, Any] = doc.get("deal") or {}
         self.position: Mapping[str, Any] = self.deal.get("position") or {}
         self.suit_names: Sequence[str] = self.deal.get("suit_names") or ()
@@ -136,9 +139,11 @@ class Page:
         owner = self.deal.get("value_owner") or "the maximising side"
         start = self.value_html(self.doc["initial_value"], self.doc.get("initial_outcome") or "")
         end = self.value_html(self.doc["final_value"], self.doc.get("final_outcome") or "")
-        parts = [f"At the start the value is {start}; after the recorded play it is {end}." if not self.from_ply else
+        after = (f"after ply {_e(self.steps[-1]['ply'])}, where the analysis stopped," if self.stopped and self.steps
+                 else "after the recorded play")
+        parts = [f"At the start the value is {start}; {after} it is {end}." if not self.from_ply else
                  f"This analysis starts at ply {_e(self.from_ply)}: the hands shown are those before it, where the "
-                 f"value is {start}; after the recorded play it is {end}."]
+                 f"value is {start}; {after} it is {end}."]
         if outcome_mistakes:
             # The last card that turned the outcome is where the deal was decided.
             links = [f'<a href="#ply-{_e(s["ply"])}">ply {_e(s["ply"])}, {self.card(s["move"])} by '
@@ -152,7 +157,9 @@ class Page:
             parts.append(f"No {self.unit} changed the outcome.")
         parts.append(f"{len(lost)} {self.unit}{'s' if len(lost) != 1 else ''} lost value without changing it.")
         view = f"Values are {owner}'s" + (f": {self.value_doc}." if self.value_doc else ".")
-        return (f'<p class="lead">{" ".join(parts)}</p>\n<p class="note">{_e(view)} Every value is exact: '
+        banner = f'<p class="stopped" role="status"><strong>Incomplete:</strong> {_e(self.stopped)}</p>\n' \
+            if self.stopped else ""
+        return (f'{banner}<p class="lead">{" ".join(parts)}</p>\n<p class="note">{_e(view)} Every value is exact: '
                 "all hands are known and every side plays its best from then on (double dummy).</p>")
 
     def hand(self, seat: int, hand: str) -> str:
@@ -364,16 +371,19 @@ class Page:
                 for seat, v in enumerate(settlement)) + "</tbody></table>")
         verdict = self.doc.get("final_outcome")
         if verdict:
-            out.insert(0, f'<p class="verdict-final">Final value <strong>{_e(signed(self.doc["final_value"]))}'
+            what = f"The value after ply {_e(self.steps[-1]['ply'])}" if self.stopped and self.steps else "Final value"
+            out.insert(0, f'<p class="verdict-final">{what} <strong>{_e(signed(self.doc["final_value"]))}'
                           f'</strong>: {_e(verdict)}.</p>')
         return "\n".join(out)
 
 
-def render(doc: Mapping[str, Any]) -> str:
+def render(doc: Mapping[str, Any], stopped: str = "") -> str:
     """The report page of an analysis document (``Analysis.to_dict()``); NotationError naming the
-    field when the document has a field the page cannot show (a step's ``ply`` that is text, say)."""
+    field when the document has a field the page cannot show (a step's ``ply`` that is text, say).
+    `stopped`: why the analysis stopped before the record's end (the ``analysis`` of a
+    SearchTimeout from ``Solver.analyse``), said at the top of the page; "" for a whole analysis."""
     check_analysis(doc)
-    page = Page(doc)
+    page = Page(doc, stopped)
     german = " deck-german" if page.suit_names else ""
     return Template(template("report.html.tmpl")).substitute(
         title=_e(page.title()),
