@@ -890,7 +890,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="The double-dummy table of each deal (nothing played yet): Klaverjas, the "
                                    "value for every trump suit and either playing team; Mariáš, every legal "
                                    "discard and contract with its value and the declarer's money.")
-    common(p, example="klaverjas", answers="table documents")
+    common(p, example="klaverjas", answers="table documents", bounded="the table of a deal (all its searches)")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="searches run at once, 1 to 64 (default: the CPUs available, at most 8)")
     p.add_argument("--all", action="store_true",
