@@ -29,7 +29,7 @@ STAKE = "a stake"
 class OptionInfo:
     """A variant a request may switch on (docs/RULES.md §0.6 rule 4; Mariáš's in §1.9).
 
-    ``type``: "bool", "int", "str" (one of ``choices``) or "float"; ``default``: its value when
+    ``type``: "bool", "int" or "str" (one of ``choices``): ``OptionType``; ``default``: its value when
     left out (None: the option has a default of its own, which ``description`` says, such as
     Prší's ``player``, the player to move). ``minimum``, ``maximum`` (inclusive) and ``meaning``
     concern whole-number options only (``ddcards games`` and ListGames give them for those
