@@ -248,7 +248,7 @@ class AnalysisStep:
     best_moves: list[str]
     cost: int
     mistake: bool                      # it cost something (cost > 0)
-    # Added for the report and the board (issue 15):
+    # What the report and the analysis board show of each step:
     changes_outcome: bool = False      # it turned the outcome (the game's verdict) against the mover
     outcome: str = ""                  # the game's verdict on the value after it ("declarer wins")
     moves: list[MoveValue] = field(default_factory=list)   # every legal move before it (analyse mode "all")
@@ -287,7 +287,7 @@ class Analysis:
     steps: list[AnalysisStep]
     nodes: int = field(default=0, compare=False)         # (as Result's: not compared)
     elapsed: float = field(default=0.0, compare=False)
-    # Added for the report and the board (issue 15):
+    # What the report and the analysis board lay out (the deal, the verdicts, the continuation):
     mode: Mode = Mode.OPTIMAL          # ALL: every step lists every legal move's value
     deal: dict[str, Any] = field(default_factory=dict)   # the start as Session.view() shows it + "position"
     initial_outcome: str = ""          # the game's verdict on the value at the start, and at the end
