@@ -121,12 +121,15 @@ class RejectedRequest(grpc.RpcError, DdcardsError):
         return RejectedRequest, (self.failure,)      # pickled as its Failure (a process pool's worker)
 
     def code(self) -> grpc.StatusCode:
+        """The status code the server gives such a position (INVALID_ARGUMENT), as a failed call's."""
         return self._status.code
 
     def details(self) -> str:
+        """The status message: what is wrong, naming the token and the rule."""
         return self._status.details
 
     def trailing_metadata(self) -> Any:
+        """The trailers a failed call carries: the google.rpc details that ``error_details`` reads."""
         return self._status.trailing_metadata
 
 
@@ -296,6 +299,7 @@ class Client:
         self.close()
 
     def close(self) -> None:
+        """Close the channel this client opened (one given as ``channel=`` is the caller's to close)."""
         if self._own_channel:
             self._raw_channel.close()
 
@@ -305,6 +309,7 @@ class Client:
 
     @staticmethod
     def solve_request(position: Any, mode: str | int = "all", *, timeout_seconds: float = 0.0) -> pb.SolveRequest:
+        """The ``SolveRequest`` message ``solve`` sends for `position` (0 ``timeout_seconds``: no limit of its own)."""
         return pb.SolveRequest(mode=convert.name_to_mode(mode), timeout_seconds=timeout_seconds, **_source(position))
 
     @overload

@@ -124,6 +124,7 @@ class MoveValue:
     distance: int | None = None        # Prší: plies to the end the move forces (None: none forced)
 
     def to_dict(self) -> dict[str, Any]:
+        """Its JSON form: ``{"move", "value", "optimal", "distance"}`` (an entry of a result's ``moves``)."""
         return {"move": self.move, "value": self.value, "optimal": self.optimal, "distance": self.distance}
 
 
@@ -188,6 +189,7 @@ class Result:
 
     @property
     def move_values(self) -> dict[str, int | None]:
+        """``moves`` as a dict: each listed move's value (None where the mode did not ask it)."""
         return {m.move: m.value for m in self.moves}
 
     def __str__(self) -> str:
@@ -204,6 +206,8 @@ class Result:
         return preformatted(str(self))
 
     def to_dict(self) -> dict[str, Any]:
+        """The result document (docs/RULES.md §0.9), as ``ddcards solve --json`` prints it: ``parts``
+        only where there are any (a Mariáš Hra with Sedma or Kilo announced), ``elapsed`` as ``elapsed_ms``."""
         return {
             "game": self.game,
             "mode": self.mode.value,
@@ -260,6 +264,7 @@ class AnalysisStep:
     best_distance: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The step as an entry of the analysis document's ``steps`` (docs/RULES.md §0.10)."""
         return {"ply": self.ply, "seat": self.seat, "move": self.move,
                 "value_before": self.value_before, "value_after": self.value_after,
                 "best_moves": list(self.best_moves), "cost": self.cost, "mistake": self.mistake,
@@ -332,6 +337,8 @@ class Analysis:
         return preformatted(str(self))
 
     def to_dict(self) -> dict[str, Any]:
+        """The analysis document (docs/RULES.md §0.10), as ``ddcards analyse --json`` prints it:
+        ``mistakes`` and ``outcome_mistakes`` as the steps' plies, ``final`` as a result document."""
         return {
             "game": self.game,
             "value_kind": self.value_kind,
