@@ -129,6 +129,7 @@ class GameInfo:
         return max(self.table_mb, self.table_mb_max)
 
     def option(self, name: str) -> OptionInfo | None:
+        """The option called `name` (exactly, as ``options`` lists it), or None if the game has none such."""
         for opt in self.options:
             if opt.name == name:
                 return opt
@@ -168,6 +169,7 @@ class Score:
     parts: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"points", "tricks", "parts"}``, each a new dict (parts: a dict by side for each name)."""
         return {"points": dict(self.points), "tricks": dict(self.tricks),
                 "parts": {name: dict(by_side) for name, by_side in self.parts.items()}}
 
