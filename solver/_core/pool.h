@@ -1,7 +1,7 @@
 /* Parked threads for the searches that use several (root_split.pxi, run_on_threads).
  *
- * A search on N threads used to start N - 1 threads and join them, each
- * search of a few milliseconds paying a thread's start and end.  Here a
+ * Starting N - 1 threads for each search on N threads and joining them would
+ * make every search of a few milliseconds pay a thread's start and end.  So a
  * thread, once started, parks on its condition variable when its work is done
  * and is handed the next search's work (spinning rather than parking, on either
  * side, measured no faster).  A search takes idle threads (starting new ones

@@ -1,8 +1,8 @@
 /* Ctrl-C for a search on Python's main thread.
  *
  * Python runs its SIGINT handler on the main thread between bytecodes, so a
- * search there (C, without the GIL) held Ctrl-C back until it ended: minutes
- * for a fresh 36-card Mariasz deal.  While such a search runs, this handler
+ * search there (C, without the GIL) would hold Ctrl-C back until it ended:
+ * minutes for a fresh 36-card Mariasz deal.  While such a search runs, this handler
  * takes SIGINT in place of the one there was (Python's) and only raises a
  * flag the search polls with its cancel flag; once the search is over, the
  * handler there was is put back and the signal handed to it (raised again), so
