@@ -289,6 +289,7 @@ cdef class Searcher:
 
     @property
     def tt_entries(self):
+        """The entries of the part of the table searches use (``use``): buckets x TT_WAYS."""
         return self.tt.nbuckets * TT_WAYS
 
     @property
@@ -298,6 +299,8 @@ cdef class Searcher:
 
     @property
     def tt_stats(self):
+        """The table's probes, hits and stores, every thread's, counted since it was allocated
+        (``resize`` starts them again; ``clear`` and ``use`` do not)."""
         return {"probes": self.tt.probes, "hits": self.tt.hits, "stores": self.tt.stores}
 
     cdef int _prepare(self, SearchCtx* c, Board board, CancelToken cancel, object timeout,
