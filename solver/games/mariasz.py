@@ -790,8 +790,8 @@ class Mariasz(Game):
         """Points in a two-player 36-card deal with LONG_SEARCH_STOCK or more cards left in the stock:
         its search takes tens of seconds to minutes (README, Mariasz: 9 s with 18 left, a minute or
         more for a fresh deal). A race there is as long where neither side's claim is near (each
-        LONG_RACE_NEED or more from 131 by its start score; README: 9 s to over 3 minutes): it
-        said nothing of those."""
+        LONG_RACE_NEED or more from 131 by its start score; README: 9 s to over 3 minutes), so
+        such a race is named too."""
         if setup.variant != "standard" or not setup.stock:
             return None
         race = setup.objective == "race"
