@@ -650,8 +650,8 @@ class Solver:
         search counted before it stopped; their ``progress``: the first moves
         answered and the best bound on the value proven by then, which the
         message repeats); DdcardsError subclasses for bad
-        input, InvalidOptionError for a NaN or negative timeout; MemoryError if
-        a per-game table cannot grow to the game's size.  A search stops within
+        input, InvalidOptionError for a NaN or negative timeout; TableMemoryError
+        (a MemoryError) if a per-game table cannot grow to the game's size.  A search stops within
         milliseconds of its deadline or cancel, but the first searches of a
         fresh large table (a 36-card Mariasz deal's, up to 1 GiB) may overrun by
         up to a second while the kernel backs its memory (benchmarks/RESULTS.md,
