@@ -76,12 +76,12 @@ cdef inline void play_card(ZPos* p, ZState* s, int c) noexcept nogil:
     married = marriage_with(p, s.hand[seat], c)
     s.pending[s.nt] = 0
     if married:
-        if s.nt == 0:                         # on lead: scores at once (§3.6.1)
+        if s.nt == 0:                         # on lead: scores at once (§3.6 rule 1)
             s.pts[side] += married
             s.mpts[seat] += married
             s.mcount[seat] += 1
             claim(p, s, side)
-        elif p.mos:                           # as a follower: if this card wins (§3.6.2)
+        elif p.mos:                           # as a follower: if this card wins (§3.6 rule 2)
             s.pending[s.nt] = married
     s.trick[s.nt] = c
     s.trickmask |= bit(c)
@@ -111,7 +111,7 @@ cdef inline void play_card(ZPos* p, ZState* s, int c) noexcept nogil:
     s.tricks[side] += 1
     s.ntricks += 1
     claim(p, s, side)
-    if s.drawn < p.nstock:                    # the winner draws first (§3.3.3)
+    if s.drawn < p.nstock:                    # the winner draws first (§3.3 rule 3)
         wc = stock_card(p, s, s.drawn)
         s.hand[w] |= bit(wc)
         s.stockmask &= ~bit(wc)
