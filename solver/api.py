@@ -362,9 +362,10 @@ class Solver:
     tt_mb=None (the default): the table is sized per game, as each position
     asks (``Position.table_mb``): 2 MiB (it stays in a core's L2 cache, the
     fastest for Mariáš, Klaverjas and Prší), 32 MiB for Mariasz, whose long
-    searches need room, and more early in a long Mariasz deal: 128 MiB with
-    16 or more cards left in a two-player stock, up to 1024 MiB for a fresh
-    36-card deal, 128 MiB for the first tricks of a 36-card three-player one.
+    searches need room, and more early in a long Mariasz deal solved for
+    points (a race keeps 32): 128 MiB with 16 or more cards left in a
+    two-player stock, up to 1024 MiB for a fresh 36-card deal, 128 MiB for
+    the first tricks of a 36-card three-player one.
     The table starts at 2 MiB and grows, empty, the first time a search
     wants more; it keeps that memory after (a Solver that alternates games
     allocates once, not at every switch), and a smaller search runs in a
