@@ -12,6 +12,7 @@ shown as the progress bar is: on a terminal, or as asked.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -44,6 +45,9 @@ class Foreground:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ddcards-search")
         self._shown = False
         self._base = self._last = 0        # nodes of the run's earlier searches; the last reading
+        # The ticker's line and what the search's thread prints (an analysis's rows, as they come)
+        # take turns, so that a row never lands inside the ticker's line.
+        self._screen = threading.Lock()
 
     def run(self, search: Callable[[CancelToken], T]) -> T:
         """`search(cancel)` on the worker; its answer, or its exception, here."""
@@ -71,6 +75,13 @@ class Foreground:
             raise
         finally:
             self._clear()
+
+    def emit(self, write: Callable[[], None]) -> None:
+        """Run `write` (which prints, from any thread) with the ticker's line cleared first; the
+        ticker comes back at its next tick."""
+        with self._screen:
+            self._clear_line()
+            write()
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
@@ -100,11 +111,16 @@ class Foreground:
         if analysis is not None and analysis.actions:
             figures += f"; {analysis}"
         line = f"ddcards: searching {clock}{figures}; Ctrl-C stops"
-        self._shown = True                  # before the write: Ctrl-C may land in it, and the line is cleared
-        self.stream.write("\r" + line + "\x1b[K")
-        self.stream.flush()
+        with self._screen:
+            self._shown = True              # before the write: Ctrl-C may land in it, and the line is cleared
+            self.stream.write("\r" + line + "\x1b[K")
+            self.stream.flush()
 
     def _clear(self) -> None:
+        with self._screen:
+            self._clear_line()
+
+    def _clear_line(self) -> None:
         if self._shown:
             self.stream.write("\r\x1b[K")
             self.stream.flush()

@@ -304,6 +304,7 @@ def _check_solve(args: tuple[Any, ...], given: dict[str, Any]) -> None:
 def _check_analyse(args: tuple[Any, ...], given: dict[str, Any]) -> None:
     pos = _given_position(args, given)
     _analysis_mode(given.get("mode", Mode.OPTIMAL))
+    _step_callback(given.get("on_step"))
     if pos is not None:
         check_from_ply(given.get("from_ply", 0), len(pos.played))
 
@@ -697,7 +698,7 @@ class Solver:
     @_one_at_a_time
     def analyse(self, position: PositionLike, *, timeout: float | None = None,
                 cancel: CancelToken | None = None, mode: Mode | str = Mode.OPTIMAL, threads: int = 1,
-                from_ply: int = 0) -> Analysis:
+                from_ply: int = 0, on_step: Callable[[AnalysisStep], object] | None = None) -> Analysis:
         """The value before and after every recorded action of `position`, from the deal's start
         (or from ``played[from_ply]``).
 
@@ -715,14 +716,19 @@ class Solver:
         analysed (0 to ``len(played)``): the actions before it are replayed, not searched, so a
         long deal's late play is analysed without the searches of its start (a 36-card Mariasz
         deal's first tricks take minutes); the steps are those of the whole analysis from there.
+        on_step: called with each step as soon as it is analysed, in the thread that analyses
+        (a long deal's values shown as they come: each step of a fresh 36-card Mariasz deal's
+        first tricks takes a minute or more); an exception it raises ends the analysis.
         """
         timeout = _check_limits(timeout, cancel)
         threads = _threads(threads)
         pos = _position(position)
         mode = _analysis_mode(mode)
         from_ply = check_from_ply(from_ply, len(pos.played))
+        on_step = _step_callback(on_step)
         try:
-            return self._analyse(pos, timeout=timeout, cancel=cancel, mode=mode, threads=threads, from_ply=from_ply)
+            return self._analyse(pos, timeout=timeout, cancel=cancel, mode=mode, threads=threads, from_ply=from_ply,
+                                 on_step=on_step)
         finally:
             self._analysing = None
 
@@ -734,7 +740,7 @@ class Solver:
         return self._analysing
 
     def _analyse(self, pos: Position, *, timeout: float | None, cancel: CancelToken | None, mode: Mode,
-                 threads: int, from_ply: int) -> Analysis:
+                 threads: int, from_ply: int, on_step: Callable[[AnalysisStep], object] | None) -> Analysis:
         """Solver.analyse, its arguments checked; analysis_now follows it."""
         progress = AnalysisProgress(analysed=0, actions=len(pos.played) - from_ply, from_ply=from_ply)
         self._analysing = progress
@@ -829,6 +835,8 @@ class Solver:
                 distance=session.distance(after), best_distance=session.distance(value)))
             progress = replace(progress, analysed=len(steps))
             self._analysing = progress
+            if on_step is not None:
+                on_step(steps[-1])
             value, moves, value_outcome = following, next_moves, outcome(following)
         # The final solve from the analysis's owner's view (Prší: P at the deal's start, where a
         # solve's own default P is the player to move after the last action).
@@ -843,6 +851,15 @@ class Solver:
                         elapsed=time.perf_counter() - start, mode=mode, deal=deal,
                         initial_outcome=initial_outcome, final_outcome=value_outcome, final=final,
                         from_ply=from_ply)
+
+
+def _step_callback(on_step: Any) -> Callable[[AnalysisStep], object] | None:
+    """`on_step` checked: a function of one AnalysisStep, or None."""
+    if on_step is not None and not callable(on_step):
+        raise InvalidArgumentTypeError(f"on_step must be a function of one AnalysisStep or None, not {shown(on_step)}",
+                                       token=token_text(on_step), rule="analyse: on_step is called with each step",
+                                       field="on_step")
+    return cast(Callable[[AnalysisStep], object] | None, on_step)
 
 
 def _at_step(exc: DdcardsError, ply: int, move: str) -> DdcardsError:
@@ -920,10 +937,10 @@ def solve(position: PositionLike, *, mode: Mode | str = Mode.ALL,
 
 def analyse(position: PositionLike, *, timeout: float | None = None,
             cancel: CancelToken | None = None, mode: Mode | str = Mode.OPTIMAL, threads: int = 1,
-            from_ply: int = 0) -> Analysis:
+            from_ply: int = 0, on_step: Callable[[AnalysisStep], object] | None = None) -> Analysis:
     """Analyse the recorded play of `position`; see Solver.analyse."""
     return default_solver().analyse(position, timeout=timeout, cancel=cancel, mode=mode, threads=threads,
-                                    from_ply=from_ply)
+                                    from_ply=from_ply, on_step=on_step)
 
 
 def solve_many(positions: Iterable[PositionLike], *, jobs: int | None = None, executor: Any = None,

@@ -28,7 +28,7 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, BinaryIO, TextIO
 
 import ddcards
@@ -294,6 +294,12 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
               "the deal's as dealt (`ddcards solve` gives its best moves)", file=out)
     else:
         print_steps(an.steps, pos.game, out)
+    print_analysis_end(an, pos, start, out)
+
+
+def print_analysis_end(an: ddcards.Analysis, pos: ddcards.Position, start: Session, out: TextIO) -> None:
+    """What the analysis table ends with, after its rows: the mistakes, the final value, the
+    settlement, the nodes (`start`: a session at the deal's start)."""
     if an.mistakes:
         print(f"Mistakes    {len(an.mistakes)}: " + ", ".join(
             f"ply {s.ply} {s.move} (seat {s.seat}, cost {s.cost})" for s in an.mistakes), file=out)
@@ -328,15 +334,26 @@ def analysis_title(start: Session, game: str, from_ply: int, initial_value: int)
 
 def print_steps(steps: list[ddcards.AnalysisStep], game: str, out: TextIO) -> None:
     """The analysis table's rows, under their header: one per step (mode all: with every move's value)."""
-    # Prší's draws and passes, an Ober with its suit, Mariasz's exchange: actions, not cards
-    unit = "card" if game != "prsi" and all(s.move != "exchange" for s in steps) else "action"
-    width = max([4, len(unit)] + [len(s.move) for s in steps]) + 1     # Mariasz's "exchange" is a move too
-    print(f"{'ply':>4} {'seat':>4}  {unit:<{width}}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
+    width = print_steps_header([s.move for s in steps], game, out)
     for s in steps:
-        print(f"{s.ply:>4} {s.seat:>4}  {s.move:<{width}}{signed(s.value_before):>7}{signed(s.value_after):>7}"
-              f"{s.cost:>6}  {' '.join(s.best_moves)}{step_mark(s)}", file=out)
-        if s.moves:                        # mode all: every legal move's value at that point
-            print(f"{'':>11}moves  " + "  ".join(move_value(m) for m in s.moves), file=out)
+        print_step(s, width, out)
+
+
+def print_steps_header(moves: Sequence[str], game: str, out: TextIO) -> int:
+    """The header of the rows of the steps that play `moves`; the width of their move column."""
+    # Prší's draws and passes, an Ober with its suit, Mariasz's exchange: actions, not cards
+    unit = "card" if game != "prsi" and "exchange" not in moves else "action"
+    width = max([4, len(unit)] + [len(move) for move in moves]) + 1     # Mariasz's "exchange" is a move too
+    print(f"{'ply':>4} {'seat':>4}  {unit:<{width}}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
+    return width
+
+
+def print_step(s: ddcards.AnalysisStep, width: int, out: TextIO) -> None:
+    """One row of the analysis table (mode all: and every move's value under it)."""
+    print(f"{s.ply:>4} {s.seat:>4}  {s.move:<{width}}{signed(s.value_before):>7}{signed(s.value_after):>7}"
+          f"{s.cost:>6}  {' '.join(s.best_moves)}{step_mark(s)}", file=out)
+    if s.moves:                        # mode all: every legal move's value at that point
+        print(f"{'':>11}moves  " + "  ".join(move_value(m) for m in s.moves), file=out)
 
 
 def step_mark(s: ddcards.AnalysisStep) -> str:
@@ -361,19 +378,32 @@ def step_mark(s: ddcards.AnalysisStep) -> str:
 def for_each_document(args: argparse.Namespace, work: Callable[[Any], Any],
                       show: Callable[[Any, Entry, Input], None], failed: list[int] | None = None,
                       done: Callable[[Input], None] | None = None,
-                      show_failed: Callable[[Outcome, Input], None] | None = None) -> int:
+                      show_failed: Callable[[Outcome, Input], None] | None = None,
+                      begin: Callable[[Entry, Input], None] | None = None) -> int:
     """Run `work` on every document of the input as it is read, and `show` each answer.
 
     A bad document is reported (an error record with --json, else a line on stderr) and
     the rest go on; the exit status is the worst seen.  `failed`: its one item counts them;
     `done` is called after each document, answered or not (a progress bar); `show_failed`
-    before a failed document's report (what it finished, under the document's header).
+    before a failed document's report (what it finished, under the document's header);
+    `begin` before each document's `work` (which may print as it goes: an analysis's rows).
+    A failure to write the output ends the command, even where `work` met it.
     """
     source = open_input(args)
     status, seen = EXIT_OK, 0
+
+    def begun(entries: Iterator[Entry]) -> Iterator[Entry]:
+        for entry in entries:
+            if begin is not None:
+                begin(entry, source)
+            yield entry
+
     try:
-        for outcome in answer_each(source.entries, work):
+        for outcome in answer_each(begun(source.entries), work):
             seen += 1
+            if isinstance(outcome.error, BrokenPipeError) or (isinstance(outcome.error, NotationError)
+                                                               and outcome.error.token == "standard output"):
+                raise outcome.error     # the output's, not the document's: the command ends (main says it)
             if outcome.error is None:
                 show(outcome.answer, outcome.entry, source)
             else:
@@ -554,25 +584,61 @@ def note_long_search(args: argparse.Namespace, pos: ddcards.Position) -> bool:
     return True
 
 
+@dataclasses.dataclass
+class _Table:
+    """The readable analysis of the document under way, printed a row at a time: a long deal's
+    values show as they come (each of a fresh 36-card Mariasz deal's first steps takes minutes)."""
+
+    entry: Entry
+    source: Input
+    pos: ddcards.Position | None = None
+    width: int = 0              # of the move column, from the recorded actions analysed
+    printed: int = 0            # the steps printed so far
+
+    def print_rows(self, steps: Sequence[ddcards.AnalysisStep], from_ply: int) -> None:
+        """`steps`' rows not printed yet, under the document's header, title and column header."""
+        assert self.pos is not None
+        for step in steps[self.printed:]:
+            if not self.printed:
+                header(self.entry, self.source)
+                print(analysis_title(self.pos.start().session(), self.pos.game, from_ply, step.value_before))
+                self.width = print_steps_header(self.pos.played[from_ply:], self.pos.game, sys.stdout)
+            print_step(step, self.width, sys.stdout)
+            self.printed += 1
+        sys.stdout.flush()
+
+
 def cmd_analyse(args: argparse.Namespace) -> int:
     engine = new_solver(args)
     searches = foreground(args, engine, bounds=False)      # each search is one position's of many
     noted = False
-    stopped: dict[int, ddcards.Position] = {}       # a stopped analysis's position, by its exception
+    table: _Table | None = None
+
+    def begin(entry: Entry, source: Input) -> None:
+        nonlocal table
+        table = _Table(entry, source)
 
     def work(doc: Any) -> tuple[ddcards.Analysis, ddcards.Position]:
         nonlocal noted
-        pos = as_position(doc)
+        assert table is not None
+        pos = table.pos = as_position(doc)
         noted = noted or note_long_analysis(args, pos)
+        # readable: each row as soon as its step is analysed (--json: one record at the end)
+        shown, steps = table, list[ddcards.AnalysisStep]()
+
+        def on_step(step: ddcards.AnalysisStep) -> None:
+            steps.append(step)
+            searches.emit(lambda: shown.print_rows(steps, args.from_ply))
+
         try:
             return searches.run(lambda cancel: engine.analyse(pos, timeout=args.timeout, cancel=cancel,
                                                               mode=args.mode, threads=args.threads,
-                                                              from_ply=args.from_ply)), pos
+                                                              from_ply=args.from_ply,
+                                                              on_step=None if args.json else on_step)), pos
         except SearchAborted as exc:
             if exc.steps:
-                # A long deal's work is not lost to a timeout: the rows finished (show_stopped; with
-                # --json the record's steps), and where to go on.
-                stopped[id(exc)] = pos
+                # A long deal's work is not lost to a timeout: the rows finished (shown as they came;
+                # with --json the record's steps), and where to go on.
                 go_on = exc.steps[-1].ply + 1
                 rest = f"--from-ply {go_on} analyses the rest" if go_on < len(pos.played) else \
                     "every recorded action is analysed"
@@ -581,14 +647,12 @@ def cmd_analyse(args: argparse.Namespace) -> int:
             raise
 
     def show_stopped(outcome: Outcome, source: Input) -> None:
-        """The rows a stopped analysis finished, under its document's header as an answer's."""
+        """The rows a stopped analysis finished, under its document's header as an answer's (those
+        not shown as they came)."""
         exc = outcome.error
-        pos = stopped.pop(id(exc), None)
-        if pos is None or not isinstance(exc, SearchAborted) or not exc.steps or args.json:
+        if args.json or table is None or table.pos is None or not isinstance(exc, SearchAborted) or not exc.steps:
             return
-        header(outcome.entry, source)
-        print(analysis_title(pos.start().session(), pos.game, args.from_ply, exc.steps[0].value_before))
-        print_steps(exc.steps, pos.game, sys.stdout)
+        table.print_rows(exc.steps, args.from_ply)
         if not source.single:
             print()
         sys.stdout.flush()
@@ -597,14 +661,19 @@ def cmd_analyse(args: argparse.Namespace) -> int:
         an, pos = answer
         if args.json:
             print(record(an.to_dict(), entry))
+            return
+        assert table is not None
+        if table.printed:           # the rows are out: what comes after them
+            table.print_rows(an.steps, args.from_ply)
+            print_analysis_end(an, pos, pos.start().session(), sys.stdout)
         else:
             header(entry, source)
             print_analysis(an, pos, sys.stdout)
-            if not source.single:
-                print()
+        if not source.single:
+            print()
 
     try:
-        return for_each_document(args, work, show, show_failed=show_stopped)
+        return for_each_document(args, work, show, show_failed=show_stopped, begin=begin)
     finally:
         searches.close()
 

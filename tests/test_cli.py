@@ -663,7 +663,7 @@ def _io_run(*args: str, stdin=None, stdout=None, close: tuple[int, ...] = ()) ->
 @pytest.mark.parametrize("args", [("solve", "--example"), ("solve", "--example", "--json"), ("games",),
                                   ("games", "--json"), ("examples",), ("examples", "prsi"),
                                   ("analyse", "--example", "--json"), ("report", "--example", "-o", "-"),
-                                  ("table", "--example")])
+                                  ("table", "--example"), ("analyse", "--example")])
 def test_a_full_disk_is_said_plainly(args):
     with open("/dev/full", "w") as full:
         status, _, err = _io_run(*args, stdout=full)
@@ -671,7 +671,7 @@ def test_a_full_disk_is_said_plainly(args):
     assert err == "ddcards: error: cannot write the output: No space left on device\n"
 
 
-@pytest.mark.parametrize("args", [("solve", "--example"), ("examples",), ("games",)])
+@pytest.mark.parametrize("args", [("solve", "--example"), ("examples",), ("games",), ("analyse", "--example")])
 def test_closed_standard_output_is_said_plainly(args):
     status, _, err = _io_run(*args, close=(1,))
     assert status == cli.EXIT_BAD_INPUT
@@ -740,7 +740,7 @@ def test_closed_standard_error_keeps_messages_off_standard_output():
 
 
 @pytest.mark.parametrize("args", [("games",), ("solve", "--example", "marias-seed", "--json"),
-                                  ("report", "--example", "-o", "-")])
+                                  ("report", "--example", "-o", "-"), ("analyse", "--example")])
 def test_a_reader_that_goes_away_ends_the_command_quietly(args):
     proc = subprocess.Popen([sys.executable, "-m", "ddcards", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
@@ -1115,3 +1115,60 @@ def test_a_stopped_analysis_of_several_documents_says_which_one_its_rows_are(cap
     assert lines[8].startswith("Mariáš hra, trumps H - value at the start +70")
     assert err == (f"ddcards: stopped: {path}, line 1: the analysis ran out of time after 99 nodes, with 3 of the 32 "
                    "recorded actions analysed (shown above; --from-ply 3 analyses the rest)\n")
+
+
+def test_an_analysis_prints_each_row_as_its_step_is_analysed(capsys, monkeypatch, tmp_path):
+    """A long deal's analysis (minutes for each of a fresh 36-card Mariasz deal's first steps)
+    printed nothing until its end: each row now comes as soon as its step is analysed, the table
+    the same as before, under each document's header in a file of several."""
+    deal = ddcards.example("klaverjas")
+    doc = dict(deal, played=ddcards.solve(deal, mode="best").pv[:6])
+    path = tmp_path / "deals.jsonl"
+    path.write_text(json.dumps(doc) + "\n" + json.dumps(ddcards.example("marias-seed")) + "\n")
+    analyse, chunks, rows = ddcards.Solver.analyse, [], []
+
+    def watched(self, pos, **kwargs):
+        on_step = kwargs.pop("on_step")
+
+        def step_done(step):
+            chunks.append(capsys.readouterr().out)
+            on_step(step)
+            printed = capsys.readouterr().out
+            chunks.append(printed)
+            rows.append((step.ply, printed))
+        return analyse(self, pos, on_step=step_done, **kwargs)
+
+    monkeypatch.setattr(ddcards.Solver, "analyse", watched)
+    assert cli.main(["analyse", str(path), "--no-progress"]) == cli.EXIT_OK
+    printed = "".join(chunks) + capsys.readouterr().out
+    # each step's row was out as soon as it was analysed (the first with the headers before it)
+    assert [ply for ply, _ in rows] == list(range(6)) + list(range(30))
+    assert all(out.splitlines()[-1].split()[0] == str(ply) for ply, out in rows)
+    assert rows[0][1].splitlines()[0] == f"# {path}, line 1" and rows[6][1].splitlines()[0] == f"# {path}, line 2"
+    assert chunks[0] == "" and chunks[12].startswith("Mistakes    ")     # the first's end before the second's
+    # ... and the table is the same as the one printed at the end
+    monkeypatch.setattr(ddcards.Solver, "analyse", lambda self, pos, **kwargs: analyse(
+        self, pos, **dict(kwargs, on_step=None)))
+    assert cli.main(["analyse", str(path), "--no-progress"]) == cli.EXIT_OK
+    whole = capsys.readouterr().out
+
+    def unsearched(text):
+        return [line for line in text.splitlines() if not line.startswith("Searched ")]
+    assert unsearched(printed) == unsearched(whole) and len(unsearched(whole)) > 40
+
+
+def test_analyse_on_step_is_checked_and_its_exception_ends_the_analysis():
+    doc = ddcards.example("marias-seed")
+    got = []
+    an = ddcards.Solver().analyse(doc, on_step=got.append)
+    assert got == an.steps and len(got) == 30
+    with pytest.raises(ddcards.InvalidArgumentTypeError, match="on_step must be a function of one AnalysisStep or "
+                       "None, not 'rows'") as info:
+        ddcards.analyse(doc, on_step="rows")
+    assert info.value.field == "on_step"
+
+    def enough(step):
+        if step.ply == 2:
+            raise LookupError("enough")
+    with pytest.raises(LookupError, match="enough"):
+        ddcards.Solver().analyse(doc, on_step=enough)
