@@ -778,6 +778,13 @@ class Solver:
             # the game's own words on a value here ("declarer wins", "nat: ...")
             return session.verdict(report(value), session.summary((), value).won, value_kind)
 
+        def outcome_here(value: int) -> str:
+            # the words for where the analysis starts or ends: how a game over ended, as the command
+            # line's solve and analyse say it (Prší: "the game is over: seat 1 went out first", not
+            # what can be forced within a horizon), else the verdict on the value
+            ended = getattr(session, "ended", None)
+            return (ended() if ended is not None else None) or outcome(value)
+
         report = session.reported
         steps: list[AnalysisStep] = []
         for move in pos.played[:from_ply]:
@@ -794,15 +801,15 @@ class Solver:
             # the first position analysed cannot be solved as asked, though the document's own
             # position may (Prší without a horizon): say which position it was, as for any later step
             raise _at_start(exc, from_ply) if from_ply < len(pos.played) else exc from None
-        initial, initial_outcome = value, outcome(value)
-        value_outcome = initial_outcome
+        initial, initial_outcome = value, outcome_here(value)
+        value_outcome = outcome(value)
 
         def so_far() -> Analysis:
             """The analysis of the steps finished, up to the value before the next recorded action."""
             return Analysis(game=pos.game, value_kind=value_kind, initial_value=report(initial),
                             final_value=report(value), steps=list(steps), nodes=nodes,
                             elapsed=time.perf_counter() - start, mode=mode, deal=deal,
-                            initial_outcome=initial_outcome, final_outcome=value_outcome, from_ply=from_ply)
+                            initial_outcome=initial_outcome, final_outcome=outcome_here(value), from_ply=from_ply)
         for ply in range(from_ply, len(pos.played)):
             move = pos.played[ply]
             seat = session.to_move
@@ -849,7 +856,7 @@ class Solver:
         return Analysis(game=pos.game, value_kind=value_kind,
                         initial_value=report(initial), final_value=report(value), steps=steps, nodes=nodes,
                         elapsed=time.perf_counter() - start, mode=mode, deal=deal,
-                        initial_outcome=initial_outcome, final_outcome=value_outcome, final=final,
+                        initial_outcome=initial_outcome, final_outcome=outcome_here(value), final=final,
                         from_ply=from_ply)
 
 

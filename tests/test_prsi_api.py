@@ -10,6 +10,7 @@ import pytest
 
 import ddcards
 from ddcards import InvalidOptionError, SearchTimeout
+from ddcards.report.render import render
 
 try:
     from tests.reference import prsi as ref
@@ -103,6 +104,26 @@ def test_the_final_solve_of_an_analysis_is_its_players():
     # a player given in the options is kept
     mine = ddcards.analyse(dict(doc, options={"horizon": 20, "player": 1})).to_dict()
     assert mine["value_owner"] == mine["final"]["value_owner"] == "seat 1" and mine["final"]["value"] == -1
+
+
+def test_a_finished_game_ends_the_analysis_with_how_it_ended():
+    """A record played to the end: its final outcome is how the game ended, as `ddcards analyse`
+    and `ddcards solve` print it, not "the opponent can force being out first within 20 plies",
+    which the report showed for a game already over."""
+    end = ENDGAME["played"] + ddcards.solve(ENDGAME).pv              # seat 0 goes out
+    for player in (0, 1):
+        doc = dict(ENDGAME, played=end, options={"horizon": 20, "player": player})
+        assert ddcards.Position.from_dict(doc).is_over
+        an = ddcards.analyse(doc, from_ply=len(ENDGAME["played"]))
+        assert an.final_outcome == "the game is over: seat 0 went out first"
+        assert an.final_value == an.steps[-1].value_after == (1 if player == 0 else -1)
+        # the steps keep the verdict on each value (whether the outcome turned is its flip)
+        assert not any(s.changes_outcome for s in an.steps)
+        page = render(an.to_dict())
+        final = page.split('<p class="verdict-final">')[1].split("</p>")[0]
+        assert final.endswith(": the game is over: seat 0 went out first.")
+        # analysed from the end: the start is that finished position too
+        assert ddcards.analyse(doc, from_ply=len(end)).initial_outcome == "the game is over: seat 0 went out first"
 
 
 def test_exact_analysis():
