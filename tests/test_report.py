@@ -617,6 +617,24 @@ def test_a_prsi_report_speaks_of_actions_not_cards_and_tricks():
     assert "Every card, trick by trick" in mariash and "Vertical rules end the tricks." in mariash
 
 
+def test_a_prsi_report_calls_the_cards_each_seat_holds_hand_sizes_not_scores():
+    # Prší scores nothing: a step's `score` and the result's `scores` are the cards each seat holds.
+    # The page called them "score so far seat 0 3, seat 1 5", "Play · score ..." and "Final scores
+    # seat 0 0, seat 1 11", which reads as points with the player who went out on nought.
+    def visible(html: str) -> str:
+        return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style)\b.*?</\1>", " ", html,
+                                                                  flags=re.S)))
+
+    text = visible(report_html(ddcards.example("prsi-endgame"), from_ply=6))
+    assert "score" not in text.lower()
+    assert "hand sizes so far seat 0 3, seat 1 5" in text
+    assert "Play · hand sizes at the end: seat 0 3, seat 1 5" in text
+    assert "Hand sizes at the end of the line seat 0 0 seat 1 11" in text
+    mariash = visible(report_html(ddcards.example("marias-seed"), from_ply=10))
+    assert "score so far declarer 40, defenders 30" in mariash and "Final scores declarer 90" in mariash
+    assert "Trick 4, won by seat 0 (declarer) · score declarer 40, defenders 30" in mariash
+
+
 def test_scores_read_as_words_in_the_trick_headers():
     # The report's trick headers and the board's score printed raw keys ("playing_roem 0").
     from ddcards.report.display import plain

@@ -84,6 +84,9 @@ class Page:
         self.table_cards: list[str] = (as_cards(self.deal.get("trick")) or []) if self.from_ply else []
         # What a step plays: a card in the trick games, an action in Prší (a card, draw, pass)
         self.unit = "action" if doc.get("game") == "prsi" else "card"
+        # What a step's `score` and the result's `scores` count: points or tricks, or in Prší, which
+        # scores nothing, the cards each seat holds (its winner's is 0: not a score to read as points)
+        self.counted = "hand sizes" if doc.get("game") == "prsi" else "score"
         try:
             self.game_title = find_game(doc["game"]).title
             # this deal's own meaning where the analysis gives it, else the game's for every objective
@@ -199,7 +202,7 @@ class Page:
                 # each side's score, where the view names the sides (not Mariasz's marriages apart)
                 sides = [side for side in self.deal.get("sides") or () if side in score]
                 shown = {side: score[side] for side in sides} if sides else score
-                centre.append(f'<p><span class="label">score so far</span> {_e(plain(shown))}</p>')
+                centre.append(f'<p><span class="label">{self.counted} so far</span> {_e(plain(shown))}</p>')
         layout = "around" if areas else "list"
         return (f'<div class="table {layout} seats-{len(hands)}">{"".join(cells)}'
                 f'<div class="centre" style="grid-area:c">{"".join(centre)}</div></div>')
@@ -325,7 +328,9 @@ class Page:
                     why = self.ended_mid_trick()
                     head = f"Trick {trick_no}, " + (f"not played out: {why}" if why else "unfinished")
                 won = "" if winner is None else f' data-winner="{_e(winner)}"'
-                shown = f' <span class="score">· score {_e(score)}</span>' if score else ""
+                # (Prší's one group of actions: the hand sizes after its last one)
+                counted = self.counted + (" at the end:" if not trick_size and winner is None else "")
+                shown = f' <span class="score">· {counted} {_e(score)}</span>' if score else ""
                 rows.append(f'<tbody class="trick" id="trick-{trick_no}" data-trick="{trick_no}"{won}>'
                             f'<tr class="trick-head"><th colspan="6" scope="rowgroup">{_e(head)}{shown}</th></tr>'
                             f'{"".join(trick_rows)}</tbody>')
@@ -348,7 +353,8 @@ class Page:
                        f'<span class="line">{line}</span>.</p>')
         scores = final.get("scores") or {}
         if scores:
-            out.append('<table class="scores"><caption>Final scores</caption><tbody>' + "".join(
+            caption = "Hand sizes at the end of the line" if self.counted == "hand sizes" else "Final scores"
+            out.append(f'<table class="scores"><caption>{caption}</caption><tbody>' + "".join(
                 f'<tr><th scope="row">{_e(spoken(k))}</th>'
                 f'<td class="num" data-score="{_e(k)}">{_e(v)}</td></tr>'
                 for k, v in scores.items()) + "</tbody></table>")
