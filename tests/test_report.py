@@ -635,6 +635,17 @@ def test_a_prsi_report_calls_the_cards_each_seat_holds_hand_sizes_not_scores():
     assert "Trick 4, won by seat 0 (declarer) · score declarer 40, defenders 30" in mariash
 
 
+def test_an_unfinished_record_reported_from_a_later_ply_counts_every_recorded_card():
+    # The seed deal's first 20 cards, reported from played[12]: the page said "The record stops
+    # after 8 cards", the cards it analysed, of a record of 20.
+    doc = dict(ddcards.example("marias-seed"))
+    doc["played"] = doc["played"][:20]
+    for from_ply in (0, 12, 20):
+        page = report_html(doc, from_ply=from_ply)
+        assert "The record stops after 20 cards; the rest is the optimal continuation:" in page, from_ply
+    assert "The record stops after 1 card; the rest" in report_html(dict(doc, played=doc["played"][:1]))
+
+
 def test_scores_read_as_words_in_the_trick_headers():
     # The report's trick headers and the board's score printed raw keys ("playing_roem 0").
     from ddcards.report.display import plain

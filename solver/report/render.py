@@ -346,10 +346,11 @@ class Page:
     def result(self) -> str:
         final = self.doc.get("final") or {}
         out = []
-        played = len(self.steps)
+        played = self.from_ply + len(self.steps)      # every recorded action, those before from_ply too
         if final.get("pv"):
             line = " ".join(self.card(c) for c in final["pv"])
-            out.append(f'<p>The record stops after {played} {self.unit}s; the rest is the optimal continuation: '
+            out.append(f'<p>The record stops after {played} {self.unit}{"s" if played != 1 else ""}; the rest is the '
+                       'optimal continuation: '
                        f'<span class="line">{line}</span>.</p>')
         scores = final.get("scores") or {}
         if scores:
