@@ -503,3 +503,16 @@ def test_parse_of_a_value_is_that_value() -> None:
     # what the API hands out reads back: Position.trump is a Suit, a table's top a Card
     for value in (*Suit, *Rank, *DECK):
         assert type(value).parse(value) is value  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("game, word, whose", [("marias-seed", "exchange", "Mariasz's exchange of the trump six"),
+                                               ("klaverjas", "Draw", "a Prší action"),
+                                               ("marias-seed", " pass", "a Prší action")])
+def test_another_games_action_in_a_record_of_cards_is_named(game, word, whose):
+    """(it was "unknown card 'exchange': 'e' is not a rank")"""
+    with pytest.raises(InvalidCardError) as info:
+        ddcards.Position.from_dict(dict(ddcards.example(game), played=["7D", word] if game == "klaverjas" else [word]))
+    ply = 1 if game == "klaverjas" else 0
+    assert str(info.value).startswith(f"played[{ply}]: '{word.strip()}' is no action of this game, whose record "
+                                      f"plays cards only (it is {whose}) (docs/RULES.md §0.7 rule 1")
+    assert (info.value.token, info.value.field) == (word.strip(), f"played[{ply}]")

@@ -274,6 +274,17 @@ def played_field(doc: Mapping[str, Any], *, actions: Sequence[str] = (), rule: s
         try:
             played.append(str(Card.parse(token)))
         except NotationError as exc:
+            other = _OTHER_GAMES_ACTIONS.get(token.strip().lower())
+            if other is not None and not actions:
+                # (not "'e' is not a rank": the word is an action, of another game)
+                raise InvalidCardError(f"{field}: '{token.strip()}' is no action of this game, whose record plays "
+                                       f"cards only (it is {other}) ({rule})", token=token.strip(), rule=rule,
+                                       field=field) from None
             also = f" ({what})" if actions else ""
             raise type(exc)(f"{field}: {exc}{also}", token=exc.token, rule=exc.rule, field=field) from None
     return tuple(played)
+
+
+# The actions of the games with more than cards, named where another game's record holds one
+_OTHER_GAMES_ACTIONS = {"exchange": "Mariasz's exchange of the trump six", "draw": "a Prší action",
+                        "pass": "a Prší action"}
