@@ -76,6 +76,7 @@ def test_view_of_the_seed_after_one_card(client):
     assert view["trick"] == [{"card": "QH", "rank": "Q", "suit": "H", "symbol": "♥", "suit_name": "červené",
                               "name": "Q of červené", "seat": 0}]
     assert view["score"] == "declarer 40, defenders 0"      # the marriage announced with QH
+    assert view["score_label"] == "score"
     assert view["trump"] == {"suit": "H", "symbol": "♥", "name": "červené"}
     seat0 = view["hands"][0]
     assert [row["name"] for row in seat0] == ["zelené", "červené", "kule", "žaludy"]
@@ -84,6 +85,12 @@ def test_view_of_the_seed_after_one_card(client):
     assert [c["card"] for c in talon["cards"]] == ["9C", "KC"] and talon["cards"][1]["name"] == "K of žaludy"
     assert view["history"][0] == {"move": "QH", "seat": 0, "trick_end": False, "card": "QH", "rank": "Q",
                                   "suit": "H", "symbol": "♥", "suit_name": "červené", "name": "Q of červené"}
+
+
+def test_a_prsi_view_calls_its_counts_hand_sizes(client):
+    """(the board said "score so far" of the cards each seat holds, the winner's 0)"""
+    _, view = client.post("/api/position", {"position": ddcards.example("prsi")})
+    assert (view["score_label"], view["score"]) == ("hand sizes", "seat 0 4, seat 1 4")
 
 
 def test_history_marks_trick_ends(client):

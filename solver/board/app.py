@@ -146,6 +146,8 @@ def position_view(pos: ddcards.Position) -> dict[str, Any]:
         "value_meaning": view.get("value_meaning"),
         "suit_names": list(names),
         "score": plain(view.get("score") or {}),
+        # what the score counts: points or tricks, or in Prší, which scores nothing, the cards held
+        "score_label": "hand sizes" if pos.game == "prsi" else "score",
         "hands": [[{"suit": row["suit"], "symbol": row["symbol"], "name": row["name"],
                     "cards": [card_piece(rank + row["suit"], names) for rank in row["ranks"]]}
                    for row in hand_suits(hand, names)] for hand in view.get("hands") or ()],

@@ -179,7 +179,7 @@
     $("pv").textContent = "";
     $("best").disabled = true;
     if (view.over) {             // every card played, a race claimed, a Prší game won
-      setStatus("The deal is over" + (view.score ? ": " + view.score : "") + ".");
+      setStatus("The deal is over" + (view.score ? ": " + view.score_label + " " + view.score : "") + ".");
     }
     solve(state.generation);
   }
@@ -269,7 +269,7 @@
       } else p.appendChild(document.createTextNode(x.text));
       centre.appendChild(p);
     });
-    if (view.score) centre.appendChild(el("p", {}, [el("span", { "class": "label", text: "score so far" }),
+    if (view.score) centre.appendChild(el("p", {}, [el("span", { "class": "label", text: view.score_label + " so far" }),
                                                      document.createTextNode(view.score)]));
     if (view.trump) centre.appendChild(el("p", {}, [el("span", { "class": "label", text: "trumps" }),
       el("span", { "class": "suit suit-" + view.trump.suit }, [
