@@ -5,7 +5,8 @@ Start a server first (``python -m ddcards.server`` or ``ddcards serve``), then:
     python examples/client_example.py [--target 127.0.0.1:50051]
 
 It lists the games, solves a Mariáš hand three ways (best / optimal / all),
-analyses a short recorded play, solves a few positions over one stream and
+analyses a short recorded play (whole, then step by step over a stream),
+solves a few positions over one stream and
 shows how a bad request is reported.
 """
 from __future__ import annotations
@@ -76,6 +77,14 @@ def ask(target: str, timeout: float) -> int:
             flag = f"  mistake, costs {step['cost']} (best {', '.join(step['best_moves'])})" if step["mistake"] else ""
             print(f"ply {step['ply']} seat {step['seat']} {step['move']}: "
                   f"{step['value_before']} -> {step['value_after']}{flag}")
+
+        # The same as a stream: each step as soon as the server has analysed it (a long deal's
+        # steps take minutes each), then the whole analysis.
+        for event in client.analyse_stream(dict(POSITION, played=["AS", "8S", "7S", "KS"])):
+            if "step" in event:
+                print(f"streamed ply {event['step']['ply']}: {event['step']['value_after']}")
+            else:
+                print(f"streamed analysis: final value {event['analysis']['final_value']}")
 
         positions = [dict(POSITION, played=["AS", "8S", "7S"]), dict(POSITION, played=["AS", "9S", "7S"]),
                      dict(POSITION, hands=["ZZ" + POSITION["hands"][0]] + POSITION["hands"][1:])]

@@ -37,6 +37,8 @@ from ddcards.server.status import RequestCardError, RequestError, ValueOutOfRang
 __all__ = [
     "RequestError",
     "load_document",
+    "step_message",
+    "step_dict",
     "SUIT_LETTERS",
     "RANK_LETTERS",
     "MODE_NAMES",
@@ -951,7 +953,8 @@ def table_response_to_dict(msg: pb.SolveTableResponse) -> dict[str, Any]:
     return {**common, "rules": msg.rules, "leader": msg.leader, "values": values}
 
 
-def _step_message(step: Any) -> pb.AnalysisStep:
+def step_message(step: Any) -> pb.AnalysisStep:
+    """An AnalysisStep message for a ``ddcards.AnalysisStep``."""
     msg = pb.AnalysisStep(
         ply=int(step.ply),
         seat=int(step.seat),
@@ -988,8 +991,8 @@ def analysis_to_response(analysis: Any, *, game: str = "") -> pb.AnalysePlayResp
         game=name_to_enum(pb.Game, game),
         initial_value=int32(analysis.initial_value, "initial_value"),
         final_value=int32(analysis.final_value, "final_value"),
-        steps=[_step_message(s) for s in steps],
-        mistakes=[_step_message(s) for s in mistakes],
+        steps=[step_message(s) for s in steps],
+        mistakes=[step_message(s) for s in mistakes],
         nodes=int(getattr(analysis, "nodes", 0) or 0),
         elapsed_seconds=float(getattr(analysis, "elapsed", 0.0) or 0.0),
         value_kind=str(getattr(analysis, "value_kind", "") or ""),
@@ -1111,7 +1114,8 @@ def _whole_numbers(value: Any) -> Any:
     return value
 
 
-def _step_dict(step: pb.AnalysisStep) -> dict[str, Any]:
+def step_dict(step: pb.AnalysisStep) -> dict[str, Any]:
+    """An AnalysisStep message as the step of an analysis document (``AnalysisStep.to_dict()``)."""
     return {
         "ply": step.ply,
         "seat": step.seat,
@@ -1139,7 +1143,7 @@ def analysis_response_to_dict(msg: pb.AnalysePlayResponse) -> dict[str, Any]:
         "value_meaning": msg.value_meaning,
         "initial_value": msg.initial_value,
         "final_value": msg.final_value,
-        "steps": [_step_dict(s) for s in msg.steps],
+        "steps": [step_dict(s) for s in msg.steps],
         "mistakes": [s.ply for s in msg.mistakes],      # their plies, as the analysis document lists them
         "nodes": msg.nodes,
         "elapsed_ms": round(msg.elapsed_seconds * 1000, 3),

@@ -18,7 +18,7 @@
   beyond that RESOURCE_EXHAUSTED (reason OVERLOADED) with a RetryInfo.
   Health checks, ListGames and reflection never wait behind searches.
 * Streams: at most ``--max-streams`` open per streaming method (SolveStream,
-  Health/Watch, reflection); a SolveStream or reflection stream idle for
+  AnalysePlayStream, Health/Watch, reflection); a SolveStream or reflection stream idle for
   ``--stream-idle-timeout`` seconds is closed (UNAVAILABLE, reason STREAM_IDLE).
 * ``--max-search-seconds``: the longest one search may run, whatever the call asks (default
   none: a call without a deadline waits for its exact answer, minutes on a fresh 36-card
@@ -345,11 +345,11 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     requests = RequestWaitInterceptor(request_timeout, MAX_WAITING_REQUESTS)
     interceptors.insert(0, requests)
     # Threads: one per admitted unary call (running or queued) and per open
-    # blocking stream (SolveStream, reflection; Health/Watch holds none), plus
-    # spares for the quick calls. grpc's own cap on calls in progress is only a
-    # flood guard far above that: it counts open streams too, and idle streams
-    # must never crowd out a Solve or a health check.
-    threads = workers + max_queue + 2 * max_streams + SPARE_THREADS
+    # blocking stream (SolveStream, AnalysePlayStream, reflection; Health/Watch
+    # holds none), plus spares for the quick calls. grpc's own cap on calls in
+    # progress is only a flood guard far above that: it counts open streams too,
+    # and idle streams must never crowd out a Solve or a health check.
+    threads = workers + max_queue + 3 * max_streams + SPARE_THREADS
     handlers = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=HANDLER_THREAD_PREFIX)
     server = grpc.server(
         handlers,
@@ -437,7 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
                                f"(default {DEFAULT_QUEUE_TIMEOUT:g}; inf: no limit of its own; the call's own deadline "
                                "still applies)")
     capacity.add_argument("--max-streams", type=int, default=DEFAULT_MAX_STREAMS,
-                          help="open streams per streaming method (SolveStream, Health/Watch, reflection); "
+                          help="open streams per streaming method (SolveStream, AnalysePlayStream, Health/Watch, reflection); "
                                f"one more gets RESOURCE_EXHAUSTED (reason TOO_MANY_STREAMS) (default {DEFAULT_MAX_STREAMS})")
     capacity.add_argument("--stream-idle-timeout", type=float, default=DEFAULT_STREAM_IDLE_TIMEOUT, metavar="SECONDS",
                           help="close a SolveStream or reflection stream that sends nothing (and has nothing in "

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import math
+import queue
 import threading
 import time
 from collections import deque
@@ -305,7 +306,8 @@ def _capped_timeout(timeout: float | None, cap: float | None) -> tuple[float | N
 
 
 class SolverServicer(pb_grpc.SolverServiceServicer):
-    """Solve, AnalysePlay, SolveStream, SolveTable and ListGames over a :class:`SolverPool`."""
+    """Solve, AnalysePlay, AnalysePlayStream, SolveStream, SolveTable and ListGames over a
+    :class:`SolverPool`."""
 
     def __init__(self, pool: SolverPool, *, stream_window: int | None = None, version: str = "",
                  stream_idle_timeout: float | None = None, max_search_seconds: float | None = None):
@@ -377,6 +379,55 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
             request.timeout_seconds, context)
         calllog.note(nodes=getattr(analysis, "nodes", 0))
         return convert.analysis_to_response(analysis, game=position.game)
+
+    def AnalysePlayStream(self, request: pb.AnalysePlayStreamRequest,
+                          context: grpc.ServicerContext) -> Iterator[pb.AnalysePlayStreamResponse]:
+        """AnalysePlay, each step sent as soon as it is analysed, then the whole analysis.
+
+        The analysis runs on a thread of its own (this generator sends what it hands over), with
+        a worker of the pool as AnalysePlay's; the call's end (a cancel, its deadline, the
+        server's stop) stops it, and its own stop (timeout_seconds) ends the stream with its
+        status after the steps sent.  A client that takes no message for the idle timeout is
+        cancelled (_StallWatch), as a SolveStream's."""
+        mode = convert.analysis_mode_name(request.mode)
+        position = self._position(request)
+        from_ply = convert.analysis_from_ply(request.from_ply, len(position.played))
+        handed: queue.SimpleQueue[Any] = queue.SimpleQueue()       # steps, then the outcome
+        ended: list[Any] = []                                      # the Analysis, or the exception
+
+        def analyse() -> None:
+            try:
+                ended.append(self._run(
+                    lambda s, timeout, cancel: s.analyse(position, timeout=timeout, cancel=cancel, mode=mode,
+                                                         from_ply=from_ply, on_step=handed.put),
+                    request.timeout_seconds, context))
+            except BaseException as exc:     # noqa: BLE001 - raised to the call in the generator below
+                ended.append(exc)
+            finally:
+                handed.put(_ANALYSED)
+
+        threading.Thread(target=analyse, name="ddcards-analysis-stream", daemon=True).start()
+        stall = _StallWatch(context, self._idle_timeout)
+        try:
+            while (step := handed.get()) is not _ANALYSED:
+                message = pb.AnalysePlayStreamResponse(step=convert.step_message(step))
+                stall.writing()
+                yield message
+                stall.written()
+            outcome = ended[0]
+            # (its searches ran on the analysis's thread: the call's log line counts them here)
+            calllog.note(nodes=getattr(outcome, "nodes", 0))
+            if isinstance(outcome, BaseException):
+                raise outcome
+            message = pb.AnalysePlayStreamResponse(analysis=convert.analysis_to_response(outcome, game=position.game))
+            stall.writing()
+            yield message
+            stall.written()
+        finally:
+            stall.stop()
+            if stall.fired:
+                log.info("AnalysePlayStream: the client took no message for %g s: the stream was closed",
+                         self._idle_timeout)
 
     def SolveTable(self, request: pb.SolveTableRequest, context: grpc.ServicerContext) -> pb.SolveTableResponse:
         doc = convert.request_to_doc(request, canonical_game=_canonical_game)
@@ -566,6 +617,10 @@ def _note_stopped(pipe: Pipeline, wait: float = 0.5) -> None:
             return
         nodes = done.result.nodes if done.error is None else getattr(done.error, "nodes", 0)
         calllog.note(nodes=nodes or 0)
+
+
+# What AnalysePlayStream's analysis hands over after its last step
+_ANALYSED = object()
 
 
 def _expired(deadline: _Deadline) -> bool:

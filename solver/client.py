@@ -354,6 +354,38 @@ class Client:
         return convert.analysis_response_to_dict(response) if as_dict else response
 
     @overload
+    def analyse_stream(self, position: Any, mode: str | int = "optimal", *, timeout: float | None = None,
+                       as_dict: Literal[True] = True, from_ply: int = 0) -> Iterator[dict[str, Any]]: ...
+    @overload
+    def analyse_stream(self, position: Any, mode: str | int = "optimal", *, timeout: float | None = None,
+                       as_dict: Literal[False], from_ply: int = 0) -> Iterator[pb.AnalysePlayStreamResponse]: ...
+    @overload
+    def analyse_stream(self, position: Any, mode: str | int = "optimal", *, timeout: float | None = None,
+                       as_dict: bool = True, from_ply: int = 0
+                       ) -> Iterator[dict[str, Any]] | Iterator[pb.AnalysePlayStreamResponse]: ...
+
+    def analyse_stream(self, position: Any, mode: str | int = "optimal", *, timeout: float | None = None,
+                       as_dict: bool = True, from_ply: int = 0) -> Iterator[Any]:
+        """``analyse`` over an AnalysePlayStream: yields each step as soon as the server has analysed
+        it, then the whole analysis (as dicts, ``{"step": {...}}`` then ``{"analysis": {...}}``, the
+        dicts ``analyse`` gives).  The steps yielded stay valid if the stream then ends with an
+        error (the deadline, say): a long deal's analysis is not lost to it.  Closing the generator
+        (leaving a ``for`` loop over it, say) cancels the call, which stops the server's analysis."""
+        request = pb.AnalysePlayStreamRequest(mode=convert.name_to_mode(mode),
+                                              from_ply=convert.from_ply_field(from_ply), **_source(position))
+        call = self.stub.AnalysePlayStream(request, timeout=self._timeout(timeout))
+        try:
+            for message in call:
+                if not as_dict:
+                    yield message
+                elif message.WhichOneof("event") == "step":
+                    yield {"step": convert.step_dict(message.step)}
+                else:
+                    yield {"analysis": convert.analysis_response_to_dict(message.analysis)}
+        finally:
+            call.cancel()       # a caller that stops reading (closes the generator) ends the server's analysis
+
+    @overload
     def solve_many(self, positions: Iterable[Any], mode: str | int = "all", *, timeout: float | None = None,
                    as_dict: Literal[True] = True, ids: Iterable[str] | None = None) -> Iterator[dict[str, Any]]: ...
     @overload

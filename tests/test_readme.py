@@ -76,6 +76,7 @@ def test_the_client_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "game marias: contracts hra, betl, durch" in out
     assert "[all] value 70 scores {'declarer': 80, 'defenders': 10}" in out
     assert "ply 5 seat 2 7H: 70 -> 70" in out
+    assert "streamed ply 3: 70\nstreamed analysis: final value 70" in out
     assert "stream item 2: INVALID_ARGUMENT: unknown rank 'Z'" in out
     assert "contract table: 5 rows; best hra H: value 70, money 4" in out     # as dd_table of the deal
     assert "bad request -> INVALID_ARGUMENT: played[1] 'QH' by seat 1: must follow suit S" in out

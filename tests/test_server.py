@@ -252,6 +252,74 @@ def test_analyse_play_refuses_mode_best(client):
     assert error_details(err.value)["field"] == "mode"
 
 
+def test_analyse_play_stream_sends_each_step_then_the_analysis(client):
+    """AnalysePlayStream: the steps in play order, each as AnalysePlay has it, then the whole analysis."""
+    seed = ddcards.example("marias-seed")
+    whole = client.analyse(seed, mode="all")
+    events = list(client.analyse_stream(seed, mode="all"))
+    assert [list(e) for e in events] == [["step"]] * 30 + [["analysis"]]
+    assert [e["step"] for e in events[:-1]] == whole["steps"]
+
+    def unmeasured(doc):        # but the search's figures
+        return {k: unmeasured(v) if k == "final" else v for k, v in doc.items() if k not in ("elapsed_ms", "nodes")}
+    assert unmeasured(events[-1]["analysis"]) == unmeasured(whole)
+    messages = list(client.analyse_stream(seed, from_ply=28, as_dict=False))
+    assert [m.WhichOneof("event") for m in messages] == ["step", "step", "analysis"]
+    assert [m.step.ply for m in messages[:2]] == [28, 29] and messages[-1].analysis.from_ply == 28
+    assert messages[-1].analysis.nodes > 0
+    # a request AnalysePlay refuses is refused before any message, as there
+    for bad, field in (({"played": ["ZZ"]}, "position.played[0]"), ({}, "mode")):
+        with pytest.raises(grpc.RpcError) as err:
+            next(client.analyse_stream(dict(seed, **bad), mode="best" if not bad else "optimal"))
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and error_details(err.value)["field"] == field
+
+
+def _search_hook(monkeypatch, at_call, action):
+    """Run `action()` at the `at_call`-th search of a (Klaverjas) position of this process."""
+    from ddcards.games.base import Session
+    search, calls = Session.search, []
+
+    def counted(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == at_call:
+            action()
+        return search(self, *args, **kwargs)
+    monkeypatch.setattr(Session, "search", counted)
+
+
+def test_analyse_play_stream_sends_a_step_while_the_analysis_goes_on(client, monkeypatch):
+    deal = ddcards.example("klaverjas")
+    doc = dict(deal, played=ddcards.solve(deal, mode="best").pv[:10])
+    go_on = threading.Event()
+    _search_hook(monkeypatch, 4, lambda: go_on.wait(30))    # after the steps of plies 0 and 1
+    stream = client.analyse_stream(doc)
+    first = [next(stream)["step"]["ply"], next(stream)["step"]["ply"]]
+    assert first == [0, 1] and not go_on.is_set()          # sent while the analysis waits
+    go_on.set()
+    rest = list(stream)
+    assert [e["step"]["ply"] for e in rest[:-1]] == list(range(2, 10)) and "analysis" in rest[-1]
+
+
+def test_a_stopped_analysis_stream_has_sent_the_steps_before_it(client, monkeypatch):
+    """A long deal's analysis stopped by its time limit: the steps sent stay the client's, then
+    the stream ends with DEADLINE_EXCEEDED saying how far it got."""
+    deal = ddcards.example("klaverjas")
+    doc = dict(deal, played=ddcards.solve(deal, mode="best").pv[:10])
+    want = ddcards.analyse(doc).to_dict()["steps"]
+
+    def time_is_up():
+        raise ddcards.SearchTimeout("the search ran out of time")
+    _search_hook(monkeypatch, 5, time_is_up)               # the start, the steps of plies 0 to 2, then ply 3's
+    got = []
+    with pytest.raises(grpc.RpcError) as err:
+        for event in client.analyse_stream(doc):
+            got.append(event["step"])
+    assert got == want[:3]
+    assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert "the analysis ran out of time after" in err.value.details()
+    assert "with 3 of the 10 recorded actions analysed" in err.value.details()
+
+
 def test_analyse_play_from_a_later_ply(client):
     """from_ply: the steps from played[k] on, as the library gives them; out of the record's
     range INVALID_ARGUMENT naming the field; what no int32 holds is refused before sending."""
@@ -470,6 +538,32 @@ def test_cancel_stops_the_search(caplog):
         # its line counts the nodes the stopped search had searched.
         assert "status=CANCELLED" in solve_lines[0], solve_lines
         assert int(re.search(r" nodes=(\d+) ", solve_lines[0]).group(1)) > 0, solve_lines
+
+
+def test_a_cancelled_analysis_stream_stops_its_analysis(caplog, monkeypatch):
+    """A cancel stops the server's analysis and frees its worker; the call's log line counts
+    the nodes it searched. The client's stream cancels the call when its reader leaves it."""
+    with running_server(workers=1) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+        with caplog.at_level(logging.INFO, logger="ddcards.server"):
+            call = c.stub.AnalysePlayStream(pb.AnalysePlayStreamRequest(document_json=json.dumps(ENDLESS)), timeout=120)
+            assert wait_until(lambda: srv.pool.busy == 1, timeout=5.0, step=0.0005), "the analysis never started"
+            call.cancel()
+            assert wait_until(lambda: srv.pool.busy == 0, timeout=2.0), "the analysis went on"
+            # the client's generator, left after its first step
+            deal = ddcards.example("klaverjas")
+            doc = dict(deal, played=ddcards.solve(deal, mode="best").pv[:10])
+            go_on = threading.Event()
+            _search_hook(monkeypatch, 3, lambda: go_on.wait(30))        # after the step of ply 0
+            stream = c.analyse_stream(doc, timeout=120)
+            assert next(stream)["step"]["ply"] == 0 and not go_on.is_set()
+            stream.close()
+            go_on.set()
+            assert wait_until(lambda: srv.pool.busy == 0, timeout=2.0), "the analysis went on"
+            assert wait_until(lambda: sum("rpc method=AnalysePlayStream " in r.getMessage()
+                                          for r in caplog.records) == 2)
+        lines = [r.getMessage() for r in caplog.records if "rpc method=AnalysePlayStream " in r.getMessage()]
+        assert all("status=CANCELLED" in line for line in lines), lines
+        assert int(re.search(r" nodes=(\d+) ", lines[0]).group(1)) > 0, lines
 
 
 def test_cancel_frees_the_worker():
@@ -923,7 +1017,7 @@ def test_reflection(server):
                  for raw in replies[1].file_descriptor_response.file_descriptor_proto]
         ddcards = next(f for f in files if f.package == "ddcards.v1")
         methods = {m.name for s in ddcards.service for m in s.method}
-        assert methods == {"Solve", "AnalysePlay", "SolveStream", "ListGames", "SolveTable"}
+        assert methods == {"Solve", "AnalysePlay", "AnalysePlayStream", "SolveStream", "ListGames", "SolveTable"}
 
 
 # A call arriving while the server drains is refused: UNAVAILABLE once the client has seen the
