@@ -648,12 +648,14 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 
     def show_stopped(outcome: Outcome, source: Input) -> None:
         """The rows a stopped analysis finished, under its document's header as an answer's (those
-        not shown as they came)."""
+        not shown as they came), and after rows of a failed document, the blank line an answer's
+        have in a file of several."""
         exc = outcome.error
-        if args.json or table is None or table.pos is None or not isinstance(exc, SearchAborted) or not exc.steps:
+        if args.json or table is None or table.pos is None:
             return
-        table.print_rows(exc.steps, args.from_ply)
-        if not source.single:
+        if isinstance(exc, SearchAborted) and exc.steps:
+            table.print_rows(exc.steps, args.from_ply)
+        if table.printed and not source.single:
             print()
         sys.stdout.flush()
 

@@ -1172,3 +1172,28 @@ def test_analyse_on_step_is_checked_and_its_exception_ends_the_analysis():
             raise LookupError("enough")
     with pytest.raises(LookupError, match="enough"):
         ddcards.Solver().analyse(doc, on_step=enough)
+
+
+def test_rows_of_an_analysis_that_fails_on_the_way_end_with_their_blank_line(capsys, monkeypatch, tmp_path):
+    """A document whose analysis fails after some rows were printed (a position on the way that
+    cannot be solved as asked) keeps them, and the next document's header follows a blank line."""
+    from ddcards.games.base import Session
+    deal = ddcards.example("klaverjas")
+    doc = dict(deal, played=ddcards.solve(deal, mode="best").pv[:6])
+    path = tmp_path / "deals.jsonl"
+    path.write_text(json.dumps(doc) + "\n" + json.dumps(doc) + "\n")
+    search, calls = Session.search, []
+
+    def failing(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 4:                 # the start, plies 0 and 1 analysed, then ply 2's search
+            raise ddcards.InvalidOptionError("stand-in failure", token="x", rule="y")
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(Session, "search", failing)
+    assert cli.main(["analyse", str(path), "--no-progress"]) == cli.EXIT_BAD_INPUT
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[0] == f"# {path}, line 1" and [row.split()[0] for row in lines[3:5]] == ["0", "1"]
+    assert lines[5:7] == ["", f"# {path}, line 2"]
+    assert "analysing the position after played[2]" in err and "stand-in failure" in err
