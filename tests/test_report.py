@@ -615,6 +615,9 @@ def test_a_prsi_report_speaks_of_actions_not_cards_and_tricks():
     assert "Vertical rules" not in text and "trick by trick" not in text and not re.search(r"\bcards?\b", text)
     mariash = visible(report_html(ddcards.example("marias-seed")))
     assert "Every card, trick by trick" in mariash and "Vertical rules end the tricks." in mariash
+    # the player to move is "to play", not "leads" (a trick game's word)
+    assert '<span class="badge">to play</span>' in report_html(ddcards.example("prsi-endgame"))
+    assert '<span class="badge">leads</span>' in report_html(ddcards.example("marias-seed"))
 
 
 def test_a_prsi_report_calls_the_cards_each_seat_holds_hand_sizes_not_scores():

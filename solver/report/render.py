@@ -172,7 +172,8 @@ class Page:
             rows.append(f'<li><span class="suit suit-{_e(row["suit"])}"><span aria-hidden="true">{_e(row["symbol"])}'
                         f'</span> {_e(row["name"])}</span> <span class="ranks">{_e(ranks)}</span></li>')
         # (an analysis from a later ply may start with cards on the table: the seat to move follows)
-        turn = "to play" if self.table_cards else "leads"
+        # (Prší has no tricks to lead: its player to move plays)
+        turn = "to play" if self.table_cards or self.unit == "action" else "leads"
         lead = f' <span class="badge">{turn}</span>' if self.deal.get("to_move") == seat else ""
         return (f'<section class="hand" data-seat="{_e(seat)}" aria-label="{_e(self.seat(seat))}">'
                 f'<h3>{_e(self.seat(seat))}{lead}</h3><ul>{"".join(rows)}</ul></section>')
