@@ -2,8 +2,8 @@
 
 Malformed ``Position`` messages, ``document_json`` texts (mutated valid documents, huge
 numbers, deep nesting, lone surrogates, cut-off JSON, random text), raw bytes that are
-no message at all, and streams mixing all of them go to Solve, AnalysePlay, SolveTable
-and SolveStream. Every call must end OK, INVALID_ARGUMENT (with an ErrorInfo reason and a
+no message at all, and streams mixing all of them go to Solve, AnalysePlay,
+AnalysePlayStream, SolveTable and SolveStream. Every call must end OK, INVALID_ARGUMENT (with an ErrorInfo reason and a
 BadRequest field) or DEADLINE_EXCEEDED (searches are capped at 0.5 s): never INTERNAL,
 UNKNOWN or RESOURCE_EXHAUSTED; and the server keeps serving.
 
@@ -237,26 +237,32 @@ def _request(kind: str, source: dict, mode: int):
         return pb.SolveRequest(mode=mode, timeout_seconds=SEARCH_LIMIT, **source)
     if kind == "analyse":
         return pb.AnalysePlayRequest(timeout_seconds=SEARCH_LIMIT, **source)
+    if kind == "analyse_stream":
+        return pb.AnalysePlayStreamRequest(timeout_seconds=SEARCH_LIMIT, **source)
     return pb.SolveTableRequest(timeout_seconds=SEARCH_LIMIT, **source)
 
 
-KINDS = st.sampled_from(["solve", "solve", "analyse", "table"])
+def _methods(stub):
+    """The call of each kind (a stream's read to its end)."""
+    return {"solve": stub.Solve, "analyse": stub.AnalysePlay, "table": stub.SolveTable,
+            "analyse_stream": lambda request, timeout: list(stub.AnalysePlayStream(request, timeout=timeout))}
+
+
+KINDS = st.sampled_from(["solve", "solve", "analyse", "analyse_stream", "table"])
 MODES = st.integers(0, 5)                   # 4 and 5 are no mode
 
 
 @FUZZ
 @given(text=hostile_texts, kind=KINDS, mode=MODES)
 def test_fuzz_document_json(channel, text, kind, mode):
-    stub = _stubs(channel)
-    method = {"solve": stub.Solve, "analyse": stub.AnalysePlay, "table": stub.SolveTable}[kind]
+    method = _methods(_stubs(channel))[kind]
     _check(_call(method, _request(kind, {"document_json": text}, mode)), text[:200])
 
 
 @FUZZ
 @given(message=position_messages(), kind=KINDS, mode=MODES)
 def test_fuzz_position_messages(channel, message, kind, mode):
-    stub = _stubs(channel)
-    method = {"solve": stub.Solve, "analyse": stub.AnalysePlay, "table": stub.SolveTable}[kind]
+    method = _methods(_stubs(channel))[kind]
     _check(_call(method, _request(kind, {"position": message}, mode)), message)
 
 
@@ -264,8 +270,12 @@ def test_fuzz_position_messages(channel, message, kind, mode):
 @given(data=st.binary(max_size=300) | st.builds(lambda m, cut: m.SerializeToString()[:cut],
                                                 position_messages().map(lambda p: pb.SolveRequest(position=p)),
                                                 st.integers(0, 300)),
-       method=st.sampled_from(["Solve", "AnalysePlay", "SolveTable", "ListGames"]))
+       method=st.sampled_from(["Solve", "AnalysePlay", "AnalysePlayStream", "SolveTable", "ListGames"]))
 def test_fuzz_raw_bytes(channel, data, method):
+    if method == "AnalysePlayStream":
+        stream = channel.unary_stream(f"/ddcards.v1.SolverService/{method}")
+        _check(_call(lambda request, timeout: list(stream(request, timeout=timeout)), data), data[:100])
+        return
     call = channel.unary_unary(f"/ddcards.v1.SolverService/{method}")
     _check(_call(call, data), data[:100])
 
