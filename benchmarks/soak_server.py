@@ -10,6 +10,8 @@ its users do:
   variant), in a random mode; must answer OK;
 - ``analyse``: a recorded deal of Mariáš, Mariasz or Prší (the bundled examples with a history;
   no Klaverjas example has one), played card by card; OK;
+- ``analyse_stream``: the same over ``AnalysePlayStream``, each step as it is analysed, a third
+  of them abandoned after the first step (the analysis stops); OK, or CANCELLED where abandoned;
 - ``table``: a Klaverjas DD table; OK;
 - ``stream``: 2 to 12 positions over one ``SolveStream``, a third of them abandoned after the first
   answer (the client stops reading and cancels); OK, or CANCELLED where abandoned;
@@ -62,11 +64,12 @@ CORPUS = ROOT / "benchmarks" / "corpus"
 MIXED = ("marias-mixed", "klaverjas-mixed", "mariasz-mixed", "prsi-mixed")
 RECORDED = ("marias-seed", "mariasz-recorded", "prsi-endgame")
 # kind: weight in the mix
-MIX = {"solve": 45, "analyse": 5, "table": 5, "stream": 10, "bad": 15, "deadline": 5, "cancel": 5, "games": 10}
+MIX = {"solve": 45, "analyse": 5, "analyse_stream": 5, "table": 5, "stream": 10, "bad": 15, "deadline": 5,
+       "cancel": 5, "games": 10}
 # the codes each kind may end with (RESOURCE_EXHAUSTED: the server's queue was full, a fair answer)
 EXPECTED = {
     "solve": {"OK"}, "analyse": {"OK"}, "table": {"OK"}, "games": {"OK"},
-    "stream": {"OK", "CANCELLED"}, "bad": {"INVALID_ARGUMENT"},
+    "stream": {"OK", "CANCELLED"}, "analyse_stream": {"OK", "CANCELLED"}, "bad": {"INVALID_ARGUMENT"},
     "deadline": {"DEADLINE_EXCEEDED"}, "cancel": {"CANCELLED"},
 }
 
@@ -127,6 +130,14 @@ def one_call(client: Client, work: Workload, kind: str, rng: random.Random) -> s
         client.solve(rng.choice(work.solvable), rng.choice(("best", "optimal", "all")))
     elif kind == "analyse":
         client.analyse(rng.choice(work.recorded), rng.choice(("optimal", "all")))
+    elif kind == "analyse_stream":
+        events = client.analyse_stream(rng.choice(work.recorded), rng.choice(("optimal", "all")))
+        if rng.random() < 1 / 3:
+            next(events)
+            events.close()      # the client stops reading: the call is cancelled, the analysis stops
+            return "CANCELLED"
+        if "analysis" not in list(events)[-1]:
+            return "NO_ANALYSIS"
     elif kind == "table":
         client.solve_table(rng.choice(work.tables))
     elif kind == "stream":
