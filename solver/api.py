@@ -804,12 +804,13 @@ class Solver:
         initial, initial_outcome = value, outcome_here(value)
         value_outcome = outcome(value)
 
-        def so_far() -> Analysis:
-            """The analysis of the steps finished, up to the value before the next recorded action."""
+        def so_far(final_outcome: str) -> Analysis:
+            """The analysis of the steps finished, up to the value before the next recorded action
+            (`final_outcome`: the words on that value, said before the session played the action)."""
             return Analysis(game=pos.game, value_kind=value_kind, initial_value=report(initial),
                             final_value=report(value), steps=list(steps), nodes=nodes,
                             elapsed=time.perf_counter() - start, mode=mode, deal=deal,
-                            initial_outcome=initial_outcome, final_outcome=outcome_here(value), from_ply=from_ply)
+                            initial_outcome=initial_outcome, final_outcome=final_outcome, from_ply=from_ply)
         for ply in range(from_ply, len(pos.played)):
             move = pos.played[ply]
             seat = session.to_move
@@ -824,7 +825,9 @@ class Solver:
                     after, n = session.action_value(self._searcher, value, session.history[-1] in best,
                                                     following, cancel, remaining())
             except (SearchAborted, KeyboardInterrupt) as exc:
-                raise _analysis_stopped(exc, nodes, progress, steps, so_far()) from None
+                # (the session has played the action: the words on the value before it are those
+                # said before it, not "the game is over" of an action that ended the game)
+                raise _analysis_stopped(exc, nodes, progress, steps, so_far(value_outcome)) from None
             except DdcardsError as exc:
                 # a position on the way that cannot be solved as asked (Prší without a horizon):
                 # say which, as the document's own position and the deal's may solve
@@ -851,7 +854,7 @@ class Solver:
         try:
             final = self.solve(pos, mode=mode, timeout=remaining(), cancel=cancel, keep_tt=True, threads=threads)
         except (SearchAborted, KeyboardInterrupt) as exc:
-            raise _analysis_stopped(exc, nodes, progress, steps, so_far()) from None
+            raise _analysis_stopped(exc, nodes, progress, steps, so_far(outcome_here(value))) from None
         nodes += final.nodes
         return Analysis(game=pos.game, value_kind=value_kind,
                         initial_value=report(initial), final_value=report(value), steps=steps, nodes=nodes,

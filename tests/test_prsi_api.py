@@ -126,6 +126,31 @@ def test_a_finished_game_ends_the_analysis_with_how_it_ended():
         assert ddcards.analyse(doc, from_ply=len(end)).initial_outcome == "the game is over: seat 0 went out first"
 
 
+def test_an_analysis_stopped_in_the_search_after_the_last_action_does_not_say_the_game_is_over(monkeypatch):
+    """SearchTimeout.analysis stops at the value before the action whose search ran out of time: its
+    final outcome is the verdict on that value. Stopped in the search after the action that ends the
+    game, it said "the game is over: seat 0 went out first" (the session had played that action
+    already), of a value and a page that stop before it."""
+    from ddcards.games.prsi import PrsiSession
+    end = ENDGAME["played"] + ddcards.solve(ENDGAME).pv              # seat 0 goes out at the last action
+    doc = dict(ENDGAME, played=end)
+    whole = ddcards.analyse(doc)
+    search, calls = PrsiSession.search, []
+
+    def counted(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == len(end) + 1:       # the start, a search after each action but the last, then its
+            raise SearchTimeout("the search ran out of time (stand-in)")
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(PrsiSession, "search", counted)
+    with pytest.raises(SearchTimeout) as info:
+        ddcards.Solver().analyse(doc)
+    part = info.value.analysis
+    assert len(part.steps) == len(end) - 1 and part.final_value == whole.steps[-2].value_after
+    assert part.final_outcome == whole.steps[-2].outcome == "seat 0 can force being out first within 20 plies"
+
+
 def test_exact_analysis():
     exact = dict(ENDGAME, options={"horizon": None})
     res = ddcards.solve(exact, mode="optimal")
