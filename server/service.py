@@ -411,6 +411,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         try:
             while (step := handed.get()) is not _ANALYSED:
                 message = pb.AnalysePlayStreamResponse(step=convert.step_message(step))
+                calllog.note(items=1)           # the log line's items: the steps sent
                 stall.writing()
                 yield message
                 stall.written()

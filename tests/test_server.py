@@ -320,6 +320,30 @@ def test_a_stopped_analysis_stream_has_sent_the_steps_before_it(client, monkeypa
     assert "with 3 of the 10 recorded actions analysed" in err.value.details()
 
 
+def test_an_analysis_stream_logs_the_steps_it_sent_as_its_items(client, caplog, monkeypatch):
+    """A stream's log line says items=N, the items it sent; an AnalysePlayStream said items=0 of
+    every call, the 30 steps of a whole analysis as the 3 of one stopped by its deadline."""
+    def stream_lines():
+        return [r.getMessage() for r in caplog.records if "rpc method=AnalysePlayStream " in r.getMessage()]
+
+    with caplog.at_level(logging.INFO, logger="ddcards.server"):
+        assert len(list(client.analyse_stream(ddcards.example("marias-seed")))) == 31
+        assert wait_until(lambda: len(stream_lines()) == 1, timeout=5)
+        deal = ddcards.example("klaverjas")
+        doc = dict(deal, played=ddcards.solve(deal, mode="best").pv[:10])
+
+        def time_is_up():
+            raise ddcards.SearchTimeout("the search ran out of time")
+        _search_hook(monkeypatch, 5, time_is_up)               # the start, the steps of plies 0 to 2, then ply 3's
+        with pytest.raises(grpc.RpcError):
+            list(client.analyse_stream(doc))
+        assert wait_until(lambda: len(stream_lines()) == 2, timeout=5)
+    whole, stopped = stream_lines()
+    assert " game=marias status=OK " in whole and " items=30 " in whole, whole
+    assert " status=DEADLINE_EXCEEDED " in stopped and " items=3 " in stopped, stopped
+    assert int(re.search(r" nodes=(\d+) ", stopped).group(1)) > 0, stopped
+
+
 def test_analyse_play_from_a_later_ply(client):
     """from_ply: the steps from played[k] on, as the library gives them; out of the record's
     range INVALID_ARGUMENT naming the field; what no int32 holds is refused before sending."""
