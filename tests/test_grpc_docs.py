@@ -105,3 +105,17 @@ def test_grpcurl_calls_answer_what_the_document_says(server, index):
             position = got.index(line.rstrip(), position) + 1
         except ValueError:
             pytest.fail(f"grpcurl did not print {line!r} (after line {position}):\n" + "\n".join(got))
+
+
+def test_the_stream_limit_names_every_streaming_method_of_the_service():
+    """--max-streams caps each response-streaming method of SolverService: its row in the options
+    table and its --help name them all (the row left AnalysePlayStream out)."""
+    from ddcards.server.main import build_parser
+    from ddcards.v1 import ddcards_pb2 as pb
+    streaming = [m.name for m in pb.DESCRIPTOR.services_by_name["SolverService"].methods if m.server_streaming]
+    assert "AnalysePlayStream" in streaming and "SolveStream" in streaming
+    [row] = [line for line in DOC.splitlines() if line.startswith("| `--max-streams`")]
+    [option] = [a for a in build_parser()._actions if "--max-streams" in a.option_strings]
+    for method in streaming:
+        assert f"`{method}`" in row, (method, row)
+        assert method in option.help, (method, option.help)
