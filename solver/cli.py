@@ -130,6 +130,11 @@ def one_document(args: argparse.Namespace, purpose: str, give: str) -> tuple[Any
 
 # ----------------------------------------------------------------- output
 
+class _OutputFailure(NotationError):
+    """Standard output cannot be written (closed, a full disk): the command's failure, told by its
+    class (a document's own bad token may read "standard output" too)."""
+
+
 class Output:
     """Standard output, a failure to write it (closed, a full disk) raised as a NotationError that
     says so (exit status 2) rather than an OSError; a broken pipe stays a BrokenPipeError (quiet)."""
@@ -139,8 +144,8 @@ class Output:
 
     def _failed(self, exc: BaseException | None) -> NotationError:
         why = "standard output is closed" if exc is None else getattr(exc, "strerror", None) or str(exc)
-        return NotationError(f"cannot write the output: {why}", token="standard output",
-                             rule="a writable output")
+        return _OutputFailure(f"cannot write the output: {why}", token="standard output",
+                              rule="a writable output")
 
     def write(self, text: str) -> int:
         if self.stream is None:            # started with standard output closed (>&-)
@@ -401,8 +406,7 @@ def for_each_document(args: argparse.Namespace, work: Callable[[Any], Any],
     try:
         for outcome in answer_each(begun(source.entries), work):
             seen += 1
-            if isinstance(outcome.error, BrokenPipeError) or (isinstance(outcome.error, NotationError)
-                                                               and outcome.error.token == "standard output"):
+            if isinstance(outcome.error, (BrokenPipeError, _OutputFailure)):
                 raise outcome.error     # the output's, not the document's: the command ends (main says it)
             if outcome.error is None:
                 show(outcome.answer, outcome.entry, source)
@@ -1090,7 +1094,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         sys.stdout.flush()      # what is still buffered: a failure to write it is this command's
         return status
     except DdcardsError as exc:
-        if exc.token == "standard output":          # cannot write it: what is left unwritten is dropped
+        if isinstance(exc, _OutputFailure):         # cannot write it: what is left unwritten is dropped
             _discard_stdout()
         print(printable(f"ddcards: error: {exc}"), file=sys.stderr)     # (a file name quoted: escaped)
         return EXIT_BAD_INPUT

@@ -1197,3 +1197,21 @@ def test_rows_of_an_analysis_that_fails_on_the_way_end_with_their_blank_line(cap
     assert lines[0] == f"# {path}, line 1" and [row.split()[0] for row in lines[3:5]] == ["0", "1"]
     assert lines[5:7] == ["", f"# {path}, line 2"]
     assert "analysing the position after played[2]" in err and "stand-in failure" in err
+
+@pytest.mark.parametrize("command", ["solve", "analyse"])
+def test_a_document_whose_bad_token_reads_standard_output_is_its_own_error(command, capsys, tmp_path):
+    """A failure to write the output ends the command, even where a document's work met it; it was
+    told by its token, "standard output", which a document's own bad card may be too: such a
+    document ended the whole file (the documents after it unanswered, no line named)."""
+    seed = ddcards.example("marias-seed")
+    path = tmp_path / "deals.jsonl"
+    path.write_text(json.dumps(dict(seed, played=["standard output"])) + "\n" + json.dumps(seed) + "\n")
+    assert cli.main([command, str(path), "--no-progress", "--json"]) == cli.EXIT_BAD_INPUT
+    out, err = capsys.readouterr()
+    first, second = map(json.loads, out.splitlines())
+    assert first["line"] == 1 and first["error_type"] == "InvalidCardError" and first["field"] == "played[0]"
+    assert second["line"] == 2 and "error" not in second
+    assert cli.main([command, str(path), "--no-progress"]) == cli.EXIT_BAD_INPUT
+    out, err = capsys.readouterr()
+    assert f"# {path}, line 2" in out
+    assert err.startswith(f"ddcards: error: {path}, line 1: played[0]: unknown card 'standard output'")
