@@ -318,7 +318,11 @@ def print_analysis_end(an: ddcards.Analysis, pos: ddcards.Position, start: Sessi
     if edges:
         print("Horizon     the value moved between actions, where the next search, bounded by the horizon, "
               "sees further: " + "; ".join(edges), file=out)
-    if an.final is None:
+    if an.final is None and an.steps and an.steps[-1].ply + 1 < len(pos.played):
+        # an analysis stopped on the way (SearchAborted.analysis): its value is that after its last step
+        print(f"Value after ply {an.steps[-1].ply} {signed(an.final_value)} (the analysis stopped there; the "
+              f"record goes on to ply {len(pos.played) - 1})", file=out)
+    elif an.final is None:
         print(f"Final value {signed(an.final_value)}", file=out)
     else:
         # the final solve's own words (scores, parts, who is out), from the analysis's owner's view
@@ -634,21 +638,23 @@ def cmd_analyse(args: argparse.Namespace) -> int:
             steps.append(step)
             searches.emit(lambda: shown.print_rows(steps, args.from_ply))
 
-        try:
-            return searches.run(lambda cancel: engine.analyse(pos, timeout=args.timeout, cancel=cancel,
-                                                              mode=args.mode, threads=args.threads,
-                                                              from_ply=args.from_ply,
-                                                              on_step=None if args.json else on_step)), pos
-        except SearchAborted as exc:
-            if exc.steps:
-                # A long deal's work is not lost to a timeout: the rows finished (shown as they came;
-                # with --json the record's steps), and where to go on.
-                go_on = exc.steps[-1].ply + 1
-                rest = f"--from-ply {go_on} analyses the rest" if go_on < len(pos.played) else \
-                    "every recorded action is analysed"
-                rows = "the record's steps" if args.json else "shown above"
-                exc.args = (f"{exc.args[0]} ({rows}; {rest})",) + exc.args[1:]
-            raise
+        def analysed(cancel: ddcards.CancelToken) -> ddcards.Analysis:
+            # (on the search's thread: a stop's message is told here, for --timeout and Ctrl-C alike)
+            try:
+                return engine.analyse(pos, timeout=args.timeout, cancel=cancel, mode=args.mode, threads=args.threads,
+                                      from_ply=args.from_ply, on_step=None if args.json else on_step)
+            except SearchAborted as exc:
+                if exc.steps:
+                    # A long deal's work is not lost to a stop: the rows finished (shown as they came;
+                    # with --json the record's steps), and where to go on.
+                    go_on = exc.steps[-1].ply + 1
+                    rest = f"--from-ply {go_on} analyses the rest" if go_on < len(pos.played) else \
+                        "every recorded action is analysed"
+                    rows = "the record's steps" if args.json else "shown above"
+                    exc.args = (f"{exc.args[0]} ({rows}; {rest})",) + exc.args[1:]
+                raise
+
+        return searches.run(analysed), pos
 
     def show_stopped(outcome: Outcome, source: Input) -> None:
         """The rows a stopped analysis finished, under its document's header as an answer's (those

@@ -359,6 +359,9 @@ def test_a_stopped_analysis_carries_the_analysis_of_its_finished_steps(monkeypat
     assert (part.initial_value, part.final_value) == (whole.initial_value, whole.steps[2].value_after)
     assert (part.initial_outcome, part.final_outcome) == (whole.initial_outcome, whole.steps[2].outcome)
     assert part.deal == whole.deal and part.nodes == info.value.nodes > 0 and part.game == "klaverjas"
+    # printed, its value is the one after its last step (it said "Final value")
+    assert (f"Value after ply 2 {whole.steps[2].value_after:+d} (the analysis stopped there; the record goes on "
+            "to ply 9)") in str(part).splitlines()
     stopped_at(1)                           # the value at the start
     with pytest.raises(ddcards.SearchTimeout) as info:
         ddcards.Solver().analyse(doc)

@@ -547,3 +547,23 @@ def test_a_table_that_cannot_grow_is_an_error_record_naming_the_commands_option(
     assert failed["error"] == (f"cannot allocate the {1 << 40:,} MiB transposition table mariasz searches need: "
                                "not enough free memory (give a smaller table of a fixed size: --tt-mb)")
     assert "error" not in solved and "value" in solved                 # the batch goes on
+
+
+def test_a_stopped_search_s_record_says_what_it_had_done():
+    """An error record of a stopped search carries its nodes, its progress, a DD table's row and an
+    analysis's steps, as the exception does (the record had only the message)."""
+    from ddcards.batch.reader import Entry, Outcome
+
+    stopped = ddcards.SearchTimeout("stand-in")
+    stopped.nodes, stopped.row = 1234, 3
+    stopped.progress = ddcards.SearchProgress(answered=2, moves=7, value=-12, move="AS", at_least=True)
+    record = Outcome(Entry(5, document={}), error=stopped).record(dict)
+    assert record == {"line": 5, "error": "stand-in", "error_type": "SearchTimeout", "nodes": 1234, "row": 3,
+                      "progress": {"answered": 2, "moves": 7, "value": -12, "move": "AS", "at_least": True}}
+    seed = ddcards.example("marias-seed")
+    steps = ddcards.analyse(seed).steps[:2]
+    stopped = ddcards.SearchCancelled("stand-in")
+    stopped.steps = steps
+    record = Outcome(Entry(1, document={}), error=stopped).record(dict)
+    assert record["steps"] == [s.to_dict() for s in steps] and record["nodes"] == 0
+    assert "row" not in record and "progress" not in record

@@ -282,6 +282,7 @@ def test_cli_report_timeout(tmp_path):
     out = run("report", "-", "-o", str(tmp_path / "x.html"), "--timeout", "0.0001", "--tt-mb", "1",
               stdin=json.dumps(slow))
     assert out.returncode == 1 and out.stderr.startswith("ddcards: stopped:") and "ran out of time" in out.stderr
+    assert out.stderr.rstrip().endswith("(no page is written: no action was analysed)")
     assert not (tmp_path / "x.html").exists()
 
 

@@ -112,6 +112,8 @@ class Outcome:
             out["nodes"] = self.error.nodes
             if self.error.progress is not None:
                 out["progress"] = dataclasses.asdict(self.error.progress)
+            if self.error.row is not None:          # a DD table's: the row whose search stopped
+                out["row"] = self.error.row
             if self.error.steps is not None:
                 out["steps"] = [step.to_dict() for step in self.error.steps]
         return out

@@ -83,6 +83,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                                                                from_ply=args.from_ply))
             except SearchAborted as exc:
                 if exc.analysis is None or not exc.analysis.steps:
+                    exc.args = (f"{exc.args[0]} (no page is written: no action was analysed)",) + exc.args[1:]
                     raise
                 # A long deal's work is not lost to --timeout: the page of the actions analysed,
                 # marked incomplete, and the command still says it stopped (exit status 1).
