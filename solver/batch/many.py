@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
+import traceback
 from collections.abc import Generator, Iterable, Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -109,10 +110,22 @@ def solve_chunk(positions: list[PositionLike], mode: str, timeout: float | None,
         try:
             out.append((solver.solve(position, mode=mode, timeout=timeout, cancel=cancel), None))
         except (DdcardsError, SearchAborted) as exc:
-            out.append((None, exc))
+            out.append((None, _detached(exc)))
         except Exception as exc:          # noqa: BLE001 - a bug, reported with its position
-            out.append((None, RuntimeError(f"{type(exc).__name__}: {exc}") if portable else exc))
+            out.append((None, RuntimeError(f"{type(exc).__name__}: {exc}") if portable else _detached(exc)))
+    # An error's traceback holds this frame, which would hold the Solver: not past the return.
+    del solver
     return out, time.perf_counter() - start
+
+
+def _detached(exc: BaseException) -> BaseException:
+    """`exc`, an answer handed out, without the variables of the finished frames its traceback
+    passed through, which hold this worker's Solver (``self``, ``solver``) and so its table, up
+    to 1 GiB, for as long as the answer is kept, whether or not the worker thread has ended
+    (their lines stay in the traceback; solve_chunk's own frame, still running, lets its
+    Solver go as it returns)."""
+    traceback.clear_frames(exc.__traceback__)
+    return exc
 
 
 # ----------------------------------------------------------------- executors
