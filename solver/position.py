@@ -98,7 +98,8 @@ class Position:
         self._doc = game.normalise(setup)
         self._over = session.over
         self._to_move = None if self._over else session.to_move
-        self._legal: tuple[str, ...] = () if self._over else tuple(
+        # (none either where the history holds the most actions a position may: Prší's 1,748)
+        self._legal: tuple[str, ...] = () if self._over or session.history_full else tuple(
             session.move_name(m) for m in sorted(session.board.legal_moves(), key=session.move_order))
         self._view: _View | None = None
         # The first session() hands out the one validation built (a replay
@@ -206,7 +207,8 @@ class Position:
     @property
     def legal_moves(self) -> tuple[str, ...]:
         """The moves the seat to move may make, in the game's order (suits S H D C, strongest
-        first); empty once the deal is over."""
+        first); empty once the deal is over, and in Prší once the history holds the most actions
+        a position may, 1,748 (docs/RULES.md §4.1: ``play`` refuses any more)."""
         return self._legal
 
     def is_legal(self, move: str | Card) -> bool:

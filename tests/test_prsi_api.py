@@ -389,6 +389,26 @@ def test_a_history_past_a_thousand_actions_is_a_document_like_any_other():
     assert ddcards.Position.from_dict(after.to_dict()) == after and len(after.played) == 1201
 
 
+
+def test_a_full_history_lists_no_legal_action_as_play_takes_none():
+    """RULES §4.1: played holds at most 1,748 actions. A position holding that many listed a dozen
+    legal_moves and is_legal('draw') was True, while play() refused every one of them: a bot
+    playing on until is_over crashed on a move the position called legal (an audit). Now it lists
+    none, is_legal says False, and play() still says why; the position is not over (the game is
+    not) and one action short of it plays as any other."""
+    full = ddcards.Position.from_dict(dict(FRESH, played=["draw"] * 1748))
+    assert not full.is_over and full.to_move == 0
+    assert full.legal_moves == ()
+    assert not full.is_legal("draw") and not full.is_legal("KH")
+    for move in ("draw", "KH"):
+        with pytest.raises(ddcards.IllegalPlayError, match="a history holds at most 1748 actions") as info:
+            full.play(move)
+        assert info.value.rule == "docs/RULES.md §4.1: a history holds at most 1,748 actions"
+    short = full.undo()
+    assert short.legal_moves and all(short.is_legal(move) for move in short.legal_moves)
+    assert all(short.play(move).ply == 1748 for move in short.legal_moves)
+
+
 #: seat 0 holds JH on TH (seat 1 drew three cards): JH puts him out at once
 NEAR_END = {"game": "prsi", "hands": ["8H 9H TH JH", "KS KD 9D KC"], "upcard": "KH",
             "stock": "7S 8S 9S TS JS QS AS 7H QH AH 7D 8D TD JD QD AD 7C 8C 9C TC JC QC AC",

@@ -234,6 +234,13 @@ class Session(ABC):
         measures (the game's ``value_doc`` says it for every objective and variant at once)."""
         return self.value_legend if self.value_kind == "outcome" else self.margin_meaning
 
+    @property
+    def history_full(self) -> bool:
+        """Does the history hold the most actions a position may, so that no action can follow
+        although the deal is not over (Prší's 1,748, docs/RULES.md §4.1)?  False in the games
+        whose deals end first."""
+        return False
+
     def trick_done(self) -> bool:
         """Did the last action end a trick (its winner leads next)?  A trick game's trick ends
         when the table is cleared; False in a game without tricks and before any action."""

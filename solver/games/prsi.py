@@ -362,8 +362,12 @@ class PrsiSession(Session):
     def owner_options(self) -> dict[str, Any]:
         return {"player": self.player}
 
+    @property
+    def history_full(self) -> bool:
+        return bool(self.board.ply >= _prsi.MAX_HISTORY)
+
     def legal_moves(self) -> list[str]:
-        if self.over:
+        if self.over or self.history_full:
             return []
         return [self.move_name(m) for m in sorted(self.board.legal_moves(), key=self.move_order)]
 
@@ -457,13 +461,13 @@ class PrsiSession(Session):
         except (NotationError, IllegalPlayError) as exc:
             raise type(exc)(f"played[{ply}]: {exc}", token=exc.token, rule=exc.rule,
                             field=f"played[{ply}]") from None
-        if not self.board.is_legal(code):
-            with in_field(f"played[{ply}]"):
-                raise self._illegal(code, ply)
-        if self.board.ply >= _prsi.MAX_HISTORY:
+        if self.history_full and not self.over:     # (once the game is over, that is what an action is told)
             raise IllegalPlayError(f"played[{ply}]: a history holds at most {_prsi.MAX_HISTORY} actions "
                                    f"({HISTORY_LENGTH_RULE})", token=self.move_name(code), rule=HISTORY_LENGTH_RULE,
                                    field=f"played[{ply}]")
+        if not self.board.is_legal(code):
+            with in_field(f"played[{ply}]"):
+                raise self._illegal(code, ply)
         self.board.play(code)
         self.history.append(self.move_name(code))
 
