@@ -86,7 +86,11 @@ class Position:
         if isinstance(doc, Position):
             doc = doc.to_dict()             # Position(pos), Position.from_dict(pos): an equal Position
         if not isinstance(doc, Mapping):
-            raise not_a_position(doc, given=True)
+            error = not_a_position(doc, given=True)
+            if isinstance(doc, (str, bytes, bytearray)):          # JSON text, as solve() takes it
+                error = type(error)(f"{error} (Position.from_json reads a position from its JSON text)",
+                                    token=error.token, rule=error.rule, field=error.field)
+            raise error
         game: Game = get_game(doc.get("game"))
         self._build(game, game.parse(doc))
 
@@ -129,8 +133,9 @@ class Position:
         if isinstance(text, (bytes, bytearray)):
             text = decode_utf8(bytes(text), "a position document")
         if not isinstance(text, str):
-            raise NotationTypeError(f"a position document is JSON text, not {type(text).__name__} {shown(text)}",
-                                    token=token_text(text), rule=POSITION_RULE)
+            advice = " (Position.from_dict takes a position document as a dict)" if isinstance(text, Mapping) else ""
+            raise NotationTypeError(f"a position document is JSON text, not {type(text).__name__} {shown(text)}"
+                                    f"{advice}", token=token_text(text), rule=POSITION_RULE)
         # JSON of another kind is bad notation, not a wrong type
         return cls(read_position(loads(text, "a position document")))
 

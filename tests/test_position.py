@@ -724,3 +724,25 @@ def test_a_dd_table_takes_the_utf8_bytes_of_a_document_as_solve_does():
     assert ddcards.dd_table(json.dumps(doc).encode())["values"] == ddcards.dd_table(doc)["values"]
     with pytest.raises(ddcards.NotationError, match="byte"):
         ddcards.dd_table(b"\xff{}")
+
+
+def test_json_text_given_for_a_dict_names_the_method_that_reads_it_and_back():
+    """Position(text) and Position.from_dict(text) said only "a position is a JSON object, not
+    text", where solve() takes the same text: a newcomer holding JSON learns which method reads it
+    (and from_json given a dict which method takes that), an audit."""
+    doc = ddcards.example("marias-hra")
+    text = ddcards.Position.from_dict(doc).to_json()
+    for call in (lambda: ddcards.Position(text), lambda: ddcards.Position.from_dict(text),
+                 lambda: ddcards.Position.from_dict(text.encode())):
+        with pytest.raises(ddcards.NotationTypeError) as info:
+            call()
+        assert str(info.value).startswith("a position is a JSON object, not ")
+        assert str(info.value).endswith("(Position.from_json reads a position from its JSON text)")
+        assert isinstance(info.value, TypeError)
+    with pytest.raises(ddcards.NotationTypeError) as info:
+        ddcards.Position.from_json(doc)
+    assert str(info.value).startswith("a position document is JSON text, not dict ")
+    assert str(info.value).endswith("(Position.from_dict takes a position document as a dict)")
+    with pytest.raises(ddcards.NotationTypeError) as info:      # nothing to point at for a number
+        ddcards.Position(5)
+    assert str(info.value) == "a position is a JSON object, not a number"
