@@ -516,3 +516,21 @@ def test_another_games_action_in_a_record_of_cards_is_named(game, word, whose):
     assert str(info.value).startswith(f"played[{ply}]: '{word.strip()}' is no action of this game, whose record "
                                       f"plays cards only (it is {whose}) (docs/RULES.md §0.7 rule 1")
     assert (info.value.token, info.value.field) == (word.strip(), f"played[{ply}]")
+
+
+@pytest.mark.parametrize("game, word, whose, actions", [
+    ("mariasz", "draw", "a Prší action", "actions: cards and 'exchange'"),
+    ("mariasz-kiks", "Pass", "a Prší action", "actions: cards and 'exchange'"),
+    ("prsi", "exchange", "Mariasz's exchange of the trump six",
+     "an action is a card (TH), an Ober naming a suit (QH/S), draw or pass")])
+def test_another_games_action_in_a_record_with_actions_of_its_own_is_named(game, word, whose, actions):
+    """Mariasz's record of cards and 'exchange' holding 'draw', and Prší's holding 'exchange', said
+    "unknown card 'draw': 'd' is not a rank", citing the rule of ranks, as records of cards only
+    did before they named the other game's action (an audit)."""
+    pos = ddcards.Position.from_dict(ddcards.example(game))
+    with pytest.raises(InvalidCardError) as info:
+        pos.play(word)
+    ply = pos.ply
+    assert str(info.value).startswith(f"played[{ply}]: '{word}' is no action of this game (it is {whose}; {actions})")
+    assert (info.value.token, info.value.field) == (word, f"played[{ply}]")
+    assert "is not a rank" not in str(info.value) and "§0.2" not in info.value.rule

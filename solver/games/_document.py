@@ -275,11 +275,12 @@ def played_field(doc: Mapping[str, Any], *, actions: Sequence[str] = (), rule: s
             played.append(str(Card.parse(token)))
         except NotationError as exc:
             other = _OTHER_GAMES_ACTIONS.get(token.strip().lower())
-            if other is not None and not actions:
+            if other is not None:
                 # (not "'e' is not a rank": the word is an action, of another game)
-                raise InvalidCardError(f"{field}: '{token.strip()}' is no action of this game, whose record plays "
-                                       f"cards only (it is {other}) ({rule})", token=token.strip(), rule=rule,
-                                       field=field) from None
+                whose = f"{other}; {what}" if actions else other
+                cards_only = "" if actions else ", whose record plays cards only"
+                raise InvalidCardError(f"{field}: '{token.strip()}' is no action of this game{cards_only} (it is "
+                                       f"{whose}) ({rule})", token=token.strip(), rule=rule, field=field) from None
             also = f" ({what})" if actions else ""
             raise type(exc)(f"{field}: {exc}{also}", token=exc.token, rule=exc.rule, field=field) from None
     return tuple(played)

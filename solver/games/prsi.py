@@ -152,6 +152,12 @@ def parse_action(token: Any, ply: int | None = None) -> str:
     try:
         card = Card.parse(card_text)
     except NotationError as exc:
+        if not slash and card_text.strip().lower() == "exchange":
+            # (not "'e' is not a rank": the word is an action, of another game)
+            raise InvalidCardError(f"{where}'{card_text.strip()}' is no action of this game (it is Mariasz's "
+                                   f"exchange of the trump six; an action is a card (TH), an Ober naming a suit "
+                                   f"(QH/S), draw or pass) ({ACTION_RULE})", token=card_text.strip(),
+                                   rule=ACTION_RULE, field=field) from None
         if not slash:
             # neither a card nor a word: say what an action is (the card's own rule comes first)
             raise type(exc)(f"{where}{exc}; an action is a card (TH), an Ober naming a suit (QH/S), draw or pass",
