@@ -110,6 +110,8 @@ class Foreground:
         analysis = self.solver.analysis_now                 # an analysis: its actions analysed so far
         if analysis is not None and analysis.actions:
             figures += f"; {analysis}"
+            if analysis.value is not None:      # (found before the first step is: a long deal's minute)
+                figures += f", value {analysis.value:+d} {analysis.value_where}"
         line = f"ddcards: searching {clock}{figures}; Ctrl-C stops"
         with self._screen:
             self._shown = True              # before the write: Ctrl-C may land in it, and the line is cleared

@@ -802,6 +802,8 @@ class Solver:
             # position may (Prší without a horizon): say which position it was, as for any later step
             raise _at_start(exc, from_ply) if from_ply < len(pos.played) else exc from None
         initial, initial_outcome = value, outcome_here(value)
+        progress = replace(progress, value=report(value))
+        self._analysing = progress
         value_outcome = outcome(value)
 
         def so_far(final_outcome: str) -> Analysis:
@@ -843,7 +845,7 @@ class Solver:
                 moves=moves if mode is Mode.ALL else [],
                 trick_winner=session.to_move if done else None, score=session.scores_now(),
                 distance=session.distance(after), best_distance=session.distance(value)))
-            progress = replace(progress, analysed=len(steps))
+            progress = replace(progress, analysed=len(steps), value=report(following))
             self._analysing = progress
             if on_step is not None:
                 on_step(steps[-1])

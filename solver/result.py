@@ -103,11 +103,21 @@ class SearchProgress:
 @dataclass(frozen=True)
 class AnalysisProgress:
     """How far an analysis under way got (``Solver.analysis_now``): ``analysed`` of its
-    ``actions`` recorded actions (those from ``played[from_ply]``) have their step."""
+    ``actions`` recorded actions (those from ``played[from_ply]``) have their step; ``value`` is
+    the value before the next of them (after the record once every one is analysed), None until
+    the first search has found it (a fresh 36-card Mariasz deal's value comes a minute or more
+    before its first step, which needs the search after the first action too)."""
 
     analysed: int
     actions: int
     from_ply: int = 0
+    value: int | None = None
+
+    @property
+    def value_where(self) -> str:
+        """Where ``value`` is the value, in words: "before played[k]", or "after the record"."""
+        ply = self.from_ply + self.analysed
+        return f"before played[{ply}]" if self.analysed < self.actions else "after the record"
 
     def __str__(self) -> str:
         actions = f"{self.actions} recorded action{'s' if self.actions != 1 else ''}"

@@ -304,3 +304,33 @@ def test_analysis_now_says_how_many_actions_are_analysed_and_the_ticker_shows_it
     assert "; 0 of the 1 recorded action from played[1] analysed; Ctrl-C stops" in shown
     assert ddcards.AnalysisProgress(analysed=3, actions=12, from_ply=6).__str__() == \
         "3 of the 12 recorded actions from played[6] analysed"
+
+
+def test_the_ticker_shows_an_analysis_s_value_as_soon_as_it_is_found(monkeypatch):
+    """A long deal's value at the start is found a search before its first step: analysis_now
+    carries it (value, value_where), and the ticker shows it, then the value before each next action."""
+    from ddcards.games.base import Session
+    deal = ddcards.example("klaverjas")
+    doc = dict(deal, played=ddcards.solve(deal, mode="best").pv[:10])
+    whole = ddcards.analyse(doc)
+    search, calls, seen = Session.search, [], []
+    solver = ddcards.Solver()
+
+    def slow(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) in (2, 4):            # the searches after the start, and after ply 1
+            seen.append(solver.analysis_now)
+            time.sleep(0.6)
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(Session, "search", slow)
+    stream = io.StringIO()
+    with Foreground(solver, ticker=True, stream=stream, delay=0.0) as searches:
+        searches.run(lambda cancel: solver.analyse(doc, cancel=cancel))
+    assert seen == [ddcards.AnalysisProgress(analysed=0, actions=10, value=whole.initial_value),
+                    ddcards.AnalysisProgress(analysed=2, actions=10, value=whole.steps[1].value_after)]
+    assert seen[1].value_where == "before played[2]"
+    assert ddcards.AnalysisProgress(analysed=4, actions=4, from_ply=3, value=5).value_where == "after the record"
+    shown = stream.getvalue()
+    assert f"; 0 of the 10 recorded actions analysed, value {whole.initial_value:+d} before played[0]; Ctrl-C" in shown
+    assert f"; 2 of the 10 recorded actions analysed, value {whole.steps[1].value_after:+d} before played[2]; " in shown
