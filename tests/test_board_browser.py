@@ -327,3 +327,30 @@ def test_a_prsi_ober_shows_its_card_and_the_suit_it_names(page, board_url):
     button.click()
     shown = wait_for_values(page, ["QS/H"])
     check_against_solve(shown, dict(doc, played=["QS/H"]))
+
+
+def test_a_load_that_overtakes_a_card_leaves_the_new_position_playable(page, board_url):
+    # A card played, then an example picked before the card's position arrived: the card's answer
+    # was dropped as stale before it cleared the page's "loading" mark, and the loaded position's
+    # cards then played nothing at all (every click ignored until an arrow key was pressed).
+    page.goto(board_url)
+    page.fill("#doc", json.dumps(START))
+    page.click("#load-btn")
+    wait_for_values(page, [])
+    page.evaluate("""() => {
+        const fetch0 = window.fetch;
+        window.fetch = (url, opts) => String(url).endsWith('/api/position') && opts.body.includes('"played":["AS"]')
+            ? new Promise(done => setTimeout(done, 400)).then(() => fetch0(url, opts)) : fetch0(url, opts);
+    }""")
+    page.click("#table button.card[data-card='AS']")
+    reset_value(page)
+    page.select_option("#example", "klaverjas")
+    doc = ddcards.example("klaverjas")
+    wait_for_values(page, [])
+    page.wait_for_timeout(600)              # the card's answer has come, and was dropped
+    assert page.text_content("#title").startswith("Klaverjas")
+    first = sorted(ddcards.Position.from_dict(doc).legal_moves)[0]
+    reset_value(page)
+    page.click(f"#table button.card[data-card='{first}']")
+    shown = wait_for_values(page, [first])
+    check_against_solve(shown, dict(doc, played=[first]))

@@ -12,7 +12,8 @@
     view: null,        // the server's view of the position at the cursor
     result: null,      // its solve (every legal card's value)
     search: null,      // the id of the search running, if any
-    generation: 0      // answers for an older position are dropped
+    generation: 0,     // answers for an older position are dropped
+    loading: false     // a position asked for has not come yet
   };
 
   function el(tag, attrs, children) {
@@ -95,8 +96,10 @@
   function loadDocument(request) {
     stopSearch();
     var generation = ++state.generation;
+    state.loading = true;        // (a card clicked meanwhile would take the load's place)
     return post("/api/position", request).then(function (r) {
       if (generation !== state.generation) return;
+      state.loading = false;
       if (!r.ok) { showError(r.body); return; }
       showError(null);
       var doc = r.body.position;
