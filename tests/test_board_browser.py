@@ -354,3 +354,15 @@ def test_a_load_that_overtakes_a_card_leaves_the_new_position_playable(page, boa
     page.click(f"#table button.card[data-card='{first}']")
     shown = wait_for_values(page, [first])
     check_against_solve(shown, dict(doc, played=[first]))
+
+
+def test_escape_with_no_search_running_keeps_the_value_said(page, board_url):
+    # Esc stops a search; pressed when none runs it replaced the position's value line with
+    # "Search stopped.", which no search had been.
+    page.goto(board_url)
+    page.fill("#doc", json.dumps(START))
+    page.click("#load-btn")
+    shown = wait_for_values(page, [])
+    page.keyboard.press("Escape")
+    assert page.text_content("#status") == shown["status"]
+    assert shown["status"].startswith("Value +70")

@@ -161,11 +161,18 @@
     });
   }
 
+  // Stops the search running, if any; says whether one was.
   function stopSearch() {
-    if (!state.search) return;
+    if (!state.search) return false;
     post("/api/stop", { search: state.search });
     state.search = null;
     $("stop").disabled = true;
+    return true;
+  }
+
+  // Stop (the button, Esc): says so only of a search that was running.
+  function stopPressed() {
+    if (stopSearch()) setStatus("Search stopped.");
   }
 
   // ------------------------------------------------------------ drawing
@@ -351,7 +358,7 @@
   $("best").addEventListener("click", function () {
     if (state.result && state.result.optimal_moves.length) play(state.result.optimal_moves[0]);
   });
-  $("stop").addEventListener("click", function () { stopSearch(); setStatus("Search stopped."); });
+  $("stop").addEventListener("click", stopPressed);
   $("load-btn").addEventListener("click", function () { loadDocument({ text: $("doc").value }); });
   $("file").addEventListener("change", function (ev) {
     var file = ev.target.files[0];
@@ -371,7 +378,7 @@
     var tag = (ev.target.tagName || "").toLowerCase();
     if (tag === "textarea" || tag === "input" || tag === "select" || !state.view) return;
     var keys = { ArrowLeft: state.cursor - 1, ArrowRight: state.cursor + 1, Home: 0, End: state.line.length };
-    if (ev.key === "Escape") { stopSearch(); setStatus("Search stopped."); return; }
+    if (ev.key === "Escape") { stopPressed(); return; }
     if (!(ev.key in keys)) return;
     ev.preventDefault();
     goTo(keys[ev.key]);
