@@ -366,3 +366,49 @@ def test_escape_with_no_search_running_keeps_the_value_said(page, board_url):
     page.keyboard.press("Escape")
     assert page.text_content("#status") == shown["status"]
     assert shown["status"].startswith("Value +70")
+
+
+def test_a_failed_load_during_a_search_does_not_leave_it_counting(page, board_url):
+    # A document with a typo loaded while the shown position was searching: the search was
+    # stopped for the load, the load failed, and the page kept "Searching… 0.5 s" for ever on
+    # a position with no values and no Stop. The shown position now gets its values.
+    page.goto(board_url)
+    page.fill("#doc", json.dumps(START))
+    page.click("#load-btn")
+    wait_for_values(page, [])
+    held = []
+    page.route("**/api/solve", lambda route: held.append(route))
+    page.click("#table button.card[data-card='AS']")
+    page.wait_for_function("() => !document.getElementById('stop').disabled")
+    page.fill("#doc", '{"game": "marias"')
+    page.click("#load-btn")
+    assert "not valid JSON" in error_shown(page)
+    page.wait_for_timeout(200)
+    for route in held:
+        route.continue_()
+    page.unroute("**/api/solve")
+    shown = wait_for_values(page, ["AS"])
+    check_against_solve(shown, dict(START, played=["AS"]))
+    assert "not valid JSON" in page.text_content("#error")      # the error stays said
+
+
+def test_a_failed_step_keeps_the_line_at_the_position_shown(page, board_url):
+    # A card whose position could not be fetched (a failed request) moved the line on anyway:
+    # the line marked the card played while the table still showed the position before it, and
+    # the next card clicked there was recorded after the one that never showed.
+    page.goto(board_url)
+    page.fill("#doc", json.dumps(START))
+    page.click("#load-btn")
+    wait_for_values(page, [])
+    page.route("**/api/position", lambda route: route.fulfill(status=503, content_type="text/plain", body="busy"))
+    page.click("#table button.card[data-card='AS']")
+    assert "HTTP 503" in error_shown(page)
+    page.unroute("**/api/position")
+    shown = wait_for_values(page, [])
+    assert shown["line"] == [] and shown["current"] == "start"
+    check_against_solve(shown, START)
+    reset_value(page)
+    page.click("#table button.card[data-card='KH']")
+    shown = wait_for_values(page, ["KH"])
+    assert shown["line"] == ["KH"]
+    check_against_solve(shown, dict(START, played=["KH"]))

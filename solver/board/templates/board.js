@@ -13,7 +13,8 @@
     result: null,      // its solve (every legal card's value)
     search: null,      // the id of the search running, if any
     generation: 0,     // answers for an older position are dropped
-    loading: false     // a position asked for has not come yet
+    loading: false,    // a position asked for has not come yet
+    shown: null        // the line and cursor of the position shown ({ line, cursor })
   };
 
   function el(tag, attrs, children) {
@@ -94,13 +95,13 @@
 
   // ------------------------------------------------------------ loading
   function loadDocument(request) {
-    stopSearch();
+    var interrupted = stopSearch();
     var generation = ++state.generation;
     state.loading = true;        // (a card clicked meanwhile would take the load's place)
     return post("/api/position", request).then(function (r) {
       if (generation !== state.generation) return;
       state.loading = false;
-      if (!r.ok) { showError(r.body); return; }
+      if (!r.ok) { keepShown(r.body, interrupted); return; }
       showError(null);
       var doc = r.body.position;
       state.line = (doc.played || []).slice();
@@ -119,17 +120,28 @@
   }
 
   function refresh() {
-    stopSearch();
+    var interrupted = stopSearch();
     var doc = currentDocument();
     var generation = ++state.generation;
     state.loading = true;        // the cards shown are the last position's until the answer comes
     return post("/api/position", { position: doc }).then(function (r) {
       if (generation !== state.generation) return;
       state.loading = false;
-      if (!r.ok) { showError(r.body); return; }
+      if (!r.ok) { keepShown(r.body, interrupted); return; }
       showError(null);
       show(r.body);
     });
+  }
+
+  // A load or a step that failed: the error is said and the position shown stays, with its line
+  // (the step is undone) and its values (its search, stopped for the new position, runs again).
+  function keepShown(err, interrupted) {
+    showError(err);
+    if (!state.view) return;
+    state.line = state.shown.line.slice();
+    state.cursor = state.shown.cursor;
+    drawLine();
+    if (interrupted) solve(state.generation);
   }
 
   // ------------------------------------------------------------ solving
@@ -179,6 +191,7 @@
   function show(view) {
     state.view = view;
     state.result = null;
+    state.shown = { line: state.line.slice(), cursor: state.cursor };      // the line of what is shown
     $("position").hidden = false;
     $("title").textContent = view.title;
     // what this deal's values mean (whose view, and a margin's measure or an outcome's legend)
