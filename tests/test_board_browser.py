@@ -412,3 +412,26 @@ def test_a_failed_step_keeps_the_line_at_the_position_shown(page, board_url):
     shown = wait_for_values(page, ["KH"])
     assert shown["line"] == ["KH"]
     check_against_solve(shown, dict(START, played=["KH"]))
+
+
+def test_focus_stays_on_the_board_after_a_card_or_a_step(page, board_url):
+    # A card played from the keyboard (Enter) or a step picked in the line was redrawn away with
+    # the focus in it: the focus fell to the page's body, and the next Enter did nothing.
+    page.goto(board_url)
+    page.fill("#doc", json.dumps(START))
+    page.click("#load-btn")
+    wait_for_values(page, [])
+    page.focus("#table button.card[data-card='KH']")
+    reset_value(page)
+    page.keyboard.press("Enter")
+    wait_for_values(page, ["KH"])
+    assert page.evaluate("() => document.activeElement.dataset.card") == "TH"      # the only legal card
+    reset_value(page)
+    page.keyboard.press("Enter")
+    shown = wait_for_values(page, ["KH", "TH"])
+    check_against_solve(shown, dict(START, played=["KH", "TH"]))
+    page.focus("#line button[data-ply='0']")
+    reset_value(page)
+    page.keyboard.press("Enter")
+    wait_for_values(page, ["KH"])
+    assert page.evaluate("() => document.activeElement.dataset.ply") == "0"       # the step just picked

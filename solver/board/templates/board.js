@@ -140,7 +140,7 @@
     if (!state.view) return;
     state.line = state.shown.line.slice();
     state.cursor = state.shown.cursor;
-    drawLine();
+    keepFocus(drawLine);
     if (interrupted) solve(state.generation);
   }
 
@@ -188,6 +188,18 @@
   }
 
   // ------------------------------------------------------------ drawing
+  // Redraws the table or the line by `draw`; the focus, if it was in one of them, goes to the
+  // first legal card (a card just played from the keyboard) or the line's current step, not to
+  // the page's body with the button it was on.
+  function keepFocus(draw) {
+    var focused = document.activeElement;
+    var inTable = focused && $("table").contains(focused), inLine = focused && $("line").contains(focused);
+    draw();
+    if ((!inTable && !inLine) || document.contains(focused)) return;
+    var next = (inTable && document.querySelector("#table button.card")) || $("line").querySelector("button.current");
+    if (next) next.focus();
+  }
+
   function show(view) {
     state.view = view;
     state.result = null;
@@ -197,8 +209,7 @@
     // what this deal's values mean (whose view, and a margin's measure or an outcome's legend)
     $("meaning").textContent = view.value_meaning ?
       "Values are " + view.value_owner + "'s: " + view.value_meaning + "." : "";
-    drawTable();
-    drawLine();
+    keepFocus(function () { drawTable(); drawLine(); });
     $("pv").textContent = "";
     $("best").disabled = true;
     if (view.over) {             // every card played, a race claimed, a Prší game won
