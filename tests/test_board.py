@@ -342,3 +342,29 @@ def test_the_view_names_the_card_and_the_suit_of_each_ober_action():
     assert view["obers"]["QS/H"]["card"]["name"] == "Q of spades"
     assert view["obers"]["QS/H"]["named"] == {"suit": "H", "symbol": "\u2665", "name": "hearts"}
     assert position_view(ddcards.Position.from_dict(ddcards.example("klaverjas")))["obers"] == {}
+
+
+def test_cli_board_takes_its_workers(tmp_path):
+    """The board's tables are one per worker, and a --tt-mb too large for them said 'give fewer
+    workers', but `ddcards board` had no --workers (it ran as many as the machine has cores)."""
+    import re
+    import subprocess
+    import sys
+
+    half = ddcards.api.tt_mb_limit() // 2
+    out = subprocess.run([sys.executable, "-m", "ddcards", "board", "--workers", "3", "--tt-mb", str(half),
+                          "--port", "0"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and f"workers 3 x tt_mb {half}" in out.stderr, out.stderr
+    out = subprocess.run([sys.executable, "-m", "ddcards", "board", "--workers", "0", "--port", "0"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "workers is a whole number from 1 to 256" in out.stderr, out.stderr
+    board = subprocess.Popen([sys.executable, "-m", "ddcards", "board", "--workers", "1", "--tt-mb", str(half),
+                              "--example", "klaverjas", "--port", "0"], stderr=subprocess.PIPE, text=True)
+    try:
+        line = board.stderr.readline()
+        url = re.search(r"ddcards board on (http://127\.0\.0\.1:\d+/)", line).group(1)
+        assert call(url)[0] == 200
+    finally:
+        board.terminate()
+        board.wait(10)
+        board.stderr.close()

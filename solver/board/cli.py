@@ -30,6 +30,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
                    help=f"transposition table size per worker in MiB, 1 to the machine's memory (default: per game, "
                         f"{ddcards.api.table_sizes_text()})")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="searches run at once (pages, tabs), each with its own transposition table, 1 to 256 "
+                        "(default: number of cores); a search waits for a free worker")
     p.add_argument("--threads", type=int, default=1, metavar="N",
                    help="threads for each search, 1 to 64 (default 1; --threads 2 solves a long position on two cores)")
     p.set_defaults(func=cmd_board)
@@ -124,7 +127,7 @@ def cmd_board(args: argparse.Namespace) -> int:
         print(f"ddcards: warning: the board listens on {args.host}: anyone who reaches it can run searches "
               "on this machine (it has no login)", file=sys.stderr)
     app = create_app(tt_mb=args.tt_mb, timeout=args.timeout, position=position, threads=args.threads,
-                     hosts=board_hosts(args.host, args.allow_host))
+                     workers=args.workers, hosts=board_hosts(args.host, args.allow_host))
     # A search runs until it ends or is stopped: on Ctrl-C every one is stopped at once, and what
     # has not answered within a second is cut (uvicorn would otherwise wait for them for ever).
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=1)
