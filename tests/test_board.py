@@ -368,3 +368,26 @@ def test_cli_board_takes_its_workers(tmp_path):
         board.terminate()
         board.wait(10)
         board.stderr.close()
+
+
+@pytest.mark.parametrize("path, body, token, message", [
+    ("/api/stop", {}, "search", "the stop names no search (field 'search', the id its search was sent with)"),
+    ("/api/stop", {"search": ""}, "search",
+     "the stop names no search (field 'search', the id its search was sent with)"),
+    ("/api/stop", {"serach": "s1"}, "serach", "'serach' is no field of a stop request (fields: search)"),
+    ("/api/solve", {"position": START, "serach": "s1"}, "serach",
+     "'serach' is no field of a search request (fields: position, text, search)"),
+    ("/api/position", {"positon": START}, "positon",
+     "'positon' is no field of a position request (fields: position, text)"),
+    ("/api/position", {"position": START, "text": "{}"}, "text",
+     "a request gives its position once: as 'position' (a document) or as 'text' (its JSON text), not both"),
+    ("/api/solve", {"position": START, "text": json.dumps(START)}, "text",
+     "a request gives its position once: as 'position' (a document) or as 'text' (its JSON text), not both"),
+])
+def test_a_request_field_the_board_does_not_know_is_refused(client, path, body, token, message):
+    """A misspelt field of a request was ignored: a stop naming no search answered 200, stopping
+    nothing, a search sent with 'serach' ran as one no stop could reach, and 'text' silently won
+    over 'position'. Each is now a 400 naming the field, as a position's own fields are."""
+    status, err = client.post(path, body)
+    assert status == 400, err
+    assert err["token"] == token and err["error"] == message and err["rule"] == "board requests"

@@ -113,6 +113,18 @@ def search_id(body: Mapping[str, Any]) -> str:
     return search
 
 
+def _only_fields(body: Mapping[str, Any], fields: tuple[str, ...], what: str) -> None:
+    """NotationError naming a field of the request that is not one of `fields` (a misspelt
+    'serach' ran a search no stop could reach), or 'text' given beside 'position'."""
+    for key in body:
+        if key not in fields:
+            raise NotationError(f"{shown(key)} is no field of {what} request (fields: {', '.join(fields)})",
+                                token=token_text(key), rule="board requests")
+    if "text" in body and "position" in body:
+        raise NotationError("a request gives its position once: as 'position' (a document) or as 'text' (its JSON "
+                            "text), not both", token="text", rule="board requests")
+
+
 def _port(authority_or_url: str) -> int | None:
     """The port of a URL or of '//' + a Host header (80 when none is written; None if malformed)."""
     try:
@@ -336,6 +348,7 @@ class BoardApp:
     async def view(self, request: Request) -> Response:
         try:
             body = await self.body(request)
+            _only_fields(body, ("position", "text"), "a position")
             return JSONResponse(position_view(self.read_position(body)))
         except DdcardsError as exc:
             return error_response(exc)
@@ -343,6 +356,7 @@ class BoardApp:
     async def solve(self, request: Request) -> Response:
         try:
             body = await self.body(request)
+            _only_fields(body, ("position", "text", "search"), "a search")
             pos = self.read_position(body)
             search = search_id(body)
         except DdcardsError as exc:
@@ -428,11 +442,15 @@ class BoardApp:
         try:
             body = await self.body(request)
             search = search_id(body)
+            _only_fields(body, ("search",), "a stop")
+            if not search:
+                raise NotationError("the stop names no search (field 'search', the id its search was sent with)",
+                                    token="search", rule="board requests")
         except DdcardsError as exc:
             return error_response(exc)
         with self._lock:
             tokens = list(self._searches.get(search, ()))       # every search under that id
-            if not tokens and search:
+            if not tokens:
                 self._stopped_early[search] = time.monotonic()
                 self._stopped_early.move_to_end(search)
                 while len(self._stopped_early) > MAX_STOPPED_EARLY:
