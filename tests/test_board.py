@@ -391,3 +391,25 @@ def test_a_request_field_the_board_does_not_know_is_refused(client, path, body, 
     status, err = client.post(path, body)
     assert status == 400, err
     assert err["token"] == token and err["error"] == message and err["rule"] == "board requests"
+
+
+@pytest.mark.parametrize("method, path, status, message", [
+    ("GET", "/nope", 404, "the board has no page /nope (it serves /, /api/examples, /api/position, /api/solve and "
+                          "/api/stop)"),
+    ("GET", "/api/solve", 405, "/api/solve takes POST, not GET"),
+    ("POST", "/", 405, "/ takes GET, not POST"),
+    ("DELETE", "/api/examples", 405, "/api/examples takes GET, not DELETE"),
+])
+def test_a_wrong_path_or_method_is_a_json_error(client, method, path, status, message):
+    """They answered Starlette's plain text ('Not Found', 'Method Not Allowed'), where every
+    other error of the board is JSON with its message, token and rule."""
+    request = urllib.request.Request(client.url + path, data=b"{}" if method != "GET" else None, method=method,
+                                     headers={"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(request, timeout=30)
+    assert info.value.code == status
+    assert info.value.headers["content-type"] == "application/json"
+    err = json.loads(info.value.read())
+    assert err["error"] == message and err["rule"] == "board requests"
+    if status == 405:
+        assert info.value.headers["allow"]

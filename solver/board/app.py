@@ -36,6 +36,7 @@ import anyio
 import anyio.abc
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
@@ -223,7 +224,7 @@ class BoardApp:
             Route("/api/position", self.view, methods=["POST"]),
             Route("/api/solve", self.solve, methods=["POST"]),
             Route("/api/stop", self.stop, methods=["POST"]),
-        ])
+        ], exception_handlers={HTTPException: self._http_error})
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -330,6 +331,24 @@ class BoardApp:
             raise NotationError("the request names no position (field 'position' or 'text')",
                                 token="position", rule="board requests")
         return ddcards.Position(read_position(body["position"]))
+
+    @staticmethod
+    async def _http_error(request: Request, exc: Exception) -> Response:
+        """A path the board has not, or a method its path does not take: JSON, as its other errors."""
+        assert isinstance(exc, HTTPException)
+        path = token_text(request.url.path, 80)
+        if exc.status_code == 404:
+            message = (f"the board has no page {path} (it serves /, /api/examples, /api/position, /api/solve and "
+                       "/api/stop)")
+        elif exc.status_code == 405:
+            allowed = [m.strip() for m in (exc.headers or {}).get("Allow", "").split(",")
+                       if m.strip() not in ("", "HEAD")]
+            message = f"{path} takes {' or '.join(allowed)}, not {token_text(request.method, 20)}"
+        else:
+            message = f"{path}: {exc.detail}"
+        answer = error_response(NotationError(message, token=path, rule="board requests"), exc.status_code)
+        answer.headers.update(exc.headers or {})
+        return answer
 
     # -- routes
     def render_page(self) -> str:
