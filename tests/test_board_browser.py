@@ -435,3 +435,16 @@ def test_focus_stays_on_the_board_after_a_card_or_a_step(page, board_url):
     page.keyboard.press("Enter")
     wait_for_values(page, ["KH"])
     assert page.evaluate("() => document.activeElement.dataset.ply") == "0"       # the step just picked
+
+
+def test_a_card_on_the_table_or_the_talon_is_named_with_its_suit(page, board_url):
+    # The suit of a card on the table, in the talon or the stock is its symbol, hidden from a
+    # screen reader (the row's suit name says it in a hand): they read "on the table Q seat 0",
+    # "talon 9 K".
+    page.goto(board_url)
+    page.fill("#doc", json.dumps(dict(START, played=["QH"])))
+    page.click("#load-btn")
+    wait_for_values(page, ["QH"])
+    centre = page.locator("#centre").aria_snapshot()
+    assert "Q of červené, seat 0" in centre, centre
+    assert "9 of žaludy" in centre and "K of žaludy" in centre, centre

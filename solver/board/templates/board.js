@@ -287,9 +287,11 @@
     if (view.trick.length) {
       var trick = el("p", { "aria-label": "on the table" }, [el("span", { "class": "label", text: "on the table" })]);
       view.trick.forEach(function (piece) {
+        // (named as an image: its suit is a symbol a screen reader does not read)
         trick.appendChild(el("span", { "class": "played-card card suit-" + piece.suit, "data-card": piece.card,
-                                        title: piece.name }, cardFace(piece).concat(
-                                          [el("span", { "class": "who", text: "seat " + piece.seat })])));
+                                        title: piece.name, role: "img",
+                                        "aria-label": piece.name + ", seat " + piece.seat },
+                             cardFace(piece).concat([el("span", { "class": "who", text: "seat " + piece.seat })])));
       });
       centre.appendChild(trick);
     }
@@ -297,7 +299,8 @@
       var p = el("p", {}, [el("span", { "class": "label", text: x.label })]);
       if (x.cards) {
         x.cards.forEach(function (piece) {
-          p.appendChild(el("span", { "class": "card suit-" + piece.suit, title: piece.name }, cardFace(piece)));
+          p.appendChild(el("span", { "class": "card suit-" + piece.suit, title: piece.name, role: "img",
+                                     "aria-label": piece.name }, cardFace(piece)));
           p.appendChild(document.createTextNode(" "));
         });
       } else p.appendChild(document.createTextNode(x.text));
