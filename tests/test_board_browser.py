@@ -448,3 +448,22 @@ def test_a_card_on_the_table_or_the_talon_is_named_with_its_suit(page, board_url
     centre = page.locator("#centre").aria_snapshot()
     assert "Q of červené, seat 0" in centre, centre
     assert "9 of žaludy" in centre and "K of žaludy" in centre, centre
+
+
+def test_the_status_says_what_its_numbers_count(page, board_url):
+    # After the verdict the status listed the sides' numbers at the end of the best line with no
+    # word on what they are: in Prší, which scores nothing, they are the cards each seat holds
+    # ("seat0 0, seat1 4" read as a score the winner lost), as the view's "hand sizes so far" says.
+    page.goto(board_url)
+    page.select_option("#example", "prsi")
+    shown = wait_for_values(page, [])
+    res = ddcards.solve(ddcards.example("prsi"))
+    sizes = ", ".join(f"{k} {v}" for k, v in res.scores.items())
+    assert shown["status"].startswith("Value +1 (seat 0's view): ")
+    assert f" (hand sizes at the end of the best line: {sizes}) · " in shown["status"], shown["status"]
+    reset_value(page)
+    page.fill("#doc", json.dumps(START))
+    page.click("#load-btn")
+    shown = wait_for_values(page, [])
+    assert shown["status"].startswith("Value +70 (declarer's view): declarer wins "
+                                      "(score at the end of the best line: declarer 100, defenders 30) · ")

@@ -347,10 +347,12 @@
       b.setAttribute("aria-label", b.getAttribute("aria-label").split(",")[0] + ", value " + signed(m.value) +
                      (m.optimal ? ", best" : ""));
     });
-    // score keys as words ("seat0_marriages" reads "seat0 marriages")
+    // score keys as words ("seat0_marriages" reads "seat0 marriages"), said what they count (Prší's
+    // are the cards each seat holds) and when (the end of the best line, or of the deal)
     var scores = Object.keys(res.scores).map(function (k) {
       return k.replace(/_/g, " ") + " " + res.scores[k];
     }).join(", ");
+    if (scores) scores = state.view.score_label + (res.pv.length ? " at the end of the best line: " : ": ") + scores;
     // (the status of a finished deal says so first: the solve's line replaces the one show() set)
     setStatus((state.view && state.view.over ? "The deal is over. " : "") +
               "Value " + signed(res.value) + (res.value_owner ? " (" + res.value_owner + "'s view)" : "") +
