@@ -467,3 +467,23 @@ def test_the_status_says_what_its_numbers_count(page, board_url):
     shown = wait_for_values(page, [])
     assert shown["status"].startswith("Value +70 (declarer's view): declarer wins "
                                       "(score at the end of the best line: declarer 100, defenders 30) · ")
+
+
+def test_the_controls_speak_of_actions_in_prsi_and_of_cards_elsewhere(page, board_url):
+    # Prší's line holds draws and passes as much as cards: its controls said "Play a best card",
+    # "One card back" and "card 1: draw (seat 0)".
+    page.goto(board_url)
+    page.select_option("#example", "prsi")
+    wait_for_values(page, [])
+    assert page.text_content("#best") == "Play a best action"
+    assert page.get_attribute("#back", "aria-label") == "One action back"
+    assert page.get_attribute("#forward", "aria-label") == "One action forward"
+    reset_value(page)
+    page.click("#table button.card.action[data-card='draw']")
+    wait_for_values(page, ["draw"])
+    assert page.get_attribute("#line button[data-ply='0']", "aria-label") == "action 1: draw (seat 0)"
+    reset_value(page)
+    page.select_option("#example", "klaverjas")
+    wait_for_values(page, [])
+    assert page.text_content("#best") == "Play a best card"
+    assert page.get_attribute("#back", "aria-label") == "One card back"

@@ -161,6 +161,8 @@ def position_view(pos: ddcards.Position) -> dict[str, Any]:
         "score": plain(view.get("score") or {}),
         # what the score counts: points or tricks, or in Prší, which scores nothing, the cards held
         "score_label": "hand sizes" if pos.game == "prsi" else "score",
+        # what one step of the line is: a card, or in Prší, whose draws and passes are steps too, an action
+        "unit": "action" if pos.game == "prsi" else "card",
         "hands": [[{"suit": row["suit"], "symbol": row["symbol"], "name": row["name"],
                     "cards": [card_piece(rank + row["suit"], names) for rank in row["ranks"]]}
                    for row in hand_suits(hand, names)] for hand in view.get("hands") or ()],

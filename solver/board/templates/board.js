@@ -206,6 +206,10 @@
     state.shown = { line: state.line.slice(), cursor: state.cursor };      // the line of what is shown
     $("position").hidden = false;
     $("title").textContent = view.title;
+    // the controls say what one step of the line is (Prší: an action, a draw or a pass as much as a card)
+    $("back").setAttribute("aria-label", "One " + view.unit + " back");
+    $("forward").setAttribute("aria-label", "One " + view.unit + " forward");
+    $("best").textContent = "Play a best " + view.unit;
     // what this deal's values mean (whose view, and a margin's measure or an outcome's legend)
     $("meaning").textContent = view.value_meaning ?
       "Values are " + view.value_owner + "'s: " + view.value_meaning + "." : "";
@@ -325,7 +329,7 @@
     state.line.forEach(function (move, i) {
       var h = history[i];
       var label = move + (h ? " (seat " + h.seat + ")" : " (ahead)");
-      var b = el("button", { type: "button", text: move, "data-ply": i, "aria-label": "card " + (i + 1) + ": " + label,
+      var b = el("button", { type: "button", text: move, "data-ply": i, "aria-label": state.view.unit + " " + (i + 1) + ": " + label,
                              "class": (i + 1 === state.cursor ? "current" : "") + (i >= state.cursor ? " ahead" : "") });
       b.addEventListener("click", function () { goTo(i + 1); });
       list.appendChild(el("li", { "class": h && h.trick_end ? "trick-end" : "" }, [b]));
