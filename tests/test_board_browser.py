@@ -237,6 +237,14 @@ def test_a_search_is_stopped(page, board_url):
     page.wait_for_timeout(100)
     assert page.evaluate("() => document.getElementById('status').dataset.value") is None
     assert page.text_content("#status") == "Search stopped."
+    # ... and offered again (it took stepping away and back): the same position's values come
+    assert page.is_visible("#again") and page.evaluate("() => document.activeElement.id") == "again"
+    page.click("#again")
+    assert page.is_hidden("#again") and not page.is_disabled("#stop")
+    assert page.text_content("#status").startswith("Searching")
+    held[1].continue_()
+    check_against_solve(wait_for_values(page, []), START)
+    assert page.is_hidden("#again")
 
 
 def test_keyboard_reaches_every_card(page, board_url):

@@ -153,6 +153,7 @@
     var id = newSearchId();
     state.search = id;
     $("stop").disabled = false;
+    $("again").hidden = true;
     var started = performance.now();
     setStatus("Searching…");
     var timer = setInterval(function () {
@@ -182,9 +183,20 @@
     return true;
   }
 
-  // Stop (the button, Esc): says so only of a search that was running.
+  // Stop (the button, Esc): says so only of a search that was running, and offers it again
+  // (stopped by mistake, it would take stepping away and back; a timeout's would stop the same way).
   function stopPressed() {
-    if (stopSearch()) setStatus("Search stopped.");
+    var fromStop = document.activeElement === $("stop");       // (disabled now: the focus would fall)
+    if (!stopSearch()) return;
+    setStatus("Search stopped.");
+    $("again").hidden = false;
+    if (fromStop) $("again").focus();
+  }
+
+  function searchAgain() {
+    $("again").hidden = true;
+    solve(state.generation);
+    $("stop").focus();
   }
 
   // ------------------------------------------------------------ drawing
@@ -392,6 +404,7 @@
     if (state.result && state.result.optimal_moves.length) play(state.result.optimal_moves[0]);
   });
   $("stop").addEventListener("click", stopPressed);
+  $("again").addEventListener("click", searchAgain);
   $("load-btn").addEventListener("click", function () { loadDocument({ text: $("doc").value }); });
   $("file").addEventListener("change", function (ev) {
     var file = ev.target.files[0];
