@@ -77,16 +77,30 @@ def check_against_solve(shown: dict, doc: dict) -> None:
     assert int(shown["value"]) == res.value
 
 
+def open_start(page, board_url) -> dict:
+    """The page at board_url with START loaded and solved; what it shows."""
+    page.goto(board_url)
+    page.fill("#doc", json.dumps(START))
+    page.click("#load-btn")
+    return wait_for_values(page, [])
+
+
+def slow_positions(page, ms: int, body_holds: str = "") -> None:
+    """The page's position requests (those whose body holds `body_holds`) wait `ms` ms first: a slow network."""
+    page.evaluate("""([ms, holds]) => {
+        const fetch0 = window.fetch;
+        window.fetch = (url, opts) => String(url).endsWith('/api/position') && opts.body.includes(holds)
+            ? new Promise(done => setTimeout(done, ms)).then(() => fetch0(url, opts)) : fetch0(url, opts);
+    }""", [ms, body_holds])
+
+
 def reset_value(page) -> None:
     # Forget the last value shown, so that the next wait sees the new one.
     page.evaluate("() => { delete document.getElementById('status').dataset.value; }")
 
 
 def test_load_play_back_and_forward(page, board_url):
-    page.goto(board_url)
-    page.fill("#doc", json.dumps(START))
-    page.click("#load-btn")
-    shown = wait_for_values(page, [])
+    shown = open_start(page, board_url)
     check_against_solve(shown, START)
     assert shown["values"] == {"AS": 70, "TS": 70, "AH": 70, "KH": 50, "QH": 50, "9H": 50, "AD": 70, "TD": 70,
                                "8C": 50, "7C": 50}
@@ -133,10 +147,7 @@ def test_the_page_runs_under_its_policy_and_an_injected_script_does_not(page, bo
     nothing (with the old policy, frame-ancestors only, it ran)."""
     violations: list[str] = []
     page.on("console", lambda msg: violations.append(msg.text) if "Content Security Policy" in msg.text else None)
-    page.goto(board_url)
-    page.fill("#doc", json.dumps(START))
-    page.click("#load-btn")
-    shown = wait_for_values(page, [])
+    shown = open_start(page, board_url)
     assert shown["values"]["AS"] == 70 and violations == []
     page.evaluate("""() => { document.getElementById('title').innerHTML =
         '<img src="data:," onerror="window.injected = 1">'; }""")
@@ -186,15 +197,8 @@ def test_a_second_click_before_the_next_position_arrives_plays_nothing(page, boa
     # On a slow network the last position's cards stay on screen until the next one arrives: a
     # double click on "Play a best card" played the same card again in the new position, where
     # it is no longer legal (an audit: "played[1] 'AS' ... already been played").
-    page.goto(board_url)
-    page.fill("#doc", json.dumps(START))
-    page.click("#load-btn")
-    wait_for_values(page, [])
-    page.evaluate("""() => {
-        const fetch0 = window.fetch;
-        window.fetch = (url, opts) => String(url).endsWith('/api/position')
-            ? new Promise(done => setTimeout(done, 300)).then(() => fetch0(url, opts)) : fetch0(url, opts);
-    }""")
+    open_start(page, board_url)
+    slow_positions(page, 300)
     reset_value(page)
     page.click("#best")
     page.click("#best")
@@ -248,10 +252,7 @@ def test_a_search_is_stopped(page, board_url):
 
 
 def test_keyboard_reaches_every_card(page, board_url):
-    page.goto(board_url)
-    page.fill("#doc", json.dumps(START))
-    page.click("#load-btn")
-    wait_for_values(page, [])
+    open_start(page, board_url)
     page.focus("#table button.card[data-card='AS']")
     assert page.evaluate("() => document.activeElement.getAttribute('aria-label')") == "A of zelené, value +70, best"
     reset_value(page)
@@ -341,15 +342,8 @@ def test_a_load_that_overtakes_a_card_leaves_the_new_position_playable(page, boa
     # A card played, then an example picked before the card's position arrived: the card's answer
     # was dropped as stale before it cleared the page's "loading" mark, and the loaded position's
     # cards then played nothing at all (every click ignored until an arrow key was pressed).
-    page.goto(board_url)
-    page.fill("#doc", json.dumps(START))
-    page.click("#load-btn")
-    wait_for_values(page, [])
-    page.evaluate("""() => {
-        const fetch0 = window.fetch;
-        window.fetch = (url, opts) => String(url).endsWith('/api/position') && opts.body.includes('"played":["AS"]')
-            ? new Promise(done => setTimeout(done, 400)).then(() => fetch0(url, opts)) : fetch0(url, opts);
-    }""")
+    open_start(page, board_url)
+    slow_positions(page, 400, '"played":["AS"]')
     page.click("#table button.card[data-card='AS']")
     reset_value(page)
     page.select_option("#example", "klaverjas")
@@ -367,10 +361,7 @@ def test_a_load_that_overtakes_a_card_leaves_the_new_position_playable(page, boa
 def test_escape_with_no_search_running_keeps_the_value_said(page, board_url):
     # Esc stops a search; pressed when none runs it replaced the position's value line with
     # "Search stopped.", which no search had been.
-    page.goto(board_url)
-    page.fill("#doc", json.dumps(START))
-    page.click("#load-btn")
-    shown = wait_for_values(page, [])
+    shown = open_start(page, board_url)
     page.keyboard.press("Escape")
     assert page.text_content("#status") == shown["status"]
     assert shown["status"].startswith("Value +70")
@@ -380,10 +371,7 @@ def test_a_failed_load_during_a_search_does_not_leave_it_counting(page, board_ur
     # A document with a typo loaded while the shown position was searching: the search was
     # stopped for the load, the load failed, and the page kept "Searching… 0.5 s" for ever on
     # a position with no values and no Stop. The shown position now gets its values.
-    page.goto(board_url)
-    page.fill("#doc", json.dumps(START))
-    page.click("#load-btn")
-    wait_for_values(page, [])
+    open_start(page, board_url)
     held = []
     page.route("**/api/solve", lambda route: held.append(route))
     page.click("#table button.card[data-card='AS']")
@@ -404,10 +392,7 @@ def test_a_failed_step_keeps_the_line_at_the_position_shown(page, board_url):
     # A card whose position could not be fetched (a failed request) moved the line on anyway:
     # the line marked the card played while the table still showed the position before it, and
     # the next card clicked there was recorded after the one that never showed.
-    page.goto(board_url)
-    page.fill("#doc", json.dumps(START))
-    page.click("#load-btn")
-    wait_for_values(page, [])
+    open_start(page, board_url)
     page.route("**/api/position", lambda route: route.fulfill(status=503, content_type="text/plain", body="busy"))
     page.click("#table button.card[data-card='AS']")
     assert "HTTP 503" in error_shown(page)
@@ -425,10 +410,7 @@ def test_a_failed_step_keeps_the_line_at_the_position_shown(page, board_url):
 def test_focus_stays_on_the_board_after_a_card_or_a_step(page, board_url):
     # A card played from the keyboard (Enter) or a step picked in the line was redrawn away with
     # the focus in it: the focus fell to the page's body, and the next Enter did nothing.
-    page.goto(board_url)
-    page.fill("#doc", json.dumps(START))
-    page.click("#load-btn")
-    wait_for_values(page, [])
+    open_start(page, board_url)
     page.focus("#table button.card[data-card='KH']")
     reset_value(page)
     page.keyboard.press("Enter")
