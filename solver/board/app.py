@@ -46,7 +46,8 @@ from ddcards.api import DEFAULT_TT_MB, CancelToken, Solver, _threads, check_tabl
 from ddcards._jsonio import check_unicode, decode_utf8, loads, read_position, shown, token_text
 from ddcards.errors import DdcardsError, InvalidOptionError, NotationError, SearchCancelled, SearchTimeout
 from ddcards.games.prsi import every_value_or_optimal
-from ddcards.report.display import as_cards, card_piece, extras, hand_suits, ober_action, plain, suit_piece
+from ddcards.report.display import (as_cards, card_piece, count_label, extras, hand_suits, ober_action, plain,
+                                    step_unit, suit_piece)
 from ddcards.report.render import template
 
 MAX_BODY = 1 << 20          # a position document is a few hundred bytes
@@ -159,10 +160,8 @@ def position_view(pos: ddcards.Position) -> dict[str, Any]:
         "value_meaning": view.get("value_meaning"),
         "suit_names": list(names),
         "score": plain(view.get("score") or {}),
-        # what the score counts: points or tricks, or in Prší, which scores nothing, the cards held
-        "score_label": "hand sizes" if pos.game == "prsi" else "score",
-        # what one step of the line is: a card, or in Prší, whose draws and passes are steps too, an action
-        "unit": "action" if pos.game == "prsi" else "card",
+        "score_label": count_label(pos.game),         # what the score counts (Prší: the hand sizes)
+        "unit": step_unit(pos.game),                 # what one step of the line is (Prší: an action)
         "hands": [[{"suit": row["suit"], "symbol": row["symbol"], "name": row["name"],
                     "cards": [card_piece(rank + row["suit"], names) for rank in row["ranks"]]}
                    for row in hand_suits(hand, names)] for hand in view.get("hands") or ()],

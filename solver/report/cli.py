@@ -10,6 +10,7 @@ from pathlib import Path
 import ddcards
 from ddcards._jsonio import is_input, printable, shown, token_text
 from ddcards.errors import NotationError, SearchAborted, SearchTimeout
+from ddcards.report.display import step_unit
 
 REPORT_INPUT_RULE = "ddcards report: a position document with the recorded play, or an analysis document"
 
@@ -112,7 +113,7 @@ def stopped_note(exc: SearchAborted, analysis: ddcards.Analysis, position: ddcar
     if not left:        # every recorded action analysed: the final solve (continuation, scores) stopped
         return (f"the analysis {how} in its last search, after the recorded play: every recorded action is "
                 "analysed, but the optimal continuation and the final scores are not shown.")
-    unit = "action" if position.game == "prsi" else "card"
+    unit = step_unit(position.game)
     return (f"the analysis {how} after ply {steps[-1].ply}: this page shows plies {steps[0].ply} to "
             f"{steps[-1].ply}; the {left} recorded {unit}{'s' if left != 1 else ''} after "
             f"{'them' if len(steps) != 1 else 'it'} {'are' if left != 1 else 'is'} not analysed "

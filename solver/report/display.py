@@ -25,6 +25,18 @@ LAID_OUT = frozenset({"title", "hands", "trick", "roles", "to_move", "score", "t
                       "value_owner", "value_meaning", "suit_names", "position"})
 
 
+def step_unit(game: Any) -> str:
+    """What one recorded action of `game` is called: a card, or in Prší, whose draws and passes
+    are steps of the line as much as its cards, an action."""
+    return "action" if game == "prsi" else "card"
+
+
+def count_label(game: Any) -> str:
+    """What a view's ``score`` counts: a score (points, tricks), or in Prší, which scores nothing,
+    the hand sizes (the cards each seat holds: the winner's 0, not a score to read as points)."""
+    return "hand sizes" if game == "prsi" else "score"
+
+
 def suit_name(suit: Suit, suit_names: Sequence[str] = ()) -> str:
     """The suit's name for people: the deck's own (German-suited: "červené") or the English one."""
     return suit_names[suit] if suit_names else ENGLISH_SUIT_NAMES[suit]

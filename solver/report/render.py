@@ -21,8 +21,8 @@ from ddcards.games import find_game
 from ddcards.result import step_distances, value_jumps
 from ddcards.report.chart import step_kind, value_chart
 from ddcards.report.check import ANALYSIS_RULE, check_analysis, check_json
-from ddcards.report.display import (as_cards, card_piece, extras, hand_suits, ober_action, plain, signed, suit_piece,
-                                    tricks_before)
+from ddcards.report.display import (as_cards, card_piece, count_label, extras, hand_suits, ober_action, plain, signed,
+                                    step_unit, suit_piece, tricks_before)
 from ddcards.result import spoken
 
 # Seat -> grid area around the table, by the number of seats (clockwise from the bottom).
@@ -72,21 +72,21 @@ class Page:
     def __init__(self, doc: Mapping[str, Any], stopped: str = ""):
         self.doc = doc
         # why the analysis stopped before the record's end ("" for a whole one): its steps are those
-        # finished, its final_value the value before the next recorded action
+        # finished, its final_value the value after the last of them (stopped_after, its ply)
         self.stopped = stopped
         self.deal: Mapping[str, Any] = doc.get("deal") or {}
         self.position: Mapping[str, Any] = self.deal.get("position") or {}
         self.suit_names: Sequence[str] = self.deal.get("suit_names") or ()
         self.roles: Sequence[str] = self.deal.get("roles") or ()
         self.steps: Sequence[Mapping[str, Any]] = doc["steps"]
+        self.stopped_after: Any = self.steps[-1]["ply"] if stopped and self.steps else None
         # An analysis from a later ply (0: the deal's start) and the cards on the table there
         self.from_ply: int = doc.get("from_ply") or 0
         self.table_cards: list[str] = (as_cards(self.deal.get("trick")) or []) if self.from_ply else []
-        # What a step plays: a card in the trick games, an action in Prší (a card, draw, pass)
-        self.unit = "action" if doc.get("game") == "prsi" else "card"
-        # What a step's `score` and the result's `scores` count: points or tricks, or in Prší, which
-        # scores nothing, the cards each seat holds (its winner's is 0: not a score to read as points)
-        self.counted = "hand sizes" if doc.get("game") == "prsi" else "score"
+        # What a step plays (a card, or in Prší an action), and what its `score` and the result's
+        # `scores` count (a score, or in Prší the hand sizes)
+        self.unit = step_unit(doc.get("game"))
+        self.counted = count_label(doc.get("game"))
         try:
             self.game_title = find_game(doc["game"]).title
             # this deal's own meaning where the analysis gives it, else the game's for every objective
@@ -142,7 +142,7 @@ class Page:
         owner = self.deal.get("value_owner") or "the maximising side"
         start = self.value_html(self.doc["initial_value"], self.doc.get("initial_outcome") or "")
         end = self.value_html(self.doc["final_value"], self.doc.get("final_outcome") or "")
-        after = (f"after ply {_e(self.steps[-1]['ply'])}, where the analysis stopped," if self.stopped and self.steps
+        after = (f"after ply {_e(self.stopped_after)}, where the analysis stopped," if self.stopped_after is not None
                  else "after the recorded play")
         parts = [f"At the start the value is {start}; {after} it is {end}." if not self.from_ply else
                  f"This analysis starts at ply {_e(self.from_ply)}: the hands shown are those before it, where the "
@@ -379,7 +379,7 @@ class Page:
                 for seat, v in enumerate(settlement)) + "</tbody></table>")
         verdict = self.doc.get("final_outcome")
         if verdict:
-            what = f"The value after ply {_e(self.steps[-1]['ply'])}" if self.stopped and self.steps else "Final value"
+            what = f"The value after ply {_e(self.stopped_after)}" if self.stopped_after is not None else "Final value"
             out.insert(0, f'<p class="verdict-final">{what} <strong>{_e(signed(self.doc["final_value"]))}'
                           f'</strong>: {_e(verdict)}.</p>')
         return "\n".join(out)
