@@ -274,7 +274,7 @@ def played_field(doc: Mapping[str, Any], *, actions: Sequence[str] = (), rule: s
         try:
             played.append(str(Card.parse(token)))
         except NotationError as exc:
-            other = _OTHER_GAMES_ACTIONS.get(token.strip().lower())
+            other = other_games_action(token)
             if other is not None:
                 # (not "'e' is not a rank": the word is an action, of another game)
                 whose = f"{other}; {what}" if actions else other
@@ -289,3 +289,9 @@ def played_field(doc: Mapping[str, Any], *, actions: Sequence[str] = (), rule: s
 # The actions of the games with more than cards, named where another game's record holds one
 _OTHER_GAMES_ACTIONS = {"exchange": "Mariasz's exchange of the trump six", "draw": "a Prší action",
                         "pass": "a Prší action"}
+
+
+def other_games_action(token: str) -> str | None:
+    """Whose action the word `token` is ("Mariasz's exchange of the trump six", "a Prší action"),
+    for a record that holds it where it is no action (not "'e' is not a rank"); None for any other."""
+    return _OTHER_GAMES_ACTIONS.get(token.strip().lower())

@@ -34,7 +34,7 @@ from ddcards.errors import (IllegalPlayError, InvalidArgumentTypeError, InvalidC
 from ddcards.games import _prsi
 from ddcards._jsonio import shown, token_text
 from ddcards.games._document import (OPTION_RANGE_RULE, cards_field, check_deal, check_fields, check_hand_sizes, hand_field,
-                                     history_tokens, in_field, options_field, options_object)
+                                     history_tokens, in_field, options_field, options_object, other_games_action)
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 from ddcards.result import ValueKind
@@ -61,7 +61,8 @@ FIELDS = ("game", "hands", "stock", "upcard", "options", "played", "leader")
 # The clauses a bad document or action breaks (DdcardsError.rule), as every game cites docs/RULES.md.
 T = TypeVar("T")
 
-ACTION_RULE = "docs/RULES.md §4.1: an action is a card (TH), an Ober naming a suit (QH/S), draw or pass"
+_WHAT_AN_ACTION_IS = "an action is a card (TH), an Ober naming a suit (QH/S), draw or pass"
+ACTION_RULE = f"docs/RULES.md §4.1: {_WHAT_AN_ACTION_IS}"
 PLAYERS_RULE = "docs/RULES.md §4.1: 2 to 6 players"
 UPCARD_RULE = "docs/RULES.md §4.1: one upcard starts the pile"
 STOCK_RULE = "docs/RULES.md §4.1: the stock holds the cards left after the deal, in draw order"
@@ -152,16 +153,16 @@ def parse_action(token: Any, ply: int | None = None) -> str:
     try:
         card = Card.parse(card_text)
     except NotationError as exc:
-        if not slash and card_text.strip().lower() == "exchange":
+        other = None if slash else other_games_action(card_text)
+        if other is not None:
             # (not "'e' is not a rank": the word is an action, of another game)
-            raise InvalidCardError(f"{where}'{card_text.strip()}' is no action of this game (it is Mariasz's "
-                                   f"exchange of the trump six; an action is a card (TH), an Ober naming a suit "
-                                   f"(QH/S), draw or pass) ({ACTION_RULE})", token=card_text.strip(),
+            raise InvalidCardError(f"{where}'{card_text.strip()}' is no action of this game (it is {other}; "
+                                   f"{_WHAT_AN_ACTION_IS}) ({ACTION_RULE})", token=card_text.strip(),
                                    rule=ACTION_RULE, field=field) from None
         if not slash:
             # neither a card nor a word: say what an action is (the card's own rule comes first)
-            raise type(exc)(f"{where}{exc}; an action is a card (TH), an Ober naming a suit (QH/S), draw or pass",
-                            token=exc.token, rule=exc.rule, field=field) from None
+            raise type(exc)(f"{where}{exc}; {_WHAT_AN_ACTION_IS}", token=exc.token, rule=exc.rule,
+                            field=field) from None
         raise type(exc)(f"{where}{exc}", token=exc.token, rule=exc.rule, field=field) from None
     suit = None
     if slash:
