@@ -603,17 +603,21 @@ class _Table:
     width: int = 0              # of the move column, from the recorded actions analysed
     printed: int = 0            # the steps printed so far
 
-    def print_rows(self, steps: Sequence[ddcards.AnalysisStep], from_ply: int) -> None:
-        """`steps`' rows not printed yet, under the document's header, title and column header."""
+    def print_row(self, step: ddcards.AnalysisStep, from_ply: int) -> None:
+        """The next step's row, the first under the document's header, title and column header."""
         assert self.pos is not None
-        for step in steps[self.printed:]:
-            if not self.printed:
-                header(self.entry, self.source)
-                print(analysis_title(self.pos.start().session(), self.pos.game, from_ply, step.value_before))
-                self.width = print_steps_header(self.pos.played[from_ply:], self.pos.game, sys.stdout)
-            print_step(step, self.width, sys.stdout)
-            self.printed += 1
+        if not self.printed:
+            header(self.entry, self.source)
+            print(analysis_title(self.pos.start().session(), self.pos.game, from_ply, step.value_before))
+            self.width = print_steps_header(self.pos.played[from_ply:], self.pos.game, sys.stdout)
+        print_step(step, self.width, sys.stdout)
+        self.printed += 1
         sys.stdout.flush()
+
+    def print_rows(self, steps: Sequence[ddcards.AnalysisStep], from_ply: int) -> None:
+        """The rows of `steps` not printed yet (an analysis's, once it has ended)."""
+        for step in steps[self.printed:]:
+            self.print_row(step, from_ply)
 
 
 def cmd_analyse(args: argparse.Namespace) -> int:
@@ -632,11 +636,10 @@ def cmd_analyse(args: argparse.Namespace) -> int:
         pos = table.pos = as_position(doc)
         noted = noted or note_long_analysis(args, pos)
         # readable: each row as soon as its step is analysed (--json: one record at the end)
-        shown, steps = table, list[ddcards.AnalysisStep]()
+        shown = table
 
         def on_step(step: ddcards.AnalysisStep) -> None:
-            steps.append(step)
-            searches.emit(lambda: shown.print_rows(steps, args.from_ply))
+            searches.emit(lambda: shown.print_row(step, args.from_ply))
 
         def analysed(cancel: ddcards.CancelToken) -> ddcards.Analysis:
             # (on the search's thread: a stop's message is told here, for --timeout and Ctrl-C alike)
