@@ -48,10 +48,16 @@ class Foreground:
         # The ticker's line and what the search's thread prints (an analysis's rows, as they come)
         # take turns, so that a row never lands inside the ticker's line.
         self._screen = threading.Lock()
+        # How far the last search that Ctrl-C stopped got (its SearchAborted), for a command that
+        # keeps its work (a report's page of the actions analysed); None if Ctrl-C did not stop it.
+        self.interrupted: SearchAborted | None = None
 
-    def run(self, search: Callable[[CancelToken], T]) -> T:
-        """`search(cancel)` on the worker; its answer, or its exception, here."""
+    def run(self, search: Callable[[CancelToken], T], *, tell_stop: bool = True) -> T:
+        """`search(cancel)` on the worker; its answer, or its exception, here.  Ctrl-C stops it
+        and goes on as KeyboardInterrupt, `interrupted` holding how far the search got, which
+        stderr is told (unless `tell_stop` is False: the command tells it itself)."""
         cancel = CancelToken()
+        self.interrupted = None
         self._base = self._last = 0
         future: Future[T] = self._pool.submit(search, cancel)
         start = time.monotonic()
@@ -68,6 +74,9 @@ class Foreground:
             if isinstance(stopped, SearchAborted):
                 # how far it got, as a --timeout says it (the interrupt then ends the command)
                 self._clear()
+                self.interrupted = stopped
+                if not tell_stop:
+                    raise
                 try:
                     print(printable(f"ddcards: stopped: {stopped}"), file=self.stream, flush=True)
                 except (OSError, ValueError):   # an unwritable stderr: the exit status still says it

@@ -93,6 +93,63 @@ def test_ctrl_c_stops_a_reports_analysis_at_once(tmp_path):
             proc.wait()
 
 
+# Prší within a horizon of 30 with 50 actions recorded, the hands growing with the draws: the first
+# actions are analysed in a fraction of a second, the later ones take seconds each (some 18 s in all
+# on one core), so a Ctrl-C sent once the ticker counts an action analysed lands mid-analysis.
+GROWING = dict(ddcards.example("prsi"), options={"horizon": 30}, played=[
+    "QS/C", "draw", "draw", "KC", "QD/C", "8C", "draw", "draw", "draw", "7C", "7H", "draw", "draw", "draw", "draw",
+    "8H", "draw", "QC/D", "AD", "pass", "7D", "draw", "7S", "draw", "TS", "8S", "draw", "9S", "draw", "9D", "KD",
+    "JD", "draw", "draw", "JS", "JH", "draw", "AH", "pass", "AS", "pass", "draw", "KS", "KH", "draw", "9H", "TH",
+    "draw", "TD", "draw"])
+
+
+def test_ctrl_c_in_a_reports_analysis_writes_the_play_analysed(tmp_path):
+    """Ctrl-C part-way through a report's analysis wrote no page, where a --timeout wrote the page
+    of the actions analysed: the work was lost. It now writes that page too, marked incomplete,
+    says where it is and what reports the rest, and ends as an interrupt does (status 130)."""
+    path = tmp_path / "growing.json"
+    path.write_text(json.dumps(GROWING))
+    out = tmp_path / "growing.html"
+    proc = subprocess.Popen([sys.executable, "-m", "ddcards", "report", str(path), "-o", str(out), "--progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0, preexec_fn=sigint_default)
+    try:
+        seen = wait_for(proc, b" of the 50 recorded actions analysed")
+        while not re.search(rb"[1-9]\d* of the 50 recorded actions analysed", seen):
+            seen += wait_for(proc, b" of the 50 recorded actions analysed")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130
+    told = re.search(rb"\x1b\[Kddcards: wrote (.*)\nddcards: stopped: the analysis was cancelled after [\d,]+ nodes, "
+                     rb"with (\d+) of the 50 recorded actions analysed \(the page shows the play analysed before it "
+                     rb"stopped; --from-ply (\d+) reports the rest\)\nddcards: interrupted\n$", seen + err)
+    assert told, (seen + err)[-400:]
+    analysed = int(told[2])
+    assert told[1] == str(out).encode() and 0 < analysed < 50 and int(told[3]) == analysed
+    page = out.read_text(encoding="utf-8")
+    last = analysed - 1
+    assert page.count('<tr id="ply-') == analysed
+    left = 50 - analysed
+    assert ('<p class="stopped" role="status"><strong>Incomplete:</strong> the analysis was cancelled after '
+            f"ply {last}: this page shows plies 0 to {last}; the {left} recorded action{'s' if left != 1 else ''} "
+            f"after them {'are' if left != 1 else 'is'} not analysed (ddcards report --from-ply {analysed} "
+            f"reports {'them' if left != 1 else 'it'}).</p>") in page
+    # the steps shown are the analysis's own, as an analysis stopped there finds them
+    steps: list[ddcards.AnalysisStep] = []
+
+    def enough(step: ddcards.AnalysisStep) -> None:
+        steps.append(step)
+        if len(steps) == analysed:
+            raise LookupError("enough")
+    with pytest.raises(LookupError):
+        ddcards.Solver().analyse(GROWING, mode="all", on_step=enough)
+    data = json.loads(re.search(r'<script type="application/json" id="analysis">(.*?)</script>', page, re.S)[1])
+    assert data["steps"] == [s.to_dict() for s in steps] and data["final"] is None
+
+
 def test_no_ticker_into_a_pipe_by_default_and_short_searches_print_none(tmp_path):
     out = subprocess.run([sys.executable, "-m", "ddcards", "solve", "--example", "mariasz"], capture_output=True,
                          text=True, timeout=120)

@@ -6,6 +6,7 @@ import sys
 import webbrowser
 from collections.abc import Mapping
 from pathlib import Path
+from typing import NoReturn
 
 import ddcards
 from ddcards._jsonio import is_input, printable, shown, token_text
@@ -52,6 +53,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ddcards.report import render, report_html
 
     stopped: SearchAborted | None = None
+    interrupted = False             # stopped by Ctrl-C: the command ends as an interrupt, once the page is out
     doc, _ = one_document(args, "a report shows one deal", "an analysis document (`ddcards analyse --json`) or a "
                           "position document with the recorded play")
     if isinstance(doc, Mapping) and "error" in doc and "error_type" in doc:
@@ -81,15 +83,20 @@ def cmd_report(args: argparse.Namespace) -> int:
             try:
                 page = searches.run(lambda cancel: report_html(position, solver=engine, timeout=args.timeout,
                                                                cancel=cancel, threads=args.threads,
-                                                               from_ply=args.from_ply))
+                                                               from_ply=args.from_ply), tell_stop=False)
             except SearchAborted as exc:
-                if exc.analysis is None or not exc.analysis.steps:
-                    exc.args = (f"{exc.args[0]} (no page is written: no action was analysed)",) + exc.args[1:]
-                    raise
-                # A long deal's work is not lost to --timeout: the page of the actions analysed,
-                # marked incomplete, and the command still says it stopped (exit status 1).
                 stopped = exc
-                page = render(exc.analysis.to_dict(), stopped=stopped_note(exc, exc.analysis, position))
+            except KeyboardInterrupt:
+                if searches.interrupted is None:        # (not in the search: nothing of it to keep)
+                    raise
+                stopped, interrupted = searches.interrupted, True
+        if stopped is not None:
+            if stopped.analysis is None or not stopped.analysis.steps:
+                stopped.args = (f"{stopped.args[0]} (no page is written: no action was analysed)",) + stopped.args[1:]
+                end(stopped, interrupted)
+            # A long deal's work is not lost to --timeout or Ctrl-C: the page of the actions analysed,
+            # marked incomplete, and the command still says it stopped (exit status 1, or 130 for Ctrl-C).
+            page = render(stopped.analysis.to_dict(), stopped=stopped_note(stopped, stopped.analysis, position))
     if path is None:
         sys.stdout.write(page)
     else:
@@ -101,8 +108,17 @@ def cmd_report(args: argparse.Namespace) -> int:
                 else "")
         stopped.args = (f"{stopped.args[0]} (the page shows the play analysed before it stopped{rest})",) \
             + stopped.args[1:]
-        raise stopped
+        end(stopped, interrupted)
     return 0
+
+
+def end(stopped: SearchAborted, interrupted: bool) -> NoReturn:
+    """End the command on its stopped analysis: as the SearchAborted (a --timeout's, exit status
+    1), or, for Ctrl-C, as `ddcards analyse` ends then: how far it got, then the interrupt (130)."""
+    if not interrupted:
+        raise stopped
+    print(printable(f"ddcards: stopped: {stopped}"), file=sys.stderr, flush=True)
+    raise KeyboardInterrupt
 
 
 def stopped_note(exc: SearchAborted, analysis: ddcards.Analysis, position: ddcards.Position) -> str:
