@@ -52,10 +52,12 @@ class Foreground:
         # keeps its work (a report's page of the actions analysed); None if Ctrl-C did not stop it.
         self.interrupted: SearchAborted | None = None
 
-    def run(self, search: Callable[[CancelToken], T], *, tell_stop: bool = True) -> T:
+    def run(self, search: Callable[[CancelToken], T], *, tell_stop: bool = True,
+            watch: Callable[[], None] | None = None) -> T:
         """`search(cancel)` on the worker; its answer, or its exception, here.  Ctrl-C stops it
         and goes on as KeyboardInterrupt, `interrupted` holding how far the search got, which
-        stderr is told (unless `tell_stop` is False: the command tells it itself)."""
+        stderr is told (unless `tell_stop` is False: the command tells it itself).  `watch` is
+        called here each time the main thread wakes while the search runs (what it prints: by emit)."""
         cancel = CancelToken()
         self.interrupted = None
         self._base = self._last = 0
@@ -66,6 +68,8 @@ class Foreground:
                 try:
                     return future.result(timeout=SLICE)
                 except FutureTimeout:
+                    if watch is not None:
+                        watch()
                     if self.ticker and time.monotonic() - start >= self.delay:
                         self._tick(time.monotonic() - start)
         except KeyboardInterrupt:

@@ -1141,11 +1141,14 @@ def test_an_analysis_prints_each_row_as_its_step_is_analysed(capsys, monkeypatch
     monkeypatch.setattr(ddcards.Solver, "analyse", watched)
     assert cli.main(["analyse", str(path), "--no-progress"]) == cli.EXIT_OK
     printed = "".join(chunks) + capsys.readouterr().out
-    # each step's row was out as soon as it was analysed (the first with the headers before it)
+    # each step's row was out as soon as it was analysed (the first with the title and the column
+    # header before it), each document's header line before its analysis began
     assert [ply for ply, _ in rows] == list(range(6)) + list(range(30))
     assert all(out.splitlines()[-1].split()[0] == str(ply) for ply, out in rows)
-    assert rows[0][1].splitlines()[0] == f"# {path}, line 1" and rows[6][1].splitlines()[0] == f"# {path}, line 2"
-    assert chunks[0] == "" and chunks[12].startswith("Mistakes    ")     # the first's end before the second's
+    assert rows[0][1].startswith("Klaverjas (Amsterdam), trumps S") and rows[6][1].startswith("Mariáš hra, trumps H")
+    assert chunks[0] == f"# {path}, line 1\n"
+    # the first's end before the second's header line
+    assert chunks[12].startswith("Mistakes    ") and chunks[12].endswith(f"\n\n# {path}, line 2\n")
     # ... and the table is the same as the one printed at the end
     monkeypatch.setattr(ddcards.Solver, "analyse", lambda self, pos, **kwargs: analyse(
         self, pos, **dict(kwargs, on_step=None)))
@@ -1155,6 +1158,66 @@ def test_an_analysis_prints_each_row_as_its_step_is_analysed(capsys, monkeypatch
     def unsearched(text):
         return [line for line in text.splitlines() if not line.startswith("Searched ")]
     assert unsearched(printed) == unsearched(whole) and len(unsearched(whole)) > 40
+
+
+def test_an_analysis_prints_its_title_and_column_header_as_soon_as_it_has_the_value(monkeypatch, tmp_path):
+    """The title and the column header came only with the first row, a search after the value at
+    the start they show is found (a fresh 36-card Mariasz deal: minutes of the ticker alone). A
+    document's header line (a file of several) is now out before its first search, the title and
+    the column header as soon as that search ends; the table is the same as the one printed at the end."""
+    import io
+    import time
+
+    from ddcards.games.base import Session
+    deal = ddcards.example("klaverjas")
+    line = ddcards.solve(deal, mode="best").pv
+    path = tmp_path / "deals.jsonl"
+    path.write_text(json.dumps(dict(deal, played=line[:6])) + "\n" + json.dumps(dict(deal, played=line[:3])) + "\n")
+    analyse, search = ddcards.Solver.analyse, Session.search
+    searches, before_first, before_second = [0], [], []
+
+    def analysing(self, pos, **kwargs):
+        searches[0] = 0
+        return analyse(self, pos, **kwargs)
+
+    def searching(self, *args, **kwargs):
+        searches[0] += 1
+        if searches[0] == 1:                # the first position's: its value is not found yet
+            before_first.append(out.getvalue())
+        elif searches[0] == 2:              # the first step's, after played[0]: held until the heading is out
+            deadline = time.monotonic() + 5
+            while out.getvalue().count(" ply seat ") < len(before_first) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            before_second.append(out.getvalue())
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(ddcards.Solver, "analyse", analysing)
+    monkeypatch.setattr(Session, "search", searching)
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    assert cli.main(["analyse", str(path), "--no-progress"]) == cli.EXIT_OK
+    streamed = out.getvalue()
+    monkeypatch.setattr(Session, "search", search)
+    monkeypatch.setattr(ddcards.Solver, "analyse", lambda self, pos, **kwargs: analyse(
+        self, pos, **dict(kwargs, on_step=None)))
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    assert cli.main(["analyse", str(path), "--no-progress"]) == cli.EXIT_OK
+    whole = out.getvalue()
+
+    def unsearched(text):
+        return [line for line in text.splitlines() if not line.startswith("Searched ")]
+    assert unsearched(streamed) == unsearched(whole)
+    lines = whole.splitlines()
+    second = lines.index(f"# {path}, line 2")               # the second document's table, as printed at the end
+    assert lines[0] == f"# {path}, line 1" and lines[second - 1] == ""
+    assert lines[1].startswith("Klaverjas (Amsterdam), trumps S") and " - value at the start +" in lines[1]
+    assert lines[2].split() == ["ply", "seat", "card", "before", "after", "cost", "best"]
+    assert lines[second + 2].split() == lines[2].split() and lines[second + 3].split()[0] == "0"
+    assert before_first[0] == f"# {path}, line 1\n"
+    assert before_second[0] == "\n".join(lines[:3]) + "\n"
+    assert unsearched(before_first[1]) == unsearched("\n".join(lines[:second + 1]))
+    assert unsearched(before_second[1]) == unsearched("\n".join(lines[:second + 3]))
 
 
 def test_analyse_on_step_is_checked_and_its_exception_ends_the_analysis():
