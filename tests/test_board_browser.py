@@ -251,6 +251,63 @@ def test_a_search_is_stopped(page, board_url):
     assert page.is_hidden("#again")
 
 
+def test_a_search_over_the_servers_time_is_offered_again(page):
+    """A search the board's server stopped on its own time limit (--timeout) said so and offered
+    nothing but stepping away and back; it is offered again as a search stopped by Stop is (a
+    search again runs under the server's limit of then: here lifted, and the values come)."""
+    doc = deals.klaverjas_deal(4)
+    with running_board(tt_mb=1, timeout=0.001) as (url, app):
+        page.goto(url)
+        held = []
+        # Hold the solve request on its way, so that the focus is on Stop when the time runs out.
+        page.route("**/api/solve", lambda route: held.append(route))
+        page.fill("#doc", json.dumps(doc))
+        page.click("#load-btn")
+        page.wait_for_function("() => !document.getElementById('stop').disabled")
+        page.focus("#stop")
+        with page.expect_response("**/api/solve") as answer:
+            held[0].continue_()
+        assert answer.value.json() == {"stopped": "timeout", "search": answer.value.json()["search"],
+                                       "timeout": 0.001}
+        page.wait_for_function("() => document.getElementById('status').textContent.startsWith('The search ran')")
+        assert page.text_content("#status") == "The search ran out of time (0.001 s)."
+        assert page.is_disabled("#stop") and page.evaluate("() => document.getElementById('status').dataset.value") is None
+        # ... and offered again, the focus moved there from Stop (disabled now: it would fall to the page)
+        assert page.is_visible("#again") and page.evaluate("() => document.activeElement.id") == "again"
+        app.timeout = None
+        page.click("#again")
+        assert page.is_hidden("#again") and not page.is_disabled("#stop")
+        assert page.text_content("#status").startswith("Searching")
+        held[1].continue_()
+        check_against_solve(wait_for_values(page, []), doc)
+        assert page.is_hidden("#again")
+
+
+def test_a_stopped_searchs_late_answer_leaves_the_search_again_alone(page, board_url):
+    # Stop, then Search again before the stopped search's answer came: that answer said "Search
+    # stopped." over the search running (and, offered again, would have shown the button beside it).
+    page.goto(board_url)
+    held = []
+    page.route("**/api/solve", lambda route: held.append(route))
+    page.fill("#doc", json.dumps(START))
+    page.click("#load-btn")
+    page.wait_for_function("() => !document.getElementById('stop').disabled")
+    page.click("#stop")
+    page.click("#again")
+    page.evaluate("""() => { window.said = [];        // every status from now on (the counter redraws it)
+        new MutationObserver(() => window.said.push(document.getElementById('status').textContent))
+            .observe(document.getElementById('status'), { childList: true, characterData: true, subtree: true }); }""")
+    with page.expect_response("**/api/solve") as answer:
+        held[0].continue_()
+    assert answer.value.json()["stopped"] == "cancelled"
+    page.wait_for_timeout(100)
+    assert page.is_hidden("#again") and not page.is_disabled("#stop")
+    assert all(text.startswith("Searching") for text in page.evaluate("() => window.said"))
+    held[1].continue_()
+    check_against_solve(wait_for_values(page, []), START)
+    assert page.is_hidden("#again")
+
+
 def test_keyboard_reaches_every_card(page, board_url):
     open_start(page, board_url)
     page.focus("#table button.card[data-card='AS']")

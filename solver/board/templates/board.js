@@ -161,12 +161,18 @@
     }, 250);
     post("/api/solve", { position: currentDocument(), search: id }).then(function (r) {
       clearInterval(timer);
-      if (state.search === id) { state.search = null; $("stop").disabled = true; }
+      var current = state.search === id;      // not stopped by the page meanwhile (Stop, Esc, a search again)
+      var fromStop = document.activeElement === $("stop");
+      if (current) { state.search = null; $("stop").disabled = true; }
       if (generation !== state.generation) return;
       if (!r.ok) { showError(r.body); setStatus(""); return; }
       if (r.body.stopped) {
+        // Stopped by the server (its time limit): said, and offered again as a stop of the page's is.
+        // A stop of the page's has said so and offered it itself (a search again may be running now).
+        if (!current) return;
         setStatus(r.body.stopped === "timeout" ? "The search ran out of time (" + r.body.timeout + " s)."
                                                : "Search stopped.");
+        offerAgain(fromStop);
         return;
       }
       state.result = r.body;
@@ -184,11 +190,17 @@
   }
 
   // Stop (the button, Esc): says so only of a search that was running, and offers it again
-  // (stopped by mistake, it would take stepping away and back; a timeout's would stop the same way).
+  // (stopped by mistake, it would take stepping away and back).
   function stopPressed() {
     var fromStop = document.activeElement === $("stop");       // (disabled now: the focus would fall)
     if (!stopSearch()) return;
     setStatus("Search stopped.");
+    offerAgain(fromStop);
+  }
+
+  // A stopped search (Stop, Esc, the server's time limit) offered again; the focus, if it was on
+  // Stop (disabled now: it would fall to the page's body), goes to the offer.
+  function offerAgain(fromStop) {
     $("again").hidden = false;
     if (fromStop) $("again").focus();
   }
