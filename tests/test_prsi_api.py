@@ -409,6 +409,31 @@ def test_a_full_history_lists_no_legal_action_as_play_takes_none():
     assert all(short.play(move).ply == 1748 for move in short.legal_moves)
 
 
+def test_a_solve_looks_no_further_than_the_historys_limit():
+    """RULES §4.1 and §4.9: no action follows the 1,748th, so the limit ends the window as a horizon
+    does. At the limit a solve listed a dozen actions the position refuses and a 20-action line past
+    it; 8 actions short of it, a line of 20 that could not be recorded. Now the window ends there
+    (the value and every action's value are those of an 8-ply horizon, the line can be played to
+    its end), without a horizon too, and at the limit nothing is ranked."""
+    near = ddcards.Position.from_dict(dict(FRESH, played=["draw"] * 1740))
+    within_8 = ddcards.solve(dict(near.to_dict(), options={"horizon": 8}))
+    for options in ({"horizon": 20}, {"horizon": None}):
+        result = ddcards.solve(dict(near.to_dict(), options=options))
+        assert result.value == within_8.value == 0
+        assert [(m.move, m.value) for m in result.moves] == [(m.move, m.value) for m in within_8.moves]
+        assert len(result.moves) == len(near.legal_moves) == 12
+        assert 0 < len(result.pv) <= 8
+        line = near
+        for move in result.pv:
+            line = line.play(move)          # every action of the line can be recorded
+        assert len(line.played) <= 1748
+    full = ddcards.Position.from_dict(dict(FRESH, played=["draw"] * 1748))
+    for options in ({"horizon": 20}, {"horizon": None}, {"horizon": None, "play_on": True}):
+        result = ddcards.solve(dict(full.to_dict(), options=options))
+        assert (result.value, result.moves, result.optimal_moves, result.pv) == (0, [], [], [])
+        assert result.to_move == 0
+
+
 #: seat 0 holds JH on TH (seat 1 drew three cards): JH puts him out at once
 NEAR_END = {"game": "prsi", "hands": ["8H 9H TH JH", "KS KD 9D KC"], "upcard": "KH",
             "stock": "7S 8S 9S TS JS QS AS 7H QH AH 7D 8D TD JD QD AD 7C 8C 9C TC JC QC AC",

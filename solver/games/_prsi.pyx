@@ -201,7 +201,8 @@ cdef class PrsiBoard(Board):
         self.pp.salt0 = self.pp.base0 ^ dd_mix64(2 * player + 1)
         self.pp.salt1 = self.pp.base1 ^ dd_mix64(2 * player + 2)
         self.pp.root = s.ply
-        self.pp.hend = s.ply + horizon
+        # No action follows a history's last (docs/RULES.md §4.1): the window ends there too.
+        self.pp.hend = min(s.ply + horizon, MAX_HISTORY)
         if self.ply + horizon >= STACK - 1:
             raise ValueError("the history and the horizon together are too long")
 

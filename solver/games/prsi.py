@@ -547,6 +547,16 @@ class PrsiSession(Session):
     def search(self, searcher: Any, mode: int, cancel: Any, timeout: float | None,
                want_pv: bool = True, helpers: Sequence[tuple[Any, Any]] = ()
                ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
+        if self.history_full:
+            # No action can follow the history's last (docs/RULES.md §4.1): the value is what the
+            # history has settled, with no action to rank (the search would list the actions the
+            # position refuses).
+            if self.horizon is None:
+                value, _, _, nodes = exact_solve(self, searcher, mode, cancel, timeout, False, value_only=True)
+            else:
+                self._set_search(helpers)
+                value, nodes = searcher.value(self.board, cancel, timeout, helpers=helpers), searcher.nodes
+            return value, [], [], nodes
         if self.horizon is None:                  # the exact analysis runs on one thread
             return exact_solve(self, searcher, mode, cancel, timeout, want_pv)
         self._set_search(helpers)
@@ -762,6 +772,10 @@ def _first_forced(session: PrsiSession, searcher: Any, first: int, cancel: Any,
         nodes += searcher.nodes
         if raw:
             return raw, horizon, nodes
+        if session.board.ply + horizon >= _prsi.MAX_HISTORY:
+            # The window reaches the history's limit, after which no action follows (§4.1):
+            # nothing forced before it is nothing forced at all.
+            return 0, horizon, nodes
     raise _NoProof
 
 
