@@ -408,6 +408,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
 
         threading.Thread(target=analyse, name="ddcards-analysis-stream", daemon=True).start()
         stall = _StallWatch(context, self._idle_timeout)
+        counted = False                     # the analysis's nodes are in the call's log line
         try:
             while (step := handed.get()) is not _ANALYSED:
                 message = pb.AnalysePlayStreamResponse(step=convert.step_message(step))
@@ -418,6 +419,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
             outcome = ended[0]
             # (its searches ran on the analysis's thread: the call's log line counts them here)
             calllog.note(nodes=getattr(outcome, "nodes", 0))
+            counted = True
             if isinstance(outcome, BaseException):
                 raise outcome
             message = pb.AnalysePlayStreamResponse(analysis=convert.analysis_to_response(outcome, game=position.game))
@@ -426,6 +428,11 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
             stall.written()
         finally:
             stall.stop()
+            if not counted and not context.is_active():
+                # The call ended while steps waited to be sent (the client left, or took no more):
+                # the generator was closed at a step, and its analysis, stopped by the call's end,
+                # still counts in the log line.
+                _note_analysis_stopped(handed, ended)
             if stall.fired:
                 log.info("AnalysePlayStream: the client took no message for %g s: the stream was closed",
                          self._idle_timeout)
@@ -622,6 +629,22 @@ def _note_stopped(pipe: Pipeline, wait: float = 0.5) -> None:
 
 # What AnalysePlayStream's analysis hands over after its last step
 _ANALYSED = object()
+
+
+def _note_analysis_stopped(handed: queue.SimpleQueue[Any], ended: list[Any], wait: float = 0.5) -> None:
+    """Count the nodes of an AnalysePlayStream's analysis whose call ended before the stream took
+    its outcome (the client gone with steps unsent) in the call's log line: the steps still
+    handed over are passed by; a running analysis stops within milliseconds of the call's end, and
+    at most ``wait`` seconds are given it (as ``_note_stopped`` a SolveStream's searches)."""
+    end = time.monotonic() + wait
+    while True:
+        try:
+            item = handed.get(timeout=max(0.0, end - time.monotonic()))
+        except queue.Empty:
+            return
+        if item is _ANALYSED:
+            calllog.note(nodes=getattr(ended[0], "nodes", 0) or 0)
+            return
 
 
 def _expired(deadline: _Deadline) -> bool:

@@ -590,6 +590,31 @@ def test_a_cancelled_analysis_stream_stops_its_analysis(caplog, monkeypatch):
         assert int(re.search(r" nodes=(\d+) ", lines[0]).group(1)) > 0, lines
 
 
+def test_an_analysis_stream_left_with_steps_unsent_logs_its_nodes(caplog):
+    """A client that leaves while the server still has steps to send (its flow-control window
+    full): the call's log line counts the nodes the analysis searched, as a stopped search's
+    line does; it said nodes=0, the analysis's outcome never taken."""
+    seed = ddcards.example("marias-seed")
+    want = ddcards.Solver(tt_mb=16).analyse(seed, mode="all")       # as the server's worker
+    with running_server(workers=1) as srv:
+        # a 1 KiB window, not grown: the server's writes wait after a few steps
+        channel = grpc.insecure_channel(f"127.0.0.1:{srv.port}", options=[
+            ("grpc.http2.lookahead_bytes", 1024), ("grpc.http2.bdp_probe", 0)])
+        with caplog.at_level(logging.INFO, logger="ddcards.server"), channel:
+            stub = pb_grpc.SolverServiceStub(channel)
+            call = stub.AnalysePlayStream(pb.AnalysePlayStreamRequest(
+                document_json=json.dumps(seed), mode=pb.SOLVE_MODE_ALL), timeout=60)
+            assert next(call).step.ply == 0
+            # the analysis has ended (its worker back), its steps wait to be sent
+            assert wait_until(lambda: srv.pool.busy == 0, timeout=10.0), "the analysis never ended"
+            call.cancel()
+            assert wait_until(lambda: any("rpc method=AnalysePlayStream " in r.getMessage()
+                                          for r in caplog.records), timeout=5)
+    line = next(r.getMessage() for r in caplog.records if "rpc method=AnalysePlayStream " in r.getMessage())
+    assert " status=CANCELLED " in line, line
+    assert int(re.search(r" nodes=(\d+) ", line).group(1)) == want.nodes, line
+
+
 def test_cancel_frees_the_worker():
     """A cancelled stream of searches stops at once; a following call on the 1-worker server is prompt."""
     with running_server(workers=1) as srv, Client(f"127.0.0.1:{srv.port}") as c:
