@@ -726,11 +726,14 @@ class Solver:
         mode = _analysis_mode(mode)
         from_ply = check_from_ply(from_ply, len(pos.played))
         on_step = _step_callback(on_step)
+        # None, or the analysis whose on_step analyses with this Solver too (its turn is the
+        # caller's): analysis_now is that one's progress again after this one
+        outer = self._analysing
         try:
             return self._analyse(pos, timeout=timeout, cancel=cancel, mode=mode, threads=threads, from_ply=from_ply,
                                  on_step=on_step)
         finally:
-            self._analysing = None
+            self._analysing = outer
 
     @property
     def analysis_now(self) -> AnalysisProgress | None:

@@ -1072,6 +1072,27 @@ def test_a_stopped_analysis_keeps_the_steps_it_finished():
     assert info.value.steps is None                     # not an analysis
 
 
+def test_an_analysis_in_on_step_leaves_analysis_now_to_the_analysis_that_called_it():
+    """on_step may use the Solver that analyses (its turn is the caller's): an analysis made there
+    left analysis_now None for the rest of the step, where another thread reads the progress of
+    the analysis under way (the command line's ticker); it is that analysis's progress again."""
+    doc = ddcards.example("marias-seed")
+    s = ddcards.Solver()
+    whole = s.analyse(doc, from_ply=26)
+    seen = []
+
+    def analyse_too(step) -> None:
+        inner = s.analyse(ddcards.example("mariasz-kiks"), from_ply=6)
+        seen.append((step.ply, inner.from_ply, s.analysis_now))
+    again = s.analyse(doc, from_ply=26, on_step=analyse_too)
+    assert again == whole
+    assert [(ply, inner) for ply, inner, _ in seen] == [(26, 6), (27, 6), (28, 6), (29, 6)]
+    assert [now for _, _, now in seen] == [
+        ddcards.AnalysisProgress(analysed=k, actions=4, from_ply=26, value=whole.steps[k].value_before if k < 4
+                         else whole.final_value) for k in (1, 2, 3, 4)]
+    assert s.analysis_now is None                       # no analysis under way
+
+
 def test_a_notebook_shows_a_position_a_result_and_an_analysis_as_their_tables():
     """Jupyter shows _repr_html_ where an object has one: the tables str() prints (escaped), where
     a cell showed Position.from_json('...') or a dataclass's fields on one line."""
