@@ -370,7 +370,10 @@ class Client:
         it, then the whole analysis (as dicts, ``{"step": {...}}`` then ``{"analysis": {...}}``, the
         dicts ``analyse`` gives).  The steps yielded stay valid if the stream then ends with an
         error (the deadline, say): a long deal's analysis is not lost to it.  Closing the generator
-        (leaving a ``for`` loop over it, say) cancels the call, which stops the server's analysis."""
+        cancels the call, which stops the server's analysis: ``stream.close()``, or leaving a
+        ``for`` loop written over the call itself (``for event in client.analyse_stream(...)``),
+        which drops the generator.  A generator kept in a variable is not closed by a ``break``:
+        the server analyses on (minutes, a long deal) until it is closed or dropped."""
         request = pb.AnalysePlayStreamRequest(mode=convert.name_to_mode(mode),
                                               from_ply=convert.from_ply_field(from_ply), **_source(position))
         call = self.stub.AnalysePlayStream(request, timeout=self._timeout(timeout))
