@@ -57,6 +57,7 @@ __all__ = [
     "doc_to_position",
     "mode_to_name",
     "name_to_mode",
+    "name_to_analysis_mode",
     "from_ply_field",
     "analysis_from_ply",
     "result_to_response",
@@ -167,6 +168,20 @@ def analysis_mode_name(mode: int) -> str:
         raise RequestError(f"unknown analysis mode {mode}: use OPTIMAL or ALL ({ANALYSIS_MODE_RULE})", token=str(mode),
                            rule=ANALYSIS_MODE_RULE, field="mode")
     return mode_to_name(mode)
+
+
+def name_to_analysis_mode(name: str | int) -> pb.SolveMode:
+    """An analysis's mode for its request, as name_to_mode takes it, checked as the server checks
+    it: "optimal" or "all" (a number outside the enum goes as it is); "best" or an unknown name
+    is a RequestError before anything is sent (name_to_mode's would suggest "best")."""
+    try:
+        number = name_to_mode(name)
+    except RequestError:
+        raise RequestError(f"unknown analysis mode {name!r}: use optimal or all ({ANALYSIS_MODE_RULE})",
+                           token=str(name), rule=ANALYSIS_MODE_RULE, field="mode") from None
+    if number == pb.SOLVE_MODE_BEST:
+        analysis_mode_name(number)          # refused, in the server's words
+    return number
 
 
 FROM_PLY_RULE = "AnalysePlayRequest.from_ply: a whole number from 0 to the number of recorded actions"

@@ -348,7 +348,7 @@ class Client:
         """Analyse the recorded play ``position["played"]`` from the start of the deal (or from
         ``played[from_ply]``: the actions before it are replayed, not searched).
         ``mode``: "optimal" (default: each step's optimal moves) or "all" (every legal move's value too)."""
-        request = pb.AnalysePlayRequest(mode=convert.name_to_mode(mode), from_ply=convert.from_ply_field(from_ply),
+        request = pb.AnalysePlayRequest(mode=convert.name_to_analysis_mode(mode), from_ply=convert.from_ply_field(from_ply),
                                         **_source(position))
         response = self.stub.AnalysePlay(request, timeout=self._timeout(timeout))
         return convert.analysis_response_to_dict(response) if as_dict else response
@@ -374,9 +374,16 @@ class Client:
         ``for`` loop written over the call itself (``for event in client.analyse_stream(...)``),
         which drops the generator.  A generator kept in a variable is not closed by a ``break``:
         the server analyses on (minutes, a long deal) until it is closed or dropped."""
-        request = pb.AnalysePlayStreamRequest(mode=convert.name_to_mode(mode),
+        # Bad arguments fail the call here, before the stream is opened (in the generator they
+        # would wait for the first next()).
+        request = pb.AnalysePlayStreamRequest(mode=convert.name_to_analysis_mode(mode),
                                               from_ply=convert.from_ply_field(from_ply), **_source(position))
-        call = self.stub.AnalysePlayStream(request, timeout=self._timeout(timeout))
+        return self._analysis_events(request, self._timeout(timeout), as_dict)
+
+    def _analysis_events(self, request: pb.AnalysePlayStreamRequest, timeout: float | None,
+                         as_dict: bool) -> Iterator[Any]:
+        """analyse_stream's events, from the call opened here."""
+        call = self.stub.AnalysePlayStream(request, timeout=timeout)
         try:
             for message in call:
                 if not as_dict:

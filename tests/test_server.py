@@ -246,7 +246,8 @@ def test_a_text_history_goes_through_the_client(client):
 
 def test_analyse_play_refuses_mode_best(client):
     with pytest.raises(grpc.RpcError) as err:
-        client.analyse(marias_position(21, 10), mode="best")
+        client.stub.AnalysePlay(pb.AnalysePlayRequest(mode=pb.SOLVE_MODE_BEST,
+                                                      document_json=json.dumps(marias_position(21, 10))))
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "not BEST" in err.value.details() and "§0.10" in err.value.details()
     assert error_details(err.value)["field"] == "mode"
@@ -268,10 +269,28 @@ def test_analyse_play_stream_sends_each_step_then_the_analysis(client):
     assert [m.step.ply for m in messages[:2]] == [28, 29] and messages[-1].analysis.from_ply == 28
     assert messages[-1].analysis.nodes > 0
     # a request AnalysePlay refuses is refused before any message, as there
-    for bad, field in (({"played": ["ZZ"]}, "position.played[0]"), ({}, "mode")):
-        with pytest.raises(grpc.RpcError) as err:
-            next(client.analyse_stream(dict(seed, **bad), mode="best" if not bad else "optimal"))
-        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and error_details(err.value)["field"] == field
+    with pytest.raises(grpc.RpcError) as err:
+        next(client.analyse_stream(dict(seed, played=["ZZ"])))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and error_details(err.value)["field"] == "position.played[0]"
+    request = pb.AnalysePlayStreamRequest(mode=pb.SOLVE_MODE_BEST, document_json=json.dumps(seed))
+    with pytest.raises(grpc.RpcError) as err:
+        next(client.stub.AnalysePlayStream(request))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and error_details(err.value)["field"] == "mode"
+
+
+def test_the_client_refuses_a_mode_an_analysis_does_not_take_when_it_is_called(client):
+    """Client.analyse / analyse_stream: "best" (the server refuses it) and an unknown name are
+    refused at the call, naming the modes an analysis takes; analyse_stream's came only with the
+    first next(), and an unknown name's message suggested "best"."""
+    seed = ddcards.example("marias-seed")
+    for call in (client.analyse, client.analyse_stream):
+        with pytest.raises(DdcardsError, match="not BEST") as err:
+            call(seed, mode="best")
+        assert err.value.field == "mode"
+        with pytest.raises(DdcardsError) as err:
+            call(seed, mode="bogus")
+        assert str(err.value).startswith("unknown analysis mode 'bogus': use optimal or all (")
+        assert "best" not in str(err.value) and err.value.token == "bogus"
 
 
 def _search_hook(monkeypatch, at_call, action):
