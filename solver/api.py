@@ -718,7 +718,10 @@ class Solver:
         deal's first tricks take minutes); the steps are those of the whole analysis from there.
         on_step: called with each step as soon as it is analysed, in the thread that analyses
         (a long deal's values shown as they come: each step of a fresh 36-card Mariasz deal's
-        first tricks takes a minute or more); an exception it raises ends the analysis.
+        first tricks takes a minute or more); an exception it raises ends the analysis.  It runs
+        while this analysis holds the Solver: it may call the Solver itself, but another thread's
+        call on the Solver waits for the analysis to end, so a callback that waits for such a
+        call never returns.
         """
         timeout = _check_limits(timeout, cancel)
         threads = _threads(threads)
