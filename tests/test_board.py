@@ -413,3 +413,29 @@ def test_a_wrong_path_or_method_is_a_json_error(client, method, path, status, me
     assert err["error"] == message and err["rule"] == "board requests"
     if status == 405:
         assert info.value.headers["allow"]
+
+
+def test_a_search_goes_on_from_what_the_boards_table_holds():
+    """The board keeps one Solver per worker for its life and searches on what its table holds
+    (keep_tt): the same position searched again costs a fraction of the first search, and a search
+    stopped on the board's time limit leaves its work to the next (Search again).  It made a
+    Solver per worker thread, each search from an empty table, so Search again under the same
+    limit mostly ran out of time again.  The values are those of a fresh solve."""
+    doc = deals.klaverjas_deals()[1] | {"played": []}
+    want = ddcards.solve(doc)
+    with board(workers=1) as (c, app):
+        _, first = c.post("/api/solve", {"position": doc})
+        _, again = c.post("/api/solve", {"position": doc})
+        for got in (first, again):
+            assert got["value"] == want.value
+            assert {m["move"]: m["value"] for m in got["moves"]} == want.move_values
+        assert first["nodes"] == want.nodes and again["nodes"] < want.nodes // 10
+        assert app._solvers.qsize() == 1            # one worker, one Solver (one table)
+    other = ddcards.example("mariasz-szlifowany")      # a 24-card deal from the first trick: 1 M nodes
+    fresh = ddcards.solve(other)
+    with board(workers=1, timeout=0.03) as (c, app):
+        _, stopped = c.post("/api/solve", {"position": other})
+        assert stopped["stopped"] == "timeout"
+        app.timeout = None
+        _, after = c.post("/api/solve", {"position": other})
+        assert after["value"] == fresh.value and after["nodes"] < fresh.nodes

@@ -23,11 +23,13 @@ import hashlib
 import ipaddress
 import json
 import os
+import queue
 import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from string import Template
 from typing import Any
 from urllib.parse import urlsplit
@@ -183,7 +185,7 @@ MAX_WORKERS = 256
 
 
 class BoardApp:
-    """The app's state: one Solver per worker thread and the searches that may be stopped."""
+    """The app's state: one Solver per worker and the searches that may be stopped."""
 
     def __init__(self, *, tt_mb: int | None = DEFAULT_TT_MB, timeout: float | None = None,
                  workers: int | None = None, position: Mapping[str, Any] | None = None, threads: int = 1,
@@ -211,7 +213,14 @@ class BoardApp:
         self.security_headers = SECURITY_HEADERS + [
             (b"content-security-policy", content_security_policy(self.html).encode("ascii"))]
         self.limiter = anyio.CapacityLimiter(workers)
-        self._local = threading.local()
+        # One Solver per worker, made at its first search and kept for the board's life: a search
+        # goes on from what its table holds (the same deal's other positions, or this one's search
+        # stopped on the board's time limit, which Search again then carries further), and the
+        # tables are `workers` of them, as check_tables_fit counted. (Per worker thread they were
+        # made again whenever an idle thread ended, and searched from an empty table each time.)
+        self._solvers: queue.LifoQueue[Solver | None] = queue.LifoQueue()
+        for _ in range(workers):
+            self._solvers.put(None)
         self._searches: dict[str, list[CancelToken]] = {}      # by id: every search under it
         self._anonymous: set[CancelToken] = set()               # searches sent without an id
         # Ids stopped before their search arrived (the page may stop a search whose request
@@ -287,12 +296,27 @@ class BoardApp:
             token.cancel()
 
     # -- helpers
-    def solver(self) -> Solver:
-        """This worker thread's Solver (a Solver is not shared between threads)."""
-        solver = getattr(self._local, "solver", None)
-        if solver is None:
-            solver = self._local.solver = Solver(tt_mb=self.tt_mb)
-        return solver
+    @contextmanager
+    def solver(self, token: CancelToken) -> Iterator[Solver]:
+        """A Solver of the board's own for one search (see __init__).  One is free but while a
+        stopped search, abandoned by its request, still ends (milliseconds): this waits for it,
+        unless `token` is cancelled meanwhile."""
+        while True:
+            try:
+                held = self._solvers.get(timeout=STOP_POLL_SECONDS)
+                break
+            except queue.Empty:
+                if token.cancelled:
+                    raise SearchCancelled("the search was stopped before it started") from None
+        try:
+            solver = Solver(tt_mb=self.tt_mb) if held is None else held
+        except BaseException:           # (no memory for its table: the next search tries again)
+            self._solvers.put(held)
+            raise
+        try:
+            yield solver
+        finally:
+            self._solvers.put(solver)
 
     @staticmethod
     async def body(request: Request) -> dict[str, Any]:
@@ -397,8 +421,9 @@ class BoardApp:
             started.set()
             # (Prší without a horizon: the optimal actions' values where another one's is unproven,
             # the others shown "?")
-            res = every_value_or_optimal(lambda mode: self.solver().solve(
-                pos, mode=mode, timeout=self.timeout, cancel=token, threads=self.threads))
+            with self.solver(token) as solver:
+                res = every_value_or_optimal(lambda mode: solver.solve(
+                    pos, mode=mode, timeout=self.timeout, cancel=token, threads=self.threads, keep_tt=True))
             session = pos.session()
             return dict(res.to_dict(), verdict=session.verdict(res.value, res.won, res.value_kind))
 

@@ -31,8 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"transposition table size per worker in MiB, 1 to the machine's memory (default: per game, "
                         f"{ddcards.api.table_sizes_text()})")
     p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="searches run at once (pages, tabs), each with its own transposition table, 1 to 256 "
-                        "(default: number of cores); a search waits for a free worker")
+                   help="searches run at once (pages, tabs), each with its own transposition table (kept while "
+                        "the board runs), 1 to 256 (default: number of cores); a search waits for a free worker")
     p.add_argument("--threads", type=int, default=1, metavar="N",
                    help="threads for each search, 1 to 64 (default 1; --threads 2 solves a long position on two cores)")
     p.set_defaults(func=cmd_board)
