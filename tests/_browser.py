@@ -51,15 +51,17 @@ def chromium() -> Iterator[Any]:
 
 
 @contextmanager
-def running_board(**kwargs: Any) -> Iterator[tuple[str, Any]]:
-    """(base URL, BoardApp) of a board served by uvicorn on 127.0.0.1, stopped on exit."""
+def running_board(*, port: int = 0, **kwargs: Any) -> Iterator[tuple[str, Any]]:
+    """(base URL, BoardApp) of a board served by uvicorn on 127.0.0.1, stopped on exit; on an
+    ephemeral port, or on `port` (a board started again where a page left it)."""
     import uvicorn
 
     from ddcards.board.app import create_app
 
     app = create_app(**kwargs)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)     # (the last board's connections linger)
+    sock.bind(("127.0.0.1", port))
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

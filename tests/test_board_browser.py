@@ -308,6 +308,99 @@ def test_a_stopped_searchs_late_answer_leaves_the_search_again_alone(page, board
     assert page.is_hidden("#again")
 
 
+def test_a_search_that_could_not_reach_the_board_is_offered_again(page):
+    """A search whose request got no answer (the board stopped, restarted) said so and offered
+    nothing but stepping away and back; it is offered again, the message kept said, and a search
+    again, the board back on its port, gets the values (the message goes)."""
+    with running_board() as (url, _):
+        page.goto(url)
+        held = []
+        # Hold the solve request on its way until the board has stopped; the focus is on Stop.
+        page.route("**/api/solve", lambda route: held.append(route))
+        page.fill("#doc", json.dumps(START))
+        page.click("#load-btn")
+        page.wait_for_function("() => !document.getElementById('stop').disabled")
+        page.focus("#stop")
+    held[0].continue_()                 # to a board that has stopped: no answer at all
+    assert error_shown(page) == "The board server cannot be reached: is `ddcards board` still running?"
+    assert page.text_content("#status") == "The search failed." and page.is_disabled("#stop")
+    # ... and offered again, the focus moved there from Stop (disabled now: it would fall to the page)
+    assert page.is_visible("#again") and page.evaluate("() => document.activeElement.id") == "again"
+    with running_board(port=int(url.rsplit(":", 1)[1])) as (again_url, _):
+        assert again_url == url
+        page.click("#again")
+        assert page.is_hidden("#again") and page.is_hidden("#error") and not page.is_disabled("#stop")
+        assert page.text_content("#status").startswith("Searching")
+        held[1].continue_()
+        check_against_solve(wait_for_values(page, []), START)
+        assert page.is_hidden("#again") and page.is_hidden("#error")
+
+
+def test_a_stopped_searchs_failure_leaves_its_stop_said(page):
+    # Stop, then the stopped search's request failed (the board gone): the failure replaced
+    # "Search stopped." with nothing beside the Search again offered; it is no news.
+    with running_board() as (url, _):
+        page.goto(url)
+        held = []
+        page.route("**/api/solve", lambda route: held.append(route))
+        page.fill("#doc", json.dumps(START))
+        page.click("#load-btn")
+        page.wait_for_function("() => !document.getElementById('stop').disabled")
+        page.click("#stop")
+    held[0].continue_()                 # to a board that has stopped: no answer at all
+    page.wait_for_timeout(300)
+    assert page.text_content("#status") == "Search stopped." and page.is_hidden("#error")
+    assert page.is_visible("#again") and page.evaluate("() => document.activeElement.id") == "again"
+
+
+def test_a_search_the_board_failed_on_is_offered_again(page, monkeypatch):
+    """A search the board failed on (a 500: here, as when memory is short, its worker's table
+    could not be allocated) is offered again, the message kept said; the next search gets a table."""
+    from ddcards.board import app as board_app
+    from ddcards.errors import TableMemoryError
+
+    made = board_app.Solver
+    failed = []
+
+    def first_table_fails(**kwargs):
+        if not failed:
+            failed.append(kwargs)
+            raise TableMemoryError(4096)
+        return made(**kwargs)
+
+    monkeypatch.setattr(board_app, "Solver", first_table_fails)
+    with running_board(workers=1) as (url, _):
+        page.goto(url)
+        page.fill("#doc", json.dumps(START))
+        page.focus("#load-btn")
+        page.keyboard.press("Enter")
+        assert error_shown(page) == "The board server answered HTTP 500 Internal Server Error."
+        assert failed and page.text_content("#status") == "The search failed." and page.is_disabled("#stop")
+        # the focus was on the load button, not on Stop: it stays there
+        assert page.is_visible("#again") and page.evaluate("() => document.activeElement.id") == "load-btn"
+        page.click("#again")
+        check_against_solve(wait_for_values(page, []), START)
+        assert page.is_hidden("#again") and page.is_hidden("#error")
+
+
+def test_a_search_refused_for_its_input_is_not_offered_again(page, board_url, monkeypatch):
+    # A 400 for the search (Prší without a horizon whose value cannot be proven) is the same for
+    # the same request: the message is said (what to give instead), and no Search again offered.
+    from ddcards.games import prsi
+
+    monkeypatch.setattr(prsi, "EXACT_PROOF_HORIZON", 1)
+    monkeypatch.setattr(prsi, "EXACT_STATE_CAP", 10)
+    doc = ddcards.example("prsi")
+    doc = dict(doc, options=dict(doc.get("options", {}), horizon=None))
+    page.goto(board_url)
+    page.fill("#doc", json.dumps(doc))
+    page.click("#load-btn")
+    text = error_shown(page)
+    assert "more than 10 states" in text and "token: horizon" in text, text
+    assert page.text_content("#status") == "The search failed." and page.is_disabled("#stop")
+    assert page.is_hidden("#again")
+
+
 def test_keyboard_reaches_every_card(page, board_url):
     open_start(page, board_url)
     page.focus("#table button.card[data-card='AS']")
@@ -332,9 +425,9 @@ def test_a_failed_search_is_shown_and_the_counter_stops(page, board_url):
     page.click("#load-btn")
     assert error_shown(page) == "The board server answered HTTP 500 Internal Server Error: the solver fell over."
     assert page.is_disabled("#stop") and page.is_disabled("#best")
-    assert page.text_content("#status") == ""
+    assert page.text_content("#status") == "The search failed." and page.is_visible("#again")
     page.wait_for_timeout(600)                          # the counter ticks every 250 ms: it has stopped
-    assert page.text_content("#status") == ""
+    assert page.text_content("#status") == "The search failed."
 
 
 @pytest.mark.parametrize("status, body, shown", [

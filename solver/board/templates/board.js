@@ -14,6 +14,7 @@
     search: null,      // the id of the search running, if any
     generation: 0,     // answers for an older position are dropped
     loading: false,    // a position asked for has not come yet
+    searchFailed: false, // the error shown is a search's (a search again clears it)
     shown: null        // the line and cursor of the position shown ({ line, cursor })
   };
 
@@ -38,25 +39,35 @@
     return "seat " + seat + (role ? " (" + role + ")" : "");
   }
 
-  // Every answer as { ok, body }, never a rejected promise: the board's own errors are JSON with an
-  // "error"; anything else (a plain-text 405/413/500, a proxy's page, the server gone) becomes one,
-  // so the callers show it, stop the counter and reset the buttons as for any error.
+  // Every answer as { ok, status, body }, never a rejected promise: the board's own errors are JSON
+  // with an "error"; anything else (a plain-text 405/413/500, a proxy's page, the server gone) becomes
+  // one, so the callers show it, stop the counter and reset the buttons as for any error.  status is
+  // the HTTP status, 0 when no answer came (the server gone, the network).
   function answer(r) {
     return r.text().then(function (text) {
       var body = null;
       try { body = JSON.parse(text); } catch (e) { body = null; }
       if (body !== null && typeof body === "object" && (r.ok || typeof body.error === "string")) {
-        return { ok: r.ok, body: body };
+        return { ok: r.ok, status: r.status, body: body };
       }
       text = text.trim();
       var status = "HTTP " + r.status + (r.statusText ? " " + r.statusText : "");
-      return { ok: false, body: { error: "The board server answered " + status +
+      return { ok: false, status: r.status, body: { error: "The board server answered " + status +
         (text && text !== r.statusText ? ": " + text.slice(0, 300) : "") + "." } };
     });
   }
 
   function unreachable() {
-    return { ok: false, body: { error: "The board server cannot be reached: is `ddcards board` still running?" } };
+    return { ok: false, status: 0,
+             body: { error: "The board server cannot be reached: is `ddcards board` still running?" } };
+  }
+
+  // A failed request that the same request may mend later: no answer (the board stopped or
+  // restarted, the network), a server's error (5xx: a table it could not allocate then), a proxy's
+  // timeout or rate limit (408, 429).  Any other 4xx is the board saying what is wrong with the
+  // request (Prší's value unproven without a horizon): the same request gets the same answer.
+  function worthRetrying(status) {
+    return status === 0 || status >= 500 || status === 408 || status === 429;
   }
 
   function post(url, body) {
@@ -73,8 +84,10 @@
     });
   }
 
-  function showError(err) {
+  // ofSearch: the error is a search's (cleared by a search again; a load's stays until the next load).
+  function showError(err, ofSearch) {
     var box = $("error");
+    state.searchFailed = !!(err && ofSearch);
     box.textContent = "";
     if (!err) { box.hidden = true; return; }
     box.appendChild(el("p", { text: visible(err.error) }));
@@ -165,7 +178,16 @@
       var fromStop = document.activeElement === $("stop");
       if (current) { state.search = null; $("stop").disabled = true; }
       if (generation !== state.generation) return;
-      if (!r.ok) { showError(r.body); setStatus(""); return; }
+      if (!r.ok) {
+        // A search the page stopped has said so, and offered it again or runs it again: its
+        // failure is no news (a search again says its own).
+        if (!current) return;
+        // The message stays said; a failure that asking again may mend is offered again.
+        showError(r.body, true);
+        setStatus("The search failed.");
+        if (worthRetrying(r.status)) offerAgain(fromStop);
+        return;
+      }
       if (r.body.stopped) {
         // Stopped by the server (its time limit): said, and offered again as a stop of the page's is.
         // A stop of the page's has said so and offered it itself (a search again may be running now).
@@ -198,7 +220,7 @@
     offerAgain(fromStop);
   }
 
-  // A stopped search (Stop, Esc, the server's time limit) offered again; the focus, if it was on
+  // A stopped search (Stop, Esc, the server's time limit) or a failed one offered again; the focus, if it was on
   // Stop (disabled now: it would fall to the page's body), goes to the offer.
   function offerAgain(fromStop) {
     $("again").hidden = false;
@@ -207,6 +229,7 @@
 
   function searchAgain() {
     $("again").hidden = true;
+    if (state.searchFailed) showError(null);          // (said again if it fails again)
     solve(state.generation);
     $("stop").focus();
   }
