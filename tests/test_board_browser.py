@@ -249,6 +249,8 @@ def test_a_search_is_stopped(page, board_url):
     held[1].continue_()
     check_against_solve(wait_for_values(page, []), START)
     assert page.is_hidden("#again")
+    # the focus, on Stop (disabled now the search has ended: it fell to the page), goes to the values
+    assert page.evaluate("() => document.activeElement.dataset.card") == "AS"
 
 
 def test_a_search_over_the_servers_time_is_offered_again(page):
@@ -306,6 +308,78 @@ def test_a_stopped_searchs_late_answer_leaves_the_search_again_alone(page, board
     held[1].continue_()
     check_against_solve(wait_for_values(page, []), START)
     assert page.is_hidden("#again")
+
+
+def held_routes(page, pattern: str) -> list:
+    """The page's requests to `pattern` from now on, each held on its way until continued."""
+    held: list = []
+    page.route(pattern, lambda route: held.append(route))
+    return held
+
+
+def wait_for_held(page, held: list, n: int) -> None:
+    for _ in range(500):
+        if len(held) >= n:
+            return
+        page.wait_for_timeout(10)
+    raise AssertionError(f"{len(held)} requests held, not {n}")
+
+
+def test_a_stop_that_comes_after_its_search_ended_leaves_the_values_alone(page, board_url):
+    """Stop pressed just as the search ended: the stop reached the server after the search had
+    finished, whose answer came with the values; the page showed them with the Search again
+    button beside them (the focus, moved there from Stop, on it). The race made certain here: the
+    stop request is held on its way until the search's answer has come."""
+    page.goto(board_url)
+    solves, stops = held_routes(page, "**/api/solve"), held_routes(page, "**/api/stop")
+    page.fill("#doc", json.dumps(START))
+    page.click("#load-btn")
+    page.wait_for_function("() => !document.getElementById('stop').disabled")
+    page.click("#stop")
+    assert page.text_content("#status") == "Search stopped."
+    assert page.evaluate("() => document.activeElement.id") == "again"
+    wait_for_held(page, stops, 1)
+    with page.expect_response("**/api/solve") as answer:
+        solves[0].continue_()           # the search ends, its stop still on the way
+    assert answer.value.json()["value"] == 70
+    shown = wait_for_values(page, [])
+    check_against_solve(shown, START)
+    assert shown["status"].startswith("Value +70") and page.is_hidden("#again") and page.is_disabled("#stop")
+    # the focus, on Search again (hidden now: it would fall to the page), goes to the values
+    assert page.evaluate("() => document.activeElement.dataset.card") == "AS"
+    with page.expect_response("**/api/stop") as late:
+        stops[0].continue_()            # ... and comes too late: nothing to stop
+    assert late.value.json()["stopped"] is False
+    page.wait_for_timeout(300)
+    assert page.evaluate(SHOWN) == shown and page.is_hidden("#again")
+
+
+def test_a_stopped_searchs_values_end_its_search_again(page, board_url):
+    # Stop pressed as the search ended, then Search again before its values came: they are this
+    # position's, shown, and the search again, which would find them again, is stopped.
+    page.goto(board_url)
+    solves, stops = held_routes(page, "**/api/solve"), held_routes(page, "**/api/stop")
+    page.fill("#doc", json.dumps(START))
+    page.click("#load-btn")
+    page.wait_for_function("() => !document.getElementById('stop').disabled")
+    page.click("#stop")
+    page.click("#again")
+    wait_for_held(page, solves, 2)
+    assert page.evaluate("() => document.activeElement.id") == "stop"
+    solves[0].continue_()               # the first search's values
+    shown = wait_for_values(page, [])
+    check_against_solve(shown, START)
+    assert page.is_hidden("#again") and page.is_disabled("#stop")
+    assert page.evaluate("() => document.activeElement.dataset.card") == "AS"
+    wait_for_held(page, stops, 2)       # Stop's, and the search again's
+    for route in stops:
+        route.continue_()
+    page.wait_for_timeout(200)
+    with page.expect_response("**/api/solve") as answer:
+        solves[1].continue_()
+    assert answer.value.json()["stopped"] == "cancelled"
+    page.wait_for_timeout(300)
+    assert page.evaluate(SHOWN) == shown and page.is_hidden("#again") and page.is_disabled("#stop")
 
 
 def test_a_search_that_could_not_reach_the_board_is_offered_again(page):

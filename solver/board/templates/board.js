@@ -176,6 +176,7 @@
       clearInterval(timer);
       var current = state.search === id;      // not stopped by the page meanwhile (Stop, Esc, a search again)
       var fromStop = document.activeElement === $("stop");
+      var fromAgain = document.activeElement === $("again");
       if (current) { state.search = null; $("stop").disabled = true; }
       if (generation !== state.generation) return;
       if (!r.ok) {
@@ -197,9 +198,22 @@
         offerAgain(fromStop);
         return;
       }
+      // The values, of this position: shown even when the page stopped the search meanwhile (it
+      // ended before the stop reached the server, which then answers them), with no Search again
+      // beside them; a search again running for them now is stopped (they are here).
+      if (!current) stopSearch();
+      $("again").hidden = true;
       state.result = r.body;
       showValues();
+      if (fromStop || fromAgain) focusValues();
     });
+  }
+
+  // The focus on Stop or Search again, which a search ended has disabled or hidden (it would fall
+  // to the page's body), goes to the values: the first legal card (or, none, the line's step).
+  function focusValues() {
+    var next = document.querySelector("#table button.card") || $("line").querySelector("button.current");
+    if (next) next.focus();
   }
 
   // Stops the search running, if any; says whether one was.
