@@ -428,8 +428,9 @@ def test_a_stopped_searchs_failure_leaves_its_stop_said(page):
 
 
 def test_a_search_the_board_failed_on_is_offered_again(page, monkeypatch):
-    """A search the board failed on (a 500: here, as when memory is short, its worker's table
-    could not be allocated) is offered again, the message kept said; the next search gets a table."""
+    """A search the board failed on (here, as when memory is short, its worker's table could not
+    be allocated: a 503 that says so and what to change; it was a bare 500) is offered again, the
+    message kept said; the next search gets a table."""
     from ddcards.board import app as board_app
     from ddcards.errors import TableMemoryError
 
@@ -448,7 +449,9 @@ def test_a_search_the_board_failed_on_is_offered_again(page, monkeypatch):
         page.fill("#doc", json.dumps(START))
         page.focus("#load-btn")
         page.keyboard.press("Enter")
-        assert error_shown(page) == "The board server answered HTTP 500 Internal Server Error."
+        assert error_shown(page) == ("cannot allocate a 4,096 MiB transposition table: not enough free memory "
+                                     "(give a smaller --tt-mb, or leave it out for a table sized per game)"
+                                     "token: 4096 MiB · rule: board: --tt-mb, a table per worker")
         assert failed and page.text_content("#status") == "The search failed." and page.is_disabled("#stop")
         # the focus was on the load button, not on Stop: it stays there
         assert page.is_visible("#again") and page.evaluate("() => document.activeElement.id") == "load-btn"

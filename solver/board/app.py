@@ -46,7 +46,8 @@ from starlette.routing import Route
 import ddcards
 from ddcards.api import DEFAULT_TT_MB, CancelToken, Solver, _threads, check_tables_fit, check_timeout, check_tt_mb
 from ddcards._jsonio import check_unicode, decode_utf8, loads, read_position, shown, token_text
-from ddcards.errors import DdcardsError, InvalidOptionError, NotationError, SearchCancelled, SearchTimeout
+from ddcards.errors import (DdcardsError, InvalidOptionError, NotationError, SearchCancelled, SearchTimeout,
+                             TableMemoryError)
 from ddcards.games.prsi import every_value_or_optimal
 from ddcards.report.display import (as_cards, card_piece, count_label, extras, hand_suits, ober_action, plain,
                                     step_unit, suit_piece)
@@ -471,6 +472,11 @@ class BoardApp:
         except DdcardsError as exc:
             # what only the search finds wrong (Prší's horizon too large for its state space)
             return error_response(exc)
+        except TableMemoryError as exc:
+            # No memory for the worker's table now: the board's state, not the request's (503, as
+            # a search may succeed once memory is free), said with what to change (--tt-mb).
+            return JSONResponse({"error": str(exc.for_option("--tt-mb")), "error_type": "TableMemoryError",
+                                 "token": f"{exc.table_mb} MiB", "rule": "board: --tt-mb, a table per worker"}, status_code=503)
         finally:
             with self._lock:
                 if search:
