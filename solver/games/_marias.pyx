@@ -67,10 +67,11 @@ ANN_KILO = 2
 
 cdef void m_make(void* vp, int c) noexcept nogil:
     cdef MPos* p = <MPos*> vp
-    cdef MState* s = &p.st[p.sp + 1]
-    memcpy(s, &p.st[p.sp], sizeof(MState))
+    cdef MState* prev = &p.st[p.sp]
+    cdef MState* s = prev + 1
+    memcpy(s, prev, sizeof(MState))
     p.sp += 1
-    play_card(p, s, c)
+    play_card(p, prev, s, c)
 
 
 cdef void m_unmake(void* vp) noexcept nogil:
