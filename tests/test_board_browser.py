@@ -223,14 +223,30 @@ def test_errors_name_the_token_and_the_rule(page, board_url):
     assert "rule: docs/RULES.md §0.11 rule 1" in page.text_content("#error")
 
 
-def test_a_search_is_stopped(page, board_url):
-    page.goto(board_url)
-    held = []
-    # Hold the solve request on its way, so the page is searching when Stop is pressed.
-    page.route("**/api/solve", lambda route: held.append(route))
-    page.fill("#doc", json.dumps(START))
+def _search_held(page, url, doc=START):
+    """The board at `url` loaded with `doc`, its search request held in the browser (the routes
+    returned, to continue), Stop enabled."""
+    page.goto(url)
+    held = held_routes(page, "**/api/solve")
+    page.fill("#doc", json.dumps(doc))
     page.click("#load-btn")
     page.wait_for_function("() => !document.getElementById('stop').disabled")
+    return held
+
+
+def _searched_again(page, held, doc=START):
+    """Search again clicked: the button goes, the page searches, and once its held request
+    (held[1]) is let through, the values come as a solve gives them."""
+    page.click("#again")
+    assert page.is_hidden("#again") and not page.is_disabled("#stop")
+    assert page.text_content("#status").startswith("Searching")
+    held[1].continue_()
+    check_against_solve(wait_for_values(page, []), doc)
+    assert page.is_hidden("#again")
+
+
+def test_a_search_is_stopped(page, board_url):
+    held = _search_held(page, board_url)
     assert page.text_content("#status").startswith("Searching")
     page.click("#stop")
     assert page.text_content("#status") == "Search stopped."
@@ -243,12 +259,7 @@ def test_a_search_is_stopped(page, board_url):
     assert page.text_content("#status") == "Search stopped."
     # ... and offered again (it took stepping away and back): the same position's values come
     assert page.is_visible("#again") and page.evaluate("() => document.activeElement.id") == "again"
-    page.click("#again")
-    assert page.is_hidden("#again") and not page.is_disabled("#stop")
-    assert page.text_content("#status").startswith("Searching")
-    held[1].continue_()
-    check_against_solve(wait_for_values(page, []), START)
-    assert page.is_hidden("#again")
+    _searched_again(page, held)
     # the focus, on Stop (disabled now the search has ended: it fell to the page), goes to the values
     assert page.evaluate("() => document.activeElement.dataset.card") == "AS"
 
@@ -259,13 +270,7 @@ def test_a_search_over_the_servers_time_is_offered_again(page):
     search again runs under the server's limit of then: here lifted, and the values come)."""
     doc = deals.klaverjas_deal(4)
     with running_board(tt_mb=1, timeout=0.001) as (url, app):
-        page.goto(url)
-        held = []
-        # Hold the solve request on its way, so that the focus is on Stop when the time runs out.
-        page.route("**/api/solve", lambda route: held.append(route))
-        page.fill("#doc", json.dumps(doc))
-        page.click("#load-btn")
-        page.wait_for_function("() => !document.getElementById('stop').disabled")
+        held = _search_held(page, url, doc)
         page.focus("#stop")
         with page.expect_response("**/api/solve") as answer:
             held[0].continue_()
@@ -277,23 +282,13 @@ def test_a_search_over_the_servers_time_is_offered_again(page):
         # ... and offered again, the focus moved there from Stop (disabled now: it would fall to the page)
         assert page.is_visible("#again") and page.evaluate("() => document.activeElement.id") == "again"
         app.timeout = None
-        page.click("#again")
-        assert page.is_hidden("#again") and not page.is_disabled("#stop")
-        assert page.text_content("#status").startswith("Searching")
-        held[1].continue_()
-        check_against_solve(wait_for_values(page, []), doc)
-        assert page.is_hidden("#again")
+        _searched_again(page, held, doc)
 
 
 def test_a_stopped_searchs_late_answer_leaves_the_search_again_alone(page, board_url):
     # Stop, then Search again before the stopped search's answer came: that answer said "Search
     # stopped." over the search running (and, offered again, would have shown the button beside it).
-    page.goto(board_url)
-    held = []
-    page.route("**/api/solve", lambda route: held.append(route))
-    page.fill("#doc", json.dumps(START))
-    page.click("#load-btn")
-    page.wait_for_function("() => !document.getElementById('stop').disabled")
+    held = _search_held(page, board_url)
     page.click("#stop")
     page.click("#again")
     page.evaluate("""() => { window.said = [];        // every status from now on (the counter redraws it)
@@ -330,11 +325,8 @@ def test_a_stop_that_comes_after_its_search_ended_leaves_the_values_alone(page, 
     finished, whose answer came with the values; the page showed them with the Search again
     button beside them (the focus, moved there from Stop, on it). The race made certain here: the
     stop request is held on its way until the search's answer has come."""
-    page.goto(board_url)
-    solves, stops = held_routes(page, "**/api/solve"), held_routes(page, "**/api/stop")
-    page.fill("#doc", json.dumps(START))
-    page.click("#load-btn")
-    page.wait_for_function("() => !document.getElementById('stop').disabled")
+    solves = _search_held(page, board_url)
+    stops = held_routes(page, "**/api/stop")
     page.click("#stop")
     assert page.text_content("#status") == "Search stopped."
     assert page.evaluate("() => document.activeElement.id") == "again"
@@ -357,11 +349,8 @@ def test_a_stop_that_comes_after_its_search_ended_leaves_the_values_alone(page, 
 def test_a_stopped_searchs_values_end_its_search_again(page, board_url):
     # Stop pressed as the search ended, then Search again before its values came: they are this
     # position's, shown, and the search again, which would find them again, is stopped.
-    page.goto(board_url)
-    solves, stops = held_routes(page, "**/api/solve"), held_routes(page, "**/api/stop")
-    page.fill("#doc", json.dumps(START))
-    page.click("#load-btn")
-    page.wait_for_function("() => !document.getElementById('stop').disabled")
+    solves = _search_held(page, board_url)
+    stops = held_routes(page, "**/api/stop")
     page.click("#stop")
     page.click("#again")
     wait_for_held(page, solves, 2)
@@ -387,13 +376,7 @@ def test_a_search_that_could_not_reach_the_board_is_offered_again(page):
     nothing but stepping away and back; it is offered again, the message kept said, and a search
     again, the board back on its port, gets the values (the message goes)."""
     with running_board() as (url, _):
-        page.goto(url)
-        held = []
-        # Hold the solve request on its way until the board has stopped; the focus is on Stop.
-        page.route("**/api/solve", lambda route: held.append(route))
-        page.fill("#doc", json.dumps(START))
-        page.click("#load-btn")
-        page.wait_for_function("() => !document.getElementById('stop').disabled")
+        held = _search_held(page, url)  # on its way until the board has stopped
         page.focus("#stop")
     held[0].continue_()                 # to a board that has stopped: no answer at all
     assert error_shown(page) == "The board server cannot be reached: is `ddcards board` still running?"
@@ -414,12 +397,7 @@ def test_a_stopped_searchs_failure_leaves_its_stop_said(page):
     # Stop, then the stopped search's request failed (the board gone): the failure replaced
     # "Search stopped." with nothing beside the Search again offered; it is no news.
     with running_board() as (url, _):
-        page.goto(url)
-        held = []
-        page.route("**/api/solve", lambda route: held.append(route))
-        page.fill("#doc", json.dumps(START))
-        page.click("#load-btn")
-        page.wait_for_function("() => !document.getElementById('stop').disabled")
+        held = _search_held(page, url)
         page.click("#stop")
     held[0].continue_()                 # to a board that has stopped: no answer at all
     page.wait_for_timeout(300)
