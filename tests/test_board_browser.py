@@ -99,6 +99,17 @@ def reset_value(page) -> None:
     page.evaluate("() => { delete document.getElementById('status').dataset.value; }")
 
 
+def play_from_start(page, card: str) -> dict:
+    """Click `card` on the start position shown: the position after it, its line that card alone,
+    checked against a solve."""
+    reset_value(page)
+    page.click(f"#table button.card[data-card='{card}']")
+    shown = wait_for_values(page, [card])
+    assert shown["line"] == [card]
+    check_against_solve(shown, dict(START, played=[card]))
+    return shown
+
+
 def test_load_play_back_and_forward(page, board_url):
     shown = open_start(page, board_url)
     check_against_solve(shown, START)
@@ -108,10 +119,7 @@ def test_load_play_back_and_forward(page, board_url):
     assert shown["status"].startswith("Value +70 (declarer's view): declarer wins")      # whose value it is
 
     # Play KH (worth 50, not the best): seat 1 must follow in hearts and beat it.
-    reset_value(page)
-    page.click("#table button.card[data-card='KH']")
-    shown = wait_for_values(page, ["KH"])
-    check_against_solve(shown, dict(START, played=["KH"]))
+    shown = play_from_start(page, "KH")
     assert shown["onTable"] == ["KH"] and shown["toMove"] == 1 and set(shown["values"]) == {"TH"}
 
     # Back to the start with the keyboard, and forward again.
@@ -134,11 +142,7 @@ def test_load_play_back_and_forward(page, board_url):
     reset_value(page)
     page.click("#first")
     wait_for_values(page, [])
-    reset_value(page)
-    page.click("#table button.card[data-card='AS']")
-    shown = wait_for_values(page, ["AS"])
-    assert shown["line"] == ["AS"]
-    check_against_solve(shown, dict(START, played=["AS"]))
+    play_from_start(page, "AS")
 
 
 def test_the_page_runs_under_its_policy_and_an_injected_script_does_not(page, board_url):
@@ -605,11 +609,7 @@ def test_a_failed_step_keeps_the_line_at_the_position_shown(page, board_url):
     shown = wait_for_values(page, [])
     assert shown["line"] == [] and shown["current"] == "start"
     check_against_solve(shown, START)
-    reset_value(page)
-    page.click("#table button.card[data-card='KH']")
-    shown = wait_for_values(page, ["KH"])
-    assert shown["line"] == ["KH"]
-    check_against_solve(shown, dict(START, played=["KH"]))
+    play_from_start(page, "KH")
 
 
 def test_focus_stays_on_the_board_after_a_card_or_a_step(page, board_url):

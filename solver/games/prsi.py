@@ -550,13 +550,10 @@ class PrsiSession(Session):
         if self.history_full:
             # No action can follow the history's last (docs/RULES.md §4.1): the value is what the
             # history has settled, with no action to rank (the search would list the actions the
-            # position refuses).
-            if self.horizon is None:
-                value, _, _, nodes = exact_solve(self, searcher, mode, cancel, timeout, False, value_only=True)
-            else:
-                self._set_search(helpers)
-                value, nodes = searcher.value(self.board, cancel, timeout, helpers=helpers), searcher.nodes
-            return value, [], [], nodes
+            # position refuses). (Without a horizon the value is one search's too: the first
+            # window already reaches the limit, so searcher.nodes counts it all.)
+            value = self.search_value(searcher, cancel, timeout, helpers)
+            return value, [], [], searcher.nodes
         if self.horizon is None:                  # the exact analysis runs on one thread
             return exact_solve(self, searcher, mode, cancel, timeout, want_pv)
         self._set_search(helpers)
