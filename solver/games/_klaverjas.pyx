@@ -299,37 +299,45 @@ cdef void (*END_TRICK)(KPos* p, int c) noexcept nogil
 
 cdef void end_trick(KPos* p, int c) noexcept nogil:
     """Play the trick's last card c on a copy of the state and settle the trick."""
-    cdef KState* s = p.cur + 1
-    cdef int seat, w, team, tp, r
+    # Each changed field is read from the state before the card (o) and
+    # written to the copy: reading it back from the copy just written waits
+    # on the store (as Mariáš's play_card).
+    cdef KState* o = p.cur
+    cdef KState* s = o + 1
+    cdef int seat, win, w, team, tp, r
     cdef uint32_t bit = (<uint32_t> 1) << c
-    memcpy(s, p.cur, sizeof(KState))
-    p.cur += 1
-    seat = s.turn
-    s.hand[seat] &= ~bit
+    cdef uint32_t gone = o.tricknat | p.natbit[c]
+    cdef uint32_t mine = o.hand[o.turn] & ~bit
+    memcpy(s, o, sizeof(KState))
+    p.cur = s
+    seat = o.turn
+    win = o.win
+    s.hand[seat] = mine
     s.trick[3] = c
-    s.winhist = (s.winhist << 2) | s.win
-    if beats(p, c, s.trick[s.win]):
-        s.win = 3
-    w = (s.leader + s.win) & 3
+    s.winhist = (o.winhist << 2) | win
+    if beats(p, c, o.trick[win]):
+        win = 3
+    s.win = win
+    w = (o.leader + win) & 3
     team = team_of(p, w)
-    tp = p.points[s.trick[0]] + p.points[s.trick[1]] + p.points[s.trick[2]] + p.points[c]
-    s.crem -= tp
-    r = trick_roem(p, s.tricknat | p.natbit[c])
-    if (s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) == 0:
+    tp = p.points[o.trick[0]] + p.points[o.trick[1]] + p.points[o.trick[2]] + p.points[c]
+    s.crem = o.crem - tp
+    r = trick_roem(p, gone)
+    if (mine | o.hand[(seat + 1) & 3] | o.hand[(seat + 2) & 3] | o.hand[(seat + 3) & 3]) == 0:
         tp += LAST_TRICK
-    s.pts[team] += tp + r
-    s.roem[team] += r
-    s.tricks[team] += 1
-    s.ntricks += 1
+    s.pts[team] = o.pts[team] + tp + r
+    s.roem[team] = o.roem[team] + r
+    s.tricks[team] = o.tricks[team] + 1
+    s.ntricks = o.ntricks + 1
     s.last_roem = r
     s.last_winner = w
     s.leader = w
     s.turn = w
     s.nt = 0
-    s.bnat[0] &= ~(s.tricknat | p.natbit[c])
-    s.bnat[1] &= ~(s.tricknat | p.natbit[c])
-    s.bnat[2] &= ~(s.tricknat | p.natbit[c])
-    s.bnat[3] &= ~(s.tricknat | p.natbit[c])
+    s.bnat[0] = o.bnat[0] & ~gone
+    s.bnat[1] = o.bnat[1] & ~gone
+    s.bnat[2] = o.bnat[2] & ~gone
+    s.bnat[3] = o.bnat[3] & ~gone
     s.trickmask = 0
     s.tricknat = 0
     boundary(p, s)
