@@ -718,7 +718,8 @@ class Solver:
         deal's first tricks take minutes); the steps are those of the whole analysis from there.
         on_step: called with each step as soon as it is analysed, in the thread that analyses
         (a long deal's values shown as they come: each step of a fresh 36-card Mariasz deal's
-        first tricks takes a minute or more); an exception it raises ends the analysis.  It runs
+        first tricks takes a minute or more); an exception it raises ends the analysis and
+        reaches the caller as it is, with a note (``__notes__``) naming the step's ply.  It runs
         while this analysis holds the Solver: it may call the Solver itself, but another thread's
         call on the Solver waits for the analysis to end, so a callback that waits for such a
         call never returns.
@@ -854,7 +855,14 @@ class Solver:
             progress = replace(progress, analysed=len(steps), value=report(following))
             self._analysing = progress
             if on_step is not None:
-                on_step(steps[-1])
+                try:
+                    on_step(steps[-1])
+                except BaseException as exc:
+                    # raised as it is, but told apart from the analysis's own stop: a SearchTimeout
+                    # of a search made in the callback reads like this analysis's
+                    exc.add_note(f"raised by on_step, called with the step of ply {ply}: the analysis "
+                                 f"stopped there")
+                    raise
             value, moves, value_outcome = following, next_moves, outcome(following)
         # The final solve from the analysis's owner's view (Prší: P at the deal's start, where a
         # solve's own default P is the player to move after the last action).

@@ -1093,6 +1093,22 @@ def test_an_analysis_in_on_step_leaves_analysis_now_to_the_analysis_that_called_
     assert s.analysis_now is None                       # no analysis under way
 
 
+def test_a_timeout_in_on_step_is_told_apart_from_the_analysis_stopping():
+    """A search made in on_step that runs out of time raises its SearchTimeout through the analysis,
+    which read as the analysis's own stop; its note now names on_step and the step."""
+    doc = ddcards.example("marias-seed")
+    s = ddcards.Solver()
+
+    def search_too(step) -> None:
+        if step.ply == 1:
+            ddcards.Solver().solve(ENDLESS, timeout=0.01)
+    with pytest.raises(ddcards.SearchTimeout) as info:
+        s.analyse(doc, on_step=search_too)
+    assert info.value.steps is None                     # the callback's solve's, not the analysis's
+    assert info.value.__notes__ == ["raised by on_step, called with the step of ply 1: the analysis stopped there"]
+    assert s.analysis_now is None
+
+
 def test_a_notebook_shows_a_position_a_result_and_an_analysis_as_their_tables():
     """Jupyter shows _repr_html_ where an object has one: the tables str() prints (escaped), where
     a cell showed Position.from_json('...') or a dataclass's fields on one line."""

@@ -1233,8 +1233,9 @@ def test_analyse_on_step_is_checked_and_its_exception_ends_the_analysis():
     def enough(step):
         if step.ply == 2:
             raise LookupError("enough")
-    with pytest.raises(LookupError, match="enough"):
+    with pytest.raises(LookupError, match="enough") as raised:
         ddcards.Solver().analyse(doc, on_step=enough)
+    assert raised.value.__notes__ == ["raised by on_step, called with the step of ply 2: the analysis stopped there"]
 
 
 def test_rows_of_an_analysis_that_fails_on_the_way_end_with_their_blank_line(capsys, monkeypatch, tmp_path):
