@@ -460,6 +460,19 @@ def test_a_search_refused_for_its_input_is_not_offered_again(page, board_url, mo
     assert page.is_hidden("#again")
 
 
+def test_a_search_refused_while_stop_has_the_focus_leaves_it_on_the_cards(page, board_url):
+    # A 4xx for the search offers nothing again: the focus on Stop (disabled now) fell to the
+    # page's body; it goes to the first legal card, as when the values come.
+    held = _search_held(page, board_url)
+    page.focus("#stop")
+    held[0].fulfill(status=400, content_type="application/json",
+                    body=json.dumps({"error": "refused", "token": "horizon", "rule": "prsi: horizon"}))
+    assert error_shown(page).startswith("refused")
+    assert page.text_content("#status") == "The search failed." and page.is_disabled("#stop")
+    assert page.is_hidden("#again")
+    assert page.evaluate("() => document.activeElement === document.querySelector('#table button.card')")
+
+
 def test_keyboard_reaches_every_card(page, board_url):
     open_start(page, board_url)
     page.focus("#table button.card[data-card='AS']")

@@ -187,6 +187,7 @@
         showError(r.body, true);
         setStatus("The search failed.");
         if (worthRetrying(r.status)) offerAgain(fromStop);
+        else if (fromStop) focusValues();       // (nothing offered: the focus goes to the cards)
         return;
       }
       if (r.body.stopped) {
@@ -209,8 +210,9 @@
     });
   }
 
-  // The focus on Stop or Search again, which a search ended has disabled or hidden (it would fall
-  // to the page's body), goes to the values: the first legal card (or, none, the line's step).
+  // The focus on Stop or Search again, which a search ended (or failed for good) has disabled or
+  // hidden (it would fall to the page's body), goes to the values: the first legal card (or,
+  // none, the line's step).
   function focusValues() {
     var next = document.querySelector("#table button.card") || $("line").querySelector("button.current");
     if (next) next.focus();
