@@ -43,13 +43,14 @@ ctypedef struct ZBoard:
 
 cdef void z_make(void* vp, int move) noexcept nogil:
     cdef ZPos* p = &(<ZBoard*> vp).pos
-    cdef ZState* s = &p.st[p.sp + 1]
-    memcpy(s, &p.st[p.sp], sizeof(ZState))
+    cdef ZState* o = &p.st[p.sp]
+    cdef ZState* s = o + 1
+    memcpy(s, o, sizeof(ZState))
     p.sp += 1
     if move == MZ_EXCHANGE:
         exchange(p, s)
     else:
-        play_card(p, s, move)
+        play_card(p, o, s, move)
 
 
 cdef void z_unmake(void* vp) noexcept nogil:

@@ -1,6 +1,7 @@
 # Mariasz rules in C (docs/RULES.md §3.3-§3.8): what may be played, who wins a
 # trick, drawing from the stock, the exchange, marriages, race claims.
-# Everything here reads or changes one ZState; make/unmake live in _mariasz.pyx.
+# Everything here reads or changes one ZState (play_card: the state before the card and its
+# copy); make/unmake live in _mariasz.pyx.
 from libc.stdint cimport uint64_t
 
 from ddcards._core.bits cimport dd_msb64
@@ -55,12 +56,6 @@ cdef inline int trick_winner_index(ZPos* p, ZState* s) noexcept nogil:
     return best
 
 
-cdef inline void claim(ZPos* p, ZState* s, int side) noexcept nogil:
-    """Race: a side whose points reach its target claims at once (§3.8)."""
-    if p.objective == OBJ_RACE_C and s.claimed < 0 and s.pts[side] >= p.need[side]:
-        s.claimed = side
-
-
 cdef inline void exchange(ZPos* p, ZState* s) noexcept nogil:
     """The player to move takes the turned card and puts the six under the stock (§3.7)."""
     cdef int turned = p.stock[p.nstock - 1]
@@ -69,56 +64,72 @@ cdef inline void exchange(ZPos* p, ZState* s) noexcept nogil:
     s.exchanged = 1
 
 
-cdef inline void play_card(ZPos* p, ZState* s, int c) noexcept nogil:
-    """The player to move plays c: marriages, then the trick's end, its points and the draws."""
-    cdef int seat = s.turn, side = p.side_of[seat], married, i, w, wc, tp, last, nxt
-    s.hand[seat] &= ~bit(c)
-    married = marriage_with(p, s.hand[seat], c)
-    s.pending[s.nt] = 0
+cdef inline void play_card(ZPos* p, ZState* o, ZState* s, int c) noexcept nogil:
+    """The player to move plays c: marriages, then the trick's end, its points and the draws.
+
+    o is the state before the card and s its copy: every field that changes is read from o and
+    written to s, as reading it back from the copy just written waits on the copy's stores."""
+    cdef int seat = o.turn, side = p.side_of[seat], nt = o.nt, claimed = o.claimed, married, i, w, wc, tp, pend
+    cdef uint64_t mine = o.hand[seat] & ~bit(c), hw, hl
+    s.hand[seat] = mine
+    married = marriage_with(p, mine, c)
+    pend = 0
     if married:
-        if s.nt == 0:                         # on lead: scores at once (§3.6 rule 1)
-            s.pts[side] += married
-            s.mpts[seat] += married
-            s.mcount[seat] += 1
-            claim(p, s, side)
+        if nt == 0:                           # on lead: scores at once (§3.6 rule 1)
+            s.pts[side] = o.pts[side] + married
+            s.mpts[seat] = o.mpts[seat] + married
+            s.mcount[seat] = o.mcount[seat] + 1
+            if p.objective == OBJ_RACE_C and claimed < 0 and o.pts[side] + married >= p.need[side]:
+                claimed = side                # a race's claim (§3.8): the trick stops here
+                s.claimed = side
         elif p.mos:                           # as a follower: if this card wins (§3.6 rule 2)
-            s.pending[s.nt] = married
-    s.trick[s.nt] = c
-    s.trickmask |= bit(c)
-    s.nt += 1
-    if s.claimed >= 0:
+            pend = married
+    s.pending[nt] = pend
+    s.trick[nt] = c
+    s.trickmask = o.trickmask | bit(c)
+    s.nt = nt + 1
+    if claimed >= 0:
         return
-    if s.nt < p.nseats:
-        nxt = seat + 1
-        s.turn = nxt if nxt < p.nseats else 0
+    if nt + 1 < p.nseats:
+        s.turn = seat + 1 if seat + 1 < p.nseats else 0
         return
-    i = trick_winner_index(p, s)
-    w = s.leader + i
+    # the trick's last card: who takes it (§3.5), from the cards before it and c
+    i = 0
+    for wc in range(1, nt):
+        if beats(p, o.trick[wc], o.trick[i]):
+            i = wc
+    if beats(p, c, o.trick[i]):
+        i = nt
+    else:
+        pend = o.pending[i]
+    w = o.leader + i
     if w >= p.nseats:
         w -= p.nseats
     side = p.side_of[w]
-    tp = 0
-    for wc in range(s.nt):
-        tp += p.pts_of[s.trick[wc]]
-    last = s.drawn >= p.nstock and (s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) == 0
-    if last:
+    tp = p.pts_of[c]
+    for wc in range(nt):
+        tp += p.pts_of[o.trick[wc]]
+    if o.drawn >= p.nstock and ((o.hand[0] | o.hand[1] | o.hand[2] | o.hand[3]) & ~bit(c)) == 0:
         tp += MZ_LAST_TRICK
-    if s.pending[i]:
-        tp += s.pending[i]
-        s.mpts[w] += s.pending[i]
-        s.mcount[w] += 1
-    s.pts[side] += tp
-    s.tricks[side] += 1
-    s.ntricks += 1
-    claim(p, s, side)
-    if s.drawn < p.nstock:                    # the winner draws first (§3.3 rule 3)
-        wc = stock_card(p, s, s.drawn)
-        s.hand[w] |= bit(wc)
-        s.stockmask &= ~bit(wc)
-        wc = stock_card(p, s, s.drawn + 1)
-        s.hand[1 - w] |= bit(wc)
-        s.stockmask &= ~bit(wc)
-        s.drawn += 2
+    if pend:
+        tp += pend
+        s.mpts[w] = o.mpts[w] + pend
+        s.mcount[w] = o.mcount[w] + 1
+    s.pts[side] = o.pts[side] + tp
+    s.tricks[side] = o.tricks[side] + 1
+    s.ntricks = o.ntricks + 1
+    if p.objective == OBJ_RACE_C and o.pts[side] + tp >= p.need[side]:
+        s.claimed = side                      # (claimed < 0: the play went on to here)
+    if o.drawn < p.nstock:                    # the winner draws first (§3.3 rule 3)
+        # two players while the stock lasts: the winner w and the other, 1 - w
+        hw = mine if w == seat else o.hand[w]
+        hl = mine if w != seat else o.hand[1 - w]
+        wc = stock_card(p, o, o.drawn)
+        i = stock_card(p, o, o.drawn + 1)
+        s.hand[w] = hw | bit(wc)
+        s.hand[1 - w] = hl | bit(i)
+        s.stockmask = o.stockmask & ~(bit(wc) | bit(i))
+        s.drawn = o.drawn + 2
     s.leader = w
     s.turn = w
     s.nt = 0
