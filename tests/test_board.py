@@ -440,11 +440,12 @@ def test_a_search_goes_on_from_what_the_boards_table_holds():
     # table is first filled by another deal (the hands swapped), and the limit doubles until the
     # stopped search has done a quarter of the work.
     warm = dict(other, hands=other["hands"][::-1])
+    warm_value = ddcards.solve(warm).value
     timeout = 0.02
     while True:
         with board(workers=1) as (c, app):
             _, warmed = c.post("/api/solve", {"position": warm})
-            assert warmed["value"] == ddcards.solve(warm).value
+            assert warmed["value"] == warm_value
             app.timeout = timeout
             _, stopped = c.post("/api/solve", {"position": other})
             assert stopped["stopped"] == "timeout"

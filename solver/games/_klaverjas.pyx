@@ -304,14 +304,12 @@ cdef void end_trick(KPos* p, int c) noexcept nogil:
     # on the store (as Mariáš's play_card).
     cdef KState* o = p.cur
     cdef KState* s = o + 1
-    cdef int seat, win, w, team, tp, r
+    cdef int seat = o.turn, win = o.win, w, team, tp, r
     cdef uint32_t bit = (<uint32_t> 1) << c
     cdef uint32_t gone = o.tricknat | p.natbit[c]
-    cdef uint32_t mine = o.hand[o.turn] & ~bit
+    cdef uint32_t mine = o.hand[seat] & ~bit
     memcpy(s, o, sizeof(KState))
     p.cur = s
-    seat = o.turn
-    win = o.win
     s.hand[seat] = mine
     s.trick[3] = c
     s.winhist = (o.winhist << 2) | win

@@ -112,7 +112,7 @@ cdef inline void play_card(MPos* p, MState* prev, MState* s, int c) noexcept nog
     tp = 10 * dd_popcount32(tm & p.tens)
     s.ntricks = prev.ntricks + 1
     s.tricks[side] = prev.tricks[side] + 1
-    if ((prev.hand[0] | prev.hand[1] | prev.hand[2]) & ~bit) == 0:
+    if (in_hands(prev) & ~bit) == 0:
         if p.hra:
             tp += 10
         if w == 0 and p.trump >= 0 and wc == p.trump * 8 + P_SEVEN:

@@ -5,7 +5,7 @@
 from libc.stdint cimport uint64_t
 
 from ddcards._core.bits cimport dd_msb64
-from ddcards.games._mariasz_state cimport (ZPos, ZState, lane, bit, above, in_phase1, stock_card,
+from ddcards.games._mariasz_state cimport (ZPos, ZState, lane, bit, above, all_hands, in_phase1, stock_card,
                                           marriage_with, MZ_LAST_TRICK, OBJ_RACE_C)
 
 
@@ -48,12 +48,22 @@ cdef inline int beats(ZPos* p, int c, int best) noexcept nogil:
     return (c >> 4) == p.trump
 
 
-cdef inline int trick_winner_index(ZPos* p, ZState* s) noexcept nogil:
+cdef inline int winner_among(ZPos* p, int* trick, int n) noexcept nogil:
+    """The index of the card that takes the trick's first n cards `trick` (§3.5)."""
     cdef int best = 0, i
-    for i in range(1, s.nt):
-        if beats(p, s.trick[i], s.trick[best]):
+    for i in range(1, n):
+        if beats(p, trick[i], trick[best]):
             best = i
     return best
+
+
+cdef inline int trick_winner_index(ZPos* p, ZState* s) noexcept nogil:
+    return winner_among(p, s.trick, s.nt)
+
+
+cdef inline int claims(ZPos* p, int side, int pts) noexcept nogil:
+    """Race: does `side`, with `pts` points, claim at once (§3.8)?"""
+    return p.objective == OBJ_RACE_C and pts >= p.need[side]
 
 
 cdef inline void exchange(ZPos* p, ZState* s) noexcept nogil:
@@ -69,7 +79,7 @@ cdef inline void play_card(ZPos* p, ZState* o, ZState* s, int c) noexcept nogil:
 
     o is the state before the card and s its copy: every field that changes is read from o and
     written to s, as reading it back from the copy just written waits on the copy's stores."""
-    cdef int seat = o.turn, side = p.side_of[seat], nt = o.nt, claimed = o.claimed, married, i, w, wc, tp, pend
+    cdef int seat = o.turn, side = p.side_of[seat], nt = o.nt, claimed = o.claimed, married, i, w, wc, tp, pend, first, second
     cdef uint64_t mine = o.hand[seat] & ~bit(c), hw, hl
     s.hand[seat] = mine
     married = marriage_with(p, mine, c)
@@ -79,7 +89,7 @@ cdef inline void play_card(ZPos* p, ZState* o, ZState* s, int c) noexcept nogil:
             s.pts[side] = o.pts[side] + married
             s.mpts[seat] = o.mpts[seat] + married
             s.mcount[seat] = o.mcount[seat] + 1
-            if p.objective == OBJ_RACE_C and claimed < 0 and o.pts[side] + married >= p.need[side]:
+            if claimed < 0 and claims(p, side, o.pts[side] + married):
                 claimed = side                # a race's claim (§3.8): the trick stops here
                 s.claimed = side
         elif p.mos:                           # as a follower: if this card wins (§3.6 rule 2)
@@ -94,10 +104,7 @@ cdef inline void play_card(ZPos* p, ZState* o, ZState* s, int c) noexcept nogil:
         s.turn = seat + 1 if seat + 1 < p.nseats else 0
         return
     # the trick's last card: who takes it (§3.5), from the cards before it and c
-    i = 0
-    for wc in range(1, nt):
-        if beats(p, o.trick[wc], o.trick[i]):
-            i = wc
+    i = winner_among(p, o.trick, nt)
     if beats(p, c, o.trick[i]):
         i = nt
     else:
@@ -109,7 +116,7 @@ cdef inline void play_card(ZPos* p, ZState* o, ZState* s, int c) noexcept nogil:
     tp = p.pts_of[c]
     for wc in range(nt):
         tp += p.pts_of[o.trick[wc]]
-    if o.drawn >= p.nstock and ((o.hand[0] | o.hand[1] | o.hand[2] | o.hand[3]) & ~bit(c)) == 0:
+    if o.drawn >= p.nstock and (all_hands(o) & ~bit(c)) == 0:
         tp += MZ_LAST_TRICK
     if pend:
         tp += pend
@@ -118,17 +125,17 @@ cdef inline void play_card(ZPos* p, ZState* o, ZState* s, int c) noexcept nogil:
     s.pts[side] = o.pts[side] + tp
     s.tricks[side] = o.tricks[side] + 1
     s.ntricks = o.ntricks + 1
-    if p.objective == OBJ_RACE_C and o.pts[side] + tp >= p.need[side]:
+    if claims(p, side, o.pts[side] + tp):
         s.claimed = side                      # (claimed < 0: the play went on to here)
     if o.drawn < p.nstock:                    # the winner draws first (§3.3 rule 3)
         # two players while the stock lasts: the winner w and the other, 1 - w
         hw = mine if w == seat else o.hand[w]
         hl = mine if w != seat else o.hand[1 - w]
-        wc = stock_card(p, o, o.drawn)
-        i = stock_card(p, o, o.drawn + 1)
-        s.hand[w] = hw | bit(wc)
-        s.hand[1 - w] = hl | bit(i)
-        s.stockmask = o.stockmask & ~(bit(wc) | bit(i))
+        first = stock_card(p, o, o.drawn)
+        second = stock_card(p, o, o.drawn + 1)
+        s.hand[w] = hw | bit(first)
+        s.hand[1 - w] = hl | bit(second)
+        s.stockmask = o.stockmask & ~(bit(first) | bit(second))
         s.drawn = o.drawn + 2
     s.leader = w
     s.turn = w
