@@ -10,6 +10,8 @@ endgames (any rules, trump, playing team, leader; some histories picked for a ma
 - a settled class holds on EVERY line of play (the table keys made / nat positions without
   the points so far): made means the playing team wins on every line, nat that it loses on
   every line;
+- the roem still to come that the bounds allow (in all and per team) is at least the most roem
+  any line of play makes;
 - on longer endgames (the reference is too slow there) the bounds hold the exact value of the
   solver searched without quick bounds and classes (FLAG_NO_BOUNDS | FLAG_NO_CLASSES).
 """
@@ -177,3 +179,35 @@ def test_a_searched_board_keeps_the_bounds_and_key_of_a_fresh_one(seed, tricks_l
         played.append(card)
         if rng.random() < 0.3:
             _SEARCHER.value(board)        # a search in the middle of the line, too
+
+
+def most_roem(st, memo):
+    """The most roem still to come on any line of play: (in all, in the playing team's tricks,
+    in the other team's), each maximised on its own."""
+    key = (st.hands, st.leader, st.trick)
+    if key in memo:
+        return memo[key]
+    best = (0, 0, 0)
+    for card in st.legal_moves():
+        nxt = st.play(card)
+        sub = most_roem(nxt, memo)
+        if len(st.trick) == 3:
+            r = k.roem(st.trick + (card,), st.trump)
+            won = 0 if nxt.roem[0] > st.roem[0] else 1      # the winner's team scored it
+            sub = (sub[0] + r, sub[1] + (r if won == 0 else 0), sub[2] + (r if won == 1 else 0))
+        best = tuple(max(x, y) for x, y in zip(best, sub))
+    memo[key] = best
+    return best
+
+
+@settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(seeds, st.integers(1, 3), rulesets)
+def test_roem_bound_holds_the_most_roem_of_any_line(seed, tricks_left, rules):
+    # The quick bounds' roem term (in all and per team) must hold on every line of play, not
+    # only under best play: the classes and the keys without points rely on it.  Checked
+    # against the most roem any line makes, by exhaustive search with the reference's rules.
+    doc = k.random_endgame(random.Random(seed), tricks_left, rules=rules)
+    board = kj.GAME.replay(kj.parse_setup(doc)).board
+    bound = board.roem_bound()
+    most = most_roem(k.from_doc(doc), {})
+    assert all(b >= m for b, m in zip(bound, most)), (bound, most, json.dumps(doc))

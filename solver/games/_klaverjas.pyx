@@ -145,7 +145,7 @@ from ddcards.games._klaverjas_state cimport (KPos, KState, TwoEntry, team_of, su
 from ddcards.games._klaverjas_rules cimport (SEQ_ROEM, QUAD_ROEM, beats, trick_roem, legal_mask,
                                             final_value, nearest_value)
 from ddcards.games._klaverjas_bounds cimport (TRUMP_LANE_PTS, SEQ_MAX, RUN4_TOP, RUN3_OFF0, RUN3_OFF1,
-                                             RUN3_OFF2, boundary)
+                                             RUN3_OFF2, boundary, roem_bound)
 from ddcards.games._klaverjas_key cimport KEY_SALT0, KEY_SALT1, boundary_key
 from ddcards.games._klaverjas_endgame cimport TWO_KEY_TAG, SELV, two_left, three_left
 from ddcards.games._klaverjas_moves cimport roem_live, gen_choices
@@ -651,6 +651,15 @@ cdef class KlaverjasBoard(Board):
             return None
         return {"class": ("open", "made", "nat", "done")[s.cls], "banked": s.banked,
                 "lo": s.flo, "hi": s.fhi}
+
+    def roem_bound(self):
+        """The bound on the roem still to come at a trick boundary: (in all, in
+        the playing team's tricks, in the other team's), else None (tests)."""
+        cdef int rP, rO, r
+        if self.kp.cur.nt != 0:
+            return None
+        r = roem_bound(self.kp, self.kp.cur, &rP, &rO)
+        return r, rP, rO
 
     def table_key(self):
         """The transposition-table key (k0, k1) at a trick boundary, else None (tests)."""
