@@ -848,7 +848,9 @@ class Solver:
             steps.append(AnalysisStep(
                 ply=ply, seat=seat, move=session.history[-1], value_before=report(value),
                 value_after=report(after), best_moves=best, cost=cost, mistake=cost > 0,
-                changes_outcome=after_outcome != value_outcome, outcome=after_outcome,
+                # (the words may also change with what the action settles at no cost, e.g. Prší's
+                # "seat 3 went out first" for a -1 that was already forced: not a turn)
+                changes_outcome=cost > 0 and after_outcome != value_outcome, outcome=after_outcome,
                 moves=moves if mode is Mode.ALL else [],
                 trick_winner=session.to_move if done else None, score=session.scores_now(),
                 distance=session.distance(after), best_distance=session.distance(value)))

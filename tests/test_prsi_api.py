@@ -126,6 +126,42 @@ def test_a_finished_game_ends_the_analysis_with_how_it_ended():
         assert ddcards.analyse(doc, from_ply=len(end)).initial_outcome == "the game is over: seat 0 went out first"
 
 
+# Three players under play_on: seat 1 goes out first with AD at ply 10; the game goes on.
+OUT_FIRST = {"game": "prsi", "hands": ["J.J.K.J", "T..A8.8", ".8.T.K9"], "upcard": "TC",
+             "stock": "QD TH AS AC 9H 7C 7D 8S QS JD 7H QC KH KS 7S 9D AH QH 9S",
+             "options": {"horizon": 6, "play_on": True},
+             "played": ["JC", "8C", "draw", "draw", "8D", "QD/S", "JS", "TS", "TD", "KD", "AD"]}
+# ... and with not_last: seat 0 goes out for good with 8C at ply 9.
+OUT_NOT_LAST = {"game": "prsi", "hands": ["J..T7.8", "T7..Q9.", ".K..AJT"], "upcard": "JD",
+                "stock": "8S QH AH AD AS QS JH TH 7C 9H 8D QC 9C 9S KS 8H 7H KD KC",
+                "options": {"horizon": 6, "play_on": True, "not_last": True},
+                "played": ["TD", "QD/D", "draw", "7D", "7S", "draw", "JS", "TS", "QH/C", "8C"]}
+
+
+def test_an_outcome_the_history_settled_is_said_so_not_as_a_horizon():
+    """docs/RULES.md §4.9: once another seat is out first under play_on, P's -1 is settled (distance
+    0); its words said "seat 0 cannot force being out first within 6 plies", as if it were about
+    the horizon.  The action that settles it at no cost does not turn the outcome."""
+    an = ddcards.analyse(OUT_FIRST, from_ply=8)
+    assert [(s.ply, s.value_before, s.value_after, s.cost) for s in an.steps] == [
+        (8, -1, -1, 0), (9, -1, -1, 0), (10, -1, -1, 0)]
+    assert an.steps[1].outcome == "seat 0 cannot force being out first within 6 plies"
+    assert an.steps[2].outcome == an.final_outcome == "seat 1 went out first: settled, seat 0 cannot be first"
+    assert not any(s.changes_outcome for s in an.steps) and an.outcome_mistakes == []
+    assert an.final.distance == 0
+    # the seat to move (seat 2) as the player: the same settled words
+    out = subprocess.run([sys.executable, "-m", "ddcards", "solve", "-"], input=json.dumps(OUT_FIRST),
+                         capture_output=True, text=True, check=True).stdout
+    assert "Value       -1  seat 1 went out first: settled, seat 2 cannot be first" in out
+    # not_last: P out for good wins, settled; a seat still in is not settled by it
+    an = ddcards.analyse(OUT_NOT_LAST, from_ply=8)
+    assert [(s.ply, s.value_before, s.value_after, s.cost, s.changes_outcome) for s in an.steps] == [
+        (8, -1, 1, 2, True), (9, 1, 1, 0, False)]
+    assert an.final_outcome == "seat 0 is out: settled, he is not the one left"
+    other = ddcards.analyse(dict(OUT_NOT_LAST, options=dict(OUT_NOT_LAST["options"], player=1)), from_ply=9)
+    assert other.final_outcome == "seat 1 cannot force getting out within 6 plies"
+
+
 def test_an_analysis_stopped_in_the_search_after_the_last_action_does_not_say_the_game_is_over(monkeypatch):
     """SearchTimeout.analysis stops at the value before the action whose search ran out of time: its
     final outcome is the verdict on that value. Stopped in the search after the action that ends the

@@ -445,7 +445,26 @@ class PrsiSession(Session):
             return f"the game is over: seat {left} is the one left, the loser"
         return f"the game is over: seat {st['first_out']} went out first"
 
+    def settled(self) -> str | None:
+        """The words for P's outcome once the history has settled it while the game goes on
+        (``play_on``: another seat, or P, already out first; with ``not_last``, P out for good):
+        its value is then that outcome at distance 0 (docs/RULES.md §4.9), and "within H plies"
+        would misread it.  None while it is open."""
+        st = self.board.state
+        if not self.setup.play_on or st["done"]:
+            return None                 # without play_on the first out ends the game: ended() says it
+        if self.setup.not_last:
+            return (f"seat {self.player} is out: settled, he is not the one left"
+                    if st["places"][self.player] else None)
+        first = st["first_out"]
+        if first is None:
+            return None
+        return (f"seat {first} went out first: settled" if first == self.player else
+                f"seat {first} went out first: settled, seat {self.player} cannot be first")
+
     def verdict(self, value: int, won: bool, value_kind: str) -> str:
+        if (settled := self.settled()) is not None:
+            return settled
         me = f"seat {self.player}"
         window = "" if self.horizon is None else f" within {self.horizon} plies"     # exact: no window to say
         goal = "getting out" if self.setup.not_last else "being out first"
