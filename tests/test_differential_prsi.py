@@ -6,7 +6,8 @@ to move, the legal actions, the value, its distance and every action's value and
 agree.  Most positions are late in a game (a hand of a card or three) and are searched within a
 horizon that reaches the end, so that ends are forced and the distances ("the winner hurries, the
 loser delays") are compared, not only draws; the default horizon and none at all are compared
-with the ends the reference sees forced.  A failure prints the position document, so it can be
+with the ends the reference sees forced, and an exact analysis of a record's last actions with the
+ends forced before each one.  A failure prints the position document, so it can be
 replayed with ``ddcards.solve(doc)`` and ``reference.solve(*reference.from_document(doc))``.
 """
 import json
@@ -407,6 +408,42 @@ def test_no_horizon(seed):
     ends = forced_ends(rules, state, player, limit)
     assume(ends[0])                 # a forced end is proven fast; a draw would need the whole game, too big
     check_beyond(doc, limit, "all" if all(ends[1].values()) else "optimal", ends)
+
+
+@settings(deadline=None, max_examples=200)
+@given(seeds)
+def test_an_exact_analysis_of_a_record_s_last_actions(seed):
+    """`ddcards analyse` with `horizon: null` (exact values, RULES §4.9) over the last actions of a
+    record: each step's value and distance before its action, the action's own value and distance,
+    the best actions and the cost to the mover are the ends the reference sees forced from the
+    position before it (forced_ends), all from the view of P at the deal's start."""
+    rng = random.Random(seed)
+    rules, doc, _ = late_position(rng, rng.choice([2, 2, 3, 4]), back=rng.randrange(4))
+    doc["options"]["horizon"] = None
+    played = doc["played"]
+    from_ply = max(0, len(played) - rng.choice([1, 2, 3]))
+    player = ref.from_document(dict(doc, played=[]))[2]        # P at the deal's start: the analysis's view
+    wanted = []
+    for ply in range(from_ply, len(played) + 1):
+        state = ref.from_document(dict(doc, played=played[:ply]))[1]
+        want, moves = forced_ends(rules, state, player, deep_limit(rules, state))
+        # an end forced everywhere: exact values a search proves fast (a draw would need the whole game)
+        assume(want is not None and (ply == len(played) or moves[played[ply]] is not None))
+        wanted.append((state, want, moves))
+    text = json.dumps(dict(doc, from_ply=from_ply))
+    an = ddcards.analyse(doc, from_ply=from_ply)
+    assert [s.ply for s in an.steps] == list(range(from_ply, len(played))), text
+    assert (an.initial_value, an.final_value) == (wanted[0][1][0], wanted[-1][1][0]), text
+    for step, (state, want, moves) in zip(an.steps, wanted):
+        action = played[step.ply]
+        assert step.seat == state.turn and step.move == action, text
+        assert (step.value_before, step.best_distance) == want, (text, step.ply)
+        assert (step.value_after, step.distance) == moves[action], (text, step.ply)
+        assert set(step.best_moves) == {a for a, f in moves.items() if f == want}, (text, step.ply)
+        sign = 1 if state.turn == player else -1
+        assert step.cost == sign * (want[0] - moves[action][0]) and step.mistake == (step.cost > 0), text
+    final = an.final
+    assert (final.value, final.distance) == wanted[-1][1], text
 
 
 # ---------------------------------------------------------------- the exact analysis on small games
