@@ -173,8 +173,17 @@ def test_the_chart_takes_every_value_the_document_allows(seed_doc):
     # out of render()), and a step of 10**9 over such a span would have drawn a million ticks.
     assert _ticks(-10 ** 15, 10 ** 15 - 1) == [-10 ** 15, -5 * 10 ** 14, 0, 5 * 10 ** 14]
     assert _ticks(0, 4_000) == [0, 1_000, 2_000, 3_000, 4_000]
-    doc = edited(edited(seed_doc, "initial_value", -10 ** 15), "steps.0.value_after", 10 ** 15 - 1)
-    assert render(doc).count('class="ylabel"') == 4
+    # Two steps from just above -10**15 to 0 and on to just below 10**15, each costing the most
+    # a cost may be; the values follow on as an analysis writes them (check.py's _check_values),
+    # and with no final solve, as an analysis stopped after them.
+    low, high = -(10 ** 15 - 1), 10 ** 15 - 1
+    doc = json.loads(json.dumps(seed_doc))
+    doc.update(steps=doc["steps"][:2], initial_value=low, final_value=high, final=None, mistakes=[0, 1],
+               outcome_mistakes=[s["ply"] for s in doc["steps"][:2] if s["changes_outcome"]])
+    for step, (before, after) in zip(doc["steps"], ((low, 0), (0, high))):
+        step.update(value_before=before, value_after=after, cost=high, mistake=True)
+    labels = re.findall(r'class="ylabel"[^>]*>([^<]*)<', render(doc))
+    assert labels == ["\u2212500000000000000", "0", "+500000000000000"]
 
 
 # ------------------------------------------------------------------ command line
@@ -306,22 +315,17 @@ def test_the_lead_says_where_the_deal_was_decided(seed_page):
     assert "<strong>+1</strong> (made)" in lead and "<strong>\u22121</strong> (defeated)" in lead
 
 
-def test_a_game_without_tricks_is_laid_out_by_cards():
-    # A game with no tricks (Prší, to come) has trick_size None and no trick winners: the
-    # play is one list of cards, the chart counts cards.  Rendered from the document alone.
-    doc = json.loads(json.dumps(ddcards.analyse(deals.seed_deal(), mode="all").to_dict()))
-    doc["deal"]["trick_size"] = None
-    for step in doc["steps"]:
-        step["trick_winner"] = None
-    del doc["deal"]["position"]["played"]                   # (the record would name its AC, not a draw)
-    doc["steps"][0]["move"] = "draw"                        # an action that is no card
-    doc["steps"][0]["moves"].append({"move": "pass", "value": 80, "optimal": False})
+def test_a_game_without_tricks_is_laid_out_by_actions():
+    # Prší has no tricks (trick_size None, no trick winners): the play is one list of actions
+    # (cards, an Ober naming a suit, draws), the chart counts actions.  Rendered from the document alone.
+    doc = json.loads(json.dumps(ddcards.analyse(ddcards.example("prsi-endgame"), mode="all").to_dict()))
+    assert doc["deal"]["trick_size"] is None and all(s["trick_winner"] is None for s in doc["steps"])
     page = render(doc)
     assert '<td class="played"><span class="action" data-card="draw">draw</span></td>' in page
-    assert '<span class="action" data-card="pass">pass</span>&nbsp;<span class="v">+80</span>' in page
+    assert '<td class="played"><span class="ober" data-card="QD/C">' in page
     assert page.count('<tbody class="trick"') == 1 and 'scope="rowgroup">Play ' in page
     chart = page.split("<svg")[1].split("</svg>")[0]
-    assert page.count('<tr id="ply-') == 30 and "cards played" in chart and 'class="trick"' not in chart
+    assert page.count('<tr id="ply-') == 14 and "actions played" in chart and 'class="trick"' not in chart
 
 
 def test_cli_help_lists_the_report_and_the_board():
@@ -435,9 +439,15 @@ def test_render_names_the_field_it_cannot_show(seed_doc, path, value, field, mes
 def test_text_fields_reach_the_page_escaped(seed_doc, path):
     # Step 0 turned the outcome (its outcome is shown) and lists no moves (its best_moves are).
     doc = edited(edited(seed_doc, "steps.0.changes_outcome", True), "steps.0.moves", [])
+    doc["outcome_mistakes"] = [0]
     if path == "steps.0.move":
-        # a move the record does not hold is refused (test_report_reader); without the record it is shown
+        # a move the record does not hold is refused (test_report_reader), and so is one that is no
+        # action of the game where the document leaves the record out
         del doc["deal"]["position"]["played"]
+        with pytest.raises(ddcards.NotationError, match=r"steps\[0\]\.move: an action of marias: a card, not") as err:
+            render(edited(doc, path, PAYLOAD))
+        assert err.value.field == "steps[0].move"
+        return
     doc = edited(doc, path, [PAYLOAD] if path == "final.pv" else PAYLOAD)
     page = render(doc)
     assert_inert(page, PAYLOAD)

@@ -251,6 +251,23 @@ def test_an_analysis_from_a_later_ply_shows_the_position_then_and_numbers_the_tr
     (lambda a: a["steps"][3].update(ply=7), "steps[3].ply", "3, the steps following deal.position.played"),
     (lambda a: a["steps"].append(dict(a["steps"][-1], ply=30)), "steps[30].ply",
      "a ply of deal.position.played, which holds 30 actions"),
+    # ... or contradicts itself: the verdicts and values the page draws must agree
+    (lambda a: a.update(mistakes=[0, 1]), "mistakes", "[0, 9, 24], the plies of the steps that cost something, "
+                                                      "not [0, 1]"),
+    (lambda a: a.update(outcome_mistakes=[9]), "outcome_mistakes", "[], the plies of the steps that turned"),
+    (lambda a: a["steps"][9].update(cost=0), "steps[9].cost", "what the action lost: the difference of"),
+    (lambda a: a["steps"][9].update(mistake=False), "steps[9].mistake", "true, whether the action cost anything"),
+    (lambda a: a["steps"][3].update(changes_outcome=True), "steps[3].changes_outcome",
+     "false for an action that cost nothing"),
+    (lambda a: a.update(initial_value=a["initial_value"] + 10), "initial_value", "70, steps[0].value_before"),
+    (lambda a: a["steps"][5].update(value_before=a["steps"][5]["value_before"] + 10,
+                                    value_after=a["steps"][5]["value_after"] + 10), "steps[5].value_before",
+     "the value after the step before it"),
+    (lambda a: a.update(final_value=a["final_value"] - 20), "final_value", "the last step's value_after"),
+    (lambda a: a["final"].update(value=a["final_value"] - 20), "final.value", "the final_value of the analysis"),
+    (lambda a: a.update(steps=a["steps"][:5], mistakes=[0], final_value=a["steps"][4]["value_after"],
+                        final=dict(a["final"], value=a["steps"][4]["value_after"])), "steps",
+     "the steps from ply 0 to the end of deal.position.played (30 actions), as a whole analysis"),
 ])
 def test_a_document_that_contradicts_its_deal_is_refused_naming_the_field(analysis_text, tmp_path, capsys,
                                                                         edit, field, message):
@@ -265,6 +282,26 @@ def test_a_document_that_contradicts_its_deal_is_refused_naming_the_field(analys
     code, err_text = report(capsys, str(path), "-o", str(tmp_path / "edited.html"))
     assert code == cli.EXIT_BAD_INPUT and f"ddcards: error: {field}: " in err_text
     assert not (tmp_path / "edited.html").exists()
+
+
+def test_an_analysis_stopped_on_the_way_and_one_without_its_deal_are_held_to_what_they_say():
+    """A stopped analysis (no final solve) shows the steps it has; a document without its deal is
+    held to its game's actions: a Prší analysis relabelled Mariáš is refused at its first action
+    that is no card, not drawn as a Mariáš page of Obers and draws."""
+    doc = ddcards.analyse(ddcards.example("prsi-endgame")).to_dict()
+    stopped = dict(doc, steps=doc["steps"][:5], mistakes=[], outcome_mistakes=[], final=None,
+                   final_value=doc["steps"][4]["value_after"])
+    assert render(stopped).count('<tr id="ply-') == 5
+    del doc["deal"]
+    assert render(doc).count('<tr id="ply-') == 14
+    with pytest.raises(ddcards.NotationError) as err:
+        render(dict(doc, game="marias"))
+    assert err.value.field == "steps[0].move" and "an action of marias: a card, not 'QD/C'" in str(err.value)
+    bad = json.loads(json.dumps(doc))
+    bad["steps"][1]["move"] = "jump"
+    with pytest.raises(ddcards.NotationError) as err:
+        render(bad)
+    assert err.value.field == "steps[1].move" and "'QS/H'), 'draw' or 'pass', not 'jump'" in str(err.value)
 
 
 def test_a_move_written_another_way_and_a_document_without_its_record_are_shown(analysis_text):

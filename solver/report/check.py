@@ -96,11 +96,16 @@ def check_analysis(doc: Any) -> None:
         # an analysis from a later ply: its tricks are numbered on from those of the record before it
         _int(doc, "from_ply", "from_ply", low=0, high=len(played) + 1,
              wanted=f"a whole number from 0 to {len(played)}, the actions of deal.position.played")
-    for i, step in enumerate(_list(doc, "steps", "steps", required=True)):
+    steps = _list(doc, "steps", "steps", required=True)
+    for i, step in enumerate(steps):
         _check_step(step, f"steps[{i}]", seats)
         if "played" in position:
             _check_recorded(step, f"steps[{i}]", played, (doc.get("from_ply") or 0) + i)
+        else:
+            _check_action(doc["game"], step["move"], f"steps[{i}].move")
+    _check_values(doc, steps)
     _check_final(doc.get("final"))
+    _check_complete(doc, steps, position, played)
 
 
 def _check_game(doc: Mapping[str, Any], position: Mapping[str, Any]) -> None:
@@ -139,6 +144,67 @@ def _check_recorded(step: Mapping[str, Any], field: str, played: Sequence[str], 
     if not _same_action(step["move"], played[ply]):
         raise _fail(f"{field}.move", step["move"], f"{shown(played[ply])}, the action deal.position.played holds "
                                                    f"at ply {ply}")
+
+
+def _check_action(game: str, move: str, field: str) -> None:
+    """Without the record to follow, a step's move is at least an action of the game: the page
+    lays it out as one (a Prší 'draw' on a Mariáš page would be false)."""
+    from ddcards.games import find_game
+    from ddcards.games.prsi import parse_action
+    from ddcards.notation import Card
+
+    name = find_game(game).name
+    try:
+        if name == "prsi":
+            parse_action(move)
+            return
+        if name == "mariasz" and move.strip().lower() == "exchange":
+            return
+        Card.parse(move)
+    except DdcardsError:
+        wanted = {"prsi": "a card, an Ober naming a suit ('QS/H'), 'draw' or 'pass'",
+                  "mariasz": "a card or 'exchange'"}.get(name, "a card")
+        raise _fail(field, move, f"an action of {name}: {wanted}") from None
+
+
+def _check_values(doc: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> None:
+    """The values and the verdicts the page draws agree with one another, as an analysis writes
+    them: each step's cost is what its action lost (no action gains on the best, so the
+    difference of its values), `mistake` says whether it cost anything, `mistakes` and
+    `outcome_mistakes` list those plies, and the values follow on from step to step, from the
+    initial value to the final one.  (Prší's values within a horizon need not follow on: the
+    value after an action is measured in the window before it, the next step's in its own.)"""
+    from ddcards.games import find_game
+
+    for i, step in enumerate(steps):
+        field = f"steps[{i}]"
+        lost = abs(step["value_before"] - step["value_after"])
+        if step["cost"] != lost:
+            raise _fail(f"{field}.cost", step["cost"], f"{lost}, what the action lost: the difference of "
+                                                       f"value_before and value_after")
+        if "mistake" in step and step["mistake"] is not (lost > 0):
+            raise _fail(f"{field}.mistake", step["mistake"], f"{str(lost > 0).lower()}, whether the action "
+                                                             f"cost anything")
+        if step.get("changes_outcome") and not lost:
+            raise _fail(f"{field}.changes_outcome", True, "false for an action that cost nothing")
+    for key, which, wanted in (("mistakes", "the plies of the steps that cost something",
+                                [s["ply"] for s in steps if s["cost"] > 0]),
+                               ("outcome_mistakes", "the plies of the steps that turned the outcome",
+                                [s["ply"] for s in steps if s.get("changes_outcome")])):
+        if key in doc and list(_list(doc, key, key)) != wanted:
+            raise _fail(key, doc[key], f"{wanted}, {which}")
+    if not steps:
+        return
+    if steps[0]["value_before"] != doc["initial_value"]:
+        raise _fail("initial_value", doc["initial_value"], f"{steps[0]['value_before']}, steps[0].value_before")
+    if find_game(doc["game"]).name == "prsi":
+        return
+    for i in range(1, len(steps)):
+        if steps[i]["value_before"] != steps[i - 1]["value_after"]:
+            raise _fail(f"steps[{i}].value_before", steps[i]["value_before"],
+                        f"{steps[i - 1]['value_after']}, the value after the step before it")
+    if steps[-1]["value_after"] != doc["final_value"]:
+        raise _fail("final_value", doc["final_value"], f"{steps[-1]['value_after']}, the last step's value_after")
 
 
 def _check_deal(deal: Mapping[str, Any]) -> int:
@@ -196,6 +262,23 @@ def _check_step(step: Any, field: str, seats: int) -> None:
     for key in ("distance", "best_distance"):                                                             # Prší
         _int(step, key, f"{field}.{key}", low=0, optional=True, wanted="a whole number from 0")
     _mapping(step, "score", f"{field}.score")
+
+
+def _check_complete(doc: Mapping[str, Any], steps: Sequence[Any], position: Mapping[str, Any],
+                    played: Sequence[str]) -> None:
+    """A document with its `final` solve is a whole analysis (one stopped on the way has none):
+    its steps reach the end of the record, and the final solve's value is its final value."""
+    final = doc.get("final")
+    if final is None:
+        return
+    value = final.get("value")
+    if value is not None and value != doc["final_value"]:
+        raise _fail("final.value", value, f"{doc['final_value']}, the final_value of the analysis")
+    end = (doc.get("from_ply") or 0) + len(steps)
+    if "played" in position and end != len(played):
+        raise _fail("steps", f"{len(steps)} steps", f"the steps from ply {doc.get('from_ply') or 0} to the end of "
+                                                    f"deal.position.played ({len(played)} actions), as a whole "
+                                                    f"analysis (with its final solve) has them")
 
 
 def _check_final(final: Any) -> None:
