@@ -533,22 +533,34 @@ def cmd_solve(args: argparse.Namespace) -> int:
             bar = ProgressBar(visible, total=total)
         bar.update()                     # a failed document is done too (the bar ended short of its total)
 
-    failed = [0]
+    failed, stopped = [0], [0]
+
+    def count_stopped(outcome: Outcome, source: Input) -> None:
+        stopped[0] += isinstance(outcome.error, SearchAborted)
+
     try:
-        status = for_each_document(args, work, show, failed, progressed)
+        status = for_each_document(args, work, show, failed, progressed, show_failed=count_stopped)
     finally:
         searches.close()
         if bar is not None:
             bar.close()
     if times.count + failed[0] > 1:
-        # A batch: how many were answered, how many failed (each has its error above), how long.
+        # A batch: how many were answered, how long their searches took, and how many did not
+        # end in an answer: searches stopped (exit status 1) apart from bad input (2), each with
+        # its error above.
         line = f"ddcards: solved {times.count:,} position{'' if times.count == 1 else 's'}"
-        if failed[0]:
-            line += f", {failed[0]:,} failed ({'see their error records' if args.json else 'see the errors above'})"
         if times.count:
             median, exact = times.median()
             line += (f" in {times.total:.3f} s of search; per position median {'' if exact else '~'}"
                      f"{median * 1000:.2f} ms, max {times.max * 1000:.2f} ms")
+        where = "see their error records" if args.json else "see the errors above"
+        if stopped[0]:
+            limit = f" at the time limit ({args.timeout:g} s each)" if args.timeout is not None else ""
+            line += f"; {stopped[0]:,} search{'' if stopped[0] == 1 else 'es'} stopped{limit}"
+        if failed[0] - stopped[0]:
+            line += f"; {failed[0] - stopped[0]:,} failed"
+        if failed[0]:
+            line += f" ({where})"
         print(line, file=sys.stderr)
     return status
 
@@ -921,7 +933,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ddcards", description="Double-dummy solver for Mariáš, Klaverjas, Mariasz "
                                      "and Prší (Central-European card games).",
                                      epilog="Exit status of solve, analyse, table, report and batch: 0 every document answered, 1 a search stopped (--timeout), "
-                                            "2 bad input or a usage error, 3 an internal error, 130 Ctrl-C. "
+                                            "2 bad input or a usage error, 3 an internal error, 130 Ctrl-C; "
+                                            "a batch exits with the highest of its documents'. "
                                             "Positions, values and errors: docs/RULES.md.")
     parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -1129,7 +1142,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             usage_error(str(exc))
     timeout = getattr(args, "timeout", None)
     if timeout is not None and not timeout >= 0:          # also NaN
-        usage_error(f"--timeout must be a number of seconds, at least 0 (got {timeout})")
+        usage_error(f"--timeout must be a number of seconds, at least 0 (got {timeout:g})")
     try:
         status: int = args.func(args)
         sys.stdout.flush()      # what is still buffered: a failure to write it is this command's

@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 import sys
@@ -538,7 +539,25 @@ def test_a_broken_document_among_pretty_ones_costs_only_itself(tmp_path, capsys)
     assert [d["line"] for d in docs] == [1, first, first + 2]
     assert docs[0]["value"] == 70 and docs[2]["value"] == 1
     assert docs[1]["error"].startswith(f"not valid JSON: Expecting value at line {first + 1} column 6")
-    assert "ddcards: solved 2 positions, 1 failed (see their error records)" in captured.err
+    assert re.search(r"ddcards: solved 2 positions in \d+\.\d{3} s of search; per position median [\d.]+ ms, "
+                     r"max [\d.]+ ms; 1 failed \(see their error records\)\n", captured.err), captured.err
+
+
+def test_a_batch_s_summary_tells_searches_stopped_from_bad_input(tmp_path, capsys):
+    """A stopped search (exit status 1) is counted apart from bad input (2) in the closing line,
+    with the time limit it ran to: "5 failed" lumped a search stopped at --timeout with bad lines."""
+    long = dict(ddcards.example("mariasz"), played=[])   # a 36-card deal from its first trick: minutes
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(json.dumps(d) for d in (SEED, long, {"game": "marias"}, BETL)) + "\n")
+    assert cli.main(["solve", str(path), "--mode", "best", "--timeout", "0.5"]) == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert re.search(r"ddcards: solved 2 positions in [\d.]+ s of search; per position median [\d.]+ ms, max "
+                     r"[\d.]+ ms; 1 search stopped at the time limit \(0\.5 s each\); 1 failed \(see the errors "
+                     r"above\)\n", err), err
+    path.write_text(json.dumps(long) + "\n" + json.dumps(long) + "\n")
+    assert cli.main(["solve", str(path), "--mode", "best", "--timeout", "0.2"]) == cli.EXIT_ABORTED
+    assert "ddcards: solved 0 positions; 2 searches stopped at the time limit (0.2 s each) (see the errors above)" \
+        in capsys.readouterr().err
 
 
 def test_a_control_character_after_a_line_s_value_is_named_so(capsys):
