@@ -252,6 +252,7 @@ class RunningServer:
         if grace is not None and not 0 <= grace <= MAX_GRACE:     # also NaN and inf
             raise ValueError(f"grace must be 0 to {MAX_GRACE:g} seconds (or None), not {grace!r}")
         self.health.enter_graceful_shutdown()
+        self.pool.drain()
         if self.stop_clock is not None:
             self.stop_clock.begin(grace)
         self.server.stop(grace).wait()
@@ -602,10 +603,18 @@ def _serve(args: argparse.Namespace) -> int:
 
     stopping = threading.Event()
 
+    signals = []
+
     def on_signal(signum: int, frame: object) -> None:
-        if stopping.is_set():
+        signals.append(signum)
+        if len(signals) == 2:
+            # A second signal while draining: stop now (the calls in flight are cancelled, their
+            # searches stop), as a second Ctrl-C does elsewhere; a third is not needed.
+            log.info("%s again: stopping now, the calls in flight are cancelled", signal.Signals(signum).name)
+            threading.Thread(target=running.server.stop, args=(None,), name="ddcards-stop-now", daemon=True).start()
+        if len(signals) > 1:
             return
-        log.info("%s: draining (grace %gs)", signal.Signals(signum).name, args.grace)
+        log.info("%s: draining (grace %gs; a second signal stops at once)", signal.Signals(signum).name, args.grace)
         stopping.set()
 
     if threading.current_thread() is threading.main_thread():

@@ -44,7 +44,7 @@ from ddcards.ddtable import table_job
 from ddcards.errors import SearchAborted, SearchCancelled, SearchTimeout
 from ddcards.server import calllog, convert, status
 from ddcards.server.interceptors import Undecodable, call_budget
-from ddcards.server.status import Overloaded, StreamIdle
+from ddcards.server.status import Overloaded, ShuttingDown, StreamIdle
 from ddcards.v1 import ddcards_pb2 as pb
 from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
 
@@ -85,7 +85,8 @@ class SolverPool:
     longer, gets :class:`~ddcards.server.status.Overloaded` (RESOURCE_EXHAUSTED
     with a RetryInfo: the time the queue ahead of it should take, from how
     long searches have been holding a solver). Stream items (``bounded=False``)
-    are not counted: their stream's window bounds them.
+    are not counted: their stream's window bounds them.  Once the server stops (``drain``), a
+    call whose wait ends so is told ``ShuttingDown`` (UNAVAILABLE) instead.
     """
 
     def __init__(self, workers: int, tt_mb: int | None, *, max_queue: int | None = None,
@@ -114,6 +115,7 @@ class SolverPool:
         self._busy = 0
         self._waiters: deque[_Waiter] = deque()
         self._executor: ThreadPoolExecutor | None = None
+        self._draining = False                # the server is stopping (drain): see _overloaded
 
     @contextmanager
     def lend(self, token: Any = None, deadline: _Deadline | None = None, *, bounded: bool = True) -> Iterator[Any]:
@@ -144,7 +146,17 @@ class SolverPool:
                 if len(running) >= self.workers else 0.0
             return min(30.0, max(0.1, soonest + self._hold_seconds * ahead / self.workers))
 
-    def _overloaded(self, why: str) -> Overloaded:
+    def drain(self) -> None:
+        """The server is stopping: a call still waiting for a worker when its wait ends is told
+        so (UNAVAILABLE, reason SHUTTING_DOWN), not to retry here later (OVERLOADED)."""
+        with self._lock:
+            self._draining = True
+
+    def _overloaded(self, why: str) -> Overloaded | ShuttingDown:
+        if self._draining:
+            return ShuttingDown(f"the server is shutting down and no worker took this call ({why}): "
+                                "send it to another instance, or again once this one is back",
+                                metadata={"workers": str(self.workers)})
         return Overloaded(f"every worker is busy ({why}): retry later", retry_after=self.retry_after(),
                           metadata={"workers": str(self.workers), "queued": str(self.waiting),
                                     "max_queue": str(self.max_queue), "queue_timeout_seconds":
@@ -167,7 +179,7 @@ class SolverPool:
             if instance is not None or make or waiter is not None:
                 self._busy += 1
         if instance is None and not make and waiter is None:
-            raise self._overloaded(f"{full} calls already wait for one")
+            raise self._overloaded(f"{full} call{' already waits' if full == 1 else 's already wait'} for one")
         if make:
             try:
                 return self._factory()

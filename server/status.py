@@ -43,7 +43,7 @@ from ddcards.errors import DdcardsError, InvalidOptionError, SearchCancelled, Se
 from ddcards.v1 import ddcards_pb2 as pb
 
 __all__ = [
-    "DOMAIN", "OUT_OF_MEMORY", "TOKEN_ECHO", "MESSAGE_LIMIT", "ServiceError", "Overloaded", "TooManyStreams",
+    "DOMAIN", "OUT_OF_MEMORY", "TOKEN_ECHO", "MESSAGE_LIMIT", "ServiceError", "Overloaded", "ShuttingDown", "TooManyStreams",
     "StreamIdle",
     "Unauthenticated", "TokenInvalid", "RequestError", "RequestCardError", "ValueOutOfRange", "Failure", "describe", "code_of", "clean_text",
     "shorten", "bounded_message", "message_field", "locate_field",
@@ -81,6 +81,14 @@ class Overloaded(ServiceError):
 
     code = grpc.StatusCode.RESOURCE_EXHAUSTED
     reason = "OVERLOADED"
+
+
+class ShuttingDown(ServiceError):
+    """The server began to stop while the call waited for a worker, and no worker took it before
+    its wait ended: another instance (or this one restarted) may answer it."""
+
+    code = grpc.StatusCode.UNAVAILABLE
+    reason = "SHUTTING_DOWN"
 
 
 class TooManyStreams(ServiceError):

@@ -19,7 +19,7 @@ import ddcards
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
 
 from _server_helpers import marias_deal, marias_position, wait_until  # noqa: E402
-from ddcards.client import Client  # noqa: E402
+from ddcards.client import Client, error_details  # noqa: E402
 from ddcards.server.main import build_parser, default_workers  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -251,7 +251,7 @@ def test_the_longest_grace_drains_and_exits_cleanly(tmp_path):
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=60) == 0
     text = log.read_text()
-    assert "draining (grace 86400s)" in text and "stopped" in text
+    assert "draining (grace 86400s;" in text and "stopped" in text
     assert "Traceback" not in text and "Exception in thread" not in text, text
 
 
@@ -312,6 +312,37 @@ def test_calls_cancelled_at_the_stop_still_get_their_log_line(tmp_path):
         assert proc.wait(timeout=60) == 0
     lines = [line for line in log.read_text().splitlines() if "rpc method=Solve" in line]
     assert len(lines) == 3, log.read_text()
+
+
+def test_a_second_signal_stops_at_once_and_a_call_left_waiting_is_told_the_server_is_going(tmp_path):
+    """SIGTERM drains: the search in flight keeps its --grace (here a minute), a call waiting for
+    a worker whose --queue-timeout ends meanwhile is told UNAVAILABLE, reason SHUTTING_DOWN (it
+    was told RESOURCE_EXHAUSTED OVERLOADED, "retry later", by a server going away). A second
+    signal stops at once: the search in flight is cancelled (UNAVAILABLE), the process exits 0
+    long before the grace is over (the second signal was ignored)."""
+    from _long_search import ENDLESS
+    from ddcards.v1 import ddcards_pb2 as pb, ddcards_pb2_grpc as pb_grpc
+    import json
+
+    proc, port, log = _start(tmp_path, "--workers", "1", "--grace", "60", "--queue-timeout", "2")
+    with ended(proc), grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = pb_grpc.SolverServiceStub(channel)
+        searching = stub.Solve.future(pb.SolveRequest(document_json=json.dumps(ENDLESS)), timeout=120)
+        busy = _cpu_seconds(proc.pid) + 0.3
+        assert wait_until(lambda: _cpu_seconds(proc.pid) > busy, timeout=30, step=0.05)
+        waiting = stub.Solve.future(pb.SolveRequest(document_json=json.dumps(ENDLESS)), timeout=120)
+        time.sleep(0.3)                                     # it is in the queue
+        proc.send_signal(signal.SIGTERM)
+        error = waiting.exception(timeout=30)
+        assert error.code() == grpc.StatusCode.UNAVAILABLE and "the server is shutting down" in error.details()
+        assert error_details(error)["reason"] == "SHUTTING_DOWN"
+        assert not searching.done()                         # the search in flight keeps its grace
+        stopped_at = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        assert searching.exception(timeout=30).code() == grpc.StatusCode.UNAVAILABLE
+        assert proc.wait(timeout=30) == 0 and time.monotonic() - stopped_at < 20
+    text = log.read_text()
+    assert "SIGTERM again: stopping now" in text and "Traceback" not in text, text
 
 
 def _cpu_seconds(pid: int) -> float:
