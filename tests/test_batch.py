@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import pty
@@ -167,6 +168,66 @@ def test_the_job_file_guards_the_output(answered, tmp_path, capsys):
     assert "holds answers to another job (input.bytes was" in err and "input.sha256" in err
     assert batch(str(source), "-o", str(source)) == cli.EXIT_BAD_INPUT
     assert "is the input" in capsys.readouterr().err
+
+
+def _changed_after_hashing(monkeypatch, change) -> None:
+    """Run `change()` on the input right after the batch hashed it and before it reads a document
+    (the documents are read lazily, while the searches run)."""
+    from ddcards.batch import job
+
+    opened = job._open_input
+
+    def open_then_change(name, stack):
+        source = opened(name, stack)
+        change()
+        return source
+
+    monkeypatch.setattr(job, "_open_input", open_then_change)
+
+
+@pytest.mark.parametrize("how", ["swapped", "truncated"])
+def test_an_input_written_while_the_batch_reads_it_is_said_and_never_mixed(tmp_path, capsys, monkeypatch, how):
+    """The input hashed at the start no longer what the documents are read from (two lines swapped
+    in place, or the file cut): the run says so (exit status 2), its answers are those of the
+    bytes it read, and OUT.job names those, so that a run on the input as it was is refused rather
+    than resumed over answers to other lines (a batch audit: lines 290 and 291 swapped mid-run kept
+    each other's answers, and a resume on the restored file accepted them)."""
+    docs = [endgame(cut) for cut in (20, 24, 26, 28)]
+    lines = [json.dumps(d) for d in docs]
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    original = "\n".join(lines) + "\n"
+    source.write_text(original)
+    if how == "swapped":
+        changed = "\n".join([lines[0], lines[3], lines[2], lines[1]]) + "\n"    # the same bytes in all
+    else:
+        changed = "\n".join(lines[:2]) + "\n"
+
+    def change():
+        with open(source, "r+") as fh:              # in place: the batch's open file sees it
+            fh.write(changed)
+            fh.truncate()
+
+    _changed_after_hashing(monkeypatch, change)
+    assert batch(str(source), "-o", str(out), "--jobs", "1") == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"in.jsonl changed while the batch read it ({len(original):,} bytes when the run began, " \
+           f"{len(changed):,} as read)" in err and "run again with --restart" in err
+    monkeypatch.undo()
+    records = read_records(out)
+    # the answers are those of the lines as read
+    got = {line: r["value"] for (line, *_), r in records.items()}
+    want = {n + 1: ddcards.solve(json.loads(text)).value for n, text in enumerate(changed.splitlines())}
+    assert got == want
+    job = json.loads((tmp_path / ("out.jsonl" + JOB_SUFFIX)).read_text())
+    assert job["input"]["sha256"] == hashlib.sha256(changed.encode()).hexdigest()
+    # the input as it was: another job, refused; as it was read: resumed, nothing left to do
+    source.write_text(original)
+    assert batch(str(source), "-o", str(out)) == cli.EXIT_BAD_INPUT
+    assert f"holds answers to another job (input.{'sha256' if how == 'swapped' else 'bytes'} was" in \
+        capsys.readouterr().err
+    source.write_text(changed)
+    assert batch(str(source), "-o", str(out)) == cli.EXIT_OK
+    assert read_records(out) == records
 
 
 def test_the_job_file_is_never_written_over_the_input_or_a_foreign_file(tmp_path, capsys):

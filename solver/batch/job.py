@@ -213,6 +213,7 @@ class _Tally:
         self.times = SearchTimes()
         self.cut_short: BaseException | None = None    # why the input was read only in part (a runaway line)
         self.gone: BaseException | None = None         # the executor lost (a Dask cluster gone mid-batch)
+        self.changed: tuple[int, str] | None = None    # (bytes, sha256) read, where the input changed meanwhile
 
     def add(self, record: dict[str, Any]) -> None:
         self.records += 1
@@ -243,10 +244,14 @@ class _Input:
 
 
 class _UpTo:
-    """`stream` read no further than its first `size` bytes (by ``readline``, as the reader reads)."""
+    """`stream` read no further than its first `size` bytes (by ``readline``, as the reader reads),
+    hashed as it is read: the documents are read lazily, long after the input was hashed, so what
+    they were read from is checked against that hash at the end (``changed``)."""
 
     def __init__(self, stream: BinaryIO, size: int):
         self._stream, self._left = stream, size
+        self.digest = hashlib.sha256()
+        self.read = 0
 
     def readline(self, limit: int = -1) -> bytes:
         want = self._left if limit is None or limit < 0 else min(limit, self._left)
@@ -254,7 +259,26 @@ class _UpTo:
             return b""
         data = self._stream.readline(want)
         self._left -= len(data)
+        self.digest.update(data)
+        self.read += len(data)
         return data
+
+    def changed(self, source: _Input) -> tuple[int, str] | None:
+        """(bytes, sha256) of the input as this run read it, with what it left unread (a runaway
+        line ends the reading) as it is now, where that differs from the hash taken at the start:
+        the file was written while the batch ran.  None where it is the same."""
+        try:
+            while self._left > 0:
+                piece = self._stream.read(min(self._left, 1 << 20))
+                if not piece:
+                    break               # the file is shorter now
+                self._left -= len(piece)
+                self.digest.update(piece)
+                self.read += len(piece)
+        except OSError:
+            pass                        # unreadable now: what was read decides
+        sha = self.digest.hexdigest()
+        return None if (self.read, sha) == (source.size, source.sha256) else (self.read, sha)
 
 
 def _spooled(source: BinaryIO, shown: str, token: str, stack: ExitStack) -> BinaryIO:
@@ -367,6 +391,13 @@ def run(args: argparse.Namespace) -> int:
             raise
         wall = time.perf_counter() - start
         bar.close()
+        if tally.changed is not None:
+            # OUT's answers are of the bytes as read: OUT.job names those (under OUT's lock), so
+            # that no later run mixes them with answers to the input as it was (or as it is, if
+            # it changed again) without --restart.
+            job = _job(source, args)
+            job["input"] = {"bytes": tally.changed[0], "sha256": tally.changed[1]}
+            journal.rewrite_job(job)
     if tally.cut_short is not None:
         line = getattr(tally.cut_short, "token", None)
         print(f"ddcards: {source.name}{' ' + line if line else ''}: {tally.cut_short}", file=sys.stderr)
@@ -384,6 +415,13 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     _summary(args, source, tally, lost, wall, where)
     status = max((k for k, n in tally.failures.items() if n), default=EXIT_OK)
+    if tally.changed is not None:
+        size = tally.changed[0]
+        print(f"ddcards batch: error: {source.name} changed while the batch read it ({source.size:,} bytes when "
+              f"the run began, {size:,} as read): the answers in {printable(args.output)} are of the file as it "
+              f"was read, which its job file now names; to answer the file as it is, run again with --restart",
+              file=sys.stderr)
+        status = max(status, EXIT_BAD_INPUT)
     return max(status, EXIT_INTERNAL if lost or tally.gone is not None else EXIT_OK)
 
 
@@ -508,7 +546,8 @@ def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tal
     parallel = jobs if executor is None else _parallel(executor)
     # Only the bytes OUT.job describes: an input that grows while the run reads it (a log still
     # written) is answered as it was when hashed, and the next run refuses OUT as another job's.
-    plan = _Plan(cast(BinaryIO, _UpTo(source.stream, source.size)),      # (the reader only calls readline)
+    reading = _UpTo(source.stream, source.size)
+    plan = _Plan(cast(BinaryIO, reading),      # (the reader only calls readline)
                  journal, lock, max(LOOKAHEAD, 8 * (parallel or 1)), tally.failed_before)
     lost = lost_searches = 0
 
@@ -558,6 +597,8 @@ def _run(args: argparse.Namespace, source: _Input, journal: Journal, tally: _Tal
             answers.close()
     bar.set_total(plan.read)
     tally.cut_short = plan.cut_short
+    if tally.gone is None:
+        tally.changed = reading.changed(source)
     if plan.finished and plan.cut_short is None:
         # OUT.job matched the input, so only a hand-edited OUT answers a line the input lacks.
         tally.foreign = max(0, tally.earlier - plan.answered_before)

@@ -191,6 +191,10 @@ class Journal:
         self._check_job_path_is_ours()
         _write_atomically(self.job_path, json.dumps(job, ensure_ascii=False, indent=1) + "\n")
 
+    def rewrite_job(self, job: dict[str, Any]) -> None:
+        """Name another job in OUT.job (the input as a run read it, when it changed meanwhile)."""
+        self._write_job(job)
+
     def _check_job_path_is_ours(self) -> None:
         """OUT.job is replaced whole: only a job file (of any earlier run) may be there already, never
         another file that happens to have that name."""
