@@ -285,13 +285,20 @@ def test_a_document_that_contradicts_its_deal_is_refused_naming_the_field(analys
 
 
 def test_an_analysis_stopped_on_the_way_and_one_without_its_deal_are_held_to_what_they_say():
-    """A stopped analysis (no final solve) shows the steps it has; a document without its deal is
-    held to its game's actions: a Prší analysis relabelled Mariáš is refused at its first action
-    that is no card, not drawn as a Mariáš page of Obers and draws."""
+    """A stopped analysis (no final solve) shows the steps it has, and says it stopped; a document
+    without its deal is held to its game's actions: a Prší analysis relabelled Mariáš is refused
+    at its first action that is no card, not drawn as a Mariáš page of Obers and draws."""
     doc = ddcards.analyse(ddcards.example("prsi-endgame")).to_dict()
     stopped = dict(doc, steps=doc["steps"][:5], mistakes=[], outcome_mistakes=[], final=None,
                    final_value=doc["steps"][4]["value_after"])
-    assert render(stopped).count('<tr id="ply-') == 5
+    page = render(stopped)
+    assert page.count('<tr id="ply-') == 5
+    # ... and says so at its top, as a page of an analysis that ran out of time does (it read as
+    # the whole record's: "after the recorded play it is ...")
+    assert ("<strong>Incomplete:</strong> the analysis stopped after ply 4 (the document has no final solve): "
+            "this page shows plies 0 to 4; the 9 recorded actions after them are not analysed.") in page
+    assert "after ply 4, where the analysis stopped," in page
+    assert "Incomplete" not in render(doc)
     del doc["deal"]
     assert render(doc).count('<tr id="ply-') == 14
     with pytest.raises(ddcards.NotationError) as err:

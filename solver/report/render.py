@@ -391,7 +391,7 @@ def render(doc: Mapping[str, Any], stopped: str = "") -> str:
     `stopped`: why the analysis stopped before the record's end (the ``analysis`` of a
     SearchTimeout from ``Solver.analyse``), said at the top of the page; "" for a whole analysis."""
     check_analysis(doc)
-    page = Page(doc, stopped)
+    page = Page(doc, stopped or _stopped_on_the_way(doc))
     german = " deck-german" if page.suit_names else ""
     return Template(template("report.html.tmpl")).substitute(
         title=_e(page.title()),
@@ -411,6 +411,24 @@ def render(doc: Mapping[str, Any], stopped: str = "") -> str:
         version=_e(ddcards.__version__),
         data=script_json(doc),
     )
+
+
+def _stopped_on_the_way(doc: Mapping[str, Any]) -> str:
+    """What the top of the page says of a document with no final solve whose steps end before
+    its record does (an analysis stopped on the way, saved by a program): "" for any other.
+    Without it such a page read as the whole record's ("after the recorded play it is ...")."""
+    played = ((doc.get("deal") or {}).get("position") or {}).get("played")
+    steps = doc["steps"]
+    if doc.get("final") is not None or not steps or not isinstance(played, list):
+        return ""
+    left = len(played) - steps[-1]["ply"] - 1
+    if left <= 0:
+        return ""
+    unit = step_unit(doc["game"])
+    return (f"the analysis stopped after ply {steps[-1]['ply']} (the document has no final solve): this page "
+            f"shows plies {steps[0]['ply']} to {steps[-1]['ply']}; the {left} recorded {unit}"
+            f"{'s' if left != 1 else ''} after {'them' if len(steps) != 1 else 'it'} "
+            f"{'are' if left != 1 else 'is'} not analysed.")
 
 
 def _in_plies(distance: int | None) -> str:
