@@ -265,6 +265,18 @@ def test_an_analysis_from_a_later_ply_shows_the_position_then_and_numbers_the_tr
      "the value after the step before it"),
     (lambda a: a.update(final_value=a["final_value"] - 20), "final_value", "the last step's value_after"),
     (lambda a: a["final"].update(value=a["final_value"] - 20), "final.value", "the final_value of the analysis"),
+    # ... or lays out a deal the record does not hold
+    (lambda a: a["deal"].update(hands=["A.A.A.A", *a["deal"]["hands"][1:]]), "deal.hands[0]",
+     '"AT.AKQ9.AT.87", as deal.position lays it out at ply 0, not \'A.A.A.A\''),
+    (lambda a: a["deal"].update(talon="AS AH"), "deal.talon", '"9C KC", as deal.position lays it out'),
+    (lambda a: a["deal"].update(roles=["defender", "declarer", "defender"]), "deal.roles[0]",
+     '"declarer", as deal.position lays it out at ply 0, not \'defender\''),
+    (lambda a: a["deal"].update(to_move=2), "deal.to_move", "0, as deal.position lays it out at ply 0, not 2"),
+    (lambda a: a["deal"].update(suit_names=["červené", "zelené", "kule", "žaludy"]), "deal.suit_names[0]",
+     '"zelené", as deal.position lays it out'),
+    (lambda a: a.update(value_owner="defenders"), "value_owner", '"declarer", as deal.position lays it out'),
+    (lambda a: a["deal"]["position"].update(contract="betl"), "deal.position", "a position document that can "
+                                                                               "be read"),
     (lambda a: a.update(steps=a["steps"][:5], mistakes=[0], final_value=a["steps"][4]["value_after"],
                         final=dict(a["final"], value=a["steps"][4]["value_after"])), "steps",
      "the steps from ply 0 to the end of deal.position.played (30 actions), as a whole analysis"),

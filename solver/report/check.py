@@ -106,6 +106,8 @@ def check_analysis(doc: Any) -> None:
     _check_values(doc, steps)
     _check_final(doc.get("final"))
     _check_complete(doc, steps, position, played)
+    if "played" in position:
+        _check_deal_from_record(doc, position)
 
 
 def _check_game(doc: Mapping[str, Any], position: Mapping[str, Any]) -> None:
@@ -262,6 +264,40 @@ def _check_step(step: Any, field: str, seats: int) -> None:
     for key in ("distance", "best_distance"):                                                             # Prší
         _int(step, key, f"{field}.{key}", low=0, optional=True, wanted="a whole number from 0")
     _mapping(step, "score", f"{field}.score")
+
+
+def _check_deal_from_record(doc: Mapping[str, Any], position: Mapping[str, Any]) -> None:
+    """The deal as the page lays it out (hands, talon or stock, roles, who is to move, the score
+    so far ...) is the record's at from_ply: worked out again from deal.position, so that a page
+    never shows hands, roles or a contract the record does not hold."""
+    import json
+
+    import ddcards
+
+    try:
+        pos = ddcards.Position.from_dict(dict(position))
+        session = pos.start().session()
+        for move in pos.played[:doc.get("from_ply") or 0]:
+            session.play(move)
+        view = json.loads(json.dumps(session.view()))
+    except DdcardsError as exc:
+        raise _fail("deal.position", "the position", f"a position document that can be read ({exc})") from None
+    deal, ply = doc["deal"], doc.get("from_ply") or 0
+
+    def differs(field: str, given: Any, want: Any) -> NotationError:
+        if isinstance(given, list) and isinstance(want, list) and len(given) == len(want):
+            i = next(i for i, (a, b) in enumerate(zip(given, want)) if a != b)       # the first that differs
+            field, given, want = f"{field}[{i}]", given[i], want[i]
+        text = json.dumps(want, ensure_ascii=False)          # (the record's, of a bounded size)
+        return _fail(field, given, f"{text if len(text) <= 200 else text[:200] + '…'}, as deal.position lays "
+                                   f"it out at ply {ply}")
+
+    for key, want in view.items():
+        if key in deal and deal[key] != want:
+            raise differs(f"deal.{key}", deal[key], want)
+    for key in ("value_owner", "value_meaning"):
+        if key in doc and key in view and doc[key] != view[key]:
+            raise differs(key, doc[key], view[key])
 
 
 def _check_complete(doc: Mapping[str, Any], steps: Sequence[Any], position: Mapping[str, Any],
