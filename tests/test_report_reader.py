@@ -277,6 +277,11 @@ def test_an_analysis_from_a_later_ply_shows_the_position_then_and_numbers_the_tr
     (lambda a: a.update(value_owner="defenders"), "value_owner", '"declarer", as deal.position lays it out'),
     (lambda a: a["deal"]["position"].update(contract="betl"), "deal.position", "a position document that can "
                                                                                "be read"),
+    (lambda a: a["steps"][2].update(trick_winner=2), "steps[2].trick_winner", "1, the seat the record has take"),
+    (lambda a: a["steps"][1].update(trick_winner=1), "steps[1].trick_winner", "null: this action ends no trick"),
+    (lambda a: a["steps"][2].update(score={"declarer": 999, "defenders": 0}), "steps[2].score",
+     "the record's after ply 2"),
+    (lambda a: a.update(final_outcome="declarer loses"), "final_outcome", "'declarer wins', the last step's"),
     (lambda a: a.update(steps=a["steps"][:5], mistakes=[0], final_value=a["steps"][4]["value_after"],
                         final=dict(a["final"], value=a["steps"][4]["value_after"])), "steps",
      "the steps from ply 0 to the end of deal.position.played (30 actions), as a whole analysis"),
@@ -316,6 +321,11 @@ def test_an_analysis_stopped_on_the_way_and_one_without_its_deal_are_held_to_wha
     with pytest.raises(ddcards.NotationError) as err:
         render(dict(doc, game="marias"))
     assert err.value.field == "steps[0].move" and "an action of marias: a card, not 'QD/C'" in str(err.value)
+    shifted = dict(doc, initial_value=4)                 # an outcome is +1, -1 or 0
+    with pytest.raises(ddcards.NotationError) as err:
+        render(shifted)
+    assert err.value.field == "initial_value" and "+1, -1 or 0, an outcome (value_kind outcome), not 4" in \
+        str(err.value)
     bad = json.loads(json.dumps(doc))
     bad["steps"][1]["move"] = "jump"
     with pytest.raises(ddcards.NotationError) as err:

@@ -178,6 +178,13 @@ def _check_values(doc: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) ->
     value after an action is measured in the window before it, the next step's in its own.)"""
     from ddcards.games import find_game
 
+    if doc["value_kind"] == "outcome":
+        # won or lost (Prší: or neither): +1, -1 or 0, never a margin
+        for field, value in (("initial_value", doc["initial_value"]), ("final_value", doc["final_value"]),
+                             *((f"steps[{i}].{key}", s[key]) for i, s in enumerate(steps)
+                               for key in ("value_before", "value_after"))):
+            if value not in (-1, 0, 1):
+                raise _fail(field, value, "+1, -1 or 0, an outcome (value_kind outcome)")
     for i, step in enumerate(steps):
         field = f"steps[{i}]"
         lost = abs(step["value_before"] - step["value_after"])
@@ -207,6 +214,11 @@ def _check_values(doc: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) ->
                         f"{steps[i - 1]['value_after']}, the value after the step before it")
     if steps[-1]["value_after"] != doc["final_value"]:
         raise _fail("final_value", doc["final_value"], f"{steps[-1]['value_after']}, the last step's value_after")
+    last = steps[-1].get("outcome")
+    if last and doc.get("final_outcome") and doc["final_outcome"] != last:
+        # the words on one value at one position (Prší aside: a finished game says how it ended)
+        raise _fail("final_outcome", doc["final_outcome"], f"{shown(last)}, the last step's outcome: the words "
+                                                           f"on the same value")
 
 
 def _check_deal(deal: Mapping[str, Any]) -> int:
@@ -274,23 +286,23 @@ def _check_deal_from_record(doc: Mapping[str, Any], position: Mapping[str, Any])
 
     import ddcards
 
+    deal, ply = doc["deal"], doc.get("from_ply") or 0
     try:
         pos = ddcards.Position.from_dict(dict(position))
         session = pos.start().session()
-        for move in pos.played[:doc.get("from_ply") or 0]:
+        for move in pos.played[:ply]:
             session.play(move)
         view = json.loads(json.dumps(session.view()))
     except DdcardsError as exc:
         raise _fail("deal.position", "the position", f"a position document that can be read ({exc})") from None
-    deal, ply = doc["deal"], doc.get("from_ply") or 0
 
-    def differs(field: str, given: Any, want: Any) -> NotationError:
+    def differs(field: str, given: Any, want: Any, where: str = f"as deal.position lays it out at ply {ply}",
+                ) -> NotationError:
         if isinstance(given, list) and isinstance(want, list) and len(given) == len(want):
             i = next(i for i, (a, b) in enumerate(zip(given, want)) if a != b)       # the first that differs
             field, given, want = f"{field}[{i}]", given[i], want[i]
         text = json.dumps(want, ensure_ascii=False)          # (the record's, of a bounded size)
-        return _fail(field, given, f"{text if len(text) <= 200 else text[:200] + '…'}, as deal.position lays "
-                                   f"it out at ply {ply}")
+        return _fail(field, given, f"{text if len(text) <= 200 else text[:200] + '…'}, {where}")
 
     for key, want in view.items():
         if key in deal and deal[key] != want:
@@ -298,6 +310,17 @@ def _check_deal_from_record(doc: Mapping[str, Any], position: Mapping[str, Any])
     for key in ("value_owner", "value_meaning"):
         if key in doc and key in view and doc[key] != view[key]:
             raise differs(key, doc[key], view[key])
+    # Each step's trick winner and score so far are the record's too (the steps follow it).
+    for i, step in enumerate(doc["steps"]):
+        session.play(pos.played[ply + i])
+        winner = session.to_move if session.trick_done() else None
+        if "trick_winner" in step and step["trick_winner"] != winner:
+            raise _fail(f"steps[{i}].trick_winner", step["trick_winner"],
+                        f"{json.dumps(winner)}, the seat the record has take the trick this action ends"
+                        if winner is not None else "null: this action ends no trick")
+        score = json.loads(json.dumps(session.scores_now()))
+        if "score" in step and step["score"] != score:
+            raise differs(f"steps[{i}].score", step["score"], score, f"the record's after ply {ply + i}")
 
 
 def _check_complete(doc: Mapping[str, Any], steps: Sequence[Any], position: Mapping[str, Any],
