@@ -622,7 +622,7 @@ def test_an_endless_line_is_an_error_at_once_and_ends_the_input():
     assert source.given <= reader.MAX_LINE_BYTES + (1 << 20)
     rest = list(entries)             # the reading stops: nothing after an endless line can be read
     assert [(e.line, str(e.error)) for e in rest] == [
-        (1, "the line runs on past 64 MiB without a newline: nothing after it is read")]
+        (1, "the line runs on past 64 MiB with no newline in them: nothing after it is read")]
     assert source.given <= reader.MAX_RUNAWAY_BYTES + (2 << 20)
     # the batch job reads (hashes, spools) as far as the reader does, in pieces
     pieces = list(reader.input_pieces(io.BufferedReader(_Endless())))
@@ -662,7 +662,7 @@ def test_batch_of_dev_zero_ends(tmp_path):
     records = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert [(r["line"], r["error"].split(";")[0].split(":")[0]) for r in records] == [
         (1, "the line is longer than 16 MiB")]
-    assert ("ddcards: /dev/zero line 1: the line runs on past 64 MiB without a newline: nothing after it is read"
+    assert ("ddcards: /dev/zero line 1: the line runs on past 64 MiB with no newline in them: nothing after it is read"
             in out.stderr), out.stderr
 
 

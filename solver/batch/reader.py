@@ -157,7 +157,8 @@ def read_documents(source: BinaryIO | Iterable[bytes | str]) -> Iterator[Entry]:
         yield from _documents(source)
     except _Runaway as stop:
         yield Entry(stop.line, error=NotationError(
-            f"the line runs on past {MAX_RUNAWAY_BYTES >> 20} MiB without a newline: nothing after it is read",
+            f"the line runs on past {MAX_RUNAWAY_BYTES >> 20} MiB with no newline in them: nothing after it is "
+            "read",
             token=f"line {stop.line}", rule=BATCH_RULE), ends_input=True)
 
 

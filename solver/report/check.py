@@ -86,8 +86,16 @@ def check_analysis(doc: Any) -> None:
         raise _fail("value_kind", doc.get("value_kind"), "one of " + ", ".join(VALUE_KINDS))
     for key in ("initial_value", "final_value"):
         _int(doc, key, key)
-    for key in ("initial_outcome", "final_outcome", "value_owner"):
+    for key in ("initial_outcome", "final_outcome", "value_owner", "value_meaning"):
         _text(doc, key, key)
+    if doc.get("mode") not in (None, "optimal", "all"):
+        # (never "best": each step lists all the optimal moves, docs/RULES.md §0.10)
+        raise _fail("mode", doc.get("mode"), "optimal or all")
+    _int(doc, "nodes", "nodes", low=0, optional=True, wanted="a whole number from 0")
+    elapsed = doc.get("elapsed_ms")
+    if elapsed is not None and (isinstance(elapsed, bool) or not isinstance(elapsed, (int, float))
+                                or not 0 <= elapsed < MAX_NUMBER):
+        raise _fail("elapsed_ms", elapsed, "a number of milliseconds from 0")
     position = _mapping(_mapping(doc, "deal", "deal"), "position", "deal.position")
     _check_game(doc, position)
     seats = _check_deal(_mapping(doc, "deal", "deal"))
