@@ -104,7 +104,7 @@ CASES = [
     ("flek 3", doc(flek=3), InvalidOptionError, "3"),
     ("flek -1", doc(flek=-1), InvalidOptionError, "-1"),
     ("flek as string", doc(flek="1"), InvalidOptionError, "1"),
-    ("flek true", doc(flek=True), InvalidOptionError, "flek true is not"),
+    ("flek true", doc(flek=True), InvalidOptionError, "flek takes a whole number, 0, 1 or 2, not true"),
     ("flek 1.0", doc(flek=1.5), InvalidOptionError, "1.5"),
     ("leader 1", doc(leader=1), InvalidOptionError, "1"),
     ("leader 2", doc(leader=2), InvalidOptionError, "2"),
@@ -695,7 +695,9 @@ def test_a_document_of_lists_each_within_the_limit_but_too_many_items_in_all_is_
 
 # A document is JSON: a message names its values in JSON's words (true, null), not Python's.
 @pytest.mark.parametrize("document,needle", [
-    (dict(START, flek=True), "flek true is not 0, 1 or 2 (docs/RULES.md §1.2 rule 5"),
+    (dict(START, flek=True), "flek takes a whole number, 0, 1 or 2, not true (docs/RULES.md §1.2 rule 5"),
+    (dict(START, flek="1"), "flek takes a whole number, 0, 1 or 2, not '1' (docs/RULES.md §1.2 rule 5"),
+    (dict(START, flek=3), "flek 3 is not 0, 1 or 2 (docs/RULES.md §1.2 rule 5"),
     (dict(START, leader=True), "leader true: only seat 0 leads in Mariáš"),
     (dict(START, id=True), "id must be text of at most 256 characters or a whole number of at most 30 digits, "
                            "not true"),

@@ -240,7 +240,7 @@ def _deeply_nested(levels: int) -> dict:
     ({"flek": 10 ** 5000}, "flek", "far out of the range of any field"),     # JSON cannot write it
     ({"trump": {1}}, "trump", "trump must be a suit"),                          # a set: no JSON form
     ({"options": _deeply_nested(100_000)}, "options.a.a", "nested more than 16 levels deep"),
-    ({"flek": float("nan")}, "flek", "flek nan is not 0, 1 or 2"),                # no JSON number (it was sent)
+    ({"flek": float("nan")}, "flek", "flek takes a whole number, 0, 1 or 2, not nan"),                # no JSON number (it was sent)
     ({"options": {"sedma_value": -math.inf}}, "options", "takes a whole number, not -inf"),
 ])
 def test_a_position_the_client_cannot_encode_is_refused_as_the_server_would(client, change, field, words):
