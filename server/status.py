@@ -350,6 +350,22 @@ def _duration(seconds: float) -> duration_pb2.Duration:
     return duration
 
 
+_POSITION_PATH = re.compile(r"position\.(options\.[^.\[]+|[a-z_]+(?:\[\d+\])?)")
+
+
+def document_field(message_path: str) -> str:
+    """The position document's path of a fault found in the request message's own form (an enum
+    value out of range, a card with no rank), as ErrorInfo's ``field`` names it for a fault found
+    in the document: ``position.played[0].card.rank`` -> ``played[0]``, ``position.trump`` ->
+    ``trump``, ``position.options.sedma_value`` -> ``options.sedma_value``; "" for a field of the
+    request outside the position (``mode``, ``timeout_seconds``)."""
+    found = _POSITION_PATH.match(message_path)
+    if found is None:
+        return ""
+    name = found.group(1)
+    return {"game_name": "game", "contract_name": "contract", "document_json": ""}.get(name, name)
+
+
 def describe(exc: BaseException, request: Any = None, *, prefix: str = "",
              doc: Mapping[str, Any] | None = None) -> Failure:
     """The Failure for ``exc`` raised while serving ``request``.
@@ -367,6 +383,7 @@ def describe(exc: BaseException, request: Any = None, *, prefix: str = "",
             doc_field = ""
             if exc.field:
                 path = prefix + exc.field
+                doc_field = document_field(exc.field)
             else:  # the request as a whole (its position), or the whole undecodable message
                 path = message_field(request, None, prefix=prefix) if request is not None else ""
         else:

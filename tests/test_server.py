@@ -760,6 +760,25 @@ def test_bad_messages(client, message, token):
     assert token in info.value.details().lower()
 
 
+@pytest.mark.parametrize("message, field, doc_field", [
+    (pb.Position(game_name="marias", trump=99), "position.trump", "trump"),
+    (pb.Position(game=99), "position.game", "game"),
+    (pb.Position(game_name="marias", contract=99), "position.contract", "contract"),
+    (pb.Position(game_name="marias", played=[pb.Action(card=pb.Card(rank=5, suit=pb.SUIT_HEARTS))]),
+     "position.played[0].card.rank", "played[0]"),
+    (pb.Position(game_name="marias", hands=[pb.Cards(cards=[pb.Card(rank=pb.RANK_ACE)])]),
+     "position.hands[0].cards[0].suit", "hands[0]"),
+])
+def test_a_fault_in_the_message_s_own_form_names_its_document_field_too(client, message, field, doc_field):
+    """ErrorInfo's `field` is the position document's path (docs/SERVICE.md), also for a fault found
+    in the message itself (an enum value out of range, a card with no suit): it was left out there,
+    where the same fault sent as document_json named it."""
+    with pytest.raises(grpc.RpcError) as info:
+        client.stub.Solve(pb.SolveRequest(position=message), timeout=10)
+    got = error_details(info.value)
+    assert (got["field"], got["doc_field"]) == (field, doc_field)
+
+
 def test_bad_json_and_bad_mode(client):
     with pytest.raises(grpc.RpcError) as info:
         client.stub.Solve(pb.SolveRequest(document_json="{oops"), timeout=10)
