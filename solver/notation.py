@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Literal
 
+from ddcards._jsonio import shown as _shown
 from ddcards.errors import (InvalidArgumentTypeError, InvalidCardError, InvalidOptionError, NotationError,
                             NotationTypeError)
 
@@ -112,7 +113,7 @@ class Suit(IntEnum):
         try:
             return _SUITS[_fold(text)]
         except KeyError:
-            raise InvalidCardError(f"unknown suit {text!r} ({SUIT_RULE})",
+            raise InvalidCardError(f"unknown suit {_shown(text)} ({SUIT_RULE})",
                                    token=text, rule=SUIT_RULE) from None
 
 
@@ -159,7 +160,7 @@ class Rank(IntEnum):
         _require_text(text, "rank", "'T'")
         rank = _RANKS.get(text.strip().upper()) or _RANK_NAMES.get(_fold(text))
         if rank is None:
-            raise InvalidCardError(f"unknown rank {text!r} ({RANK_NAME_RULE})",
+            raise InvalidCardError(f"unknown rank {_shown(text)} ({RANK_NAME_RULE})",
                                    token=text, rule=RANK_NAME_RULE)
         return rank
 
@@ -218,36 +219,37 @@ class Card:
         token = text.strip()
         body = token.replace("\ufe0f", "").replace("\ufe0e", "")  # emoji presentation: "♥️"
         if not body:
-            raise InvalidCardError(f"empty card {text!r} ({CARD_RULE})", token=text, rule=CARD_RULE)
+            raise InvalidCardError(f"empty card {_shown(text)} ({CARD_RULE})", token=text, rule=CARD_RULE)
         parts = body.replace(",", " ").split()
         if len(parts) > 1 and all(_is_card(part) for part in parts):
-            raise InvalidCardError(f"one card expected, got {len(parts)}: {token!r} ({CARD_RULE})", token=token,
+            raise InvalidCardError(f"one card expected, got {len(parts)}: {_shown(token)} ({CARD_RULE})", token=token,
                                    rule=CARD_RULE)
         if len(body.split()) > 1:
             # "ten of hearts", "T H": a card is one token, its rank then its suit
-            raise InvalidCardError(f"unknown card {token!r}: a card is one word, no spaces ({CARD_RULE})",
+            raise InvalidCardError(f"unknown card {_shown(token)}: a card is one word, no spaces ({CARD_RULE})",
                                    token=token, rule=CARD_RULE)
         split = 2 if body.startswith("10") else 1
         rank_text, suit_text = body[:split], body[split:]
         rank = _RANKS.get(rank_text.upper())
         if rank is None:
-            raise InvalidCardError(f"unknown card {token!r}: {rank_text!r} is not a rank ({RANK_RULE})",
+            raise InvalidCardError(f"unknown card {_shown(token)}: {_shown(rank_text)} is not a rank ({RANK_RULE})",
                                    token=token, rule=RANK_RULE)
         suit = _CARD_SUITS.get(suit_text.casefold())
         if suit is None:
             if not suit_text:
-                raise InvalidCardError(f"unknown card {token!r}: no suit ({CARD_RULE})",
+                raise InvalidCardError(f"unknown card {_shown(token)}: no suit ({CARD_RULE})",
                                        token=token, rule=CARD_RULE)
             if "/" in suit_text:
                 # 'QH/S' is a Prší Ober naming a suit: an action of that game, not a card
-                raise InvalidCardError(f"unknown card {token!r}: a suit after '/' is named only by Prší's Ober, "
-                                       f"an action of that game, not a card ({NAMED_SUIT_RULE})",
+                raise InvalidCardError(f"unknown card {_shown(token)}: a suit after '/' is named only by Prší's "
+                                       f"Ober, an action of that game, not a card ({NAMED_SUIT_RULE})",
                                        token=token, rule=NAMED_SUIT_RULE)
             # (a suit's name, 'herz', 'hearts', is notation of its own: Suit.parse; a card spells its suit short)
             named = len(suit_text) > 1 and _fold(suit_text) in _SUITS
-            why = (f"{suit_text!r} is a suit's name, and a card writes its suit as one letter or symbol"
-                   if named else f"{suit_text!r} is not a suit")
-            raise InvalidCardError(f"unknown card {token!r}: {why} ({CARD_SUIT_RULE})",
+            # (shown: 999 characters of junk are named by their first 40 and their length, not twice whole)
+            why = (f"{_shown(suit_text)} is a suit's name, and a card writes its suit as one letter or symbol"
+                   if named else f"{_shown(suit_text)} is not a suit")
+            raise InvalidCardError(f"unknown card {_shown(token)}: {why} ({CARD_SUIT_RULE})",
                                    token=token, rule=CARD_SUIT_RULE)
         return _CANONICAL[suit * 16 + rank]
 
@@ -350,7 +352,7 @@ def parse_hand(hand: str | Iterable[str | Card]) -> tuple[Card, ...]:
     if isinstance(hand, str):
         text = hand.strip()
         if not text:
-            raise NotationError(f"hand {hand!r} is empty: write '...' for a hand without cards ({HAND_FORMS})",
+            raise NotationError(f"hand {_shown(hand)} is empty: write '...' for a hand without cards ({HAND_FORMS})",
                                 token=hand, rule=HAND_FORMS)
         if ":" in text:
             return _parse_display_hand(text)
@@ -378,7 +380,7 @@ def _parse_pbn_hand(hand: str) -> tuple[Card, ...]:
     parts = hand.split(".")
     if len(parts) != 4:
         count = f"{len(parts)} suit" + ("s" if len(parts) != 1 else "")
-        raise NotationError(f"hand {hand!r} has {count} ({HAND_RULE})", token=hand, rule=HAND_RULE)
+        raise NotationError(f"hand {_shown(hand)} has {count} ({HAND_RULE})", token=hand, rule=HAND_RULE)
     cards: list[Card] = []
     seen: set[int] = set()
     for suit, part in zip(Suit, parts):
@@ -395,7 +397,8 @@ _DISPLAY_LABEL = re.compile(r"(?<![^\s:])([^\s:]++)\s*+:")
 def _parse_display_hand(hand: str) -> tuple[Card, ...]:
     pieces = _DISPLAY_LABEL.split(hand)      # [before, label, ranks, label, ranks, ...]
     if pieces[0].strip():
-        raise NotationError(f"hand {hand!r}: {pieces[0].strip()!r} comes before the first suit ({DISPLAY_RULE})",
+        raise NotationError(f"hand {_shown(hand)}: {_shown(pieces[0].strip())} comes before the first suit "
+                            f"({DISPLAY_RULE})",
                             token=pieces[0].strip(), rule=DISPLAY_RULE)
     cards: list[Card] = []
     held: set[int] = set()
@@ -404,9 +407,10 @@ def _parse_display_hand(hand: str) -> tuple[Card, ...]:
         try:
             suit = Suit.parse(label)
         except InvalidCardError as exc:
-            raise InvalidCardError(f"hand {hand!r}: {exc}", token=label, rule=exc.rule) from None
+            raise InvalidCardError(f"hand {_shown(hand)}: {exc}", token=label, rule=exc.rule) from None
         if suit in seen:
-            raise NotationError(f"hand {hand!r} names suit {suit} twice (again as {label!r}) ({DISPLAY_RULE})",
+            raise NotationError(f"hand {_shown(hand)} names suit {suit} twice (again as {_shown(label)}) "
+                                f"({DISPLAY_RULE})",
                                 token=label, rule=DISPLAY_RULE)
         seen.append(suit)
         written = ranks.strip()
@@ -414,7 +418,7 @@ def _parse_display_hand(hand: str) -> tuple[Card, ...]:
         _parse_suit_part(suit, ranks, written, hand, cards, held, DISPLAY_RULE)
     missing = [str(suit) for suit in Suit if suit not in seen]
     if missing:
-        raise NotationError(f"hand {hand!r} does not name suit {', '.join(missing)} ({DISPLAY_RULE})",
+        raise NotationError(f"hand {_shown(hand)} does not name suit {', '.join(missing)} ({DISPLAY_RULE})",
                             token=hand, rule=DISPLAY_RULE)
     return tuple(cards)
 
@@ -426,8 +430,8 @@ def _parse_suit_part(suit: Suit, ranks: str, written: str, hand: str, cards: lis
     if ranks == "-":
         return
     if "-" in ranks:
-        raise NotationError(f"suit {suit} of hand {hand!r} is {written!r}: '-' marks a void and stands alone "
-                            f"({rule})", token=written, rule=rule)
+        raise NotationError(f"suit {suit} of hand {_shown(hand)} is {_shown(written)}: '-' marks a void and stands "
+                            f"alone ({rule})", token=written, rule=rule)
     _parse_suit_ranks(suit, ranks, hand, cards, seen)
 
 
@@ -441,7 +445,7 @@ def _parse_suit_ranks(suit: Suit, ranks: str, hand: str, cards: list[Card], seen
             hint = ("; a dotted hand writes a suit's ranks together ('AKT.987..QJ'), cards apart are written with "
                     "their suits ('AS KS TS 9H')" if token.isspace() else "")
             raise InvalidCardError(
-                f"unknown rank {token!r} in suit {suit} of hand {hand!r}{hint} ({RANK_RULE})",
+                f"unknown rank {_shown(token)} in suit {suit} of hand {_shown(hand)}{hint} ({RANK_RULE})",
                 token=token, rule=RANK_RULE)
         if card._code in seen:
             raise _twice(card, repr(hand))
