@@ -359,7 +359,7 @@ def parse_hand(hand: str | Iterable[str | Card]) -> tuple[Card, ...]:
         if "." in text:
             return _parse_pbn_hand(text)
         tokens: Iterable[str | Card] = text.replace(",", " ").split()
-        shown = repr(text)
+        shown = _shown(text)
     elif isinstance(hand, Iterable) and not isinstance(hand, (bytes, bytearray)):
         tokens = list(hand)
         shown = reprlib.repr(tokens)

@@ -834,3 +834,16 @@ def test_a_short_hand_in_a_whole_deck_is_a_card_in_the_wrong_place_in_prsi_and_m
         ddcards.Position.from_dict(dict(prsi, stock=prsi["stock"][3:]))
     with pytest.raises(ddcards.InvalidDealError, match="give the cards played back to the hands"):
         ddcards.Position.from_dict(dict(mariasz, hands=[".AQ.A.A9", "T86..T8.T"], played=[]))
+
+
+def test_over_long_text_is_named_by_its_start_and_length_once():
+    """A 999-character hand: the message names it by its first 40 characters and its length, and
+    the card inside it too, not the whole text twice (over 2,000 characters, which the service's
+    600-character bound then cut into the rule)."""
+    doc = {"game": "marias", "hands": ["A" * 999, "KQ.JT87.KQ.AT", "J987..J987.QJ"], "talon": "9C KC", "trump": "H"}
+    with pytest.raises(ddcards.NotationError) as err:
+        ddcards.solve(doc)
+    message = str(err.value)
+    assert len(message) < 500 and message.count("A" * 41) == 0
+    assert message.startswith(f"hand '{'A' * 40}'… (999 characters): unknown card '{'A' * 40}'… (999 characters): ")
+    assert message.endswith("or a list of cards such as 'AS KS TS'")
