@@ -28,12 +28,12 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, BinaryIO, TextIO
 
 import ddcards
 from ddcards._foreground import Foreground
-from ddcards._jsonio import printable, read_position
+from ddcards._jsonio import POSITION_RULE, printable, read_position
 from ddcards.batch.progress import ProgressBar, document_count, wanted
 from ddcards.batch.reader import Entry, Outcome, answer_each, read_documents
 from ddcards.batch.summary import SearchTimes
@@ -484,6 +484,12 @@ def json_line(doc: dict[str, Any]) -> str:
 
 
 def as_position(doc: Any) -> ddcards.Position:
+    if isinstance(doc, Mapping) and "value_kind" in doc and "initial_value" in doc:
+        # an analysis document where a position is wanted: say so, not "field 'value_kind' (or
+        # 'line') does not apply" of the position document it never was
+        raise NotationError("the input is an analysis document (ddcards analyse --json), not a position document "
+                            "(docs/RULES.md §0.6); the position it analysed is its deal.position "
+                            "(jq .deal.position)", token="value_kind", rule=POSITION_RULE)
     return ddcards.Position.from_dict(read_position(doc))
 
 

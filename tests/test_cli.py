@@ -1298,3 +1298,21 @@ def test_a_document_whose_bad_token_reads_standard_output_is_its_own_error(comma
     out, err = capsys.readouterr()
     assert f"# {path}, line 2" in out
     assert err.startswith(f"ddcards: error: {path}, line 1: played[0]: unknown card 'standard output'")
+
+
+def test_an_analysis_document_where_a_position_is_wanted_is_said_so(tmp_path, capsys):
+    """`ddcards solve` (or analyse, table, board) given an analysis document, and `ddcards report`
+    given one that lost its steps: the error says what the input is ("field 'line' does not apply
+    to marias" said nothing of it)."""
+    analysis = ddcards.analyse(ddcards.example("marias-seed")).to_dict()
+    path = tmp_path / "analysis.json"
+    path.write_text(json.dumps(analysis))
+    for command in ("solve", "analyse"):
+        assert cli.main([command, str(path)]) == cli.EXIT_BAD_INPUT
+        assert "the input is an analysis document (ddcards analyse --json), not a position document " \
+               "(docs/RULES.md §0.6); the position it analysed is its deal.position" in capsys.readouterr().err
+    del analysis["steps"]
+    path.write_text(json.dumps(analysis))
+    assert cli.main(["report", str(path), "-o", str(tmp_path / "page.html")]) == cli.EXIT_BAD_INPUT
+    assert "the input is an analysis document without its 'steps'" in capsys.readouterr().err
+    assert not (tmp_path / "page.html").exists()

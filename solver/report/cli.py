@@ -60,6 +60,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         # what `ddcards analyse --json` answered a bad document with: its error, not "field 'line'"
         raise NotationError(f"the input is an error record, not a deal to report: {shown(doc['error'], 300)}",
                             token=token_text(doc.get("error_type")), rule=REPORT_INPUT_RULE)
+    if isinstance(doc, Mapping) and "steps" not in doc and "value_kind" in doc and "initial_value" in doc:
+        # an analysis document that lost its steps: say so, not "field 'value_kind' does not apply"
+        # of a position document it was never meant to be
+        raise NotationError("the input is an analysis document without its 'steps' (docs/RULES.md §0.10): the "
+                            "report shows an analysis's steps; give the whole document, or the position document "
+                            "to analyse", token="steps", rule=REPORT_INPUT_RULE)
     path = None if args.output == "-" else check_output(args)      # said before minutes of search
     if isinstance(doc, Mapping) and "steps" in doc:
         # an analysis document (ddcards analyse --json, perhaps minutes of searching): rendered as
