@@ -483,8 +483,14 @@ def json_line(doc: dict[str, Any]) -> str:
     return json.dumps(doc, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
+def is_analysis(doc: Any) -> bool:
+    """Whether `doc` is an analysis document (docs/RULES.md §0.10), with its steps or not: what a
+    position is read from cannot be one, and the report says so when it lost its steps."""
+    return isinstance(doc, Mapping) and "value_kind" in doc and "initial_value" in doc
+
+
 def as_position(doc: Any) -> ddcards.Position:
-    if isinstance(doc, Mapping) and "value_kind" in doc and "initial_value" in doc:
+    if is_analysis(doc):
         # an analysis document where a position is wanted: say so, not "field 'value_kind' (or
         # 'line') does not apply" of the position document it never was
         raise NotationError("the input is an analysis document (ddcards analyse --json), not a position document "

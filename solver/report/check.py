@@ -97,7 +97,7 @@ def check_analysis(doc: Any) -> None:
                                 or not 0 <= elapsed < MAX_NUMBER):
         raise _fail("elapsed_ms", elapsed, "a number of milliseconds from 0")
     position = _mapping(_mapping(doc, "deal", "deal"), "position", "deal.position")
-    _check_game(doc, position)
+    game = _check_game(doc, position)
     seats = _check_deal(_mapping(doc, "deal", "deal"))
     played = _texts(position, "played", "deal.position.played")
     if doc.get("from_ply") not in (None, 0):
@@ -110,17 +110,18 @@ def check_analysis(doc: Any) -> None:
         if "played" in position:
             _check_recorded(step, f"steps[{i}]", played, (doc.get("from_ply") or 0) + i)
         else:
-            _check_action(doc["game"], step["move"], f"steps[{i}].move")
-    _check_values(doc, steps)
+            _check_action(game, step["move"], f"steps[{i}].move")
+    _check_values(doc, steps, game)
     _check_final(doc.get("final"))
     _check_complete(doc, steps, position, played)
     if "played" in position:
         _check_deal_from_record(doc, position)
 
 
-def _check_game(doc: Mapping[str, Any], position: Mapping[str, Any]) -> None:
+def _check_game(doc: Mapping[str, Any], position: Mapping[str, Any]) -> str:
     """The game is one ddcards knows (the page lays its cards and words out by it) and the one
-    the deal's position is of: a page of one game's values over another's cards would be false."""
+    the deal's position is of: a page of one game's values over another's cards would be false.
+    Its name (``marias``, whatever alias the document used)."""
     from ddcards.games import find_game, list_games     # (the games' modules load only for a report)
 
     def unknown(field: str, value: Any) -> NotationError:
@@ -137,6 +138,7 @@ def _check_game(doc: Mapping[str, Any], position: Mapping[str, Any]) -> None:
         raise unknown("deal.position.game", own) from None
     if not same:
         raise _fail("game", doc["game"], f"the game of deal.position ({shown(own)})")
+    return game.name
 
 
 def _same_action(a: str, b: str) -> bool:
@@ -156,14 +158,12 @@ def _check_recorded(step: Mapping[str, Any], field: str, played: Sequence[str], 
                                                    f"at ply {ply}")
 
 
-def _check_action(game: str, move: str, field: str) -> None:
-    """Without the record to follow, a step's move is at least an action of the game: the page
+def _check_action(name: str, move: str, field: str) -> None:
+    """Without the record to follow, a step's move is at least an action of game `name`: the page
     lays it out as one (a Prší 'draw' on a Mariáš page would be false)."""
-    from ddcards.games import find_game
     from ddcards.games.prsi import parse_action
     from ddcards.notation import Card
 
-    name = find_game(game).name
     try:
         if name == "prsi":
             parse_action(move)
@@ -177,15 +177,13 @@ def _check_action(game: str, move: str, field: str) -> None:
         raise _fail(field, move, f"an action of {name}: {wanted}") from None
 
 
-def _check_values(doc: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> None:
+def _check_values(doc: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], game: str) -> None:
     """The values and the verdicts the page draws agree with one another, as an analysis writes
     them: each step's cost is what its action lost (no action gains on the best, so the
     difference of its values), `mistake` says whether it cost anything, `mistakes` and
     `outcome_mistakes` list those plies, and the values follow on from step to step, from the
     initial value to the final one.  (Prší's values within a horizon need not follow on: the
     value after an action is measured in the window before it, the next step's in its own.)"""
-    from ddcards.games import find_game
-
     if doc["value_kind"] == "outcome":
         # won or lost (Prší: or neither): +1, -1 or 0, never a margin
         for field, value in (("initial_value", doc["initial_value"]), ("final_value", doc["final_value"]),
@@ -214,7 +212,7 @@ def _check_values(doc: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) ->
         return
     if steps[0]["value_before"] != doc["initial_value"]:
         raise _fail("initial_value", doc["initial_value"], f"{steps[0]['value_before']}, steps[0].value_before")
-    if find_game(doc["game"]).name == "prsi":
+    if game == "prsi":
         return
     for i in range(1, len(steps)):
         if steps[i]["value_before"] != steps[i - 1]["value_after"]:

@@ -11,7 +11,7 @@ from typing import NoReturn
 import ddcards
 from ddcards._jsonio import is_input, printable, shown, token_text
 from ddcards.errors import NotationError, SearchAborted, SearchTimeout
-from ddcards.report.display import step_unit
+from ddcards.report.display import plies_shown
 
 REPORT_INPUT_RULE = "ddcards report: a position document with the recorded play, or an analysis document"
 
@@ -49,7 +49,7 @@ def default_output(args: argparse.Namespace) -> Path:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ddcards.cli import as_position, foreground, new_solver, note_long_analysis, one_document
+    from ddcards.cli import as_position, foreground, is_analysis, new_solver, note_long_analysis, one_document
     from ddcards.report import render, report_html
 
     stopped: SearchAborted | None = None
@@ -60,7 +60,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         # what `ddcards analyse --json` answered a bad document with: its error, not "field 'line'"
         raise NotationError(f"the input is an error record, not a deal to report: {shown(doc['error'], 300)}",
                             token=token_text(doc.get("error_type")), rule=REPORT_INPUT_RULE)
-    if isinstance(doc, Mapping) and "steps" not in doc and "value_kind" in doc and "initial_value" in doc:
+    if is_analysis(doc) and "steps" not in doc:
         # an analysis document that lost its steps: say so, not "field 'value_kind' does not apply"
         # of a position document it was never meant to be
         raise NotationError("the input is an analysis document without its 'steps' (docs/RULES.md §0.10): the "
@@ -135,10 +135,8 @@ def stopped_note(exc: SearchAborted, analysis: ddcards.Analysis, position: ddcar
     if not left:        # every recorded action analysed: the final solve (continuation, scores) stopped
         return (f"the analysis {how} in its last search, after the recorded play: every recorded action is "
                 "analysed, but the optimal continuation and the final scores are not shown.")
-    unit = step_unit(position.game)
-    return (f"the analysis {how} after ply {steps[-1].ply}: this page shows plies {steps[0].ply} to "
-            f"{steps[-1].ply}; the {left} recorded {unit}{'s' if left != 1 else ''} after "
-            f"{'them' if len(steps) != 1 else 'it'} {'are' if left != 1 else 'is'} not analysed "
+    return (f"the analysis {how} after ply {steps[-1].ply}: "
+            f"{plies_shown(position.game, steps[0].ply, steps[-1].ply, left)} "
             f"(ddcards report --from-ply {steps[-1].ply + 1} reports {'them' if left != 1 else 'it'}).")
 
 

@@ -31,6 +31,14 @@ def step_unit(game: Any) -> str:
     return "action" if game == "prsi" else "card"
 
 
+def plies_shown(game: Any, first: int, last: int, left: int) -> str:
+    """What a page of an analysis stopped on the way shows: plies `first` to `last`, and the `left`
+    recorded actions after them, not analysed."""
+    unit = step_unit(game)
+    return (f"this page shows plies {first} to {last}; the {left} recorded {unit}{'s' if left != 1 else ''} after "
+            f"{'them' if last != first else 'it'} {'are' if left != 1 else 'is'} not analysed")
+
+
 def count_label(game: Any) -> str:
     """What a view's ``score`` counts: a score (points, tricks), or in Prší, which scores nothing,
     the hand sizes (the cards each seat holds: the winner's 0, not a score to read as points)."""

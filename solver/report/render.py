@@ -22,7 +22,7 @@ from ddcards.result import step_distances, value_jumps
 from ddcards.report.chart import step_kind, value_chart
 from ddcards.report.check import ANALYSIS_RULE, check_analysis, check_json
 from ddcards.report.display import (as_cards, card_piece, count_label, extras, hand_suits, ober_action, plain, signed,
-                                    step_unit, suit_piece, tricks_before)
+                                    plies_shown, step_unit, suit_piece, tricks_before)
 from ddcards.result import spoken
 
 # Seat -> grid area around the table, by the number of seats (clockwise from the bottom).
@@ -424,11 +424,8 @@ def _stopped_on_the_way(doc: Mapping[str, Any]) -> str:
     left = len(played) - steps[-1]["ply"] - 1
     if left <= 0:
         return ""
-    unit = step_unit(doc["game"])
-    return (f"the analysis stopped after ply {steps[-1]['ply']} (the document has no final solve): this page "
-            f"shows plies {steps[0]['ply']} to {steps[-1]['ply']}; the {left} recorded {unit}"
-            f"{'s' if left != 1 else ''} after {'them' if len(steps) != 1 else 'it'} "
-            f"{'are' if left != 1 else 'is'} not analysed.")
+    return (f"the analysis stopped after ply {steps[-1]['ply']} (the document has no final solve): "
+            f"{plies_shown(doc['game'], steps[0]['ply'], steps[-1]['ply'], left)}.")
 
 
 def _in_plies(distance: int | None) -> str:
