@@ -309,9 +309,22 @@ def test_a_stopped_searchs_late_answer_leaves_the_search_again_alone(page, board
     assert page.is_hidden("#again")
 
 
-def held_routes(page, pattern: str) -> list:
-    """The page's requests to `pattern` from now on, each held on its way until continued."""
-    held: list = []
+class HeldRoutes(list):
+    """The page's requests to a pattern, each held on its way until continued. Asking for the
+    n-th waits (up to 5 s) until the page has sent it: the browser's request may still be on its
+    way when the test goes on (a clean-clone CI run asked for held[1] before it had come)."""
+
+    def __init__(self, page):
+        super().__init__()
+        self.page = page
+
+    def __getitem__(self, index):
+        wait_for_held(self.page, self, index + 1)
+        return super().__getitem__(index)
+
+
+def held_routes(page, pattern: str) -> HeldRoutes:
+    held = HeldRoutes(page)
     page.route(pattern, lambda route: held.append(route))
     return held
 
