@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 import grpc
 
 from ddcards.server import calllog
-from ddcards.server.wire import MAP_KEY_RULE, ONEOF_RULE, oneof_conflict
+from ddcards.server.wire import MAP_KEY_RULE, ONEOF_RULE, bad_utf8_field, oneof_conflict
 from ddcards.server.status import (RequestError, StreamIdle, TokenInvalid, TooManyStreams, Unauthenticated,
                                    clean_text, code_of, describe)
 
@@ -100,12 +100,13 @@ def _non_blocking(inner: Callable[..., Any], unary: Wrapper) -> Callable[..., An
 class Undecodable:
     """What the safe deserializer hands on for bytes that are no valid message."""
 
-    __slots__ = ("error", "message_type", "message")
+    __slots__ = ("error", "message_type", "message", "bad_utf8")
 
-    def __init__(self, error: BaseException, message_type: str, message: Any = None):
+    def __init__(self, error: BaseException, message_type: str, message: Any = None, bad_utf8: str | None = None):
         self.error = error
         self.message_type = message_type
         self.message = message      # what protobuf parsed, where it could (a stream item's id: echoed)
+        self.bad_utf8 = bad_utf8    # the string field whose bytes are no UTF-8, where that is the fault
 
     def to_error(self) -> RequestError:
         if isinstance(self.error, OneofConflict):
@@ -113,6 +114,10 @@ class Undecodable:
             return RequestError(f"the {self.message_type} message sends {self.error}: {advice} (protobuf would keep "
                                 "the last and drop the other)",
                                 token=self.error.field, rule=self.error.rule, field=self.error.field)
+        if self.bad_utf8 is not None:
+            return RequestError(f"the request is not a valid {self.message_type} message: its string field "
+                                f"{self.bad_utf8} is not UTF-8 text", token=self.bad_utf8,
+                                rule="protobuf encoding: a string field holds UTF-8 text", field=self.bad_utf8)
         return RequestError(f"the request is not a valid {self.message_type} message "
                             f"({type(self.error).__name__}: {clean_text(self.error)})",
                             token="", rule="protobuf encoding")
@@ -142,7 +147,7 @@ def _safe_deserializer(deserialize: Callable[[bytes], Any] | None) -> Callable[[
         try:
             message = deserialize(data)
         except Exception as exc:  # noqa: BLE001 - reported to the client as INVALID_ARGUMENT
-            return Undecodable(exc, name)
+            return Undecodable(exc, name, bad_utf8=_bad_utf8(descriptor, data, exc))
         try:
             conflict = oneof_conflict(descriptor, data, message=message) if descriptor is not None else None
         except Exception:  # noqa: BLE001 - a check of what the parser took: never a reason to fail the call
@@ -153,6 +158,17 @@ def _safe_deserializer(deserialize: Callable[[bytes], Any] | None) -> Callable[[
         return message
 
     return safe
+
+
+def _bad_utf8(descriptor: Any, data: bytes, exc: BaseException) -> str | None:
+    """Which string field made the parser fail with "bad UTF-8" (it does not say), if any."""
+    if descriptor is None or "UTF-8" not in str(exc):
+        return None
+    try:
+        return bad_utf8_field(descriptor, data)
+    except Exception:  # noqa: BLE001 - a better message, never a reason to fail otherwise
+        log.exception("locating the bad UTF-8 of a %s failed", descriptor.full_name)
+        return None
 
 
 def _client_gone(exc: BaseException, context: grpc.ServicerContext) -> bool:
@@ -334,7 +350,8 @@ class TokenInterceptor(grpc.ServerInterceptor):
     """Calls must carry ``authorization: Bearer <token>``; else UNAUTHENTICATED
     (reason TOKEN_MISSING or TOKEN_INVALID). The scheme is case-insensitive (RFC 7235:
     ``bearer``, ``BEARER`` do too) and any spaces or tabs may separate it from the token;
-    the token itself is compared exactly, in constant time. Methods under
+    the token itself is compared exactly, in constant time. A call with two or more
+    ``authorization`` values is refused, whichever holds the token. Methods under
     ``exempt_prefixes`` (health checks) need no token."""
 
     def __init__(self, token: str, exempt_prefixes: tuple[str, ...] = ("/grpc.health.v1.Health/",)):
@@ -347,10 +364,13 @@ class TokenInterceptor(grpc.ServerInterceptor):
                           handler_call_details: grpc.HandlerCallDetails) -> Handler[_Request, _Response] | None:
         if (handler_call_details.method or "").startswith(self._exempt):
             return continuation(handler_call_details)
-        given = next((value for key, value in handler_call_details.invocation_metadata or ()
-                      if key == "authorization"), None)
+        values = [value for key, value in handler_call_details.invocation_metadata or () if key == "authorization"]
+        given = values[0] if values else None
         error: Unauthenticated | None = None
-        if given is not None:
+        if len(values) > 1:     # which one counts would be a guess (RFC 9110: a header sent once)
+            error = TokenInvalid(f"the call carries {len(values)} 'authorization' metadata values: send one, "
+                                 "'authorization: Bearer <token>'")
+        elif given is not None:
             given_bytes = given.encode("utf-8", "backslashreplace") if isinstance(given, str) else bytes(given)
             token, error = _bearer_token(given_bytes)
             if token is not None and hmac.compare_digest(token, self._expected):

@@ -6,6 +6,9 @@ option given twice): the parser keeps the last one it reads and drops the other 
 That is a client's bug, and solving whichever came last would be a silent fix of it, so the
 service reads the request's bytes once more (they are well formed: the parser took them) and
 names both members (or the key).
+
+Where the parser does refuse a request for a string field that is no UTF-8, it does not say which
+field: :func:`bad_utf8_field` reads the bytes to name it.
 """
 from __future__ import annotations
 
@@ -168,4 +171,78 @@ def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "", budget: 
         inner = oneof_conflict(kind, b"".join(copies), f"{path}{field.name}.", budget, sub)
         if inner is not None:
             return inner
+    return None
+
+
+def bad_utf8_field(descriptor: Descriptor, data: bytes, path: str = "", budget: list[int] | None = None) -> str | None:
+    """The path of the first string field in `data` (a message of `descriptor`) whose bytes are
+    no UTF-8 ("position.game_name", "position.hands[2].text"), None if none is found (or past
+    FIELD_BUDGET fields, or where the bytes are malformed otherwise). Protobuf's parser says only
+    that some string field had bad UTF-8; a client needs to know which."""
+    if budget is None:
+        budget = [FIELD_BUDGET]
+    by_number = {field.number: field for field in descriptor.fields}
+    counts: dict[int, int] = {}
+    i, end = 0, len(data)
+    try:
+        while i < end:
+            budget[0] -= 1
+            if budget[0] < 0:
+                return None
+            key, i = _varint(data, i)
+            number, wire = key >> 3, key & 7
+            if wire == 0:
+                _, i = _varint(data, i)
+            elif wire == 1:
+                i += 8
+            elif wire == 5:
+                i += 4
+            elif wire == 2:
+                length, i = _varint(data, i)
+                piece, i = data[i:i + length], i + length
+                field = by_number.get(number)
+                if field is None:
+                    continue
+                index = counts.get(number, 0)
+                counts[number] = index + 1
+                label = f"{path}{field.name}" + (f"[{index}]" if field.is_repeated else "")
+                if field.type == FieldDescriptor.TYPE_STRING:
+                    try:
+                        piece.decode("utf-8")
+                    except UnicodeDecodeError:
+                        return label
+                elif field.type == FieldDescriptor.TYPE_MESSAGE:
+                    if field.message_type.GetOptions().map_entry:      # named by its key: options['x']
+                        entry_key = _string_key(piece)
+                        label = f"{path}{field.name}" + ("" if entry_key is None else f"[{entry_key!r}]")
+                    inner = bad_utf8_field(field.message_type, piece, label + ".", budget)
+                    if inner is not None:
+                        return inner
+            else:
+                return None
+    except IndexError:          # bytes cut short: some other fault than the UTF-8
+        return None
+    return None
+
+
+def _string_key(entry: bytes) -> str | None:
+    """A map entry's string key (field 1), if it is there and is UTF-8."""
+    i = 0
+    while i < len(entry):
+        key, i = _varint(entry, i)
+        wire = key & 7
+        if wire == 2:
+            length, i = _varint(entry, i)
+            if key >> 3 == 1:
+                try:
+                    return entry[i:i + length].decode("utf-8")
+                except UnicodeDecodeError:
+                    return None
+            i += length
+        elif wire == 0:
+            _, i = _varint(entry, i)
+        elif wire in (1, 5):
+            i += 8 if wire == 1 else 4
+        else:
+            return None
     return None

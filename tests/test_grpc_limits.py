@@ -135,6 +135,28 @@ def _varint(n: int) -> bytes:
     return out + bytes([n])
 
 
+def test_a_string_that_is_no_utf8_is_named(server):
+    """Protobuf's parser fails "String field had bad UTF-8" without saying which: the status
+    names the field (ErrorInfo's field too), in a stream's item as well."""
+    request = Client.solve_request(_doc(), "best")
+    request.position.hands[1].notation += "\x01\x02\x03"
+    bad = request.SerializeToString().replace(b"\x01\x02\x03", b"\xff\xfe\xfd")
+    with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        with pytest.raises(grpc.RpcError) as info:
+            channel.unary_unary(SOLVE)(bad, timeout=10)
+        assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert info.value.details() == ("the request is not a valid ddcards.v1.SolveRequest message: its string "
+                                        "field position.hands[1].notation is not UTF-8 text")
+        details = error_details(info.value)
+        assert (details["reason"], details["field"]) == ("INVALID_REQUEST", "position.hands[1].notation")
+        item = pb.SolveStreamRequest(id="bad-text").SerializeToString() + b"\x12" + _varint(len(bad)) + bad
+        stream = channel.stream_stream("/ddcards.v1.SolverService/SolveStream")
+        (answer,) = map(pb.SolveStreamResponse.FromString, stream(iter([item]), timeout=30))
+        assert answer.error.code_name == "INVALID_ARGUMENT"
+        assert answer.error.message == ("the request is not a valid ddcards.v1.SolveStreamRequest message: its "
+                                        "string field solve.position.hands[1].notation is not UTF-8 text")
+
+
 def test_two_members_of_a_oneof_are_invalid_argument_not_the_last_one_solved(server):
     """Protobuf keeps the last member of a oneof it reads: a request with both a position and a
     document_json was solved as whichever came last. Now it is refused, naming both."""

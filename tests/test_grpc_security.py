@@ -184,6 +184,24 @@ def test_a_malformed_authorization_says_what_is_wrong_with_it():
             assert "s3cret" not in info.value.details().lower()      # never echoed
 
 
+def test_two_authorization_values_are_refused_whichever_holds_the_token():
+    """Which of two values counts would be the server's guess: a proxy that adds one to a call
+    that already has one must not get through, nor the other way round."""
+    with running_server(workers=1, token="s3cret") as srv, grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+        stub = pb_grpc.SolverServiceStub(channel)
+        for values in (("Bearer s3cret", "Bearer wrong"), ("Bearer wrong", "Bearer s3cret"),
+                       ("Bearer s3cret", "Bearer s3cret")):
+            with pytest.raises(grpc.RpcError) as info:
+                stub.ListGames(pb.ListGamesRequest(), metadata=tuple(("authorization", v) for v in values),
+                               timeout=10)
+            assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED, values
+            assert error_details(info.value)["reason"] == "TOKEN_INVALID", values
+            assert info.value.details() == ("the call carries 2 'authorization' metadata values: send one, "
+                                            "'authorization: Bearer <token>'"), values
+        metadata = (("authorization", "Bearer s3cret"),)
+        assert stub.ListGames(pb.ListGamesRequest(), metadata=metadata, timeout=10).games     # still serving
+
+
 def test_bearer_token_parsing():
     from ddcards.server.interceptors import _bearer_token
 

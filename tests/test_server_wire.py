@@ -4,10 +4,13 @@ map's key) is a conflict exactly when two of its parts set different members of 
 one option's key, and a message protobuf wrote itself never is."""
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from ddcards.server.wire import MAP_KEY_RULE, ONEOF_RULE, oneof_conflict
+import pytest
+from google.protobuf.message import DecodeError
+
+from ddcards.server.wire import MAP_KEY_RULE, ONEOF_RULE, bad_utf8_field, oneof_conflict
 from ddcards.v1 import ddcards_pb2 as pb
 
 _TEXT = st.text(max_size=8)
@@ -95,6 +98,40 @@ def test_a_request_of_parts_conflicts_exactly_when_two_parts_set_different_membe
 def test_a_message_protobuf_wrote_never_conflicts(part):
     request, _ = part
     assert oneof_conflict(pb.SolveRequest.DESCRIPTOR, request.SerializeToString()) is None
+    assert bad_utf8_field(pb.SolveRequest.DESCRIPTOR, request.SerializeToString()) is None
     table = pb.SolveTableRequest(position=request.position) if request.HasField("position") else \
         pb.SolveTableRequest(document_json=request.document_json)
     assert oneof_conflict(pb.SolveTableRequest.DESCRIPTOR, table.SerializeToString()) is None
+
+
+# A marker written as text and its bytes swapped, on the wire, for as many that are no UTF-8
+_MARK, _BAD = "\x01MARK\x01", b"\xffMARK\xff"
+
+
+@settings(max_examples=300, deadline=None)
+@given(requests(), st.data())
+def test_the_string_field_that_is_no_utf8_is_named(part, data):
+    """Protobuf's parser says "String field had bad UTF-8" and not which: the service names it,
+    a map's entry by its key."""
+    request, member = part
+    places: list[tuple[str, object]] = []
+    if member == "document_json":
+        places.append(("document_json", lambda: setattr(request, "document_json", _MARK)))
+    if member == "position":
+        position = request.position
+        places.append(("position.game_name", lambda: setattr(position, "game_name", _MARK)))
+        for i, hand in enumerate(position.hands):
+            places.append((f"position.hands[{i}].notation", lambda hand=hand: setattr(hand, "notation", _MARK)))
+        places.append(("position.options.key", lambda: position.options[_MARK].CopyFrom(pb.OptionValue())))
+        for key in position.options:
+            places.append((f"position.options[{key!r}].value.string_value",
+                           lambda key=key: setattr(position.options[key], "string_value", _MARK)))
+    assume(places)              # (a request with neither member holds no string)
+    path, spoil = data.draw(st.sampled_from(places))
+    spoil()
+    wire = request.SerializeToString().replace(_MARK.encode(), _BAD)
+    with pytest.raises(DecodeError, match="UTF-8"):
+        pb.SolveRequest.FromString(wire)
+    assert bad_utf8_field(pb.SolveRequest.DESCRIPTOR, wire) == path
+    item = pb.SolveStreamRequest(id="x", solve=request).SerializeToString().replace(_MARK.encode(), _BAD)
+    assert bad_utf8_field(pb.SolveStreamRequest.DESCRIPTOR, item) == "solve." + path
