@@ -1152,6 +1152,19 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                                          what="one per job", fewer="fewer jobs")
         except DdcardsError as exc:
             usage_error(str(exc))
+    if args.command == "board":     # its workers' tables too, named by the flags as batch's are
+        from ddcards.board import MAX_WORKERS
+        from ddcards.ddtable import available_threads
+
+        if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+            usage_error(f"--workers must be a whole number from 1 to {MAX_WORKERS} (got {args.workers})")
+        if not 0 <= args.port <= 65535:
+            usage_error(f"--port must be a TCP port, 0 to 65535 (0 picks a free one; got {args.port})")
+        try:
+            ddcards.api.check_tables_fit(args.workers or available_threads(), args.tt_mb, "--workers", "--tt-mb",
+                                         what="one per worker", fewer="fewer workers")
+        except DdcardsError as exc:
+            usage_error(str(exc))
     timeout = getattr(args, "timeout", None)
     if timeout is not None and not timeout >= 0:          # also NaN
         usage_error(f"--timeout must be a number of seconds, at least 0 (got {timeout:g})")

@@ -302,7 +302,8 @@ def test_cli_board_bad_input(tmp_path):
     assert out.returncode == 2 and "must beat QH" in out.stderr and out.stderr.startswith("ddcards: error:")
     out = subprocess.run([sys.executable, "-m", "ddcards", "board", "--port", "70000"], capture_output=True,
                          text=True, timeout=60)
-    assert out.returncode == 2 and "port 70000 is not a TCP port" in out.stderr
+    assert out.returncode == 2 and out.stderr.endswith(
+        "ddcards board: error: --port must be a TCP port, 0 to 65535 (0 picks a free one; got 70000)\n")
 
 
 def test_an_error_only_the_search_finds_is_a_400(client, monkeypatch):
@@ -354,10 +355,12 @@ def test_cli_board_takes_its_workers(tmp_path):
     half = ddcards.api.tt_mb_limit() // 2
     out = subprocess.run([sys.executable, "-m", "ddcards", "board", "--workers", "3", "--tt-mb", str(half),
                           "--port", "0"], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 2 and f"workers 3 x tt_mb {half}" in out.stderr, out.stderr
+    assert out.returncode == 2 and f"ddcards board: error: --workers 3 x --tt-mb {half}: the tables take" \
+        in out.stderr and out.stderr.endswith(": give fewer workers or a smaller table\n"), out.stderr
     out = subprocess.run([sys.executable, "-m", "ddcards", "board", "--workers", "0", "--port", "0"],
                          capture_output=True, text=True, timeout=60)
-    assert out.returncode == 2 and "workers is a whole number from 1 to 256" in out.stderr, out.stderr
+    assert out.returncode == 2 and out.stderr.endswith(
+        "ddcards board: error: --workers must be a whole number from 1 to 256 (got 0)\n"), out.stderr
     board = subprocess.Popen([sys.executable, "-m", "ddcards", "board", "--workers", "1", "--tt-mb", str(half),
                               "--example", "klaverjas", "--port", "0"], stderr=subprocess.PIPE, text=True)
     try:

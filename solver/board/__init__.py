@@ -13,7 +13,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ddcards.board.app import BoardApp
 
-__all__ = ["create_app"]
+__all__ = ["MAX_WORKERS", "create_app"]
+
+#: The most searches the board runs at once (each holds a table of its own).
+MAX_WORKERS = 256
 
 
 def create_app(**kwargs: Any) -> BoardApp:

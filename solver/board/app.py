@@ -22,7 +22,6 @@ import base64
 import hashlib
 import ipaddress
 import json
-import os
 import queue
 import re
 import threading
@@ -46,6 +45,8 @@ from starlette.routing import Route
 import ddcards
 from ddcards.api import DEFAULT_TT_MB, CancelToken, Solver, _threads, check_tables_fit, check_timeout, check_tt_mb
 from ddcards._jsonio import check_unicode, decode_utf8, loads, read_position, shown, token_text
+from ddcards.board import MAX_WORKERS
+from ddcards.ddtable import available_threads
 from ddcards.errors import (DdcardsError, InvalidOptionError, NotationError, SearchCancelled, SearchTimeout,
                              TableMemoryError)
 from ddcards.games.prsi import every_value_or_optimal
@@ -181,8 +182,6 @@ def position_view(pos: ddcards.Position) -> dict[str, Any]:
     }
 
 
-#: The most searches the board runs at once (each holds a table of its own).
-MAX_WORKERS = 256
 
 
 class BoardApp:
@@ -207,7 +206,7 @@ class BoardApp:
             raise InvalidOptionError(f"workers is a whole number from 1 to {MAX_WORKERS} (searches at once, each "
                                      f"with its own table), not {workers!r}", token=repr(workers),
                                      rule=f"board: workers 1..{MAX_WORKERS}", field="workers")
-        workers = workers or os.cpu_count() or 1
+        workers = workers or available_threads()
         check_tables_fit(workers, tt_mb, "workers", "tt_mb", what="one per worker", fewer="fewer workers")
         self.initial = position
         self.html = self.render_page()

@@ -120,8 +120,6 @@ def cmd_board(args: argparse.Namespace) -> int:
     if args.file is not None or args.example:
         doc, _ = one_document(args, "the board opens one position", "a position document")
         position = as_position(doc).to_dict()
-    if not 0 <= args.port <= 65535:
-        raise NotationError(f"port {args.port} is not a TCP port", token=str(args.port), rule="ports 0-65535")
     check_listen(args.host, args.port)
     if not is_loopback(args.host):
         print(f"ddcards: warning: the board listens on {args.host}: anyone who reaches it can run searches "
