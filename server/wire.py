@@ -211,7 +211,7 @@ def bad_utf8_field(descriptor: Descriptor, data: bytes, path: str = "", budget: 
                         piece.decode("utf-8")
                     except UnicodeDecodeError:
                         return label
-                elif field.type == FieldDescriptor.TYPE_MESSAGE:
+                elif field.message_type is not None:
                     if field.message_type.GetOptions().map_entry:      # named by its key: options['x']
                         entry_key = _string_key(piece)
                         label = f"{path}{field.name}" + ("" if entry_key is None else f"[{entry_key!r}]")

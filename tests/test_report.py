@@ -182,6 +182,11 @@ def test_the_chart_takes_every_value_the_document_allows(seed_doc):
                outcome_mistakes=[s["ply"] for s in doc["steps"][:2] if s["changes_outcome"]])
     for step, (before, after) in zip(doc["steps"], ((low, 0), (0, high))):
         step.update(value_before=before, value_after=after, cost=high, mistake=True)
+    # (the words on the values, as check.py works them out: the declarer wins above 0)
+    doc["initial_outcome"] = "declarer loses"
+    doc["steps"][0].update(outcome="declarer loses", changes_outcome=False)
+    doc["steps"][1].update(outcome="declarer wins", changes_outcome=True)
+    doc["outcome_mistakes"] = [doc["steps"][1]["ply"]]
     labels = re.findall(r'class="ylabel"[^>]*>([^<]*)<', render(doc))
     assert labels == ["\u2212500000000000000", "0", "+500000000000000"]
 
@@ -440,14 +445,13 @@ def test_text_fields_reach_the_page_escaped(seed_doc, path):
     # Step 0 turned the outcome (its outcome is shown) and lists no moves (its best_moves are).
     doc = edited(edited(seed_doc, "steps.0.changes_outcome", True), "steps.0.moves", [])
     doc["outcome_mistakes"] = [0]
-    if path.startswith("deal."):
-        # the deal's fields are the record's as laid out (test_report_reader); without the record
-        # they are the document's own text
-        del doc["deal"]["position"]["played"]
+    # Without the record: with it, the deal's fields, the words on the values (step 0's turn too)
+    # and the final line are the record's as laid out and played (test_report_reader); without it
+    # they are the document's own text
+    del doc["deal"]["position"]["played"]
     if path == "steps.0.move":
         # a move the record does not hold is refused (test_report_reader), and so is one that is no
         # action of the game where the document leaves the record out
-        del doc["deal"]["position"]["played"]
         with pytest.raises(ddcards.NotationError, match=r"steps\[0\]\.move: an action of marias: a card, not") as err:
             render(edited(doc, path, PAYLOAD))
         assert err.value.field == "steps[0].move"

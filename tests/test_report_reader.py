@@ -363,3 +363,67 @@ def test_a_lone_surrogate_is_named_by_its_place_and_no_page_is_left(analysis_tex
     source.write_text(text)
     code, said = report(capsys, str(source), "-o", str(page))
     assert code == cli.EXIT_BAD_INPUT and "lone surrogate" in said and not page.exists()
+
+
+def _played_out(doc: dict, rng, plies: int, slip: float = 0.3) -> dict:
+    """`doc` with `plies` legal actions recorded (the first legal one, or at random)."""
+    pos = ddcards.Position.from_dict(doc)
+    for _ in range(plies):
+        legal = pos.legal_moves
+        if not legal:
+            break
+        pos = pos.play(rng.choice(legal) if rng.random() < slip else legal[0])
+    return pos.to_dict()
+
+
+def _records() -> list:
+    import random
+
+    try:
+        from tests.reference import mariasz as ref_mariasz
+    except ImportError:  # pytest put tests/ itself on sys.path
+        from reference import mariasz as ref_mariasz
+
+    rng = random.Random(20261206)
+    money = {"game": "marias", "contract": "hra", "trump": "C", "objective": "money",
+             "announcements": ["sedma", "kilo"], "hands": ["T.TK8.T.AKQJ7", "AKJ9.J9.KQJ.9", "Q87.A7.A987.T"],
+             "talon": "QH 8C", "flek": 1}
+    durch = {"game": "marias", "contract": "durch", "objective": "money", "hands": ["KQT.KJT9.K.J8", "AJ98.Q.QJT.K9",
+             "7.A8.A97.AQT7"], "talon": "7H 8D"}
+    three = ref_mariasz.random_history(rng, ref_mariasz.random_deal(rng, variant="three", szlifowany=True), 9)
+    race = _played_out(dict(ref_mariasz.random_deal(rng, szlifowany=True), objective="race", start_scores=[110, 95]),
+                       rng, 14)
+    return [
+        pytest.param(_played_out(money, rng, 30), 0, id="marias-money"),
+        pytest.param(_played_out(durch, rng, 30, slip=0.8), 0, id="marias-durch-money"),
+        pytest.param(_played_out(deals.klaverjas_deal(5, "rotterdam"), rng, 32), 12, id="klaverjas-rotterdam"),
+        pytest.param(_played_out(deals.klaverjas_deal(6, "amsterdam"), rng, 32, slip=0.8), 20, id="klaverjas-amsterdam"),
+        pytest.param(ddcards.example("mariasz-kiks"), 0, id="mariasz-kiks"),
+        pytest.param(three, 0, id="mariasz-three"),
+        pytest.param(race, 2, id="mariasz-race"),
+        pytest.param(ddcards.example("prsi-endgame"), 0, id="prsi-endgame"),
+        pytest.param(_played_out(ddcards.example("prsi-4players"), rng, 12, slip=0.5), 4, id="prsi-4players"),
+    ]
+
+
+@pytest.mark.parametrize("doc, from_ply", _records())
+def test_every_analysis_the_solver_writes_is_one_the_report_takes(doc, from_ply):
+    """The report holds a document to its record (the words on each value, whether an action
+    turned them, the final line and where it ends): every analysis the solver writes passes,
+    whatever the game, rule set, objective or first ply, and a changed word or a changed end of
+    the final line is refused."""
+    from ddcards.report.check import check_analysis
+
+    for mode in ("optimal", "all"):
+        analysis = json.loads(json.dumps(ddcards.analyse(doc, mode=mode, from_ply=from_ply).to_dict()))
+        assert len(analysis["steps"]) == len(doc["played"]) - from_ply > 0 and analysis["final"] is not None
+        check_analysis(analysis)
+    wrong = dict(analysis, steps=[dict(s) for s in analysis["steps"]])
+    wrong["steps"][0]["outcome"] = "seat 9 wins"
+    with pytest.raises(ddcards.NotationError) as err:
+        check_analysis(wrong)
+    assert err.value.field == "steps[0].outcome"
+    wrong = dict(analysis, final=dict(analysis["final"], settlement=[s + 1 for s in analysis["final"]["settlement"]]))
+    with pytest.raises(ddcards.NotationError) as err:
+        check_analysis(wrong)
+    assert err.value.field == "final.settlement[0]" and "where final.pv ends" in str(err.value)

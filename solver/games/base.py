@@ -342,6 +342,12 @@ class Session(ABC):
         searched as the rank of its outcome)."""
         return value
 
+    def unreported(self, value: int) -> int | None:
+        """A value in search units that reports as `value` (its sign and what the lines' summaries
+        read of it are the same as any other's that does); None if no value reports so. Used to
+        check a document's claims against a replay (``ddcards report``)."""
+        return value
+
     def distance(self, value: int) -> int | None:
         """Plies to the end the value forces (None: the game has no such measure, or none is forced)."""
         return None

@@ -480,6 +480,13 @@ class MariasSession(CardSession):
             return self.scale.values[raw]
         return self.scale.part_money(self.setup.contract, raw > 0)
 
+    def unreported(self, value: int) -> int | None:
+        if self.setup.objective != "money" or self.scale is None:
+            return value
+        if self.setup.contract == "hra":
+            return self.scale.values.index(value) if value in self.scale.values else None
+        return next((raw for raw in (1, -1) if self.reported(raw) == value), None)
+
     def is_max(self, seat: int) -> bool:
         return seat == 0
 

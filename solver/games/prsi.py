@@ -563,6 +563,11 @@ class PrsiSession(Session):
     def distance(self, value: int) -> int | None:
         return self._decode(value)[1]
 
+    def unreported(self, value: int) -> int | None:
+        # a win or a loss at any distance (a summary reads only the outcome)
+        raw = (value > 0) - (value < 0)
+        return raw if self.reported(raw) == value else None
+
     def search(self, searcher: Any, mode: int, cancel: Any, timeout: float | None,
                want_pv: bool = True, helpers: Sequence[tuple[Any, Any]] = ()
                ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:

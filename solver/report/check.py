@@ -316,8 +316,12 @@ def _check_deal_from_record(doc: Mapping[str, Any], position: Mapping[str, Any])
     for key in ("value_owner", "value_meaning"):
         if key in doc and key in view and doc[key] != view[key]:
             raise differs(key, doc[key], view[key])
-    # Each step's trick winner and score so far are the record's too (the steps follow it).
+    words = _Words(session, doc.get("value_kind"))
+    words.check(doc, "initial_outcome", "initial_value", here=True)
+    # Each step's trick winner, score so far and words on its value are the record's too (the
+    # steps follow it).
     for i, step in enumerate(doc["steps"]):
+        before = words.said(step.get("value_before"), f"steps[{i}].value_before")
         session.play(pos.played[ply + i])
         winner = session.to_move if session.trick_done() else None
         if "trick_winner" in step and step["trick_winner"] != winner:
@@ -327,6 +331,72 @@ def _check_deal_from_record(doc: Mapping[str, Any], position: Mapping[str, Any])
         score = json.loads(json.dumps(session.scores_now()))
         if "score" in step and step["score"] != score:
             raise differs(f"steps[{i}].score", step["score"], score, f"the record's after ply {ply + i}")
+        after = words.check(step, "outcome", "value_after", f"steps[{i}].")
+        # an action turns the outcome where it costs and the words on the values differ
+        if "changes_outcome" in step and before is not None and after is not None:
+            turned = step.get("cost", 0) > 0 and before != after
+            if step["changes_outcome"] != turned:
+                raise _fail(f"steps[{i}].changes_outcome", step["changes_outcome"],
+                            f"{json.dumps(turned)}: the words on the value before it are {before!r}, after it "
+                            f"{after!r}")
+    final = doc.get("final")
+    if final is not None and ply + len(doc["steps"]) == len(pos.played):     # a whole analysis
+        words.check(doc, "final_outcome", "final_value", here=True)
+        _check_final_line(final, pos, session, words.raw(doc["final_value"], "final_value"), differs)
+
+
+class _Words:
+    """The game's own words on a value where the session stands ("the playing team makes it"),
+    as the analysis says them: a document's words must be those of its values."""
+
+    def __init__(self, session: Any, value_kind: Any):
+        self.session, self.value_kind = session, value_kind
+
+    def raw(self, value: int, field: str) -> int:
+        raw = self.session.unreported(value)
+        if raw is None:
+            raise _fail(field, value, "a value this game can have here")
+        return int(raw)
+
+    def said(self, value: Any, field: str, *, here: bool = False) -> str | None:
+        """The words on `value` (None if it is no whole number: another check names that).
+        `here`: the words where an analysis starts or ends, which say how a game over ended."""
+        if not whole_number(value):
+            return None
+        ended = getattr(self.session, "ended", None) if here else None
+        words: str = (ended() if ended is not None else None) or self.session.verdict(
+            value, self.session.summary((), self.raw(value, field)).won, self.value_kind)
+        return words
+
+    def check(self, holder: Mapping[str, Any], key: str, value_key: str, prefix: str = "", *,
+              here: bool = False) -> str | None:
+        """The words on holder[value_key]; holder[key], if given, must be those."""
+        want = self.said(holder.get(value_key), prefix + value_key, here=here)
+        if want is not None and key in holder and holder[key] != want:
+            raise _fail(prefix + key, holder[key], f"{want!r}, the words on {value_key} {holder[value_key]} here")
+        return want
+
+
+def _check_final_line(final: Mapping[str, Any], pos: Any, session: Any, raw: int, differs: Any) -> None:
+    """The final solve's line is legal from the record's end, and its scores, tricks, outcome and
+    settlement are where that line ends (the page shows them as the deal's end)."""
+    import json
+
+    pv = list(final.get("pv") or [])
+    line = pos.start().session()
+    for move in pos.played:
+        line.play(move)
+    for i, move in enumerate(pv):
+        try:
+            line.play(move)
+        except DdcardsError as exc:
+            raise _fail(f"final.pv[{i}]", move, f"a legal action there ({exc})") from None
+    summary = session.summary([session.move_code(move) for move in pv] if pv else (), raw)
+    for key in ("scores", "tricks", "won", "settlement", "outcomes", "parts"):
+        if key in final:
+            want = json.loads(json.dumps(getattr(summary, key)))
+            if final[key] != want:
+                raise differs(f"final.{key}", final[key], want, "where final.pv ends")
 
 
 def _check_complete(doc: Mapping[str, Any], steps: Sequence[Any], position: Mapping[str, Any],
