@@ -165,7 +165,8 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
                      deck=DECK_SIZE, elsewhere=[("the talon", len(talon))])
     if len(talon) != TALON_SIZE:
         listed = f" ({format_cards(talon)})" if talon else ""
-        raise InvalidDealError(f"the talon holds {TALON_SIZE} cards, not {len(talon)}{listed} ({TALON_RULE})",
+        held = f"{len(talon)} card{'' if len(talon) == 1 else 's'}{listed}" if talon else "none"
+        raise InvalidDealError(f"the talon must hold {TALON_SIZE} cards; it holds {held} ({TALON_RULE})",
                                token=format_cards(talon) or "talon", rule=TALON_RULE, field="talon")
     if contract == "hra":
         for card in talon:
