@@ -384,15 +384,24 @@ def step_mark(s: ddcards.AnalysisStep) -> str:
 
 # ----------------------------------------------------------------- commands
 
+@dataclasses.dataclass
+class Unanswered:
+    """The documents of an input that got no answer: all of them, and the searches stopped (a
+    time limit, a cancel) among them; the others were bad input."""
+
+    failed: int = 0
+    stopped: int = 0
+
+
 def for_each_document(args: argparse.Namespace, work: Callable[[Any], Any],
-                      show: Callable[[Any, Entry, Input], None], failed: list[int] | None = None,
+                      show: Callable[[Any, Entry, Input], None], unanswered: Unanswered | None = None,
                       done: Callable[[Input], None] | None = None,
                       show_failed: Callable[[Outcome, Input], None] | None = None,
                       begin: Callable[[Entry, Input], None] | None = None) -> int:
     """Run `work` on every document of the input as it is read, and `show` each answer.
 
     A bad document is reported (an error record with --json, else a line on stderr) and
-    the rest go on; the exit status is the worst seen.  `failed`: its one item counts them;
+    the rest go on; the exit status is the worst seen.  `unanswered`: counts them;
     `done` is called after each document, answered or not (a progress bar); `show_failed`
     before a failed document's report (what it finished, under the document's header);
     `begin` before each document's `work` (which may print as it goes: an analysis's rows).
@@ -418,8 +427,9 @@ def for_each_document(args: argparse.Namespace, work: Callable[[Any], Any],
                 if show_failed is not None:
                     show_failed(outcome, source)
                 status = max(status, report_error(outcome, source, args.json))
-                if failed is not None:
-                    failed[0] += 1
+                if unanswered is not None:
+                    unanswered.failed += 1
+                    unanswered.stopped += isinstance(outcome.error, SearchAborted)
             if done is not None:
                 done(source)
             sys.stdout.flush()
@@ -545,18 +555,15 @@ def cmd_solve(args: argparse.Namespace) -> int:
             bar = ProgressBar(visible, total=total)
         bar.update()                     # a failed document is done too (the bar ended short of its total)
 
-    failed, stopped = [0], [0]
-
-    def count_stopped(outcome: Outcome, source: Input) -> None:
-        stopped[0] += isinstance(outcome.error, SearchAborted)
-
+    unanswered = Unanswered()
     try:
-        status = for_each_document(args, work, show, failed, progressed, show_failed=count_stopped)
+        status = for_each_document(args, work, show, unanswered, progressed)
     finally:
         searches.close()
         if bar is not None:
             bar.close()
-    if times.count + failed[0] > 1:
+    failed, stopped = unanswered.failed, unanswered.stopped
+    if times.count + failed > 1:
         # A batch: how many were answered, how long their searches took, and how many did not
         # end in an answer: searches stopped (exit status 1) apart from bad input (2), each with
         # its error above.
@@ -566,12 +573,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
             line += (f" in {times.total:.3f} s of search; per position median {'' if exact else '~'}"
                      f"{median * 1000:.2f} ms, max {times.max * 1000:.2f} ms")
         where = "see their error records" if args.json else "see the errors above"
-        if stopped[0]:
+        if stopped:
             limit = f" at the time limit ({args.timeout:g} s each)" if args.timeout is not None else ""
-            line += f"; {stopped[0]:,} search{'' if stopped[0] == 1 else 'es'} stopped{limit}"
-        if failed[0] - stopped[0]:
-            line += f"; {failed[0] - stopped[0]:,} failed"
-        if failed[0]:
+            line += f"; {stopped:,} search{'' if stopped == 1 else 'es'} stopped{limit}"
+        if failed - stopped:
+            line += f"; {failed - stopped:,} failed"
+        if failed:
             line += f" ({where})"
         print(line, file=sys.stderr)
     return status
