@@ -281,6 +281,7 @@ def test_an_analysis_from_a_later_ply_shows_the_position_then_and_numbers_the_tr
     (lambda a: a.update(value_meaning=["a"]), "value_meaning", "text"),
     (lambda a: a.update(nodes=-5), "nodes", "a whole number from 0, not -5"),
     (lambda a: a.update(elapsed_ms="NaN"), "elapsed_ms", "a number of milliseconds from 0, not 'NaN'"),
+    (lambda a: a["steps"][3].update(seat=2), "steps[3].seat", "1, the seat to move at ply 3 of the record, not 2"),
     (lambda a: a["steps"][2].update(trick_winner=2), "steps[2].trick_winner", "1, the seat the record has take"),
     (lambda a: a["steps"][1].update(trick_winner=1), "steps[1].trick_winner", "null: this action ends no trick"),
     (lambda a: a["steps"][2].update(score={"declarer": 999, "defenders": 0}), "steps[2].score",

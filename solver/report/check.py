@@ -322,6 +322,9 @@ def _check_deal_from_record(doc: Mapping[str, Any], position: Mapping[str, Any])
     # steps follow it).
     for i, step in enumerate(doc["steps"]):
         before = words.said(step.get("value_before"), f"steps[{i}].value_before")
+        if "seat" in step and step["seat"] != session.to_move:
+            raise _fail(f"steps[{i}].seat", step["seat"], f"{session.to_move}, the seat to move at ply {ply + i} "
+                                                          "of the record")
         session.play(pos.played[ply + i])
         winner = session.to_move if session.trick_done() else None
         if "trick_winner" in step and step["trick_winner"] != winner:
