@@ -112,6 +112,8 @@ def check_analysis(doc: Any) -> None:
         else:
             _check_action(game, step["move"], f"steps[{i}].move")
     _check_values(doc, steps, game)
+    for i, step in enumerate(steps):
+        _check_moves(step, f"steps[{i}]", game)
     _check_final(doc.get("final"))
     _check_complete(doc, steps, position, played)
     if "played" in position:
@@ -175,6 +177,42 @@ def _check_action(name: str, move: str, field: str) -> None:
         wanted = {"prsi": "a card, an Ober naming a suit ('QS/H'), 'draw' or 'pass'",
                   "mariasz": "a card or 'exchange'"}.get(name, "a card")
         raise _fail(field, move, f"an action of {name}: {wanted}") from None
+
+
+def _check_moves(step: Mapping[str, Any], field: str, game: str) -> None:
+    """A step of mode all lists every legal move with its value: its best_moves are the moves
+    marked optimal and, outside Prší (whose values within a horizon may be unproven), a move is
+    optimal exactly where its value is the step's value_before, and the action played is worth
+    the step's value_after."""
+    import json
+
+    moves = step.get("moves") or []
+    if not moves:
+        return
+    for j, move in enumerate(moves):
+        if not isinstance(move.get("optimal", False), bool):
+            raise _fail(f"{field}.moves[{j}].optimal", move.get("optimal"), "true or false")
+    marked = [move["move"] for move in moves if move.get("optimal")]
+    if list(step["best_moves"]) != marked:
+        raise _fail(f"{field}.best_moves", step["best_moves"],
+                    f"{json.dumps(marked)}, the moves of {field}.moves marked optimal")
+    if game == "prsi":
+        return
+    before = step["value_before"]
+    for j, move in enumerate(moves):
+        value = move.get("value")
+        if value is not None and move.get("optimal", False) != (value == before):
+            raise _fail(f"{field}.moves[{j}].optimal", move.get("optimal", False),
+                        f"{json.dumps(value == before)}: whether its value ({value}) is the step's value_before "
+                        f"({before})")
+    played = next((j for j, move in enumerate(moves) if _same_action(move["move"], step["move"])), None)
+    if played is None:
+        raise _fail(f"{field}.moves", f"{len(moves)} moves", f"every legal move, the action played "
+                                                             f"({shown(step['move'])}) among them")
+    value = moves[played].get("value")
+    if value is not None and value != step["value_after"]:
+        raise _fail(f"{field}.moves[{played}].value", value, f"{step['value_after']}, the step's value_after: the "
+                                                              f"value of the action played")
 
 
 def _check_values(doc: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], game: str) -> None:
@@ -325,6 +363,15 @@ def _check_deal_from_record(doc: Mapping[str, Any], position: Mapping[str, Any])
         if "seat" in step and step["seat"] != session.to_move:
             raise _fail(f"steps[{i}].seat", step["seat"], f"{session.to_move}, the seat to move at ply {ply + i} "
                                                           "of the record")
+        listed = [move["move"] for move in step.get("moves") or ()]
+        if listed and sorted(listed) != sorted(legal := session.legal_moves()):
+            missing = [move for move in legal if move not in listed]
+            extra = [move for move in listed if move not in legal or listed.count(move) > 1]
+            what = "; ".join(part for part in (missing and f"{' '.join(missing)} missing",
+                                               extra and f"{' '.join(dict.fromkeys(extra))} not legal or listed "
+                                                         "twice") if part)
+            raise _fail(f"steps[{i}].moves", " ".join(listed), f"every legal action at ply {ply + i} of the record "
+                                                               f"once ({what})")
         session.play(pos.played[ply + i])
         winner = session.to_move if session.trick_done() else None
         if "trick_winner" in step and step["trick_winner"] != winner:
