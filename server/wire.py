@@ -13,6 +13,7 @@ field: :func:`bad_utf8_field` reads the bytes to name it.
 from __future__ import annotations
 
 from functools import cache
+from collections.abc import Iterator
 from typing import Any
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -28,6 +29,33 @@ def _varint(data: bytes, i: int) -> tuple[int, int]:
         if byte < 0x80:
             return value, i
         shift += 7
+
+
+#: The wire types whose values can be stepped over; the others are groups (deprecated; no field of ours).
+_WIRE_TYPES = (0, 1, 2, 5)
+
+
+def _fields(data: bytes) -> Iterator[tuple[int, int, bytes | None]]:
+    """(number, wire type, the value's bytes if length-delimited, else None) of each field of a
+    message's bytes, in order; a group is yielded (its wire type) and ends the reading, as
+    nothing after it can be read safely. Bytes cut short raise IndexError."""
+    i, end = 0, len(data)
+    while i < end:
+        key, i = _varint(data, i)
+        number, wire = key >> 3, key & 7
+        piece = None
+        if wire == 0:
+            _, i = _varint(data, i)
+        elif wire == 1:
+            i += 8
+        elif wire == 5:
+            i += 4
+        elif wire == 2:
+            length, i = _varint(data, i)
+            piece, i = data[i:i + length], i + length
+        yield number, wire, piece
+        if wire not in _WIRE_TYPES:
+            return
 
 
 @cache
@@ -122,13 +150,10 @@ def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "", budget: 
     sent: dict[str, list[str]] = {}
     merged: dict[int, list[bytes]] = {}               # a singular message field's copies
     keys: set[tuple[int, Any]] = set()                # the map entries' keys read so far
-    i, end = 0, len(data)
-    while i < end:
+    for number, wire, piece in _fields(data):
         budget[0] -= 1
-        if budget[0] < 0:
+        if budget[0] < 0 or wire not in _WIRE_TYPES:    # a group: nothing more to read safely
             return None
-        key, i = _varint(data, i)
-        number, wire = key >> 3, key & 7
         member = members.get(number)
         if member is not None and wire == member[2]:
             oneof, name, _ = member
@@ -137,34 +162,22 @@ def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "", budget: 
                 names.append(name)
                 if len(names) > 1:
                     return f"{' and '.join(path + n for n in names)} (oneof {oneof})", path + names[0], ONEOF_RULE
-        if wire == 0:
-            _, i = _varint(data, i)
-        elif wire == 1:
-            i += 8
-        elif wire == 5:
-            i += 4
-        elif wire == 2:
-            length, i = _varint(data, i)
-            holder = nested.get(number)
-            if holder is not None:
-                field, kind, is_map = holder
-                piece = data[i:i + length]
-                if field.is_repeated:
-                    label = field.name
-                    if is_map:                      # an entry of a map: named by its key, options['x']
-                        entry_key = getattr(GetMessageClass(kind).FromString(piece), "key")
-                        label += f"[{entry_key!r}]"
-                        if (number, entry_key) in keys:     # the parser keeps the last entry of a key
-                            return f"{path}{label} twice (one key of the map {field.name})", path + label, MAP_KEY_RULE
-                        keys.add((number, entry_key))
-                    inner = oneof_conflict(kind, piece, f"{path}{label}.", budget)
-                    if inner is not None:
-                        return inner
-                elif message is None or _may_hide_one(kind, getattr(message, field.name)):
-                    merged.setdefault(number, []).append(piece)
-            i += length
-        else:                   # a group (deprecated; no field of ours): nothing more to read safely
-            return None
+        holder = nested.get(number)
+        if holder is not None and piece is not None:
+            field, kind, is_map = holder
+            if field.is_repeated:
+                label = field.name
+                if is_map:                      # an entry of a map: named by its key, options['x']
+                    entry_key = getattr(GetMessageClass(kind).FromString(piece), "key")
+                    label += f"[{entry_key!r}]"
+                    if (number, entry_key) in keys:     # the parser keeps the last entry of a key
+                        return f"{path}{label} twice (one key of the map {field.name})", path + label, MAP_KEY_RULE
+                    keys.add((number, entry_key))
+                inner = oneof_conflict(kind, piece, f"{path}{label}.", budget)
+                if inner is not None:
+                    return inner
+            elif message is None or _may_hide_one(kind, getattr(message, field.name)):
+                merged.setdefault(number, []).append(piece)
     for number, copies in merged.items():
         field, kind, _ = nested[number]
         sub = None if message is None else getattr(message, field.name)
@@ -176,50 +189,36 @@ def oneof_conflict(descriptor: Descriptor, data: bytes, path: str = "", budget: 
 
 def bad_utf8_field(descriptor: Descriptor, data: bytes, path: str = "", budget: list[int] | None = None) -> str | None:
     """The path of the first string field in `data` (a message of `descriptor`) whose bytes are
-    no UTF-8 ("position.game_name", "position.hands[2].text"), None if none is found (or past
+    no UTF-8 ("position.game_name", "position.hands[2].notation"), None if none is found (or past
     FIELD_BUDGET fields, or where the bytes are malformed otherwise). Protobuf's parser says only
     that some string field had bad UTF-8; a client needs to know which."""
     if budget is None:
         budget = [FIELD_BUDGET]
     by_number = {field.number: field for field in descriptor.fields}
     counts: dict[int, int] = {}
-    i, end = 0, len(data)
     try:
-        while i < end:
+        for number, wire, piece in _fields(data):
             budget[0] -= 1
-            if budget[0] < 0:
+            if budget[0] < 0 or wire not in _WIRE_TYPES:
                 return None
-            key, i = _varint(data, i)
-            number, wire = key >> 3, key & 7
-            if wire == 0:
-                _, i = _varint(data, i)
-            elif wire == 1:
-                i += 8
-            elif wire == 5:
-                i += 4
-            elif wire == 2:
-                length, i = _varint(data, i)
-                piece, i = data[i:i + length], i + length
-                field = by_number.get(number)
-                if field is None:
-                    continue
-                index = counts.get(number, 0)
-                counts[number] = index + 1
-                label = f"{path}{field.name}" + (f"[{index}]" if field.is_repeated else "")
-                if field.type == FieldDescriptor.TYPE_STRING:
-                    try:
-                        piece.decode("utf-8")
-                    except UnicodeDecodeError:
-                        return label
-                elif field.message_type is not None:
-                    if field.message_type.GetOptions().map_entry:      # named by its key: options['x']
-                        entry_key = _string_key(piece)
-                        label = f"{path}{field.name}" + ("" if entry_key is None else f"[{entry_key!r}]")
-                    inner = bad_utf8_field(field.message_type, piece, label + ".", budget)
-                    if inner is not None:
-                        return inner
-            else:
-                return None
+            field = by_number.get(number)
+            if piece is None or field is None:
+                continue
+            index = counts.get(number, 0)
+            counts[number] = index + 1
+            label = f"{path}{field.name}" + (f"[{index}]" if field.is_repeated else "")
+            if field.type == FieldDescriptor.TYPE_STRING:
+                try:
+                    piece.decode("utf-8")
+                except UnicodeDecodeError:
+                    return label
+            elif field.message_type is not None:
+                if field.message_type.GetOptions().map_entry:      # named by its key: options['x']
+                    entry_key = _string_key(piece)
+                    label = f"{path}{field.name}" + ("" if entry_key is None else f"[{entry_key!r}]")
+                inner = bad_utf8_field(field.message_type, piece, label + ".", budget)
+                if inner is not None:
+                    return inner
     except IndexError:          # bytes cut short: some other fault than the UTF-8
         return None
     return None
@@ -227,22 +226,10 @@ def bad_utf8_field(descriptor: Descriptor, data: bytes, path: str = "", budget: 
 
 def _string_key(entry: bytes) -> str | None:
     """A map entry's string key (field 1), if it is there and is UTF-8."""
-    i = 0
-    while i < len(entry):
-        key, i = _varint(entry, i)
-        wire = key & 7
-        if wire == 2:
-            length, i = _varint(entry, i)
-            if key >> 3 == 1:
-                try:
-                    return entry[i:i + length].decode("utf-8")
-                except UnicodeDecodeError:
-                    return None
-            i += length
-        elif wire == 0:
-            _, i = _varint(entry, i)
-        elif wire in (1, 5):
-            i += 8 if wire == 1 else 4
-        else:
-            return None
+    for number, _, piece in _fields(entry):
+        if number == 1 and piece is not None:
+            try:
+                return piece.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
     return None
