@@ -448,7 +448,7 @@ def _parse_suit_ranks(suit: Suit, ranks: str, hand: str, cards: list[Card], seen
                 f"unknown rank {_shown(token)} in suit {suit} of hand {_shown(hand)}{hint} ({RANK_RULE})",
                 token=token, rule=RANK_RULE)
         if card._code in seen:
-            raise _twice(card, repr(hand))
+            raise _twice(card, _shown(hand))
         seen.add(card._code)                # (_add_once inline: this loop reads every hand)
         cards.append(card)
 

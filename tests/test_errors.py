@@ -847,3 +847,7 @@ def test_over_long_text_is_named_by_its_start_and_length_once():
     assert len(message) < 500 and message.count("A" * 41) == 0
     assert message.startswith(f"hand '{'A' * 40}'… (999 characters): unknown card '{'A' * 40}'… (999 characters): ")
     assert message.endswith("or a list of cards such as 'AS KS TS'")
+    # ... and a dotted hand that names a card twice (its message held the whole hand)
+    with pytest.raises(ddcards.NotationError) as err:
+        ddcards.parse_hand("AA" + "K" * 900 + ".QJ.T9.87")
+    assert str(err.value).startswith(f"card 'AS' appears twice in hand '{'AA' + 'K' * 38}'… (911 characters) (")

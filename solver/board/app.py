@@ -182,8 +182,6 @@ def position_view(pos: ddcards.Position) -> dict[str, Any]:
     }
 
 
-
-
 class BoardApp:
     """The app's state: one Solver per worker and the searches that may be stopped."""
 

@@ -186,21 +186,23 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
                        announcements, players)
 
 
+def _not_one_of(field: str, value: Any, choices: str, rule: str) -> InvalidOptionError:
+    """The error of a field that takes one of a few whole numbers: a number out of range said as
+    such, anything else (a number in text, '1') as no whole number."""
+    what = (f"{field} {shown(value)} is not {choices}" if isinstance(value, int) and not isinstance(value, bool)
+            else f"{field} takes a whole number, {choices}, not {shown(value)}")
+    return InvalidOptionError(f"{what} ({rule})", token=token_text(value), rule=rule, field=field)
+
+
 def table_fields(doc: Mapping[str, Any]) -> tuple[int, int]:
     """`flek` and `players` (a position's and a contract table's), and `leader`, which can only
     be forehand (docs/RULES.md §1.2 rules 5 and 6, §1.1 rule 5)."""
     flek = doc.get("flek", 0)
     if not isinstance(flek, int) or isinstance(flek, bool) or flek not in (0, 1, 2):
-        # (a number in text, '1', is no number: said as such, not as a value out of range)
-        what = f"flek {shown(flek)} is not 0, 1 or 2" if isinstance(flek, int) and not isinstance(flek, bool) \
-            else f"flek takes a whole number, 0, 1 or 2, not {shown(flek)}"
-        raise InvalidOptionError(f"{what} ({FLEK_RULE})", token=token_text(flek), rule=FLEK_RULE, field="flek")
+        raise _not_one_of("flek", flek, "0, 1 or 2", FLEK_RULE)
     players = doc.get("players", 3)
     if not isinstance(players, int) or isinstance(players, bool) or players not in PLAYERS:
-        what = f"players {shown(players)} is not 3 or 4" if isinstance(players, int) and \
-            not isinstance(players, bool) else f"players takes a whole number, 3 or 4, not {shown(players)}"
-        raise InvalidOptionError(f"{what} ({PLAYERS_RULE})", token=token_text(players), rule=PLAYERS_RULE,
-                                 field="players")
+        raise _not_one_of("players", players, "3 or 4", PLAYERS_RULE)
     leader = doc.get("leader", 0)
     if not isinstance(leader, int) or isinstance(leader, bool) or leader != 0:
         raise InvalidOptionError(f"leader {shown(leader)}: only seat 0 leads in Mariáš ({LEADER_RULE})",

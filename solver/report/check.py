@@ -13,6 +13,7 @@ Escaping everything on its way into HTML (render.py) is the second line of defen
 """
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -184,8 +185,6 @@ def _check_moves(step: Mapping[str, Any], field: str, game: str) -> None:
     marked optimal and, outside Prší (whose values within a horizon may be unproven), a move is
     optimal exactly where its value is the step's value_before, and the action played is worth
     the step's value_after."""
-    import json
-
     moves = step.get("moves") or []
     if not moves:
         return
@@ -326,8 +325,6 @@ def _check_deal_from_record(doc: Mapping[str, Any], position: Mapping[str, Any])
     """The deal as the page lays it out (hands, talon or stock, roles, who is to move, the score
     so far ...) is the record's at from_ply: worked out again from deal.position, so that a page
     never shows hands, roles or a contract the record does not hold."""
-    import json
-
     import ddcards
 
     deal, ply = doc["deal"], doc.get("from_ply") or 0
@@ -392,7 +389,7 @@ def _check_deal_from_record(doc: Mapping[str, Any], position: Mapping[str, Any])
     final = doc.get("final")
     if final is not None and ply + len(doc["steps"]) == len(pos.played):     # a whole analysis
         words.check(doc, "final_outcome", "final_value", here=True)
-        _check_final_line(final, pos, session, words.raw(doc["final_value"], "final_value"), differs)
+        _check_final_line(final, session, words.raw(doc["final_value"], "final_value"), differs)
 
 
 class _Words:
@@ -427,21 +424,16 @@ class _Words:
         return want
 
 
-def _check_final_line(final: Mapping[str, Any], pos: Any, session: Any, raw: int, differs: Any) -> None:
-    """The final solve's line is legal from the record's end, and its scores, tricks, outcome and
-    settlement are where that line ends (the page shows them as the deal's end)."""
-    import json
-
-    pv = list(final.get("pv") or [])
-    line = pos.start().session()
-    for move in pos.played:
-        line.play(move)
-    for i, move in enumerate(pv):
+def _check_final_line(final: Mapping[str, Any], session: Any, raw: int, differs: Any) -> None:
+    """The final solve's line is legal from the record's end (where `session` stands; it is
+    played on it), and its scores, tricks, outcome and settlement are where that line ends (the
+    page shows them as the deal's end)."""
+    for i, move in enumerate(final.get("pv") or ()):
         try:
-            line.play(move)
+            session.play(move)
         except DdcardsError as exc:
             raise _fail(f"final.pv[{i}]", move, f"a legal action there ({exc})") from None
-    summary = session.summary([session.move_code(move) for move in pv] if pv else (), raw)
+    summary = session.summary((), raw)
     for key in ("scores", "tricks", "won", "settlement", "outcomes", "parts"):
         if key in final:
             want = json.loads(json.dumps(getattr(summary, key)))
