@@ -6,8 +6,12 @@
 # both 10-pointers or both plain (in Hra), neither a card with an effect of its
 # own (a marriage card, the trump 7 where Sedma counts).  The order is a
 # heuristic score per card: a marriage led first, then sure winners, cheap
-# cards to lose; in a trick, beating cheaply, or giving points to a partner
-# who wins it.
+# cards to lose; in a trick, taking a trick that is sure to stay the mover's
+# side's with the most points, else beating cheaply, and giving points to a
+# partner only where the trick is sure to be his (the player still to play
+# cannot beat him, or is the partner and must beat).  Every legal card of a
+# node either beats the trick's best card or none does (the duty to beat), so
+# only the order inside these cases matters.
 from libc.stdint cimport uint32_t
 
 from ddcards._core.bits cimport cards_high_to_low, dd_ctz32, dd_msb32
@@ -24,6 +28,7 @@ ctypedef struct OrderCtx:
     int wc               # card winning the trick so far (-1 when leading)
     int wside            # its side
     int last             # mover plays the trick's last card
+    int third            # the seat still to play after the mover (-1: the mover is last)
 
 
 cdef inline void order_context(MPos* p, MState* s, OrderCtx* o) noexcept nogil:
@@ -31,6 +36,7 @@ cdef inline void order_context(MPos* p, MState* s, OrderCtx* o) noexcept nogil:
     o.me = side_of(s.turn)
     o.others = in_hands(s) & ~s.hand[s.turn]
     o.last = s.nt == NSEATS - 1
+    o.third = -1 if o.last else (s.turn + 1) % NSEATS
     if s.nt == 0:
         o.wc = -1
         o.wside = -1
@@ -38,6 +44,21 @@ cdef inline void order_context(MPos* p, MState* s, OrderCtx* o) noexcept nogil:
         wi = trick_winner_index(p, s)
         o.wc = s.trick[wi]
         o.wside = side_of((s.leader + wi) % NSEATS)
+
+
+cdef inline int may_beat(MPos* p, uint32_t h, int led, int w) noexcept nogil:
+    """A hand h, following a trick led in suit `led` and won so far by card w, holds a card
+    that beats w when played there (it must follow, else trump)."""
+    cdef uint32_t inled = h & suit_mask(led)
+    cdef int ws = w >> 3
+    if inled:
+        return ws == led and (inled & ~((<uint32_t> 2 << w) - 1)) != 0
+    if p.trump < 0 or led == p.trump:
+        return 0
+    h &= suit_mask(p.trump)
+    if ws != p.trump:
+        return h != 0
+    return (h & ~((<uint32_t> 2 << w) - 1)) != 0
 
 
 cdef inline int order_score(MPos* p, MState* s, OrderCtx* o, int c) noexcept nogil:
@@ -74,11 +95,15 @@ cdef inline int order_score(MPos* p, MState* s, OrderCtx* o, int c) noexcept nog
             return -rank if beats else 100 + rank
         return -rank
     if beats:
-        if o.last:
-            return 100 + pts - rank
+        if o.last or side_of(o.third) == o.me or not may_beat(p, s.hand[o.third], s.trick[0] >> 3, c):
+            return 100 + pts - rank         # the trick is surely the mover's side's
         return 60 - rank
     if o.wside == o.me:
-        return 40 + pts - rank
+        if o.last or not may_beat(p, s.hand[o.third], s.trick[0] >> 3, o.wc):
+            return 40 + pts - rank          # a partner's sure trick: give him points
+        return 20 - 2 * pts - rank
+    if not o.last and side_of(o.third) == o.me and may_beat(p, s.hand[o.third], s.trick[0] >> 3, o.wc):
+        return 40 + pts - rank              # the partner still to play must take it
     return 20 - 2 * pts - rank
 
 
