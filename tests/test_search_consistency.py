@@ -120,6 +120,52 @@ def test_the_etc_and_its_order_never_change_a_mariasz_answer():
     assert nodes_differ >= 5, nodes_differ     # the look-ups did take part
 
 
+def test_the_first_guess_never_changes_a_marias_answer():
+    """A Hra search starts its null-window tests at the board's guess (marias.hra_guess, an
+    estimate from the hands).  Wherever it starts, the value and every first card's value are
+    the same: only the nodes differ."""
+    from ddcards._core.search import MODE_ALL, Searcher
+
+    engine = Searcher(32)
+    docs = corpus("hra", 10) + [dict(doc, options={"talon_points": "defenders"}) for doc in corpus("hra", 3)]
+    nodes_differ = 0
+    own_guesses = set()
+    for doc in docs:
+        got = []
+        for guess in (None, -250, 0, 70, 250):
+            session = ddcards.Position.from_dict(doc).session()
+            if guess is None:
+                own_guesses.add(session.board.guess)
+            else:
+                session.board.guess = guess
+            engine.clear()
+            value, moves, _, nodes = session.search(engine, MODE_ALL, None, None)
+            got.append(((value, sorted(moves)), nodes))
+        assert all(g[0] == got[0][0] for g in got), json.dumps(doc)
+        nodes_differ += len({g[1] for g in got}) > 1
+    assert nodes_differ >= 8, nodes_differ
+    assert len(own_guesses) >= 4, own_guesses      # the estimate, not one constant
+
+
+def test_the_hra_guess_reads_the_hands():
+    from ddcards.games.marias import hra_guess
+
+    # Trumps spades (suit 0).  Seat 0: AS TS KS QS 9S and AH TH: 4 A/T, 5 trumps, the trump
+    # marriage.  Defenders: AD TD AC TC, 2 trumps, seat 1 the K and Q of clubs (20).  7.5 * 4 -
+    # 15 * 4 + 15 * 5 - 4 * 2 + 0.9 * 40 - 0.6 * 20 = 61, rounded to 60.
+    def mask(cards):
+        power = {"7": 0, "8": 1, "9": 2, "J": 3, "Q": 4, "K": 5, "T": 6, "A": 7}
+        return sum(1 << (8 * "SHDC".index(c[1]) + power[c[0]]) for c in cards)
+
+    masks = [mask("AS TS KS QS 9S AH TH".split()), mask("AD TD KC QC".split()), mask("AC TC 8S 7S".split())]
+    assert hra_guess(masks, 0) == 60
+    # split between the two defenders, the K and Q are no marriage: 73, rounded to 70; with 20
+    # talon points counted for the defenders, 53, rounded to 50
+    masks = [masks[0], mask("AD TD KC 8S".split()), mask("AC TC QC 7S".split())]
+    assert hra_guess(masks, 0) == 70
+    assert hra_guess(masks, 0, talon_points=20) == 50
+
+
 def large_position(rng: random.Random, game: str) -> dict:
     """A random position of `game` early in its deal: Klaverjas 7-8 tricks from the end (either
     rule set, a random trump, playing team and leader), Mariáš 9-10 tricks from the end (3 or 4
