@@ -48,7 +48,7 @@ cdef inline void order_context(MPos* p, MState* s, OrderCtx* o) noexcept nogil:
 
 cdef inline int may_beat(MPos* p, uint32_t h, int led, int w) noexcept nogil:
     """A hand h, following a trick led in suit `led` and won so far by card w, holds a card
-    that beats w when played there (it must follow, else trump)."""
+    that beats w when played there (it must follow, else trump or overtrump)."""
     cdef uint32_t inled = h & suit_mask(led)
     cdef int ws = w >> 3
     if inled:

@@ -395,11 +395,14 @@ def _marriage_points(mask: int, trump: int) -> int:
 
 def hra_guess(masks: Sequence[int], trump: int, talon_points: int = 0) -> int:
     """The first target of a Hra search (``Board.guess``): an estimate of the declarer's margin
-    from the hands, rounded to the game's 10 points.  It only decides where the null-window
-    tests start, never the answer.  A least-squares fit of the margin on 1,400 random deals
-    (the declarer's and the defenders' A and T, trumps and marriages, mean error 22 points
-    against 40 for a guess of 0); the first test near the value saves about 6% of a deal's
-    nodes (benchmarks/RESULTS.md, "Mariáš's replies ordered by sure tricks; a first guess")."""
+    from the hands as dealt, rounded to the game's 10 points.  It only decides where the
+    null-window tests start, never the answer.  A least-squares fit of the margin on 1,418 fresh
+    Hra deals from the benchmark corpora's generators (the declarer's and the defenders' A and T,
+    trumps and marriages; mean error 22 points against 40 for a guess of 0), less any talon
+    points counted for the defenders (banked for them before the first card; none in a valid
+    Hra, whose talon holds no A or T).  The first test near the value saves about 6% of a deal's
+    nodes (benchmarks/RESULTS.md, "Mariáš's replies ordered by sure tricks; a first guess from
+    the hands")."""
     ours, theirs = masks[0], masks[1] | masks[2]
     trumps = 0xFF << (8 * trump)
     estimate = (7.5 * (ours & _TENS).bit_count() - 15 * (theirs & _TENS).bit_count()

@@ -185,13 +185,16 @@ def run_job(job: Job, deal: TableDeal, searcher: Any, *, deadline: float | None 
     """The rows of one job and the nodes searched.  ``searcher``: a
     ``ddcards._core.search.Searcher`` (its table is kept: the keys say what differs).
     ``share=False`` searches every discard from scratch (a cold table, no answers shared
-    between equivalent discards, no guess): the benchmark's measure of what sharing saves."""
+    between equivalent discards, each search from the board's own first guess): the benchmark's
+    measure of what sharing saves."""
     code = _TABLES["hra" if job.contract == "hra" else "betl"][0]
     defenders = [card_mask(hand, code) for hand in deal.defenders]
     known: dict[Any, int] = {}          # table key -> exact value (equivalent discards)
     refuted: set[Any] = set()           # (table key, rank): the money does not reach the rank
     nodes = 0
-    guess = 0                           # the previous discard's margin: the next one's first guess
+    # The previous discard's margin is the next one's first guess; the first starts from the
+    # board's own (marias.hra_guess, from the hands).
+    guess: int | None = None
     rows: list[Row] = []
 
     def search(board: Any, first_guess: int | None = None) -> int:
