@@ -87,6 +87,31 @@ cdef inline int safe_lead(ZPos* p, ZState* s, OrderCtx* o, int c) noexcept nogil
     return 1
 
 
+cdef inline int later_beats(ZPos* p, ZState* s, int side, int w) noexcept nogil:
+    """A player still to play in this trick, of another side than `side`, holds a card that
+    could take it from card w (a higher card of the led suit where w is of it, a trump where
+    he has none of the led suit).  Asked in Kiks only (four players, two sides): with two
+    players the follower is the last to play, and with three the order it gives saved no nodes
+    (benchmarks/RESULTS.md, "Mariáš's replies ordered by sure tricks ...")."""
+    cdef int k, seat, led = s.trick[0] >> 4
+    cdef uint64_t h, inled
+    for k in range(s.nt + 1, p.nseats):
+        seat = (s.leader + k) % p.nseats
+        if p.side_of[seat] == side:
+            continue
+        h = s.hand[seat]
+        inled = h & lane(led)
+        if inled:
+            if (w >> 4) == led and (inled & above(w)):
+                return 1
+        elif (w >> 4) == p.trump:
+            if h & p.trumps & above(w):
+                return 1
+        elif h & p.trumps:
+            return 1
+    return 0
+
+
 cdef inline int order_score(ZPos* p, ZState* s, OrderCtx* o, int c) noexcept nogil:
     """Heuristic worth of playing c now; only the order matters."""
     cdef int pts, power, trump, cost
@@ -111,8 +136,12 @@ cdef inline int order_score(ZPos* p, ZState* s, OrderCtx* o, int c) noexcept nog
     if beats(p, c, o.win):
         if o.wside == o.side:
             return 9000 + 10 * pts - cost          # partner already wins: overtaking wastes
+        if p.nseats == 4 and s.nt < 3 and later_beats(p, s, o.side, c):
+            return 13000 + 10 * (o.trick_pts + pts) - 4 * cost   # a later opponent may take it
         return 15000 + 20 * (o.trick_pts + pts) - 4 * cost
     if o.wside == o.side:
+        if p.nseats == 4 and s.nt < 3 and later_beats(p, s, o.side, o.win):
+            return 11000 - 30 * pts - power        # the partner's trick is not safe yet
         return 14000 + 20 * pts - power            # partner wins: give him points
     return 12000 - 30 * pts - power - (40 if trump else 0)
 
