@@ -29,21 +29,8 @@ ctypedef struct OrderCtx:
     int wside            # its side
     int last             # mover plays the trick's last card
     int third            # the seat still to play after the mover (-1: the mover is last)
-
-
-cdef inline void order_context(MPos* p, MState* s, OrderCtx* o) noexcept nogil:
-    cdef int wi
-    o.me = side_of(s.turn)
-    o.others = in_hands(s) & ~s.hand[s.turn]
-    o.last = s.nt == NSEATS - 1
-    o.third = -1 if o.last else (s.turn + 1) % NSEATS
-    if s.nt == 0:
-        o.wc = -1
-        o.wside = -1
-    else:
-        wi = trick_winner_index(p, s)
-        o.wc = s.trick[wi]
-        o.wside = side_of((s.leader + wi) % NSEATS)
+    int third_mate       # ... and he is the mover's partner
+    int third_beats_wc   # ... and he holds a card that beats wc
 
 
 cdef inline int may_beat(MPos* p, uint32_t h, int led, int w) noexcept nogil:
@@ -59,6 +46,26 @@ cdef inline int may_beat(MPos* p, uint32_t h, int led, int w) noexcept nogil:
     if ws != p.trump:
         return h != 0
     return (h & ~((<uint32_t> 2 << w) - 1)) != 0
+
+
+cdef inline void order_context(MPos* p, MState* s, OrderCtx* o) noexcept nogil:
+    cdef int wi
+    o.me = side_of(s.turn)
+    o.others = in_hands(s) & ~s.hand[s.turn]
+    o.last = s.nt == NSEATS - 1
+    o.third = -1 if o.last else (s.turn + 1) % NSEATS
+    o.third_mate = 0
+    o.third_beats_wc = 0
+    if s.nt == 0:
+        o.wc = -1
+        o.wside = -1
+    else:
+        wi = trick_winner_index(p, s)
+        o.wc = s.trick[wi]
+        o.wside = side_of((s.leader + wi) % NSEATS)
+        if not o.last:
+            o.third_mate = side_of(o.third) == o.me
+            o.third_beats_wc = may_beat(p, s.hand[o.third], s.trick[0] >> 3, o.wc)
 
 
 cdef inline int order_score(MPos* p, MState* s, OrderCtx* o, int c) noexcept nogil:
@@ -95,15 +102,13 @@ cdef inline int order_score(MPos* p, MState* s, OrderCtx* o, int c) noexcept nog
             return -rank if beats else 100 + rank
         return -rank
     if beats:
-        if o.last or side_of(o.third) == o.me or not may_beat(p, s.hand[o.third], s.trick[0] >> 3, c):
+        if o.last or o.third_mate or not may_beat(p, s.hand[o.third], s.trick[0] >> 3, c):
             return 100 + pts - rank         # the trick is surely the mover's side's
         return 60 - rank
-    if o.wside == o.me:
-        if o.last or not may_beat(p, s.hand[o.third], s.trick[0] >> 3, o.wc):
-            return 40 + pts - rank          # a partner's sure trick: give him points
-        return 20 - 2 * pts - rank
-    if not o.last and side_of(o.third) == o.me and may_beat(p, s.hand[o.third], s.trick[0] >> 3, o.wc):
-        return 40 + pts - rank              # the partner still to play must take it
+    if (o.wside == o.me and not o.third_beats_wc) or (o.third_mate and o.third_beats_wc):
+        # a partner's sure trick (the player after cannot beat him), or the partner still to
+        # play must take it: give him points
+        return 40 + pts - rank
     return 20 - 2 * pts - rank
 
 

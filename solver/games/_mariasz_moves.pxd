@@ -45,46 +45,8 @@ ctypedef struct OrderCtx:
     int wside              # its side
     int trick_pts          # points in the trick so far
     int phase1
-
-
-cdef inline void order_context(ZPos* p, ZState* s, OrderCtx* o) noexcept nogil:
-    cdef int wi, seat
-    o.side = p.side_of[s.turn]
-    o.others = others_live(p, s)
-    o.opp_hands = 0
-    for seat in range(p.nseats):
-        if p.side_of[seat] != o.side:
-            o.opp_hands |= s.hand[seat]
-    o.phase1 = in_phase1(p, s)
-    o.trick_pts = 0
-    if s.nt == 0:
-        o.win = -1
-        o.wside = -1
-        return
-    wi = trick_winner_index(p, s)
-    o.win = s.trick[wi]
-    o.wside = p.side_of[(s.leader + wi) % p.nseats]
-    for wi in range(s.nt):
-        o.trick_pts += p.pts_of[s.trick[wi]]
-
-
-cdef inline int safe_lead(ZPos* p, ZState* s, OrderCtx* o, int c) noexcept nogil:
-    """No opponent can beat c if it is led now."""
-    cdef int suit = c >> 4, seat
-    cdef uint64_t sm = lane(suit), opp = o.opp_hands
-    if opp & sm & above(c):
-        return 0
-    if suit == p.trump:
-        return 1
-    if (opp & p.trumps) == 0:
-        return 1
-    if o.phase1:
-        return 0
-    # phase 2: an opponent holding the suit must follow; one void in it may trump
-    for seat in range(p.nseats):
-        if p.side_of[seat] != o.side and (s.hand[seat] & sm) == 0 and (s.hand[seat] & p.trumps):
-            return 0
-    return 1
+    int kiks_open          # Kiks, a player still to play after the mover (later_beats asked)
+    int win_unsafe         # ... and win is the mover's side's, and an opponent still to play can take it
 
 
 cdef inline int later_beats(ZPos* p, ZState* s, int side, int w) noexcept nogil:
@@ -112,6 +74,51 @@ cdef inline int later_beats(ZPos* p, ZState* s, int side, int w) noexcept nogil:
     return 0
 
 
+cdef inline void order_context(ZPos* p, ZState* s, OrderCtx* o) noexcept nogil:
+    cdef int wi, seat
+    o.side = p.side_of[s.turn]
+    o.others = others_live(p, s)
+    o.opp_hands = 0
+    for seat in range(p.nseats):
+        if p.side_of[seat] != o.side:
+            o.opp_hands |= s.hand[seat]
+    o.phase1 = in_phase1(p, s)
+    o.trick_pts = 0
+    o.kiks_open = 0
+    o.win_unsafe = 0
+    if s.nt == 0:
+        o.win = -1
+        o.wside = -1
+        return
+    wi = trick_winner_index(p, s)
+    o.win = s.trick[wi]
+    o.wside = p.side_of[(s.leader + wi) % p.nseats]
+    for wi in range(s.nt):
+        o.trick_pts += p.pts_of[s.trick[wi]]
+    if p.nseats == 4 and s.nt < 3:
+        o.kiks_open = 1
+        o.win_unsafe = o.wside == o.side and later_beats(p, s, o.side, o.win)
+
+
+cdef inline int safe_lead(ZPos* p, ZState* s, OrderCtx* o, int c) noexcept nogil:
+    """No opponent can beat c if it is led now."""
+    cdef int suit = c >> 4, seat
+    cdef uint64_t sm = lane(suit), opp = o.opp_hands
+    if opp & sm & above(c):
+        return 0
+    if suit == p.trump:
+        return 1
+    if (opp & p.trumps) == 0:
+        return 1
+    if o.phase1:
+        return 0
+    # phase 2: an opponent holding the suit must follow; one void in it may trump
+    for seat in range(p.nseats):
+        if p.side_of[seat] != o.side and (s.hand[seat] & sm) == 0 and (s.hand[seat] & p.trumps):
+            return 0
+    return 1
+
+
 cdef inline int order_score(ZPos* p, ZState* s, OrderCtx* o, int c) noexcept nogil:
     """Heuristic worth of playing c now; only the order matters."""
     cdef int pts, power, trump, cost
@@ -136,11 +143,11 @@ cdef inline int order_score(ZPos* p, ZState* s, OrderCtx* o, int c) noexcept nog
     if beats(p, c, o.win):
         if o.wside == o.side:
             return 9000 + 10 * pts - cost          # partner already wins: overtaking wastes
-        if p.nseats == 4 and s.nt < 3 and later_beats(p, s, o.side, c):
+        if o.kiks_open and later_beats(p, s, o.side, c):
             return 13000 + 10 * (o.trick_pts + pts) - 4 * cost   # a later opponent may take it
         return 15000 + 20 * (o.trick_pts + pts) - 4 * cost
     if o.wside == o.side:
-        if p.nseats == 4 and s.nt < 3 and later_beats(p, s, o.side, o.win):
+        if o.win_unsafe:
             return 11000 - 30 * pts - power        # the partner's trick is not safe yet
         return 14000 + 20 * pts - power            # partner wins: give him points
     return 12000 - 30 * pts - power - (40 if trump else 0)
