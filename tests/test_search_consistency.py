@@ -153,6 +153,35 @@ def test_the_first_guess_never_changes_a_marias_answer():
     assert len(own_guesses) >= 4, own_guesses      # the estimate, not one constant
 
 
+def test_marias_own_search_is_the_cores(mixed):
+    """Mariáš compiles the core's alpha-beta in its own module (GameOps.search), its functions
+    inlined.  Searched by the core's copy instead, which calls it through GameOps
+    (Board.own_search False), every position gives the same value, move values, line and node
+    count: every objective and option, the four-player form, the money of announced parts,
+    positions with cards already played, on one thread and on two."""
+    from ddcards._core.search import MODE_ALL, MODE_OPTIMAL, Searcher
+
+    engines = [Searcher(32), Searcher(32)]
+    docs = mixed[:16] + corpus("announced", 6) + corpus("mixed", 12) \
+        + [dict(doc, players=4) for doc in corpus("hra", 3)] + corpus("midgame", 10)
+    for k, doc in enumerate(docs):
+        got = []
+        for own in (True, False):
+            session = ddcards.Position.from_dict(doc).session()
+            session.board.own_search = own
+            mode = MODE_ALL if k % 2 == 0 else MODE_OPTIMAL
+            helpers = []
+            if k % 5 == 0:                      # every fifth on two threads
+                helper = ddcards.Position.from_dict(doc).session().board
+                helper.own_search = own
+                helpers = [(engines[1], helper)]
+            engines[0].clear()
+            value, moves, pv, nodes = session.search(engines[0], mode, None, None, helpers=helpers)
+            got.append((value, sorted(moves), pv if not helpers else None, nodes if not helpers else None))
+        assert got[0] == got[1], json.dumps(doc)
+    assert len(docs) == 47
+
+
 def test_the_hra_guess_reads_the_hands():
     from ddcards.games.marias import hra_guess
 

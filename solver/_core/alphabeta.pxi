@@ -2,7 +2,23 @@
 # does at a node: the game's quick bounds, the table (bounds on the future stored at trick
 # boundaries), the move order, and mid-trick the enhanced transposition cutoff.
 #
-# Part of search.pyx (included there, its imports shared: see its docstring).
+# One text, compiled twice over: search.pyx includes it with the game reached through GameOps
+# (game_calls.pxi), and a game module may include it with its own functions, which the
+# compiler then inlines into the search (GameOps.search: no call through a pointer at every
+# node; Mariáš's Hra, benchmarks/RESULTS.md "Mariáš's search compiled in its module").  The
+# includer defines the game's calls, each given the search's SearchCtx* c (c.pos is the
+# game's position):
+#   g_node_info(c, &banked, &ismax, &lo, &hi)   GameOps.node_info
+#   g_terminal_future(c)                        GameOps.terminal_future
+#   g_tt_key(c, &k0, &k1, &depth)               GameOps.tt_key
+#   g_gen_moves(c, moves)                       GameOps.gen_moves with prune set
+#   g_make(c, move), g_unmake(c)                GameOps.make / unmake
+#   g_leaf(c, alpha, beta, &value)              GameOps.leaf (0 if the game has none)
+#   g_stored(c, lo, hi)                         GameOps.stored (nothing if none)
+# and cimports what the search uses: from ddcards._core.search SearchCtx, MAX_MOVES,
+# VALUE_INF, NODE_INNER, NODE_BOUNDARY, NODE_SMALL, NODE_TERMINAL, POLL_MASK, poll_stop,
+# sort_moves; from ddcards._core.tt TTHit, TT_NO_MOVE, tt_probe, tt_store, tt_bucket;
+# dd_prefetch from ddcards._core.bits; uint64_t.
 
 
 cdef inline void order_by_history(uint64_t* history, int* moves, int n) noexcept nogil:
@@ -37,8 +53,7 @@ cdef inline void store_bounds(SearchCtx* c, uint64_t k0, uint64_t k1, int depth,
         lo = v
         hi = v
     tt_store(c.tt, k0, k1, depth, lo, hi, bestmove)
-    if c.ops.stored != NULL:
-        c.ops.stored(c.pos, lo, hi)
+    g_stored(c, lo, hi)
 
 
 cdef inline void raise_move(int* moves, int n, int m) noexcept nogil:
@@ -78,7 +93,6 @@ cdef int etc_cutoff(SearchCtx* c, int* moves, int n, int ismax, int alpha, int b
     -5% to -8% nodes, benchmarks/RESULTS.md "Moves ordered by what the ETC
     found").  The caller's own first choices (the last refuting replies, the
     table's move) are raised to the front afterwards."""
-    cdef const GameOps* ops = c.ops
     cdef int i, kind, cismax, lo, hi, depth, nk = 0
     cdef int banked[MAX_MOVES]
     cdef int idx[MAX_MOVES]
@@ -89,23 +103,23 @@ cdef int etc_cutoff(SearchCtx* c, int* moves, int n, int ismax, int alpha, int b
     for i in range(n):
         lo = -VALUE_INF
         hi = VALUE_INF
-        ops.make(c.pos, moves[i])
-        kind = ops.node_info(c.pos, &banked[i], &cismax, &lo, &hi)
+        g_make(c, moves[i])
+        kind = g_node_info(c, &banked[i], &cismax, &lo, &hi)
         if kind == NODE_INNER:
-            ops.unmake(c.pos)
+            g_unmake(c)
             return 0
         if kind == NODE_TERMINAL:
-            lo = ops.terminal_future(c.pos)
+            lo = g_terminal_future(c)
             hi = lo
         elif kind == NODE_BOUNDARY:
-            ops.tt_key(c.pos, &k0[nk], &k1[nk], &depth)
+            g_tt_key(c, &k0[nk], &k1[nk], &depth)
             if depth < c.etc_from:
-                ops.unmake(c.pos)
+                g_unmake(c)
                 return 0
             dd_prefetch(tt_bucket(c.tt, k0[nk], k1[nk]))
             idx[nk] = i
             nk += 1
-        ops.unmake(c.pos)
+        g_unmake(c)
         sure[i] = banked[i] + (lo if ismax else hi)
         if ismax and banked[i] + lo >= beta:
             value[0] = banked[i] + lo
@@ -139,9 +153,7 @@ ctypedef int (*EtcFn)(SearchCtx*, int*, int, int, int, int, int*) noexcept nogil
 cdef EtcFn etc_fn = etc_cutoff
 
 
-cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
-    cdef const GameOps* ops = c.ops
-    cdef void* pos = c.pos
+cdef search_int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
     cdef int moves[MAX_MOVES]
     cdef int kind, banked, lo = -VALUE_INF, hi = VALUE_INF, depth = 0
     cdef int n, i, j, v, best, bestmove = TT_NO_MOVE, ttmove = TT_NO_MOVE
@@ -152,9 +164,9 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
     c.nodes += 1
     if (c.nodes & POLL_MASK) == 0 and poll_stop(c):
         return 0
-    kind = ops.node_info(pos, &banked, &ismax, &lo, &hi)
+    kind = g_node_info(c, &banked, &ismax, &lo, &hi)
     if kind == NODE_TERMINAL:
-        return banked + ops.terminal_future(pos)
+        return banked + g_terminal_future(c)
 
     if kind == NODE_BOUNDARY or kind == NODE_SMALL:
         if banked + lo >= beta:
@@ -162,7 +174,7 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
         if banked + hi <= alpha:
             return banked + hi
     if kind == NODE_BOUNDARY:
-        ops.tt_key(pos, &k0, &k1, &depth)
+        g_tt_key(c, &k0, &k1, &depth)
         if tt_probe(c.tt, k0, k1, &e):
             if e.lo > lo:
                 lo = e.lo
@@ -174,12 +186,12 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
                 return banked + hi
             ttmove = e.move
 
-    if kind != NODE_INNER and ops.leaf != NULL and ops.leaf(pos, alpha, beta, &best):
+    if kind != NODE_INNER and g_leaf(c, alpha, beta, &best):
         if kind == NODE_BOUNDARY:
             store_bounds(c, k0, k1, depth, lo, hi, best, banked, alpha0, beta0, TT_NO_MOVE)
         return best
 
-    n = ops.gen_moves(pos, moves, 1)
+    n = g_gen_moves(c, moves)
     if kind == NODE_INNER and n > 1 and c.etc_from < VALUE_INF and etc_fn(c, moves, n, ismax, alpha, beta, &v):
         return v
     if kind == NODE_BOUNDARY and n > 1 and c.history_leads:
@@ -216,11 +228,11 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
     if ismax:
         best = -VALUE_INF
         for i in range(n):
-            ops.make(pos, moves[i])
+            g_make(c, moves[i])
             c.ply += 1
             v = alphabeta(c, alpha, beta)
             c.ply -= 1
-            ops.unmake(pos)
+            g_unmake(c)
             if c.aborted:
                 return 0
             if v > best:
@@ -238,11 +250,11 @@ cdef int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
     else:
         best = VALUE_INF
         for i in range(n):
-            ops.make(pos, moves[i])
+            g_make(c, moves[i])
             c.ply += 1
             v = alphabeta(c, alpha, beta)
             c.ply -= 1
-            ops.unmake(pos)
+            g_unmake(c)
             if c.aborted:
                 return 0
             if v < best:

@@ -5,17 +5,24 @@
 # Part of search.pyx (included there, its imports shared: see its docstring).
 
 
+cdef inline int search_window(SearchCtx* c, int alpha, int beta) noexcept nogil:
+    """alphabeta: the game's own compiled copy if it has one (GameOps.search), else the core's."""
+    if c.own_search != NULL:
+        return c.own_search(c, alpha, beta)
+    return alphabeta(c, alpha, beta)
+
+
 cdef inline int test(SearchCtx* c, int beta) noexcept nogil:
     """Null-window search at beta (fail-soft), the game told the mode first."""
     if c.ops.set_mode != NULL:
         c.ops.set_mode(c.pos, 1 if beta >= c.upper_from else 0, beta)
-    return alphabeta(c, beta - 1, beta)
+    return search_window(c, beta - 1, beta)
 
 
 cdef inline int lower_test(SearchCtx* c, int beta) noexcept nogil:
     """Null-window search at beta of the game's lower measure (mode 2; the game has set_mode)."""
     c.ops.set_mode(c.pos, 2, beta)
-    return alphabeta(c, beta - 1, beta)
+    return search_window(c, beta - 1, beta)
 
 
 cdef inline int snap(SearchCtx* c, int v, int up) noexcept nogil:

@@ -7,6 +7,7 @@
 # the table key and quick bounds on what is left.  Values are from the point
 # of view of the maximising side ("MAX"); the game decides who that is.
 from libc.stdint cimport uint64_t
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from ddcards._core.tt cimport TTable
 
 cdef enum:
@@ -70,6 +71,116 @@ ctypedef struct GameOps:
     # tt_key it asked for) in the table; a game may keep it in a form of its own too, e.g. one that
     # serves other positions, which its leaf then reads (Mariasz races: dominated needs).
     void (*stored)(void* pos, int lo, int hi) noexcept nogil
+    # Optional (NULL: the core's own): the core's alpha-beta (alphabeta.pxi) compiled in the
+    # game's module against the game's functions, which it then calls directly rather than
+    # through these pointers (see alphabeta.pxi); ctx is the search's SearchCtx*.
+    int (*search)(void* ctx, int alpha, int beta) noexcept nogil
+
+
+cdef extern from *:
+    ctypedef int volatile_int "volatile int"
+
+cdef extern from *:
+    """
+    /* flat_int: int as the return type of a game's own copy of the alpha-beta (GameOps.search,
+       alphabeta.pxi), asking the compiler to inline every call in it but the recursion: the
+       game's functions have other callers too (its GameOps), so it would not inline them all
+       of itself.  Cython also declares the function's result variable with this type, where
+       the attribute means nothing: GCC's warning that it ignores it there is turned off. */
+    #if defined(__GNUC__)
+    #pragma GCC diagnostic ignored "-Wattributes"
+    #define DD_FLAT_INT __attribute__((flatten)) int
+    #else
+    #define DD_FLAT_INT int
+    #endif
+    """
+    ctypedef int flat_int "DD_FLAT_INT"
+
+cdef enum:
+    # The flags (a cancel, another thread's answer to the root move searched) and the clock
+    # are read every 256 nodes: a thread of a root split leaves an answered move within ~25 us
+    # rather than ~350 us, and a deadline holds where nodes are slow.  The first search in a
+    # fresh large table waits on the kernel's page faults (up to ~35 us a node), and a game's
+    # own endgame nodes go uncounted here: with the clock read every 4,096 nodes a 10 ms
+    # timeout on a fresh 36-card Mariasz deal stopped after 2.4 s (benchmarks/RESULTS.md).
+    POLL_MASK = 255
+    ABORT_CANCELLED = 1
+    ABORT_TIMEOUT = 2
+    ABORT_QUIT = 3       # the root split: another thread answered this root move first
+
+
+# The state of one search thread: the table it probes, its node count, what stops it (a
+# cancel, a deadline, another thread's answer) and its move-order memory (history, killer
+# leads, reply killers).  Declared here, with the stop polling, for the game modules that
+# compile the search themselves (GameOps.search).
+ctypedef struct SearchCtx:
+    const GameOps* ops
+    void* pos
+    TTable* tt
+    uint64_t nodes
+    volatile_int* stop
+    volatile_int* interrupt  # Ctrl-C on the main thread (sigint.h), else NULL
+    double deadline      # CLOCK_MONOTONIC seconds; 0 = none
+    int aborted
+    int granularity      # values are multiples of it
+    int history_leads    # order boundary moves by history
+    int killer_leads     # try the last lead that cut off at the same depth early
+    int reply_first      # mid-trick, the last cutoff move at the ply goes first (Board.reply_first)
+    uint64_t own0        # the game's own nodes (GameOps.own_nodes) when the search began
+    int upper_from       # tests at beta >= this run in the game's mode 1
+    int lower_below      # a value known <= this: bound it by the lower measure (mode 2)
+    int etc_from         # mid-trick: look up the boundaries the moves reach from this depth (Board.etc_from)
+    int (*own_search)(void* ctx, int alpha, int beta) noexcept nogil   # GameOps.search if used, else NULL
+    int ply              # depth below the current test's root
+    # History of cutoffs by moves at boundaries (leads), per side: [is_max][move]
+    uint64_t history[2][256]
+    # The history this search reads and raises ([is_max * 256 + move]): its own, or with
+    # Board.history_leads in a root split on several threads, the first thread's
+    uint64_t* hist
+    # The last lead that cut off, per depth (mod 64) and side ("killer"), -1 none
+    int killer[64][2]
+    # Mid-trick: the move that last cut off at this ply (from the search's
+    # root, mod 64) and side where the game's first choice did not, -1 none
+    int reply[64][2]
+    # reply_first: the refutation at the ply before the last one (the second guess), -1 none
+    int reply2[64][2]
+    # The root split this search works for (RootSplit*), else NULL: the
+    # root move's value search reads the best value so far (mtd's cuts)
+    void* split
+    double cpu           # CPU seconds of this thread's part (the root split), else 0
+    volatile_int* quit   # the root split: set when another thread answered the move searched
+    int reverse          # the root split's helper: the search's first node tries its moves last first
+    int split_move       # the root split: the root move this thread's search values (show_bound)
+    # The root split's progress, in the first thread's context for readers on
+    # other threads (Searcher.root_progress): distinct root moves (0: no root
+    # split runs), how many are answered, and once a test has bounded one of
+    # them on the mover's side, the best such bound so far (an exact value or
+    # one a move's search has proven on the way: a bound on the root's value)
+    # packed with its move as value * 256 + move (one atomic word).
+    int root_moves
+    int root_answered
+    int root_best
+    int root_have_best
+    int root_ismax
+    # The root split keeps its threads' contexts side by side: this keeps one
+    # thread's hot fields (nodes, ply) off the cache lines of the other's.
+    char pad[128]
+
+
+cdef inline double monotonic() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline int poll_stop(SearchCtx* c) noexcept nogil:
+    if (c.stop != NULL and c.stop[0] != 0) or (c.interrupt != NULL and c.interrupt[0] != 0):
+        c.aborted = ABORT_CANCELLED
+    elif c.deadline > 0 and monotonic() > c.deadline:
+        c.aborted = ABORT_TIMEOUT
+    elif c.quit != NULL and c.quit[0] != 0:
+        c.aborted = ABORT_QUIT
+    return c.aborted
 
 
 cdef inline void sort_moves(int* moves, int* scores, int n) noexcept nogil:
@@ -116,6 +227,9 @@ cdef class Board:
     first finds the exact minimax of the game's lower measure L <= value
     (mode 2, GameOps.set_mode): a lower bound, often the value itself, from
     a search that is cheaper than the value's; -VALUE_INF: never.
+    own_search: search with the game's own compiled copy of the alpha-beta where it has one
+    (GameOps.search); False: the core's copy, which calls the game through GameOps (the same
+    answers and nodes, more slowly: a test compares the two).
     """
     cdef const GameOps* ops
     cdef void* pos
@@ -129,5 +243,6 @@ cdef class Board:
     cdef public int upper_from
     cdef public int lower_below
     cdef public int etc_from
+    cdef public bint own_search
     cdef public int max_ply       # how many moves the game's state stack holds
     cdef readonly int ply         # moves played through play() and not undone

@@ -34,6 +34,7 @@ class Board:
     upper_from: int
     lower_below: int
     etc_from: int
+    own_search: bool
     max_ply: int
     @property
     def ply(self) -> int: ...

@@ -35,12 +35,16 @@ Reading guide
 
 Files, a concern each, in the order they are included (one C module: the
 search's own calls stay direct calls the compiler can inline): context.pxi
-(a search thread's state, stop polling), alphabeta.pxi, drivers.pxi (tests,
-``mtd``, ``lower_measure``), then this file's Python face (``Board``,
+(a thread's view of the table), game_calls.pxi (the game's calls, through
+GameOps), alphabeta.pxi, drivers.pxi (tests, ``mtd``, ``lower_measure``),
+then this file's Python face (``Board``,
 ``CancelToken``, ``Searcher``), root.pxi (one thread: the value, the root
 moves by mode, the principal variation), root_split.pxi, multi_split.pxi.
 The table is tt.pxd, the bit operations bits.pxd / bitops.h, the thread
-pool pool.h; what a game provides is ``GameOps`` in search.pxd.
+pool pool.h; what a game provides is ``GameOps`` in search.pxd, and a search
+thread's state (``SearchCtx``, the stop polling) is there too: a game may
+compile alphabeta.pxi in its own module, its functions inlined into it
+(``GameOps.search``; the drivers call it instead of this module's copy).
 """
 from libc.stdint cimport uint64_t
 from libc.string cimport memset
@@ -58,9 +62,6 @@ import threading as _threading
 
 #: The instruction sets this module was compiled for ("base popcnt bmi2 avx2"...).
 BUILD_FEATURES = (<bytes> DD_BUILD_FEATURES).decode()
-
-cdef extern from *:
-    ctypedef int volatile_int "volatile int"
 
 cdef extern from "sigint.h":
     volatile_int dd_sigint_hit
@@ -83,19 +84,6 @@ MODE_BEST = C_MODE_BEST
 MODE_OPTIMAL = C_MODE_OPTIMAL
 MODE_ALL = C_MODE_ALL
 
-cdef enum:
-    # The flags (a cancel, another thread's answer to the root move searched) and the clock
-    # are read every 256 nodes: a thread of a root split leaves an answered move within ~25 us
-    # rather than ~350 us, and a deadline holds where nodes are slow.  The first search in a
-    # fresh large table waits on the kernel's page faults (up to ~35 us a node), and a game's
-    # own endgame nodes go uncounted here: with the clock read every 4,096 nodes a 10 ms
-    # timeout on a fresh 36-card Mariasz deal stopped after 2.4 s (benchmarks/RESULTS.md).
-    POLL_MASK = 255
-    ABORT_CANCELLED = 1
-    ABORT_TIMEOUT = 2
-    ABORT_QUIT = 3       # the root split: another thread answered this root move first
-
-
 cdef class Board:
     def __cinit__(self, *args, **kwargs):
         self.exact = True
@@ -108,6 +96,7 @@ cdef class Board:
         self.upper_from = VALUE_INF
         self.lower_below = -VALUE_INF
         self.etc_from = VALUE_INF
+        self.own_search = True
         self.max_ply = 0
         self.ply = 0
 
@@ -171,6 +160,7 @@ cdef class CancelToken:
 include "context.pxi"
 
 
+include "game_calls.pxi"
 include "alphabeta.pxi"
 
 
@@ -331,6 +321,7 @@ cdef class Searcher:
         c.upper_from = board.upper_from
         c.lower_below = board.lower_below
         c.etc_from = board.etc_from
+        c.own_search = board.ops.search if board.own_search else NULL
         c.deadline = 0.0
         if timeout is not None:
             if timeout <= 0:

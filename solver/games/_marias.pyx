@@ -41,8 +41,10 @@ part won, so the rank does too).
 from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy
 
-from ddcards._core.search cimport Board, GameOps, NODE_INNER, NODE_BOUNDARY, NODE_SMALL, NODE_TERMINAL
-from ddcards._core.bits cimport dd_popcount32
+from ddcards._core.search cimport (Board, GameOps, SearchCtx, MAX_MOVES, VALUE_INF, NODE_INNER, NODE_BOUNDARY,
+                                   NODE_SMALL, NODE_TERMINAL, POLL_MASK, poll_stop, sort_moves, flat_int as search_int)
+from ddcards._core.tt cimport TTHit, TT_NO_MOVE, tt_probe, tt_store, tt_bucket
+from ddcards._core.bits cimport dd_popcount32, dd_prefetch
 from ddcards.games._marias_state cimport (MPos, MState, top, in_hands, O_HRA, O_SEDMA, O_KILO, O_BETL,
                                          O_DURCH, O_MONEY, ST_LOST, ST_WON, ST_OPEN, NSEATS, MAXSTACK)
 from ddcards.games._marias_rules cimport legal_mask, play_card, money_rank
@@ -163,6 +165,52 @@ cdef int m_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
     return generate(p, top(p), moves, prune)
 
 
+# ---------------------------------------------------------------- the search, compiled here
+
+# The core's alpha-beta compiled against this module's functions (alphabeta.pxi): the
+# compiler inlines them into it, where the core's own copy calls them through GameOps at
+# every node (Hra, every first card: 5-7% less time, benchmarks/RESULTS.md "Mariáš's search
+# compiled in its module").
+
+cdef inline int g_node_info(SearchCtx* c, int* banked, int* ismax, int* lo, int* hi) noexcept nogil:
+    return m_node_info(c.pos, banked, ismax, lo, hi)
+
+
+cdef inline int g_terminal_future(SearchCtx* c) noexcept nogil:
+    return m_terminal_future(c.pos)
+
+
+cdef inline void g_tt_key(SearchCtx* c, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil:
+    m_tt_key(c.pos, k0, k1, depth)
+
+
+cdef inline int g_gen_moves(SearchCtx* c, int* moves) noexcept nogil:
+    return m_gen_moves(c.pos, moves, 1)
+
+
+cdef inline void g_make(SearchCtx* c, int move) noexcept nogil:
+    m_make(c.pos, move)
+
+
+cdef inline void g_unmake(SearchCtx* c) noexcept nogil:
+    m_unmake(c.pos)
+
+
+cdef inline int g_leaf(SearchCtx* c, int alpha, int beta, int* value) noexcept nogil:
+    return 0                            # no endgame solver of its own
+
+
+cdef inline void g_stored(SearchCtx* c, int lo, int hi) noexcept nogil:
+    pass
+
+
+include "../_core/alphabeta.pxi"
+
+
+cdef int m_search(void* c, int alpha, int beta) noexcept nogil:
+    return alphabeta(<SearchCtx*> c, alpha, beta)
+
+
 cdef GameOps MARIAS_OPS
 MARIAS_OPS.gen_moves = m_gen_moves
 MARIAS_OPS.make = m_make
@@ -173,6 +221,7 @@ MARIAS_OPS.terminal_future = m_terminal_future
 MARIAS_OPS.tt_key = m_tt_key
 MARIAS_OPS.equivalent = m_equivalent
 MARIAS_OPS.node_info = m_node_info
+MARIAS_OPS.search = m_search
 
 
 cdef class MariasBoard(Board):
