@@ -15,7 +15,9 @@
 #   g_make(c, move), g_unmake(c)                GameOps.make / unmake
 #   g_leaf(c, alpha, beta, &value)              GameOps.leaf (0 if the game has none)
 #   g_stored(c, lo, hi)                         GameOps.stored (nothing if none)
-# and cimports what the search uses: from ddcards._core.search SearchCtx, MAX_MOVES,
+# and search_int, the type alphabeta returns: int in the core (game_calls.pxi), flat_int in a
+# game's copy, which asks the compiler to inline every call in it (search.pxd); and it cimports
+# what the search uses: from ddcards._core.search SearchCtx, MAX_MOVES,
 # VALUE_INF, NODE_INNER, NODE_BOUNDARY, NODE_SMALL, NODE_TERMINAL, POLL_MASK, poll_stop,
 # sort_moves; from ddcards._core.tt TTHit, TT_NO_MOVE, tt_probe, tt_store, tt_bucket;
 # dd_prefetch from ddcards._core.bits; uint64_t.

@@ -168,9 +168,9 @@ cdef int m_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
 # ---------------------------------------------------------------- the search, compiled here
 
 # The core's alpha-beta compiled against this module's functions (alphabeta.pxi): the
-# compiler inlines them into it, where the core's own copy calls them through GameOps at
-# every node (Hra, every first card: 5-7% less time, benchmarks/RESULTS.md "Mariáš's search
-# compiled in its module").
+# compiler inlines them all into it (its return type, search_int, is the core's flat_int),
+# where the core's own copy calls them through GameOps at every node (Hra, every first card:
+# about 7% less time, benchmarks/RESULTS.md "Mariáš's search compiled in its module").
 
 cdef inline int g_node_info(SearchCtx* c, int* banked, int* ismax, int* lo, int* hi) noexcept nogil:
     return m_node_info(c.pos, banked, ismax, lo, hi)
