@@ -24,7 +24,8 @@ default); any other value stops the build with an error.  A build whose switches
 from the last build's in the same build folder compiles everything again, and a build of
 one kernel removes the other kernels' modules left by an earlier build, so that what runs is
 what was asked for.  ``DDCARDS_ONLY=search,_marias`` (a developer's shortcut) rebuilds just
-the modules named; a name that is no module stops the build.
+the modules named; a name that is no module stops the build.  (``_marias`` compiles the search's
+alphabeta.pxi too: a change to it needs both.)
 """
 import glob
 import os

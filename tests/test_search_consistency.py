@@ -158,27 +158,33 @@ def test_marias_own_search_is_the_cores(mixed):
     inlined.  Searched by the core's copy instead, which calls it through GameOps
     (Board.own_search False), every position gives the same value, move values, line and node
     count: every objective and option, the four-player form, the money of announced parts,
-    positions with cards already played, on one thread and on two."""
+    positions with cards already played, and the core's move-order switches that Mariáš leaves
+    off (the ETC, killer leads, replies first, no history), which its copy compiles too.  Every
+    fifth position is searched on two threads, where the value and the moves' values must
+    agree (the line and the nodes follow the threads' timing)."""
     from ddcards._core.search import MODE_ALL, MODE_OPTIMAL, Searcher
 
     engines = [Searcher(32), Searcher(32)]
     docs = mixed[:16] + corpus("announced", 6) + corpus("mixed", 12) \
         + [dict(doc, players=4) for doc in corpus("hra", 3)] + corpus("midgame", 10)
+    switches = [{}, {"etc_from": 1}, {"killer_leads": True}, {"reply_first": True}, {"history_leads": False},
+                {"etc_from": 13, "reply_first": True}]
     for k, doc in enumerate(docs):
         got = []
         for own in (True, False):
-            session = ddcards.Position.from_dict(doc).session()
-            session.board.own_search = own
+            boards = [ddcards.Position.from_dict(doc).session() for _ in range(2)]
+            for session in boards:
+                assert session.board.has_own_search
+                session.board.own_search = own
+                for name, setting in switches[k % len(switches)].items():
+                    setattr(session.board, name, setting)
             mode = MODE_ALL if k % 2 == 0 else MODE_OPTIMAL
-            helpers = []
-            if k % 5 == 0:                      # every fifth on two threads
-                helper = ddcards.Position.from_dict(doc).session().board
-                helper.own_search = own
-                helpers = [(engines[1], helper)]
+            threads = 2 if k % 5 == 0 else 1
+            helpers = [(engines[1], boards[1].board)] if threads == 2 else []
             engines[0].clear()
-            value, moves, pv, nodes = session.search(engines[0], mode, None, None, helpers=helpers)
-            got.append((value, sorted(moves), pv if not helpers else None, nodes if not helpers else None))
-        assert got[0] == got[1], json.dumps(doc)
+            value, moves, pv, nodes = boards[0].search(engines[0], mode, None, None, helpers=helpers)
+            got.append((value, sorted(moves)) + ((pv, nodes) if threads == 1 else ()))
+        assert got[0] == got[1], (json.dumps(doc), switches[k % len(switches)])
     assert len(docs) == 47
 
 

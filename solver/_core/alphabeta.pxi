@@ -6,17 +6,19 @@
 # (game_calls.pxi), and a game module may include it with its own functions, which the
 # compiler then inlines into the search (GameOps.search: no call through a pointer at every
 # node; Mariáš's Hra, benchmarks/RESULTS.md "Mariáš's search compiled in its module").  The
-# includer defines the game's calls, each given the search's SearchCtx* c (c.pos is the
-# game's position):
-#   g_node_info(c, &banked, &ismax, &lo, &hi)   GameOps.node_info
-#   g_terminal_future(c)                        GameOps.terminal_future
-#   g_tt_key(c, &k0, &k1, &depth)               GameOps.tt_key
-#   g_gen_moves(c, moves)                       GameOps.gen_moves with prune set
-#   g_make(c, move), g_unmake(c)                GameOps.make / unmake
-#   g_leaf(c, alpha, beta, &value)              GameOps.leaf (0 if the game has none)
-#   g_stored(c, lo, hi)                         GameOps.stored (nothing if none)
+# includer defines the game's calls, each given the search's GameOps (c.ops, which the core's
+# copy calls through and a game's own ignores) and the game's position (c.pos):
+#   g_node_info(ops, pos, &banked, &ismax, &lo, &hi)   GameOps.node_info
+#   g_terminal_future(ops, pos)                        GameOps.terminal_future
+#   g_tt_key(ops, pos, &k0, &k1, &depth)               GameOps.tt_key
+#   g_gen_moves(ops, pos, moves)                       GameOps.gen_moves with prune set
+#   g_make(ops, pos, move), g_unmake(ops, pos)         GameOps.make / unmake
+#   g_leaf(ops, pos, alpha, beta, &value)              GameOps.leaf (0 if the game has none)
+#   g_stored(ops, pos, lo, hi)                         GameOps.stored (nothing if none)
+# They must do what the game's GameOps entries do: a game's own copy and the core's give the
+# same answers and node counts (a test compares them: Board.own_search).
 # and search_int, the type alphabeta returns: int in the core (game_calls.pxi), flat_int in a
-# game's copy, which asks the compiler to inline every call in it (search.pxd); and it cimports
+# game's copy, which asks the compiler to inline every call in it (own_search.pxd); and it cimports
 # what the search uses: from ddcards._core.search SearchCtx, MAX_MOVES,
 # VALUE_INF, NODE_INNER, NODE_BOUNDARY, NODE_SMALL, NODE_TERMINAL, POLL_MASK, poll_stop,
 # sort_moves; from ddcards._core.tt TTHit, TT_NO_MOVE, tt_probe, tt_store, tt_bucket;
@@ -55,7 +57,7 @@ cdef inline void store_bounds(SearchCtx* c, uint64_t k0, uint64_t k1, int depth,
         lo = v
         hi = v
     tt_store(c.tt, k0, k1, depth, lo, hi, bestmove)
-    g_stored(c, lo, hi)
+    g_stored(c.ops, c.pos, lo, hi)
 
 
 cdef inline void raise_move(int* moves, int n, int m) noexcept nogil:
@@ -95,6 +97,8 @@ cdef int etc_cutoff(SearchCtx* c, int* moves, int n, int ismax, int alpha, int b
     -5% to -8% nodes, benchmarks/RESULTS.md "Moves ordered by what the ETC
     found").  The caller's own first choices (the last refuting replies, the
     table's move) are raised to the front afterwards."""
+    cdef const GameOps* ops = c.ops
+    cdef void* pos = c.pos
     cdef int i, kind, cismax, lo, hi, depth, nk = 0
     cdef int banked[MAX_MOVES]
     cdef int idx[MAX_MOVES]
@@ -105,23 +109,23 @@ cdef int etc_cutoff(SearchCtx* c, int* moves, int n, int ismax, int alpha, int b
     for i in range(n):
         lo = -VALUE_INF
         hi = VALUE_INF
-        g_make(c, moves[i])
-        kind = g_node_info(c, &banked[i], &cismax, &lo, &hi)
+        g_make(ops, pos, moves[i])
+        kind = g_node_info(ops, pos, &banked[i], &cismax, &lo, &hi)
         if kind == NODE_INNER:
-            g_unmake(c)
+            g_unmake(ops, pos)
             return 0
         if kind == NODE_TERMINAL:
-            lo = g_terminal_future(c)
+            lo = g_terminal_future(ops, pos)
             hi = lo
         elif kind == NODE_BOUNDARY:
-            g_tt_key(c, &k0[nk], &k1[nk], &depth)
+            g_tt_key(ops, pos, &k0[nk], &k1[nk], &depth)
             if depth < c.etc_from:
-                g_unmake(c)
+                g_unmake(ops, pos)
                 return 0
             dd_prefetch(tt_bucket(c.tt, k0[nk], k1[nk]))
             idx[nk] = i
             nk += 1
-        g_unmake(c)
+        g_unmake(ops, pos)
         sure[i] = banked[i] + (lo if ismax else hi)
         if ismax and banked[i] + lo >= beta:
             value[0] = banked[i] + lo
@@ -149,13 +153,16 @@ cdef int etc_cutoff(SearchCtx* c, int* moves, int n, int ismax, int alpha, int b
 
 
 # etc_cutoff is called through a pointer so that the compiler cannot inline it: inlined, its
-# arrays made every alphabeta frame 2.2 KB (now 360 bytes), a deep search's stack spread over
-# many more cache lines (Mariáš every first card: -1% to -3% CPU, benchmarks/RESULTS.md).
+# arrays made every alphabeta frame 2.2 KB (now 360 bytes in the core's copy, about 700 in
+# Mariáš's, its game inlined), a deep search's stack spread over many more cache lines (Mariáš
+# every first card: -1% to -3% CPU, benchmarks/RESULTS.md).
 ctypedef int (*EtcFn)(SearchCtx*, int*, int, int, int, int, int*) noexcept nogil
 cdef EtcFn etc_fn = etc_cutoff
 
 
 cdef search_int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
+    cdef const GameOps* ops = c.ops
+    cdef void* pos = c.pos
     cdef int moves[MAX_MOVES]
     cdef int kind, banked, lo = -VALUE_INF, hi = VALUE_INF, depth = 0
     cdef int n, i, j, v, best, bestmove = TT_NO_MOVE, ttmove = TT_NO_MOVE
@@ -166,9 +173,9 @@ cdef search_int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
     c.nodes += 1
     if (c.nodes & POLL_MASK) == 0 and poll_stop(c):
         return 0
-    kind = g_node_info(c, &banked, &ismax, &lo, &hi)
+    kind = g_node_info(ops, pos, &banked, &ismax, &lo, &hi)
     if kind == NODE_TERMINAL:
-        return banked + g_terminal_future(c)
+        return banked + g_terminal_future(ops, pos)
 
     if kind == NODE_BOUNDARY or kind == NODE_SMALL:
         if banked + lo >= beta:
@@ -176,7 +183,7 @@ cdef search_int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
         if banked + hi <= alpha:
             return banked + hi
     if kind == NODE_BOUNDARY:
-        g_tt_key(c, &k0, &k1, &depth)
+        g_tt_key(ops, pos, &k0, &k1, &depth)
         if tt_probe(c.tt, k0, k1, &e):
             if e.lo > lo:
                 lo = e.lo
@@ -188,12 +195,12 @@ cdef search_int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
                 return banked + hi
             ttmove = e.move
 
-    if kind != NODE_INNER and g_leaf(c, alpha, beta, &best):
+    if kind != NODE_INNER and g_leaf(ops, pos, alpha, beta, &best):
         if kind == NODE_BOUNDARY:
             store_bounds(c, k0, k1, depth, lo, hi, best, banked, alpha0, beta0, TT_NO_MOVE)
         return best
 
-    n = g_gen_moves(c, moves)
+    n = g_gen_moves(ops, pos, moves)
     if kind == NODE_INNER and n > 1 and c.etc_from < VALUE_INF and etc_fn(c, moves, n, ismax, alpha, beta, &v):
         return v
     if kind == NODE_BOUNDARY and n > 1 and c.history_leads:
@@ -230,11 +237,11 @@ cdef search_int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
     if ismax:
         best = -VALUE_INF
         for i in range(n):
-            g_make(c, moves[i])
+            g_make(ops, pos, moves[i])
             c.ply += 1
             v = alphabeta(c, alpha, beta)
             c.ply -= 1
-            g_unmake(c)
+            g_unmake(ops, pos)
             if c.aborted:
                 return 0
             if v > best:
@@ -252,11 +259,11 @@ cdef search_int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
     else:
         best = VALUE_INF
         for i in range(n):
-            g_make(c, moves[i])
+            g_make(ops, pos, moves[i])
             c.ply += 1
             v = alphabeta(c, alpha, beta)
             c.ply -= 1
-            g_unmake(c)
+            g_unmake(ops, pos)
             if c.aborted:
                 return 0
             if v < best:

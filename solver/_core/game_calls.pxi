@@ -7,34 +7,34 @@
 ctypedef int search_int
 
 
-cdef inline int g_node_info(SearchCtx* c, int* banked, int* ismax, int* lo, int* hi) noexcept nogil:
-    return c.ops.node_info(c.pos, banked, ismax, lo, hi)
+cdef inline int g_node_info(const GameOps* ops, void* pos, int* banked, int* ismax, int* lo, int* hi) noexcept nogil:
+    return ops.node_info(pos, banked, ismax, lo, hi)
 
 
-cdef inline int g_terminal_future(SearchCtx* c) noexcept nogil:
-    return c.ops.terminal_future(c.pos)
+cdef inline int g_terminal_future(const GameOps* ops, void* pos) noexcept nogil:
+    return ops.terminal_future(pos)
 
 
-cdef inline void g_tt_key(SearchCtx* c, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil:
-    c.ops.tt_key(c.pos, k0, k1, depth)
+cdef inline void g_tt_key(const GameOps* ops, void* pos, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil:
+    ops.tt_key(pos, k0, k1, depth)
 
 
-cdef inline int g_gen_moves(SearchCtx* c, int* moves) noexcept nogil:
-    return c.ops.gen_moves(c.pos, moves, 1)
+cdef inline int g_gen_moves(const GameOps* ops, void* pos, int* moves) noexcept nogil:
+    return ops.gen_moves(pos, moves, 1)
 
 
-cdef inline void g_make(SearchCtx* c, int move) noexcept nogil:
-    c.ops.make(c.pos, move)
+cdef inline void g_make(const GameOps* ops, void* pos, int move) noexcept nogil:
+    ops.make(pos, move)
 
 
-cdef inline void g_unmake(SearchCtx* c) noexcept nogil:
-    c.ops.unmake(c.pos)
+cdef inline void g_unmake(const GameOps* ops, void* pos) noexcept nogil:
+    ops.unmake(pos)
 
 
-cdef inline int g_leaf(SearchCtx* c, int alpha, int beta, int* value) noexcept nogil:
-    return c.ops.leaf != NULL and c.ops.leaf(c.pos, alpha, beta, value)
+cdef inline int g_leaf(const GameOps* ops, void* pos, int alpha, int beta, int* value) noexcept nogil:
+    return ops.leaf != NULL and ops.leaf(pos, alpha, beta, value)
 
 
-cdef inline void g_stored(SearchCtx* c, int lo, int hi) noexcept nogil:
-    if c.ops.stored != NULL:
-        c.ops.stored(c.pos, lo, hi)
+cdef inline void g_stored(const GameOps* ops, void* pos, int lo, int hi) noexcept nogil:
+    if ops.stored != NULL:
+        ops.stored(pos, lo, hi)

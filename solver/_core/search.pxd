@@ -73,28 +73,14 @@ ctypedef struct GameOps:
     void (*stored)(void* pos, int lo, int hi) noexcept nogil
     # Optional (NULL: the core's own): the core's alpha-beta (alphabeta.pxi) compiled in the
     # game's module against the game's functions, which it then calls directly rather than
-    # through these pointers (see alphabeta.pxi); ctx is the search's SearchCtx*.
+    # through these pointers (see alphabeta.pxi); ctx is the search's SearchCtx*.  It must be
+    # that text compiled, not a search of the game's own: the drivers and the root split rely
+    # on what it keeps in the SearchCtx (nodes, aborted, ply, the history, reverse).
     int (*search)(void* ctx, int alpha, int beta) noexcept nogil
 
 
 cdef extern from *:
     ctypedef int volatile_int "volatile int"
-
-cdef extern from *:
-    """
-    /* flat_int: int as the return type of a game's own copy of the alpha-beta (GameOps.search,
-       alphabeta.pxi), asking the compiler to inline every call in it but the recursion: the
-       game's functions have other callers too (its GameOps), so it would not inline them all
-       of itself.  Cython also declares the function's result variable with this type, where
-       the attribute means nothing: GCC's warning that it ignores it there is turned off. */
-    #if defined(__GNUC__)
-    #pragma GCC diagnostic ignored "-Wattributes"
-    #define DD_FLAT_INT __attribute__((flatten)) int
-    #else
-    #define DD_FLAT_INT int
-    #endif
-    """
-    ctypedef int flat_int "DD_FLAT_INT"
 
 cdef enum:
     # The flags (a cancel, another thread's answer to the root move searched) and the clock

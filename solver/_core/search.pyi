@@ -38,6 +38,8 @@ class Board:
     max_ply: int
     @property
     def ply(self) -> int: ...
+    @property
+    def has_own_search(self) -> bool: ...
     def legal_moves(self, prune: bool = False) -> list[int]:
         """Legal moves of the player to move, in the search's order (prune: one per equivalent group)."""
     def play(self, move: int) -> None:

@@ -121,6 +121,12 @@ cdef class Board:
         self.ply -= 1
 
     @property
+    def has_own_search(self):
+        """The game compiles the core's alpha-beta in its own module (GameOps.search), which
+        searches this board unless own_search is False."""
+        return self.ops.search != NULL
+
+    @property
     def terminal(self):
         """Nothing is left to decide (all played, or the outcome is settled)."""
         return self.ops.node_kind(self.pos) == NODE_TERMINAL

@@ -42,7 +42,8 @@ from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy
 
 from ddcards._core.search cimport (Board, GameOps, SearchCtx, MAX_MOVES, VALUE_INF, NODE_INNER, NODE_BOUNDARY,
-                                   NODE_SMALL, NODE_TERMINAL, POLL_MASK, poll_stop, sort_moves, flat_int as search_int)
+                                   NODE_SMALL, NODE_TERMINAL, POLL_MASK, poll_stop, sort_moves)
+from ddcards._core.own_search cimport flat_int as search_int
 from ddcards._core.tt cimport TTHit, TT_NO_MOVE, tt_probe, tt_store, tt_bucket
 from ddcards._core.bits cimport dd_popcount32, dd_prefetch
 from ddcards.games._marias_state cimport (MPos, MState, top, in_hands, O_HRA, O_SEDMA, O_KILO, O_BETL,
@@ -172,35 +173,35 @@ cdef int m_gen_moves(void* vp, int* moves, int prune) noexcept nogil:
 # where the core's own copy calls them through GameOps at every node (Hra, every first card:
 # about 7% less time, benchmarks/RESULTS.md "Mariáš's search compiled in its module").
 
-cdef inline int g_node_info(SearchCtx* c, int* banked, int* ismax, int* lo, int* hi) noexcept nogil:
-    return m_node_info(c.pos, banked, ismax, lo, hi)
+cdef inline int g_node_info(const GameOps* ops, void* pos, int* banked, int* ismax, int* lo, int* hi) noexcept nogil:
+    return m_node_info(pos, banked, ismax, lo, hi)
 
 
-cdef inline int g_terminal_future(SearchCtx* c) noexcept nogil:
-    return m_terminal_future(c.pos)
+cdef inline int g_terminal_future(const GameOps* ops, void* pos) noexcept nogil:
+    return m_terminal_future(pos)
 
 
-cdef inline void g_tt_key(SearchCtx* c, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil:
-    m_tt_key(c.pos, k0, k1, depth)
+cdef inline void g_tt_key(const GameOps* ops, void* pos, uint64_t* k0, uint64_t* k1, int* depth) noexcept nogil:
+    m_tt_key(pos, k0, k1, depth)
 
 
-cdef inline int g_gen_moves(SearchCtx* c, int* moves) noexcept nogil:
-    return m_gen_moves(c.pos, moves, 1)
+cdef inline int g_gen_moves(const GameOps* ops, void* pos, int* moves) noexcept nogil:
+    return m_gen_moves(pos, moves, 1)
 
 
-cdef inline void g_make(SearchCtx* c, int move) noexcept nogil:
-    m_make(c.pos, move)
+cdef inline void g_make(const GameOps* ops, void* pos, int move) noexcept nogil:
+    m_make(pos, move)
 
 
-cdef inline void g_unmake(SearchCtx* c) noexcept nogil:
-    m_unmake(c.pos)
+cdef inline void g_unmake(const GameOps* ops, void* pos) noexcept nogil:
+    m_unmake(pos)
 
 
-cdef inline int g_leaf(SearchCtx* c, int alpha, int beta, int* value) noexcept nogil:
-    return 0                            # no endgame solver of its own
+cdef inline int g_leaf(const GameOps* ops, void* pos, int alpha, int beta, int* value) noexcept nogil:
+    return 0                            # MARIAS_OPS has no leaf (nor stored): keep these in step
 
 
-cdef inline void g_stored(SearchCtx* c, int lo, int hi) noexcept nogil:
+cdef inline void g_stored(const GameOps* ops, void* pos, int lo, int hi) noexcept nogil:
     pass
 
 
