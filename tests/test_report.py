@@ -181,7 +181,9 @@ def test_the_chart_takes_every_value_the_document_allows(seed_doc):
     doc.update(steps=doc["steps"][:2], initial_value=low, final_value=high, final=None, mistakes=[0, 1],
                outcome_mistakes=[s["ply"] for s in doc["steps"][:2] if s["changes_outcome"]])
     for step, (before, after) in zip(doc["steps"], ((low, 0), (0, high))):
-        step.update(value_before=before, value_after=after, cost=high, mistake=True, moves=[])
+        # (an action that cost something is none of the optimal ones, its best_moves)
+        step.update(value_before=before, value_after=after, cost=high, mistake=True, moves=[],
+                    best_moves=[m for m in step["best_moves"] if m != step["move"]])
     # (the words on the values, as check.py works them out: the declarer wins above 0)
     doc["initial_outcome"] = "declarer loses"
     doc["steps"][0].update(outcome="declarer loses", changes_outcome=False)
@@ -445,20 +447,26 @@ def test_text_fields_reach_the_page_escaped(seed_doc, path):
     # Step 0 turned the outcome (its outcome is shown) and lists no moves (its best_moves are).
     doc = edited(edited(seed_doc, "steps.0.changes_outcome", True), "steps.0.moves", [])
     doc["outcome_mistakes"] = [0]
-    # Without the record: with it, the deal's fields, the words on the values (step 0's turn too)
+    # Without the record (no deal.position: a position without `played` is a record of nothing
+    # played, RULES §0.10): with it, the deal's fields, the words on the values (step 0's turn too)
     # and the final line are the record's as laid out and played (test_report_reader); without it
     # they are the document's own text
-    del doc["deal"]["position"]["played"]
-    if path == "steps.0.move":
+    del doc["deal"]["position"]
+    if path in ("steps.0.move", "steps.0.best_moves.0"):
         # a move the record does not hold is refused (test_report_reader), and so is one that is no
-        # action of the game where the document leaves the record out
-        with pytest.raises(ddcards.NotationError, match=r"steps\[0\]\.move: an action of marias: a card, not") as err:
+        # action of the game where the document leaves the record out, played or named optimal
+        field = path.replace(".0.", "[0].").replace("best_moves.0", "best_moves[0]")
+        with pytest.raises(ddcards.NotationError, match=re.escape(f"{field}: an action of marias: a card, not")) as err:
             render(edited(doc, path, PAYLOAD))
-        assert err.value.field == "steps[0].move"
+        assert err.value.field == field
         return
-    if path == "steps.9.moves.0.move":      # (a move marked optimal is among the best moves too)
-        old = doc["steps"][9]["moves"][0]["move"]
-        doc["steps"][9]["best_moves"] = [PAYLOAD if m == old else m for m in doc["steps"][9]["best_moves"]]
+    if path == "steps.9.moves.0.move":
+        # (best_moves are actions of the game: the move named so is one better than the action
+        # played but not optimal, worth 60 where the optimal ones keep 50 and 7H gave 70)
+        step = doc["steps"][9]
+        old = step["moves"][0]["move"]
+        step["moves"][0].update(value=60, optimal=False)
+        step["best_moves"] = [m for m in step["best_moves"] if m != old]
     doc = edited(doc, path, [PAYLOAD] if path == "final.pv" else PAYLOAD)
     if path == "final_outcome":
         doc["steps"][-1]["outcome"] = PAYLOAD           # the words on the same value (check.py)
@@ -472,19 +480,20 @@ def test_text_fields_reach_the_page_escaped(seed_doc, path):
 def test_keys_and_extras_reach_the_page_escaped(seed_doc):
     doc = edited(seed_doc, "final.scores", {PAYLOAD: 1})
     doc["deal"][PAYLOAD] = PAYLOAD                       # a game's extra, label and text
-    del doc["deal"]["position"]["played"]                # (no record to lay the deal out from)
-    doc["deal"]["position"][PAYLOAD] = PAYLOAD           # a setup row
-    doc["steps"][2]["score"] = {PAYLOAD: PAYLOAD}        # the trick's score line
+    # (no record to lay the deal out from: with deal.position, a position without `played` too,
+    # the deal and the scores are the record's, and a key no position has is refused)
+    del doc["deal"]["position"]
+    doc["steps"][2]["score"] = {PAYLOAD: 10}             # the trick's score line (a score is a whole number)
     page = render(doc)
     assert_inert(page, PAYLOAD)
-    assert page.count("&quot;&gt;&lt;img src=x onerror=alert(1)&gt;") >= 6
+    assert page.count("&quot;&gt;&lt;img src=x onerror=alert(1)&gt;") >= 5
 
 
 @pytest.mark.parametrize("text", ["</script><script>alert(1)</script>", "<!--<script>", "a\u2028b\u2029c",
                                   "</SCRIPT >", "&lt;b&gt;"])
 def test_the_inline_data_cannot_end_its_script(seed_doc, text):
     doc = edited(seed_doc, "deal.title", text)
-    del doc["deal"]["position"]["played"]                # (no record to lay the deal out from)
+    del doc["deal"]["position"]                          # (no record to lay the deal out from)
     page = render(doc)
     data = re.search(r'<script type="application/json" id="analysis">(.*?)</script>', page, re.S).group(1)
     assert not {"<", ">", "&", "\u2028", "\u2029"} & set(data)

@@ -317,6 +317,136 @@ def test_a_document_that_contradicts_its_deal_is_refused_naming_the_field(analys
     assert not (tmp_path / "edited.html").exists()
 
 
+@pytest.fixture(scope="module")
+def race_text() -> str:
+    """A mode optimal analysis of a Mariasz race after `exchange 8C TH` (3 steps, none a mistake)."""
+    deal = dict(ddcards.example("mariasz-race"), played=["exchange", "8C", "TH"])
+    return json.dumps(ddcards.analyse(deal, mode="optimal").to_dict())
+
+
+@pytest.fixture(scope="module")
+def seed_optimal_text() -> str:
+    """The seed deal analysed in mode optimal (its mistakes at plies 0, 9 and 24)."""
+    return json.dumps(ddcards.analyse(deals.seed_deal(), mode="optimal").to_dict())
+
+
+def _refused(doc: dict, field: str, message: str, tmp_path, capsys) -> None:
+    """`doc` is refused naming `field` with `message`, by render() and by `ddcards report` (exit 2,
+    no page written)."""
+    with pytest.raises(ddcards.NotationError) as err:
+        render(doc)
+    assert err.value.field == field and message in str(err.value), str(err.value)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(doc))
+    code, err_text = report(capsys, str(path), "-o", str(tmp_path / "edited.html"))
+    assert code == cli.EXIT_BAD_INPUT and f"ddcards: error: {field}: {message}" in err_text, err_text
+    assert not (tmp_path / "edited.html").exists()
+
+
+def _drop_played(a: dict) -> None:
+    del a["deal"]["position"]["played"]
+
+
+NOTHING_PLAYED = ("a ply of deal.position.played, which holds 0 actions (a position without played has nothing "
+                  "played), not 0")
+
+
+@pytest.mark.parametrize("edit, field, message", [
+    # A deal.position without `played` is a record of nothing played (RULES §0.6, §0.10), not a
+    # document let off every check against its record: it showed 8C, and a card still in the
+    # stock, as moves made.
+    (lambda a: (_drop_played(a), a["steps"][1].update(move="AS")), "steps[0].ply", NOTHING_PLAYED),
+    (_drop_played, "steps[0].ply", NOTHING_PLAYED),
+    (lambda a: a["deal"]["position"].update(played=None), "steps[0].ply", NOTHING_PLAYED),   # null: left out
+    (lambda a: (_drop_played(a), a.update(from_ply=2)), "from_ply",
+     "a whole number from 0 to 0, the actions of deal.position.played, not 2"),
+    # A step's whole numbers are whole numbers: false is no 0, 112.0 no 112 (Python's == took them)
+    (lambda a: a["steps"][2]["score"].update(seat0=False), "steps[2].score.seat0", "a whole number, not false"),
+    (lambda a: a["steps"][2]["score"].update(seat1_total=112.0), "steps[2].score.seat1_total",
+     "a whole number, not 112.0"),
+    (lambda a: a["steps"][2].update(trick_winner=False), "steps[2].trick_winner",
+     "a seat: a whole number from 0 to 1, not false"),
+    (lambda a: a["steps"][2].update(trick_winner=1.0), "steps[2].trick_winner",
+     "a seat: a whole number from 0 to 1, not 1.0"),
+    (lambda a: a["deal"]["score"].update(seat0_total=95.0), "deal.score.seat0_total", "a whole number, not 95.0"),
+    (lambda a: a.update(from_ply=False), "from_ply", "a whole number from 0 to 3, the actions of "
+                                                     "deal.position.played, not false"),
+    # Mode optimal's best_moves are held as mode all's are: legal actions at the step, each once,
+    # the action played among them where it cost nothing
+    (lambda a: a["steps"][1].update(best_moves=["ZZ"]), "steps[1].best_moves[0]",
+     "one of the legal actions at ply 1 of the record (JS QH JH 8H TD 8C), not 'ZZ'"),
+    (lambda a: a["steps"][1].update(best_moves=["8C", "AS"]), "steps[1].best_moves[1]",
+     "one of the legal actions at ply 1 of the record (JS QH JH 8H TD 8C), not 'AS'"),     # a card in the stock
+    (lambda a: a["steps"][1].update(best_moves=["8C", "JS", "8C"]), "steps[1].best_moves[2]",
+     "an action not listed before it in steps[1].best_moves: each optimal action once, not '8C'"),
+    (lambda a: a["steps"][1].update(best_moves=["JS", "QH"]), "steps[1].best_moves",
+     "the optimal actions, the action played ('8C') among them: it cost nothing, so it was optimal, "
+     "not ['JS', 'QH']"),
+    (lambda a: a["steps"][1].update(best_moves=[]), "steps[1].best_moves",
+     "the optimal actions, the action played ('8C') among them: it cost nothing, so it was optimal, not []"),
+    # ... and without the record, each is at least an action of the game, as each step's move is
+    (lambda a: (a["deal"].pop("position"), a["steps"][1].update(best_moves=["8C", "ZZ"])), "steps[1].best_moves[1]",
+     "an action of mariasz: a card or 'exchange', not 'ZZ'"),
+])
+def test_an_optimal_analysis_is_held_to_its_record_its_types_and_its_best_moves(race_text, tmp_path, capsys,
+                                                                               edit, field, message):
+    doc = json.loads(race_text)
+    assert doc["mode"] == "optimal" and doc["deal"]["position"]["played"] == ["exchange", "8C", "TH"]
+    render(doc)                                        # as the solver wrote it: shown
+    edit(doc)
+    _refused(doc, field, message, tmp_path, capsys)
+
+
+@pytest.mark.parametrize("edit, field, message", [
+    (lambda a: a["steps"][9]["best_moves"].append(a["steps"][9]["move"]), "steps[9].best_moves",
+     "the optimal actions, not the action played ('7H'): it cost 20, and an optimal action costs nothing"),
+    (lambda a: a.update(mistakes=[False, 9, 24]), "mistakes[0]", "a ply: a whole number from 0, not false"),
+    (lambda a: a.update(mistakes=[0, 9.0, 24]), "mistakes[1]", "a ply: a whole number from 0, not 9.0"),
+    (lambda a: a.update(outcome_mistakes=[True]), "outcome_mistakes[0]", "a ply: a whole number from 0, not true"),
+    (lambda a: a["final"]["scores"].update(declarer=90.0), "final.scores.declarer", "a whole number, not 90.0"),
+    (lambda a: a["final"]["tricks"].update(declarer=True), "final.tricks.declarer", "a whole number, not true"),
+    (lambda a: a["final"].update(won=1), "final.won", "true or false, not 1"),
+    (lambda a: a["final"]["outcomes"].update(kilo=0), "final.outcomes.kilo", "true or false, not 0"),
+])
+def test_a_mistake_is_no_best_move_and_plies_scores_and_outcomes_are_of_their_type(seed_optimal_text, tmp_path,
+                                                                                   capsys, edit, field, message):
+    doc = json.loads(seed_optimal_text)
+    assert doc["mode"] == "optimal" and doc["mistakes"] == [0, 9, 24] and doc["steps"][9]["cost"] == 20
+    render(doc)
+    edit(doc)
+    _refused(doc, field, message, tmp_path, capsys)
+
+
+def test_what_is_held_to_the_record_is_held_to_its_kind_too():
+    """Klaverjas's points and roem so far (a game's extras, no field the check knows) are the
+    record's: 175.0 or false for a record's 175 or 0 are refused, where Python's == let them by."""
+    pos = ddcards.Position.from_dict(ddcards.example("klaverjas"))
+    while pos.ply < 24:
+        pos = pos.play(pos.legal_moves[0])
+    doc = ddcards.analyse(pos.to_dict(), mode="optimal", from_ply=20).to_dict()
+    render(doc)
+    points, roem = doc["deal"]["points"], doc["deal"]["roem"]
+    for key, value, shown in (("points", dict(points, playing=float(points["playing"])),
+                               f"'playing': {points['playing']}.0"),
+                              ("roem", dict(roem, other=False), "'other': false")):
+        with pytest.raises(ddcards.NotationError) as err:
+            render(dict(doc, deal=dict(doc["deal"], **{key: value})))
+        assert err.value.field == f"deal.{key}" and "as deal.position lays it out at ply 20" in str(err.value)
+        assert shown in str(err.value)
+
+
+def test_a_record_without_played_is_one_of_nothing_played():
+    """An analysis of a position with nothing played, its `played` left out (as a position
+    document may leave it out): shown, and its deal is held to that record, not let off."""
+    doc = ddcards.analyse(dict(ddcards.example("mariasz-race"), played=[])).to_dict()
+    assert doc["steps"] == [] and doc["deal"]["position"]["played"] == []
+    del doc["deal"]["position"]["played"]
+    assert "No card has been played in this record" in render(doc)
+    with pytest.raises(ddcards.NotationError) as err:
+        render(dict(doc, deal=dict(doc["deal"], to_move=1)))
+    assert err.value.field == "deal.to_move" and "0, as deal.position lays it out at ply 0, not 1" in str(err.value)
+
+
 def test_an_analysis_stopped_on_the_way_and_one_without_its_deal_are_held_to_what_they_say():
     """A stopped analysis (no final solve) shows the steps it has, and says it stopped; a document
     without its deal is held to its game's actions: a Prší analysis relabelled Mariáš is refused

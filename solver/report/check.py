@@ -31,7 +31,8 @@ MAX_SEATS = 64
 
 
 def _fail(field: str, value: Any, wanted: str) -> NotationError:
-    return NotationError(f"{field}: {wanted}, not {shown(value)} ({ANALYSIS_RULE})", token=token_text(value),
+    # (a field may end in a document's own key, steps[2].score.<key>: said printably, as _where says it)
+    return NotationError(f"{_where(field)}{wanted}, not {shown(value)} ({ANALYSIS_RULE})", token=token_text(value),
                          rule=ANALYSIS_RULE, field=field)
 
 
@@ -69,6 +70,15 @@ def _list(doc: Mapping[str, Any], key: str, field: str, *, required: bool = Fals
     return value
 
 
+def _whole_numbers(doc: Mapping[str, Any], key: str, field: str) -> Mapping[str, Any]:
+    """An object of whole numbers (a score by side): each value an int, not false or 112.0,
+    which Python's == would take for 0 and 112 when it is held to the record."""
+    items = _mapping(doc, key, field)
+    for name in items:
+        _int(items, name, f"{field}.{name}")
+    return items
+
+
 def _texts(doc: Mapping[str, Any], key: str, field: str, *, required: bool = False) -> Sequence[str]:
     items = _list(doc, key, field, required=required)
     for i, item in enumerate(items):
@@ -98,27 +108,36 @@ def check_analysis(doc: Any) -> None:
                                 or not 0 <= elapsed < MAX_NUMBER):
         raise _fail("elapsed_ms", elapsed, "a number of milliseconds from 0")
     position = _mapping(_mapping(doc, "deal", "deal"), "position", "deal.position")
+    # The record is deal.position whenever the document gives one: a position document without
+    # `played` (or with `played` null) has nothing played (§0.6, §0.7), so its steps are held to
+    # an empty record, not let off every check against it.  Only a document without
+    # deal.position is held to its game's actions alone.
+    record = _mapping(doc, "deal", "deal").get("position") is not None
     game = _check_game(doc, position)
     seats = _check_deal(_mapping(doc, "deal", "deal"))
     played = _texts(position, "played", "deal.position.played")
-    if doc.get("from_ply") not in (None, 0):
+    if doc.get("from_ply") is not None:      # (whenever given: false or 0.0 is no ply 0)
         # an analysis from a later ply: its tricks are numbered on from those of the record before it
         _int(doc, "from_ply", "from_ply", low=0, high=len(played) + 1,
              wanted=f"a whole number from 0 to {len(played)}, the actions of deal.position.played")
     steps = _list(doc, "steps", "steps", required=True)
     for i, step in enumerate(steps):
         _check_step(step, f"steps[{i}]", seats)
-        if "played" in position:
+        if record:
             _check_recorded(step, f"steps[{i}]", played, (doc.get("from_ply") or 0) + i)
         else:
             _check_action(game, step["move"], f"steps[{i}].move")
+            for j, move in enumerate(step["best_moves"]):
+                _check_action(game, move, f"steps[{i}].best_moves[{j}]")
     _check_values(doc, steps, game)
     for i, step in enumerate(steps):
         _check_moves(step, f"steps[{i}]", game)
     _check_final(doc.get("final"))
-    _check_complete(doc, steps, position, played)
-    if "played" in position:
+    _check_complete(doc, steps, record, played)
+    if record:
         _check_deal_from_record(doc, position)
+    for i, step in enumerate(steps):
+        _check_best_moves(step, f"steps[{i}]", game)
 
 
 def _check_game(doc: Mapping[str, Any], position: Mapping[str, Any]) -> str:
@@ -155,10 +174,24 @@ def _check_recorded(step: Mapping[str, Any], field: str, played: Sequence[str], 
     if step["ply"] != ply:
         raise _fail(f"{field}.ply", step["ply"], f"{ply}, the steps following deal.position.played one by one")
     if ply >= len(played):
-        raise _fail(f"{field}.ply", step["ply"], f"a ply of deal.position.played, which holds {len(played)} actions")
+        raise _fail(f"{field}.ply", step["ply"], f"a ply of deal.position.played, which holds {len(played)} actions"
+                                                 + ("" if played else " (a position without played has nothing "
+                                                                       "played)"))
     if not _same_action(step["move"], played[ply]):
         raise _fail(f"{field}.move", step["move"], f"{shown(played[ply])}, the action deal.position.played holds "
                                                    f"at ply {ply}")
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """a == b as JSON values, of one kind too: false is not 0 and 112.0 is not 112, as Python's ==
+    would have them (a document's value held to the record's must be the record's)."""
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return len(a) == len(b) and all(key in b and _same_value(a[key], b[key]) for key in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(map(_same_value, a, b))
+    kinds = (bool, int, float, str)
+    return next((k for k in kinds if isinstance(a, k)), None) is next((k for k in kinds if isinstance(b, k)), None) \
+        and a == b
 
 
 def _check_action(name: str, move: str, field: str) -> None:
@@ -214,6 +247,23 @@ def _check_moves(step: Mapping[str, Any], field: str, game: str) -> None:
                                                               f"value of the action played")
 
 
+def _check_best_moves(step: Mapping[str, Any], field: str, game: str) -> None:
+    """A step's best_moves (the optimal actions at it, in either mode) agree with its cost: an
+    optimal action keeps the value, so the action played is among them only if it cost nothing,
+    and, outside Prší, an action that cost nothing kept the value and so was optimal (Prší's
+    optimal actions are the fastest: one may keep the value more slowly, 'not the best')."""
+    move, cost = step["move"], step["cost"]
+    listed = any(_same_action(best, move) for best in step["best_moves"])
+    if listed and cost > 0:
+        raise _fail(f"{field}.best_moves", step["best_moves"],
+                    f"the optimal actions, not the action played ({shown(move)}): it cost {cost}, and an optimal "
+                    f"action costs nothing")
+    if not listed and cost == 0 and game != "prsi":
+        raise _fail(f"{field}.best_moves", step["best_moves"],
+                    f"the optimal actions, the action played ({shown(move)}) among them: it cost nothing, so it "
+                    f"was optimal")
+
+
 def _check_values(doc: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], game: str) -> None:
     """The values and the verdicts the page draws agree with one another, as an analysis writes
     them: each step's cost is what its action lost (no action gains on the best, so the
@@ -243,6 +293,9 @@ def _check_values(doc: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], ga
                                 [s["ply"] for s in steps if s["cost"] > 0]),
                                ("outcome_mistakes", "the plies of the steps that turned the outcome",
                                 [s["ply"] for s in steps if s.get("changes_outcome")])):
+        for i, ply in enumerate(_list(doc, key, key)):
+            if not whole_number(ply) or not 0 <= ply < MAX_NUMBER:     # (false is no ply 0, 9.0 no ply 9)
+                raise _fail(f"{key}[{i}]", ply, "a ply: a whole number from 0")
         if key in doc and list(_list(doc, key, key)) != wanted:
             raise _fail(key, doc[key], f"{wanted}, {which}")
     if not steps:
@@ -276,6 +329,7 @@ def _check_deal(deal: Mapping[str, Any]) -> int:
     if names and len(names) != len(Suit):
         raise _fail("deal.suit_names", names, f"the {len(Suit)} suits' names, or none")
     _int(deal, "to_move", "deal.to_move", optional=True)
+    _whole_numbers(deal, "score", "deal.score")
     _int(deal, "trick_size", "deal.trick_size", low=1, optional=True, wanted="a whole number from 1")
     position = _mapping(deal, "position", "deal.position")
     trump = position.get("trump")
@@ -318,7 +372,7 @@ def _check_step(step: Any, field: str, seats: int) -> None:
         _int(move, "distance", f"{where}.distance", low=0, optional=True, wanted="a whole number from 0")  # Prší
     for key in ("distance", "best_distance"):                                                             # Prší
         _int(step, key, f"{field}.{key}", low=0, optional=True, wanted="a whole number from 0")
-    _mapping(step, "score", f"{field}.score")
+    _whole_numbers(step, "score", f"{field}.score")
 
 
 def _check_deal_from_record(doc: Mapping[str, Any], position: Mapping[str, Any]) -> None:
@@ -340,16 +394,16 @@ def _check_deal_from_record(doc: Mapping[str, Any], position: Mapping[str, Any])
     def differs(field: str, given: Any, want: Any, where: str = f"as deal.position lays it out at ply {ply}",
                 ) -> NotationError:
         if isinstance(given, list) and isinstance(want, list) and len(given) == len(want):
-            i = next(i for i, (a, b) in enumerate(zip(given, want)) if a != b)       # the first that differs
+            i = next(i for i, (a, b) in enumerate(zip(given, want)) if not _same_value(a, b))   # the first to differ
             field, given, want = f"{field}[{i}]", given[i], want[i]
         text = json.dumps(want, ensure_ascii=False)          # (the record's, of a bounded size)
         return _fail(field, given, f"{text if len(text) <= 200 else text[:200] + '…'}, {where}")
 
     for key, want in view.items():
-        if key in deal and deal[key] != want:
+        if key in deal and not _same_value(deal[key], want):
             raise differs(f"deal.{key}", deal[key], want)
     for key in ("value_owner", "value_meaning"):
-        if key in doc and key in view and doc[key] != view[key]:
+        if key in doc and key in view and not _same_value(doc[key], view[key]):
             raise differs(key, doc[key], view[key])
     words = _Words(session, doc.get("value_kind"))
     words.check(doc, "initial_outcome", "initial_value", here=True)
@@ -369,6 +423,14 @@ def _check_deal_from_record(doc: Mapping[str, Any], position: Mapping[str, Any])
                                                          "twice") if part)
             raise _fail(f"steps[{i}].moves", " ".join(listed), f"every legal action at ply {ply + i} of the record "
                                                                f"once ({what})")
+        legal = session.legal_moves()
+        for j, best in enumerate(step["best_moves"]):
+            if best not in legal:
+                raise _fail(f"steps[{i}].best_moves[{j}]", best, f"one of the legal actions at ply {ply + i} of the "
+                                                                  f"record ({' '.join(legal)})")
+            if best in step["best_moves"][:j]:
+                raise _fail(f"steps[{i}].best_moves[{j}]", best, f"an action not listed before it in "
+                                                                  f"steps[{i}].best_moves: each optimal action once")
         session.play(pos.played[ply + i])
         winner = session.to_move if session.trick_done() else None
         if "trick_winner" in step and step["trick_winner"] != winner:
@@ -376,7 +438,7 @@ def _check_deal_from_record(doc: Mapping[str, Any], position: Mapping[str, Any])
                         f"{json.dumps(winner)}, the seat the record has take the trick this action ends"
                         if winner is not None else "null: this action ends no trick")
         score = json.loads(json.dumps(session.scores_now()))
-        if "score" in step and step["score"] != score:
+        if "score" in step and not _same_value(step["score"], score):
             raise differs(f"steps[{i}].score", step["score"], score, f"the record's after ply {ply + i}")
         after = words.check(step, "outcome", "value_after", f"steps[{i}].")
         # an action turns the outcome where it costs and the words on the values differ
@@ -437,12 +499,11 @@ def _check_final_line(final: Mapping[str, Any], session: Any, raw: int, differs:
     for key in ("scores", "tricks", "won", "settlement", "outcomes", "parts"):
         if key in final:
             want = json.loads(json.dumps(getattr(summary, key)))
-            if final[key] != want:
+            if not _same_value(final[key], want):
                 raise differs(f"final.{key}", final[key], want, "where final.pv ends")
 
 
-def _check_complete(doc: Mapping[str, Any], steps: Sequence[Any], position: Mapping[str, Any],
-                    played: Sequence[str]) -> None:
+def _check_complete(doc: Mapping[str, Any], steps: Sequence[Any], record: bool, played: Sequence[str]) -> None:
     """A document with its `final` solve is a whole analysis (one stopped on the way has none):
     its steps reach the end of the record, and the final solve's value is its final value."""
     final = doc.get("final")
@@ -452,7 +513,7 @@ def _check_complete(doc: Mapping[str, Any], steps: Sequence[Any], position: Mapp
     if value is not None and value != doc["final_value"]:
         raise _fail("final.value", value, f"{doc['final_value']}, the final_value of the analysis")
     end = (doc.get("from_ply") or 0) + len(steps)
-    if "played" in position and end != len(played):
+    if record and end != len(played):
         raise _fail("steps", f"{len(steps)} steps", f"the steps from ply {doc.get('from_ply') or 0} to the end of "
                                                     f"deal.position.played ({len(played)} actions), as a whole "
                                                     f"analysis (with its final solve) has them")
@@ -465,8 +526,13 @@ def _check_final(final: Any) -> None:
         raise _fail("final", final, "an object or null")
     _int(final, "value", "final.value", optional=True)
     _texts(final, "pv", "final.pv")
-    for key in ("scores", "tricks", "outcomes"):
-        _mapping(final, key, f"final.{key}")
+    for key in ("scores", "tricks"):
+        _whole_numbers(final, key, f"final.{key}")
+    for name, made in _mapping(final, "outcomes", "final.outcomes").items():
+        if not isinstance(made, bool):
+            raise _fail(f"final.outcomes.{name}", made, "true or false")
+    if final.get("won") is not None and not isinstance(final["won"], bool):
+        raise _fail("final.won", final["won"], "true or false")
     for i, value in enumerate(_list(final, "settlement", "final.settlement")):
         if not whole_number(value) or abs(value) >= MAX_NUMBER:
             raise _fail(f"final.settlement[{i}]", value, "a whole number")
