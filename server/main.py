@@ -28,9 +28,10 @@
 * ``--tls-cert``/``--tls-key`` serve TLS (``--tls-client-ca`` also requires
   client certificates); ``--token`` (or ``DDCARDS_TOKEN``, or ``--token-file``)
   makes every call but health checks carry ``authorization: Bearer <token>``.
-* SIGTERM / SIGINT: health turns NOT_SERVING, new calls are refused, calls in
-  flight get ``--grace`` seconds to finish (then they are cancelled, which
-  stops their searches), and the process exits 0.
+* SIGTERM / SIGINT: health turns NOT_SERVING (open Health/Watch streams are sent it and
+  end), new calls are refused, calls in flight get ``--grace`` seconds to finish (then
+  they are cancelled, which stops their searches), and the process exits 0; a second
+  signal cancels them at once.
 """
 from __future__ import annotations
 
@@ -49,15 +50,16 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import TypedDict
 
 import grpc
 # grpcio-health-checking ships no type information.
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # type: ignore[import-untyped, unused-ignore]
+from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped, unused-ignore]
 
 from ddcards import api as solver_api
 from ddcards.errors import DdcardsError, InvalidOptionError
-from ddcards.server import reflection
+from ddcards.server import health, reflection
+from ddcards.server.health import HealthServicer
 from ddcards.server.interceptors import (DecodeInterceptor, ErrorInterceptor, LoggingInterceptor,
                                          RequestWaitInterceptor, StopClock, StreamLimitInterceptor,
                                          TokenInterceptor)
@@ -65,35 +67,6 @@ from ddcards.server.service import SERVICE_NAME, SolverPool, SolverServicer
 from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
 
 log = logging.getLogger("ddcards.server")
-
-# Its base is untyped (Any): the subclass is checked as far as its own code goes.
-class HealthServicer(health.HealthServicer):  # type: ignore[misc, unused-ignore]
-    """grpc.health.v1.Health with ``List`` too (grpcio-health-checking answers it UNIMPLEMENTED,
-    and logged a traceback, though reflection lists the method): every service's status."""
-
-    def __init__(self, watch_pool: ThreadPoolExecutor | None = None) -> None:
-        super().__init__(experimental_thread_pool=watch_pool)
-        self._statuses: dict[str, Any] = {"": health_pb2.HealthCheckResponse.SERVING}
-        self._statuses_lock = threading.Lock()
-        self._closing = False
-
-    def set(self, service: str, status: Any) -> None:
-        super().set(service, status)
-        with self._statuses_lock:
-            if not self._closing:           # as the base class, which ignores sets after shutdown began
-                self._statuses[service] = status
-
-    def enter_graceful_shutdown(self) -> None:
-        super().enter_graceful_shutdown()   # sets every service NOT_SERVING through set()
-        with self._statuses_lock:
-            self._closing = True
-
-    def List(self, request: Any, context: grpc.ServicerContext) -> Any:
-        with self._statuses_lock:
-            statuses = dict(self._statuses)
-        return health_pb2.HealthListResponse(statuses={
-            name: health_pb2.HealthCheckResponse(status=status) for name, status in statuses.items()})
-
 
 DEFAULT_PORT = 50051
 DEFAULT_HOST = "127.0.0.1"
@@ -221,7 +194,7 @@ class RunningServer:
     """A started server: its bound ``port`` and how to stop it."""
 
     server: grpc.Server
-    health: health.HealthServicer
+    health: HealthServicer
     pool: SolverPool
     streams: StreamLimitInterceptor
     host: str
@@ -257,6 +230,7 @@ class RunningServer:
             self.stop_clock.begin(grace)
         self.server.stop(grace).wait()
         self.pool.shutdown(wait=True)
+        self.health.shutdown()
         if self.watch_pool is not None:
             self.watch_pool.shutdown(wait=False)
         if self.handlers is not None:
@@ -362,7 +336,7 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
         SolverServicer(pool, version=_version(), stream_idle_timeout=stream_idle_timeout,
                        max_search_seconds=max_search_seconds), server)
     watch_pool = ThreadPoolExecutor(max_workers=WATCH_THREADS, thread_name_prefix="ddcards-watch")
-    health_servicer = HealthServicer(watch_pool)
+    health_servicer = HealthServicer(watch_pool, senders=max_streams)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     if reflection_enabled:
         reflection.enable(server, (SERVICE_NAME, health.SERVICE_NAME))

@@ -1135,7 +1135,7 @@ def test_graceful_shutdown():
         stopper = threading.Thread(target=srv.stop, args=(60,))
         stopper.start()
         try:
-            assert wait_until(lambda: srv.health._gracefully_shutting_down, timeout=5.0)
+            assert wait_until(lambda: srv.health.shutting_down, timeout=5.0)
             with grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
                 health = health_pb2_grpc.HealthStub(channel)
                 try:
