@@ -527,6 +527,43 @@ class IdleLimited:
         return item
 
 
+class StallWatch:
+    """Closes a stream whose client takes no response for `idle` seconds.
+
+    grpc writes a stream's responses as the client's HTTP/2 window allows: a client that
+    stops reading (but keeps its connection) leaves the next write waiting for ever, the
+    stream's slot (--max-streams) held, and no code of the stream runs to notice.  A thread
+    looks at the write under way and cancels the call when it has waited `idle` seconds (the
+    client sees the stream end; a stream's searches stop with it).  None: no watch.  SolveStream,
+    AnalysePlayStream and reflection streams each keep one around their writes."""
+
+    def __init__(self, context: grpc.ServicerContext, idle: float | None):
+        self._context, self._idle = context, idle
+        self._since: float | None = None       # when the write under way began
+        self._done = threading.Event()
+        self.fired = False
+        if idle is not None:
+            threading.Thread(target=self._watch, name="ddcards-stream-stall", daemon=True).start()
+
+    def writing(self) -> None:
+        self._since = time.monotonic()
+
+    def written(self) -> None:
+        self._since = None
+
+    def stop(self) -> None:
+        self._done.set()
+
+    def _watch(self) -> None:
+        assert self._idle is not None
+        while not self._done.wait(min(1.0, self._idle / 2)):
+            since = self._since
+            if since is not None and time.monotonic() - since > self._idle:
+                self.fired = True
+                self._context.cancel()
+                return
+
+
 # ---------------------------------------------------------------- waiting for a request
 
 class _Waiter:

@@ -19,7 +19,8 @@
   Health checks, ListGames and reflection never wait behind searches.
 * Streams: at most ``--max-streams`` open per streaming method (SolveStream,
   AnalysePlayStream, Health/Watch, reflection); a SolveStream or reflection stream idle for
-  ``--stream-idle-timeout`` seconds is closed (UNAVAILABLE, reason STREAM_IDLE).
+  ``--stream-idle-timeout`` seconds is closed (UNAVAILABLE, reason STREAM_IDLE), and one whose
+  client takes no response for as long (AnalysePlayStream's too) is cancelled.
 * ``--max-search-seconds``: the longest one search may run, whatever the call asks (default
   none: a call without a deadline waits for its exact answer, minutes on a fresh 36-card
   Mariasz deal); a search it stops is DEADLINE_EXCEEDED saying so.
@@ -339,7 +340,7 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     health_servicer = HealthServicer(watch_pool, senders=max_streams)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     if reflection_enabled:
-        reflection.enable(server, (SERVICE_NAME, health.SERVICE_NAME))
+        reflection.enable(server, (SERVICE_NAME, health.SERVICE_NAME), idle_timeout=stream_idle_timeout)
     address = _address(host, port)
     try:
         _check_port_free(host, port)
@@ -416,7 +417,8 @@ def build_parser() -> argparse.ArgumentParser:
                                f"one more gets RESOURCE_EXHAUSTED (reason TOO_MANY_STREAMS) (default {DEFAULT_MAX_STREAMS})")
     capacity.add_argument("--stream-idle-timeout", type=float, default=DEFAULT_STREAM_IDLE_TIMEOUT, metavar="SECONDS",
                           help="close a SolveStream or reflection stream that sends nothing (and has nothing in "
-                               "flight) for this long, with UNAVAILABLE (reason STREAM_IDLE); "
+                               "flight) for this long, with UNAVAILABLE (reason STREAM_IDLE), and cancel a stream whose "
+                               "client takes no response for as long; "
                                f"0 to {MAX_STREAM_IDLE_TIMEOUT:g} seconds (default {DEFAULT_STREAM_IDLE_TIMEOUT:g}; 0 = never)")
     capacity.add_argument("--max-search-seconds", type=float, default=0.0, metavar="SECONDS",
                           help="the longest one search may run, whatever the call asks: a search it stops ends "

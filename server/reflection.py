@@ -10,7 +10,10 @@ show the documentation. Every other file (``google/protobuf/struct.proto``,
 pool as before.
 
 A client that leaves the stream mid-way ends the call quietly: grpc raises
-from the request iterator, and that is no server error.
+from the request iterator, and that is no server error. One that stops reading its answers
+(they wait for its HTTP/2 window) is cancelled after the stream idle timeout, as a SolveStream's
+(:class:`~ddcards.server.interceptors.StallWatch`): it held its place under --max-streams for
+as long as it kept its connection.
 """
 from __future__ import annotations
 
@@ -22,6 +25,8 @@ import grpc
 from google.protobuf import descriptor_pb2
 # grpcio-reflection ships no type information.
 from grpc_reflection.v1alpha import reflection, reflection_pb2  # type: ignore[import-untyped, unused-ignore]
+
+from ddcards.server.interceptors import StallWatch
 
 log = logging.getLogger("ddcards.server")
 
@@ -42,9 +47,11 @@ def documented_files(package: str = "ddcards.v1", name: str = "ddcards.binpb") -
 class DocumentedReflectionServicer(reflection.ReflectionServicer):  # type: ignore[misc, unused-ignore]
     """grpcio-reflection's servicer, answering with the documented descriptors where it has them."""
 
-    def __init__(self, service_names: Any, documented: dict[str, bytes] | None = None):
+    def __init__(self, service_names: Any, documented: dict[str, bytes] | None = None,
+                 idle_timeout: float | None = None):
         super().__init__(service_names)
         self._documented = documented_files() if documented is None else documented
+        self._idle_timeout = idle_timeout       # a client that takes no answer this long is cancelled
 
     def _respond(self, request: Any, file: Any) -> Any:
         """The descriptors of ``file`` and everything it imports, documented ones where known."""
@@ -81,24 +88,35 @@ class DocumentedReflectionServicer(reflection.ReflectionServicer):  # type: igno
             return super()._file_containing_symbol(request, fully_qualified_name)
 
     def ServerReflectionInfo(self, request_iterator: Any, context: grpc.ServicerContext) -> Any:
+        stall = StallWatch(context, self._idle_timeout)
         try:
-            yield from super().ServerReflectionInfo(request_iterator, context)
+            for response in super().ServerReflectionInfo(request_iterator, context):
+                stall.writing()
+                yield response              # (grpc writes it before it asks for the next)
+                stall.written()
         except grpc.RpcError:
             # The client left (grpc raises from the request iterator once the call ended).
             log.debug("reflection client left")
+        finally:
+            stall.stop()
+            if stall.fired:
+                log.info("ServerReflectionInfo: the client took no response for %g s: the stream was closed",
+                         self._idle_timeout)
 
 
 V1_SERVICE_NAME = "grpc.reflection.v1.ServerReflection"
 
 
-def enable(server: grpc.Server, service_names: Any) -> None:
+def enable(server: grpc.Server, service_names: Any, idle_timeout: float | None = None) -> None:
     """Register the documented reflection service for ``service_names`` (and itself), as
-    ``grpc.reflection.v1alpha`` and as ``grpc.reflection.v1`` (tools that speak only v1)."""
+    ``grpc.reflection.v1alpha`` and as ``grpc.reflection.v1`` (tools that speak only v1).
+    ``idle_timeout``: a stream whose client takes no answer for that many seconds is cancelled
+    (None: never)."""
     from grpc_reflection.v1alpha import reflection_pb2_grpc
 
     # v1 is served but not listed: its descriptors are not in this process's pool, and a client
     # that describes every listed service would find it missing.
-    servicer = DocumentedReflectionServicer(tuple(service_names) + (SERVICE_NAME,))
+    servicer = DocumentedReflectionServicer(tuple(service_names) + (SERVICE_NAME,), idle_timeout=idle_timeout)
     reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
     # v1 is v1alpha under another package name: the same messages field for field, so the
     # v1alpha classes read and write it (grpcio-reflection ships no v1 stubs).

@@ -43,7 +43,7 @@ from ddcards.batch.pipeline import END, Pipeline, Work
 from ddcards.ddtable import table_job
 from ddcards.errors import SearchAborted, SearchCancelled, SearchTimeout
 from ddcards.server import calllog, convert, status
-from ddcards.server.interceptors import Undecodable, call_budget
+from ddcards.server.interceptors import StallWatch, Undecodable, call_budget
 from ddcards.server.status import Overloaded, ShuttingDown, StreamIdle
 from ddcards.v1 import ddcards_pb2 as pb
 from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
@@ -400,7 +400,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         a worker of the pool as AnalysePlay's; the call's end (a cancel, its deadline, the
         server's stop) stops it, and its own stop (timeout_seconds) ends the stream with its
         status after the steps sent.  A client that takes no message for the idle timeout is
-        cancelled (_StallWatch), as a SolveStream's."""
+        cancelled (StallWatch), as a SolveStream's."""
         mode = convert.analysis_mode_name(request.mode)
         position = self._position(request)
         from_ply = convert.analysis_from_ply(request.from_ply, len(position.played))
@@ -419,7 +419,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
                 handed.put(_ANALYSED)
 
         threading.Thread(target=analyse, name="ddcards-analysis-stream", daemon=True).start()
-        stall = _StallWatch(context, self._idle_timeout)
+        stall = StallWatch(context, self._idle_timeout)
         counted = False                     # the analysis's nodes are in the call's log line
         try:
             while (step := handed.get()) is not _ANALYSED:
@@ -476,7 +476,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
         nothing to send for ``stream_idle_timeout`` seconds ends with
         UNAVAILABLE (reason STREAM_IDLE). One whose client takes no response for
         that long (the next cannot be written: the client's HTTP/2 window is
-        full) is cancelled (_StallWatch).
+        full) is cancelled (StallWatch).
         """
         token = ddcards.CancelToken()               # shared by every search of this stream
         stream_deadline = _Deadline(context)
@@ -531,7 +531,7 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
 
         if not context.add_callback(cancel_all):
             cancel_all()
-        stall = _StallWatch(context, self._idle_timeout)
+        stall = StallWatch(context, self._idle_timeout)
         last_sent = time.monotonic()
         poll = 0.25 if self._idle_timeout is None else min(0.25, self._idle_timeout / 2)
         try:
@@ -589,42 +589,6 @@ class SolverServicer(pb_grpc.SolverServiceServicer):
             if stall.fired:
                 log.info("SolveStream: the client took no response for %g s: the stream was closed",
                          self._idle_timeout)
-
-
-class _StallWatch:
-    """Closes a stream whose client takes no response for `idle` seconds.
-
-    grpc writes a stream's responses as the client's HTTP/2 window allows: a client that
-    stops reading (but keeps its connection) leaves the next write waiting for ever, the
-    stream's slot (--max-streams) held, and no code of the stream runs to notice.  A thread
-    looks at the write under way and cancels the call when it has waited `idle` seconds (the
-    client sees the stream end; the searches stop with it).  None: no watch."""
-
-    def __init__(self, context: grpc.ServicerContext, idle: float | None):
-        self._context, self._idle = context, idle
-        self._since: float | None = None       # when the write under way began
-        self._done = threading.Event()
-        self.fired = False
-        if idle is not None:
-            threading.Thread(target=self._watch, name="ddcards-stream-stall", daemon=True).start()
-
-    def writing(self) -> None:
-        self._since = time.monotonic()
-
-    def written(self) -> None:
-        self._since = None
-
-    def stop(self) -> None:
-        self._done.set()
-
-    def _watch(self) -> None:
-        assert self._idle is not None
-        while not self._done.wait(min(1.0, self._idle / 2)):
-            since = self._since
-            if since is not None and time.monotonic() - since > self._idle:
-                self.fired = True
-                self._context.cancel()
-                return
 
 
 def _note_stopped(pipe: Pipeline, wait: float = 0.5) -> None:

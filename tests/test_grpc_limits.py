@@ -510,6 +510,49 @@ def test_an_idle_reflection_stream_is_closed_and_leaving_logs_no_error(caplog):
         [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
 
 
+def test_a_reflection_stream_whose_client_reads_nothing_is_cancelled(caplog):
+    """A client that sent requests and then read no answer held its reflection stream's place
+    (--max-streams) for as long as it kept its connection: 16 of them made every other
+    reflection call RESOURCE_EXHAUSTED for minutes. Its answers wait for its HTTP/2 window, so
+    the idle timeout on requests never ran; now the stream is cancelled when an answer has
+    waited the idle timeout, as a SolveStream's is, on v1alpha and v1 alike."""
+    methods = ("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+               "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo")
+    flood = [reflection_pb2.ServerReflectionRequest(file_containing_symbol="ddcards.v1.SolverService")] * 300
+    with caplog.at_level(logging.INFO, logger="ddcards.server"), \
+            running_server(workers=1, max_streams=1, stream_idle_timeout=1.0) as srv, \
+            grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+        def stub(method):
+            return channel.stream_stream(method, request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                                         response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)
+
+        def probe(method):
+            try:
+                reply = next(stub(method)(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=5))
+                return reply.WhichOneof("message_response")
+            except grpc.RpcError as exc:
+                return exc.code().name
+
+        unread = [stub(method)(iter(flood), timeout=60) for method in methods]
+        try:
+            assert wait_until(lambda: all(srv.streams.open_streams(m) == 1 for m in methods), timeout=5)
+            started = time.monotonic()
+            # each method's one place is taken (an answer waits to be written) until it is given up on
+            assert [probe(m) for m in methods] == ["RESOURCE_EXHAUSTED"] * 2
+            assert wait_until(lambda: [probe(m) for m in methods] == ["list_services_response"] * 2,
+                              timeout=10, step=0.2), [probe(m) for m in methods]
+            assert time.monotonic() - started < 8
+            for call in unread:
+                with pytest.raises(grpc.RpcError) as info:
+                    list(call)
+                assert info.value.code() is grpc.StatusCode.CANCELLED
+        finally:
+            for call in unread:
+                call.cancel()
+    assert len([r for r in caplog.records if "ServerReflectionInfo: the client took no response for 1 s" in
+                r.getMessage()]) == 2
+
+
 def test_a_killed_reflection_client_logs_no_error(tmp_path, caplog):
     """The issue's case: a client process dies with its reflection stream open."""
     import subprocess
