@@ -26,8 +26,8 @@ from google.protobuf.internal.enum_type_wrapper import EnumTypeWrapper
 from google.protobuf.struct_pb2 import Struct
 
 from ddcards.v1 import ddcards_pb2 as pb
-from ddcards._jsonio import (JSON_STRING, LIMITS_CLAUSE, LIMITS_RULE, MAX_ALL_ITEMS, MAX_ITEMS, POSITION_RULE,
-                             json_kind, loads, whole_number)
+from ddcards._jsonio import (JSON_STRING, LIMITS_CLAUSE, LIMITS_RULE, MAX_ALL_ITEMS, MAX_ITEMS, MAX_TEXT,
+                             POSITION_RULE, json_kind, loads, whole_number)
 from ddcards.api import ANALYSIS_MODE_RULE, MODE_RULE, check_from_ply
 from ddcards.errors import DdcardsError
 from ddcards.games._document import history_tokens
@@ -490,6 +490,11 @@ def python_to_option(value: Any) -> pb.OptionValue:
 
 def _pick_name(name: str, enum_type: EnumTypeWrapper, enum_value: int, field: str,
                canonical: Callable[[str], str], where: str) -> str:
+    if len(name) > MAX_TEXT:
+        # As it is, not stripped or looked up: the library refuses it by the text limit (docs/RULES.md
+        # §0.11 rule 2) before anything else. (3 million spaces before "marias" were stripped away,
+        # and a 3 MB name was folded in full, 0.3 s, before it was refused as unknown.)
+        return name
     from_enum = enum_to_name(enum_type, enum_value)
     if enum_value and not from_enum:
         raise RequestError(f"unknown {field} enum value {enum_value}", token=str(enum_value), rule=field,

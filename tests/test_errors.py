@@ -693,6 +693,26 @@ def test_a_document_of_lists_each_within_the_limit_but_too_many_items_in_all_is_
     check_limits({"game": "prsi", "played": ["draw"] * 1748, "hands": [["7H"] * 5] * 6})   # the largest in use
 
 
+@pytest.mark.parametrize("name", ["x" * 3_000_000, " " * 3_000_000 + "marias", "marias" + " " * 995])
+def test_a_game_name_over_the_text_limit_is_refused_before_it_is_looked_up(name):
+    """As any text of a document (RULES §0.11 rule 2), and first: a 3 MB name was case-folded in
+    full (0.3 s) before it was refused as unknown."""
+    with pytest.raises(NotationError) as info:
+        ddcards.Position.from_dict(dict(START, game=name))
+    assert str(info.value).startswith(f"game: text of {len(name):,} characters; a text of a position document "
+                                      "holds at most 1,000 (docs/RULES.md §0.11 rule 2)")
+    assert info.value.field == "game"
+    with pytest.raises(NotationError):
+        ddcards.find_game(name)
+
+
+def test_a_game_name_within_the_limit_is_found_with_blanks_around_it():
+    assert ddcards.Position.from_dict(dict(START, game=" Marias ")).game == "marias"
+    assert ddcards.find_game("marias" + " " * 994).name == "marias"      # 1,000 characters
+    with pytest.raises(InvalidOptionError, match="unknown game"):
+        ddcards.Position.from_dict(dict(START, game="x" * 1000))
+
+
 # A document is JSON: a message names its values in JSON's words (true, null), not Python's.
 @pytest.mark.parametrize("document,needle", [
     (dict(START, flek=True), "flek takes a whole number, 0, 1 or 2, not true (docs/RULES.md §1.2 rule 5"),

@@ -59,15 +59,56 @@ def _invalid(call):
 
 @pytest.mark.parametrize("name", ["g" * 8000, "ž" * 8000, "😀" * 5000, "\x1b[31m" * 2000])
 def test_a_long_bad_token_is_invalid_argument_not_resource_exhausted(client, name):
-    """The token used to be echoed twice into metadata beyond the client's 8 KB limit."""
-    for send in ({"game": name}, json.dumps({"game": name})):
-        error = _invalid(lambda: client.solve(send))
-        got = error_details(error)
-        assert got["reason"] == "INVALID_OPTION" and got["doc_field"] == "game"
-        assert len(got["token"]) < 100 and got["token"].startswith(name[:8])
-        assert len(error.details()) <= 620 and "unknown game" in error.details()
-        trailers = sum(len(k) + len(v) for k, v in error.trailing_metadata() or ())
-        assert trailers < 4096, trailers
+    """The token used to be echoed twice into metadata beyond the client's 8 KB limit. A name
+    over the 1,000 characters of any text is refused as such (RULES §0.11 rule 2); the longest
+    that is looked up, 1,000 characters (4,000 bytes of emoji), is an unknown game."""
+    for text, reason, words in ((name, "NOTATION", f"game: text of {len(name):,} characters"),
+                                (name[:1000], "INVALID_OPTION", "unknown game")):
+        for send in ({"game": text}, json.dumps({"game": text})):
+            error = _invalid(lambda: client.solve(send))
+            got = error_details(error)
+            assert got["reason"] == reason and got["doc_field"] == "game"
+            assert len(got["token"]) < 100 and got["token"].startswith(name[:8])
+            assert len(error.details()) <= 620 and words in error.details()
+            trailers = sum(len(k) + len(v) for k, v in error.trailing_metadata() or ())
+            assert trailers < 4096, trailers
+
+
+@pytest.mark.parametrize("field, value, message_field", [
+    ("game_name", " " * 3_000_000 + "marias", "position.game_name"),   # was stripped, and solved as Mariáš
+    ("game_name", "x" * 3_000_000, "position.game_name"),             # was folded in full (0.3 s) first
+    ("contract_name", " " * 3_000_000 + "hra", "position.contract_name"),
+    ("game_name", "m" * 1001, "position.game_name"),
+])
+def test_a_name_over_the_text_limit_is_refused_as_any_text(server, field, value, message_field):
+    """game_name and contract_name have the 1,000-character limit of every text (docs/RULES.md
+    §0.11 rule 2), checked before the name is stripped or looked up; with the Game enum beside
+    it as well (the two were compared by looking the name up)."""
+    deal = ddcards.example("marias-hra")
+    with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        solve = channel.unary_unary(SOLVE, request_serializer=pb.SolveRequest.SerializeToString,
+                                    response_deserializer=pb.SolveResponse.FromString)
+        for enum in (False, True):
+            request = Client.solve_request(deal)
+            setattr(request.position, field, value)
+            if enum:
+                request.position.game = pb.GAME_MARIAS
+            error = _invalid(lambda: solve(request, timeout=10))
+            doc_field = field.removesuffix("_name")
+            assert error.details() == (f"{doc_field}: text of {len(value):,} characters; a text of a position "
+                                       "document holds at most 1,000 (docs/RULES.md §0.11 rule 2)")
+            got = error_details(error)
+            assert (got["reason"], got["field"], got["doc_field"]) == ("NOTATION", message_field, doc_field)
+        # the same in a JSON document
+        error = _invalid(lambda: solve(pb.SolveRequest(document_json=json.dumps(dict(deal, **{doc_field: value}))),
+                                       timeout=10))
+        assert error.details().startswith(f"{doc_field}: text of {len(value):,} characters")
+        assert error_details(error)["field"] == "document_json"
+
+
+def test_a_game_name_with_blanks_around_it_is_the_game_as_in_the_library(client):
+    deal = ddcards.example("marias-hra")
+    assert client.solve(dict(deal, game=" marias "))["value"] == ddcards.solve(dict(deal, game=" marias ")).value == 70
 
 
 def test_a_long_token_in_a_stream_item_is_bounded_too(client):

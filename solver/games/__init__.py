@@ -31,6 +31,8 @@ def get_game(name: object) -> Game:
     global _GAMES
     if _GAMES is None:
         _GAMES = _registry()
+    if isinstance(name, str) and len(name) > MAX_TEXT:
+        check_limits({"game": name})    # refused as any text over the limit, before it is folded (RULES §0.11 rule 2)
     if not isinstance(name, str) or not name.strip():
         given = "" if name is None else f", not {shown(name)}"
         raise InvalidOptionError(f"a position names its game (field 'game': one of {', '.join(_GAMES)}){given} "
