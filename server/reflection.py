@@ -14,6 +14,9 @@ from the request iterator, and that is no server error. One that stops reading i
 (they wait for its HTTP/2 window) is cancelled after the stream idle timeout, as a SolveStream's
 (:class:`~ddcards.server.interceptors.StallWatch`): it held its place under --max-streams for
 as long as it kept its connection.
+
+A method's full name (``ddcards.v1.SolverService.Solve``) is a symbol too, as the reflection
+protocol has it: its file is its service's (protobuf's pool finds no method by that name).
 """
 from __future__ import annotations
 
@@ -83,9 +86,21 @@ class DocumentedReflectionServicer(reflection.ReflectionServicer):  # type: igno
 
     def _file_containing_symbol(self, request: Any, fully_qualified_name: str) -> Any:
         try:
-            return self._respond(request, self._pool.FindFileContainingSymbol(fully_qualified_name))
+            file = self._pool.FindFileContainingSymbol(fully_qualified_name)
         except KeyError:
-            return super()._file_containing_symbol(request, fully_qualified_name)
+            file = self._method_file(fully_qualified_name)
+            if file is None:
+                return super()._file_containing_symbol(request, fully_qualified_name)
+        return self._respond(request, file)
+
+    def _method_file(self, name: str) -> Any:
+        """The file of the method ``<package>.<service>.<method>``, or None."""
+        service, _, method = name.rpartition(".")
+        try:
+            descriptor = self._pool.FindServiceByName(service)
+        except KeyError:
+            return None
+        return descriptor.file if method in descriptor.methods_by_name else None
 
     def ServerReflectionInfo(self, request_iterator: Any, context: grpc.ServicerContext) -> Any:
         stall = StallWatch(context, self._idle_timeout)

@@ -18,6 +18,7 @@ from pathlib import Path
 import grpc
 import pytest
 from google.protobuf import descriptor_pb2
+from grpc_health.v1 import health_pb2
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from _server_helpers import running_server
@@ -84,6 +85,31 @@ def test_reflection_answers_as_v1_too(server):
     assert "grpc.reflection.v1.ServerReflection" not in names
     files = [descriptor_pb2.FileDescriptorProto.FromString(f) for f in found.file_descriptor_response.file_descriptor_proto]
     assert any(f.name == "ddcards/v1/ddcards.proto" and f.source_code_info.location for f in files)
+
+
+@pytest.mark.parametrize("symbol, file", [
+    ("ddcards.v1.SolverService.Solve", "ddcards/v1/ddcards.proto"),
+    ("ddcards.v1.SolverService.SolveStream", "ddcards/v1/ddcards.proto"),
+    ("grpc.health.v1.Health.Check", health_pb2.DESCRIPTOR.name),    # grpcio's: grpc_health/v1/health.proto
+    ("grpc.health.v1.Health.Watch", health_pb2.DESCRIPTOR.name),
+])
+def test_reflection_finds_a_method_by_its_full_name(server, symbol, file):
+    """The reflection protocol's symbols include methods (``<package>.<service>.<method>``, what
+    grpcurl's describe sends): they were "Symbol not found"."""
+    reply = _reflect(server.port, file_containing_symbol=symbol)
+    assert reply.WhichOneof("message_response") == "file_descriptor_response", reply
+    files = {f.name: f for f in map(descriptor_pb2.FileDescriptorProto.FromString,
+                                    reply.file_descriptor_response.file_descriptor_proto)}
+    assert file in files
+    if file == "ddcards/v1/ddcards.proto":
+        assert files[file].source_code_info.location      # the documented descriptor, as for the service
+
+
+@pytest.mark.parametrize("symbol", ["ddcards.v1.SolverService.Nope", "ddcards.v1.Nope.Solve", "Solve", ""])
+def test_reflection_still_finds_no_method_that_is_not_there(server, symbol):
+    reply = _reflect(server.port, file_containing_symbol=symbol)
+    assert reply.WhichOneof("message_response") == "error_response"
+    assert reply.error_response.error_code == grpc.StatusCode.NOT_FOUND.value[0]
 
 
 def test_reflection_resolves_the_error_detail_types(server):
