@@ -243,6 +243,14 @@ class RunningServer:
                 if thread.name.startswith(HANDLER_THREAD_PREFIX) and thread is not threading.current_thread():
                     thread.join(max(0.0, end - time.monotonic()))
 
+    def stop_now(self) -> None:
+        """Cancel the calls in flight at once (a second signal while ``stop`` drains): their
+        clients get UNAVAILABLE, and so say their log lines (the stop clock is moved to now first,
+        else a call cancelled so logged CANCELLED, as if its client had cancelled it)."""
+        if self.stop_clock is not None:
+            self.stop_clock.begin(None)
+        self.server.stop(None)
+
     def wait(self, timeout: float | None = None) -> bool:
         return self.server.wait_for_termination(timeout)
 
@@ -587,7 +595,7 @@ def _serve(args: argparse.Namespace) -> int:
             # A second signal while draining: stop now (the calls in flight are cancelled, their
             # searches stop), as a second Ctrl-C does elsewhere; a third is not needed.
             log.info("%s again: stopping now, the calls in flight are cancelled", signal.Signals(signum).name)
-            threading.Thread(target=running.server.stop, args=(None,), name="ddcards-stop-now", daemon=True).start()
+            threading.Thread(target=running.stop_now, name="ddcards-stop-now", daemon=True).start()
         if len(signals) > 1:
             return
         log.info("%s: draining (grace %gs; a second signal stops at once)", signal.Signals(signum).name, args.grace)

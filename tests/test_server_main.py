@@ -319,7 +319,8 @@ def test_a_second_signal_stops_at_once_and_a_call_left_waiting_is_told_the_serve
     a worker whose --queue-timeout ends meanwhile is told UNAVAILABLE, reason SHUTTING_DOWN (it
     was told RESOURCE_EXHAUSTED OVERLOADED, "retry later", by a server going away). A second
     signal stops at once: the search in flight is cancelled (UNAVAILABLE), the process exits 0
-    long before the grace is over (the second signal was ignored)."""
+    long before the grace is over (the second signal was ignored), and its log line says
+    UNAVAILABLE, what its client got (it said CANCELLED, as if the client had cancelled)."""
     from _long_search import ENDLESS
     from ddcards.v1 import ddcards_pb2 as pb, ddcards_pb2_grpc as pb_grpc
     import json
@@ -343,6 +344,8 @@ def test_a_second_signal_stops_at_once_and_a_call_left_waiting_is_told_the_serve
         assert proc.wait(timeout=30) == 0 and time.monotonic() - stopped_at < 20
     text = log.read_text()
     assert "SIGTERM again: stopping now" in text and "Traceback" not in text, text
+    lines = [line for line in text.splitlines() if "rpc method=Solve " in line]
+    assert len(lines) == 2 and all(" status=UNAVAILABLE " in line for line in lines), text
 
 
 def _cpu_seconds(pid: int) -> float:
