@@ -718,7 +718,11 @@ def test_a_game_name_within_the_limit_is_found_with_blanks_around_it():
     (dict(START, flek=True), "flek takes a whole number, 0, 1 or 2, not true (docs/RULES.md §1.2 rule 5"),
     (dict(START, flek="1"), "flek takes a whole number, 0, 1 or 2, not '1' (docs/RULES.md §1.2 rule 5"),
     (dict(START, flek=3), "flek 3 is not 0, 1 or 2 (docs/RULES.md §1.2 rule 5"),
-    (dict(START, leader=True), "leader true: only seat 0 leads in Mariáš"),
+    # a leader of another type is told so, as flek's is (it said "leader true: only seat 0 leads")
+    (dict(START, leader=True), "leader takes a whole number, 0 (only seat 0 leads in Mariáš), not true"),
+    (dict(START, leader="0"), "leader takes a whole number, 0 (only seat 0 leads in Mariáš), not '0'"),
+    (dict(START, leader=0.0), "leader takes a whole number, 0 (only seat 0 leads in Mariáš), not 0.0"),
+    (dict(START, leader=1), "leader 1: only seat 0 leads in Mariáš"),
     (dict(START, id=True), "id must be text of at most 256 characters or a whole number of at most 30 digits, "
                            "not true"),
     (dict(ddcards.example("mariasz"), leader=False), "leader must be a seat 0..1, not false"),

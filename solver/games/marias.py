@@ -204,7 +204,9 @@ def table_fields(doc: Mapping[str, Any]) -> tuple[int, int]:
     if not isinstance(players, int) or isinstance(players, bool) or players not in PLAYERS:
         raise _not_one_of("players", players, "3 or 4", PLAYERS_RULE)
     leader = doc.get("leader", 0)
-    if not isinstance(leader, int) or isinstance(leader, bool) or leader != 0:
+    if not isinstance(leader, int) or isinstance(leader, bool):     # "0", 0.0, true: the type is wrong
+        raise _not_one_of("leader", leader, "0 (only seat 0 leads in Mariáš)", LEADER_RULE)
+    if leader != 0:
         raise InvalidOptionError(f"leader {shown(leader)}: only seat 0 leads in Mariáš ({LEADER_RULE})",
                                  token=token_text(leader), rule=LEADER_RULE, field="leader")
     return flek, players
