@@ -125,6 +125,10 @@ def test_bounds_during_a_test_settle_what_the_full_bounds_settle(seed, tricks_le
     # bounds must still hold the exact future, and settle the test exactly when the full
     # bounds do.
     doc = k.random_endgame(random.Random(seed), tricks_left, rules=rules, close=close)
+    check_test_bounds(doc, shift)
+
+
+def check_test_bounds(doc, shift):
     s = k.from_doc(doc)
     exact_of = {"margin": reference_margin(s), "asnat": reference_asnat(s)}
     board = kj.GAME.replay(kj.parse_setup(doc)).board
@@ -211,3 +215,112 @@ def test_roem_bound_holds_the_most_roem_of_any_line(seed, tricks_left, rules):
     bound = board.roem_bound()
     most = most_roem(k.from_doc(doc), {})
     assert all(b >= m for b, m in zip(bound, most)), (bound, most, json.dumps(doc))
+
+
+def roem_game(st, scored, memo):
+    """The roem still to come under best play when one side plays for it and the other against
+    it: in the tricks of team `scored` (0 the playing team, 1 the other; that team maximises it),
+    or with `scored` None in all tricks (the other team maximises it, the playing team keeps it
+    down).  By exhaustive search with the reference's rules."""
+    if st.over:
+        return 0
+    key = (st.hands, st.leader, st.trick)
+    if key in memo:
+        return memo[key]
+    maximiser = 1 if scored is None else scored
+    maximise = st.team(st.to_move) == maximiser
+    best = None
+    for card in st.legal_moves():
+        nxt = st.play(card)
+        v = roem_game(nxt, scored, memo)
+        if len(st.trick) == 3:
+            r = k.roem(st.trick + (card,), st.trump)
+            won = 0 if nxt.roem[0] > st.roem[0] else 1
+            v += r if scored is None or won == scored else 0
+        if best is None or (v > best if maximise else v < best):
+            best = v
+    memo[key] = best
+    return best
+
+
+def endgame_with_a_denied_run(rng, tricks_left, rules):
+    """A random endgame at a trick boundary where a team can deny a run (the roem bound for
+    the minimax is below the one for every line), and its board."""
+    for _ in range(400):
+        doc = k.random_endgame(rng, tricks_left, rules=rules)
+        board = kj.GAME.replay(kj.parse_setup(doc)).board
+        if board.roem_bound(deny=True) != board.roem_bound():
+            return doc, board
+    raise AssertionError(f"no endgame of {tricks_left} tricks with a deniable run in 400 draws")
+
+
+@settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(seeds, st.just(4), rulesets)
+def test_denied_runs_hold_the_roem_of_best_play(seed, tricks_left, rules):
+    # A 3-run of a plain suit whose cards lie two in one team's hands and one in a hand of
+    # the other team that is longer in the suit than one of the two can be kept from ever
+    # falling in one trick (roem_bound's docstring: seq_max_denied).  The bounds for the
+    # minimax leave such runs out: each must hold the roem that the side denying them can
+    # hold the other to, against any play (exhaustive search with the reference's rules).
+    doc, board = endgame_with_a_denied_run(random.Random(seed), tricks_left, rules)
+    total, playing, other = board.roem_bound(deny=True)
+    s = k.from_doc(doc)
+    text = json.dumps(doc)
+    assert roem_game(s, 0, {}) <= playing, (board.roem_bound(deny=True), text)
+    assert roem_game(s, 1, {}) <= other, (board.roem_bound(deny=True), text)
+    assert roem_game(s, None, {}) <= total, (board.roem_bound(deny=True), text)
+
+
+@settings(deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow])
+@given(seeds, rulesets, st.integers(-40, 40))
+def test_bounds_with_denied_runs_during_a_test_settle_what_the_full_bounds_settle(seed, rules, shift):
+    # During a test the game works out only the denied runs' bound that may settle it.
+    doc, _ = endgame_with_a_denied_run(random.Random(seed), 4, rules)
+    check_test_bounds(doc, shift)
+
+
+@settings(deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow])
+@given(seeds, st.integers(4, 6), rulesets, closeness)
+def test_bounds_with_denied_runs_hold_the_exact_value(seed, tricks_left, rules, close):
+    rng = random.Random(seed)
+    for _ in range(400):
+        doc = k.random_endgame(rng, tricks_left, rules=rules, close=close)
+        if kj.GAME.replay(kj.parse_setup(doc)).board.roem_bound(deny=True) != \
+                kj.GAME.replay(kj.parse_setup(doc)).board.roem_bound():
+            break
+    check_bounds(doc, exact(doc, None), exact(doc, "margin"), asnat=exact(doc, "asnat"))
+
+
+def history_keeping(st_, keep):
+    """A legal history from st_ to the trick boundary where the hands are `keep` (depth first)."""
+    if [set(h) for h in st_.hands] == keep:
+        return []
+    for card in st_.legal_moves():
+        if card not in keep[st_.to_move]:
+            rest = history_keeping(st_.play(card), keep)
+            if rest is not None:
+                return [card] + rest
+    return None
+
+
+def test_a_run_the_other_team_denies():
+    # Hand-checked, two tricks left, diamonds trumps and none left, the playing team seats 0
+    # and 2.  Hearts 9 (seat 0), T (seat 2) and J (seat 1) can make a run the playing team
+    # takes (its T is the run's strongest card) on some line; but seat 1 holds the 7 of hearts
+    # too, against seat 0's and seat 2's one heart each, and keeps his J out of their trick.
+    doc = {"game": "klaverjas", "hands": ["AQ87.9..987", ".J7.QJT987.", "KJT9.T.AK.A", ".AKQ8..KQJT"],
+           "trump": "D", "playing_team": 0, "rules": "amsterdam", "leader": 1}
+    keep = [{"9H", "AS"}, {"JH", "7H"}, {"TH", "AC"}, {"KC", "QC"}]
+    doc["played"] = history_keeping(k.from_doc(doc), keep)
+    end = k.from_doc(doc)
+    board = kj.GAME.replay(kj.parse_setup(doc)).board
+    assert board.roem_bound()[1] == 20                      # on some line, seat 0's team scores it
+    assert board.roem_bound(deny=True)[1] == 0              # against seat 1's best, never
+    assert roem_game(end, 0, {}) == 0
+    # Without seat 1's 7 of hearts (a club instead) he must give his J to a heart lead.
+    keep = [{"9H", "AS"}, {"JH", "JC"}, {"TH", "AC"}, {"KC", "QC"}]
+    doc["hands"] = ["AQ87.9..987", ".J.QJT987.J", "KJT9.T.AK.A", ".AKQ87..KQT"]
+    doc["played"] = history_keeping(k.from_doc(dict(doc, played=[])), keep)
+    board = kj.GAME.replay(kj.parse_setup(doc)).board
+    assert board.roem_bound(deny=True)[1] == board.roem_bound()[1] == 20
+    assert roem_game(k.from_doc(doc), 0, {}) == 20

@@ -62,7 +62,14 @@ Quick bounds: the card points left, sure trumps (above all of the other
 team's: their points are their team's), and a roem bound per team
 (``roem_bound``: disjoint runs per suit by dynamic programming, at most one
 run per trick, a 4-run and four of a kind only for the team holding their
-strongest card).
+strongest card).  Those hold on every line of play, and the class rests on
+them.  The bounds on the value may be tighter: they need only hold under
+best play.  Where the test under way is left open (four or more tricks
+left), ``roem_denied`` takes out of the sequence term the runs of a plain
+suit that a team can keep from ever falling together (a run two of whose
+cards lie in the other team's hands, the third in the hand of a player
+longer in the suit than one of them: ``seq_max_denied`` gives the
+strategy).  Measured: 4-6% fewer nodes, 2-3% less time.
 
 Every value is even: the card points of the two teams add up to 162, so
 P - O = 2 P_cards - 162 + (roem difference, a multiple of 10) (+ pit), and
@@ -145,7 +152,8 @@ from ddcards.games._klaverjas_state cimport (KPos, KState, TwoEntry, team_of, su
 from ddcards.games._klaverjas_rules cimport (SEQ_ROEM, QUAD_ROEM, beats, trick_roem, legal_mask,
                                             final_value, nearest_value)
 from ddcards.games._klaverjas_bounds cimport (TRUMP_LANE_PTS, SEQ_MAX, RUN4_TOP, RUN3_OFF0, RUN3_OFF1,
-                                             RUN3_OFF2, boundary, roem_bound)
+                                             RUN3_OFF2, Runs, DENY_ALL, DENY_P, DENY_O, boundary,
+                                             roem_bound, roem_denied)
 from ddcards.games._klaverjas_key cimport KEY_SALT0, KEY_SALT1, boundary_key
 from ddcards.games._klaverjas_endgame cimport TWO_KEY_TAG, SELV, two_left, three_left
 from ddcards.games._klaverjas_moves cimport roem_live, gen_choices
@@ -652,14 +660,24 @@ cdef class KlaverjasBoard(Board):
         return {"class": ("open", "made", "nat", "done")[s.cls], "banked": s.banked,
                 "lo": s.flo, "hi": s.fhi}
 
-    def roem_bound(self):
+    def roem_bound(self, bint deny=False):
         """The bound on the roem still to come at a trick boundary: (in all, in
-        the playing team's tricks, in the other team's), else None (tests)."""
-        cdef int rP, rO, r
+        the playing team's tricks, in the other team's), else None (tests).
+        deny: the two teams' bounds for the minimax, the runs the other team
+        can deny taken out."""
+        cdef int rP, rO, dP, dO, dR, r
+        cdef Runs runs
         if self.kp.cur.nt != 0:
             return None
-        r = roem_bound(self.kp, self.kp.cur, &rP, &rO)
-        return r, rP, rO
+        r = roem_bound(self.kp, self.kp.cur, &rP, &rO, &runs)
+        if not deny:
+            return r, rP, rO
+        if not runs.w:
+            return r, rP, rO
+        dP = roem_denied(self.kp, &runs, DENY_P)
+        dO = roem_denied(self.kp, &runs, DENY_O)
+        dR = roem_denied(self.kp, &runs, DENY_ALL)
+        return r - dR, rP - dP, rO - dO
 
     def table_key(self):
         """The transposition-table key (k0, k1) at a trick boundary, else None (tests)."""

@@ -12,6 +12,7 @@
 from libc.stdint cimport uint32_t
 
 from ddcards._core.tt cimport tt_bucket
+from ddcards._core.search cimport VALUE_INF
 from ddcards._core.bits cimport dd_prefetch, dd_popcount32, dd_msb32, dd_ctz32
 from ddcards.games._klaverjas_state cimport (KPos, KState, above, NSEATS, F_NO_BOUNDS, F_NO_CLASSES,
                                             F_NO_LEAF, C_OPEN, C_MADE, C_NAT, C_DONE, M_MARGIN, M_ASNAT,
@@ -48,11 +49,144 @@ cdef extern from *:
     uint32_t RUN3_OFF2 "KJ_RUN3_OFF2"
 
 
+# The runs still possible at a boundary, as roem_bound found them, for
+# roem_denied (which boundary() calls only where the test is left open).
+cdef struct Runs:
+    uint32_t hn[4]      # the hands, natural layout
+    uint32_t rem
+    uint32_t w          # 3-run starts (0: none; then the rest is not set)
+    uint32_t w4         # 4-run starts
+    uint32_t w4P        # ... the playing team's strongest card
+    uint32_t maj        # the playing team holds two cards of the 3-run
+    uint32_t w3P        # 3-runs each team could take
+    uint32_t w3O
+    int seq             # roem_bound's sequence terms, before the cap: in all,
+    int seqP            # the playing team's, the other team's
+    int seqO
+
+
 # ---------------------------------------------------------------- boundary bookkeeping
 
-cdef inline int roem_bound(KPos* p, KState* s, int* rP, int* rO) noexcept nogil:
+cdef inline int denials(uint32_t* hn, int lane, int d, uint32_t two, uint32_t four, uint32_t* r3,
+                        uint32_t* r4) noexcept nogil:
+    """The choices of seat d's one denied triple in a suit (seq_max_denied): for
+    each, the 3-run and 4-run starts it takes out (r3, r4); returns how many."""
+    cdef uint32_t h = (hn[d] >> lane) & 0xFF, z = (hn[d ^ 2] >> lane) & 0xFF, c
+    cdef int n = 0, i, off
+    c = two & (h | (h >> 1) | (h >> 2))         # the 3-runs whose lone card is d's
+    while c:
+        i = dd_ctz32(c)
+        c &= c - 1
+        r3[n] = (<uint32_t> 1) << i
+        r4[n] = (((<uint32_t> 1) << i) | (((<uint32_t> 1) << i) >> 1)) & 0x1F     # the 4-runs holding it
+        n += 1
+    c = four
+    while c:
+        i = dd_ctz32(c)
+        c &= c - 1
+        off = dd_ctz32(z >> i)                  # his partner's card of the 4-run
+        r4[n] = (<uint32_t> 1) << i
+        # the rest is a 3-run too when his partner's card ends the 4-run
+        r3[n] = ((<uint32_t> 1) << (i + 1)) if off == 0 else (((<uint32_t> 1) << i) if off == 3 else 0)
+        n += 1
+    return n
+
+
+cdef inline int seq_max_denied(uint32_t* hn, int lane, uint32_t w3, uint32_t w4, uint32_t two,
+                               uint32_t four, int d1, int d2) noexcept nogil:
+    """SEQ_MAX of one plain suit (its 3-run starts w3 and 4-run starts w4, lane
+    bits) less the runs the other team can deny (a bound for the minimax only).
+
+    A denial: three cards of the suit, a and b in the hands of the two seats of
+    team `holders` (the seat parity) and x in the hand of a seat d of the other
+    team, who holds more cards of the suit than one of the two does.  d can
+    keep a, b and x from ever falling in one trick: he never plays x while a
+    and b may both still join it (unless some holder has already played another
+    card to this trick: then he plays x if he can, and the three are parted),
+    and he always has another card of the suit to follow with.  A trick of the
+    suit that d does not lead has a holder playing before him (the holders are
+    both his opponents): his card of the three (d follows with another) or not
+    (d plays x); either way the three are parted.  On a trick of another suit
+    a plain card of d's may be played whenever x may.  Only d's own leads of
+    the suit keep the three together, and each uses one of d's other cards and
+    one of each holder's: d, who has more than the shorter holder, never runs
+    out first.  So every run holding the three is out: the 3-run they make
+    (two: its start, the run's lone card d's) or the 4-run with d's partner's
+    card (four: its start).  Plain suits only (in trumps the overtrump may
+    force x).  One denial per seat and suit (two would share d's spare cards),
+    the pair of the two seats' choices that leaves the least.  d1, d2: the
+    seats of the other team that can deny (longer in the suit than one of
+    the holders), -1 for one that cannot.
+    """
+    cdef uint32_t r3a[12]
+    cdef uint32_t r4a[12]
+    cdef uint32_t r3b[12]
+    cdef uint32_t r4b[12]
+    cdef int best = SEQ_MAX[w3 | (w4 << 6)], v, na = 0, nb = 0, i, j
+    if d1 >= 0:
+        na = denials(hn, lane, d1, two, four, r3a, r4a)
+    if d2 >= 0:
+        nb = denials(hn, lane, d2, two, four, r3b, r4b)
+    r3a[na] = 0         # the last choice of each: none
+    r4a[na] = 0
+    r3b[nb] = 0
+    r4b[nb] = 0
+    for i in range(na + 1):
+        for j in range(nb + 1):
+            v = SEQ_MAX[(w3 & ~(r3a[i] | r3b[j])) | ((w4 & ~(r4a[i] | r4b[j])) << 6)]
+            if v < best:
+                best = v
+    return best
+
+
+cdef inline uint32_t run_starts(KPos* p, uint32_t* hn, uint32_t* w4_, uint32_t* w4P_, uint32_t* maj_,
+                                uint32_t* w3P_, uint32_t* w3O_) noexcept nogil:
+    """The starts (lane bits, natural layout) of the runs still possible from
+    the hands hn: returns the 3-runs' (w); if there are any, the 4-runs' (w4_),
+    those whose strongest card is the playing team's (w4P_), the 3-runs that
+    team holds two cards of (maj_, over every start), and the 3-runs each team
+    could take (w3P_, w3O_).  See roem_bound."""
+    cdef uint32_t rem = 0, bad = 0, bad4 = 0, w, w4, w4P, maj, topP, mP, k
+    cdef int i, t, su
+    for i in range(4):
+        rem |= hn[i]
+        bad |= (hn[i] & (hn[i] >> 1)) | ((hn[i] >> 1) & (hn[i] >> 2)) | (hn[i] & (hn[i] >> 2))
+    w = rem & (rem >> 1) & (rem >> 2) & 0x3F3F3F3F & ~bad       # 3-run starts
+    if not w:       # (late in a deal mostly none: skip the rest)
+        return 0
+    mP = hn[p.playing] | hn[p.playing + 2]
+    for i in range(4):
+        bad4 |= (hn[i] & (hn[i] >> 3)) | ((hn[i] >> 1) & (hn[i] >> 3)) | ((hn[i] >> 2) & (hn[i] >> 3))
+    w4 = w & (rem >> 3) & 0x1F1F1F1F & ~bad4 & ~(bad >> 1)      # 4-run starts
+    w4P = 0                                                     # ... the playing team's top card
+    for su in range(4):
+        t = 1 if su == p.trump else 0
+        k = (w4 >> (8 * su)) & 0x1F
+        while k:
+            i = dd_ctz32(k)
+            k &= k - 1
+            if (mP >> (8 * su + RUN4_TOP[t][i])) & 1:
+                w4P |= (<uint32_t> 1) << (8 * su + i)
+    # A 3-run's trick goes to its strongest card or to the fourth player (who
+    # holds none of it, the partner of the run's lone card of one team): if
+    # the strongest card is that lone card, only its team can score the run.
+    maj = (mP & (mP >> 1)) | (mP & (mP >> 2)) | ((mP >> 1) & (mP >> 2))   # P holds 2 of 3
+    t = 8 * p.trump
+    topP = (mP & ((RUN3_OFF0 & ~(<uint32_t> 0xFF << t)) | ((<uint32_t> 0x10) << t))) | \
+        ((mP >> 1) & ((RUN3_OFF1 & ~(<uint32_t> 0xFF << t)) | ((<uint32_t> 0x0A) << t))) | \
+        ((mP >> 2) & ((RUN3_OFF2 & ~(<uint32_t> 0xFF << t)) | ((<uint32_t> 0x25) << t)))
+    w4_[0] = w4
+    w4P_[0] = w4P
+    maj_[0] = maj
+    w3P_[0] = w & ~(maj & ~topP)
+    w3O_[0] = w & ~(~maj & topP)
+    return w
+
+
+cdef inline int roem_bound(KPos* p, KState* s, int* rP, int* rO, Runs* runs) noexcept nogil:
     """Upper bounds on the roem still to come (from a trick boundary): in
-    all (returned) and in the tricks each team takes (rP, rO).
+    all (returned) and in the tricks each team takes (rP, rO), on every line
+    of play; what it found of the runs in `runs`.
 
     Sequences: a trick's cards of one suit hold at most one run, a 3-run (20)
     of 3 consecutive cards from 3 different hands or a 4-run (50) from all 4;
@@ -65,43 +199,30 @@ cdef inline int roem_bound(KPos* p, KState* s, int* rP, int* rO) noexcept nogil:
     among them takes the trick: only that card's team scores it.  Stuk needs
     the trump K and Q in different hands.
     """
-    cdef uint32_t hn[4]
-    cdef uint32_t rem = 0, bad = 0, bad4 = 0, w, w4, w4P, w3P, w3O, maj, topP, q, rb, mP
-    cdef int i, t, su, k, r = 0, a = 0, b = 0, qP = 0, qO = 0, one, stuk = 0, cap
+    cdef uint32_t* hn = runs.hn
+    cdef uint32_t rem = 0, w, w4 = 0, w4P = 0, w3P = 0, w3O = 0, maj = 0, q, rb, mP
+    cdef int i, su, k, r = 0, a = 0, b = 0, qP = 0, qO = 0, one, stuk = 0, cap
     for i in range(4):
         hn[i] = s.bnat[i]
         rem |= hn[i]
-        bad |= (hn[i] & (hn[i] >> 1)) | ((hn[i] >> 1) & (hn[i] >> 2)) | (hn[i] & (hn[i] >> 2))
     mP = hn[p.playing] | hn[p.playing + 2]
-    w = rem & (rem >> 1) & (rem >> 2) & 0x3F3F3F3F & ~bad       # 3-run starts
-    if w:           # (late in a deal mostly none: skip the sequence bounds)
-        for i in range(4):
-            bad4 |= (hn[i] & (hn[i] >> 3)) | ((hn[i] >> 1) & (hn[i] >> 3)) | ((hn[i] >> 2) & (hn[i] >> 3))
-        w4 = w & (rem >> 3) & 0x1F1F1F1F & ~bad4 & ~(bad >> 1)      # 4-run starts
-        w4P = 0                                                     # ... the playing team's top card
-        for su in range(4):
-            t = 1 if su == p.trump else 0
-            k = (w4 >> (8 * su)) & 0x1F
-            while k:
-                i = dd_ctz32(k)
-                k &= k - 1
-                if (mP >> (8 * su + RUN4_TOP[t][i])) & 1:
-                    w4P |= (<uint32_t> 1) << (8 * su + i)
-        # A 3-run's trick goes to its strongest card or to the fourth player (who
-        # holds none of it, the partner of the run's lone card of one team): if
-        # the strongest card is that lone card, only its team can score the run.
-        maj = (mP & (mP >> 1)) | (mP & (mP >> 2)) | ((mP >> 1) & (mP >> 2))   # P holds 2 of 3
-        t = 8 * p.trump
-        topP = (mP & ((RUN3_OFF0 & ~(<uint32_t> 0xFF << t)) | ((<uint32_t> 0x10) << t))) | \
-            ((mP >> 1) & ((RUN3_OFF1 & ~(<uint32_t> 0xFF << t)) | ((<uint32_t> 0x0A) << t))) | \
-            ((mP >> 2) & ((RUN3_OFF2 & ~(<uint32_t> 0xFF << t)) | ((<uint32_t> 0x25) << t)))
-        w3P = w & ~(maj & ~topP)
-        w3O = w & ~(~maj & topP)
+    w = run_starts(p, hn, &w4, &w4P, &maj, &w3P, &w3O)
+    runs.rem = rem
+    runs.w = w
+    runs.w4 = w4
+    runs.w4P = w4P
+    runs.maj = maj
+    runs.w3P = w3P
+    runs.w3O = w3O
+    if w:
         for su in range(4):
             if (w >> (8 * su)) & 0x3F:      # w3P, w3O, w4, w4P are all within w
                 r += SEQ_MAX[((w >> (8 * su)) & 0x3F) | (((w4 >> (8 * su)) & 0x1F) << 6)]
                 a += SEQ_MAX[((w3P >> (8 * su)) & 0x3F) | (((w4P >> (8 * su)) & 0x1F) << 6)]
                 b += SEQ_MAX[((w3O >> (8 * su)) & 0x3F) | ((((w4 & ~w4P) >> (8 * su)) & 0x1F) << 6)]
+        runs.seq = r
+        runs.seqP = a
+        runs.seqO = b
         cap = 50 * (dd_popcount32(rem) // NSEATS)
         r = r if r < cap else cap
         a = a if a < cap else cap
@@ -131,6 +252,60 @@ cdef inline int roem_bound(KPos* p, KState* s, int* rP, int* rO) noexcept nogil:
     rP[0] = a + qP + stuk
     rO[0] = b + qO + stuk
     return r + qP + qO + stuk
+
+
+# roem_denied's measures
+cdef enum:
+    DENY_ALL = 0        # the roem in all, the playing team denying the other team's runs
+    DENY_P = 1          # the playing team's, the other team denying
+    DENY_O = 2          # the other team's, the playing team denying
+
+
+cdef inline int roem_denied(KPos* p, Runs* runs, int which) noexcept nogil:
+    """How much lower than roem_bound's a sequence bound is for the minimax,
+    with the runs a team can deny taken out (seq_max_denied): the bound in
+    all, the one on the playing team's or on the other team's roem (which).
+    From the runs roem_bound found; worked out only where its bounds leave
+    the test under way open, and only the one that may settle it (boundary)."""
+    cdef uint32_t* hn = runs.hn
+    cdef uint32_t w = runs.w & ~((<uint32_t> 0xFF) << (8 * p.trump)), x3, x4, two
+    cdef int su, lane, cut = 0, seq, cap, n0, n2, d1, d2
+    cdef int holders = p.playing if which == DENY_P else p.playing ^ 1
+    if not w:
+        return 0    # no run possible in a plain suit
+    for su in range(4):
+        lane = 8 * su
+        x3 = (w >> lane) & 0x3F
+        if not x3:
+            continue
+        if which == DENY_ALL:
+            x4 = (runs.w4 >> lane) & 0x1F
+            two = x3 & ~(runs.maj >> lane)
+        elif which == DENY_P:
+            x3 = (runs.w3P >> lane) & 0x3F
+            x4 = (runs.w4P >> lane) & 0x1F
+            two = x3 & (runs.maj >> lane)
+        else:
+            x3 = (runs.w3O >> lane) & 0x3F
+            x4 = ((runs.w4 & ~runs.w4P) >> lane) & 0x1F
+            two = x3 & ~(runs.maj >> lane)
+        if not (two | x4):
+            continue
+        # the deniers: longer in the suit than one of the holders
+        n0 = dd_popcount32((hn[holders] >> lane) & 0xFF)
+        n2 = dd_popcount32((hn[holders + 2] >> lane) & 0xFF)
+        n0 = n0 if n0 < n2 else n2
+        d1 = holders ^ 1 if dd_popcount32((hn[holders ^ 1] >> lane) & 0xFF) > n0 else -1
+        d2 = (holders ^ 1) + 2 if dd_popcount32((hn[(holders ^ 1) + 2] >> lane) & 0xFF) > n0 else -1
+        if d1 < 0 and d2 < 0:
+            continue
+        cut += SEQ_MAX[x3 | (x4 << 6)] - seq_max_denied(hn, lane, x3, x4, two, x4, d1, d2)
+    if not cut:
+        return 0
+    # roem_bound caps the suits' sum (at most a run of 50 a trick left)
+    seq = runs.seq if which == DENY_ALL else (runs.seqP if which == DENY_P else runs.seqO)
+    cap = 50 * (dd_popcount32(runs.rem) // NSEATS)
+    return (seq if seq < cap else cap) - (seq - cut if seq - cut < cap else cap)
 
 
 cdef inline void sure_trumps(KPos* p, KState* s, int* sP, int* sO, int* hasP, int* hasO) noexcept nogil:
@@ -168,10 +343,44 @@ cdef inline int roem_cannot_decide(KPos* p, KState* s, int D, int dlo, int dhi, 
     return lo < p.beta and hi > p.beta - 1
 
 
+cdef inline void future_bounds(KPos* p, KState* s, int D, int dlo, int dhi, int R, int allP, int allO,
+                               int* banked, int* flo, int* fhi) noexcept nogil:
+    """The banked value and the bounds on the future of a boundary of class
+    s.cls, from bounds on the future margin (dlo, dhi) and on the roem to
+    come in all (R); rounded inward to the values a deal can have."""
+    cdef int nat = -(ALL_CARD_POINTS + s.roem[0] + s.roem[1]), lo, hi
+    if s.cls == C_MADE:
+        banked[0] = D
+        lo = dlo
+        hi = dhi + (PIT if allP else 0)
+    elif s.cls == C_NAT:
+        banked[0] = nat
+        lo = -R - (PIT if allO else 0)
+        hi = 0
+    else:
+        banked[0] = 0
+        lo = nat - R - (PIT if allO else 0)
+        hi = D + dhi + (PIT if allP else 0) if D + dhi > 0 else nat      # (else: cannot be made)
+    # Every final value is even (see the module doc): round the bounds on the
+    # total inward to even numbers.
+    flo[0] = lo + ((banked[0] + lo) & 1)
+    fhi[0] = hi - ((banked[0] + hi) & 1)
+    if p.flags & F_NO_BOUNDS:
+        flo[0] = -30000 + 1
+        fhi[0] = 30000 - 1
+
+
+cdef inline bint settled(KPos* p, int banked, int flo, int fhi) noexcept nogil:
+    """Do these bounds settle the test under way ("value >= p.beta")?"""
+    return banked + flo >= p.beta or banked + fhi <= p.beta - 1
+
+
 cdef inline void boundary(KPos* p, KState* s) noexcept nogil:
     """Classify a trick boundary and cache banked value and quick bounds."""
     cdef uint32_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
-    cdef int U, R, RP, RO, D, allP, allO, wt, tp, v, sP, sO, hasP, hasO, dlo, dhi
+    cdef int U, R, RP, RO, dRP, dRO, dR, D, allP, allO, wt, tp, v, sP, sO, hasP, hasO, dlo, dhi, roem
+    cdef int b, lo, hi, b2, lo2, hi2
+    cdef Runs runs
     cdef KState fin
     s.leaf = 0                  # which endgame leaf solves this boundary (k_leaf)
     s.keyed = 0
@@ -232,7 +441,10 @@ cdef inline void boundary(KPos* p, KState* s) noexcept nogil:
         allO = 0
     dlo = -U + 2 * sP                    # bounds on the future margin P - O, roem aside
     dhi = U - 2 * sO
-    if roem_cannot_decide(p, s, D, dlo, dhi, allP, allO):
+    roem = not roem_cannot_decide(p, s, D, dlo, dhi, allP, allO)
+    if roem:
+        R = roem_bound(p, s, &RP, &RO, &runs)
+    else:
         # The quick bounds cannot settle this node for the test under way
         # even with no roem to come: a bound of 200 a trick (four jacks;
         # a run and stuk make 70) serves, and the roem bound's work is
@@ -240,8 +452,6 @@ cdef inline void boundary(KPos* p, KState* s) noexcept nogil:
         R = 200 * (dd_popcount32(rem) // NSEATS)
         RP = R
         RO = R
-    else:
-        R = roem_bound(p, s, &RP, &RO)
     dlo -= RO
     dhi += RP
     if p.mode == M_MARGIN:
@@ -256,33 +466,43 @@ cdef inline void boundary(KPos* p, KState* s) noexcept nogil:
         s.cls = C_NAT
     else:
         s.cls = C_OPEN
-    if s.cls == C_MADE:
-        s.banked = D
-        s.flo = dlo
-        s.fhi = dhi + (PIT if allP else 0)
-    elif s.cls == C_NAT:
-        s.banked = -(ALL_CARD_POINTS + s.roem[0] + s.roem[1])
-        s.flo = -R - (PIT if allO else 0)
-        s.fhi = 0
-    else:
-        s.banked = 0
-        s.flo = -(ALL_CARD_POINTS + s.roem[0] + s.roem[1] + R) - (PIT if allO else 0)
-        if D + dhi > 0:
-            s.fhi = D + dhi + (PIT if allP else 0)
-        else:                   # cannot be made
-            s.fhi = -ALL_CARD_POINTS - s.roem[0] - s.roem[1]
-    # Every final value is even (see the module doc): round the bounds on the
-    # total inward to even numbers.
-    s.flo += (s.banked + s.flo) & 1
-    s.fhi -= (s.banked + s.fhi) & 1
-    if p.flags & F_NO_BOUNDS:
-        s.flo = -30000 + 1
-        s.fhi = 30000 - 1
+    future_bounds(p, s, D, dlo, dhi, R, allP, allO, &b, &lo, &hi)
+    if roem and runs.w and dd_popcount32(rem) >= 4 * NSEATS and (p.beta >= VALUE_INF or not settled(p, b, lo, hi)):
+        # Left open (or no test under way): the bounds for the minimax, each
+        # team denying the runs it can (roem_denied), may settle it, if
+        # bounds with no sequence to come at all would.  The class stays on
+        # the bounds for every line (the table keys made and nat positions
+        # without the points: that holds only where every line makes or
+        # fails the deal).  (The sums before the cap make the bounds with no
+        # sequence at all wider still: a filter, never a bound.)  Not with fewer than four tricks left: there the
+        # endgame leaf (two or three tricks) or the next boundary settles the
+        # node for less (measured: fewer nodes without it there).
+        future_bounds(p, s, D, dlo + runs.seqO, dhi - runs.seqP, R - runs.seq, allP, allO, &b2, &lo2, &hi2)
+        dRP = 0
+        dRO = 0
+        dR = 0
+        if p.beta >= VALUE_INF:
+            dRP = roem_denied(p, &runs, DENY_P)
+            dRO = roem_denied(p, &runs, DENY_O)
+            dR = roem_denied(p, &runs, DENY_ALL)
+        else:
+            if b2 + lo2 >= p.beta:          # the lower bound may reach the test
+                if s.cls == C_MADE:
+                    dRO = roem_denied(p, &runs, DENY_O)
+                else:
+                    dR = roem_denied(p, &runs, DENY_ALL)
+            if b2 + hi2 <= p.beta - 1:      # the upper bound may
+                dRP = roem_denied(p, &runs, DENY_P)
+        if dRP | dRO | dR:
+            future_bounds(p, s, D, dlo + dRO, dhi - dRP, R - dR, allP, allO, &b, &lo, &hi)
+    s.banked = b
+    s.flo = lo
+    s.fhi = hi
     # The table is probed next unless the quick bounds settle the node for
     # the test under way (they do at a quarter of the boundaries; then no
     # key is needed): start loading its bucket now, so that the load
     # overlaps the way back to the core (measured: -2 to -4% CPU).
-    if s.banked + s.flo >= p.beta or s.banked + s.fhi <= p.beta - 1:
+    if settled(p, s.banked, s.flo, s.fhi):
         return
     boundary_key(p, s)
     s.keyed = 1
