@@ -200,8 +200,12 @@ class StopClock:
         self.cancel_at: float | None = None
 
     def begin(self, grace: float | None) -> None:
-        """Called just before grpc's stop, whose timer therefore cancels after ``cancel_at``."""
-        self.cancel_at = time.monotonic() + (grace or 0.0)
+        """Called just before grpc's stop, whose timer therefore cancels after ``cancel_at``. An
+        earlier cancel stands: a second signal's immediate stop (``stop_now``) may come while the
+        first stop still drains, before it has begun its grace."""
+        at = time.monotonic() + (grace or 0.0)
+        if self.cancel_at is None or at < self.cancel_at:
+            self.cancel_at = at
 
     def cancelled(self, at: float | None = None) -> bool:
         """Had the stop cancelled the calls in flight by ``at`` (time.monotonic(); default now)?"""

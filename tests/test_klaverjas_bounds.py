@@ -130,7 +130,7 @@ def test_bounds_during_a_test_settle_what_the_full_bounds_settle(seed, tricks_le
 
 def check_test_bounds(doc, shift):
     s = k.from_doc(doc)
-    exact_of = {"margin": reference_margin(s), "asnat": reference_asnat(s)}
+    exact_of = {"value": k.minimax(s), "margin": reference_margin(s), "asnat": reference_asnat(s)}
     board = kj.GAME.replay(kj.parse_setup(doc)).board
     for measure, exact_value in exact_of.items():
         board.fix_measure(measure)
@@ -243,11 +243,11 @@ def roem_game(st, scored, memo):
     return best
 
 
-def endgame_with_a_denied_run(rng, tricks_left, rules):
+def endgame_with_a_denied_run(rng, tricks_left, rules, close=1):
     """A random endgame at a trick boundary where a team can deny a run (the roem bound for
     the minimax is below the one for every line), and its board."""
     for _ in range(400):
-        doc = k.random_endgame(rng, tricks_left, rules=rules)
+        doc = k.random_endgame(rng, tricks_left, rules=rules, close=close)
         board = kj.GAME.replay(kj.parse_setup(doc)).board
         if board.roem_bound(deny=True) != board.roem_bound():
             return doc, board
@@ -282,12 +282,7 @@ def test_bounds_with_denied_runs_during_a_test_settle_what_the_full_bounds_settl
 @settings(deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow])
 @given(seeds, st.integers(4, 6), rulesets, closeness)
 def test_bounds_with_denied_runs_hold_the_exact_value(seed, tricks_left, rules, close):
-    rng = random.Random(seed)
-    for _ in range(400):
-        doc = k.random_endgame(rng, tricks_left, rules=rules, close=close)
-        if kj.GAME.replay(kj.parse_setup(doc)).board.roem_bound(deny=True) != \
-                kj.GAME.replay(kj.parse_setup(doc)).board.roem_bound():
-            break
+    doc, _ = endgame_with_a_denied_run(random.Random(seed), tricks_left, rules, close)
     check_bounds(doc, exact(doc, None), exact(doc, "margin"), asnat=exact(doc, "asnat"))
 
 

@@ -352,3 +352,20 @@ def _cpu_seconds(pid: int) -> float:
     """The CPU time a process has used (user and system), from /proc."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_the_stop_clock_keeps_an_earlier_cancel():
+    # A second signal's immediate stop (stop_now) can come while the first stop still drains,
+    # before that stop begins its grace: the calls were cancelled at once, and so their log lines
+    # must say (UNAVAILABLE, what their clients got), not the later end of the grace.
+    from ddcards.server.interceptors import StopClock
+    clock = StopClock()
+    assert not clock.cancelled()
+    clock.begin(None)                   # stop_now
+    clock.begin(60.0)                   # the first stop, going on after it
+    assert clock.cancelled()
+    later = StopClock()
+    later.begin(60.0)
+    assert not later.cancelled() and later.cancelled(time.monotonic() + 61.0)
+    later.begin(None)                   # a second signal during the grace
+    assert later.cancelled()

@@ -8,7 +8,8 @@
 #
 # Apart because this is what the core reads at a boundary (GameOps.node_info:
 # the class's banked value and the bounds) and what the table's soundness
-# rests on with the key: a future bounded here must hold for every line.
+# rests on with the key: the class must hold on every line of play; the
+# bounds on the future need hold only under best play (roem_denied).
 from libc.stdint cimport uint32_t
 
 from ddcards._core.tt cimport tt_bucket
@@ -72,7 +73,7 @@ cdef inline int denials(uint32_t* hn, int lane, int d, uint32_t two, uint32_t fo
     """The choices of seat d's one denied triple in a suit (seq_max_denied): for
     each, the 3-run and 4-run starts it takes out (r3, r4); returns how many."""
     cdef uint32_t h = (hn[d] >> lane) & 0xFF, z = (hn[d ^ 2] >> lane) & 0xFF, c
-    cdef int n = 0, i, off
+    cdef int n = 0, i, off, t
     c = two & (h | (h >> 1) | (h >> 2))         # the 3-runs whose lone card is d's
     while c:
         i = dd_ctz32(c)
@@ -86,8 +87,13 @@ cdef inline int denials(uint32_t* hn, int lane, int d, uint32_t two, uint32_t fo
         c &= c - 1
         off = dd_ctz32(z >> i)                  # his partner's card of the 4-run
         r4[n] = (<uint32_t> 1) << i
-        # the rest is a 3-run too when his partner's card ends the 4-run
-        r3[n] = ((<uint32_t> 1) << (i + 1)) if off == 0 else (((<uint32_t> 1) << i) if off == 3 else 0)
+        r3[n] = 0
+        if off == 0 or off == 3:
+            # The rest is a 3-run too, when his partner's card ends the 4-run:
+            # it goes, with the other 4-run holding it.
+            t = i + 1 if off == 0 else i
+            r3[n] = (<uint32_t> 1) << t
+            r4[n] = (((<uint32_t> 1) << t) | (((<uint32_t> 1) << t) >> 1)) & 0x1F
         n += 1
     return n
 
