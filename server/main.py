@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import errno
 import ipaddress
+import itertools
 import logging
 import logging.handlers
 import math
@@ -75,6 +76,7 @@ DEFAULT_TT_MB = solver_api.DEFAULT_TT_MB     # the library's: None, sized per ga
 DEFAULT_GRACE = 10.0
 #: gRPC's threads that run the calls; at a stop, how long they get to finish (their log lines).
 HANDLER_THREAD_PREFIX = "ddcards-grpc"
+_SERVER_NUMBERS = itertools.count(1)        # each server's handler threads: ddcards-grpc-N_k
 HANDLERS_JOIN_SECONDS = 5.0
 
 #: The longest --grace (a day): far beyond any search worth waiting for at shutdown, and within
@@ -214,6 +216,7 @@ class RunningServer:
     max_search_seconds: float | None = None
     stop_clock: StopClock | None = None      # when stop() cancels the calls in flight
     handlers: ThreadPoolExecutor | None = None   # gRPC's threads that run the calls (and log each)
+    handler_prefix: str = HANDLER_THREAD_PREFIX  # ... their names' own prefix (PREFIX_n)
 
     @property
     def address(self) -> str:
@@ -239,8 +242,9 @@ class RunningServer:
             # its log line: let them (briefly), or the lines are lost with the process.
             self.handlers.shutdown(wait=False, cancel_futures=True)
             end = time.monotonic() + HANDLERS_JOIN_SECONDS
+            own = self.handler_prefix + "_"
             for thread in threading.enumerate():
-                if thread.name.startswith(HANDLER_THREAD_PREFIX) and thread is not threading.current_thread():
+                if thread.name.startswith(own) and thread is not threading.current_thread():
                     thread.join(max(0.0, end - time.monotonic()))
 
     def stop_now(self) -> None:
@@ -334,7 +338,9 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     # progress is only a flood guard far above that: it counts open streams too,
     # and idle streams must never crowd out a Solve or a health check.
     threads = workers + max_queue + 3 * max_streams + SPARE_THREADS
-    handlers = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=HANDLER_THREAD_PREFIX)
+    # A prefix of this server's own: its stop waits for its threads, not another server's.
+    handler_prefix = f"{HANDLER_THREAD_PREFIX}-{next(_SERVER_NUMBERS)}"
+    handlers = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=handler_prefix)
     server = grpc.server(
         handlers,
         interceptors=interceptors,
@@ -374,7 +380,7 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     return RunningServer(server, health_servicer, pool, streams, host, bound, workers, tt_mb, max_queue,
                          queue_timeout, max_streams, stream_idle_timeout, credentials is not None,
                          token is not None, reflection_enabled, watch_pool, requests, max_search_seconds,
-                         stop_clock, handlers)
+                         stop_clock, handlers, handler_prefix)
 
 
 def _tables(tt_mb: int | None) -> str:

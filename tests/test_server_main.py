@@ -369,3 +369,26 @@ def test_the_stop_clock_keeps_an_earlier_cancel():
     assert not later.cancelled() and later.cancelled(time.monotonic() + 61.0)
     later.begin(None)                   # a second signal during the grace
     assert later.cancelled()
+
+
+def test_two_servers_in_one_process_name_their_call_threads_apart():
+    # A stop waits (briefly) for its call threads to write their log lines: each server's
+    # threads carry a prefix of its own, so that one server's stop never waits on another's.
+    import threading
+
+    from ddcards.server.main import HANDLER_THREAD_PREFIX, start_server
+
+    first = start_server(port=0, workers=1, tt_mb=1)
+    second = start_server(port=0, workers=1, tt_mb=1)
+    try:
+        assert first.handler_prefix != second.handler_prefix
+        for running in (first, second):
+            assert running.handler_prefix.startswith(HANDLER_THREAD_PREFIX + "-")
+            with Client(f"127.0.0.1:{running.port}") as client:
+                assert "marias" in [g["name"] for g in client.list_games()]
+        names = [t.name for t in threading.enumerate()]
+        for running in (first, second):
+            assert any(n.startswith(running.handler_prefix + "_") for n in names), names
+    finally:
+        first.stop(0)
+        second.stop(0)
