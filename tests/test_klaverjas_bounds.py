@@ -319,3 +319,19 @@ def test_a_run_the_other_team_denies():
     board = kj.GAME.replay(kj.parse_setup(doc)).board
     assert board.roem_bound(deny=True)[1] == board.roem_bound()[1] == 20
     assert roem_game(k.from_doc(doc), 0, {}) == 20
+
+
+def test_a_run_the_team_holding_two_of_its_cards_denies():
+    # Hand-checked, two tricks left, no trumps left (diamonds), the playing team seats 0 and 2.
+    # Hearts 9 (seat 0), T (seat 2) and J (seat 1) can make a run on some line; the playing team
+    # keeps the roem of a nat deal down by keeping its 9 and T apart: seat 0 holds the 7 of
+    # hearts too, more hearts than one more than seat 2's trumps (none).
+    doc = {"game": "klaverjas", "hands": ["AKQJT9.97..", "87.AKQJ8..K", ".T.AKQJT9.A", "..87.QJT987"],
+           "trump": "D", "playing_team": 0, "rules": "rotterdam", "leader": 0}
+    keep = [{"9H", "7H"}, {"JH", "KC"}, {"TH", "AC"}, {"8C", "7C"}]
+    doc["played"] = history_keeping(k.from_doc(doc), keep)
+    end = k.from_doc(doc)
+    board = kj.GAME.replay(kj.parse_setup(doc)).board
+    assert board.roem_bound()[0] == 20                      # in all, on some line
+    assert board.roem_bound(deny=True)[0] == 0              # against the playing team's best, never
+    assert roem_game(end, None, {}) == 0

@@ -66,10 +66,12 @@ strongest card).  Those hold on every line of play, and the class rests on
 them.  The bounds on the value may be tighter: they need only hold under
 best play.  Where the test under way is left open (four or more tricks
 left), ``roem_denied`` takes out of the sequence term the runs of a plain
-suit that a team can keep from ever falling together (a run two of whose
+suit that a team can keep from ever falling together: a run two of whose
 cards lie in the other team's hands, the third in the hand of a player
-longer in the suit than one of them: ``seq_max_denied`` gives the
-strategy).  Measured: 4-6% fewer nodes, 1-2.5% less time.
+longer in the suit than one of them; or two of whose cards lie in the
+team's own hands, one of the two longer in the suit than one more than
+his partner's trumps (``seq_max_denied`` gives the strategies).  Measured:
+7-11% fewer nodes, 3-7% less time.
 
 Every value is even: the card points of the two teams add up to 162, so
 P - O = 2 P_cards - 162 + (roem difference, a multiple of 10) (+ pit), and

@@ -99,7 +99,7 @@ cdef inline int denials(uint32_t* hn, int lane, int d, uint32_t two, uint32_t fo
 
 
 cdef inline int seq_max_denied(uint32_t* hn, int lane, uint32_t w3, uint32_t w4, uint32_t two,
-                               uint32_t four, int d1, int d2) noexcept nogil:
+                               uint32_t four, int d1, int d2, uint32_t pair3, uint32_t pair4) noexcept nogil:
     """SEQ_MAX of one plain suit (its 3-run starts w3 and 4-run starts w4, lane
     bits) less the runs the other team can deny (a bound for the minimax only).
 
@@ -123,6 +123,25 @@ cdef inline int seq_max_denied(uint32_t* hn, int lane, uint32_t w3, uint32_t w4,
     the pair of the two seats' choices that leaves the least.  d1, d2: the
     seats of the other team that can deny (longer in the suit than one of
     the holders), -1 for one that cannot.
+
+    A denial by a pair, instead: two cards of the suit, x1 and x2, in the
+    hands of the two players d1, d2 of the denying team, where d1 holds more
+    cards of the suit than one more than d2's trumps.  They never let x1 and
+    x2 fall in one trick: d1 plays x1 only where x2 cannot join it (d2 has
+    played another card to this trick, or, on a trick led in another suit,
+    d2 holds a card of that suit or another plain card to play instead of
+    x2), else another card (of another suit if he can); d2 plays x2 (or
+    another card: then x2 never joins x1) whenever d1 has played another
+    card of the suit to this trick.  A trick led in the suit parts them (d1
+    follows with another card and d2 with x2, or d2 has played first: x2,
+    and d1 follows with another card, or not, and d1 plays x1).  Only a
+    trick of another suit where d1, void in it and with nothing else to
+    play, throws another card of the suit while d2, whose only plain card
+    is x2, must trump keeps them together: each such uses one of d1's spare
+    cards and one of d2's trumps, and d1 has more spares.  So every run holding x1 and x2 is out:
+    pair3, the 3-runs whose cards lie two in the denying team's hands (with
+    the 4-runs holding them), or pair4, a 4-run.  One such denial a suit,
+    instead of the single ones (it takes both seats' spare cards).
     """
     cdef uint32_t r3a[12]
     cdef uint32_t r4a[12]
@@ -142,6 +161,19 @@ cdef inline int seq_max_denied(uint32_t* hn, int lane, uint32_t w3, uint32_t w4,
             v = SEQ_MAX[(w3 & ~(r3a[i] | r3b[j])) | ((w4 & ~(r4a[i] | r4b[j])) << 6)]
             if v < best:
                 best = v
+    while pair3:
+        i = dd_ctz32(pair3)
+        pair3 &= pair3 - 1
+        v = SEQ_MAX[(w3 & ~((<uint32_t> 1) << i)) |
+                    ((w4 & ~((((<uint32_t> 1) << i) | (((<uint32_t> 1) << i) >> 1)) & 0x1F)) << 6)]
+        if v < best:
+            best = v
+    while pair4:
+        i = dd_ctz32(pair4)
+        pair4 &= pair4 - 1
+        v = SEQ_MAX[w3 | ((w4 & ~((<uint32_t> 1) << i)) << 6)]
+        if v < best:
+            best = v
     return best
 
 
@@ -275,7 +307,8 @@ cdef inline int roem_denied(KPos* p, Runs* runs, int which) noexcept nogil:
     the test under way open, and only the one that may settle it (boundary)."""
     cdef uint32_t* hn = runs.hn
     cdef uint32_t w = runs.w & ~((<uint32_t> 0xFF) << (8 * p.trump)), x3, x4, two
-    cdef int su, lane, cut = 0, seq, cap, n0, n2, d1, d2
+    cdef int su, lane, cut = 0, seq, cap, n0, n2, d1, d2, e1, e2, tl = 8 * p.trump
+    cdef uint32_t pair3, pair4
     cdef int holders = p.playing if which == DENY_P else p.playing ^ 1
     if not w:
         return 0    # no run possible in a plain suit
@@ -295,17 +328,24 @@ cdef inline int roem_denied(KPos* p, Runs* runs, int which) noexcept nogil:
             x3 = (runs.w3O >> lane) & 0x3F
             x4 = ((runs.w4 & ~runs.w4P) >> lane) & 0x1F
             two = x3 & ~(runs.maj >> lane)
-        if not (two | x4):
-            continue
-        # the deniers: longer in the suit than one of the holders
+        # the single deniers: longer in the suit than one of the holders
         n0 = dd_popcount32((hn[holders] >> lane) & 0xFF)
         n2 = dd_popcount32((hn[holders + 2] >> lane) & 0xFF)
         n0 = n0 if n0 < n2 else n2
-        d1 = holders ^ 1 if dd_popcount32((hn[holders ^ 1] >> lane) & 0xFF) > n0 else -1
-        d2 = (holders ^ 1) + 2 if dd_popcount32((hn[(holders ^ 1) + 2] >> lane) & 0xFF) > n0 else -1
-        if d1 < 0 and d2 < 0:
+        e1 = dd_popcount32((hn[holders ^ 1] >> lane) & 0xFF)
+        e2 = dd_popcount32((hn[(holders ^ 1) + 2] >> lane) & 0xFF)
+        d1 = holders ^ 1 if e1 > n0 and (two | x4) else -1
+        d2 = (holders ^ 1) + 2 if e2 > n0 and (two | x4) else -1
+        # the pair: one of them longer in the suit than one more than the other's trumps
+        pair3 = x3 & ~two
+        pair4 = x4
+        if not (e1 > 1 + dd_popcount32((hn[(holders ^ 1) + 2] >> tl) & 0xFF) or
+                e2 > 1 + dd_popcount32((hn[holders ^ 1] >> tl) & 0xFF)):
+            pair3 = 0
+            pair4 = 0
+        if d1 < 0 and d2 < 0 and not (pair3 | pair4):
             continue
-        cut += SEQ_MAX[x3 | (x4 << 6)] - seq_max_denied(hn, lane, x3, x4, two, x4, d1, d2)
+        cut += SEQ_MAX[x3 | (x4 << 6)] - seq_max_denied(hn, lane, x3, x4, two, x4, d1, d2, pair3, pair4)
     if not cut:
         return 0
     # roem_bound caps the suits' sum (at most a run of 50 a trick left)
