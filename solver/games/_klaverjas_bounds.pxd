@@ -134,11 +134,14 @@ cdef inline int seq_max_denied(uint32_t* hn, int lane, uint32_t w3, uint32_t w4,
     another card: then x2 never joins x1) whenever d1 has played another
     card of the suit to this trick.  A trick led in the suit parts them (d1
     follows with another card and d2 with x2, or d2 has played first: x2,
-    and d1 follows with another card, or not, and d1 plays x1).  Only a
-    trick of another suit where d1, void in it and with nothing else to
-    play, throws another card of the suit while d2, whose only plain card
-    is x2, must trump keeps them together: each such uses one of d1's spare
-    cards and one of d2's trumps, and d1 has more spares.  So every run holding x1 and x2 is out:
+    and d1 follows with another card, or not, and d1 plays x1).  On a trick
+    of another suit, d1 (void in it) could not play x1 safely before d2
+    only if x2 might be d2's only legal card: d2's hand x2 and his trumps.
+    Hands are equal at a trick's start, and d1's holds x1 and more spares
+    than d2 has trumps: it never happens.  So d1 spends no spare there
+    before they are parted, and d2's trumps only fall: the condition holds
+    at every trick's start until a trick led in the suit parts the two.
+    So every run holding x1 and x2 is out:
     pair3, the 3-runs whose cards lie two in the denying team's hands (with
     the 4-runs holding them), or pair4, a 4-run.  One such denial a suit,
     instead of the single ones (it takes both seats' spare cards).
