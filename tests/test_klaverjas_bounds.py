@@ -298,27 +298,29 @@ def history_keeping(st_, keep):
     return None
 
 
+def hand_made_endgame(doc, keep):
+    """The deal `doc` played on to the trick boundary where the hands are `keep`: the position
+    document (its history found by history_keeping), its reference state and its board."""
+    doc = dict(doc, played=history_keeping(k.from_doc(dict(doc, played=[])), keep))
+    return doc, k.from_doc(doc), kj.GAME.replay(kj.parse_setup(doc)).board
+
+
 def test_a_run_the_other_team_denies():
     # Hand-checked, two tricks left, diamonds trumps and none left, the playing team seats 0
     # and 2.  Hearts 9 (seat 0), T (seat 2) and J (seat 1) can make a run the playing team
     # takes (its T is the run's strongest card) on some line; but seat 1 holds the 7 of hearts
     # too, against seat 0's and seat 2's one heart each, and keeps his J out of their trick.
-    doc = {"game": "klaverjas", "hands": ["AQ87.9..987", ".J7.QJT987.", "KJT9.T.AK.A", ".AKQ8..KQJT"],
-           "trump": "D", "playing_team": 0, "rules": "amsterdam", "leader": 1}
-    keep = [{"9H", "AS"}, {"JH", "7H"}, {"TH", "AC"}, {"KC", "QC"}]
-    doc["played"] = history_keeping(k.from_doc(doc), keep)
-    end = k.from_doc(doc)
-    board = kj.GAME.replay(kj.parse_setup(doc)).board
+    deal = {"game": "klaverjas", "hands": ["AQ87.9..987", ".J7.QJT987.", "KJT9.T.AK.A", ".AKQ8..KQJT"],
+            "trump": "D", "playing_team": 0, "rules": "amsterdam", "leader": 1}
+    _, end, board = hand_made_endgame(deal, [{"9H", "AS"}, {"JH", "7H"}, {"TH", "AC"}, {"KC", "QC"}])
     assert board.roem_bound()[1] == 20                      # on some line, seat 0's team scores it
     assert board.roem_bound(deny=True)[1] == 0              # against seat 1's best, never
     assert roem_game(end, 0, {}) == 0
     # Without seat 1's 7 of hearts (a club instead) he must give his J to a heart lead.
-    keep = [{"9H", "AS"}, {"JH", "JC"}, {"TH", "AC"}, {"KC", "QC"}]
-    doc["hands"] = ["AQ87.9..987", ".J.QJT987.J", "KJT9.T.AK.A", ".AKQ87..KQT"]
-    doc["played"] = history_keeping(k.from_doc(dict(doc, played=[])), keep)
-    board = kj.GAME.replay(kj.parse_setup(doc)).board
+    deal["hands"] = ["AQ87.9..987", ".J.QJT987.J", "KJT9.T.AK.A", ".AKQ87..KQT"]
+    _, end, board = hand_made_endgame(deal, [{"9H", "AS"}, {"JH", "JC"}, {"TH", "AC"}, {"KC", "QC"}])
     assert board.roem_bound(deny=True)[1] == board.roem_bound()[1] == 20
-    assert roem_game(k.from_doc(doc), 0, {}) == 20
+    assert roem_game(end, 0, {}) == 20
 
 
 def test_a_run_the_team_holding_two_of_its_cards_denies():
@@ -326,12 +328,9 @@ def test_a_run_the_team_holding_two_of_its_cards_denies():
     # Hearts 9 (seat 0), T (seat 2) and J (seat 1) can make a run on some line; the playing team
     # keeps the roem of a nat deal down by keeping its 9 and T apart: seat 0 holds the 7 of
     # hearts too, more hearts than one more than seat 2's trumps (none).
-    doc = {"game": "klaverjas", "hands": ["AKQJT9.97..", "87.AKQJ8..K", ".T.AKQJT9.A", "..87.QJT987"],
-           "trump": "D", "playing_team": 0, "rules": "rotterdam", "leader": 0}
-    keep = [{"9H", "7H"}, {"JH", "KC"}, {"TH", "AC"}, {"8C", "7C"}]
-    doc["played"] = history_keeping(k.from_doc(doc), keep)
-    end = k.from_doc(doc)
-    board = kj.GAME.replay(kj.parse_setup(doc)).board
+    deal = {"game": "klaverjas", "hands": ["AKQJT9.97..", "87.AKQJ8..K", ".T.AKQJT9.A", "..87.QJT987"],
+            "trump": "D", "playing_team": 0, "rules": "rotterdam", "leader": 0}
+    _, end, board = hand_made_endgame(deal, [{"9H", "7H"}, {"JH", "KC"}, {"TH", "AC"}, {"8C", "7C"}])
     assert board.roem_bound()[0] == 20                      # in all, on some line
     assert board.roem_bound(deny=True)[0] == 0              # against the playing team's best, never
     assert roem_game(end, None, {}) == 0
