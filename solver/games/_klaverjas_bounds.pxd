@@ -516,16 +516,17 @@ cdef inline void boundary(KPos* p, KState* s) noexcept nogil:
     else:
         s.cls = C_OPEN
     future_bounds(p, s, D, dlo, dhi, R, allP, allO, &b, &lo, &hi)
-    if roem and runs.w and dd_popcount32(rem) >= 4 * NSEATS and (p.beta >= VALUE_INF or not settled(p, b, lo, hi)):
+    if roem and runs.w and dd_popcount32(rem) >= 4 * NSEATS and \
+            (p.beta >= VALUE_INF or not settled(p, b, lo, hi)):
         # Left open (or no test under way): the bounds for the minimax, each
         # team denying the runs it can (roem_denied), may settle it, if
-        # bounds with no sequence to come at all would.  The class stays on
-        # the bounds for every line (the table keys made and nat positions
-        # without the points: that holds only where every line makes or
-        # fails the deal).  (The sums before the cap make the bounds with no
-        # sequence at all wider still: a filter, never a bound.)  Not with fewer than four tricks left: there the
-        # endgame leaf (two or three tricks) or the next boundary settles the
-        # node for less (measured: fewer nodes without it there).
+        # bounds with no sequence to come at all would (the sums before the
+        # cap make those wider still: a filter, never a bound).  The class
+        # stays on the bounds for every line (the table keys made and nat
+        # positions without the points: that holds only where every line
+        # makes or fails the deal).  Not with fewer than four tricks left:
+        # there the endgame leaf (two or three tricks) or the next boundary
+        # settles the node for less (measured: fewer nodes without it there).
         future_bounds(p, s, D, dlo + runs.seqO, dhi - runs.seqP, R - runs.seq, allP, allO, &b2, &lo2, &hi2)
         dRP = 0
         dRO = 0
