@@ -107,14 +107,15 @@ def check_analysis(doc: Any) -> None:
     if elapsed is not None and (isinstance(elapsed, bool) or not isinstance(elapsed, (int, float))
                                 or not 0 <= elapsed < MAX_NUMBER):
         raise _fail("elapsed_ms", elapsed, "a number of milliseconds from 0")
-    position = _mapping(_mapping(doc, "deal", "deal"), "position", "deal.position")
+    deal = _mapping(doc, "deal", "deal")
+    position = _mapping(deal, "position", "deal.position")
     # The record is deal.position whenever the document gives one: a position document without
     # `played` (or with `played` null) has nothing played (§0.6, §0.7), so its steps are held to
     # an empty record, not let off every check against it.  Only a document without
     # deal.position is held to its game's actions alone.
-    record = _mapping(doc, "deal", "deal").get("position") is not None
+    record = deal.get("position") is not None
     game = _check_game(doc, position)
-    seats = _check_deal(_mapping(doc, "deal", "deal"))
+    seats = _check_deal(deal)
     played = _texts(position, "played", "deal.position.played")
     if doc.get("from_ply") is not None:      # (whenever given: false or 0.0 is no ply 0)
         # an analysis from a later ply: its tricks are numbered on from those of the record before it
@@ -293,10 +294,11 @@ def _check_values(doc: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], ga
                                 [s["ply"] for s in steps if s["cost"] > 0]),
                                ("outcome_mistakes", "the plies of the steps that turned the outcome",
                                 [s["ply"] for s in steps if s.get("changes_outcome")])):
-        for i, ply in enumerate(_list(doc, key, key)):
+        plies = _list(doc, key, key)
+        for i, ply in enumerate(plies):
             if not whole_number(ply) or not 0 <= ply < MAX_NUMBER:     # (false is no ply 0, 9.0 no ply 9)
                 raise _fail(f"{key}[{i}]", ply, "a ply: a whole number from 0")
-        if key in doc and list(_list(doc, key, key)) != wanted:
+        if key in doc and list(plies) != wanted:
             raise _fail(key, doc[key], f"{wanted}, {which}")
     if not steps:
         return
