@@ -180,17 +180,16 @@ cdef inline int seq_max_denied(uint32_t* hn, int lane, uint32_t w3, uint32_t w4,
     return best
 
 
-cdef inline uint32_t run_starts(KPos* p, uint32_t* hn, uint32_t* w4_, uint32_t* w4P_, uint32_t* maj_,
-                                uint32_t* w3P_, uint32_t* w3O_) noexcept nogil:
+cdef inline uint32_t run_starts(KPos* p, uint32_t* hn, uint32_t rem, uint32_t* w4_, uint32_t* w4P_,
+                                uint32_t* maj_, uint32_t* w3P_, uint32_t* w3O_) noexcept nogil:
     """The starts (lane bits, natural layout) of the runs still possible from
-    the hands hn: returns the 3-runs' (w); if there are any, the 4-runs' (w4_),
-    those whose strongest card is the playing team's (w4P_), the 3-runs that
-    team holds two cards of (maj_, over every start), and the 3-runs each team
-    could take (w3P_, w3O_).  See roem_bound."""
-    cdef uint32_t rem = 0, bad = 0, bad4 = 0, w, w4, w4P, maj, topP, mP, k
+    the hands hn (rem: all their cards): returns the 3-runs' (w); if there are
+    any, the 4-runs' (w4_), those whose strongest card is the playing team's
+    (w4P_), the 3-runs that team holds two cards of (maj_, over every start),
+    and the 3-runs each team could take (w3P_, w3O_).  See roem_bound."""
+    cdef uint32_t bad = 0, bad4 = 0, w, w4, w4P, maj, topP, mP, k
     cdef int i, t, su
     for i in range(4):
-        rem |= hn[i]
         bad |= (hn[i] & (hn[i] >> 1)) | ((hn[i] >> 1) & (hn[i] >> 2)) | (hn[i] & (hn[i] >> 2))
     w = rem & (rem >> 1) & (rem >> 2) & 0x3F3F3F3F & ~bad       # 3-run starts
     if not w:       # (late in a deal mostly none: skip the rest)
@@ -247,7 +246,7 @@ cdef inline int roem_bound(KPos* p, KState* s, int* rP, int* rO, Runs* runs) noe
         hn[i] = s.bnat[i]
         rem |= hn[i]
     mP = hn[p.playing] | hn[p.playing + 2]
-    w = run_starts(p, hn, &w4, &w4P, &maj, &w3P, &w3O)
+    w = run_starts(p, hn, rem, &w4, &w4P, &maj, &w3P, &w3O)
     runs.rem = rem
     runs.w = w
     runs.w4 = w4
