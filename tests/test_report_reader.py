@@ -293,6 +293,9 @@ def test_an_analysis_from_a_later_ply_shows_the_position_then_and_numbers_the_tr
      "every legal action at ply 9 of the record once (JH missing), not 'KS QS 8H 7H KD QD'"),
     (lambda a: a["steps"][9]["moves"].append(dict(a["steps"][9]["moves"][2], move="9S")), "steps[9].moves",
      "every legal action at ply 9 of the record once (9S not legal or listed twice)"),
+    # ... and without the record, each listed move is at least an action of the game
+    (lambda a: (a["deal"].pop("position"), a["steps"][9]["moves"][1].update(move="draw")), "steps[9].moves[1].move",
+     "an action of marias: a card, not 'draw'"),
     (lambda a: a["steps"][2].update(trick_winner=2), "steps[2].trick_winner", "1, the seat the record has take"),
     (lambda a: a["steps"][1].update(trick_winner=1), "steps[1].trick_winner", "null: this action ends no trick"),
     (lambda a: a["steps"][2].update(score={"declarer": 999, "defenders": 0}), "steps[2].score",

@@ -130,6 +130,8 @@ def check_analysis(doc: Any) -> None:
             _check_action(game, step["move"], f"steps[{i}].move")
             for j, move in enumerate(step["best_moves"]):
                 _check_action(game, move, f"steps[{i}].best_moves[{j}]")
+            for j, move in enumerate(step.get("moves") or ()):
+                _check_action(game, move["move"], f"steps[{i}].moves[{j}].move")
     _check_values(doc, steps, game)
     for i, step in enumerate(steps):
         _check_moves(step, f"steps[{i}]", game)
