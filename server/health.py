@@ -123,7 +123,8 @@ class HealthServicer(health_pb2_grpc.HealthServicer):  # type: ignore[misc, unus
     while it is open) and List (every service's status).
 
     ``watch_pool``: the threads on which gRPC waits for a Watch's request and calls it (None:
-    gRPC's own pool). ``senders``: the most threads that send Watch responses at once (made as
+    gRPC's own pool; ``start_server``'s RequestWaitInterceptor reads the request itself, on the
+    server's pool, and bounds that wait). ``senders``: the most threads that send Watch responses at once (made as
     needed): one per Watch open at once at most (``--max-streams``), so a client that takes
     nothing can hold up only its own."""
 

@@ -597,8 +597,11 @@ class RequestWaitInterceptor(grpc.ServerInterceptor):
       a real call gets a thread within about ``grace`` seconds however many never send.
 
     A call's message comes with its headers or just after, so a real call waits
-    microseconds.  grpc's non-blocking handlers (``Health/Watch``) keep grpc's own wait,
-    on a pool of their own (``start_server``)."""
+    microseconds.  grpc's non-blocking handlers (``Health/Watch``) are read the same way and
+    stay non-blocking: once its message has come, the call holds no thread. (grpc's own wait
+    for their message has no end: silent Watch calls held every thread it waited on for as
+    long as they stayed open, and, queued behind those, counted toward grpc's cap on calls in
+    progress until every other call was refused.)"""
 
     def __init__(self, timeout: float = 30.0, max_waiting: int = 8, grace: float = 1.0,
                  logger: logging.Logger = log):
@@ -633,7 +636,17 @@ class RequestWaitInterceptor(grpc.ServerInterceptor):
             return grpc.stream_unary_rpc_method_handler(unary, request_deserializer=request_deserializer,
                                                         response_serializer=response_serializer)
         if getattr(handler.unary_stream, "experimental_non_blocking", False):
-            return handler
+            inner_callback: Callable[..., Any] | None = handler.unary_stream     # (called with a callback too)
+            assert inner_callback is not None
+
+            def non_blocking(requests: Iterator[Any], context: grpc.ServicerContext,
+                             send_response_callback: Callable[[Any], None]) -> Any:
+                return inner_callback(self._request(requests, context, method), context, send_response_callback)
+
+            # On the server's own pool, as any call's wait here: bounded like theirs.
+            non_blocking.experimental_non_blocking = True  # type: ignore[attr-defined]
+            return grpc.stream_stream_rpc_method_handler(non_blocking, request_deserializer=request_deserializer,
+                                                         response_serializer=response_serializer)
         inner_stream = handler.unary_stream
         assert inner_stream is not None     # a single request, not unary-unary: unary-stream
 

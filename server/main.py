@@ -103,9 +103,6 @@ SPARE_THREADS = 16
 # at most this many calls wait for theirs at once (interceptors.RequestWaitInterceptor).
 REQUEST_TIMEOUT = 30.0
 MAX_WAITING_REQUESTS = SPARE_THREADS // 2
-# Health/Watch's own threads: grpc waits for a Watch's request message on one (the Watch itself
-# holds none), so Watch calls that never send it can only hold these.
-WATCH_THREADS = 4
 
 
 def check_capacity(port: int, workers: int, tt_mb: int | None, *, flags: bool = False) -> None:
@@ -211,7 +208,6 @@ class RunningServer:
     tls: bool
     token: bool
     reflection: bool
-    watch_pool: ThreadPoolExecutor | None = None
     requests: RequestWaitInterceptor | None = None
     max_search_seconds: float | None = None
     stop_clock: StopClock | None = None      # when stop() cancels the calls in flight
@@ -235,8 +231,6 @@ class RunningServer:
         self.server.stop(grace).wait()
         self.pool.shutdown(wait=True)
         self.health.shutdown()
-        if self.watch_pool is not None:
-            self.watch_pool.shutdown(wait=False)
         if self.handlers is not None:
             # The calls cancelled at the stop are still unwinding on gRPC's threads, each to write
             # its log line: let them (briefly), or the lines are lost with the process.
@@ -350,8 +344,8 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     pb_grpc.add_SolverServiceServicer_to_server(
         SolverServicer(pool, version=_version(), stream_idle_timeout=stream_idle_timeout,
                        max_search_seconds=max_search_seconds), server)
-    watch_pool = ThreadPoolExecutor(max_workers=WATCH_THREADS, thread_name_prefix="ddcards-watch")
-    health_servicer = HealthServicer(watch_pool, senders=max_streams)
+    # (a Watch waits for its request message as a unary call does: RequestWaitInterceptor)
+    health_servicer = HealthServicer(senders=max_streams)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     if reflection_enabled:
         reflection.enable(server, (SERVICE_NAME, health.SERVICE_NAME), idle_timeout=stream_idle_timeout)
@@ -379,7 +373,7 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
         log.warning("a token over plain TCP on %s travels in the clear: add --tls-cert and --tls-key", host)
     return RunningServer(server, health_servicer, pool, streams, host, bound, workers, tt_mb, max_queue,
                          queue_timeout, max_streams, stream_idle_timeout, credentials is not None,
-                         token is not None, reflection_enabled, watch_pool, requests, max_search_seconds,
+                         token is not None, reflection_enabled, requests, max_search_seconds,
                          stop_clock, handlers, handler_prefix)
 
 

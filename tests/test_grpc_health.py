@@ -125,6 +125,37 @@ def test_a_watch_racing_the_shutdown_is_told_not_serving_and_ended():
     servicer.shutdown()
 
 
+def test_watch_calls_that_never_send_their_request_are_cut_as_unary_calls_are():
+    """grpc waits for a Watch's request message with no end, and the server waited on 4 threads
+    of its own: 4 Watch calls that sent their headers and never their message held every other
+    Watch for as long as they stayed open (a few hundred, queued behind them, had every call of
+    the server refused: RESOURCE_EXHAUSTED). Now their wait is a unary call's: bounded."""
+    hold = threading.Event()
+
+    def never():
+        hold.wait()
+        return
+        yield
+
+    with running_server(workers=1, tt_mb=1, request_timeout=2.0) as srv, \
+            grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+        try:
+            raw = channel.stream_stream("/grpc.health.v1.Health/Watch", request_serializer=lambda b: b,
+                                        response_deserializer=health_pb2.HealthCheckResponse.FromString)
+            silent = [raw(never(), timeout=60) for _ in range(6)]
+            assert wait_until(lambda: srv.requests.waiting() == 6)     # in view: the wait's limits apply
+            watch = health_pb2_grpc.HealthStub(channel).Watch(_request(), timeout=10)
+            assert next(watch).status == SERVING
+            watch.cancel()
+            for call in silent:         # not past the request timeout
+                with pytest.raises(grpc.RpcError) as info:
+                    next(call)
+                assert info.value.code() is grpc.StatusCode.CANCELLED
+            assert wait_until(lambda: srv.requests.waiting() == 0)
+        finally:
+            hold.set()
+
+
 # The tests above run servers of their own before the module's server starts: a server's stop
 # waits briefly for every gRPC handler thread of the process, another server's too.
 
