@@ -18,15 +18,17 @@ refused (INVALID_ARGUMENT, field ``service``).
 The statuses are the standard ones: Check answers NOT_FOUND for an unknown name, Watch
 SERVICE_UNKNOWN (and keeps watching, as the protocol says); ``enter_graceful_shutdown`` turns
 every status NOT_SERVING for good, sends it to the watchers and then ends their streams (OK),
-so an open Watch never holds a stop for its whole grace. A Watch also ends when its client
-cancels or its deadline passes (gRPC ends the call; the close callback forgets it).
+so an open Watch never holds a stop for its whole grace: one whose client takes nothing (its
+send still waits after SHUTDOWN_SEND_SECONDS) is cancelled instead. A Watch also ends when its
+client cancels or its deadline passes (gRPC ends the call; the close callback forgets it).
 """
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
@@ -47,7 +49,8 @@ SERVICE_UNKNOWN: int = health_pb2.HealthCheckResponse.SERVICE_UNKNOWN
 #: The longest service name Check and Watch take: the service's limit on any text.
 MAX_SERVICE_CHARS = MAX_TEXT
 SERVICE_RULE = f"grpc.health.v1: a service name holds at most {MAX_SERVICE_CHARS:,} characters"
-#: How long ``enter_graceful_shutdown`` waits for NOT_SERVING to go out before the stop goes on.
+#: How long ``enter_graceful_shutdown`` waits for NOT_SERVING and the streams' ends to go out
+#: before the stop goes on (a Watch whose end is still not out then is cancelled).
 SHUTDOWN_SEND_SECONDS = 1.0
 
 
@@ -64,13 +67,16 @@ def service_name(request: Any) -> str:
 class _Watcher:
     """One open Watch call: the newest status still to send (older ones are moot) and whether
     its stream ends after it. One drain at a time sends, outside the lock, so the responses go
-    out in order; ``close`` (the call's end) stops it."""
+    out in order; ``close`` (the call's end) stops it. ``ended`` is set once the stream's end
+    has gone out or the call has ended."""
 
-    __slots__ = ("service", "_send", "_lock", "_pending", "_end", "_draining", "_closed")
+    __slots__ = ("service", "ended", "_send", "_context", "_lock", "_pending", "_end", "_draining", "_closed")
 
-    def __init__(self, service: str, send: Callable[[Any], None]):
+    def __init__(self, service: str, send: Callable[[Any], None], context: grpc.ServicerContext):
         self.service = service
+        self.ended = threading.Event()
         self._send = send                   # grpc's send_response_callback: None ends the stream
+        self._context = context
         self._lock = threading.Lock()
         self._pending: int | None = None
         self._end = False
@@ -105,6 +111,7 @@ class _Watcher:
                         self._draining = False
                 if status is None:
                     self._send(None)
+                    self.ended.set()
                     return
                 self._send(health_pb2.HealthCheckResponse(status=status))
         except Exception:  # noqa: BLE001 - a send that fails ends this watcher, not the sender thread
@@ -116,6 +123,15 @@ class _Watcher:
             self._closed = True
             self._pending = None
             self._draining = False
+        self.ended.set()
+
+    def cancel(self) -> None:
+        """End the call itself (its client hears CANCELLED): a send that waits returns."""
+        self.close()
+        try:
+            self._context.cancel()
+        except Exception:  # noqa: BLE001 - the call has ended already
+            log.debug("cancelling a Health/Watch call failed", exc_info=True)
 
 
 class HealthServicer(health_pb2_grpc.HealthServicer):  # type: ignore[misc, unused-ignore]
@@ -175,7 +191,7 @@ class HealthServicer(health_pb2_grpc.HealthServicer):  # type: ignore[misc, unus
 
     def _watch(self, request: Any, context: grpc.ServicerContext, send: Callable[[Any], None]) -> None:
         service = service_name(request)
-        watcher = _Watcher(service, send)
+        watcher = _Watcher(service, send, context)
         with self._lock:
             # Offered under the lock, as set() offers: a newer status always follows this one.
             closing = self._closing
@@ -203,18 +219,24 @@ class HealthServicer(health_pb2_grpc.HealthServicer):  # type: ignore[misc, unus
     def enter_graceful_shutdown(self) -> None:
         """Every status NOT_SERVING for good (later ``set`` calls are ignored); the watchers are
         sent it (a watcher of an unknown name nothing new) and their streams end. Waits up to
-        SHUTDOWN_SEND_SECONDS for the sends, so that they go out before the server's stop."""
+        SHUTDOWN_SEND_SECONDS for the sends, so that they go out before the server's stop; a
+        watcher whose stream has not ended by then (a send still waits: its client takes
+        nothing) is cancelled, so that it does not hold the stop for its whole grace."""
         with self._lock:
             if self._closing:
                 return
             self._closing = True
             for name in self._statuses:
                 self._statuses[name] = NOT_SERVING
+            watching = [w for watchers in self._watchers.values() for w in watchers]
             starts = [w for name, watchers in self._watchers.items() for w in watchers
                       if w.offer(NOT_SERVING if name in self._statuses else None, end=True)]
-        sending = [future for future in map(self._submit, starts) if future is not None]
-        if sending:
-            wait(sending, timeout=SHUTDOWN_SEND_SECONDS)
+        for watcher in starts:
+            self._submit(watcher)
+        end = time.monotonic() + SHUTDOWN_SEND_SECONDS
+        for watcher in watching:
+            if not watcher.ended.wait(max(0.0, end - time.monotonic())):
+                watcher.cancel()
 
     def shutdown(self) -> None:
         """The server has stopped: no more sends (those under way end with their calls)."""

@@ -21,6 +21,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from _server_helpers import running_server, wait_until
 from ddcards.client import error_details
+from ddcards.server import health
 from ddcards.server.health import HealthServicer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -154,6 +155,45 @@ def test_watch_calls_that_never_send_their_request_are_cut_as_unary_calls_are():
             assert wait_until(lambda: srv.requests.waiting() == 0)
         finally:
             hold.set()
+
+
+def test_a_watch_whose_client_takes_nothing_is_cancelled_at_the_shutdown(monkeypatch):
+    """A client that opens a Watch and grants it no HTTP/2 window (a raw HTTP/2 client with an
+    initial window of 0) leaves its first send waiting until the call ends: the shutdown's end
+    queued behind it, and three such Watch calls held SIGTERM for the whole --grace. Now a Watch
+    whose end is not out within SHUTDOWN_SEND_SECONDS is cancelled; the others end as before."""
+    monkeypatch.setattr(health, "SHUTDOWN_SEND_SECONDS", 0.2)
+
+    class Context:
+        def __init__(self):
+            self.cancelled = threading.Event()
+
+        def add_callback(self, callback):
+            return True
+
+        def cancel(self):
+            self.cancelled.set()
+
+    stuck, reading = Context(), Context()
+    stuck_sent: list = []
+    sent: list = []
+
+    def stuck_send(response):       # grpc's send returns once the client takes it, or the call ends
+        stuck_sent.append(response)
+        stuck.cancelled.wait(10)
+
+    servicer = HealthServicer()
+    try:
+        servicer.Watch(_request(), stuck, stuck_send)
+        servicer.Watch(_request(), reading, sent.append)
+        assert wait_until(lambda: len(stuck_sent) == 1 and len(sent) == 1)
+        servicer.enter_graceful_shutdown()
+        assert stuck.cancelled.is_set()
+        assert not reading.cancelled.is_set()
+        assert [r and r.status for r in sent] == [SERVING, NOT_SERVING, None]
+    finally:
+        stuck.cancelled.set()
+        servicer.shutdown()
 
 
 # The tests above run servers of their own before the module's server starts: a server's stop
