@@ -731,7 +731,7 @@ class _PendingLine:
     and with the call's real outcome."""
 
     __slots__ = ("record", "context", "peer", "started", "budget", "stop", "level", "logger", "lock", "waiting",
-                 "outcome", "ended_early", "handler_end")
+                 "outcome", "ended_early", "handler_end", "answers_later", "end_sent")
 
     def __init__(self, record: calllog.CallRecord, context: CallContext, level: int,
                  logger: logging.Logger, stop: StopClock | None = None):
@@ -748,6 +748,10 @@ class _PendingLine:
         self.outcome: str | None = None
         self.ended_early = False
         self.handler_end = 0.0
+        # A non-blocking handler (Health/Watch) returns at once and ends its call later, through
+        # its send callback: its call is OK only if it sent that end (``end_sent``).
+        self.answers_later = False
+        self.end_sent = False
         if not context.add_callback(self.terminated):
             self.terminated()
 
@@ -783,6 +787,8 @@ class _PendingLine:
         if code is not None:
             return getattr(code, "name", str(code))
         if self.ended_early:  # returned normally, but the client had gone: it never got the answer
+            return self.ended_status()
+        if self.answers_later and not self.end_sent:    # the call ended before its handler ended it
             return self.ended_status()
         return "OK"
 
@@ -826,7 +832,45 @@ class LoggingInterceptor(grpc.ServerInterceptor):
         if not self._log.isEnabledFor(level):
             return handler
         method = calllog.log_field(full.rsplit("/", 1)[-1])
+        if getattr(handler.unary_stream, "experimental_non_blocking", False):
+            return self._non_blocking(handler, method, level)
         return _wrap(handler, self._unary(method, level), self._streaming(method, level))
+
+    def _non_blocking(self, handler: grpc.RpcMethodHandler[Any, Any], method: str,
+                      level: int) -> grpc.RpcMethodHandler[Any, Any]:
+        """A non-blocking handler's line (Health/Watch): its call ends after the handler has
+        returned, OK only if the handler sent the stream's end; else as the call ended (the
+        client's cancel, its deadline, the server's stop)."""
+        inner: Callable[..., Any] | None = handler.unary_stream     # (grpc calls it with a callback too)
+        assert inner is not None
+
+        def behavior(request: Any, context: CallContext, send_response_callback: Callable[[Any], None]) -> Any:
+            record = calllog.CallRecord(method)
+            line = _PendingLine(record, context, level, self._log, self._stop)
+            line.answers_later = True
+
+            def send(response: Any) -> None:
+                if response is None and context.is_active():
+                    line.end_sent = True        # (before the end goes out: the line waits for the call's end)
+                send_response_callback(response)
+
+            previous = calllog.activate(record)
+            outcome: str | None = "UNKNOWN"
+            try:
+                response = inner(request, context, send)
+                outcome = None
+                return response
+            except BaseException:
+                outcome = _status_name(context, "UNKNOWN")
+                raise
+            finally:
+                calllog.activate(previous)
+                line.handler_done(outcome)
+
+        behavior.experimental_non_blocking = True  # type: ignore[attr-defined]
+        behavior.experimental_thread_pool = getattr(inner, "experimental_thread_pool", None)  # type: ignore[attr-defined]
+        return grpc.unary_stream_rpc_method_handler(behavior, request_deserializer=handler.request_deserializer,
+                                                    response_serializer=handler.response_serializer)
 
     def _unary(self, method: str, level: int) -> Wrapper:
         def wrap(behavior: Behavior) -> Behavior:

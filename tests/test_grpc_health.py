@@ -7,6 +7,7 @@ stopped it), and health needs no token. It also kept every service name ever wat
 """
 from __future__ import annotations
 
+import logging
 import re
 import signal
 import subprocess
@@ -194,6 +195,35 @@ def test_a_watch_whose_client_takes_nothing_is_cancelled_at_the_shutdown(monkeyp
     finally:
         stuck.cancelled.set()
         servicer.shutdown()
+
+
+def test_a_watch_logs_how_it_ended(caplog):
+    """A Watch's handler returns at once and its call ends later: every Watch was logged OK,
+    whether its deadline passed, its client cancelled it or the server ended it."""
+    caplog.set_level(logging.DEBUG, logger="ddcards.server")
+
+    def statuses():
+        return [re.search(r"status=(\w+)", r.getMessage()).group(1) for r in caplog.records
+                if "rpc method=Watch " in r.getMessage()]
+
+    with running_server(workers=1, tt_mb=1) as srv, grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        timed = stub.Watch(_request("until.the.deadline"), timeout=0.5)
+        assert next(timed).status == SERVICE_UNKNOWN
+        with pytest.raises(grpc.RpcError) as info:
+            next(timed)
+        assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
+        assert wait_until(lambda: len(statuses()) == 1)
+        cancelled = stub.Watch(_request(), timeout=10)
+        assert next(cancelled).status == SERVING
+        cancelled.cancel()
+        assert wait_until(lambda: len(statuses()) == 2)
+        ended = stub.Watch(_request(), timeout=10)
+        assert next(ended).status == SERVING
+        srv.stop(5)
+        assert [r.status for r in ended] == [NOT_SERVING]       # then OK
+        assert wait_until(lambda: len(statuses()) == 3)
+    assert statuses() == ["DEADLINE_EXCEEDED", "CANCELLED", "OK"]
 
 
 # The tests above run servers of their own before the module's server starts: a server's stop
