@@ -140,9 +140,9 @@ class HealthServicer(health_pb2_grpc.HealthServicer):  # type: ignore[misc, unus
 
     ``watch_pool``: the threads on which gRPC waits for a Watch's request and calls it (None:
     gRPC's own pool; ``start_server``'s RequestWaitInterceptor reads the request itself, on the
-    server's pool, and bounds that wait). ``senders``: the most threads that send Watch responses at once (made as
-    needed): one per Watch open at once at most (``--max-streams``), so a client that takes
-    nothing can hold up only its own."""
+    server's pool, and bounds that wait). ``senders``: the most threads that send Watch
+    responses at once (made as needed): one per Watch open at once at most (``--max-streams``),
+    so a client that takes nothing can hold up only its own."""
 
     def __init__(self, watch_pool: ThreadPoolExecutor | None = None, *, senders: int = 4) -> None:
         self._lock = threading.Lock()     # the tables below; never held while anything waits
