@@ -105,6 +105,14 @@ REQUEST_TIMEOUT = 30.0
 MAX_WAITING_REQUESTS = SPARE_THREADS // 2
 
 
+def blocking_stream_methods(reflection_enabled: bool) -> int:
+    """Streaming methods whose open streams each hold a thread of the server's pool, every one
+    capped at --max-streams: SolveStream and AnalysePlayStream, and reflection's
+    ServerReflectionInfo, served under v1alpha and v1 (two methods, two caps). Health/Watch
+    holds none while it is open."""
+    return 2 + (2 if reflection_enabled else 0)
+
+
 def check_capacity(port: int, workers: int, tt_mb: int | None, *, flags: bool = False) -> None:
     """ValueError (an InvalidOptionError) unless `port` is 0..65535, `workers` 1..MAX_WORKERS,
     `tt_mb` a table size (``ddcards.api.check_tt_mb``) and the tables the workers allocate at
@@ -327,11 +335,11 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     requests = RequestWaitInterceptor(request_timeout, MAX_WAITING_REQUESTS)
     interceptors.insert(0, requests)
     # Threads: one per admitted unary call (running or queued) and per open
-    # blocking stream (SolveStream, AnalysePlayStream, reflection; Health/Watch
-    # holds none), plus spares for the quick calls. grpc's own cap on calls in
-    # progress is only a flood guard far above that: it counts open streams too,
-    # and idle streams must never crowd out a Solve or a health check.
-    threads = workers + max_queue + 3 * max_streams + SPARE_THREADS
+    # blocking stream (each method's --max-streams: SolveStream, AnalysePlayStream, and
+    # reflection's v1alpha and v1; Health/Watch holds none), plus spares for the quick
+    # calls. grpc's own cap on calls in progress is only a flood guard far above that: it
+    # counts open streams too, and idle streams must never crowd out a Solve or a health check.
+    threads = workers + max_queue + blocking_stream_methods(reflection_enabled) * max_streams + SPARE_THREADS
     # A prefix of this server's own: its stop waits for its threads, not another server's.
     handler_prefix = f"{HANDLER_THREAD_PREFIX}-{next(_SERVER_NUMBERS)}"
     handlers = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=handler_prefix)

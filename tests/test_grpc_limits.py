@@ -24,6 +24,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 import ddcards
+from _h2_raw import RawGrpc
 from _server_helpers import marias_deal, marias_position, running_server, wait_until
 from ddcards.client import Client, error_details
 from ddcards.server import convert
@@ -479,6 +480,49 @@ def test_idle_watch_streams_and_idle_solve_streams_never_block_solve_or_health()
                 channel.close()
         # Closed streams free their places.
         assert wait_until(lambda: srv.streams.open_streams("/grpc.health.v1.Health/Watch") == 0)
+
+
+def test_open_streams_of_every_blocking_kind_never_block_solve_or_health():
+    """Four streaming methods hold a thread of the server's pool while open, each under its own
+    --max-streams: SolveStream, AnalysePlayStream, and reflection as v1alpha and as v1. The pool
+    counted three, so with --max-streams 20 (and no queue) streams at every method's cap took
+    every thread: health checks and Solve calls timed out."""
+    streams = 20
+    analyse = "/ddcards.v1.SolverService/AnalysePlayStream"
+    idle_methods = ("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+                    "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+                    "/ddcards.v1.SolverService/SolveStream")
+    with running_server(workers=1, max_queue=0, max_streams=streams) as srv, \
+            RawGrpc(srv.port, window=0) as unread, grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+        gates: list[queue.Queue] = []
+        calls = []
+        try:
+            # AnalysePlayStreams whose client takes no message (its window is 0): each holds its
+            # thread at its first write. One at a time (one worker, no queue: a busy worker turns
+            # the next away, which is then sent again).
+            request = pb.AnalysePlayStreamRequest(document_json=json.dumps(marias_position(5, 9))).SerializeToString()
+            for opened in range(1, streams + 1):
+                for _ in range(50):
+                    stream = unread.call(analyse, request)
+                    if wait_until(lambda: stream in unread.ended or (
+                            srv.streams.open_streams(analyse) == opened and srv.pool.busy == 0), timeout=5) \
+                            and stream not in unread.ended:
+                        break
+            # and streams of the other three kinds that send nothing
+            for method in idle_methods:
+                for _ in range(streams):
+                    gate: queue.Queue = queue.Queue()
+                    gates.append(gate)
+                    calls.append(channel.stream_stream(method)(iter(gate.get, None), timeout=60))
+            wait_until(lambda: all(srv.streams.open_streams(m) == streams for m in (analyse, *idle_methods)),
+                       timeout=10)
+            _quick_calls_succeed(srv.port, count=1)
+            assert [srv.streams.open_streams(m) for m in (analyse, *idle_methods)] == [streams] * 4
+        finally:
+            for gate in gates:
+                gate.put(None)
+            for call in calls:
+                call.cancel()
 
 
 def test_an_idle_solve_stream_is_closed_with_stream_idle():
