@@ -470,7 +470,7 @@ class StreamLimitInterceptor(grpc.ServerInterceptor):
             def wrapped(request: Any, context: CallContext) -> Any:
                 admit(context)
                 if request_idle is not None:
-                    request = IdleLimited(request, request_idle, what="request")
+                    request = IdleLimited(request, request_idle, what="request", context=context)
                 return behavior(request, context)
 
             return wrapped
@@ -479,7 +479,7 @@ class StreamLimitInterceptor(grpc.ServerInterceptor):
             def wrapped(request: Any, context: CallContext) -> Iterator[Any]:
                 admit(context)
                 if request_idle is not None:
-                    request = IdleLimited(request, request_idle, what="request")
+                    request = IdleLimited(request, request_idle, what="request", context=context)
                 yield from behavior(request, context)
 
             return wrapped
@@ -494,19 +494,41 @@ class StreamLimitInterceptor(grpc.ServerInterceptor):
 class IdleLimited:
     """An iterator over ``source`` that raises :class:`StreamIdle` when no item comes
     for ``idle`` seconds. A daemon thread reads ``source`` (grpc's request iterator
-    blocks); it ends when the call ends and grpc's iterator raises."""
+    blocks), one item each time this iterator is asked for the next, never further ahead:
+    a client that sends requests while the answers wait for it (it reads none) has them wait
+    in its own HTTP/2 window, not in the server's memory (read ahead into a queue, they did).
+    The thread ends when the call ends: grpc's iterator raises, or, while it waits to be
+    asked, ``context``'s end (`close`) wakes it."""
 
     _END = object()
 
-    def __init__(self, source: Iterator[Any], idle: float, *, what: str = "item"):
+    def __init__(self, source: Iterator[Any], idle: float, *, what: str = "item",
+                 context: grpc.ServicerContext | None = None):
         self._idle = idle
         self._what = what
         self._items: queue.SimpleQueue[tuple[Any, BaseException | None]] = queue.SimpleQueue()
+        self._wanted = threading.Semaphore(0)   # released once per item asked for (and by close)
+        self._asked = False                     # an item asked for has not come yet
+        self._closed = False
         threading.Thread(target=self._pump, args=(iter(source),), name="ddcards-idle-pump", daemon=True).start()
+        if context is not None and not context.add_callback(self.close):
+            self.close()                        # the call has ended already
+
+    def close(self) -> None:
+        """The call has ended: the thread reads no more (its wait to be asked ends)."""
+        self._closed = True
+        self._wanted.release()
 
     def _pump(self, source: Iterator[Any]) -> None:
         try:
-            for item in source:
+            while True:
+                self._wanted.acquire()
+                if self._closed:
+                    return
+                try:
+                    item = next(source)
+                except StopIteration:
+                    break
                 self._items.put((item, None))
         except BaseException as exc:  # noqa: BLE001 - handed to the reader
             self._items.put((self._END, exc))
@@ -517,12 +539,16 @@ class IdleLimited:
         return self
 
     def __next__(self) -> Any:
+        if not self._asked:     # (after an idle timeout the item asked for is still to come)
+            self._asked = True
+            self._wanted.release()
         try:
             item, error = self._items.get(timeout=self._idle)
         except queue.Empty:
             raise StreamIdle(f"no {self._what} for {self._idle:g} s: the server closed the idle stream; "
                              "open a new one when there is work", retry_after=0.0,
                              metadata={"idle_timeout_seconds": f"{self._idle:g}"}) from None
+        self._asked = False
         if item is self._END:
             self._items.put((self._END, error))  # every later next() ends the same way
             if error is not None:

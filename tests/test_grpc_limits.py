@@ -638,6 +638,32 @@ def test_a_reflection_stream_whose_client_reads_nothing_is_cancelled(caplog):
                 r.getMessage()]) == 2
 
 
+def test_a_reflection_client_that_reads_nothing_cannot_make_the_server_hold_its_requests():
+    """The idle limit on a reflection stream's requests read them on a thread of its own, as
+    fast as they came, into a queue without bound: a client that sent requests and read no
+    answer had the server hold every one (300 MB in 2 s from one stream of 1 MB requests) until
+    an answer had waited the idle timeout, on each of --max-streams streams of v1alpha and v1.
+    Now a request is read when the servicer asks for the next, and the rest wait in the
+    client's HTTP/2 window."""
+    count, size = 200, 256 * 1024
+    pulled = [0]
+
+    def requests():
+        for _ in range(count):
+            pulled[0] += 1
+            yield reflection_pb2.ServerReflectionRequest(host="h" * size, list_services="")
+
+    with running_server(workers=1) as srv, grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+        stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+        call = stub.ServerReflectionInfo(requests(), timeout=60)     # its answers are never read
+        try:
+            wait_until(lambda: pulled[0] == count, timeout=3)       # (all of them, as fast as sent)
+            assert pulled[0] < count // 4, f"the server took {pulled[0]} requests of {size:,} bytes"
+            _quick_calls_succeed(srv.port, count=1)
+        finally:
+            call.cancel()
+
+
 def test_a_killed_reflection_client_logs_no_error(tmp_path, caplog):
     """The issue's case: a client process dies with its reflection stream open."""
     import subprocess
