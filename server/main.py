@@ -20,7 +20,8 @@
 * Streams: at most ``--max-streams`` open per streaming method (SolveStream,
   AnalysePlayStream, Health/Watch, reflection); a SolveStream or reflection stream idle for
   ``--stream-idle-timeout`` seconds is closed (UNAVAILABLE, reason STREAM_IDLE), and one whose
-  client takes no response for as long (AnalysePlayStream's too) is cancelled.
+  client takes no response for as long (AnalysePlayStream's too) is cancelled, as is a unary
+  call whose answer waits that long for its client (and at most 64 answers wait at once).
 * ``--max-search-seconds``: the longest one search may run, whatever the call asks (default
   none: a call without a deadline waits for its exact answer, minutes on a fresh 36-card
   Mariasz deal); a search it stops is DEADLINE_EXCEEDED saying so.
@@ -62,9 +63,9 @@ from ddcards import api as solver_api
 from ddcards.errors import DdcardsError, InvalidOptionError
 from ddcards.server import health, reflection
 from ddcards.server.health import HealthServicer
-from ddcards.server.interceptors import (DecodeInterceptor, ErrorInterceptor, LoggingInterceptor,
-                                         RequestWaitInterceptor, StopClock, StreamLimitInterceptor,
-                                         TokenInterceptor)
+from ddcards.server.interceptors import (AnswerWaitInterceptor, DecodeInterceptor, ErrorInterceptor,
+                                         LoggingInterceptor, RequestWaitInterceptor, StopClock,
+                                         StreamLimitInterceptor, TokenInterceptor)
 from ddcards.server.service import SERVICE_NAME, SolverPool, SolverServicer
 from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
 
@@ -103,6 +104,9 @@ SPARE_THREADS = 16
 # at most this many calls wait for theirs at once (interceptors.RequestWaitInterceptor).
 REQUEST_TIMEOUT = 30.0
 MAX_WAITING_REQUESTS = SPARE_THREADS // 2
+# At most this many unary calls' answers wait for their clients to take them at once (they hold
+# no thread, but each its call and response in memory; interceptors.AnswerWaitInterceptor).
+MAX_WAITING_ANSWERS = 64
 
 
 def blocking_stream_methods(reflection_enabled: bool) -> int:
@@ -217,6 +221,7 @@ class RunningServer:
     token: bool
     reflection: bool
     requests: RequestWaitInterceptor | None = None
+    answers: AnswerWaitInterceptor | None = None
     max_search_seconds: float | None = None
     stop_clock: StopClock | None = None      # when stop() cancels the calls in flight
     handlers: ThreadPoolExecutor | None = None   # gRPC's threads that run the calls (and log each)
@@ -332,8 +337,11 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     interceptors += [streams, DecodeInterceptor(in_band_methods=(SOLVE_STREAM,))]
     if log_requests:
         interceptors.insert(0, LoggingInterceptor(stop=stop_clock))
+    # A unary call's answer must go out as a stream's must (--stream-idle-timeout), and at most
+    # MAX_WAITING_ANSWERS wait for their clients at once (interceptors.AnswerWaitInterceptor).
+    answers = AnswerWaitInterceptor(stream_idle_timeout, MAX_WAITING_ANSWERS)
     requests = RequestWaitInterceptor(request_timeout, MAX_WAITING_REQUESTS)
-    interceptors.insert(0, requests)
+    interceptors[:0] = [requests, answers]
     # Threads: one per admitted unary call (running or queued) and per open
     # blocking stream (each method's --max-streams: SolveStream, AnalysePlayStream, and
     # reflection's v1alpha and v1; Health/Watch holds none), plus spares for the quick
@@ -381,7 +389,7 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
         log.warning("a token over plain TCP on %s travels in the clear: add --tls-cert and --tls-key", host)
     return RunningServer(server, health_servicer, pool, streams, host, bound, workers, tt_mb, max_queue,
                          queue_timeout, max_streams, stream_idle_timeout, credentials is not None,
-                         token is not None, reflection_enabled, requests, max_search_seconds,
+                         token is not None, reflection_enabled, requests, answers, max_search_seconds,
                          stop_clock, handlers, handler_prefix)
 
 
@@ -434,7 +442,7 @@ def build_parser() -> argparse.ArgumentParser:
     capacity.add_argument("--stream-idle-timeout", type=float, default=DEFAULT_STREAM_IDLE_TIMEOUT, metavar="SECONDS",
                           help="close a SolveStream or reflection stream that sends nothing (and has nothing in "
                                "flight) for this long, with UNAVAILABLE (reason STREAM_IDLE), and cancel a stream whose "
-                               "client takes no response for as long; "
+                               "client takes no response for as long (a unary call whose answer waits as long too); "
                                f"0 to {MAX_STREAM_IDLE_TIMEOUT:g} seconds (default {DEFAULT_STREAM_IDLE_TIMEOUT:g}; 0 = never)")
     capacity.add_argument("--max-search-seconds", type=float, default=0.0, metavar="SECONDS",
                           help="the longest one search may run, whatever the call asks: a search it stops ends "

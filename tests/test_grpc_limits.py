@@ -863,6 +863,34 @@ def test_a_solve_stream_whose_client_stops_reading_is_closed_after_the_idle_time
         stream.cancel()
 
 
+def test_answers_a_client_never_takes_are_bounded_and_then_cancelled(caplog):
+    """A unary call's answer goes out as the client's HTTP/2 window lets it: a client that
+    grants none, and answers the keepalive pings, left each call and its answer in the server's
+    memory for as long as it kept its connection, holding no thread and under no limit (2,000
+    Health/Check calls on one connection: 40 MB; no token needed). Now at most 64 answers wait at
+    once (beyond that the longest-waiting, over 1 s, are cancelled), and an answer not taken
+    within the stream idle timeout cancels its call; the client sees its stream reset."""
+    check = health_pb2.HealthCheckRequest().SerializeToString()
+    solve = Client.solve_request(_doc(), "best").SerializeToString()
+    caplog.set_level(logging.INFO, logger="ddcards.server")
+    with running_server(workers=1, stream_idle_timeout=2.0) as srv, RawGrpc(srv.port, window=0) as stuck:
+        calls = [stuck.call("/grpc.health.v1.Health/Check", check) for _ in range(150)]
+        calls += [stuck.call(SOLVE, solve) for _ in range(10)]
+        # over the cap: the longest-waiting go once they have waited 1 s, the last 64 stay
+        assert wait_until(lambda: len(stuck.ended) == len(calls) - 64, timeout=10), len(stuck.ended)
+        assert srv.answers is not None and srv.answers.waiting() == 64
+        _quick_calls_succeed(srv.port, count=1)
+        # and those go once they have waited the idle timeout
+        assert wait_until(lambda: len(stuck.ended) == len(calls), timeout=10), len(stuck.ended)
+        assert set(stuck.ended.values()) == {"reset"} and not stuck.data and not stuck.closed.is_set()
+        assert srv.answers.waiting() == 0
+    lines = [r.getMessage() for r in caplog.records]
+    over_the_cap = sum("the client took no answer (more than 64 answers were waiting" in m for m in lines)
+    timed_out = sum("the client took no answer (for 2 s): the call was cancelled" in m for m in lines)
+    assert over_the_cap >= len(calls) - 64 and timed_out and over_the_cap + timed_out == len(calls)
+    assert sum("method=Solve " in m and "status=CANCELLED" in m for m in lines) == 10
+
+
 class _FreezingProxy:
     """A TCP proxy to the server that can go silent (no FIN, no RST: a cut network)."""
 
