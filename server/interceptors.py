@@ -621,8 +621,13 @@ class RequestWaitInterceptor(grpc.ServerInterceptor):
     - a call whose message has not come within ``timeout`` seconds is cancelled;
     - at most ``max_waiting`` calls wait at once: beyond that, those that have waited
       longest, over ``grace`` seconds (far longer than a client that is sending takes),
-      are cancelled, as soon as a call comes and at least every ``grace / 4`` seconds, so
-      a real call gets a thread within about ``grace`` seconds however many never send.
+      are cancelled, as soon as a call comes and at least every ``grace / 4`` seconds;
+    - and never more than ``most`` (twice ``max_waiting`` unless given): a call that comes
+      when that many wait has the longest-waiting cancelled at once, whatever its age. The
+      grace alone let silent calls that came faster than the pool's threads a second hold
+      every thread, each for a second, and the calls queued behind them reach grpc's cap on
+      calls in progress; so calls that never send hold at most ``most`` threads, and a real
+      call gets a thread however many never send, and however fast they come.
 
     A call's message comes with its headers or just after, so a real call waits
     microseconds.  grpc's non-blocking handlers (``Health/Watch``) are read the same way and
@@ -632,11 +637,13 @@ class RequestWaitInterceptor(grpc.ServerInterceptor):
     progress until every other call was refused.)"""
 
     def __init__(self, timeout: float = 30.0, max_waiting: int = 8, grace: float = 1.0,
-                 logger: logging.Logger = log):
-        if not timeout > 0 or max_waiting < 1 or not grace >= 0:
-            raise ValueError("timeout > 0, max_waiting >= 1 and grace >= 0")
+                 logger: logging.Logger = log, *, most: int | None = None):
+        most = 2 * max_waiting if most is None else most
+        if not timeout > 0 or max_waiting < 1 or not grace >= 0 or most < max_waiting:
+            raise ValueError("timeout > 0, max_waiting >= 1, grace >= 0 and most >= max_waiting")
         self.timeout = timeout
         self.max_waiting = max_waiting
+        self.most = most
         self.grace = grace
         self._log = logger
         self._lock = threading.Lock()
@@ -736,6 +743,10 @@ class RequestWaitInterceptor(grpc.ServerInterceptor):
             self._cancel_older_than(self.grace, keep=self.max_waiting,
                                     why=f"more than {self.max_waiting} calls were waiting for their request "
                                         "message; this one had waited longest")
+        if len(self._waiting) > self.most:      # (whatever their age: each holds a thread)
+            self._cancel_older_than(-1.0, keep=self.most,
+                                    why=f"{self.most} calls were waiting for their request message, the most "
+                                        "that may; this one had waited longest")
 
     def _reap(self) -> None:
         """Cancel the calls over the cap and those past the timeout; runs while any call waits.

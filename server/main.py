@@ -97,13 +97,17 @@ MAX_WORKERS = 256
 MAX_PORT = 65535
 TOKEN_ENV = "DDCARDS_TOKEN"
 SOLVE_STREAM = f"/{SERVICE_NAME}/SolveStream"
-# Threads beyond those every admitted call and open stream may hold: the quick
-# calls (health checks, ListGames, calls about to be turned away) always find one.
-SPARE_THREADS = 16
 # A unary call's request message must come within this (it comes with the call's headers), and
-# at most this many calls wait for theirs at once (interceptors.RequestWaitInterceptor).
+# at most MAX_WAITING_REQUESTS calls wait for theirs at once (beyond that those that have waited
+# over a second are cancelled), never more than MOST_WAITING_REQUESTS (beyond that the
+# longest-waiting is cancelled at once: interceptors.RequestWaitInterceptor).
 REQUEST_TIMEOUT = 30.0
-MAX_WAITING_REQUESTS = SPARE_THREADS // 2
+MAX_WAITING_REQUESTS = 8
+MOST_WAITING_REQUESTS = 2 * MAX_WAITING_REQUESTS
+# Threads beyond those every admitted call and open stream may hold: those of the calls waiting
+# for their request message, and 8 more, so that the quick calls (health checks, ListGames,
+# calls about to be turned away) always find one.
+SPARE_THREADS = MOST_WAITING_REQUESTS + 8
 # At most this many unary calls' answers wait for their clients to take them at once (they hold
 # no thread, but each its call and response in memory; interceptors.AnswerWaitInterceptor).
 MAX_WAITING_ANSWERS = 64
@@ -340,7 +344,7 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     # A unary call's answer must go out as a stream's must (--stream-idle-timeout), and at most
     # MAX_WAITING_ANSWERS wait for their clients at once (interceptors.AnswerWaitInterceptor).
     answers = AnswerWaitInterceptor(stream_idle_timeout, MAX_WAITING_ANSWERS)
-    requests = RequestWaitInterceptor(request_timeout, MAX_WAITING_REQUESTS)
+    requests = RequestWaitInterceptor(request_timeout, MAX_WAITING_REQUESTS, most=MOST_WAITING_REQUESTS)
     interceptors[:0] = [requests, answers]
     # Threads: one per admitted unary call (running or queued) and per open
     # blocking stream (each method's --max-streams: SolveStream, AnalysePlayStream, and

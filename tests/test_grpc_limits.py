@@ -784,6 +784,44 @@ def test_calls_that_never_send_their_request_never_block_solve_or_health(token):
                 channel.close()
 
 
+def test_a_steady_flow_of_calls_that_never_send_their_request_never_blocks_solve_or_health():
+    """At most 8 calls waited for their request message at once, but only those that had waited
+    over 1 s were cancelled: silent calls coming faster than the pool's threads a second (about
+    20 a second on this server, 120 on the default one; a raw client sends thousands) each held a
+    thread for over a second, the calls queued behind them reached grpc's cap on calls in
+    progress, and every call was refused. Now beyond 16 waiting the longest-waiting is
+    cancelled at once, whatever its age."""
+    with running_server(workers=1, max_queue=0, max_streams=1) as srv, RawGrpc(srv.port, window=65535) as silent:
+        stop = threading.Event()
+        sent = []
+
+        def flood():
+            while not stop.is_set():
+                sent.append(silent.call(SOLVE, None, end=False))     # headers, never a message
+                time.sleep(0.01)
+
+        doc = _doc()
+        want = ddcards.solve(ddcards.Position.from_dict(doc)).value
+        thread = threading.Thread(target=flood, daemon=True)
+        thread.start()
+        try:
+            time.sleep(1.0)
+            with grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:     # (no retries: each call once)
+                health = health_pb2_grpc.HealthStub(channel)
+                solve = channel.unary_unary(SOLVE, request_serializer=pb.SolveRequest.SerializeToString,
+                                            response_deserializer=pb.SolveResponse.FromString)
+                for _ in range(5):
+                    assert health.Check(health_pb2.HealthCheckRequest(), timeout=5).status == \
+                        health_pb2.HealthCheckResponse.SERVING
+                    assert solve(Client.solve_request(doc, "best"), timeout=10).value == want
+                    time.sleep(0.1)
+            assert srv.requests is not None and srv.requests.waiting() <= 16
+        finally:
+            stop.set()
+            thread.join()
+        assert wait_until(lambda: len(silent.ended) >= len(sent) - 16, timeout=10), (len(silent.ended), len(sent))
+
+
 def test_a_request_that_does_not_come_in_time_is_cancelled_and_logged(caplog):
     hold = threading.Event()
     caplog.set_level(logging.INFO, logger="ddcards.server")
