@@ -598,6 +598,21 @@ class StallWatch:
 
 # ---------------------------------------------------------------- waiting for a request
 
+_Since = TypeVar("_Since", "_Waiter", "_Answer")
+
+
+def _longest_waiting(waiting: OrderedDict[int, _Since], age: float, keep: int) -> list[_Since]:
+    """Take out of ``waiting`` (the longest-waiting first, each with its ``since``) those that
+    have waited over ``age`` seconds, the longest first, until at most ``keep`` are left."""
+    now, taken = time.monotonic(), []
+    for key, entry in list(waiting.items()):
+        if len(waiting) <= keep or now - entry.since <= age:
+            break
+        del waiting[key]
+        taken.append(entry)
+    return taken
+
+
 class _Waiter:
     __slots__ = ("context", "since", "peer", "cancelled")
 
@@ -730,11 +745,7 @@ class RequestWaitInterceptor(grpc.ServerInterceptor):
     def _cancel_older_than(self, age: float, *, keep: int, why: str) -> None:
         """Cancel the waiters that have waited over ``age`` seconds, the longest first, until at
         most ``keep`` wait (under the lock)."""
-        now = time.monotonic()
-        for key, waiter in list(self._waiting.items()):
-            if len(self._waiting) <= keep or now - waiter.since <= age:
-                break
-            del self._waiting[key]
+        for waiter in _longest_waiting(self._waiting, age, keep):
             waiter.cancelled = why
             waiter.context.cancel()     # wakes its thread: grpc's request iterator ends
 
@@ -852,13 +863,7 @@ class AnswerWaitInterceptor(grpc.ServerInterceptor):
     def _older_than(self, age: float, keep: int, why: str) -> list[tuple[_Answer, str]]:
         """Take the answers that have waited over ``age`` seconds, the longest first, until at
         most ``keep`` wait (under the lock)."""
-        now, taken = time.monotonic(), []
-        for key, answer in list(self._waiting.items()):
-            if len(self._waiting) <= keep or now - answer.since <= age:
-                break
-            del self._waiting[key]
-            taken.append((answer, why))
-        return taken
+        return [(answer, why) for answer in _longest_waiting(self._waiting, age, keep)]
 
     def _over_the_cap(self) -> list[tuple[_Answer, str]]:
         if len(self._waiting) <= self.max_waiting:
