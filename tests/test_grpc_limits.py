@@ -926,7 +926,8 @@ def test_answers_a_client_never_takes_are_bounded_and_then_cancelled(caplog):
     over_the_cap = sum("the client took no answer (more than 64 answers were waiting" in m for m in lines)
     timed_out = sum("the client took no answer (for 2 s): the call was cancelled" in m for m in lines)
     assert over_the_cap >= len(calls) - 64 and timed_out and over_the_cap + timed_out == len(calls)
-    assert sum("method=Solve " in m and "status=CANCELLED" in m for m in lines) == 10
+    # (this server's Solve calls, Mariáš ones: another server in this process may log a call of its own)
+    assert sum(m.startswith("rpc method=Solve game=marias status=CANCELLED ") for m in lines) == 10, lines
 
 
 class _FreezingProxy:
