@@ -452,21 +452,16 @@ def test_text_fields_reach_the_page_escaped(seed_doc, path):
     # and the final line are the record's as laid out and played (test_report_reader); without it
     # they are the document's own text
     del doc["deal"]["position"]
-    if path in ("steps.0.move", "steps.0.best_moves.0"):
+    if path in ("steps.0.move", "steps.0.best_moves.0", "steps.9.moves.0.move"):
         # a move the record does not hold is refused (test_report_reader), and so is one that is no
-        # action of the game where the document leaves the record out, played or named optimal
-        field = path.replace(".0.", "[0].").replace("best_moves.0", "best_moves[0]")
+        # action of the game where the document leaves the record out: played, named optimal or
+        # listed with its value
+        field = path.replace(".0.", "[0].").replace("best_moves.0", "best_moves[0]").replace(".9.", "[9].") \
+            .replace("moves.0.", "moves[0].")
         with pytest.raises(ddcards.NotationError, match=re.escape(f"{field}: an action of marias: a card, not")) as err:
             render(edited(doc, path, PAYLOAD))
         assert err.value.field == field
         return
-    if path == "steps.9.moves.0.move":
-        # (best_moves are actions of the game: the move named so is one better than the action
-        # played but not optimal, worth 60 where the optimal ones keep 50 and 7H gave 70)
-        step = doc["steps"][9]
-        old = step["moves"][0]["move"]
-        step["moves"][0].update(value=60, optimal=False)
-        step["best_moves"] = [m for m in step["best_moves"] if m != old]
     doc = edited(doc, path, [PAYLOAD] if path == "final.pv" else PAYLOAD)
     if path == "final_outcome":
         doc["steps"][-1]["outcome"] = PAYLOAD           # the words on the same value (check.py)
