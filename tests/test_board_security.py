@@ -203,6 +203,21 @@ def test_stop_stops_every_search_under_its_id():
         assert answers == [{"stopped": "cancelled", "search": "DUP"}] * 2
 
 
+def test_a_search_id_over_its_limit_is_refused_not_cut():
+    """An id over MAX_SEARCH_ID characters was cut to them: two ids alike in their first 64 were
+    one search (a stop of either stopped both) and the answer named an id never sent."""
+    longest = "s" * board_app.MAX_SEARCH_ID
+    with running_board(workers=1) as (url, app):
+        assert call(url + "/api/solve", {"position": START, "search": longest})[1]["search"] == longest
+        for suffix in ("-1", "-2"):
+            for path, body in (("/api/solve", {"position": START, "search": longest + suffix}),
+                               ("/api/stop", {"search": longest + suffix})):
+                status, err = call(url + path, body)
+                assert status == 400 and err["error"] == (f"'search' is an id of at most {board_app.MAX_SEARCH_ID} "
+                                                          f"characters, not {board_app.MAX_SEARCH_ID + 2}"), err
+        assert not app._searches and not app._stopped_early
+
+
 def test_an_early_stop_expires(monkeypatch):
     """A stop for an id with no search cancelled any later search under that id, for ever."""
     monkeypatch.setattr(board_app, "STOPPED_EARLY_SECONDS", 0.2)

@@ -106,14 +106,19 @@ def _hostname(authority_or_url: str) -> str:
 
 
 def search_id(body: Mapping[str, Any]) -> str:
-    """The request's search id: text (cut at MAX_SEARCH_ID), or "" when it names none."""
+    """The request's search id: text of at most MAX_SEARCH_ID characters, or "" when it names none.
+    A longer one is refused, not cut: two ids alike in their first MAX_SEARCH_ID characters were
+    one search to the board (a stop of either stopped both, and the answer named neither)."""
     search = body.get("search")
     if search is None:
         return ""
     if not isinstance(search, str):
         raise NotationError(f"'search' is a search's id as text, not {shown(search)}", token=token_text(search),
                             rule="board requests")
-    search = search[:MAX_SEARCH_ID]
+    if len(search) > MAX_SEARCH_ID:
+        raise NotationError(f"'search' is an id of at most {MAX_SEARCH_ID} characters, not {len(search):,}",
+                            token=token_text(search), rule=f"board requests: a search id up to {MAX_SEARCH_ID} "
+                            "characters")
     # echoed in the answer, which is UTF-8: checked before any search starts
     check_unicode(search, "'search': ", "board requests", "search")
     return search
