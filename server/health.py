@@ -138,13 +138,12 @@ class HealthServicer(health_pb2_grpc.HealthServicer):  # type: ignore[misc, unus
     """grpc.health.v1.Health: Check, Watch (gRPC's non-blocking form: a Watch holds no thread
     while it is open) and List (every service's status).
 
-    ``watch_pool``: the threads on which gRPC waits for a Watch's request and calls it (None:
-    gRPC's own pool; ``start_server``'s RequestWaitInterceptor reads the request itself, on the
-    server's pool, and bounds that wait). ``senders``: the most threads that send Watch
-    responses at once (made as needed): one per Watch open at once at most (``--max-streams``),
-    so a client that takes nothing can hold up only its own."""
+    A Watch's request is read on the server's pool (``start_server``'s RequestWaitInterceptor
+    bounds that wait). ``senders``: the most threads that send Watch responses at once (made as
+    needed): one per Watch open at once at most (``--max-streams``), so a client that takes
+    nothing can hold up only its own."""
 
-    def __init__(self, watch_pool: ThreadPoolExecutor | None = None, *, senders: int = 4) -> None:
+    def __init__(self, *, senders: int = 4) -> None:
         self._lock = threading.Lock()     # the tables below; never held while anything waits
         self._statuses: dict[str, int] = {"": SERVING}
         self._watchers: dict[str, set[_Watcher]] = {}
@@ -158,7 +157,6 @@ class HealthServicer(health_pb2_grpc.HealthServicer):  # type: ignore[misc, unus
 
         # gRPC calls it with a callback that sends (see grpc._server), and returns its thread at once.
         watch.experimental_non_blocking = True  # type: ignore[attr-defined]
-        watch.experimental_thread_pool = watch_pool  # type: ignore[attr-defined]
         self.Watch = watch                  # this instance's: the attributes are per server
 
     @property
