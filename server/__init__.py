@@ -5,6 +5,7 @@
 * ``ddcards.client.Client`` is a small client for other Python programs.
 * ``ddcards.server.convert`` holds the pure message <-> document conversions;
   ``ddcards.server.status`` the error model (exceptions -> google.rpc.Status details);
-  ``ddcards.server.interceptors`` logging, errors, the bearer token and stream limits;
+  ``ddcards.server.interceptors`` the call's cross-cutting concerns (logging, errors, the
+  bearer token, stream limits, bounded waits on the client), a module each;
   ``ddcards.server.reflection`` reflection with the .proto's comments.
 """

@@ -851,10 +851,10 @@ def test_a_unary_call_without_a_request_message_is_unimplemented(server):
 
 
 def test_a_failing_oneof_check_never_fails_the_call(monkeypatch):
-    from ddcards.server import interceptors
+    from ddcards.server.interceptors import errors
 
-    monkeypatch.setattr(interceptors, "oneof_conflict", lambda *args: 1 / 0)
-    safe = interceptors._safe_deserializer(pb.SolveRequest.FromString)
+    monkeypatch.setattr(errors, "oneof_conflict", lambda *args: 1 / 0)
+    safe = errors._safe_deserializer(pb.SolveRequest.FromString)
     assert safe(pb.SolveRequest(document_json="{}").SerializeToString()).document_json == "{}"
 
 

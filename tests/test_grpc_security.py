@@ -203,7 +203,7 @@ def test_two_authorization_values_are_refused_whichever_holds_the_token():
 
 
 def test_bearer_token_parsing():
-    from ddcards.server.interceptors import _bearer_token
+    from ddcards.server.interceptors.auth import _bearer_token
 
     assert _bearer_token(b"Bearer abc")[0] == b"abc"
     assert _bearer_token(b"bearer \t abc def")[0] == b"abc def"     # the rest is the token, as it is
