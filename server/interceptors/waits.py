@@ -60,23 +60,29 @@ class RequestWaitInterceptor(grpc.ServerInterceptor):
     - at most ``max_waiting`` calls wait at once: beyond that, those that have waited
       longest, over ``grace`` seconds (far longer than a client that is sending takes),
       are cancelled, as soon as a call comes and at least every ``grace / 4`` seconds;
-    - and never more than ``most`` (twice ``max_waiting`` unless given): a call that comes
+    - and never more than ``most`` (16 times ``max_waiting`` unless given): a call that comes
       when that many wait has the longest-waiting cancelled at once, whatever its age. The
       grace alone let silent calls that came faster than the pool's threads a second hold
       every thread, each for a second, and the calls queued behind them reach grpc's cap on
-      calls in progress; so calls that never send hold at most ``most`` threads, and a real
-      call gets a thread however many never send, and however fast they come.
+      calls in progress; so calls that never send hold at most ``most`` threads (the server's
+      pool keeps that many spare), and a real call gets a thread however many never send, and
+      however fast they come.
 
-    A call's message comes with its headers or just after, so a real call waits
-    microseconds.  grpc's non-blocking handlers (``Health/Watch``) are read the same way and
-    stay non-blocking: once its message has come, the call holds no thread. (grpc's own wait
-    for their message has no end: silent Watch calls held every thread it waited on for as
-    long as they stayed open, and, queued behind those, counted toward grpc's cap on calls in
-    progress until every other call was refused.)"""
+    A call's message comes with its headers or just after, so a real call waits microseconds
+    on an idle server; but a burst of calls on a busy one waits for the GIL in turn (100 Health
+    checks sent at once, on two cores with a load average of 5: up to 57 waiting together, for
+    up to 60 ms; with two more threads of the server's process holding the GIL and a load of 6,
+    over a quarter of a second).  So ``most`` is far above what a burst reaches (at 16, one call
+    in six of such bursts was cancelled), and no cap short of it cancels a call younger than
+    the grace.  grpc's non-blocking handlers (``Health/Watch``) are read the same way and stay
+    non-blocking: once its message has come, the call holds no thread. (grpc's own wait for
+    their message has no end: silent Watch calls held every thread it waited on for as long as
+    they stayed open, and, queued behind those, counted toward grpc's cap on calls in progress
+    until every other call was refused.)"""
 
     def __init__(self, timeout: float = 30.0, max_waiting: int = 8, grace: float = 1.0,
                  logger: logging.Logger = log, *, most: int | None = None):
-        most = 2 * max_waiting if most is None else most
+        most = 16 * max_waiting if most is None else most
         if not timeout > 0 or max_waiting < 1 or not grace >= 0 or most < max_waiting:
             raise ValueError("timeout > 0, max_waiting >= 1, grace >= 0 and most >= max_waiting")
         self.timeout = timeout
