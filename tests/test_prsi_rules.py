@@ -7,6 +7,7 @@ import pytest
 
 import ddcards
 from ddcards.games import prsi
+from ddcards.games._cards import OWN_CARD_RULE
 from ddcards.games._document import HAND_SIZE_RULE, OPTION_RANGE_RULE
 from ddcards import IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
 
@@ -178,7 +179,7 @@ def test_4_3_suit_or_rank():
 
 def test_4_3_card_not_in_hand():
     err = illegal(TWO, "JC")
-    assert err.rule == "docs/RULES.md §4.2: play a card from your hand" and "seat 1's hand" in str(err)
+    assert err.rule == OWN_CARD_RULE and "seat 1's hand" in str(err)
     err = illegal(TWO, "7D")
     assert "in the stock" in str(err)
     err = illegal(TWO, "8C")
@@ -624,7 +625,7 @@ def test_an_ober_not_held_is_refused_for_that_before_its_missing_suit():
     p = ddcards.Position.from_dict(ddcards.example("prsi"))
     with pytest.raises(IllegalPlayError) as err:
         p.play("QC")
-    assert str(err.value) == ("played[0]: 'QC' by seat 0: QC is in the stock (docs/RULES.md §4.2: play a card "
-                              "from your hand)")
+    assert str(err.value) == ("played[0]: 'QC' by seat 0: QC is in the stock (docs/RULES.md §0.7 rule 2: the seat "
+                              "to move plays a card from its own hand)")
     with pytest.raises(IllegalPlayError, match="QS/S', 'QS/H', 'QS/D' or 'QS/C', not 'QS' alone"):
         p.play("QS")                                              # held: the suit is what is missing

@@ -74,7 +74,7 @@ OBER_RULE = "docs/RULES.md §4.4: the Ober names a suit"
 HORIZON_RULE = "docs/RULES.md §4.9: what is solved, within a horizon or exactly"
 NOT_LAST_RULE = "docs/RULES.md §4.9: not_last is P's goal under play_on"
 # The clauses an illegal action can break, by their short names.
-CLAUSES = {"play a card from your hand": "§4.2", "matching by suit or rank": "§4.3", "the Ober names a suit": "§4.4",
+CLAUSES = {"the seat to move plays a card from its own hand": "§0.7 rule 2", "matching by suit or rank": "§4.3", "the Ober names a suit": "§4.4",
            "7s stack": "§4.5", "aces skip": "§4.6", "the end": "§4.8"}
 # The exact analysis codes a win in d plies as EXACT_WIN - d (a loss: its negative).
 EXACT_WIN = 20000
@@ -270,7 +270,7 @@ def _suit_name(suit: int) -> str:
 
 
 def _cited(rule: str) -> str:
-    """An illegal action's rule as errors cite it: "docs/RULES.md §4.2: play a card from your hand"."""
+    """An illegal action's rule as errors cite it: "docs/RULES.md §4.5: 7s stack"."""
     return f"docs/RULES.md {CLAUSES[rule]}: {rule}"
 
 
@@ -331,7 +331,7 @@ class PrsiSession(Session):
                 st = self.board.state
                 why = None if st["done"] else self._not_held(card, st)
                 if why is not None:         # the first thing wrong with it: naming a suit would not help
-                    cited = _cited("play a card from your hand")
+                    cited = _cited("the seat to move plays a card from its own hand")
                     raise IllegalPlayError(f"'{card}' by seat {st['turn']}: {why} ({cited})", token=text, rule=cited)
                 raise IllegalPlayError(f"an Ober names the suit to play next: '{card}/S', '{card}/H', '{card}/D' "
                                        f"or '{card}/C', not '{card}' alone ({OBER_RULE})", token=text,
@@ -538,7 +538,7 @@ class PrsiSession(Session):
         card = CARD[move if move < OBER else ((move - OBER) >> 2) * 8 + 5]
         why = self._not_held(card, st)
         if why is not None:
-            return error(why, "play a card from your hand")
+            return error(why, "the seat to move plays a card from its own hand")
         if st["sevens"]:
             n = st["sevens"]
             return error(f"an active 7 ({n} in the chain): play a 7 or draw {2 * n} (legal: {legal})", "7s stack")
