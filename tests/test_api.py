@@ -21,6 +21,7 @@ import time
 import pytest
 
 import ddcards
+from ddcards.games.base import OptionInfo
 from ddcards.notation import format_hand, parse_cards
 
 try:
@@ -854,6 +855,16 @@ def test_games_registry():
         ("marriage_on_follow", "bool", False), ("talon_points", "str", "defenders"),
         ("sedma_value", "int", 1), ("kilo_value", "int", 2)}
     assert info.option("no such option") is None
+    # A range and a meaning for whole-number options only (a stake unless the game says)
+    assert (info.option("sedma_value").minimum, info.option("sedma_value").maximum,
+            info.option("sedma_value").meaning) == (0, 1_000_000, "a stake")
+    assert (ddcards.find_game("prsi").option("horizon").minimum,
+            ddcards.find_game("prsi").option("horizon").meaning) == (1, "the plies searched")
+    assert all((o.minimum, o.maximum, o.meaning) == (None, None, None)
+               for g in games for o in g.options if o.type != "int")
+    assert all(None not in (o.minimum, o.maximum, o.meaning) for g in games for o in g.options if o.type == "int")
+    with pytest.raises(ValueError, match="only a whole-number option has a range"):
+        OptionInfo("szlifowany", "bool", False, "the 24-card deck", maximum=1)
     assert info.sides == ("declarer", "defenders")
     assert ddcards.find_game("klaverjassen").sides == ("playing", "other")
 

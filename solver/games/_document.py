@@ -201,7 +201,7 @@ def option_value(info: OptionInfo, value: Any) -> Any:
         raise InvalidOptionError(f"option '{info.name}' is one of {', '.join(info.choices)}, not {shown(value)} "
                                  f"({OPTIONS_RULE})", token=token_text(value), rule=OPTIONS_RULE, field=f"options.{info.name}")
     low, high = info.minimum, info.maximum
-    if info.type == "int" and not low <= value <= high:
+    if low is not None and high is not None and not low <= value <= high:
         why = "is too small" if value < low else "is too large"
         rule = STAKE_RANGE_RULE if info.meaning == STAKE else OPTION_RANGE_RULE
         raise InvalidOptionError(f"option '{info.name}' {why}: it is {info.meaning}, a whole number from {low:,} to "

@@ -32,8 +32,8 @@ class OptionInfo:
     ``type``: "bool", "int" or "str" (one of ``choices``): ``OptionType``; ``default``: its value when
     left out (None: the option has a default of its own, which ``description`` says, such as
     Prší's ``player``, the player to move). ``minimum``, ``maximum`` (inclusive) and ``meaning``
-    concern whole-number options only (``ddcards games`` and ListGames give them for those
-    alone); for the other types they are unused defaults.
+    say what a whole-number option takes: a stake, 0 to 1,000,000, unless given. Other options
+    have none (None).
     """
 
     name: str
@@ -42,10 +42,19 @@ class OptionInfo:
     description: str
     choices: tuple[str, ...] = ()
     # The range of a whole-number option (a stake by default: docs/RULES.md §0.6 rule 5).
-    minimum: int = 0
-    maximum: int = 1_000_000
+    minimum: int | None = None
+    maximum: int | None = None
     # What a whole-number option's value is, for messages ("the plies searched"): a stake by default.
-    meaning: str = STAKE
+    meaning: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.type != "int":
+            if (self.minimum, self.maximum, self.meaning) != (None, None, None):
+                raise ValueError(f"option {self.name}: only a whole-number option has a range and a meaning")
+            return
+        for name, value in (("minimum", 0), ("maximum", 1_000_000), ("meaning", STAKE)):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, value)     # (frozen: set once, as it is made)
 
 
 class ReadOnlyDict(dict[str, tuple[str, ...]]):
