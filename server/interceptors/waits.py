@@ -146,8 +146,11 @@ class RequestWaitInterceptor(grpc.ServerInterceptor):
         except grpc.RpcError:           # the call ended while it waited (cancelled, its deadline)
             request = None
         finally:
-            self._leave(waiter)
-        if request is not None:
+            self._leave(waiter)     # (out of view: nothing cancels it from here on)
+        # A call cancelled here is over even if its message came as it was cancelled (a large
+        # one arriving as the cap cut it): its handler must not run on the dead call, whose log
+        # line then said only "the call ended before the search started", never why.
+        if request is not None and waiter.cancelled is None:
             return request
         if waiter.cancelled is not None:
             self._log.info("rpc method=%s game=- status=CANCELLED duration_ms=%.2f nodes=0 peer=%s reason=%s",
