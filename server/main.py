@@ -99,11 +99,14 @@ TOKEN_ENV = "DDCARDS_TOKEN"
 SOLVE_STREAM = f"/{SERVICE_NAME}/SolveStream"
 # A unary call's request message must come within this (it comes with the call's headers), and
 # at most MAX_WAITING_REQUESTS calls wait for theirs at once (beyond that those that have waited
-# over a second are cancelled), never more than MOST_WAITING_REQUESTS (beyond that the
-# longest-waiting is cancelled at once: interceptors.waits.RequestWaitInterceptor). That one is
-# high: a burst of real calls on a busy server waits for the GIL in turn before each reads its
-# message (100 at once: up to 57 waiting together), and at 16 it cancelled one in six of them.
+# over REQUEST_GRACE are cancelled), never more than MOST_WAITING_REQUESTS (beyond that the
+# longest-waiting is cancelled at once: interceptors.waits.RequestWaitInterceptor). Both are
+# generous: a burst of real calls on a busy server waits for the GIL in turn before each reads
+# its message (100 at once: up to 72 waiting together; 100 of 3.9 MB each on a loaded machine:
+# some over a second), and a cap of 16 cancelled one in six of them, a grace of 1 s up to one in
+# five; the calls that never send hold spare threads of their own meanwhile.
 REQUEST_TIMEOUT = 30.0
+REQUEST_GRACE = 5.0
 MAX_WAITING_REQUESTS = 8
 MOST_WAITING_REQUESTS = 16 * MAX_WAITING_REQUESTS
 # Threads beyond those every admitted call and open stream may hold: those of the calls waiting
@@ -354,7 +357,8 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
     # A unary call's answer must go out as a stream's must (--stream-idle-timeout), and at most
     # MAX_WAITING_ANSWERS wait for their clients at once (interceptors.AnswerWaitInterceptor).
     answers = AnswerWaitInterceptor(stream_idle_timeout, MAX_WAITING_ANSWERS)
-    requests = RequestWaitInterceptor(request_timeout, MAX_WAITING_REQUESTS, most=MOST_WAITING_REQUESTS)
+    requests = RequestWaitInterceptor(request_timeout, MAX_WAITING_REQUESTS, REQUEST_GRACE,
+                                      most=MOST_WAITING_REQUESTS)
     interceptors[:0] = [requests, answers]
     # Threads: one per admitted unary call (running or queued) and per open
     # blocking stream (each method's --max-streams: SolveStream, AnalysePlayStream, and

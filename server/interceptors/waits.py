@@ -80,7 +80,7 @@ class RequestWaitInterceptor(grpc.ServerInterceptor):
     they stayed open, and, queued behind those, counted toward grpc's cap on calls in progress
     until every other call was refused.)"""
 
-    def __init__(self, timeout: float = 30.0, max_waiting: int = 8, grace: float = 1.0,
+    def __init__(self, timeout: float = 30.0, max_waiting: int = 8, grace: float = 5.0,
                  logger: logging.Logger = log, *, most: int | None = None):
         most = 16 * max_waiting if most is None else most
         if not timeout > 0 or max_waiting < 1 or not grace >= 0 or most < max_waiting:
