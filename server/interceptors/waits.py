@@ -62,8 +62,8 @@ class RequestWaitInterceptor(grpc.ServerInterceptor):
       are cancelled, as soon as a call comes and at least every ``grace / 4`` seconds;
     - and never more than ``most`` (16 times ``max_waiting`` unless given): a call that comes
       when that many wait has the longest-waiting cancelled at once, whatever its age. The
-      grace alone let silent calls that came faster than the pool's threads a second hold
-      every thread, each for a second, and the calls queued behind them reach grpc's cap on
+      grace alone let silent calls that came faster than the pool's threads per grace hold
+      every thread, each for the grace, and the calls queued behind them reach grpc's cap on
       calls in progress; so calls that never send hold at most ``most`` threads (the server's
       pool keeps that many spare), and a real call gets a thread however many never send, and
       however fast they come.
@@ -72,9 +72,10 @@ class RequestWaitInterceptor(grpc.ServerInterceptor):
     on an idle server; but a burst of calls on a busy one waits for the GIL in turn (100 Health
     checks sent at once, on two cores with a load average of 5: up to 57 waiting together, for
     up to 60 ms; with two more threads of the server's process holding the GIL and a load of 6,
-    over a quarter of a second).  So ``most`` is far above what a burst reaches (at 16, one call
-    in six of such bursts was cancelled), and no cap short of it cancels a call younger than
-    the grace.  grpc's non-blocking handlers (``Health/Watch``) are read the same way and stay
+    over a quarter of a second; 100 Solve calls of 3.9 MB each, two other processes busy: some
+    over a second).  So ``most`` is far above what a burst reaches (at 16, one call in six of
+    such bursts was cancelled), no cap short of it cancels a call younger than the grace, and
+    the server's grace is 5 s (at 1 s, up to one of those large calls in five was cancelled).  grpc's non-blocking handlers (``Health/Watch``) are read the same way and stay
     non-blocking: once its message has come, the call holds no thread. (grpc's own wait for
     their message has no end: silent Watch calls held every thread it waited on for as long as
     they stayed open, and, queued behind those, counted toward grpc's cap on calls in progress
