@@ -146,18 +146,7 @@ class LoggingInterceptor(grpc.ServerInterceptor):
                     line.end_sent = True        # (before the end goes out: the line waits for the call's end)
                 send_response_callback(response)
 
-            previous = calllog.activate(record)
-            outcome: str | None = "UNKNOWN"
-            try:
-                response = inner(request, context, send)
-                outcome = None
-                return response
-            except BaseException:
-                outcome = _status_name(context, "UNKNOWN")
-                raise
-            finally:
-                calllog.activate(previous)
-                line.handler_done(outcome)
+            return _handled(record, line, context, lambda: inner(request, context, send))
 
         behavior.experimental_non_blocking = True  # type: ignore[attr-defined]
         behavior.experimental_thread_pool = getattr(inner, "experimental_thread_pool", None)  # type: ignore[attr-defined]
@@ -169,18 +158,7 @@ class LoggingInterceptor(grpc.ServerInterceptor):
             def wrapped(request: Any, context: CallContext) -> Any:
                 record = calllog.CallRecord(method)
                 line = _PendingLine(record, context, level, self._log, self._stop)
-                previous = calllog.activate(record)
-                outcome: str | None = "UNKNOWN"
-                try:
-                    response = behavior(request, context)
-                    outcome = None
-                    return response
-                except BaseException:
-                    outcome = _status_name(context, "UNKNOWN")
-                    raise
-                finally:
-                    calllog.activate(previous)
-                    line.handler_done(outcome)
+                return _handled(record, line, context, lambda: behavior(request, context))
 
             return wrapped
 
@@ -230,6 +208,23 @@ class LoggingInterceptor(grpc.ServerInterceptor):
             return wrapped
 
         return wrap
+
+
+def _handled(record: calllog.CallRecord, line: _PendingLine, context: CallContext, handler: Callable[[], Any]) -> Any:
+    """Run a handler that answers once (a unary one, or a non-blocking one that returns at once)
+    with ``record`` the thread's current record, and tell ``line`` how it ended."""
+    previous = calllog.activate(record)
+    outcome: str | None = "UNKNOWN"
+    try:
+        response = handler()
+        outcome = None
+        return response
+    except BaseException:
+        outcome = _status_name(context, "UNKNOWN")
+        raise
+    finally:
+        calllog.activate(previous)
+        line.handler_done(outcome)
 
 
 def _status_name(context: CallContext, default: str) -> str:
