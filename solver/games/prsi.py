@@ -78,7 +78,9 @@ OBER_RULE = "docs/RULES.md §4.4: the Ober names a suit"
 HORIZON_RULE = "docs/RULES.md §4.9: what is solved, within a horizon or exactly"
 NOT_LAST_RULE = "docs/RULES.md §4.9: not_last is P's goal under play_on"
 # The clauses an illegal action can break, by their short names.
-CLAUSES = {"the seat to move plays a card from its own hand": "§0.7 rule 2", "matching by suit or rank": "§4.3", "the Ober names a suit": "§4.4",
+# (A card not in the mover's hand breaks §0.7 rule 2, as in every game: _cards.OWN_CARD_RULE.)
+OWN_CARD = "the seat to move plays a card from its own hand"
+CLAUSES = {OWN_CARD: "§0.7 rule 2", "matching by suit or rank": "§4.3", "the Ober names a suit": "§4.4",
            "7s stack": "§4.5", "aces skip": "§4.6", "the end": "§4.8"}
 # The exact analysis codes a win in d plies as EXACT_WIN - d (a loss: its negative).
 EXACT_WIN = 20000
@@ -335,7 +337,7 @@ class PrsiSession(Session):
                 st = self.board.state
                 why = None if st["done"] else self._not_held(card, st)
                 if why is not None:         # the first thing wrong with it: naming a suit would not help
-                    cited = _cited("the seat to move plays a card from its own hand")
+                    cited = _cited(OWN_CARD)
                     raise IllegalPlayError(f"'{card}' by seat {st['turn']}: {why} ({cited})", token=text, rule=cited)
                 raise IllegalPlayError(f"an Ober names the suit to play next: '{card}/S', '{card}/H', '{card}/D' "
                                        f"or '{card}/C', not '{card}' alone ({OBER_RULE})", token=text,
@@ -542,7 +544,7 @@ class PrsiSession(Session):
         card = CARD[move if move < OBER else ((move - OBER) >> 2) * 8 + 5]
         why = self._not_held(card, st)
         if why is not None:
-            return error(why, "the seat to move plays a card from its own hand")
+            return error(why, OWN_CARD)
         if st["sevens"]:
             n = st["sevens"]
             return error(f"an active 7 ({n} in the chain): play a 7 or draw {2 * n} (legal: {legal})", "7s stack")
