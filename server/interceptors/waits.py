@@ -68,18 +68,19 @@ class RequestWaitInterceptor(grpc.ServerInterceptor):
       pool keeps that many spare), and a real call gets a thread however many never send, and
       however fast they come.
 
-    A call's message comes with its headers or just after, so a real call waits microseconds
-    on an idle server; but a burst of calls on a busy one waits for the GIL in turn (100 Health
+    A call's message comes with its headers or just after, so a real call waits microseconds on
+    an idle server; but a burst of calls on a busy one waits for the GIL in turn (100 Health
     checks sent at once, on two cores with a load average of 5: up to 57 waiting together, for
     up to 60 ms; with two more threads of the server's process holding the GIL and a load of 6,
     over a quarter of a second; 100 Solve calls of 3.9 MB each, two other processes busy: some
     over a second).  So ``most`` is far above what a burst reaches (at 16, one call in six of
     such bursts was cancelled), no cap short of it cancels a call younger than the grace, and
-    the server's grace is 5 s (at 1 s, up to one of those large calls in five was cancelled).  grpc's non-blocking handlers (``Health/Watch``) are read the same way and stay
-    non-blocking: once its message has come, the call holds no thread. (grpc's own wait for
-    their message has no end: silent Watch calls held every thread it waited on for as long as
-    they stayed open, and, queued behind those, counted toward grpc's cap on calls in progress
-    until every other call was refused.)"""
+    the server's grace is 5 s (at 1 s, up to one of those large calls in five was cancelled).
+    grpc's non-blocking handlers (``Health/Watch``) are read the same way and stay non-blocking:
+    once its message has come, the call holds no thread. (grpc's own wait for their message has
+    no end: silent Watch calls held every thread it waited on for as long as they stayed open,
+    and, queued behind those, counted toward grpc's cap on calls in progress until every other
+    call was refused.)"""
 
     def __init__(self, timeout: float = 30.0, max_waiting: int = 8, grace: float = 5.0,
                  logger: logging.Logger = log, *, most: int | None = None):
