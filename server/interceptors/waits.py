@@ -8,7 +8,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import grpc
 
@@ -36,6 +36,34 @@ def _longest_waiting(waiting: OrderedDict[int, _Since], age: float, keep: int) -
     return taken
 
 
+class _Waits(Generic[_Since]):
+    """What the two waits share: the calls waiting, the longest-waiting first, under a lock, and
+    a reaper thread, started as the first call comes, that cancels those waiting too long."""
+
+    def __init__(self, max_waiting: int, grace: float, logger: logging.Logger, reaper_name: str):
+        self.max_waiting = max_waiting
+        self.grace = grace
+        self._log = logger
+        self._lock = threading.Lock()
+        self._waiting: OrderedDict[int, _Since] = OrderedDict()     # the longest-waiting first
+        self._reaper: threading.Thread | None = None
+        self._reaper_name = reaper_name
+
+    def waiting(self) -> int:
+        """Calls waiting now (for their request message, or for their answer to go out)."""
+        with self._lock:
+            return len(self._waiting)
+
+    def _start_reaper(self) -> None:
+        """Start the reaper unless it runs (under the lock; it clears ``_reaper`` as it ends)."""
+        if self._reaper is None:
+            self._reaper = threading.Thread(target=self._reap, name=self._reaper_name, daemon=True)
+            self._reaper.start()
+
+    def _reap(self) -> None:
+        raise NotImplementedError
+
+
 class _Waiter:
     __slots__ = ("context", "since", "peer", "cancelled")
 
@@ -46,7 +74,7 @@ class _Waiter:
         self.cancelled: str | None = None     # why this interceptor cancelled the call
 
 
-class RequestWaitInterceptor(grpc.ServerInterceptor):
+class RequestWaitInterceptor(_Waits[_Waiter], grpc.ServerInterceptor):
     """Bounds the wait for the request message of a method with a single request.
 
     grpc's sync server gives each call a thread of its pool and, for a single request,
@@ -87,19 +115,9 @@ class RequestWaitInterceptor(grpc.ServerInterceptor):
         most = 16 * max_waiting if most is None else most
         if not timeout > 0 or max_waiting < 1 or not grace >= 0 or most < max_waiting:
             raise ValueError("timeout > 0, max_waiting >= 1, grace >= 0 and most >= max_waiting")
+        super().__init__(max_waiting, grace, logger, "ddcards-request-wait")
         self.timeout = timeout
-        self.max_waiting = max_waiting
         self.most = most
-        self.grace = grace
-        self._log = logger
-        self._lock = threading.Lock()
-        self._waiting: OrderedDict[int, _Waiter] = OrderedDict()    # the longest-waiting first
-        self._reaper: threading.Thread | None = None
-
-    def waiting(self) -> int:
-        """Calls waiting for their request message now."""
-        with self._lock:
-            return len(self._waiting)
 
     def intercept_service(self, continuation: Continuation[Request, Response],
                           handler_call_details: grpc.HandlerCallDetails) -> Handler[Request, Response] | None:
@@ -168,9 +186,7 @@ class RequestWaitInterceptor(grpc.ServerInterceptor):
         with self._lock:
             self._waiting[id(waiter)] = waiter
             self._cancel_over_the_cap()
-            if self._reaper is None:
-                self._reaper = threading.Thread(target=self._reap, name="ddcards-request-wait", daemon=True)
-                self._reaper.start()
+            self._start_reaper()
 
     def _leave(self, waiter: _Waiter) -> None:
         with self._lock:
@@ -219,7 +235,7 @@ class _Answer:
         self.ended = False          # the call has ended (its answer went out, or it was cancelled)
 
 
-class AnswerWaitInterceptor(grpc.ServerInterceptor):
+class AnswerWaitInterceptor(_Waits[_Answer], grpc.ServerInterceptor):
     """Bounds how long a unary call's answer may wait to go out, and how many wait at once.
 
     grpc sends a unary call's response once its handler has returned, as the client's HTTP/2
@@ -244,18 +260,8 @@ class AnswerWaitInterceptor(grpc.ServerInterceptor):
                  logger: logging.Logger = log):
         if (timeout is not None and not timeout > 0) or max_waiting < 1 or not grace > 0:
             raise ValueError("timeout > 0 (or None), max_waiting >= 1 and grace > 0")
+        super().__init__(max_waiting, grace, logger, "ddcards-answer-wait")
         self.timeout = timeout
-        self.max_waiting = max_waiting
-        self.grace = grace
-        self._log = logger
-        self._lock = threading.Lock()
-        self._waiting: OrderedDict[int, _Answer] = OrderedDict()     # the longest-waiting first
-        self._reaper: threading.Thread | None = None
-
-    def waiting(self) -> int:
-        """Answers handed to gRPC that have not gone out yet."""
-        with self._lock:
-            return len(self._waiting)
 
     def intercept_service(self, continuation: Continuation[Request, Response],
                           handler_call_details: grpc.HandlerCallDetails) -> Handler[Request, Response] | None:
@@ -283,9 +289,7 @@ class AnswerWaitInterceptor(grpc.ServerInterceptor):
             answer.since = time.monotonic()
             self._waiting[id(answer)] = answer
             cancel = self._over_the_cap()
-            if self._reaper is None:
-                self._reaper = threading.Thread(target=self._reap, name="ddcards-answer-wait", daemon=True)
-                self._reaper.start()
+            self._start_reaper()
         self._cancel(cancel)
 
     def _ended(self, answer: _Answer) -> None:
