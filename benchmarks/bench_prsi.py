@@ -3,6 +3,7 @@
     python benchmarks/bench_prsi.py [--deals N] [--horizons 10,20,30] [--reach N] [--budgets 1,10]
     python benchmarks/bench_prsi.py --make-corpus        # (re)write the seeded corpora
     python benchmarks/bench_prsi.py --nodes              # the fixed node count (a search signature)
+    python benchmarks/bench_prsi.py --long [--deals N] [--horizons 24,30,40] [--timeout S]
 
 Corpora (``benchmarks/corpus/prsi-*.jsonl``, fixed seeds): ``prsi-fresh-{2..6}.jsonl``, fresh
 deals for 2 to 6 players; ``prsi-midgame.jsonl``, positions reached by seeded random play, 2 to
@@ -20,10 +21,18 @@ by default (mode ``all``: the value, every legal action's value and distance, th
 - how far the horizon reaches: per deal, the longest horizon whose value search (value only,
   cold table) finishes within each budget (1 s and 10 s), found by trying horizons 2 apart;
   the median over the deals.
+
+``--long``: a horizon over 20 plies is searched shorter first (12, 16, ...: docs/RULES.md §4.9,
+``prsi.shorter_horizons``); side by side, per corpus, horizon and mode (optimal, all), that search
+and the search within the whole horizon alone (shorter_horizons replaced by an empty list for
+it): the median time and nodes of each, the ratio of their summed times, how many positions show
+an end forced within the horizon, and how many did not finish within ``--timeout`` seconds
+(counted at the timeout in the sums and the median time; the median nodes count finished solves only).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import statistics
@@ -36,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 import ddcards  # noqa: E402
 from ddcards.errors import SearchTimeout  # noqa: E402
+from ddcards.games import prsi  # noqa: E402
 from ddcards.games.prsi import MAX_HORIZON  # noqa: E402
 from _args import count, positive  # noqa: E402
 from _machine import command_line, machine_line  # noqa: E402
@@ -210,6 +220,69 @@ def node_count() -> None:
     print(f"total {total:,} nodes")
 
 
+LONG_CORPORA = ("fresh-2", "fresh-3", "fresh-4", "midgame", "mixed")
+
+
+@contextlib.contextmanager
+def whole_horizon_only():
+    """Every search within its own horizon alone: no shorter horizon tried first."""
+    saved = prsi.shorter_horizons
+    prsi.shorter_horizons = lambda horizon, after=0: []
+    try:
+        yield
+    finally:
+        prsi.shorter_horizons = saved
+
+
+def timed_solve(engine: ddcards.Solver, doc: dict, mode: str, timeout: float) -> tuple[float, int, bool, object]:
+    """(seconds, nodes, finished, (value, distance, moves)) of one cold solve."""
+    engine.clear()
+    start = time.perf_counter()
+    try:
+        res = engine.solve(doc, mode=mode, timeout=timeout)
+    except SearchTimeout:
+        return timeout, 0, False, None
+    answer = (res.value, res.distance, [(m.move, m.value, m.distance) for m in res.moves] if mode == "all"
+              else res.optimal_moves)
+    return time.perf_counter() - start, res.nodes, True, answer
+
+
+def median_time(rows: list) -> float:
+    return statistics.median(r[0] for r in rows)
+
+
+def median_nodes(rows: list) -> str:
+    """The median nodes of the solves that finished (an unfinished one's count is not known)."""
+    done = [r[1] for r in rows if r[2]]
+    return f"{statistics.median(done):,.0f}" if done else "-"
+
+
+def long_horizons(deals: int, horizons: list[int], timeout: float) -> None:
+    """Shorter horizons first against the search within the whole horizon alone, side by side."""
+    print("| corpus | horizon | mode | positions | end forced | shorter first: median | nodes | "
+          "whole horizon alone: median | nodes | unfinished (first / alone) | time, first / alone (sums) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    engine = ddcards.Solver()
+    for horizon in horizons:
+        for name in LONG_CORPORA:
+            docs = [with_horizon(doc, horizon) for doc in load(name, deals)]
+            for mode in ("optimal", "all"):
+                first, alone, forced = [], [], 0
+                for doc in docs:
+                    a = timed_solve(engine, doc, mode, timeout)
+                    with whole_horizon_only():
+                        b = timed_solve(engine, doc, mode, timeout)
+                    if a[2] and b[2] and a[3] != b[3]:
+                        raise SystemExit(f"the answers differ: {json.dumps(doc)}: {a[3]} / {b[3]}")
+                    forced += a[2] and a[3][1] is not None
+                    first.append(a)
+                    alone.append(b)
+                ratio = sum(r[0] for r in first) / max(sum(r[0] for r in alone), 1e-9)
+                print(f"| {name} | {horizon} | {mode} | {len(docs)} | {forced} | {ms(median_time(first))} | "
+                      f"{median_nodes(first)} | {ms(median_time(alone))} | {median_nodes(alone)} | "
+                      f"{sum(not r[2] for r in first)} / {sum(not r[2] for r in alone)} | {ratio:.2f} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--make-corpus", action="store_true", help="write the seeded corpora and stop")
@@ -219,6 +292,10 @@ def main() -> None:
     parser.add_argument("--seats", default="2,3,4,5,6", help="player counts (default 2,3,4,5,6)")
     parser.add_argument("--reach", type=count, default=10, help="deals per player count for the reach (default 10; 0: skip)")
     parser.add_argument("--budgets", default="1,10", help="reach budgets in seconds (default 1,10)")
+    parser.add_argument("--long", action="store_true",
+                        help="shorter horizons first against the whole horizon alone, side by side, and stop "
+                             "(--deals per corpus, default 100; --horizons, default 24,30,40)")
+    parser.add_argument("--timeout", type=float, default=30.0, help="--long: seconds per solve (default 30)")
     args = parser.parse_args()
     if args.make_corpus:
         make_corpus()
@@ -238,8 +315,14 @@ def main() -> None:
 
     seats_list = numbers(args.seats, int, "seats", "player counts from 2 to 6", lambda v: 2 <= v <= 6)
     # (a horizon past the game's range was a traceback from the first solve)
-    horizons = numbers(args.horizons, int, "horizons", f"horizons from 1 to {MAX_HORIZON}",
-                       lambda v: 1 <= v <= MAX_HORIZON)
+    horizons = numbers(args.horizons if args.horizons != "10,20,30" or not args.long else "24,30,40", int, "horizons",
+                       f"horizons from 1 to {MAX_HORIZON}", lambda v: 1 <= v <= MAX_HORIZON)
+    if args.long:
+        if not 0 < args.timeout < float("inf"):
+            parser.error(f"argument --timeout: {args.timeout!r} is not seconds above 0")
+        print(f"{machine_line()}. Command: {command_line()}\n")
+        long_horizons(args.deals, horizons, args.timeout)
+        return
     budgets = numbers(args.budgets, float, "budgets", "seconds above 0", lambda v: 0 < v < float("inf"))
     print(f"{machine_line()}. Command: {command_line()}\n")
     print("| players | horizon | positions | +1/0/−1 | search median | p90 | max | nodes median | nodes/s |")

@@ -33,6 +33,7 @@ BAD = [
     (["bench_prsi.py", "--budgets", "x"], "--budgets"),
     # out of the library's range: a traceback from the first search, after the work before it
     (["bench_prsi.py", "--horizons", "20,300"], "--horizons"),
+    (["bench_prsi.py", "--long", "--timeout", "0"], "--timeout"),
     (["bench_threads.py", "--threads", "65"], "--threads"),
     (["bench_dds.py", "--deals", "3", "--threads", "1", "100"], "--threads"),
     (["bench_klaverjas.py", "--table-threads", "1", "65"], "--table-threads"),
@@ -134,6 +135,20 @@ def test_bench_prsi_times_a_horizon_asked_for_once(tmp_path: Path) -> None:
     rows = [line.split("|")[1:3] for line in out.stdout.splitlines() if line.startswith("| 3, fresh |")]
     assert [horizon.strip() for _, horizon in rows] == ["12", "20"]
     assert out.stdout.count("- target: 3 players, fresh deal, horizon 12:") == 1
+
+
+def test_bench_prsi_long_sets_shorter_horizons_first_beside_the_whole_horizon_alone(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, str(BENCHMARKS / "bench_prsi.py"), "--long", "--deals", "2",
+                          "--horizons", "22", "--timeout", "20"], capture_output=True, text=True, timeout=300,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-1500:]
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in out.stdout.splitlines()
+            if line.startswith("| ") and "corpus" not in line]
+    # every corpus in both modes; the fresh four-player deals' ends are all forced within 22 plies
+    names = ("fresh-2", "fresh-3", "fresh-4", "midgame", "mixed")
+    assert [(r[0], r[1], r[2], r[3]) for r in rows] == [(name, "22", mode, "2") for name in names
+                                                        for mode in ("optimal", "all")]
+    assert all(r[9] == "0 / 0" for r in rows) and ("fresh-4", "all", "2") in [(r[0], r[2], r[4]) for r in rows]
 
 
 @pytest.mark.parametrize(("longest", "found"), [(11, 10), (19, 18), (20, 20), (27, 26), (1, 0), (300, 250)])

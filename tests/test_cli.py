@@ -936,24 +936,28 @@ def test_a_long_search_says_so_before_it_starts_once_per_run(tmp_path, capsys):
 
 
 def test_a_long_prsi_horizon_says_so_before_it_starts(tmp_path, capsys):
-    """A Prší search's cost can grow tenfold with every five plies past 30 (the bundled example:
-    0.15 s within 30 plies, 3 s within 35, past 8 s within 40): from 40 on it is named long, and
-    the note points to the exact analysis (horizon null). A heavy user's audit: the largest
-    horizons the rules allow searched on and on, unannounced."""
+    """Where no end is forced sooner, a Prší search's cost can grow tenfold with every five plies
+    past 30 (the bundled example, every first move: 0.12 s within 30 plies, 2.5 s within 35, 14.5 s
+    within 40, for its four actions that force no end): from 40 on it is named long, and the note
+    points to mode optimal and the exact analysis (horizon null). A heavy user's audit: the
+    largest horizons the rules allow searched on and on, unannounced."""
     doc = ddcards.example("prsi")
     at = lambda horizon: ddcards.Position.from_dict(dict(doc, options=dict(doc["options"], horizon=horizon)))
     assert at(39).long_search is None and at(None).long_search is None
-    assert at(40).long_search == ("a Prší search within 40 plies, whose cost can grow tenfold or more with every "
-                                  "five plies past 30 (seconds to hours); the exact analysis, \"horizon\": null, "
-                                  "often proves a forced end at once")
+    why = ("a Prší search within {} plies: where no end is forced sooner (from the position or, in mode all, "
+           "after one of its actions) its cost can grow tenfold or more with every five plies past 30 (seconds "
+           "to hours); mode optimal, or the exact analysis (\"horizon\": null), often answers at once")
+    assert at(40).long_search == why.format(40)
     path = tmp_path / "far.json"
     path.write_text(json.dumps(dict(doc, options=dict(doc["options"], horizon=250))))
     assert cli.main(["solve", str(path), "--timeout", "0.05", "--no-progress"]) == cli.EXIT_ABORTED
     notes = [line for line in capsys.readouterr().err.splitlines() if "note:" in line]
-    assert notes == ["ddcards: note: this search takes long: a Prší search within 250 plies, whose cost can grow "
-                     "tenfold or more with every five plies past 30 (seconds to hours); the exact analysis, "
-                     "\"horizon\": null, often proves a forced end at once (--timeout SECONDS bounds it, "
+    assert notes == ["ddcards: note: this search takes long: " + why.format(250) + " (--timeout SECONDS bounds it, "
                      "--threads 2 uses a second core, Ctrl-C interrupts it)"]
+    # mode optimal: the end forced within 11 plies is the end within 250 (RULES §4.9)
+    assert cli.main(["solve", str(path), "--mode", "optimal", "--json", "--no-progress"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["value"], out["distance"], out["optimal_moves"], out["horizon"]) == (1, 11, ["QS/D"], 250)
 
 
 def test_an_analysis_of_minutes_says_so_before_it_starts(capsys):

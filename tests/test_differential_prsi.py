@@ -12,12 +12,13 @@ replayed with ``ddcards.solve(doc)`` and ``reference.solve(*reference.from_docum
 """
 import json
 import random
+from unittest import mock
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import ddcards
-from ddcards.games import _prsi
+from ddcards.games import _prsi, prsi
 
 try:
     from tests.reference import prsi as ref
@@ -446,6 +447,117 @@ def test_an_exact_analysis_of_a_record_s_last_actions(seed):
     assert (final.value, final.distance) == wanted[-1][1], text
 
 
+# ---------------------------------------------------------------- long horizons: shorter ones first
+
+def within_its_own_horizon_only():
+    """Searches within the position's own horizon alone, none shorter tried first (the plain search)."""
+    return mock.patch.object(prsi, "shorter_horizons", lambda horizon, after=0: [])
+
+
+def answer(res):
+    """What a solve answers, but the line (an optimal one; equal ends may be reached by other lines)."""
+    return (res.value, res.distance, res.optimal_moves, [(m.move, m.value, m.distance, m.optimal) for m in res.moves])
+
+
+@settings(deadline=None, max_examples=150)
+@given(seeds)
+def test_a_long_horizon_finds_the_ends_the_reference_sees(seed):
+    """A horizon over 20 plies tries shorter ones first (RULES §4.9): the ends the reference sees
+    forced, and every action's, come out exactly as within the whole horizon, and none nearer where
+    the reference sees none; the line reaches the end it forces."""
+    rng = random.Random(seed)
+    rules, doc, state = late_position(rng, rng.choice([2, 2, 3, 4]), back=rng.randrange(7))
+    limit = deep_limit(rules, state)
+    if rng.random() < 0.3:
+        # up to the most the rules allow, where the reference sees the position's end forced: mode
+        # optimal (in mode all an action that forces no end is searched within the whole horizon)
+        ends = forced_ends(rules, state, ref.from_document(doc)[2], limit)
+        if ends[0] is not None:
+            doc["options"]["horizon"] = rng.randrange(31, prsi.MAX_HORIZON + 1)
+            check_beyond(doc, limit, "optimal", ends)
+            return
+    doc["options"]["horizon"] = rng.randrange(21, 31)
+    check_beyond(doc, limit)
+
+
+def test_a_long_horizon_answers_as_the_search_within_it_alone():
+    """Fresh deals and positions from anywhere in a game, 2 to 4 players, every mode: the value, its
+    distance, the optimal actions and every action's value and distance found by trying shorter
+    horizons first are those of the search within the whole horizon alone."""
+    docs = corpus("fresh-2", 36) + corpus("fresh-3", 8) + corpus("fresh-4", 8) + corpus("midgame", 24)
+    rng = random.Random(16)
+    forced = looked_on = 0
+    for doc in docs:
+        horizon = rng.randrange(21, 27)
+        mode = rng.choice(["all", "all", "all", "optimal", "best"])
+        doc = dict(doc, options=dict(doc.get("options", {}), horizon=horizon))
+        text = json.dumps(doc)
+        got = ddcards.solve(doc, mode=mode)
+        with within_its_own_horizon_only():
+            want = ddcards.solve(doc, mode=mode)
+        if mode == "best":              # one optimal action, of the same value
+            assert (got.value, got.distance) == (want.value, want.distance), text
+            assert [(m.value, m.distance) for m in got.moves] == [(want.value, want.distance)], text
+        else:
+            assert answer(got) == answer(want), text
+        forced += got.distance is not None
+        looked_on += mode == "all" and got.distance is not None and any(m.distance is None for m in got.moves)
+        line = ddcards.Position.from_dict(doc)
+        for move in got.pv:             # a line of legal actions to the end forced
+            line = line.play(move)
+        assert got.distance is None or len(got.pv) == got.distance, text
+    assert forced >= 12 and looked_on >= 2      # ends forced; actions that force none searched on
+
+
+def test_an_analysis_at_a_long_horizon_values_each_action_as_the_search_within_it_alone():
+    """`analyse` values an action that is not optimal by one search after it, within the horizon
+    less one ply: trying shorter ones first, it values each as the search within it alone does."""
+    valued = forced = 0
+    for doc in corpus("midgame", 16) + corpus("fresh-3", 4):
+        pos = ddcards.Position.from_dict(dict(doc, options=dict(doc.get("options", {}), horizon=22)))
+        start = len(doc.get("played", []))
+        rng = random.Random(start)
+        for _ in range(6):
+            if pos.is_over:
+                break
+            pos = pos.play(rng.choice(pos.legal_moves))
+        record = pos.to_dict()
+        got = ddcards.analyse(record, from_ply=start)
+        with within_its_own_horizon_only():
+            want = ddcards.analyse(record, from_ply=start)
+        valued += sum(s.move not in s.best_moves for s in got.steps)
+        forced += sum(s.distance is not None for s in got.steps)
+        assert [(s.value_before, s.best_distance, s.value_after, s.distance, s.best_moves, s.cost)
+                for s in got.steps] == [(s.value_before, s.best_distance, s.value_after, s.distance, s.best_moves,
+                                         s.cost) for s in want.steps], json.dumps(record)
+    assert valued >= 10 and forced >= 40          # actions valued after they were played; ends forced
+
+
+def test_a_long_horizon_on_two_threads_answers_as_on_one():
+    """The shorter searches and those after an action run on every thread of the search (each
+    helper's board plays the action too): the same answers as on one thread."""
+    forced = 0
+    for doc in corpus("fresh-2", 36) + corpus("fresh-3", 4) + corpus("midgame", 8):
+        doc = dict(doc, options=dict(doc.get("options", {}), horizon=26))
+        one = ddcards.solve(doc)
+        two = ddcards.solve(doc, threads=2)
+        assert answer(two) == answer(one), json.dumps(doc)
+        forced += sum(m.distance is not None for m in one.moves) < len(one.moves) and one.distance is not None
+    assert forced >= 4                  # actions searched on after the shorter horizon showed an end
+
+
+def test_the_shorter_horizons_tried_first():
+    """Every fourth from 12, each at least 4 plies short of the horizon (one nearer costs about as
+    much as the horizon's own search), over the one already searched; none within 20 plies."""
+    assert [list(prsi.shorter_horizons(h)) for h in (1, 20, 21, 24, 25, 40)] == [
+        [], [], [12, 16], [12, 16, 20], [12, 16, 20], [12, 16, 20, 24, 28, 32, 36]]
+    assert list(prsi.shorter_horizons(39, 23)) == [24, 28, 32]
+    assert list(prsi.shorter_horizons(39, 24)) == [28, 32]
+    assert list(prsi.shorter_horizons(29, 27)) == []
+    # a forced end at ply d is coded +-(h + 1 - d) within h plies: within 30 as within 12, 18 plies on
+    assert (prsi.within(5, 12, 30), prsi.within(-5, 12, 30), prsi.within(0, 12, 30)) == (23, -23, 0)
+
+
 # ---------------------------------------------------------------- the exact analysis on small games
 
 def mini_state(rng, seats, size):
@@ -476,8 +588,6 @@ def mini_state(rng, seats, size):
 @settings(deadline=None, max_examples=200)
 @given(seeds, st.sampled_from([2, 2, 3]))
 def test_exact_analysis_of_small_games(seed, seats):
-    from ddcards.games import prsi
-
     rng = random.Random(seed)
     rules = _rules(rng, seats, rng.random() < 0.3, rng.random() < 0.3)
     # Small enough for the reference's exact analysis (a few thousand states at most).

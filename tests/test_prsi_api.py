@@ -38,6 +38,28 @@ def test_solve_the_endgame():
     assert ref.solve(rules, state, player, 10)["value"] == 0
 
 
+def test_a_horizon_of_250_plies_is_answered_where_ends_are_forced_sooner():
+    """RULES §4.9: a search within more than 20 plies tries shorter horizons first (12, 16, ...), and
+    the first that shows a forced end shows the end within any longer one. Within 250 plies, the
+    most the rules allow, the search within the whole horizon alone would not finish (the four-player
+    example, every first move: 0.03 s within 40 plies, 4.9 s within 60, not one first move answered
+    in 120 s within 80)."""
+    fresh = ddcards.solve(dict(FRESH, options={"horizon": 250}), mode="optimal")
+    assert (fresh.value, fresh.distance, fresh.optimal_moves, fresh.horizon) == (1, 11, ["QS/D"], 250)
+    four = ddcards.example("prsi-4players")
+    res = ddcards.solve(dict(four, options=dict(four["options"], horizon=250)))      # every action forces an end
+    assert (res.value, res.distance, res.horizon) == (-1, 23, 250)
+    assert [(m.move, m.value, m.distance) for m in res.moves] == [
+        ("QH/S", -1, 16), ("QH/H", -1, 16), ("QH/D", -1, 23), ("QH/C", -1, 23),
+        ("QC/S", -1, 16), ("QC/H", -1, 16), ("QC/D", -1, 23), ("QC/C", -1, 23), ("draw", -1, 20)]
+    assert res.optimal_moves == ["QH/D", "QH/C", "QC/D", "QC/C"] and len(res.pv) == 23
+    # the analysis values a played action within the horizon less one ply, shorter ones first too
+    an = ddcards.analyse(dict(four, options=dict(four["options"], horizon=250), played=["draw"]))
+    step = an.steps[0]
+    assert (step.value_before, step.best_distance, step.value_after, step.distance) == (-1, 23, -1, 20)
+    assert step.cost == 0 and not step.mistake      # a loss either way: the value is the same
+
+
 def test_the_result_document():
     d = json.loads(json.dumps(ddcards.solve(FRESH).to_dict()))
     assert (d["game"], d["value"], d["distance"], d["horizon"]) == ("prsi", 1, 11, 20)
@@ -450,10 +472,11 @@ def test_a_solve_looks_no_further_than_the_historys_limit():
     does. At the limit a solve listed a dozen actions the position refuses and a 20-action line past
     it; 8 actions short of it, a line of 20 that could not be recorded. Now the window ends there
     (the value and every action's value are those of an 8-ply horizon, the line can be played to
-    its end), without a horizon too, and at the limit nothing is ranked."""
+    its end), without a horizon too, and at the limit nothing is ranked.  A horizon over 20 plies,
+    whose shorter ones tried first (§4.9) already reach the limit, stops at them."""
     near = ddcards.Position.from_dict(dict(FRESH, played=["draw"] * 1740))
     within_8 = ddcards.solve(dict(near.to_dict(), options={"horizon": 8}))
-    for options in ({"horizon": 20}, {"horizon": None}):
+    for options in ({"horizon": 20}, {"horizon": 250}, {"horizon": None}):
         result = ddcards.solve(dict(near.to_dict(), options=options))
         assert result.value == within_8.value == 0
         assert [(m.move, m.value) for m in result.moves] == [(m.move, m.value) for m in within_8.moves]
@@ -464,7 +487,7 @@ def test_a_solve_looks_no_further_than_the_historys_limit():
             line = line.play(move)          # every action of the line can be recorded
         assert len(line.played) <= 1748
     full = ddcards.Position.from_dict(dict(FRESH, played=["draw"] * 1748))
-    for options in ({"horizon": 20}, {"horizon": None}, {"horizon": None, "play_on": True}):
+    for options in ({"horizon": 20}, {"horizon": 250}, {"horizon": None}, {"horizon": None, "play_on": True}):
         result = ddcards.solve(dict(full.to_dict(), options=options))
         assert (result.value, result.moves, result.optimal_moves, result.pv) == (0, [], [], [])
         assert result.to_move == 0

@@ -17,8 +17,8 @@ value and distance.
 
 The rules run in C (``_prsi.pyx``); this module validates the position
 document, names actions, explains illegal ones, drives the search (to a
-horizon; exactly; ``deepen``: ever longer horizons within a time budget)
-and reads the end of a line.
+horizon, shorter ones tried first; exactly; ``deepen``: ever longer
+horizons within a time budget) and reads the end of a line.
 """
 from __future__ import annotations
 
@@ -47,10 +47,16 @@ MAX_HORIZON = _prsi.MAX_HORIZON
 EXACT_STATE_CAP = 200_000
 #: Past the cap, the longest horizon searched to prove a forced end exactly.
 EXACT_PROOF_HORIZON = 30
-#: From this horizon on a search is named long before it starts (Prsi.long_search): its cost can
-#: grow tenfold or more with every five plies past 30 (the bundled example, every first move:
-#: 0.15 s within 30 plies, 3 s within 35, over 8 s within 40; the four-player one stays quick).
+#: From this horizon on a search is named long before it starts (Prsi.long_search): where no end is
+#: forced sooner (shorter_horizons), its cost can grow tenfold or more with every five plies past 30
+#: (the bundled example, every first move: 0.12 s within 30 plies, 2.5 s within 35, 14.5 s within
+#: 40, its actions that force no end searched within the whole horizon; its optimal ones at once).
 LONG_SEARCH_HORIZON = 40
+#: A search within more than DEFAULT_HORIZON plies first tries the shorter horizons DEEPEN_FIRST,
+#: DEEPEN_FIRST + DEEPEN_STEP, ... (each at least DEEPEN_STEP short of its own) and stops at the
+#: first that shows a forced end: that end is the one within any longer horizon (docs/RULES.md §4.9).
+DEEPEN_FIRST = 12
+DEEPEN_STEP = 4
 HAND_SIZE = 4
 SEATS = (2, 3, 4, 5, 6)
 RANKS = (Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.TEN, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE)
@@ -304,12 +310,14 @@ class PrsiSession(Session):
         self.history: list[str] = []
         self.player = setup.leader       # set once the history is replayed (Prsi.replay)
         self.horizon = setup.horizon
+        # Whether the search under way is this position's within its own horizon (root_progress).
+        self._searching_root = True
 
     @property
     def root_progress(self) -> bool:
-        # The exact analysis (no horizon) runs searches within horizons, some after a move: their
-        # bounds are on horizon values of other positions, not this one's exact value.
-        return self.horizon is not None
+        # The exact analysis (no horizon) and a search trying shorter horizons first run searches
+        # within other horizons, some after a move: their bounds are not on this position's value.
+        return self.horizon is not None and self._searching_root
 
     # -- naming
     def move_name(self, move: int) -> str:
@@ -586,23 +594,102 @@ class PrsiSession(Session):
             return value, [], [], searcher.nodes
         if self.horizon is None:                  # the exact analysis runs on one thread
             return exact_solve(self, searcher, mode, cancel, timeout, want_pv)
-        self._set_search(helpers)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        shorter, _, nodes = self._forced_sooner(searcher, self.horizon, 0, cancel, deadline, helpers)
+        if shorter is not None:
+            # An end forced within the shorter horizon: the same end within this one, and the same
+            # optimal moves. A move that forces none within it may force one later: look on, and
+            # where one forces none sooner, search within this horizon after all.
+            value, moves, pv, n = self._solve_within(searcher, shorter, mode, cancel, deadline, want_pv, helpers)
+            nodes += n
+            found: list[tuple[int, int | None]] = []
+            for move, v in moves:
+                if v == 0 and not self._window_ends_history(shorter):
+                    later, v, n = self._forced_after(searcher, move, self.horizon, shorter, cancel, deadline,
+                                                     helpers)
+                    nodes += n
+                    if later is None:
+                        break
+                    v = within(v, later, self.horizon - 1)
+                elif v is not None:
+                    v = within(v, shorter, self.horizon)
+                found.append((move, v))
+            else:
+                return within(value, shorter, self.horizon), found, pv, nodes
+        value, moves, pv, n = self._solve_within(searcher, self.horizon, mode, cancel, deadline, want_pv, helpers)
+        return value, moves, pv, nodes + n
+
+    def _solve_within(self, searcher: Any, horizon: int, mode: int, cancel: Any, deadline: float | None,
+                      want_pv: bool, helpers: Sequence[tuple[Any, Any]]
+                      ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
+        """Searcher.solve of the board's position within `horizon` plies."""
+        self._searching_root = horizon == self.horizon
+        self._set_search(helpers, horizon)
         found: tuple[int, list[tuple[int, int | None]], list[int], int] = searcher.solve(
-            self.board, mode, cancel, timeout, want_pv=want_pv, helpers=helpers)
+            self.board, mode, cancel, _left(deadline), want_pv=want_pv, helpers=helpers)
         return found
+
+    def _forced_after(self, searcher: Any, move: int, horizon: int, shorter: int, cancel: Any,
+                      deadline: float | None, helpers: Sequence[tuple[Any, Any]]) -> tuple[int | None, int, int]:
+        """_forced_sooner after `move`, within `horizon` from the board's position (one ply less
+        after `move`), nothing forced within `shorter` (the window before `move`) already."""
+        boards = (self.board, *(board for _, board in helpers))
+        for board in boards:
+            board.play(move)
+        try:
+            return self._forced_sooner(searcher, horizon - 1, shorter - 1, cancel, deadline, helpers)
+        finally:
+            for board in boards:
+                board.undo()
 
     def search_value(self, searcher: Any, cancel: Any, timeout: float | None,
                      helpers: Sequence[tuple[Any, Any]] = ()) -> int:
         if self.horizon is None:
             return exact_solve(self, searcher, 0, cancel, timeout, False, value_only=True)[0]
-        self._set_search(helpers)
-        value: int = searcher.value(self.board, cancel, timeout, helpers=helpers)
-        return value
+        deadline = None if timeout is None else time.monotonic() + timeout
+        return self._deepened_value(searcher, self.horizon, cancel, deadline, helpers)[0]
 
-    def _set_search(self, helpers: Sequence[tuple[Any, Any]]) -> None:
-        """The search's player and horizon, on this board and every helper thread's."""
+    def _deepened_value(self, searcher: Any, horizon: int, cancel: Any, deadline: float | None,
+                        helpers: Sequence[tuple[Any, Any]] = ()) -> tuple[int, int]:
+        """(value, nodes): the value of the board's position within `horizon` plies, coded for it,
+        the shorter horizons tried first (shorter_horizons)."""
+        shorter, raw, nodes = self._forced_sooner(searcher, horizon, 0, cancel, deadline, helpers)
+        if shorter is not None:
+            return within(raw, shorter, horizon), nodes
+        raw, n = self._value_within(searcher, horizon, cancel, deadline, helpers, True)
+        return raw, nodes + n
+
+    def _forced_sooner(self, searcher: Any, horizon: int, after: int, cancel: Any, deadline: float | None,
+                       helpers: Sequence[tuple[Any, Any]]) -> tuple[int | None, int, int]:
+        """(shorter, value, nodes): the first of shorter_horizons(horizon, after) within which an
+        end is forced from the board's position (or whose window reaches the history's limit),
+        and the value within it; shorter None (value 0) where none is."""
+        nodes = 0
+        for shorter in shorter_horizons(horizon, after):
+            raw, n = self._value_within(searcher, shorter, cancel, deadline, helpers, False)
+            nodes += n
+            if raw or self._window_ends_history(shorter):
+                return shorter, raw, nodes
+        return None, 0, nodes
+
+    def _value_within(self, searcher: Any, horizon: int, cancel: Any, deadline: float | None,
+                      helpers: Sequence[tuple[Any, Any]], root: bool) -> tuple[int, int]:
+        """(value, nodes) of one search of the board's position within `horizon` plies (root: the
+        position asked within its own horizon, whose progress is shown)."""
+        self._searching_root = root
+        self._set_search(helpers, horizon)
+        raw: int = searcher.value(self.board, cancel, _left(deadline), helpers=helpers)
+        return raw, searcher.nodes
+
+    def _window_ends_history(self, horizon: int) -> bool:
+        """Whether a window of `horizon` plies from the board reaches the history's limit, after
+        which no action follows (§4.1): nothing forced within it is nothing forced within more."""
+        return bool(self.board.ply + horizon >= _prsi.MAX_HISTORY)
+
+    def _set_search(self, helpers: Sequence[tuple[Any, Any]], horizon: int) -> None:
+        """The search's player and `horizon`, on this board and every helper thread's."""
         for board in (self.board, *(board for _, board in helpers)):
-            board.set_search(self.player, self.horizon)
+            board.set_search(self.player, horizon)
 
     def action_value(self, searcher: Any, before: int, optimal: bool, after: int, cancel: Any,
                      timeout: float | None) -> tuple[int, int]:
@@ -613,9 +700,8 @@ class PrsiSession(Session):
             # the one before the action, one ply more (so that distance() reads the action's).
             return after - (after > 0) + (after < 0), 0
         # One ply in, the window ends where the search before the action ended.
-        self.board.set_search(self.player, self.horizon - 1)
-        value = searcher.value(self.board, cancel, timeout)
-        return value, searcher.nodes
+        deadline = None if timeout is None else time.monotonic() + timeout
+        return self._deepened_value(searcher, self.horizon - 1, cancel, deadline)
 
     # -- results
     def summary(self, line: Sequence[int], value: int) -> LineSummary:
@@ -644,6 +730,32 @@ class PrsiSession(Session):
 
 # ---------------------------------------------------------------- searching ever longer horizons
 
+def shorter_horizons(horizon: int, after: int = 0) -> list[int]:
+    """The horizons over `after` that a search within `horizon` plies tries first, shortest first:
+    every DEEPEN_STEP-th from DEEPEN_FIRST, each at least DEEPEN_STEP plies short of `horizon` (one
+    closer costs nearly what the search within `horizon` does); none within DEFAULT_HORIZON or less.
+
+    A forced end within a shorter horizon is the end within `horizon` (the winner can force it no
+    sooner, the loser delay it no longer); nothing forced within one says nothing of a longer.  It
+    pays where an end is forced well inside the horizon, as it often is (the bundled example's
+    optimal first move within 40 plies: under 1 ms, where the search within 40 alone takes 0.9 s);
+    where none is, the shorter searches cost a little more (``bench_prsi.py --long``,
+    benchmarks/RESULTS.md)."""
+    if horizon <= DEFAULT_HORIZON:
+        return []
+    return [h for h in range(DEEPEN_FIRST, horizon - DEEPEN_STEP + 1, DEEPEN_STEP) if h > after]
+
+
+def within(value: int, shorter: int, horizon: int) -> int:
+    """A search value within `shorter` plies (a forced end at ply d coded ±(shorter + 1 - d)) coded
+    for `horizon` plies instead, the window where that end is forced too."""
+    if value > 0:
+        return value + horizon - shorter
+    if value < 0:
+        return value - horizon + shorter
+    return 0
+
+
 @dataclass(frozen=True)
 class Deepening:
     """The value of a position within one horizon, as ``deepen`` found it."""
@@ -664,8 +776,10 @@ def deepen(position: Any, seconds: float | None, *, first: int = 1, last: int = 
     The anytime way to ask Prší "how far can you see in this time": each search keeps the
     table of the shorter ones (its entries hold for any horizon: they are keyed on the plies
     left).  A search cut off by the time is not reported.  For one horizon known in advance a
-    plain solve is cheaper (about 2.4x fewer nodes on fresh two-player deals than deepening to
-    it: the entries of the shorter searches are rarely met again at the same plies left).
+    solve is cheaper: it tries shorter horizons too, but every fourth only (shorter_horizons),
+    where deepening ply by ply took about 2.4x the nodes of the search within the horizon alone on
+    fresh two-player deals (the entries of the shorter searches are rarely met again at the same
+    plies left).
     """
     from ddcards._core.search import Searcher
     from ddcards.api import TT_MB_RULE, _position, check_timeout, check_tt_mb
@@ -778,11 +892,12 @@ def every_value_or_optimal(search: Callable[[str], T]) -> T:
 
 
 def _left(deadline: float | None) -> float | None:
+    """The seconds left before `deadline` for the next of a search's several searches."""
     if deadline is None:
         return None
     left = deadline - time.monotonic()
     if left <= 0:
-        raise SearchTimeout("the exact analysis ran out of time")
+        raise SearchTimeout("the search ran out of time")
     return left
 
 
@@ -980,13 +1095,15 @@ class Prsi(Game):
         return session
 
     def long_search(self, setup: PrsiSetup) -> str | None:
-        """A horizon of LONG_SEARCH_HORIZON plies or more: the search's cost can grow steeply with
-        it, where the exact analysis (``horizon: null``) often proves a forced end at once."""
+        """A horizon of LONG_SEARCH_HORIZON plies or more: where no end is forced sooner, the
+        search's cost grows steeply with it (mode optimal, where the position's end is forced
+        sooner, and the exact analysis, ``horizon: null``, often answer at once)."""
         if setup.horizon is None or setup.horizon < LONG_SEARCH_HORIZON:
             return None
-        return (f"a Prší search within {setup.horizon} plies, whose cost can grow tenfold or more with every "
-                "five plies past 30 (seconds to hours); the exact analysis, \"horizon\": null, often proves "
-                "a forced end at once")
+        return (f"a Prší search within {setup.horizon} plies: where no end is forced sooner (from the position "
+                "or, in mode all, after one of its actions) its cost can grow tenfold or more with every five "
+                "plies past 30 (seconds to hours); mode optimal, or the exact analysis (\"horizon\": null), "
+                "often answers at once")
 
     def normalise(self, s: PrsiSetup) -> dict[str, Any]:
         out: dict[str, Any] = {
