@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import math
 import queue
+import statistics
 import threading
 import time
 from collections import deque
@@ -51,6 +52,8 @@ from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
 #: Threads of one search (Solver.solve's threads=): the service runs its calls in parallel,
 #: one per worker, so a call splitting its own search would only take a core from another.
 SEARCH_THREADS = 1
+#: The latest searches whose time holding a worker RetryInfo's typical time is the median of.
+HOLD_SAMPLES = 32
 
 log = logging.getLogger("ddcards.server")
 
@@ -87,10 +90,13 @@ class SolverPool:
     long searches have been holding a solver). Stream items (``bounded=False``)
     are not counted: their stream's window bounds them.  Once the server stops (``drain``), a
     call whose wait ends so is told ``ShuttingDown`` (UNAVAILABLE) instead.
+
+    ``clock``: the monotonic clock those times are read on (a test's own, to set them).
     """
 
     def __init__(self, workers: int, tt_mb: int | None, *, max_queue: int | None = None,
-                 queue_timeout: float | None = None, solver_factory: Callable[[], Any] | None = None):
+                 queue_timeout: float | None = None, solver_factory: Callable[[], Any] | None = None,
+                 clock: Callable[[], float] = time.monotonic):
         if workers < 1:
             raise ValueError("workers must be >= 1")
         if max_queue is not None and max_queue < 0:
@@ -106,7 +112,8 @@ class SolverPool:
         self.max_queue = max_queue
         self.queue_timeout = queue_timeout
         self._queued = 0                      # bounded callers waiting now
-        self._hold_seconds = 0.05             # running mean of how long a search holds a solver
+        self._holds: deque[float] = deque(maxlen=HOLD_SAMPLES)  # how long the latest searches held a solver
+        self._clock = clock                   # what those times and the running searches' ages are read on
         self._lent_at: dict[int, float] = {}  # id(solver) -> when each lent solver's call began
         self._factory = solver_factory or (lambda: ddcards.Solver(tt_mb=tt_mb))
         self._lock = threading.Lock()
@@ -122,7 +129,7 @@ class SolverPool:
         """A solver for the duration of the ``with`` block (waits for one if all are busy;
         ``bounded``: the wait is subject to ``max_queue`` and ``queue_timeout``)."""
         instance = self._acquire(token, deadline, bounded)
-        started = time.monotonic()
+        started = self._clock()
         with self._lock:
             self._lent_at[id(instance)] = started
         try:
@@ -130,15 +137,22 @@ class SolverPool:
         finally:
             with self._lock:
                 self._lent_at.pop(id(instance), None)
-            self._release(instance, time.monotonic() - started)
+            self._release(instance, self._clock() - started)
+
+    @property
+    def _hold_seconds(self) -> float:
+        """How long a search typically holds a worker: the median of the latest HOLD_SAMPLES (a
+        running mean that one 45 s search had raised told a burst of short calls after it to
+        retry in 30 s, while the queue drained in 2 s: a heavy user's audit)."""
+        return statistics.median(self._holds) if self._holds else 0.05
 
     def retry_after(self) -> float:
         """Seconds until a worker should be free for one more call (for RetryInfo): the queue
-        now waiting drained at the mean time a search holds a worker, after the soonest of the
-        running searches ends.  A search that has run for a while is expected to run about as
-        long again (a fresh 36-card Mariasz deal holds a worker for minutes): a mean of mostly
-        short searches alone told clients to retry in 0.1 s while every worker was held."""
-        now = time.monotonic()
+        now waiting drained at the typical time a search holds a worker, after the soonest of
+        the running searches ends.  A search that has run for a while is expected to run about
+        as long again (a fresh 36-card Mariasz deal holds a worker for minutes): the typical time
+        of short searches alone told clients to retry in 0.1 s while every worker was held."""
+        now = self._clock()
         with self._lock:
             ahead = len(self._waiters) + 1
             running = [now - at for at in self._lent_at.values()]
@@ -221,7 +235,7 @@ class SolverPool:
     def _release(self, instance: Any, held_seconds: float | None = None) -> None:
         with self._lock:
             if held_seconds is not None:
-                self._hold_seconds += (held_seconds - self._hold_seconds) * 0.1
+                self._holds.append(held_seconds)
             self._busy -= 1
             if self._waiters:
                 waiter = self._waiters.popleft()

@@ -158,6 +158,34 @@ def test_factory_failure_frees_the_slot():
         assert isinstance(s, FakeSolver)
 
 
+def test_one_long_search_does_not_tell_a_burst_of_short_calls_after_it_to_wait_long():
+    """RetryInfo's delay drains the queue at the typical time a search holds a worker, the median of
+    the latest 32: a running mean raised by one 45 s search told 30 calls waiting behind two
+    workers to retry in 30 s, while their short searches drained in 2 s (a heavy user's audit)."""
+    import ddcards.server.service as service
+
+    now = [1000.0]
+    pool = SolverPool(2, 1, solver_factory=FakeSolver, clock=lambda: now[0])
+
+    def held(seconds):
+        with pool.lend():
+            now[0] += seconds
+
+    for _ in range(20):
+        held(0.05)
+    held(45.0)
+    for _ in range(3):
+        held(0.05)
+    with pool.lend(), pool.lend():                      # both workers busy, just lent
+        pool._waiters.extend(service._Waiter() for _ in range(29))      # 30 calls ahead with this one
+        assert pool.retry_after() == pytest.approx(0.05 + 0.05 * 30 / 2)     # 0.8 s, not 30
+        pool._waiters.clear()
+    for _ in range(32):                                  # long searches only: the typical time is long
+        held(3.0)
+    with pool.lend(), pool.lend():
+        assert pool.retry_after() == pytest.approx(3.0 + 3.0 * 1 / 2)
+
+
 def test_retry_after_counts_how_long_the_running_searches_have_run():
     """RetryInfo's delay: a worker held for minutes is not free in 0.1 s (the mean of short
     searches said so); one that has run t seconds is expected to run about t more."""
