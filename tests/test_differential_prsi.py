@@ -481,10 +481,12 @@ def test_a_long_horizon_finds_the_ends_the_reference_sees(seed):
 
 
 def test_a_long_horizon_answers_as_the_search_within_it_alone():
-    """Fresh deals and positions from anywhere in a game, 2 to 4 players, every mode: the value, its
-    distance, the optimal actions and every action's value and distance found by trying shorter
-    horizons first are those of the search within the whole horizon alone."""
-    docs = corpus("fresh-2", 36) + corpus("fresh-3", 8) + corpus("fresh-4", 8) + corpus("midgame", 24)
+    """Fresh deals and positions from anywhere in a game (2 to 6 players, any seat's value, every
+    variant and goal), every mode: the value, its distance, the optimal actions and every action's
+    value and distance found by trying shorter horizons first are those of the search within the
+    whole horizon alone."""
+    docs = (corpus("fresh-2", 36) + corpus("fresh-3", 8) + corpus("fresh-4", 8) + corpus("midgame", 24)
+            + corpus("mixed", 30))
     rng = random.Random(16)
     forced = looked_on = 0
     for doc in docs:
