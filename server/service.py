@@ -156,9 +156,9 @@ class SolverPool:
         with self._lock:
             ahead = len(self._waiters) + 1
             running = [now - at for at in self._lent_at.values()]
-            soonest = min(max(self._hold_seconds, age) for age in running) \
-                if len(running) >= self.workers else 0.0
-            return min(30.0, max(0.1, soonest + self._hold_seconds * ahead / self.workers))
+            hold = self._hold_seconds
+            soonest = min(max(hold, age) for age in running) if len(running) >= self.workers else 0.0
+            return min(30.0, max(0.1, soonest + hold * ahead / self.workers))
 
     def drain(self) -> None:
         """The server is stopping: a call still waiting for a worker when its wait ends is told
