@@ -594,7 +594,7 @@ class PrsiSession(Session):
             return value, [], [], searcher.nodes
         if self.horizon is None:                  # the exact analysis runs on one thread
             return exact_solve(self, searcher, mode, cancel, timeout, want_pv)
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = _deadline(timeout)
         shorter, _, nodes = self._forced_sooner(searcher, self.horizon, 0, cancel, deadline, helpers)
         if shorter is not None:
             # An end forced within the shorter horizon: the same end within this one, and the same
@@ -603,8 +603,9 @@ class PrsiSession(Session):
             value, moves, pv, n = self._solve_within(searcher, shorter, mode, cancel, deadline, want_pv, helpers)
             nodes += n
             found: list[tuple[int, int | None]] = []
+            final = self._window_ends_history(shorter)       # nothing follows the window: 0 stays 0
             for move, v in moves:
-                if v == 0 and not self._window_ends_history(shorter):
+                if v == 0 and not final:
                     later, v, n = self._forced_after(searcher, move, self.horizon, shorter, cancel, deadline,
                                                      helpers)
                     nodes += n
@@ -646,7 +647,7 @@ class PrsiSession(Session):
                      helpers: Sequence[tuple[Any, Any]] = ()) -> int:
         if self.horizon is None:
             return exact_solve(self, searcher, 0, cancel, timeout, False, value_only=True)[0]
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = _deadline(timeout)
         return self._deepened_value(searcher, self.horizon, cancel, deadline, helpers)[0]
 
     def _deepened_value(self, searcher: Any, horizon: int, cancel: Any, deadline: float | None,
@@ -700,7 +701,7 @@ class PrsiSession(Session):
             # the one before the action, one ply more (so that distance() reads the action's).
             return after - (after > 0) + (after < 0), 0
         # One ply in, the window ends where the search before the action ended.
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = _deadline(timeout)
         return self._deepened_value(searcher, self.horizon - 1, cancel, deadline)
 
     # -- results
@@ -849,7 +850,7 @@ def exact_solve(session: PrsiSession, searcher: Any, mode: int, cancel: Any = No
     is asked), the whole reachable game is solved backwards (``retrograde``) if it has at most
     EXACT_STATE_CAP states; else InvalidOptionError.
     """
-    deadline = None if timeout is None else time.monotonic() + timeout
+    deadline = _deadline(timeout)
     try:
         return _exact_by_deepening(session, searcher, mode, cancel, deadline, want_pv, value_only)
     except _NoProof as exc:
@@ -889,6 +890,11 @@ def every_value_or_optimal(search: Callable[[str], T]) -> T:
         if not unproven_action(exc):
             raise
         return search("optimal")
+
+
+def _deadline(timeout: float | None) -> float | None:
+    """When a search of several searches given `timeout` seconds must end (None: no limit)."""
+    return None if timeout is None else time.monotonic() + timeout
 
 
 def _left(deadline: float | None) -> float | None:
