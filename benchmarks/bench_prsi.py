@@ -32,13 +32,14 @@ an end forced within the horizon, and how many did not finish within ``--timeout
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import random
 import statistics
 import sys
 import time
 from pathlib import Path
+from contextlib import AbstractContextManager
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -223,15 +224,9 @@ def node_count() -> None:
 LONG_CORPORA = ("fresh-2", "fresh-3", "fresh-4", "midgame", "mixed")
 
 
-@contextlib.contextmanager
-def whole_horizon_only():
+def whole_horizon_only() -> AbstractContextManager[object]:
     """Every search within its own horizon alone: no shorter horizon tried first."""
-    saved = prsi.shorter_horizons
-    prsi.shorter_horizons = lambda horizon, after=0: []
-    try:
-        yield
-    finally:
-        prsi.shorter_horizons = saved
+    return mock.patch.object(prsi, "shorter_horizons", lambda horizon, after=0: [])
 
 
 def timed_solve(engine: ddcards.Solver, doc: dict, mode: str, timeout: float) -> tuple[float, int, bool, object]:
@@ -288,7 +283,7 @@ def main() -> None:
     parser.add_argument("--make-corpus", action="store_true", help="write the seeded corpora and stop")
     parser.add_argument("--nodes", action="store_true", help="print the fixed node count (a search signature) and stop")
     parser.add_argument("--deals", type=positive, default=100, help="fresh deals per player count (default 100)")
-    parser.add_argument("--horizons", default="10,20,30", help="horizons to time (default 10,20,30)")
+    parser.add_argument("--horizons", help="horizons to time (default 10,20,30; --long: 24,30,40)")
     parser.add_argument("--seats", default="2,3,4,5,6", help="player counts (default 2,3,4,5,6)")
     parser.add_argument("--reach", type=count, default=10, help="deals per player count for the reach (default 10; 0: skip)")
     parser.add_argument("--budgets", default="1,10", help="reach budgets in seconds (default 1,10)")
@@ -315,7 +310,8 @@ def main() -> None:
 
     seats_list = numbers(args.seats, int, "seats", "player counts from 2 to 6", lambda v: 2 <= v <= 6)
     # (a horizon past the game's range was a traceback from the first solve)
-    horizons = numbers(args.horizons if args.horizons != "10,20,30" or not args.long else "24,30,40", int, "horizons",
+    default = "24,30,40" if args.long else "10,20,30"
+    horizons = numbers(default if args.horizons is None else args.horizons, int, "horizons",
                        f"horizons from 1 to {MAX_HORIZON}", lambda v: 1 <= v <= MAX_HORIZON)
     if args.long:
         if not 0 < args.timeout < float("inf"):
