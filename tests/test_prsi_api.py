@@ -279,6 +279,17 @@ def test_timeout():
         ddcards.solve(dict(FRESH, options={"horizon": 60}), timeout=0.05)
 
 
+def test_a_timeout_counts_the_nodes_of_every_horizon_searched():
+    """Within 60 plies the fresh deal is searched within 12, 16, ... plies first; every first action
+    (mode all) that forces no end there is searched on, which runs past the time. The stop counts
+    the nodes of those shorter searches too, not only the one it stopped."""
+    solver = ddcards.Solver()
+    with pytest.raises(SearchTimeout) as stop:
+        solver.solve(dict(FRESH, options={"horizon": 60}), timeout=0.5)
+    assert stop.value.nodes > solver.last_nodes > 0          # last_nodes: the search it stopped
+    assert str(stop.value).startswith(f"the search ran out of time after {stop.value.nodes:,} nodes")
+
+
 def test_games_registry():
     info = ddcards.find_game("Prší")
     assert info.name == "prsi" and info.seats == (2, 3, 4, 5, 6)

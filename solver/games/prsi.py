@@ -25,12 +25,13 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ddcards.errors import (IllegalPlayError, InvalidArgumentTypeError, InvalidCardError, InvalidDealError,
-                            InvalidOptionError, NotationError, SearchCancelled, SearchTimeout)
+                            InvalidOptionError, NotationError, SearchAborted, SearchCancelled, SearchTimeout)
 from ddcards.games import _prsi
 from ddcards._jsonio import shown, token_text
 from ddcards.games._document import (OPTION_RANGE_RULE, cards_field, check_deal, check_fields, check_hand_sizes, hand_field,
@@ -585,13 +586,18 @@ class PrsiSession(Session):
     def search(self, searcher: Any, mode: int, cancel: Any, timeout: float | None,
                want_pv: bool = True, helpers: Sequence[tuple[Any, Any]] = ()
                ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
+        with _tallied(searcher) as tally:
+            return self._search(tally, mode, cancel, timeout, want_pv, helpers)
+
+    def _search(self, searcher: Any, mode: int, cancel: Any, timeout: float | None,
+                want_pv: bool, helpers: Sequence[tuple[Any, Any]]
+                ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
         if self.history_full:
             # No action can follow the history's last (docs/RULES.md §4.1): the value is what the
             # history has settled, with no action to rank (the search would list the actions the
-            # position refuses). (Without a horizon the value is one search's too: the first
-            # window already reaches the limit, so searcher.nodes counts it all.)
-            value = self.search_value(searcher, cancel, timeout, helpers)
-            return value, [], [], searcher.nodes
+            # position refuses).
+            value = self._search_value(searcher, cancel, timeout, helpers)
+            return value, [], [], searcher.spent
         if self.horizon is None:                  # the exact analysis runs on one thread
             return exact_solve(self, searcher, mode, cancel, timeout, want_pv)
         deadline = _deadline(timeout)
@@ -645,6 +651,11 @@ class PrsiSession(Session):
 
     def search_value(self, searcher: Any, cancel: Any, timeout: float | None,
                      helpers: Sequence[tuple[Any, Any]] = ()) -> int:
+        with _tallied(searcher) as tally:
+            return self._search_value(tally, cancel, timeout, helpers)
+
+    def _search_value(self, searcher: Any, cancel: Any, timeout: float | None,
+                      helpers: Sequence[tuple[Any, Any]]) -> int:
         if self.horizon is None:
             return exact_solve(self, searcher, 0, cancel, timeout, False, value_only=True)[0]
         deadline = _deadline(timeout)
@@ -702,7 +713,8 @@ class PrsiSession(Session):
             return after - (after > 0) + (after < 0), 0
         # One ply in, the window ends where the search before the action ended.
         deadline = _deadline(timeout)
-        return self._deepened_value(searcher, self.horizon - 1, cancel, deadline)
+        with _tallied(searcher) as tally:
+            return self._deepened_value(tally, self.horizon - 1, cancel, deadline)
 
     # -- results
     def summary(self, line: Sequence[int], value: int) -> LineSummary:
@@ -890,6 +902,59 @@ def every_value_or_optimal(search: Callable[[str], T]) -> T:
         if not unproven_action(exc):
             raise
         return search("optimal")
+
+
+class _Tally:
+    """A Searcher whose searches' nodes add up (``spent``), for a search made of several: one that
+    stops tells in ``nodes_total`` the nodes of them all, the stopped one's included if it began."""
+
+    def __init__(self, searcher: Any) -> None:
+        self.searcher = searcher
+        self.spent = 0
+
+    @property
+    def nodes(self) -> int:
+        """The last search's nodes (as Searcher.nodes)."""
+        return int(self.searcher.nodes)
+
+    def value(self, *args: Any, **kwargs: Any) -> Any:
+        return self._run(self.searcher.value, args, kwargs)
+
+    def solve(self, *args: Any, **kwargs: Any) -> Any:
+        return self._run(self.searcher.solve, args, kwargs)
+
+    def _run(self, search: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
+        # (a search that stops before it begins leaves the count and the probes as they were)
+        before = self._mark()
+        try:
+            found = search(*args, **kwargs)
+        except SearchAborted as exc:
+            exc.nodes_total = self.spent + (self.searcher.nodes if self._mark() != before else 0)  # type: ignore[attr-defined]
+            raise
+        self.spent += self.searcher.nodes
+        return found
+
+    def _mark(self) -> tuple[int, int]:
+        return self.searcher.nodes, self.searcher.tt_stats["probes"]
+
+
+@contextmanager
+def _tallied(searcher: Any) -> Iterator[_Tally]:
+    """The searches run through the tally it yields add up their nodes; a stop after the first of
+    them says (message and ``nodes_total``, which the Solver reports as ``nodes``) the nodes of all,
+    where the core's message counts only the search it stopped."""
+    tally = _Tally(searcher)
+    try:
+        yield tally
+    except SearchAborted as exc:
+        if tally.spent:
+            total = getattr(exc, "nodes_total", tally.spent)
+            exc.nodes_total = total                                     # type: ignore[attr-defined]
+            stopped = str(exc.args[0]) if exc.args else ""
+            if stopped.startswith("the deadline passed"):    # (before a further search began)
+                stopped = "the search ran out of time"
+            exc.args = (f"{stopped.split(' after ')[0]} after {total:,} nodes",) + exc.args[1:]
+        raise
 
 
 def _deadline(timeout: float | None) -> float | None:
