@@ -312,7 +312,7 @@ def test_an_error_only_the_search_finds_is_a_400(client, monkeypatch):
     proven, the value and the optimal actions (mode optimal, as `ddcards analyse` gives them),
     where it answered 400. Where the position's own value cannot be proven the search refuses it,
     not the reader: the board answers 400 with the message, as for any bad input (it was a 500)."""
-    from ddcards.games import prsi
+    from ddcards.games import prsi_exact
 
     doc = ddcards.example("prsi")
     doc = dict(doc, options=dict(doc.get("options", {}), horizon=None))
@@ -324,8 +324,8 @@ def test_an_error_only_the_search_finds_is_a_400(client, monkeypatch):
     assert res["value"] == expected.value and res["optimal_moves"] == expected.optimal_moves
     assert {m["move"]: m["value"] for m in res["moves"]}.get("7H") is None       # shown "?"
     # no proof within one ply, and a reachable game past ten states: the value itself is unproven
-    monkeypatch.setattr(prsi, "EXACT_PROOF_HORIZON", 1)
-    monkeypatch.setattr(prsi, "EXACT_STATE_CAP", 10)
+    monkeypatch.setattr(prsi_exact, "EXACT_PROOF_HORIZON", 1)
+    monkeypatch.setattr(prsi_exact, "EXACT_STATE_CAP", 10)
     status, err = client.post("/api/solve", {"position": doc})
     assert status == 400, err
     assert err["error_type"] == "InvalidOptionError" and err["token"] == "horizon"

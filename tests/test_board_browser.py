@@ -458,10 +458,10 @@ def test_a_search_the_board_failed_on_is_offered_again(page, monkeypatch):
 def test_a_search_refused_for_its_input_is_not_offered_again(page, board_url, monkeypatch):
     # A 400 for the search (Prší without a horizon whose value cannot be proven) is the same for
     # the same request: the message is said (what to give instead), and no Search again offered.
-    from ddcards.games import prsi
+    from ddcards.games import prsi_exact
 
-    monkeypatch.setattr(prsi, "EXACT_PROOF_HORIZON", 1)
-    monkeypatch.setattr(prsi, "EXACT_STATE_CAP", 10)
+    monkeypatch.setattr(prsi_exact, "EXACT_PROOF_HORIZON", 1)
+    monkeypatch.setattr(prsi_exact, "EXACT_STATE_CAP", 10)
     doc = ddcards.example("prsi")
     doc = dict(doc, options=dict(doc.get("options", {}), horizon=None))
     page.goto(board_url)

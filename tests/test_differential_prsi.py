@@ -18,7 +18,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import ddcards
-from ddcards.games import _prsi, prsi
+from ddcards.games import _prsi, prsi, prsi_exact
 
 try:
     from tests.reference import prsi as ref
@@ -596,18 +596,18 @@ def test_exact_analysis_of_small_games(seed, seats):
     state, packed = mini_state(rng, seats, rng.choice([4, 5, 5, 6]) if seats == 2 else 5)
     player = rng.randrange(seats)
     want = ref.exact(rules, state, player)
-    value, moves, pv, states = prsi.exact_graph(packed, seats, rules.play_on, rules.comeback, player,
+    value, moves, pv, states = prsi_exact.exact_graph(packed, seats, rules.play_on, rules.comeback, player,
                                                 not_last=rules.not_last)
     # The same game graph: the reference tells apart states that differ only in where the stock
     # ends and the pile begins (the same queue to draw from), and in who went out second.
     assert states == len({(s.hands, s.stock + s.pile, s.suit, s.sevens, s.ace, s.turn, s.out, s.waiting,
                            s.finished[:1], s.done) for s in want})
     o, d = want[state]
-    assert prsi.decode_exact(value) == (o, d if o else None), (seed, state)
+    assert prsi_exact.decode_exact(value) == (o, d if o else None), (seed, state)
     for action, v in moves:
         child = ref.play(rules, state, _action_name(action))
         o, d = want[child]
-        assert prsi.decode_exact(v) == (o, d + 1 if o else None), (seed, state, action)
+        assert prsi_exact.decode_exact(v) == (o, d + 1 if o else None), (seed, state, action)
     if value == 0:
         assert pv, "a drawn game has a line that goes round"
 

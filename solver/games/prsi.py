@@ -17,22 +17,22 @@ value and distance.
 
 The rules run in C (``_prsi.pyx``); this module validates the position
 document, names actions, explains illegal ones, drives the search (to a
-horizon, shorter ones tried first; exactly; ``deepen``: ever longer
-horizons within a time budget) and reads the end of a line.
+horizon, shorter ones tried first; exactly, by ``prsi_exact``; ``deepen``:
+ever longer horizons within a time budget) and reads the end of a line.
 """
 from __future__ import annotations
 
 import hashlib
 import time
-from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ddcards.errors import (IllegalPlayError, InvalidArgumentTypeError, InvalidCardError, InvalidDealError,
-                            InvalidOptionError, NotationError, SearchAborted, SearchCancelled, SearchTimeout)
-from ddcards.games import _prsi
+                            InvalidOptionError, NotationError, SearchTimeout)
+from ddcards.games import _prsi, _search_budget
+from ddcards.games import prsi_exact
+from ddcards.games.prsi_exact import EXACT_WIN, Unproven, decode, exact_solve
 from ddcards._jsonio import shown, token_text
 from ddcards.games._document import (OPTION_RANGE_RULE, cards_field, check_deal, check_fields, check_hand_sizes, hand_field,
                                      history_tokens, in_field, options_field, options_object, other_games_action)
@@ -44,10 +44,6 @@ from ddcards.result import ValueKind
 DEFAULT_HORIZON = 20
 #: The largest horizon a request may ask for, in plies.
 MAX_HORIZON = _prsi.MAX_HORIZON
-#: The most states the exact analysis (``horizon: null``) explores before it gives up.
-EXACT_STATE_CAP = 200_000
-#: Past the cap, the longest horizon searched to prove a forced end exactly.
-EXACT_PROOF_HORIZON = 30
 #: From this horizon on a search is named long before it starts (Prsi.long_search): where no end is
 #: forced sooner (shorter_horizons), its cost can grow tenfold or more with every five plies past 30
 #: (the bundled example, every first move: 0.12 s within 30 plies, 2.5 s within 35, 14.5 s within
@@ -89,8 +85,6 @@ NOT_LAST_RULE = "docs/RULES.md §4.9: not_last is P's goal under play_on"
 OWN_CARD = "the seat to move plays a card from its own hand"
 CLAUSES = {OWN_CARD: "§0.7 rule 2", "matching by suit or rank": "§4.3", "the Ober names a suit": "§4.4",
            "7s stack": "§4.5", "aces skip": "§4.6", "the end": "§4.8"}
-# The exact analysis codes a win in d plies as EXACT_WIN - d (a loss: its negative).
-EXACT_WIN = 20000
 
 INFO = GameInfo(
     name="prsi",
@@ -101,8 +95,9 @@ INFO = GameInfo(
     options=(
         OptionInfo("horizon", "int", DEFAULT_HORIZON,
                    f"plies searched (1..{MAX_HORIZON}); null (or \"none\"): exact values, where a forced end "
-                   f"within {EXACT_PROOF_HORIZON} plies or a reachable game of at most {EXACT_STATE_CAP:,} "
-                   f"states proves them", minimum=1, maximum=MAX_HORIZON, meaning="the plies searched"),
+                   f"within {prsi_exact.EXACT_PROOF_HORIZON} plies or a reachable game of at most "
+                   f"{prsi_exact.EXACT_STATE_CAP:,} states proves them",
+                   minimum=1, maximum=MAX_HORIZON, meaning="the plies searched"),
         OptionInfo("player", "int", None, "the seat whose value is reported (default: the player to move)",
                    maximum=5, meaning="the seat whose value is reported"),
         OptionInfo("play_on", "bool", False,
@@ -586,7 +581,7 @@ class PrsiSession(Session):
     def search(self, searcher: Any, mode: int, cancel: Any, timeout: float | None,
                want_pv: bool = True, helpers: Sequence[tuple[Any, Any]] = ()
                ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
-        with _tallied(searcher) as tally:
+        with _search_budget.tallied(searcher) as tally:
             return self._search(tally, mode, cancel, timeout, want_pv, helpers)
 
     def _search(self, searcher: Any, mode: int, cancel: Any, timeout: float | None,
@@ -599,8 +594,8 @@ class PrsiSession(Session):
             value = self._search_value(searcher, cancel, timeout, helpers)
             return value, [], [], searcher.spent
         if self.horizon is None:                  # the exact analysis runs on one thread
-            return exact_solve(self, searcher, mode, cancel, timeout, want_pv)
-        deadline = _deadline(timeout)
+            return self._exact(searcher, mode, cancel, timeout, want_pv)
+        deadline = _search_budget.deadline(timeout)
         shorter, _, nodes = self._forced_sooner(searcher, self.horizon, 0, cancel, deadline, helpers)
         if shorter is not None:
             # An end forced within the shorter horizon: the same end within this one, and the same
@@ -626,6 +621,23 @@ class PrsiSession(Session):
         value, moves, pv, n = self._solve_within(searcher, self.horizon, mode, cancel, deadline, want_pv, helpers)
         return value, moves, pv, nodes + n
 
+    def _exact(self, searcher: Any, mode: int, cancel: Any, timeout: float | None, want_pv: bool,
+               value_only: bool = False) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
+        """exact_solve, its refusal said in words: which position or action, and what to do instead."""
+        try:
+            return exact_solve(self, searcher, mode, cancel, timeout, want_pv, value_only)
+        except Unproven as exc:
+            where, hint = "", ""
+            if exc.action is not None:
+                where = f" after '{exc.action}'"
+                hint = " or ask for the optimal actions only (mode optimal: the value itself is proven)"
+            raise InvalidOptionError(
+                f"options.horizon null: no side can force the end within {prsi_exact.EXACT_PROOF_HORIZON} plies{where} "
+                f"and the game reachable from this position has more than {prsi_exact.EXACT_STATE_CAP:,} states, too "
+                f"many to prove a "
+                f"draw; give a horizon (plies, e.g. {DEFAULT_HORIZON}){hint} ({HORIZON_RULE})",
+                token=exc.action or "horizon", rule=HORIZON_RULE, field="options.horizon") from None
+
     def _solve_within(self, searcher: Any, horizon: int, mode: int, cancel: Any, deadline: float | None,
                       want_pv: bool, helpers: Sequence[tuple[Any, Any]]
                       ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
@@ -633,7 +645,7 @@ class PrsiSession(Session):
         self._searching_root = horizon == self.horizon
         self._set_search(helpers, horizon)
         found: tuple[int, list[tuple[int, int | None]], list[int], int] = searcher.solve(
-            self.board, mode, cancel, _left(deadline), want_pv=want_pv, helpers=helpers)
+            self.board, mode, cancel, _search_budget.time_left(deadline), want_pv=want_pv, helpers=helpers)
         return found
 
     def _forced_after(self, searcher: Any, move: int, horizon: int, shorter: int, cancel: Any,
@@ -651,14 +663,14 @@ class PrsiSession(Session):
 
     def search_value(self, searcher: Any, cancel: Any, timeout: float | None,
                      helpers: Sequence[tuple[Any, Any]] = ()) -> int:
-        with _tallied(searcher) as tally:
+        with _search_budget.tallied(searcher) as tally:
             return self._search_value(tally, cancel, timeout, helpers)
 
     def _search_value(self, searcher: Any, cancel: Any, timeout: float | None,
                       helpers: Sequence[tuple[Any, Any]]) -> int:
         if self.horizon is None:
-            return exact_solve(self, searcher, 0, cancel, timeout, False, value_only=True)[0]
-        deadline = _deadline(timeout)
+            return self._exact(searcher, 0, cancel, timeout, False, value_only=True)[0]
+        deadline = _search_budget.deadline(timeout)
         return self._deepened_value(searcher, self.horizon, cancel, deadline, helpers)[0]
 
     def _deepened_value(self, searcher: Any, horizon: int, cancel: Any, deadline: float | None,
@@ -690,7 +702,7 @@ class PrsiSession(Session):
         position asked within its own horizon, whose progress is shown)."""
         self._searching_root = root
         self._set_search(helpers, horizon)
-        raw: int = searcher.value(self.board, cancel, _left(deadline), helpers=helpers)
+        raw: int = searcher.value(self.board, cancel, _search_budget.time_left(deadline), helpers=helpers)
         return raw, searcher.nodes
 
     def _window_ends_history(self, horizon: int) -> bool:
@@ -712,8 +724,8 @@ class PrsiSession(Session):
             # the one before the action, one ply more (so that distance() reads the action's).
             return after - (after > 0) + (after < 0), 0
         # One ply in, the window ends where the search before the action ended.
-        deadline = _deadline(timeout)
-        with _tallied(searcher) as tally:
+        deadline = _search_budget.deadline(timeout)
+        with _search_budget.tallied(searcher) as tally:
             return self._deepened_value(tally, self.horizon - 1, cancel, deadline)
 
     # -- results
@@ -839,52 +851,8 @@ def deepen(position: Any, seconds: float | None, *, first: int = 1, last: int = 
 
 # ---------------------------------------------------------------- the exact analysis
 
-class _TooBig(Exception):
-    """The reachable game has more states than the exact analysis explores."""
-
-
-class _NoProof(Exception):
-    """No forced end within the proof horizon (after `action`, if set)."""
-
-    def __init__(self, action: str | None = None):
-        super().__init__(action)
-        self.action = action
-
-
-def exact_solve(session: PrsiSession, searcher: Any, mode: int, cancel: Any = None, timeout: float | None = None,
-                want_pv: bool = True, value_only: bool = False,
-                ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
-    """Solve without a horizon (docs/RULES.md §4.9); returns what Searcher.solve returns.
-
-    Values are coded EXACT_WIN - d for a win in d plies, its negative for a loss, 0 for a draw
-    (no side can force an end, ever).  A forced end is proven by searching ever longer horizons,
-    up to EXACT_PROOF_HORIZON plies; where that proves nothing (the root, or an action whose value
-    is asked), the whole reachable game is solved backwards (``retrograde``) if it has at most
-    EXACT_STATE_CAP states; else InvalidOptionError.
-    """
-    deadline = _deadline(timeout)
-    try:
-        return _exact_by_deepening(session, searcher, mode, cancel, deadline, want_pv, value_only)
-    except _NoProof as exc:
-        action = exc.action
-    try:
-        setup = session.setup
-        return exact_graph(session.board.pack(), setup.seats, setup.play_on, setup.comeback, session.player,
-                           cancel, deadline, setup.not_last)
-    except _TooBig:
-        where, hint = "", ""
-        if action is not None:
-            where = f" after '{action}'"
-            hint = " or ask for the optimal actions only (mode optimal: the value itself is proven)"
-        raise InvalidOptionError(
-            f"options.horizon null: no side can force the end within {EXACT_PROOF_HORIZON} plies{where} and the "
-            f"game reachable from this position has more than {EXACT_STATE_CAP:,} states, too many to prove a "
-            f"draw; give a horizon (plies, e.g. {DEFAULT_HORIZON}){hint} ({HORIZON_RULE})", token=action or "horizon",
-            rule=HORIZON_RULE, field="options.horizon") from None
-
-
 def unproven_action(exc: BaseException) -> bool:
-    """Whether `exc` is exact_solve's refusal to value one action (not the position itself): the
+    """Whether `exc` is the exact analysis's refusal to value one action (not the position itself): the
     search of every action's value (mode "all") failed where mode "optimal" proves the value.
     The report and the board, which ask every action's value and have no mode to choose, fall
     back to mode "optimal" on it (docs/RULES.md §4.9)."""
@@ -903,250 +871,6 @@ def every_value_or_optimal(search: Callable[[str], T]) -> T:
             raise
         return search("optimal")
 
-
-class _Tally:
-    """A Searcher whose searches' nodes add up (``spent``), for a search made of several: one that
-    stops tells in ``nodes_total`` the nodes of them all, the stopped one's included if it began."""
-
-    def __init__(self, searcher: Any) -> None:
-        self.searcher = searcher
-        self.spent = 0
-
-    @property
-    def nodes(self) -> int:
-        """The last search's nodes (as Searcher.nodes)."""
-        return int(self.searcher.nodes)
-
-    def value(self, *args: Any, **kwargs: Any) -> Any:
-        return self._run(self.searcher.value, args, kwargs)
-
-    def solve(self, *args: Any, **kwargs: Any) -> Any:
-        return self._run(self.searcher.solve, args, kwargs)
-
-    def _run(self, search: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
-        # (a search that stops before it begins leaves the count and the probes as they were)
-        before = self._mark()
-        try:
-            found = search(*args, **kwargs)
-        except SearchAborted as exc:
-            exc.nodes_total = self.spent + (self.searcher.nodes if self._mark() != before else 0)  # type: ignore[attr-defined]
-            raise
-        self.spent += self.searcher.nodes
-        return found
-
-    def _mark(self) -> tuple[int, int]:
-        return self.searcher.nodes, self.searcher.tt_stats["probes"]
-
-
-@contextmanager
-def _tallied(searcher: Any) -> Iterator[_Tally]:
-    """The searches run through the tally it yields add up their nodes; a stop after the first of
-    them says (message and ``nodes_total``, which the Solver reports as ``nodes``) the nodes of all,
-    where the core's message counts only the search it stopped."""
-    tally = _Tally(searcher)
-    try:
-        yield tally
-    except SearchAborted as exc:
-        if tally.spent:
-            total = getattr(exc, "nodes_total", tally.spent)
-            exc.nodes_total = total                                     # type: ignore[attr-defined]
-            stopped = str(exc.args[0]) if exc.args else ""
-            if stopped.startswith("the deadline passed"):    # (before a further search began)
-                stopped = "the search ran out of time"
-            exc.args = (f"{stopped.split(' after ')[0]} after {total:,} nodes",) + exc.args[1:]
-        raise
-
-
-def _deadline(timeout: float | None) -> float | None:
-    """When a search of several searches given `timeout` seconds must end (None: no limit)."""
-    return None if timeout is None else time.monotonic() + timeout
-
-
-def _left(deadline: float | None) -> float | None:
-    """The seconds left before `deadline` for the next of a search's several searches."""
-    if deadline is None:
-        return None
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise SearchTimeout("the search ran out of time")
-    return left
-
-
-def _first_forced(session: PrsiSession, searcher: Any, first: int, cancel: Any,
-                  deadline: float | None) -> tuple[int, int, int]:
-    """(value, horizon, nodes): the shortest horizon from `first` up that shows a forced end.
-
-    A forced end within h plies is forced exactly so: the winner cannot do faster (h - 1 showed
-    nothing), the loser cannot hold out longer (every line of his ends by then)."""
-    nodes = 0
-    for horizon in range(first, EXACT_PROOF_HORIZON + 1):
-        session.board.set_search(session.player, horizon)
-        raw = searcher.value(session.board, cancel, _left(deadline))
-        nodes += searcher.nodes
-        if raw:
-            return raw, horizon, nodes
-        if session.board.ply + horizon >= _prsi.MAX_HISTORY:
-            # The window reaches the history's limit, after which no action follows (§4.1):
-            # nothing forced before it is nothing forced at all.
-            return 0, horizon, nodes
-    raise _NoProof
-
-
-def _exact_by_deepening(session: PrsiSession, searcher: Any, mode: int, cancel: Any, deadline: float | None,
-                        want_pv: bool, value_only: bool) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
-    raw, horizon, nodes = _first_forced(session, searcher, 1, cancel, deadline)
-    if value_only:
-        return _exact_code(raw, horizon), [], [], nodes
-    value, moves, pv, n = searcher.solve(session.board, mode, cancel, _left(deadline), want_pv=want_pv)
-    nodes += n
-    exact_moves: list[tuple[int, int | None]] = []
-    for move, v in moves:
-        if v == 0:
-            # No end forced within `horizon` after it: look further from its own position.
-            session.board.play(move)
-            try:
-                v, h, n = _first_forced(session, searcher, horizon, cancel, deadline)
-            except _NoProof:
-                raise _NoProof(session.move_name(move)) from None
-            finally:
-                session.board.undo()
-            nodes += n
-            exact_moves.append((move, _exact_code(v, h + 1)))
-        else:
-            exact_moves.append((move, None if v is None else _exact_code(v, horizon)))
-    return _exact_code(value, horizon), exact_moves, pv, nodes
-
-
-def _exact_code(raw: int, horizon: int) -> int:
-    """A value coded for a horizon (an end at ply d: ±(horizon + 1 - d)) as the exact analysis codes it."""
-    if raw > 0:
-        return EXACT_WIN - (horizon + 1 - raw)
-    if raw < 0:
-        return -(EXACT_WIN - (horizon + 1 + raw))
-    return 0
-
-
-def exact_graph(root: bytes, seats: int, play_on: bool, comeback: bool, player: int, cancel: Any = None,
-                deadline: float | None = None,
-                not_last: bool = False) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
-    """The whole game reachable from `root` (PrsiBoard.pack's bytes), breadth first, solved backwards:
-    (value, [(move, value)], line, states) coded as exact_solve says.  Raises _TooBig past the cap."""
-    board = _prsi.PrsiBoard([0] * seats, [], 0, 0, play_on, comeback, not_last=not_last)
-    index = {root: 0}
-    states = [root]
-    succ: list[list[tuple[int, int]]] = []
-    settled: list[int] = []              # P's outcome where settled (+1 / -1), else 0
-    todo = deque([0])
-    while todo:                          # breadth first: states leave the queue in index order
-        i = todo.popleft()
-        if (i & 1023) == 0:
-            _check_stop(cancel, deadline)
-        board.load(states[i])
-        board.set_search(player, 1)
-        outcome = board.settled()
-        settled.append(outcome)
-        edges: list[tuple[int, int]] = []
-        if not outcome:
-            for move in board.legal_moves():
-                board.play(move)
-                packed = board.pack()
-                board.undo()
-                j = index.get(packed)
-                if j is None:
-                    if len(states) >= EXACT_STATE_CAP:
-                        raise _TooBig
-                    j = index[packed] = len(states)
-                    states.append(packed)
-                    todo.append(j)
-                edges.append((move, j))
-        succ.append(edges)
-    value = retrograde(succ, settled, [_mover(s) == player for s in states])
-    pv: list[int] = []
-    seen = {0}
-    at = 0
-    while succ[at] and len(pv) < 200:
-        step = next(((m, j) for m, j in succ[at] if _follows(value[j], value[at])), None)
-        if step is None:
-            break
-        pv.append(step[0])
-        at = step[1]
-        if at in seen:                   # a drawn line goes round: stop where it repeats
-            break
-        seen.add(at)
-    # A move's value is that of the whole line from the root: its position's, one ply later.
-    return value[0], [(move, _one_ply_later(value[j])) for move, j in succ[0]], pv, len(states)
-
-
-def _one_ply_later(value: int) -> int:
-    return value - 1 if value > 0 else value + 1 if value < 0 else 0
-
-
-def decode(value: int, scale: int) -> tuple[int, int | None]:
-    """(outcome, plies) of a search value: a win in n plies is coded scale - n, a loss n - scale
-    (scale: the horizon + 1, or EXACT_WIN for the exact analysis); (0, None) where no end is forced."""
-    if value > 0:
-        return 1, scale - value
-    if value < 0:
-        return -1, scale + value
-    return 0, None
-
-
-def decode_exact(value: int) -> tuple[int, int | None]:
-    """(outcome, plies) of a value coded by the exact analysis; (0, None) for a draw."""
-    return decode(value, EXACT_WIN)
-
-
-def _follows(child: int, parent: int) -> bool:
-    """Is a move to a child of this value on an optimal line from a parent of that value?"""
-    if parent == 0:
-        return child == 0
-    return child == parent + (1 if parent > 0 else -1)
-
-
-def _mover(packed: bytes) -> int:
-    return packed[4]
-
-
-def _check_stop(cancel: Any, deadline: float | None) -> None:
-    if cancel is not None and cancel.cancelled:
-        raise SearchCancelled("the exact analysis was cancelled")
-    if deadline is not None and time.monotonic() > deadline:
-        raise SearchTimeout("the exact analysis ran out of time")
-
-
-def retrograde(succ: Sequence[Sequence[tuple[int, int]]], settled: Sequence[int], max_moves: Sequence[bool]) -> list[int]:
-    """Values of a game graph, coded as exact_solve says: settled states are worth their outcome at
-    distance 0; a state whose mover has a move to a win for him wins one ply later than the
-    fastest such win, one whose every move loses loses one ply after the slowest; the rest draw."""
-    n = len(succ)
-    pred: list[list[int]] = [[] for _ in range(n)]
-    for i, edges in enumerate(succ):
-        for _, j in edges:
-            pred[j].append(i)
-    value = [0] * n
-    left = [len(e) for e in succ]
-    frontier = [i for i in range(n) if settled[i]]
-    for i in frontier:
-        value[i] = settled[i] * EXACT_WIN
-    dist = 0
-    while frontier:
-        dist += 1
-        new = []
-        for j in frontier:
-            good_for_p = value[j] > 0
-            for i in pred[j]:
-                if value[i] or settled[i]:
-                    continue
-                if good_for_p == max_moves[i]:
-                    value[i] = (EXACT_WIN - dist) * (1 if good_for_p else -1)
-                    new.append(i)
-                else:
-                    left[i] -= 1
-                    if left[i] == 0:
-                        value[i] = (EXACT_WIN - dist) * (1 if good_for_p else -1)
-                        new.append(i)
-        frontier = new
-    return value
 
 
 # ---------------------------------------------------------------- the game

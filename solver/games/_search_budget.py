@@ -1,0 +1,88 @@
+"""What a search made of several searches shares: one deadline, and a count of their nodes.
+
+A Prší search within a long horizon tries shorter ones first, and its exact analysis searches ever
+longer ones (``prsi``, ``prsi_exact``): each call of the core is one search, which counts its own
+nodes and keeps its own time.  The caller asked for one search, so the time is the caller's
+``timeout`` for all of them together, and a stop says the nodes of all (``SearchAborted.nodes``).
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from ddcards.errors import SearchAborted, SearchTimeout
+
+__all__ = ["Tally", "tallied", "deadline", "time_left"]
+
+T = TypeVar("T")
+
+
+class Tally:
+    """A Searcher whose searches' nodes add up (``spent``), for a search made of several: one that
+    stops tells in ``nodes_total`` the nodes of them all, the stopped one's included if it began."""
+
+    def __init__(self, searcher: Any) -> None:
+        self.searcher = searcher
+        self.spent = 0
+
+    @property
+    def nodes(self) -> int:
+        """The last search's nodes (as Searcher.nodes)."""
+        return int(self.searcher.nodes)
+
+    def value(self, *args: Any, **kwargs: Any) -> Any:
+        return self._run(self.searcher.value, args, kwargs)
+
+    def solve(self, *args: Any, **kwargs: Any) -> Any:
+        return self._run(self.searcher.solve, args, kwargs)
+
+    def _run(self, search: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
+        # (a search that stops before it begins leaves the count and the probes as they were)
+        before = self._mark()
+        try:
+            found = search(*args, **kwargs)
+        except SearchAborted as exc:
+            began = self._mark() != before
+            exc.nodes_total = self.spent + (self.searcher.nodes if began else 0)     # type: ignore[attr-defined]
+            raise
+        self.spent += self.searcher.nodes
+        return found
+
+    def _mark(self) -> tuple[int, int]:
+        return self.searcher.nodes, self.searcher.tt_stats["probes"]
+
+
+@contextmanager
+def tallied(searcher: Any) -> Iterator[Tally]:
+    """The searches run through the tally it yields add up their nodes; a stop after the first of
+    them says (message and ``nodes_total``, which the Solver reports as ``nodes``) the nodes of all,
+    where the core's message counts only the search it stopped."""
+    tally = Tally(searcher)
+    try:
+        yield tally
+    except SearchAborted as exc:
+        if tally.spent:
+            total = getattr(exc, "nodes_total", tally.spent)
+            exc.nodes_total = total                                     # type: ignore[attr-defined]
+            stopped = str(exc.args[0]) if exc.args else ""
+            if stopped.startswith("the deadline passed"):    # (before a further search began)
+                stopped = "the search ran out of time"
+            exc.args = (f"{stopped.split(' after ')[0]} after {total:,} nodes",) + exc.args[1:]
+        raise
+
+
+def deadline(timeout: float | None) -> float | None:
+    """When a search of several searches given `timeout` seconds must end (None: no limit)."""
+    return None if timeout is None else time.monotonic() + timeout
+
+
+def time_left(deadline: float | None) -> float | None:
+    """The seconds left before `deadline` for the next of a search's several searches."""
+    if deadline is None:
+        return None
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise SearchTimeout("the search ran out of time")
+    return left
