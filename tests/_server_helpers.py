@@ -66,8 +66,9 @@ def running_server(**kwargs: Any):
         server.stop(0)
 
 
-def wait_until(predicate: Any, timeout: float = 5.0, step: float = 0.005) -> bool:
-    """Poll `predicate` until it holds or `timeout` seconds pass; its last answer."""
+def wait_until(predicate: Any, timeout: float = 30.0, step: float = 0.005) -> bool:
+    """Poll `predicate` until it holds or `timeout` seconds pass; its last answer.  (The default is
+    long: it returns as soon as the predicate holds, and a loaded CI machine once took over 5 s.)"""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if predicate():
