@@ -599,6 +599,20 @@ def test_an_ober_in_a_list_with_spaces_around_the_slash_is_refused_too():
         ddcards.Position.from_dict(dict(ddcards.example("prsi"), played=["QS / D"]))
 
 
+@pytest.mark.parametrize("action", ["QS\t/D", "QS/\u00a0D", "QS\u2009/D", "QS\u3000/D"])
+def test_an_ober_with_other_white_space_around_the_slash_is_refused_too(action):
+    """A tab or a no-break space beside the '/' was read as QS/D in a list, where an ASCII space
+    is refused and the same text as a history splits there ('QS/' and 'D')."""
+    with pytest.raises(ddcards.NotationError) as info:
+        ddcards.Position.from_dict(dict(ddcards.example("prsi"), played=[action]))
+    assert str(info.value).startswith(f"played[0]: {action!r} has a space around its '/': an Ober names its suit "
+                                      f"with no space around the '/', as in 'QS/H'")
+    assert info.value.token == action and info.value.field == "played[0]"
+    with pytest.raises(ddcards.NotationError, match="'QS/' names no suit after its '/'"):
+        ddcards.Position.from_dict(dict(ddcards.example("prsi"), played="QS/\u00a0D 9D"))    # as text
+    assert ddcards.Position.from_dict(dict(ddcards.example("prsi"), played=[" QS/D\t"])).played == ("QS/D",)
+
+
 @pytest.mark.parametrize("player, said", [(2, "too large"), (-1, "too small"), (6, "too large")])
 def test_player_out_of_range_says_the_range_alike(player, said):
     # the deal's range on both sides (-1 was told the option's "0 to 5" for a two-player deal)

@@ -23,6 +23,7 @@ ever longer horizons within a time budget) and reads the end of a line.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -68,6 +69,7 @@ FIELDS = ("game", "hands", "stock", "upcard", "options", "played", "leader")
 # The clauses a bad document or action breaks (DdcardsError.rule), as every game cites docs/RULES.md.
 T = TypeVar("T")
 
+_SPACE_AT_SLASH = re.compile(r"\s/|/\s")       # white space of any kind beside an Ober's '/'
 _WHAT_AN_ACTION_IS = "an action is a card (TH), an Ober naming a suit (QH/S), draw or pass"
 ACTION_RULE = f"docs/RULES.md §4.1: {_WHAT_AN_ACTION_IS}"
 PLAYERS_RULE = "docs/RULES.md §4.1: 2 to 6 players"
@@ -150,11 +152,14 @@ def parse_action(token: Any, ply: int | None = None) -> str:
     text = token.strip()
     if text.lower() in ("draw", "pass"):
         return text.lower()
-    if text.startswith("/") or text.endswith("/") or " /" in text or "/ " in text:
+    # Any white space counts, as a history given as text splits at any (a tab, a no-break space):
+    # 'QS/\u00a0D' in a list was read as QS/D, where the same text as a history is refused.
+    spaced = any(ch.isspace() for ch in text)
+    if text.startswith("/") or text.endswith("/") or _SPACE_AT_SLASH.search(text):
         # 'QS / H' splits into 'QS', '/', 'H' in a history given as text; in a list, one item
         # ('QH/' alone names no suit: "no space around" sent its writer looking for a space)
-        what = ("names no suit after its '/'" if text.endswith("/") and " " not in text and len(text) > 1
-                else "has a space around its '/'" if " " in text else "names no card before its '/'")
+        what = ("names no suit after its '/'" if text.endswith("/") and not spaced and len(text) > 1
+                else "has a space around its '/'" if spaced else "names no card before its '/'")
         raise NotationError(f"{where}{shown(text)} {what}: an Ober names its suit with no space around the '/', "
                             f"as in 'QS/H' ({ACTION_RULE})", token=text, rule=ACTION_RULE, field=field)
     card_text, slash, named = text.partition("/")
