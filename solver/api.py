@@ -159,11 +159,13 @@ def tt_mb_limit() -> int:
     return TT_MB_LIMIT if memory is None else min(memory, TT_MB_LIMIT)
 
 
-def check_tt_mb(tt_mb: int | None, name: str = "tt_mb", *, here: bool = True) -> int | None:
+def check_tt_mb(tt_mb: int | None, name: str = "tt_mb", *, here: bool = True, unset: str | None = None
+                ) -> int | None:
     """`tt_mb` if it is a table size: None (sized per game) or a whole number of MiB from 1 to
     this machine's physical memory (``tt_mb_limit()``; `here` False: the tables are another
     machine's, TT_MB_LIMIT); else InvalidOptionError naming the value and the range (`name`:
-    the option as the caller knows it, e.g. "--tt-mb")."""
+    the option as the caller knows it, e.g. "--tt-mb"; `unset`: what the message says leaving it
+    unset gives, where that is not a table sized per game)."""
     if tt_mb is None:
         return None
     limit = tt_mb_limit() if here else TT_MB_LIMIT
@@ -176,11 +178,12 @@ def check_tt_mb(tt_mb: int | None, name: str = "tt_mb", *, here: bool = True) ->
     else:
         return tt_mb
     memory = "this machine's memory" if here and physical_memory_mb() is not None else "the most a table may take"
-    unset = "leave it out" if name.startswith("-") else "give None"
+    if unset is None:
+        unset = ("leave it out" if name.startswith("-") else "give None") + " for a table sized per game"
     given = repr(tt_mb) if isinstance(tt_mb, bool) else shown(tt_mb)     # a Python argument: True, as passed
     error = InvalidArgumentTypeError if why == "is not a whole number" else InvalidOptionError
     raise error(f"{name} {given} {why}: a table takes 1 to {limit:,} MiB ({memory}); "
-                f"{unset} for a table sized per game", token=token_text(tt_mb), rule=TT_MB_RULE, field=name)
+                f"{unset}", token=token_text(tt_mb), rule=TT_MB_RULE, field=name)
 
 
 def first_table_mb(tt_mb: int | None) -> int:

@@ -436,6 +436,22 @@ def test_deepen_says_what_is_wrong_with_each_argument(kwargs, error, field, word
     assert type(err.value).__name__ == error and err.value.field == field and words in str(err.value)
 
 
+@pytest.mark.parametrize("tt_mb, said", [(0, "is too small"), (10 ** 9, "is too large")])
+def test_deepen_tt_mb_out_of_range_advises_what_deepen_takes(tt_mb, said):
+    """The message said "give None for a table sized per game", which deepen refuses (tt_mb None is
+    an InvalidArgumentTypeError there): it says what leaving tt_mb out gives instead."""
+    from ddcards.api import tt_mb_limit
+    from ddcards.games.prsi import deepen
+
+    with pytest.raises(ddcards.InvalidOptionError) as err:
+        deepen(FRESH, 1.0, tt_mb=tt_mb)
+    assert str(err.value) == (f"tt_mb {tt_mb} {said}: a table takes 1 to {tt_mb_limit():,} MiB (this machine's "
+                              f"memory); leave it out for the default, 2 MiB")
+    assert "None" not in str(err.value) and err.value.field == "tt_mb"
+    with pytest.raises(ddcards.InvalidOptionError, match="give None for a table sized per game"):
+        ddcards.Solver(tt_mb=tt_mb)          # (where None is taken, it is still the advice)
+
+
 def test_deepen_takes_a_position_as_solve_does():
     from ddcards.games.prsi import deepen
 

@@ -829,7 +829,8 @@ def deepen(position: Any, seconds: float | None, *, first: int = 1, last: int = 
     if not isinstance(tt_mb, int) or isinstance(tt_mb, bool):       # (no table sized per game here)
         raise InvalidArgumentTypeError(f"tt_mb is the table's size, a whole number of MiB, not {tt_mb!r}",
                                        token=token_text(tt_mb), rule=TT_MB_RULE, field="tt_mb")
-    check_tt_mb(tt_mb)                 # 1 to this machine's memory
+    # 1 to this machine's memory (not None: "give None" was no advice here, where None is refused)
+    check_tt_mb(tt_mb, unset="leave it out for the default, 2 MiB")
     pos = _position(position)          # a Position, its document or JSON text, as solve takes
     if pos.game != "prsi":
         raise InvalidOptionError(f"deepen searches Prší positions, not {pos.game} ({HORIZON_RULE})", token=pos.game,
