@@ -482,6 +482,37 @@ def test_an_analysis_stopped_on_the_way_and_one_without_its_deal_are_held_to_wha
     assert err.value.field == "steps[1].move" and "'QS/H'), 'draw' or 'pass', not 'jump'" in str(err.value)
 
 
+@pytest.mark.parametrize("where, move", [("move", "QC"), ("move", "7H/S"), ("move", "6H"),
+                                         ("best_moves", "QD"), ("best_moves", "KH/S")])
+def test_without_its_record_a_prsi_action_is_a_whole_action_of_the_game(where, move):
+    """Without the record, an Ober that names no suit ('QC'), a suit named by another card ('7H/S',
+    docs/RULES.md §4.1) and a six (not in Prší's deck) were drawn on the page as actions."""
+    doc = ddcards.analyse(ddcards.example("prsi-endgame")).to_dict()
+    del doc["deal"]
+    assert render(doc).count('<tr id="ply-') == 14
+    bad = json.loads(json.dumps(doc))
+    bad["steps"][3][where] = move if where == "move" else [move]
+    field = "steps[3].move" if where == "move" else "steps[3].best_moves[0]"
+    with pytest.raises(ddcards.NotationError) as err:
+        render(bad)
+    assert err.value.field == field
+    assert f"an action of prsi: a card, an Ober naming a suit ('QS/H'), 'draw' or 'pass', not '{move}'" in \
+        str(err.value)
+    ok = json.loads(json.dumps(doc))
+    ok["steps"][3]["move"] = " qc/s "                      # case and spaces aside, an Ober naming a suit
+    assert render(ok).count('<tr id="ply-') == 14
+
+
+def test_without_its_record_a_marias_move_is_a_card_of_its_deck(analysis_text):
+    """A six is no card of Mariáš's 32-card deck: without the record it was drawn as a move."""
+    doc = json.loads(analysis_text)
+    del doc["deal"]["position"]
+    doc["steps"][3]["move"] = "6H"
+    with pytest.raises(ddcards.NotationError) as err:
+        render(doc)
+    assert err.value.field == "steps[3].move" and "an action of marias: a card, not '6H'" in str(err.value)
+
+
 def test_a_move_written_another_way_and_a_document_without_its_record_are_shown(analysis_text):
     doc = json.loads(analysis_text)
     doc["steps"][3]["move"] = " ac "                      # case and spaces aside, the recorded AC

@@ -199,21 +199,32 @@ def _same_value(a: Any, b: Any) -> bool:
 
 def _check_action(name: str, move: str, field: str) -> None:
     """Without the record to follow, a step's move is at least an action of game `name`: the page
-    lays it out as one (a Prší 'draw' on a Mariáš page would be false)."""
-    from ddcards.games.prsi import parse_action
-    from ddcards.notation import Card
+    lays it out as one (a Prší 'draw' on a Mariáš page would be false), a card of the game's deck
+    (no six outside Mariasz) and, in Prší, an Ober with the suit it names and no other card with
+    one (docs/RULES.md §4.1: 'QC' alone or '7H/S' is no action there)."""
+    from ddcards.games import klaverjas, marias, prsi
+    from ddcards.notation import Card, Rank
 
+    wanted = {"prsi": "a card, an Ober naming a suit ('QS/H'), 'draw' or 'pass'",
+              "mariasz": "a card or 'exchange'"}.get(name, "a card")
     try:
         if name == "prsi":
-            parse_action(move)
+            action = prsi.parse_action(move)
+            if action in ("draw", "pass"):
+                return
+            card_text, slash, _ = action.partition("/")
+            card = Card.parse(card_text)
+            ok = card in prsi.DECK and bool(slash) == (card.rank == Rank.QUEEN)
+        elif name == "mariasz" and move.strip().lower() == "exchange":
             return
-        if name == "mariasz" and move.strip().lower() == "exchange":
-            return
-        Card.parse(move)
+        else:
+            card = Card.parse(move)
+            deck = {"marias": marias.DECK, "klaverjas": klaverjas.DECK}.get(name)
+            ok = deck is None or card in deck
     except DdcardsError:
-        wanted = {"prsi": "a card, an Ober naming a suit ('QS/H'), 'draw' or 'pass'",
-                  "mariasz": "a card or 'exchange'"}.get(name, "a card")
-        raise _fail(field, move, f"an action of {name}: {wanted}") from None
+        ok = False
+    if not ok:
+        raise _fail(field, move, f"an action of {name}: {wanted}")
 
 
 def _check_moves(step: Mapping[str, Any], field: str, game: str) -> None:
