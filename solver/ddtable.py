@@ -38,6 +38,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import queue
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
 from collections.abc import Callable, Mapping
@@ -278,18 +279,37 @@ def _marias_table(deal: marias_table.TableDeal, engine: Any, timeout: float | No
     with taking_turn(engine, start, timeout, cancel):
         engine._searcher.clear()        # cold, so that node counts repeat
 
+    # The nodes of every search of the table, on every thread: a table that stops says them all,
+    # in its message and `nodes` (the core's message counted only the search it stopped, and
+    # `nodes` was 0: "after 1,280 nodes", nodes 0).
+    spent = [0]
+    lock = threading.Lock()
+
+    def counted(n: int) -> None:
+        with lock:
+            spent[0] += n
+
     def run(engine: Any, job: marias_table.Job) -> tuple[list[Any], int]:
         # The job searches on the Solver's own Searcher, keeping its table between discards; it
         # takes its turn as the Solver's own calls do (another thread may share the Solver).
         with taking_turn(engine, start, timeout, cancel):
-            return marias_table.run_job(job, deal, engine._searcher, deadline=deadline, cancel=cancel)
+            return marias_table.run_job(job, deal, engine._searcher, deadline=deadline, cancel=cancel,
+                                        counted=counted)
 
     def run_jobs(jobs: list[marias_table.Job]) -> list[tuple[list[Any], int]]:
         if threads == 1:
             return [run(engine, job) for job in jobs]
         return _run_threaded(jobs, run, engine, min(threads, len(jobs)), solver_class)
 
-    return marias_table.run_table(deal, run_jobs)
+    try:
+        return marias_table.run_table(deal, run_jobs)
+    except SearchAborted as exc:
+        total = spent[0]
+        exc.nodes = total
+        stopped = str(exc.args[0]) if exc.args else ""
+        why = stopped.split(" after ")[0]
+        exc.args = (f"{why} after {total:,} nodes" if total else why,) + exc.args[1:]
+        raise
 
 
 def _run_threaded(items: list[Any], run: Any, engine: Any, threads: int, solver_class: Any) -> list[Any]:

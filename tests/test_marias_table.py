@@ -210,6 +210,27 @@ def test_inputs_and_threads():
     assert one["hands"][0] == "AT.AKQ9.AT.K987" and one["talon"] is None and by_doc["talon"] == "KC 9C"
 
 
+def test_a_stopped_table_says_the_nodes_of_all_its_searches(monkeypatch):
+    """A table stopped on the way said the nodes of the one search it stopped in its message
+    ("after 1,280 nodes") and 0 in `nodes`: both are the nodes of every search of the table."""
+    token = ddcards.CancelToken()
+    done: list[int] = []
+    real = marias_table.run_job
+
+    def first_job_then_cancel(*args, **kwargs):
+        found = real(*args, **kwargs)
+        done.append(found[1])
+        token.cancel()                   # the next job's first search stops before it begins
+        return found
+
+    monkeypatch.setattr(marias_table, "run_job", first_job_then_cancel)
+    with pytest.raises(ddcards.SearchCancelled) as err:
+        dd_table(SEED_DEALT, cancel=token)
+    assert len(done) == 1 and done[0] > 1000
+    assert err.value.nodes == done[0]
+    assert str(err.value) == f"the search was cancelled after {done[0]:,} nodes"
+
+
 def test_timeout_and_cancel():
     with pytest.raises(ddcards.SearchTimeout):
         dd_table(SEED_DEALT, timeout=1e-9)

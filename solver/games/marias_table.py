@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ddcards._jsonio import shown, token_text
-from ddcards.errors import InvalidDealError, InvalidOptionError, SearchTimeout
+from ddcards.errors import InvalidDealError, InvalidOptionError, SearchAborted, SearchTimeout
 from ddcards.games._document import cards_field, check_deal, check_fields, options_field, played_field
 from ddcards.games.marias import (ANNOUNCEMENTS, CONTRACT_RULE, DECK_RULE, FIELDS, INFO, TRUMP_RULE, _TABLES,
                                   active_hands, can_announce, card_mask, money_scale, new_board, table_fields)
@@ -181,12 +181,14 @@ Row = dict[str, Any]
 
 
 def run_job(job: Job, deal: TableDeal, searcher: Any, *, deadline: float | None = None,
-            cancel: Any = None, share: bool = True) -> tuple[list[Row], int]:
+            cancel: Any = None, share: bool = True, counted: Callable[[int], None] | None = None
+            ) -> tuple[list[Row], int]:
     """The rows of one job and the nodes searched.  ``searcher``: a
     ``ddcards._core.search.Searcher`` (its table is kept: the keys say what differs).
     ``share=False`` searches every discard from scratch (a cold table, no answers shared
     between equivalent discards, each search from the board's own first guess): the benchmark's
-    measure of what sharing saves."""
+    measure of what sharing saves.  ``counted(n)`` is told the nodes of each search as it ends,
+    a stopped one's too (if it began), so that a table that stops can say the nodes of all."""
     code = _TABLES["hra" if job.contract == "hra" else "betl"][0]
     defenders = [card_mask(hand, code) for hand in deal.defenders]
     known: dict[Any, int] = {}          # table key -> exact value (equivalent discards)
@@ -207,8 +209,17 @@ def run_job(job: Job, deal: TableDeal, searcher: Any, *, deadline: float | None 
         if not share:
             searcher.clear()
             first_guess = None
-        value = searcher.value(board, cancel, left, first_guess)
+        before = (searcher.nodes, searcher.tt_stats["probes"])
+        try:
+            value = searcher.value(board, cancel, left, first_guess)
+        except SearchAborted:
+            # (a search that stops before it begins leaves the count and the probes as they were)
+            if counted is not None and (searcher.nodes, searcher.tt_stats["probes"]) != before:
+                counted(searcher.nodes)
+            raise
         nodes += searcher.nodes
+        if counted is not None:
+            counted(searcher.nodes)
         return int(value)
 
     def exact(board: Any, first_guess: int | None = None) -> int:
