@@ -500,8 +500,8 @@ class Solver:
             yield
         except SearchAborted as exc:
             started = self._mark() != before
-            # (a search made of several, as a long Prší horizon's, tallies them all itself)
-            exc.nodes = getattr(exc, "nodes_total", self._searcher.nodes if started else 0)
+            if not exc._nodes_told:     # (a search made of several, a long Prší horizon's, told them all)
+                exc.nodes = self._searcher.nodes if started else 0
             progress = self._progress(self._searching, self._searcher.last_progress) if started else None
             if progress is not None:
                 exc.tell_progress(progress)

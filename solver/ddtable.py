@@ -304,11 +304,7 @@ def _marias_table(deal: marias_table.TableDeal, engine: Any, timeout: float | No
     try:
         return marias_table.run_table(deal, run_jobs)
     except SearchAborted as exc:
-        total = spent[0]
-        exc.nodes = total
-        stopped = str(exc.args[0]) if exc.args else ""
-        why = stopped.split(" after ")[0]
-        exc.args = (f"{why} after {total:,} nodes" if total else why,) + exc.args[1:]
+        exc.tell_nodes(spent[0])
         raise
 
 

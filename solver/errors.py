@@ -137,6 +137,19 @@ class SearchAborted(Exception):
     row: int | None = None
     steps: list[AnalysisStep] | None = None
     analysis: Analysis | None = None
+    _nodes_told = False
+
+    def tell_nodes(self, nodes: int) -> None:
+        """Carry `nodes` and say them in the message ("<why it stopped> after N nodes"), for a call
+        made of several searches (a long Prší horizon, a Mariáš contract table), where the core's
+        message counts only the search it stopped.  Told before any progress (tell_progress)."""
+        self.nodes = nodes
+        self._nodes_told = True
+        stopped = str(self.args[0]) if self.args else ""
+        if nodes and stopped.startswith("the deadline passed"):  # (before a further search began)
+            stopped = "the search ran out of time"
+        why = stopped.split(" after ")[0]
+        self.args = (f"{why} after {nodes:,} nodes" if nodes else why,) + self.args[1:]
 
     def tell_progress(self, progress: SearchProgress, where: str = "") -> None:
         """Carry ``progress`` and say it in the message: "<why it stopped>; by then[, where:] <progress>".

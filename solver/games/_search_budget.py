@@ -3,7 +3,7 @@
 A Prší search within a long horizon tries shorter ones first, and its exact analysis searches ever
 longer ones (``prsi``, ``prsi_exact``): each call of the core is one search, which counts its own
 nodes and keeps its own time.  The caller asked for one search, so the time is the caller's
-``timeout`` for all of them together, and a stop says the nodes of all (``SearchAborted.nodes``).
+``timeout`` for all of them together, and a stop says the nodes of all (``SearchAborted.tell_nodes``).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ T = TypeVar("T")
 
 class Tally:
     """A Searcher whose searches' nodes add up (``spent``), for a search made of several: one that
-    stops tells in ``nodes_total`` the nodes of them all, the stopped one's included if it began."""
+    stops says (``SearchAborted.tell_nodes``) the nodes of them all, its own if it began."""
 
     def __init__(self, searcher: Any) -> None:
         self.searcher = searcher
@@ -45,7 +45,7 @@ class Tally:
             found = search(*args, **kwargs)
         except SearchAborted as exc:
             began = self._mark() != before
-            exc.nodes_total = self.spent + (self.searcher.nodes if began else 0)     # type: ignore[attr-defined]
+            exc.tell_nodes(self.spent + (self.searcher.nodes if began else 0))
             raise
         self.spent += self.searcher.nodes
         return found
@@ -56,20 +56,14 @@ class Tally:
 
 @contextmanager
 def tallied(searcher: Any) -> Iterator[Tally]:
-    """The searches run through the tally it yields add up their nodes; a stop after the first of
-    them says (message and ``nodes_total``, which the Solver reports as ``nodes``) the nodes of all,
-    where the core's message counts only the search it stopped."""
+    """The searches run through the tally it yields add up their nodes; a stop, in one of them or
+    between two (out of time before the next began), says the nodes of all."""
     tally = Tally(searcher)
     try:
         yield tally
     except SearchAborted as exc:
-        if tally.spent:
-            total = getattr(exc, "nodes_total", tally.spent)
-            exc.nodes_total = total                                     # type: ignore[attr-defined]
-            stopped = str(exc.args[0]) if exc.args else ""
-            if stopped.startswith("the deadline passed"):    # (before a further search began)
-                stopped = "the search ran out of time"
-            exc.args = (f"{stopped.split(' after ')[0]} after {total:,} nodes",) + exc.args[1:]
+        if not exc._nodes_told and tally.spent:
+            exc.tell_nodes(tally.spent)
         raise
 
 

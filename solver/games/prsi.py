@@ -31,8 +31,7 @@ from typing import Any, TypeVar
 
 from ddcards.errors import (IllegalPlayError, InvalidArgumentTypeError, InvalidCardError, InvalidDealError,
                             InvalidOptionError, NotationError, SearchTimeout)
-from ddcards.games import _prsi, _search_budget
-from ddcards.games import prsi_exact
+from ddcards.games import _prsi, _search_budget, prsi_exact
 from ddcards.games.prsi_exact import EXACT_WIN, Unproven, decode, exact_solve
 from ddcards._jsonio import shown, token_text
 from ddcards.games._document import (OPTION_RANGE_RULE, cards_field, check_deal, check_fields, check_hand_sizes, hand_field,
