@@ -573,9 +573,14 @@ class Solver:
     @staticmethod
     def _progress(session: Session | None, got: tuple[int, int, int | None, int | None, bool] | None
                   ) -> SearchProgress | None:
-        """The Searcher's root progress `got` in the game's terms (`session`'s moves and values)."""
-        if session is None or got is None or not session.root_progress:
+        """The Searcher's root progress `got` in the game's terms (`session`'s moves and values),
+        or what the session keeps itself of a search it makes of several (Session.own_progress),
+        whichever has answered more first moves (the session's on a tie: it knows the value)."""
+        if session is None:
             return None
+        own = session.own_progress
+        if got is None or not session.root_progress or (own is not None and own.answered >= got[0]):
+            return own
         answered, moves, best, move, at_least = got
         return SearchProgress(answered=answered, moves=moves,
                               value=None if best is None else session.reported(best),

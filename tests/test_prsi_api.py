@@ -290,6 +290,19 @@ def test_a_timeout_counts_the_nodes_of_every_horizon_searched():
     assert str(stop.value).startswith(f"the search ran out of time after {stop.value.nodes:,} nodes")
 
 
+def test_a_stop_while_the_other_actions_are_searched_on_says_what_the_shorter_horizon_answered():
+    """Within 45 plies, QS/D forces a win in 11 (found within 12 plies at once); the other actions,
+    which force no end that soon, are searched on and take longer than the time given. The stop
+    (and the ticker, progress_now) says the win found, not "0 of 6 answered": the searches after an
+    action are not of this position, so the core's own progress knew nothing of it."""
+    with pytest.raises(SearchTimeout) as stop:
+        ddcards.Solver().solve(dict(FRESH, options={"horizon": 45}), timeout=1.5)
+    progress = stop.value.progress
+    assert progress is not None and progress.moves == 6 and progress.answered >= 1
+    assert (progress.value, progress.move, progress.at_least) == (1, "QS/D", True)
+    assert str(stop.value).endswith(f"; by then {progress}")
+
+
 def test_games_registry():
     info = ddcards.find_game("Prší")
     assert info.name == "prsi" and info.seats == (2, 3, 4, 5, 6)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Literal, NamedTuple
 
 from ddcards.notation import Card
-from ddcards.result import ValueKind
+from ddcards.result import SearchProgress, ValueKind
 
 #: The table (MiB) of a game that asks for no other (GameInfo.table_mb), where a Solver sized
 #: per game starts.
@@ -321,6 +321,11 @@ class Session(ABC):
         position's search?  Yes where `search` is one root search of this position; no where it
         runs several (Prší's exact analysis: searches within horizons, of positions after a move too)."""
         return True
+
+    #: The progress of a search this session makes of several, kept by the session itself where
+    #: it knows more than the search under way (Prší: the first moves answered within a shorter
+    #: horizon while the others are searched on); read before the core's.  None: the core's.
+    own_progress: SearchProgress | None = None
 
     def search(self, searcher: Any, mode: int, cancel: Any, timeout: float | None,
                want_pv: bool = True, helpers: Sequence[tuple[Any, Any]] = ()

@@ -38,7 +38,7 @@ from ddcards.games._document import (OPTION_RANGE_RULE, cards_field, check_deal,
                                      history_tokens, in_field, options_field, options_object, other_games_action)
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
-from ddcards.result import ValueKind
+from ddcards.result import SearchProgress, ValueKind
 
 #: Plies searched when a request does not say (any number of players).
 DEFAULT_HORIZON = 20
@@ -600,6 +600,7 @@ class PrsiSession(Session):
         if self.horizon is None:                  # the exact analysis runs on one thread
             return self._exact(searcher, mode, cancel, timeout, want_pv)
         deadline = _search_budget.deadline(timeout)
+        self.own_progress = None
         shorter, _, nodes = self._forced_sooner(searcher, self.horizon, 0, cancel, deadline, helpers)
         if shorter is not None:
             # An end forced within the shorter horizon: the same end within this one, and the same
@@ -611,6 +612,7 @@ class PrsiSession(Session):
             final = self._window_ends_history(shorter)       # nothing follows the window: 0 stays 0
             for move, v in moves:
                 if v == 0 and not final:
+                    self._show_answered(moves, len(found), shorter, value)
                     later, v, n = self._forced_after(searcher, move, self.horizon, shorter, cancel, deadline,
                                                      helpers)
                     nodes += n
@@ -621,9 +623,25 @@ class PrsiSession(Session):
                     v = within(v, shorter, self.horizon)
                 found.append((move, v))
             else:
+                self.own_progress = None
                 return within(value, shorter, self.horizon), found, pv, nodes
+            # (what is known stays the progress until the search within the horizon knows more)
+            self._show_answered(moves, len(found), shorter, value)
         value, moves, pv, n = self._solve_within(searcher, self.horizon, mode, cancel, deadline, want_pv, helpers)
+        self.own_progress = None
         return value, moves, pv, nodes + n
+
+    def _show_answered(self, moves: list[tuple[int, int | None]], done: int, shorter: int, value: int) -> None:
+        """own_progress while the moves after the first `done` of `moves` (their values within
+        `shorter` plies, the position's `value`) that force no end within it are searched on: those
+        that do are answered, the best of them known (the searches after a move are not of this
+        position, so the core's progress would say nothing of it)."""
+        answered = done + sum(1 for _, v in moves[done:] if v != 0)
+        best = next((move for move, v in moves if v == value), None)
+        self.own_progress = SearchProgress(answered=answered, moves=len(moves),
+                                           value=self.reported(within(value, shorter, self.horizon)),
+                                           move=None if best is None else self.move_name(best),
+                                           at_least=self.is_max(self.to_move))
 
     def _exact(self, searcher: Any, mode: int, cancel: Any, timeout: float | None, want_pv: bool,
                value_only: bool = False) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
@@ -672,6 +690,7 @@ class PrsiSession(Session):
 
     def _search_value(self, searcher: Any, cancel: Any, timeout: float | None,
                       helpers: Sequence[tuple[Any, Any]]) -> int:
+        self.own_progress = None
         if self.horizon is None:
             return self._exact(searcher, 0, cancel, timeout, False, value_only=True)[0]
         deadline = _search_budget.deadline(timeout)
@@ -729,6 +748,7 @@ class PrsiSession(Session):
             return after - (after > 0) + (after < 0), 0
         # One ply in, the window ends where the search before the action ended.
         deadline = _search_budget.deadline(timeout)
+        self.own_progress = None
         with _search_budget.tallied(searcher) as tally:
             return self._deepened_value(tally, self.horizon - 1, cancel, deadline)
 
