@@ -205,16 +205,18 @@ class TlsFiles:
     key: str
     client_ca: str | None = None
 
-    def credentials(self) -> grpc.ServerCredentials:
-        def read(path: str) -> bytes:
-            with open(path, "rb") as handle:
-                data = handle.read()
-            if b"-----BEGIN " not in data:
-                raise ValueError(f"{path} is not a PEM file")
-            return data
+    @staticmethod
+    def read(path: str) -> bytes:
+        """The bytes of a PEM file; ValueError if it holds no PEM block."""
+        with open(path, "rb") as handle:
+            data = handle.read()
+        if b"-----BEGIN " not in data:
+            raise ValueError(f"{path} is not a PEM file (no '-----BEGIN' line)")
+        return data
 
-        client_ca = read(self.client_ca) if self.client_ca else None
-        return grpc.ssl_server_credentials([(read(self.key), read(self.cert))], root_certificates=client_ca,
+    def credentials(self) -> grpc.ServerCredentials:
+        client_ca = self.read(self.client_ca) if self.client_ca else None
+        return grpc.ssl_server_credentials([(self.read(self.key), self.read(self.cert))], root_certificates=client_ca,
                                            require_client_auth=client_ca is not None)
 
 
@@ -565,6 +567,11 @@ def _options(args: argparse.Namespace) -> _ServeOptions:
             raise _Usage(f"{name}: {path} is a folder, not a file")
         if path and not os.path.isfile(path):
             raise _Usage(f"{name}: no such file: {path}")
+        if path and name.startswith("--tls"):
+            try:
+                TlsFiles.read(path)
+            except (OSError, ValueError) as exc:
+                raise _Usage(f"{name}: {exc}") from None
     if args.token is not None and args.token_file:
         raise _Usage("give --token or --token-file, not both")
     token = args.token

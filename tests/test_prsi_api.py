@@ -214,6 +214,9 @@ def test_exact_analysis():
     res = ddcards.solve(exact, mode="optimal")
     assert (res.value, res.distance, res.horizon, res.optimal_moves) == (1, 11, None, ["draw"])
     assert res.to_dict()["horizon"] is None
+    for text in ("none", "Exact"):          # where a JSON null cannot be sent (docs/RULES.md §4.9)
+        said = ddcards.solve(dict(ENDGAME, options={"horizon": text}), mode="optimal")
+        assert (said.value, said.distance, said.horizon, said.optimal_moves) == (1, 11, None, ["draw"])
     with pytest.raises(InvalidOptionError, match="after '7D'") as err:
         ddcards.solve(exact, mode="all")
     assert err.value.token == "7D" and "200,000 states" in str(err.value) and "30 plies" in str(err.value)

@@ -95,7 +95,7 @@ INFO = GameInfo(
     objectives={},
     options=(
         OptionInfo("horizon", "int", DEFAULT_HORIZON,
-                   f"plies searched (1..{MAX_HORIZON}); null (or \"none\"): exact values, where a forced end "
+                   f"plies searched (1..{MAX_HORIZON}); null (or \"none\", \"exact\"): exact values, where a forced end "
                    f"within {prsi_exact.EXACT_PROOF_HORIZON} plies or a reachable game of at most "
                    f"{prsi_exact.EXACT_STATE_CAP:,} states proves them",
                    minimum=1, maximum=MAX_HORIZON, meaning="the plies searched"),
