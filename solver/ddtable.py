@@ -46,7 +46,7 @@ from typing import Any
 
 from ddcards.api import CancelToken, Solver
 from ddcards._jsonio import decode_utf8, loads, not_a_position, read_position, shown, token_text
-from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, SearchAborted
+from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, SearchAborted, SearchTimeout
 from ddcards.games import get_game, klaverjas, marias_table
 from ddcards.games._document import check_fields, played_field
 from ddcards.games.klaverjas import FIELDS as KLAVERJAS_FIELDS
@@ -304,6 +304,8 @@ def _marias_table(deal: marias_table.TableDeal, engine: Any, timeout: float | No
     try:
         return marias_table.run_table(deal, run_jobs)
     except SearchAborted as exc:
+        # (said of the table, as a stop between its searches is: not "the search" of one row)
+        exc.args = (f"the contract table {'ran out of time' if isinstance(exc, SearchTimeout) else 'was cancelled'}",)
         exc.tell_nodes(spent[0])
         raise
 

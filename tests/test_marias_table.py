@@ -228,7 +228,7 @@ def test_a_stopped_table_says_the_nodes_of_all_its_searches(monkeypatch):
         dd_table(SEED_DEALT, cancel=token)
     assert len(done) == 1 and done[0] > 1000
     assert err.value.nodes == done[0]
-    assert str(err.value) == f"the search was cancelled after {done[0]:,} nodes"
+    assert str(err.value) == f"the contract table was cancelled after {done[0]:,} nodes"
 
 
 def test_timeout_and_cancel():
