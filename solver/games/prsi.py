@@ -612,7 +612,7 @@ class PrsiSession(Session):
             final = self._window_ends_history(shorter)       # nothing follows the window: 0 stays 0
             for move, v in moves:
                 if v == 0 and not final:
-                    self._show_answered(moves, len(found), shorter, value)
+                    self._show_answered(moves, len(found), value, within(value, shorter, self.horizon))
                     later, v, n = self._forced_after(searcher, move, self.horizon, shorter, cancel, deadline,
                                                      helpers)
                     nodes += n
@@ -626,20 +626,19 @@ class PrsiSession(Session):
                 self.own_progress = None
                 return within(value, shorter, self.horizon), found, pv, nodes
             # (what is known stays the progress until the search within the horizon knows more)
-            self._show_answered(moves, len(found), shorter, value)
+            self._show_answered(moves, len(found), value, within(value, shorter, self.horizon))
         value, moves, pv, n = self._solve_within(searcher, self.horizon, mode, cancel, deadline, want_pv, helpers)
         self.own_progress = None
         return value, moves, pv, nodes + n
 
-    def _show_answered(self, moves: list[tuple[int, int | None]], done: int, shorter: int, value: int) -> None:
-        """own_progress while the moves after the first `done` of `moves` (their values within
-        `shorter` plies, the position's `value`) that force no end within it are searched on: those
-        that do are answered, the best of them known (the searches after a move are not of this
-        position, so the core's progress would say nothing of it)."""
+    def _show_answered(self, moves: list[tuple[int, int | None]], done: int, value: int, known: int) -> None:
+        """own_progress while the moves after the first `done` of `moves` (their values within the
+        shorter horizon, the position's `value` there and `known` within this one) that force no
+        end within it are searched on: those that do are answered, the best of them known (the
+        searches after a move are not of this position: the core's progress says nothing of it)."""
         answered = done + sum(1 for _, v in moves[done:] if v != 0)
         best = next((move for move, v in moves if v == value), None)
-        self.own_progress = SearchProgress(answered=answered, moves=len(moves),
-                                           value=self.reported(within(value, shorter, self.horizon)),
+        self.own_progress = SearchProgress(answered=answered, moves=len(moves), value=self.reported(known),
                                            move=None if best is None else self.move_name(best),
                                            at_least=self.is_max(self.to_move))
 
