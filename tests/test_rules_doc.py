@@ -322,3 +322,18 @@ def test_the_analysis_deals_sides_are_as_section_0_10_says():
     assert "empty in Prší, whose `score` is each seat's cards left" in " ".join(RULES.split())
     marias = ddcards.analyse(ddcards.example("marias-seed"), from_ply=27).to_dict()["deal"]
     assert marias["sides"] and set(marias["sides"]) <= set(marias["score"])
+
+
+def test_the_analysis_deals_pile_and_suit_names_are_as_section_0_10_says():
+    # §0.10: Prší's `pile` is left out while it is empty; `suit_names` is empty in the games
+    # without names of their own; `hands` are in the hand notation of §0.4
+    text = " ".join(RULES.split())
+    assert "`pile`, the cards under it, left out while there are none" in text
+    assert "empty where the game has none: Klaverjas, Mariasz, Prší" in text
+    start = ddcards.analyse(ddcards.example("prsi-endgame")).to_dict()["deal"]
+    assert "pile" not in start and start["top"]
+    for name in ("klaverjas", "mariasz-recorded", "prsi-endgame"):
+        assert ddcards.analyse(ddcards.example(name), from_ply=0).to_dict()["deal"]["suit_names"] == []
+    marias = ddcards.analyse(ddcards.example("marias-seed"), from_ply=1).to_dict()["deal"]
+    assert marias["suit_names"] == ["zelené", "červené", "kule", "žaludy"]
+    assert marias["hands"][0] == "AT.AK9.AT.87" and "in the notation of §0.4)" in text
