@@ -21,10 +21,13 @@ T = TypeVar("T")
 
 class Tally:
     """A Searcher whose searches' nodes add up (``spent``), for a search made of several: one that
-    stops says (``SearchAborted.tell_nodes``) the nodes of them all, its own if it began."""
+    stops says (``SearchAborted.tell_nodes``) the nodes of them all, its own if it began.
+    ``on_search(n)`` is told each search's nodes as it ends, a stopped one's too: a count kept over
+    several tallies (the Mariáš contract table's, one a thread)."""
 
-    def __init__(self, searcher: Any) -> None:
+    def __init__(self, searcher: Any, on_search: Callable[[int], None] | None = None) -> None:
         self.searcher = searcher
+        self.on_search = on_search
         self.spent = 0
 
     @property
@@ -44,10 +47,14 @@ class Tally:
         try:
             found = search(*args, **kwargs)
         except SearchAborted as exc:
-            began = self._mark() != before
-            exc.tell_nodes(self.spent + (self.searcher.nodes if began else 0))
+            own = self.searcher.nodes if self._mark() != before else 0
+            if own and self.on_search is not None:
+                self.on_search(own)
+            exc.tell_nodes(self.spent + own)
             raise
         self.spent += self.searcher.nodes
+        if self.on_search is not None:
+            self.on_search(self.searcher.nodes)
         return found
 
     def _mark(self) -> tuple[int, int]:

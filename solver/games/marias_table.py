@@ -37,8 +37,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ddcards._jsonio import shown, token_text
-from ddcards.errors import InvalidDealError, InvalidOptionError, SearchAborted, SearchTimeout
+from ddcards.errors import InvalidDealError, InvalidOptionError, SearchTimeout
 from ddcards.games._document import cards_field, check_deal, check_fields, options_field, played_field
+from ddcards.games._search_budget import Tally
 from ddcards.games.marias import (ANNOUNCEMENTS, CONTRACT_RULE, DECK_RULE, FIELDS, INFO, TRUMP_RULE, _TABLES,
                                   active_hands, can_announce, card_mask, money_scale, new_board, table_fields)
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
@@ -193,14 +194,13 @@ def run_job(job: Job, deal: TableDeal, searcher: Any, *, deadline: float | None 
     defenders = [card_mask(hand, code) for hand in deal.defenders]
     known: dict[Any, int] = {}          # table key -> exact value (equivalent discards)
     refuted: set[Any] = set()           # (table key, rank): the money does not reach the rank
-    nodes = 0
+    tally = Tally(searcher, counted)
     # The previous discard's margin is the next one's first guess; the first starts from the
     # board's own (marias.hra_guess, from the hands).
     guess: int | None = None
     rows: list[Row] = []
 
     def search(board: Any, first_guess: int | None = None) -> int:
-        nonlocal nodes
         left = None
         if deadline is not None:
             left = deadline - time.perf_counter()
@@ -209,18 +209,7 @@ def run_job(job: Job, deal: TableDeal, searcher: Any, *, deadline: float | None 
         if not share:
             searcher.clear()
             first_guess = None
-        before = (searcher.nodes, searcher.tt_stats["probes"])
-        try:
-            value = searcher.value(board, cancel, left, first_guess)
-        except SearchAborted:
-            # (a search that stops before it begins leaves the count and the probes as they were)
-            if counted is not None and (searcher.nodes, searcher.tt_stats["probes"]) != before:
-                counted(searcher.nodes)
-            raise
-        nodes += searcher.nodes
-        if counted is not None:
-            counted(searcher.nodes)
-        return int(value)
+        return int(tally.value(board, cancel, left, first_guess))
 
     def exact(board: Any, first_guess: int | None = None) -> int:
         """The board's value, or an equivalent discard's (same table key)."""
@@ -270,7 +259,7 @@ def run_job(job: Job, deal: TableDeal, searcher: Any, *, deadline: float | None 
             if money > best:
                 best, best_parts = money, parts
         rows.append(_row(text, job, list(best_parts), margin, "points", best, place))
-    return rows, nodes
+    return rows, tally.spent
 
 
 def _row(discard: str, job: Job, parts: list[str], value: int, kind: str, money: int, place: int) -> Row:
