@@ -357,3 +357,29 @@ def test_an_array_that_the_input_ends_inside_is_a_json_error_not_a_crash(data):
     entries = list(reader.read_documents(io.BytesIO(data)))
     error = entries[-1].error
     assert error is not None and str(error).startswith("not valid JSON: Expecting value (the input ends first) at line ")
+
+
+@pytest.mark.parametrize("field, value", [("position_key", "zz"), ("position_key", ""), ("position_key", "-1"),
+                                          ("elapsed_ms", "x"), ("elapsed_ms", None), ("nodes", "x"),
+                                          ("nodes", -5)])
+def test_a_record_with_a_field_no_run_writes_is_a_corrupt_line_not_an_internal_error(tmp_path, capsys, field,
+                                                                                     value):
+    """A hand-edited record whose position_key is no key (int('zz', 16) raised ValueError) or whose
+    elapsed_ms or nodes is no count (the summary's sum raised TypeError) ended the resumed run with
+    "internal error ... (a bug)", exit status 3; it is a line that is no record, as any other."""
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(endgame(seed)) + "\n" for seed in (24, 25, 26)))
+    out = tmp_path / "out.jsonl"
+    assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == 0
+    lines = out.read_text().splitlines()
+    first = json.loads(lines[0])
+    assert isinstance(first[field], (int, float, str)) and not isinstance(first[field], bool)
+    first[field] = value
+    edited = "\n".join([json.dumps(first), *lines[1:]]) + "\n"
+    out.write_text(edited)
+    capsys.readouterr()
+    assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"{out} line 1 is not a record of ddcards batch (was the file changed by hand?)" in err, err
+    assert "internal error" not in err
+    assert out.read_text() == edited

@@ -18,7 +18,9 @@ import contextlib
 import fcntl
 import heapq
 import json
+import math
 import os
+import re
 import stat
 import tempfile
 import time
@@ -36,6 +38,8 @@ JOB_FORMAT = "ddcards-batch/1"
 RESUME_RULE = "docs/BATCH.md: a batch resumes with the same input and options into its own output file"
 WRITE_RULE = "-o: a file that can be written"
 SYNC_SECONDS = 1.0
+#: A record's position_key: 128 bits in hex (job.position_key).
+_KEY = re.compile(r"[0-9a-f]{32}")
 
 
 class KeyIndex:
@@ -388,6 +392,13 @@ def _parse_record(raw: bytes) -> dict[str, Any] | None:
         return None                     # (true is no line number, though Python's bool is an int)
     if not (column is None or whole_number(column) and column >= 1):
         return None
+    key = record.get("position_key")
+    if key is not None and not (isinstance(key, str) and _KEY.fullmatch(key)):
+        return None                     # (the index takes its first 64 bits as hex digits)
+    for count in ("elapsed_ms", "nodes"):       # summed by the run's summary
+        value = record.get(count, 0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+            return None
     return record
 
 
