@@ -383,3 +383,26 @@ def test_a_record_with_a_field_no_run_writes_is_a_corrupt_line_not_an_internal_e
     assert f"{out} line 1 is not a record of ddcards batch (was the file changed by hand?)" in err, err
     assert "internal error" not in err
     assert out.read_text() == edited
+
+
+def test_a_record_of_a_line_far_past_the_input_takes_no_memory_for_it(tmp_path, capsys):
+    """A hand-edited record of line 10**15 made the resumed run ask for 125 TB (a bit per line up to
+    it): MemoryError, said as "ddcards: error: " and nothing more.  Such a record answers no line
+    of the input, which the run says, and the input's line is answered again."""
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(endgame(seed)) + "\n" for seed in (24, 25, 26)))
+    out = tmp_path / "out.jsonl"
+    assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == 0
+    lines = out.read_text().splitlines()
+    first = json.loads(lines[0])
+    line = first["line"]
+    first["line"] = 10 ** 15
+    out.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    capsys.readouterr()
+    assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == cli.EXIT_OK
+    err = capsys.readouterr().err
+    assert "1 record of an earlier run answers no document of the input" in err, err
+    assert "3 documents (2 answered by earlier runs); 1 answered in" in err, err
+    records = [json.loads(text) for text in out.read_text().splitlines()]
+    assert sorted(r["line"] for r in records) == [1, 2, 3, 10 ** 15]
+    assert records[-1]["line"] == line and records[-1]["value"] == first["value"]

@@ -90,14 +90,21 @@ class _Done:
     """Which input documents OUT answers: a bit per line, and the places (line, index, column) of
     the documents in arrays or sharing a line."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_line: int | None = None) -> None:
+        """max_line: the last line the input may have (its size in bytes, plus one); a record of a
+        line past it (an OUT edited by hand) is kept among the places, not as a bit of a bytearray
+        as long as that line number."""
         self._lines = bytearray()
         self._places: set[tuple[int, int | None, int | None]] = set()
+        self._max_line = max_line
         self.count = 0
+
+    def _bits(self, line: int, index: int | None, column: int | None) -> bool:
+        return index is None and column is None and (self._max_line is None or line <= self._max_line)
 
     def add(self, line: int, index: int | None, column: int | None = None) -> bool:
         """Mark it; False if it was marked already."""
-        if index is not None or column is not None:
+        if not self._bits(line, index, column):
             if (line, index, column) in self._places:
                 return False
             self._places.add((line, index, column))
@@ -113,7 +120,7 @@ class _Done:
 
     def __contains__(self, place: tuple[int, int | None, int | None]) -> bool:
         line, index, column = place
-        if index is not None or column is not None:
+        if not self._bits(line, index, column):
             return place in self._places
         byte, bit = divmod(line, 8)
         return byte < len(self._lines) and bool(self._lines[byte] >> bit & 1)
@@ -136,7 +143,8 @@ class Journal:
                  on_record: Callable[[dict[str, Any]], None] | None = None):
         self.path = path
         self.job_path = path + JOB_SUFFIX
-        self.done = _Done()
+        size = (job.get("input") or {}).get("bytes") if isinstance(job.get("input"), dict) else None
+        self.done = _Done(size + 1 if whole_number(size) else None)
         self.index = KeyIndex()
         self.notes: list[str] = []
         self.resumed = False
