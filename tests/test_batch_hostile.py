@@ -406,3 +406,33 @@ def test_a_record_of_a_line_far_past_the_input_takes_no_memory_for_it(tmp_path, 
     records = [json.loads(text) for text in out.read_text().splitlines()]
     assert sorted(r["line"] for r in records) == [1, 2, 3, 10 ** 15]
     assert records[-1]["line"] == line and records[-1]["value"] == first["value"]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "input list", "input text", "options list", "huge"])
+def test_a_job_file_that_is_no_job_file_is_refused_at_once(tmp_path, capsys, kind):
+    """On resuming, OUT.job was read without the care its rewriting takes: a FIFO in its place
+    hung the run for ever (open waits for a writer), a file of gigabytes was read whole, and an
+    "input" or "options" that is no object ended the run with an internal error (exit 3)."""
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(endgame(seed)) + "\n" for seed in (25, 26)))
+    out = tmp_path / "out.jsonl"
+    assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == 0
+    job = Path(f"{out}{JOB_SUFFIX}")
+    earlier = json.loads(job.read_text())
+    job.unlink()
+    if kind == "fifo":
+        os.mkfifo(job)
+    elif kind == "device":                      # (/dev/zero was read until the memory ran out)
+        job.symlink_to("/dev/null")
+    elif kind == "huge":
+        job.write_text(json.dumps(dict(earlier, padding="x" * 200_000)))
+    else:
+        field, what = kind.split()
+        job.write_text(json.dumps(dict(earlier, **{field: [1, 2] if what == "list" else "abc"})))
+    capsys.readouterr()
+    start = time.monotonic()
+    assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == cli.EXIT_BAD_INPUT
+    assert time.monotonic() - start < 10
+    err = capsys.readouterr().err
+    assert f"ddcards: error: {job} is not a ddcards batch job file (format {JOB_FORMAT})" in err, err
+    assert len(out.read_text().splitlines()) == 2

@@ -230,8 +230,14 @@ class Journal:
 
     def _check_job(self, job: dict[str, Any]) -> None:
         try:
-            with open(self.job_path, encoding="utf-8") as fh:
-                earlier = json.load(fh)
+            # a regular file only (opening a FIFO waits for a writer for ever), read no further than
+            # a job file can be (a few hundred bytes)
+            if not stat.S_ISREG(os.stat(self.job_path).st_mode):
+                earlier = None
+            else:
+                with open(self.job_path, encoding="utf-8") as fh:
+                    text = fh.read(65537)
+                earlier = json.loads(text) if len(text) <= 65536 else None
         except FileNotFoundError:
             raise InvalidOptionError(
                 f"{self.path} exists and is not the output of a ddcards batch (there is no {self.job_path}): "
@@ -240,7 +246,8 @@ class Journal:
         except (OSError, ValueError) as exc:
             raise InvalidOptionError(f"cannot read {self.job_path}: {exc}", token=self.job_path,
                                      rule=RESUME_RULE) from None
-        if not isinstance(earlier, dict) or earlier.get("format") != JOB_FORMAT:
+        if not isinstance(earlier, dict) or earlier.get("format") != JOB_FORMAT or \
+                not all(isinstance(earlier.get(field), (dict, type(None))) for field in ("input", "options")):
             raise InvalidOptionError(f"{self.job_path} is not a ddcards batch job file (format {JOB_FORMAT})",
                                      token=self.job_path, rule=RESUME_RULE)
         options = earlier.get("options")
