@@ -1190,7 +1190,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except MemoryError as exc:          # a table too large for the memory free now: the usage's to change
         # (a batch's workers make their Solvers through the API, whose argument is tt_mb: here it is --tt-mb)
         text = str(exc.for_option("--tt-mb") if isinstance(exc, TableMemoryError) else exc)
-        print(printable(f"ddcards: error: {text}"), file=sys.stderr)
+        print(printable(f"ddcards: error: {text or 'out of memory (MemoryError)'}"), file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt as exc:
         from ddcards.batch.job import Terminated

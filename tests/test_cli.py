@@ -1341,3 +1341,13 @@ def test_an_analysis_document_where_a_position_is_wanted_is_said_so(tmp_path, ca
     assert cli.main(["report", str(path), "-o", str(tmp_path / "page.html")]) == cli.EXIT_BAD_INPUT
     assert "the input is an analysis document without its 'steps'" in capsys.readouterr().err
     assert not (tmp_path / "page.html").exists()
+
+
+def test_running_out_of_memory_is_said_in_words(monkeypatch, capsys):
+    """A plain MemoryError (no message: Python's own when an allocation fails) was said as
+    "ddcards: error: " and nothing after it (a resumed batch's output with a record of line 10**15)."""
+    def exhausted(args: object) -> int:
+        raise MemoryError
+    monkeypatch.setattr(cli, "cmd_games", exhausted)
+    assert cli.main(["games"]) == cli.EXIT_BAD_INPUT
+    assert capsys.readouterr().err == "ddcards: error: out of memory (MemoryError)\n"
