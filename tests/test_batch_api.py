@@ -288,3 +288,25 @@ def test_the_errors_handed_out_do_not_keep_the_worker_threads_solvers_alive():
     assert solvers() == before
     for answer in answers:
         assert traceback.format_exception(answer.error)       # still printable, with its lines
+
+
+def test_a_position_that_cannot_be_pickled_costs_a_process_pool_only_itself():
+    """A position that cannot travel to another process (an object that is no document, a
+    mapping other than a dict) is read here: the object is refused as it is on threads, the
+    mapping solved, and the positions sharing their chunk are solved, not lost with it to a
+    PicklingError (an audit: every position of the chunk was an ExecutorFailure)."""
+    import types
+
+    hra = ddcards.example("marias-hra")
+    docs = [ddcards.Position.from_dict(hra), object(), types.MappingProxyType(hra), lambda: hra,
+            memoryview(b"{}"), ddcards.example("klaverjas")]
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        answers = sorted(ddcards.solve_many(docs, executor=pool, chunk_size=len(docs)), key=lambda d: d.index)
+    assert [d.index for d in answers] == list(range(len(docs)))
+    assert [d.result.value if d.result is not None else None for d in answers] == [70, None, 70, None, None, 132]
+    assert [type(d.error).__name__ for d in answers] == ["NoneType", "NotationTypeError", "NoneType",
+                                                         "NotationTypeError", "NotationTypeError", "NoneType"]
+    assert [str(d.error) for d in answers if d.error is not None] == [
+        "a position is a JSON object, not object", "a position is a JSON object, not function",
+        "a position is a JSON object, not memoryview"]
+    assert answers[1].error.rule == "docs/RULES.md §0.6: a position is a JSON object of its game's fields"

@@ -21,8 +21,8 @@ from functools import partial
 from typing import Any
 
 from ddcards._jsonio import not_a_position
-from ddcards.api import (DEFAULT_TT_MB, CancelToken, PositionLike, Solver, _mode, check_tables_fit, check_timeout,
-                         check_tt_mb)
+from ddcards.api import (DEFAULT_TT_MB, CancelToken, PositionLike, Solver, _mode, _position, check_tables_fit,
+                         check_timeout, check_tt_mb)
 from ddcards.errors import DdcardsError, InvalidArgumentTypeError, InvalidOptionError, SearchAborted
 from ddcards.position import Position
 from ddcards.result import Mode, Result
@@ -89,7 +89,7 @@ def _thread_solver(tt_mb: int | None) -> Solver:
     return solver
 
 
-def solve_chunk(positions: list[PositionLike], mode: str, timeout: float | None, tt_mb: int | None,
+def solve_chunk(positions: list[PositionLike | _Refused], mode: str, timeout: float | None, tt_mb: int | None,
                 cancel: Any = None, portable: bool = True) -> tuple[list[tuple[Result | None, BaseException | None]], float]:
     """Solve `positions` one after another: ([(result, error) each], seconds spent).
 
@@ -107,6 +107,9 @@ def solve_chunk(positions: list[PositionLike], mode: str, timeout: float | None,
         return [(None, exc) for _ in positions], time.perf_counter() - start
     out: list[tuple[Result | None, BaseException | None]] = []
     for position in positions:
+        if isinstance(position, _Refused):        # read where it was given (_portable)
+            out.append((None, position.error))
+            continue
         try:
             out.append((solver.solve(position, mode=mode, timeout=timeout, cancel=cancel), None))
         except (DdcardsError, SearchAborted) as exc:
@@ -202,9 +205,25 @@ def _chunks(tasks: Iterable[Task], size: _ChunkSize, make_run: Any) -> Iterator[
         yield Work(tags, make_run(positions))
 
 
-def _portable(position: PositionLike) -> PositionLike:
+@dataclass(frozen=True, slots=True)
+class _Refused:
+    """A position read where it was given and refused: the error the worker answers for it."""
+
+    error: DdcardsError
+
+
+def _portable(position: PositionLike) -> PositionLike | _Refused:
     # A Position travels as its canonical document, rebuilt (and validated) by the worker.
-    return position.to_json() if isinstance(position, Position) else position
+    if isinstance(position, Position):
+        return position.to_json()
+    if isinstance(position, (dict, str, bytes, bytearray)):
+        return position
+    # Anything else may not pickle (an object that is no document, a mappingproxy, a memoryview),
+    # which would lose its whole chunk, the good positions with it (ExecutorFailure): read here.
+    try:
+        return _position(position).to_json()
+    except DdcardsError as exc:
+        return _Refused(exc)
 
 
 def solve_tasks(tasks: Iterable[Task], *, jobs: int | None = None, executor: Any = None,
