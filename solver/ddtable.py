@@ -274,40 +274,40 @@ def _marias_table(deal: marias_table.TableDeal, engine: Any, timeout: float | No
 
     start = time.monotonic()
     deadline = None if timeout is None else time.perf_counter() + timeout
-    # The waits for the caller's Solver, which another thread may be searching with, give up
-    # within the table's timeout and cancel, as a Solver's own calls do.
+    # The table takes the caller's Solver's turn once, for all of it, as a Solver's own call does:
+    # its wait for another thread's search gives up within the table's timeout and cancel. The
+    # jobs on that Solver then run on this thread or on a pool thread while this one waits for
+    # them; a turn taken again there, from another thread, would wait for this one (a table asked
+    # from an analysis's on_step, which holds the turn, never returned).
     with taking_turn(engine, start, timeout, cancel):
         engine._searcher.clear()        # cold, so that node counts repeat
 
-    # The nodes of every search of the table, on every thread: a table that stops says them all,
-    # in its message and `nodes` (the core's message counted only the search it stopped, and
-    # `nodes` was 0: "after 1,280 nodes", nodes 0).
-    spent = [0]
-    lock = threading.Lock()
+        # The nodes of every search of the table, on every thread: a table that stops says them
+        # all, in its message and `nodes` (the core's message counted only the search it stopped).
+        spent = [0]
+        lock = threading.Lock()
 
-    def counted(n: int) -> None:
-        with lock:
-            spent[0] += n
+        def counted(n: int) -> None:
+            with lock:
+                spent[0] += n
 
-    def run(engine: Any, job: marias_table.Job) -> tuple[list[Any], int]:
-        # The job searches on the Solver's own Searcher, keeping its table between discards; it
-        # takes its turn as the Solver's own calls do (another thread may share the Solver).
-        with taking_turn(engine, start, timeout, cancel):
+        def run(engine: Any, job: marias_table.Job) -> tuple[list[Any], int]:
+            # (the job searches on its Solver's own Searcher, keeping its table between discards)
             return marias_table.run_job(job, deal, engine._searcher, deadline=deadline, cancel=cancel,
                                         counted=counted)
 
-    def run_jobs(jobs: list[marias_table.Job]) -> list[tuple[list[Any], int]]:
-        if threads == 1:
-            return [run(engine, job) for job in jobs]
-        return _run_threaded(jobs, run, engine, min(threads, len(jobs)), solver_class)
+        def run_jobs(jobs: list[marias_table.Job]) -> list[tuple[list[Any], int]]:
+            if threads == 1:
+                return [run(engine, job) for job in jobs]
+            return _run_threaded(jobs, run, engine, min(threads, len(jobs)), solver_class)
 
-    try:
-        return marias_table.run_table(deal, run_jobs)
-    except SearchAborted as exc:
-        # (said of the table, as a stop between its searches is: not "the search" of one row)
-        exc.args = (f"the contract table {'ran out of time' if isinstance(exc, SearchTimeout) else 'was cancelled'}",)
-        exc.tell_nodes(spent[0])
-        raise
+        try:
+            return marias_table.run_table(deal, run_jobs)
+        except SearchAborted as exc:
+            # (said of the table, as a stop between its searches is: not "the search" of one row)
+            exc.args = (f"the contract table {'ran out of time' if isinstance(exc, SearchTimeout) else 'was cancelled'}",)
+            exc.tell_nodes(spent[0])
+            raise
 
 
 def _run_threaded(items: list[Any], run: Any, engine: Any, threads: int, solver_class: Any) -> list[Any]:

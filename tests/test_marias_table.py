@@ -231,6 +231,23 @@ def test_a_stopped_table_says_the_nodes_of_all_its_searches(monkeypatch):
     assert str(err.value) == f"the contract table was cancelled after {done[0]:,} nodes"
 
 
+def test_a_table_on_two_threads_asked_from_an_analysis_on_the_same_solver():
+    """An analysis's on_step may call its Solver (it holds the Solver's turn meanwhile). A Mariáš
+    table on two threads there ran its first jobs on the caller's Solver from a pool thread, which
+    waited for the turn the analysing thread held: it never returned (here: its timeout)."""
+    solver = ddcards.Solver()
+    tables: list = []
+
+    def on_step(step):
+        if step.ply == 0:
+            tables.append(dd_table(ddcards.example("marias-hra"), solver=solver, threads=2, timeout=60))
+
+    solver.analyse(ddcards.example("marias-seed"), on_step=on_step)
+    alone = dd_table(ddcards.example("marias-hra"), solver=ddcards.Solver(), threads=2)
+    assert len(tables) == 1 and tables[0]["entries"] == alone["entries"]
+    assert tables[0]["entries"][0]["money"] == 12 and tables[0]["nodes"] == alone["nodes"]
+
+
 def test_timeout_and_cancel():
     with pytest.raises(ddcards.SearchTimeout):
         dd_table(SEED_DEALT, timeout=1e-9)
