@@ -542,13 +542,18 @@ class Solver:
         """Nodes of the last search this Solver ran: a ``value()``'s (which returns no count),
         or a solve's (its ``Result.nodes``).  A call that runs several searches counts only its
         last here: an analysis's is its final solve (``Analysis.final.nodes``; ``Analysis.nodes``
-        counts them all), a Mariáš DD table's its last contract's (the table's ``nodes``: all)."""
+        counts them all), a Mariáš DD table's its last contract's (the table's ``nodes``: all), a
+        Prší solve within more than 20 plies (shorter horizons searched first) or without a
+        horizon its last search's (``Result.nodes`` and a stop's ``nodes``: all)."""
         return self._searcher.nodes
 
     @property
     def nodes_now(self) -> int:
         """Nodes of the search under way so far, every thread's: another thread may read it while
-        this Solver searches (the search holds no GIL), e.g. to show progress."""
+        this Solver searches (the search holds no GIL), e.g. to show progress.  A call made of
+        several searches (an analysis, a DD table's rows, a Prší solve within more than 20 plies
+        or without a horizon) starts it again with each: a reading below the one before means
+        that a new search began (``ddcards solve``'s ticker adds them up so)."""
         return int(self._searcher.nodes_now)
 
     @contextmanager
