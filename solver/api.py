@@ -551,7 +551,7 @@ class Solver:
     def nodes_now(self) -> int:
         """Nodes of the search under way so far, every thread's: another thread may read it while
         this Solver searches (the search holds no GIL), e.g. to show progress.  A call made of
-        several searches (an analysis, a DD table's rows, a Prší solve within more than 20 plies
+        several searches (an analysis, a Mariáš contract table, a Prší solve within more than 20 plies
         or without a horizon) starts it again with each: a reading below the one before means
         that a new search began (``ddcards solve``'s ticker adds them up so)."""
         return int(self._searcher.nodes_now)
