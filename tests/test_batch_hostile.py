@@ -359,6 +359,16 @@ def test_an_array_that_the_input_ends_inside_is_a_json_error_not_a_crash(data):
     assert error is not None and str(error).startswith("not valid JSON: Expecting value (the input ends first) at line ")
 
 
+def _three_answered(tmp_path):
+    """(input, output, the output's lines, its first record) of a batch of three endgames run whole."""
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(endgame(seed)) + "\n" for seed in (24, 25, 26)))
+    out = tmp_path / "out.jsonl"
+    assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == 0
+    lines = out.read_text().splitlines()
+    return source, out, lines, json.loads(lines[0])
+
+
 @pytest.mark.parametrize("field, value", [("position_key", "zz"), ("position_key", ""), ("position_key", "-1"),
                                           ("elapsed_ms", "x"), ("elapsed_ms", None), ("nodes", "x"),
                                           ("nodes", -5)])
@@ -367,12 +377,7 @@ def test_a_record_with_a_field_no_run_writes_is_a_corrupt_line_not_an_internal_e
     """A hand-edited record whose position_key is no key (int('zz', 16) raised ValueError) or whose
     elapsed_ms or nodes is no count (the summary's sum raised TypeError) ended the resumed run with
     "internal error ... (a bug)", exit status 3; it is a line that is no record, as any other."""
-    source = tmp_path / "in.jsonl"
-    source.write_text("".join(json.dumps(endgame(seed)) + "\n" for seed in (24, 25, 26)))
-    out = tmp_path / "out.jsonl"
-    assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == 0
-    lines = out.read_text().splitlines()
-    first = json.loads(lines[0])
+    source, out, lines, first = _three_answered(tmp_path)
     assert isinstance(first[field], (int, float, str)) and not isinstance(first[field], bool)
     first[field] = value
     edited = "\n".join([json.dumps(first), *lines[1:]]) + "\n"
@@ -389,12 +394,7 @@ def test_a_record_of_a_line_far_past_the_input_takes_no_memory_for_it(tmp_path, 
     """A hand-edited record of line 10**15 made the resumed run ask for 125 TB (a bit per line up to
     it): MemoryError, said as "ddcards: error: " and nothing more.  Such a record answers no line
     of the input, which the run says, and the input's line is answered again."""
-    source = tmp_path / "in.jsonl"
-    source.write_text("".join(json.dumps(endgame(seed)) + "\n" for seed in (24, 25, 26)))
-    out = tmp_path / "out.jsonl"
-    assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == 0
-    lines = out.read_text().splitlines()
-    first = json.loads(lines[0])
+    source, out, lines, first = _three_answered(tmp_path)
     line = first["line"]
     first["line"] = 10 ** 15
     out.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
