@@ -588,7 +588,7 @@ class PrsiSession(Session):
         with _search_budget.tallied(searcher) as tally:
             return self._search(tally, mode, cancel, timeout, want_pv, helpers)
 
-    def _search(self, searcher: Any, mode: int, cancel: Any, timeout: float | None,
+    def _search(self, searcher: _search_budget.Tally, mode: int, cancel: Any, timeout: float | None,
                 want_pv: bool, helpers: Sequence[tuple[Any, Any]]
                 ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
         if self.history_full:
@@ -601,21 +601,19 @@ class PrsiSession(Session):
             return self._exact(searcher, mode, cancel, timeout, want_pv)
         deadline = _search_budget.deadline(timeout)
         self.own_progress = None
-        shorter, _, nodes = self._forced_sooner(searcher, self.horizon, 0, cancel, deadline, helpers)
+        shorter, _ = self._forced_sooner(searcher, self.horizon, 0, cancel, deadline, helpers)
         if shorter is not None:
             # An end forced within the shorter horizon: the same end within this one, and the same
             # optimal moves. A move that forces none within it may force one later: look on, and
             # where one forces none sooner, search within this horizon after all.
-            value, moves, pv, n = self._solve_within(searcher, shorter, mode, cancel, deadline, want_pv, helpers)
-            nodes += n
+            value, moves, pv, _ = self._solve_within(searcher, shorter, mode, cancel, deadline, want_pv, helpers)
+            known = within(value, shorter, self.horizon)
             found: list[tuple[int, int | None]] = []
             final = self._window_ends_history(shorter)       # nothing follows the window: 0 stays 0
             for move, v in moves:
                 if v == 0 and not final:
-                    self._show_answered(moves, len(found), value, within(value, shorter, self.horizon))
-                    later, v, n = self._forced_after(searcher, move, self.horizon, shorter, cancel, deadline,
-                                                     helpers)
-                    nodes += n
+                    self._show_answered(moves, len(found), value, known)
+                    later, v = self._forced_after(searcher, move, self.horizon, shorter, cancel, deadline, helpers)
                     if later is None:
                         break
                     v = within(v, later, self.horizon - 1)
@@ -624,12 +622,12 @@ class PrsiSession(Session):
                 found.append((move, v))
             else:
                 self.own_progress = None
-                return within(value, shorter, self.horizon), found, pv, nodes
+                return known, found, pv, searcher.spent
             # (what is known stays the progress until the search within the horizon knows more)
-            self._show_answered(moves, len(found), value, within(value, shorter, self.horizon))
-        value, moves, pv, n = self._solve_within(searcher, self.horizon, mode, cancel, deadline, want_pv, helpers)
+            self._show_answered(moves, len(found), value, known)
+        value, moves, pv, _ = self._solve_within(searcher, self.horizon, mode, cancel, deadline, want_pv, helpers)
         self.own_progress = None
-        return value, moves, pv, nodes + n
+        return value, moves, pv, searcher.spent
 
     def _show_answered(self, moves: list[tuple[int, int | None]], done: int, value: int, known: int) -> None:
         """own_progress while the moves after the first `done` of `moves` (their values within the
@@ -653,13 +651,13 @@ class PrsiSession(Session):
                 where = f" after '{exc.action}'"
                 hint = " or ask for the optimal actions only (mode optimal: the value itself is proven)"
             raise InvalidOptionError(
-                f"options.horizon null: no side can force the end within {prsi_exact.EXACT_PROOF_HORIZON} plies{where} "
-                f"and the game reachable from this position has more than {prsi_exact.EXACT_STATE_CAP:,} states, too "
-                f"many to prove a "
-                f"draw; give a horizon (plies, e.g. {DEFAULT_HORIZON}){hint} ({HORIZON_RULE})",
+                f"options.horizon null: no side can force the end within {prsi_exact.EXACT_PROOF_HORIZON} plies"
+                f"{where} and the game reachable from this position has more than {prsi_exact.EXACT_STATE_CAP:,} "
+                f"states, too many to prove a draw; give a horizon (plies, e.g. {DEFAULT_HORIZON}){hint} "
+                f"({HORIZON_RULE})",
                 token=exc.action or "horizon", rule=HORIZON_RULE, field="options.horizon") from None
 
-    def _solve_within(self, searcher: Any, horizon: int, mode: int, cancel: Any, deadline: float | None,
+    def _solve_within(self, searcher: _search_budget.Tally, horizon: int, mode: int, cancel: Any, deadline: float | None,
                       want_pv: bool, helpers: Sequence[tuple[Any, Any]]
                       ) -> tuple[int, list[tuple[int, int | None]], list[int], int]:
         """Searcher.solve of the board's position within `horizon` plies."""
@@ -669,8 +667,8 @@ class PrsiSession(Session):
             self.board, mode, cancel, _search_budget.time_left(deadline), want_pv=want_pv, helpers=helpers)
         return found
 
-    def _forced_after(self, searcher: Any, move: int, horizon: int, shorter: int, cancel: Any,
-                      deadline: float | None, helpers: Sequence[tuple[Any, Any]]) -> tuple[int | None, int, int]:
+    def _forced_after(self, searcher: _search_budget.Tally, move: int, horizon: int, shorter: int, cancel: Any,
+                      deadline: float | None, helpers: Sequence[tuple[Any, Any]]) -> tuple[int | None, int]:
         """_forced_sooner after `move`, within `horizon` from the board's position (one ply less
         after `move`), nothing forced within `shorter` (the window before `move`) already."""
         boards = (self.board, *(board for _, board in helpers))
@@ -687,45 +685,42 @@ class PrsiSession(Session):
         with _search_budget.tallied(searcher) as tally:
             return self._search_value(tally, cancel, timeout, helpers)
 
-    def _search_value(self, searcher: Any, cancel: Any, timeout: float | None,
+    def _search_value(self, searcher: _search_budget.Tally, cancel: Any, timeout: float | None,
                       helpers: Sequence[tuple[Any, Any]]) -> int:
         self.own_progress = None
         if self.horizon is None:
             return self._exact(searcher, 0, cancel, timeout, False, value_only=True)[0]
         deadline = _search_budget.deadline(timeout)
-        return self._deepened_value(searcher, self.horizon, cancel, deadline, helpers)[0]
+        return self._deepened_value(searcher, self.horizon, cancel, deadline, helpers)
 
-    def _deepened_value(self, searcher: Any, horizon: int, cancel: Any, deadline: float | None,
-                        helpers: Sequence[tuple[Any, Any]] = ()) -> tuple[int, int]:
-        """(value, nodes): the value of the board's position within `horizon` plies, coded for it,
-        the shorter horizons tried first (shorter_horizons)."""
-        shorter, raw, nodes = self._forced_sooner(searcher, horizon, 0, cancel, deadline, helpers)
+    def _deepened_value(self, searcher: _search_budget.Tally, horizon: int, cancel: Any, deadline: float | None,
+                        helpers: Sequence[tuple[Any, Any]] = ()) -> int:
+        """The value of the board's position within `horizon` plies, coded for it, the shorter
+        horizons tried first (shorter_horizons)."""
+        shorter, raw = self._forced_sooner(searcher, horizon, 0, cancel, deadline, helpers)
         if shorter is not None:
-            return within(raw, shorter, horizon), nodes
-        raw, n = self._value_within(searcher, horizon, cancel, deadline, helpers, True)
-        return raw, nodes + n
+            return within(raw, shorter, horizon)
+        return self._value_within(searcher, horizon, cancel, deadline, helpers, True)
 
-    def _forced_sooner(self, searcher: Any, horizon: int, after: int, cancel: Any, deadline: float | None,
-                       helpers: Sequence[tuple[Any, Any]]) -> tuple[int | None, int, int]:
-        """(shorter, value, nodes): the first of shorter_horizons(horizon, after) within which an
-        end is forced from the board's position (or whose window reaches the history's limit),
-        and the value within it; shorter None (value 0) where none is."""
-        nodes = 0
+    def _forced_sooner(self, searcher: _search_budget.Tally, horizon: int, after: int, cancel: Any,
+                       deadline: float | None, helpers: Sequence[tuple[Any, Any]]) -> tuple[int | None, int]:
+        """(shorter, value): the first of shorter_horizons(horizon, after) within which an end is
+        forced from the board's position (or whose window reaches the history's limit), and the
+        value within it; shorter None (value 0) where none is."""
         for shorter in shorter_horizons(horizon, after):
-            raw, n = self._value_within(searcher, shorter, cancel, deadline, helpers, False)
-            nodes += n
+            raw = self._value_within(searcher, shorter, cancel, deadline, helpers, False)
             if raw or self._window_ends_history(shorter):
-                return shorter, raw, nodes
-        return None, 0, nodes
+                return shorter, raw
+        return None, 0
 
-    def _value_within(self, searcher: Any, horizon: int, cancel: Any, deadline: float | None,
-                      helpers: Sequence[tuple[Any, Any]], root: bool) -> tuple[int, int]:
-        """(value, nodes) of one search of the board's position within `horizon` plies (root: the
+    def _value_within(self, searcher: _search_budget.Tally, horizon: int, cancel: Any, deadline: float | None,
+                      helpers: Sequence[tuple[Any, Any]], root: bool) -> int:
+        """The value of one search of the board's position within `horizon` plies (root: the
         position asked within its own horizon, whose progress is shown)."""
         self._searching_root = root
         self._set_search(helpers, horizon)
         raw: int = searcher.value(self.board, cancel, _search_budget.time_left(deadline), helpers=helpers)
-        return raw, searcher.nodes
+        return raw
 
     def _window_ends_history(self, horizon: int) -> bool:
         """Whether a window of `horizon` plies from the board reaches the history's limit, after
@@ -749,7 +744,7 @@ class PrsiSession(Session):
         deadline = _search_budget.deadline(timeout)
         self.own_progress = None
         with _search_budget.tallied(searcher) as tally:
-            return self._deepened_value(tally, self.horizon - 1, cancel, deadline)
+            return self._deepened_value(tally, self.horizon - 1, cancel, deadline), tally.spent
 
     # -- results
     def summary(self, line: Sequence[int], value: int) -> LineSummary:
