@@ -47,7 +47,7 @@ from typing import Any
 from ddcards.api import CancelToken, Solver
 from ddcards._jsonio import decode_utf8, loads, not_a_position, read_position, shown, token_text
 from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, SearchAborted, SearchTimeout
-from ddcards.games import get_game, klaverjas, marias_table
+from ddcards.games import _search_budget, get_game, klaverjas, marias_table
 from ddcards.games._document import check_fields, played_field
 from ddcards.games.klaverjas import FIELDS as KLAVERJAS_FIELDS
 from ddcards.games.marias import HRA_ONLY_OPTIONS
@@ -273,7 +273,7 @@ def _marias_table(deal: marias_table.TableDeal, engine: Any, timeout: float | No
     from ddcards.api import taking_turn
 
     start = time.monotonic()
-    deadline = None if timeout is None else time.perf_counter() + timeout
+    deadline = _search_budget.deadline(timeout)
     # The table takes the caller's Solver's turn once, for all of it, as a Solver's own call does:
     # its wait for another thread's search gives up within the table's timeout and cancel. The
     # jobs on that Solver then run on this thread or on a pool thread while this one waits for

@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ddcards._jsonio import shown, token_text
-from ddcards.errors import InvalidDealError, InvalidOptionError, SearchTimeout
+from ddcards.errors import InvalidDealError, InvalidOptionError
+from ddcards.games import _search_budget
 from ddcards.games._document import cards_field, check_deal, check_fields, options_field, played_field
-from ddcards.games._search_budget import Tally
 from ddcards.games.marias import (ANNOUNCEMENTS, CONTRACT_RULE, DECK_RULE, FIELDS, INFO, TRUMP_RULE, _TABLES,
                                   active_hands, can_announce, card_mask, money_scale, new_board, table_fields)
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
@@ -186,6 +186,7 @@ def run_job(job: Job, deal: TableDeal, searcher: Any, *, deadline: float | None 
             ) -> tuple[list[Row], int]:
     """The rows of one job and the nodes searched.  ``searcher``: a
     ``ddcards._core.search.Searcher`` (its table is kept: the keys say what differs).
+    ``deadline``: when the job must have ended (``_search_budget.deadline``, shared by the jobs).
     ``share=False`` searches every discard from scratch (a cold table, no answers shared
     between equivalent discards, each search from the board's own first guess): the benchmark's
     measure of what sharing saves.  ``counted(n)`` is told the nodes of each search as it ends,
@@ -194,18 +195,14 @@ def run_job(job: Job, deal: TableDeal, searcher: Any, *, deadline: float | None 
     defenders = [card_mask(hand, code) for hand in deal.defenders]
     known: dict[Any, int] = {}          # table key -> exact value (equivalent discards)
     refuted: set[Any] = set()           # (table key, rank): the money does not reach the rank
-    tally = Tally(searcher, counted)
+    tally = _search_budget.Tally(searcher, counted)
     # The previous discard's margin is the next one's first guess; the first starts from the
     # board's own (marias.hra_guess, from the hands).
     guess: int | None = None
     rows: list[Row] = []
 
     def search(board: Any, first_guess: int | None = None) -> int:
-        left = None
-        if deadline is not None:
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                raise SearchTimeout("the contract table ran out of time")
+        left = _search_budget.time_left(deadline)
         if not share:
             searcher.clear()
             first_guess = None
