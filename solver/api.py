@@ -22,6 +22,7 @@ from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken,
 from ddcards._jsonio import shown, token_text
 from ddcards.errors import (DdcardsError, InvalidArgumentTypeError, InvalidOptionError, SearchAborted, SearchCancelled,
                             SearchTimeout, TableMemoryError)
+from ddcards.games import _search_budget
 from ddcards.games.base import DEFAULT_TABLE_MB, Session
 from ddcards.position import Position
 from ddcards.result import Analysis, AnalysisProgress, AnalysisStep, Mode, MoveValue, Result, SearchProgress
@@ -766,7 +767,7 @@ class Solver:
         progress = AnalysisProgress(analysed=0, actions=len(pos.played) - from_ply, from_ply=from_ply)
         self._analysing = progress
         start = time.perf_counter()
-        deadline = None if timeout is None else start + timeout
+        deadline = _search_budget.deadline(timeout)
         first = pos.start()
         session = first.session()
         value_kind = session.value_kind
@@ -779,12 +780,7 @@ class Solver:
         helper_sessions = [first.session() for _ in helpers]
 
         def remaining() -> float | None:
-            if deadline is None:
-                return None
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                raise SearchTimeout("the analysis ran out of time")
-            return left
+            return _search_budget.time_left(deadline, "the analysis ran out of time")
 
         def solve_here() -> tuple[int, list[MoveValue]]:
             nonlocal nodes

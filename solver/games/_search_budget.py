@@ -79,11 +79,12 @@ def deadline(timeout: float | None) -> float | None:
     return None if timeout is None else time.monotonic() + timeout
 
 
-def time_left(deadline: float | None) -> float | None:
-    """The seconds left before `deadline` for the next of a search's several searches."""
+def time_left(deadline: float | None, stopped: str = "the search ran out of time") -> float | None:
+    """The seconds left before `deadline` for the next of a search's several searches; past it,
+    SearchTimeout(`stopped`)."""
     if deadline is None:
         return None
     left = deadline - time.monotonic()
     if left <= 0:
-        raise SearchTimeout("the search ran out of time")
+        raise SearchTimeout(stopped)
     return left
