@@ -271,6 +271,25 @@ def test_only_json_requests_are_served(client):
     assert answer["token"] == "text/plain" and answer["rule"] == "board requests are JSON"
 
 
+@pytest.mark.parametrize("kind, served", [
+    ("application/json; charset=UTF-8", True), ('application/json;charset="utf8"', True),
+    ("application/json; charset=latin-1", False), ("application/json; charset=utf-16", False),
+])
+def test_a_declared_charset_other_than_utf8_is_refused(client, kind, served):
+    # JSON is UTF-8: bytes declared as Latin-1 would be read as something else than was meant.
+    request = urllib.request.Request(client.url + "/api/position", data=json.dumps({"position": START}).encode(),
+                                     method="POST", headers={"Content-Type": kind})
+    if served:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            assert answer.status == 200 and json.loads(answer.read())["title"] == "Mariáš hra, trumps H"
+        return
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(request, timeout=30)
+    assert err.value.code == 400
+    answer = json.loads(err.value.read())
+    assert answer["token"] == kind and "UTF-8" in answer["error"] and answer["rule"] == "board requests are JSON"
+
+
 def test_cli_board_serves_a_deal(tmp_path):
     import re
     import subprocess

@@ -13,6 +13,9 @@ cards played so far — and asks the server about every position it shows:
   without the GIL; ``POST /api/stop`` ``{"search": "ID"}`` cancels it.
 - ``GET /api/examples``: the bundled example positions.
 
+Requests are JSON in UTF-8 (``Content-Type: application/json``; a declared
+charset other than UTF-8 is refused, as any other content type is).
+
 No rule of any game lives here or in the page: legality, values, names and
 the layout all come from ddcards, so a new game shows up with no web code.
 """
@@ -326,9 +329,16 @@ class BoardApp:
         # JSON only: a page of another site cannot send that to the board without the
         # browser asking first (a CORS preflight, which the board does not answer).
         kind = request.headers.get("content-type", "")
-        if kind.split(";")[0].strip().lower() != "application/json":
+        media, *params = kind.split(";")
+        if media.strip().lower() != "application/json":
             raise NotationError(f"the request's Content-Type is {kind or 'missing'!r}, not application/json",
                                 token=kind or "Content-Type", rule="board requests are JSON")
+        for param in params:            # JSON is UTF-8 (RFC 8259 §8.1): another charset is refused, not misread
+            name, _, value = param.partition("=")
+            charset = value.strip().strip('"').lower()
+            if name.strip().lower() == "charset" and charset not in ("utf-8", "utf8"):
+                raise NotationError(f"the request's Content-Type declares charset {value.strip()!r}; board "
+                                    "requests are JSON in UTF-8", token=kind, rule="board requests are JSON")
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > MAX_BODY:       # refused before it is read
             raise TooLarge(int(declared))
