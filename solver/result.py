@@ -208,7 +208,7 @@ class Result:
         Result made by hand, without the ``position`` it answers, shows its ``repr()``."""
         if not self.position:
             return repr(self)
-        from ddcards.cli import print_result
+        from ddcards.cli.display import print_result
         return _printed(print_result, self, self.position)
 
     def _repr_html_(self) -> str:
@@ -339,7 +339,7 @@ class Analysis:
         position = self.deal.get("position")
         if not position:
             return repr(self)
-        from ddcards.cli import print_analysis
+        from ddcards.cli.display import print_analysis
         return _printed(print_analysis, self, position)
 
     def _repr_html_(self) -> str:

@@ -1348,6 +1348,6 @@ def test_running_out_of_memory_is_said_in_words(monkeypatch, capsys):
     "ddcards: error: " and nothing after it (a resumed batch's output with a record of line 10**15)."""
     def exhausted(args: object) -> int:
         raise MemoryError
-    monkeypatch.setattr(cli, "cmd_games", exhausted)
+    monkeypatch.setattr(cli.parser, "cmd_games", exhausted)     # (what the parser hands the command to)
     assert cli.main(["games"]) == cli.EXIT_BAD_INPUT
     assert capsys.readouterr().err == "ddcards: error: out of memory (MemoryError)\n"

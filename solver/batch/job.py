@@ -46,7 +46,8 @@ from ddcards.batch.many import ExecutorFailure, Task, solve_tasks
 from ddcards.batch.progress import DocumentCounter, ProgressBar, wanted
 from ddcards.batch.reader import Entry, Outcome, input_pieces, read_documents
 from ddcards.batch.summary import SearchTimes, milliseconds
-from ddcards.cli import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, json_line
+from ddcards.cli.documents import json_line
+from ddcards.cli.status import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK
 from ddcards.errors import InvalidOptionError, NotationError, TableMemoryError
 
 __all__ = ["run", "position_key", "LOOKAHEAD"]

@@ -105,7 +105,9 @@ def check_listen(host: str, port: int) -> None:
 
 
 def cmd_board(args: argparse.Namespace) -> int:
-    from ddcards.cli import EXIT_BAD_INPUT, as_position, one_document
+    from ddcards.cli.documents import as_position
+    from ddcards.cli.status import EXIT_BAD_INPUT
+    from ddcards.cli.streams import one_document
     from ddcards.errors import NotationError
 
     try:

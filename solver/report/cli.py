@@ -49,7 +49,9 @@ def default_output(args: argparse.Namespace) -> Path:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ddcards.cli import as_position, foreground, is_analysis, new_solver, note_long_analysis, one_document
+    from ddcards.cli.documents import as_position, is_analysis
+    from ddcards.cli.searches import foreground, new_solver, note_long_analysis
+    from ddcards.cli.streams import one_document
     from ddcards.report import render, report_html
 
     stopped: SearchAborted | None = None
