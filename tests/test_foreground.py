@@ -260,9 +260,13 @@ def watched_solve(solver: ddcards.Solver, doc: Any, cancel_at_bound: bool = Fals
 
 def test_progress_now_bounds_the_value_from_above_when_the_minimising_side_moves():
     # Kiks: seat 1 (the other team) leads; its leads' tests bound the value from above first.
-    solver = ddcards.Solver()
-    res, bounded = watched_solve(solver, ddcards.example("mariasz-kiks"))
-    assert isinstance(res, ddcards.Result) and res.value == -102
+    # The search takes some 10 ms: on a loaded machine the watcher may see no reading while it
+    # runs, so it is solved again (a fresh table each time) until one is seen.
+    for _ in range(30):
+        res, bounded = watched_solve(ddcards.Solver(), ddcards.example("mariasz-kiks"))
+        assert isinstance(res, ddcards.Result) and res.value == -102
+        if bounded:
+            break
     values = {mv.move: mv.value for mv in res.moves}
     assert bounded and all(not r.at_least and res.value <= values[r.move] <= r.value for r in bounded)
     assert [r.value for r in bounded] == sorted((r.value for r in bounded), reverse=True)
