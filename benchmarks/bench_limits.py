@@ -65,31 +65,31 @@ def oversized_messages() -> None:
              "500,000 cards in a hand": dict(hands=[pb.Cards(cards=[ace] * 500_000)]),
              # every list within the 2,000 items, 600,000 cards in all (8 KB of gzip on the wire)
              "1,999 hands of 300 cards": dict(hands=[pb.Cards(cards=[ace] * 300)] * 1999)}
-    counted = convert.check_message_size
+    counted = convert.requests.check_message_size     # (what position_to_doc calls)
     print("| message | lists counted first | refused after (median of 3) |")
     print("|---|---|---|")
     try:
         for name, fields in cases.items():
             msg = pb.Position(game_name="marias", **fields)
             for label, check in (("no (converted first)", lambda message, where: None), ("yes", counted)):
-                convert.check_message_size = check
+                convert.requests.check_message_size = check
                 took = _refused_after(lambda: convert.position_to_doc(msg), ddcards)
                 print(f"| {name} | {label} | {took * 1e3:,.1f} ms |")
     finally:
-        convert.check_message_size = counted
+        convert.requests.check_message_size = counted
     # The same as one JSON text (document_json): 1,990 lists of 1,000 zeros, 4 MB.
     text = json.dumps({"game": "marias", "hands": [[0] * 1000] * 1990})
-    separators = convert._separators
+    separators = convert.requests._separators
     print()
     print("| document_json | items counted first | refused after (median of 3) |")
     print("|---|---|---|")
     try:
         for label, count in (("no (parsed first)", lambda text: 0), ("yes", separators)):
-            convert._separators = count
+            convert.requests._separators = count
             took = _refused_after(lambda: convert.load_document(text), ddcards)
             print(f"| 1,990 lists of 1,000 zeros (4 MB) | {label} | {took * 1e3:,.1f} ms |")
     finally:
-        convert._separators = separators
+        convert.requests._separators = separators
 
 
 def main() -> None:

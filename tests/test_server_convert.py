@@ -1,4 +1,4 @@
-"""Unit tests of server/convert.py: pure message <-> document conversions (no server, no search)."""
+"""Unit tests of server/convert/: pure message <-> document conversions (no server, no search)."""
 from __future__ import annotations
 
 import json
@@ -635,8 +635,8 @@ def test_a_document_json_with_too_many_items_in_all_is_refused_before_it_is_pars
 def test_the_comma_count_reads_a_hostile_text_in_one_pass():
     # load_document's pre-count of commas outside strings, over 40,000 characters: an unterminated
     # string of escaped quotes is one string to the end (a 40 KB request froze the server 9 s).
-    assert convert._separators('{"a": "x,y", "b": [1, 2]}') == 2
-    assert convert._separators('[1, "' + '\\",' * 300_000) == 1
+    assert convert.requests._separators('{"a": "x,y", "b": [1, 2]}') == 2
+    assert convert.requests._separators('[1, "' + '\\",' * 300_000) == 1
     with pytest.raises(DdcardsError, match="^document_json is not valid JSON: Unterminated string") as info:
         convert.load_document('"' + '\\"' * 300_000, "document_json")
     assert info.value.field == "document_json"
