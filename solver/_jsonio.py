@@ -33,7 +33,7 @@ from ddcards.errors import NotationError, NotationTypeError
 __all__ = ["BOM", "BOM_BYTES", "without_bom", "MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "MAX_ALL_ITEMS",
            "MAX_ID_CHARS", "ID_RULE", "check_id", "LongNumber", "loads", "decode_value", "check_depth", "decode_utf8",
            "check_limits", "shown", "token_text", "not_a_position", "read_position", "json_reason", "json_error",
-           "whole_number"]
+           "whole_number", "loads_given", "read_the_file"]
 
 # A position document nests 3 levels (document -> hands -> a hand's cards); these limits
 # leave room for any game while keeping every walk, message and answer small.
@@ -408,8 +408,40 @@ def not_a_position(value: Any, *, given: bool = False) -> NotationError:
     JSON's words, whatever took it: Position, solve, the tables, a batch. `given`: the value
     came from a program (``solve(5)``), not from JSON text: a TypeError too."""
     kind = NotationTypeError if given else NotationError
-    return kind(f"a position is a JSON object, not {json_kind(value)}",
+    advice = ""
+    if given and isinstance(value, os.PathLike):
+        advice = f", which names a file: {read_the_file(os.fspath(value))}"
+    return kind(f"a position is a JSON object, not {json_kind(value)}{advice}",
                 token="null" if value is None else token_text(value), rule=POSITION_RULE)
+
+
+def read_the_file(name: str | bytes) -> str:
+    """What a program that handed a file's name where a position goes should do instead."""
+    return (f"a position is its document (a dict, or its JSON text), so read the file first: "
+            f"ddcards.Position.from_json(pathlib.Path({shown(name)}).read_text())")
+
+
+def _names_a_file(text: str) -> bool:
+    """Does `text`, which is not JSON, look like a file's name rather than a document (a program's
+    ``solve("position.json")``)?  One line, not a JSON object or array, and a file of that name
+    exists or it ends as a JSON file's name does."""
+    name = text.strip()
+    if not name or len(name) > 4096 or "\n" in name or name[0] in "{[":
+        return False
+    return name.lower().endswith((".json", ".jsonl")) or os.path.isfile(name)
+
+
+def loads_given(text: str, what: str) -> Any:
+    """`loads` for JSON text a program handed over as a position (``solve(text)``,
+    ``Position.from_json``, ``dd_table``): as loads, and where the text is no JSON but looks
+    like a file's name, the error says to read the file (the API takes documents, not paths)."""
+    try:
+        return loads(text, what)
+    except NotationError as exc:
+        if not _names_a_file(text):
+            raise
+        raise NotationError(f"{exc}; it looks like a file's name: {read_the_file(text.strip())}",
+                            token=exc.token, rule=exc.rule) from None
 
 
 def read_position(value: Any) -> Any:

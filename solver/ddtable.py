@@ -45,7 +45,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ddcards.api import CancelToken, Solver
-from ddcards._jsonio import decode_utf8, loads, not_a_position, read_position, shown, token_text
+from ddcards._jsonio import decode_utf8, loads_given, not_a_position, read_position, shown, token_text
 from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, SearchAborted, SearchTimeout
 from ddcards.games import _search_budget, get_game, klaverjas, marias_table
 from ddcards.games._document import check_fields, played_field
@@ -71,7 +71,7 @@ def _document(position_or_doc: Position | Mapping[str, Any] | str | bytes) -> di
     if isinstance(position_or_doc, Position):
         doc = position_or_doc.to_dict()
     elif isinstance(position_or_doc, str):
-        doc = read_position(loads(position_or_doc, "the position document"))
+        doc = read_position(loads_given(position_or_doc, "the position document"))
     elif isinstance(position_or_doc, Mapping):
         doc = dict(position_or_doc)
     else:

@@ -26,10 +26,12 @@ True
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ddcards._jsonio import POSITION_RULE, decode_utf8, loads, not_a_position, read_position, shown, token_text
+from ddcards._jsonio import (POSITION_RULE, decode_utf8, loads_given, not_a_position, read_position, read_the_file,
+                             shown, token_text)
 from ddcards.errors import DdcardsError, IllegalPlayError, NotationError, NotationTypeError, NothingToUndoError
 from ddcards.games import get_game
 from ddcards.games.base import Game, GameInfo, Score, Session, TrickCard
@@ -133,11 +135,12 @@ class Position:
         if isinstance(text, (bytes, bytearray)):
             text = decode_utf8(bytes(text), "a position document")
         if not isinstance(text, str):
-            advice = " (Position.from_dict takes a position document as a dict)" if isinstance(text, Mapping) else ""
+            advice = (" (Position.from_dict takes a position document as a dict)" if isinstance(text, Mapping) else
+                      f", which names a file: {read_the_file(os.fspath(text))}" if isinstance(text, os.PathLike) else "")
             raise NotationTypeError(f"a position document is JSON text, not {type(text).__name__} {shown(text)}"
                                     f"{advice}", token=token_text(text), rule=POSITION_RULE)
         # JSON of another kind is bad notation, not a wrong type
-        return cls(read_position(loads(text, "a position document")))
+        return cls(read_position(loads_given(text, "a position document")))
 
     def to_dict(self) -> dict[str, Any]:
         """The position document in canonical notation (a deep copy)."""

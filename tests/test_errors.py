@@ -875,3 +875,24 @@ def test_over_long_text_is_named_by_its_start_and_length_once():
     with pytest.raises(ddcards.NotationError) as err:
         ddcards.parse_hand("AA" + "K" * 900 + ".QJ.T9.87")
     assert str(err.value).startswith(f"card 'AS' appears twice in hand '{'AA' + 'K' * 38}'… (911 characters) (")
+
+
+def test_a_file_name_given_as_a_position_says_to_read_the_file(tmp_path, monkeypatch):
+    # A newcomer's first guess, ddcards.solve("position.json") (the CLI takes a file's name), was
+    # told only that the text is not valid JSON; a pathlib.Path that it is not a JSON object.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "position.json").write_text(json.dumps(START), encoding="utf-8")
+    from pathlib import Path
+    for given in ("position.json", "  deal.jsonl ", Path("position.json")):
+        for call in (ddcards.solve, ddcards.Position.from_json, ddcards.dd_table):
+            with pytest.raises(NotationError) as caught:
+                call(given)
+            message = str(caught.value)
+            assert "read the file first" in message and "read_text()" in message, (call, given, message)
+            assert caught.value.rule is not None
+    assert ddcards.solve(Path("position.json").read_text()).value == 70    # what the message advises
+    # Text that is no file's name is told as before, without the advice.
+    for text in ("hello", "{bad", "[1", "   "):
+        with pytest.raises(NotationError) as caught:
+            ddcards.solve(text)
+        assert "not valid JSON" in str(caught.value) and "read the file" not in str(caught.value)
