@@ -640,3 +640,20 @@ def test_the_comma_count_reads_a_hostile_text_in_one_pass():
     with pytest.raises(DdcardsError, match="^document_json is not valid JSON: Unterminated string") as info:
         convert.load_document('"' + '\\"' * 300_000, "document_json")
     assert info.value.field == "document_json"
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda: convert.request_to_doc(pb.SolveRequest()), "position"),
+    (lambda: convert.position_to_doc(pb.Position()), "game"),
+    (lambda: convert.position_to_doc(pb.Position(game=42)), "game"),
+    (lambda: convert.position_to_doc(pb.Position(game_name="marias", contract=9)), "contract"),
+    (lambda: convert.position_to_doc(pb.Position(game_name="prsi", game=pb.GAME_MARIAS)), "game"),
+    (lambda: convert.option_to_python("horizon", pb.OptionValue()), "option value"),
+])
+def test_a_request_error_cites_a_rule_not_a_bare_field_name(call, field):
+    # ErrorInfo's `rule` (and an ItemError's) is "the rule it breaks" (docs/SERVICE.md); these
+    # errors carried "position", "game", "contract" or "option value" there: a field's name.
+    with pytest.raises(RequestError) as info:
+        call()
+    rule = info.value.rule
+    assert rule and rule != field and " " in rule and len(rule) > 30, rule

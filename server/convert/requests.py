@@ -11,6 +11,7 @@ from google.protobuf.internal.enum_type_wrapper import EnumTypeWrapper
 from ddcards._jsonio import (JSON_STRING, LIMITS_CLAUSE, LIMITS_RULE, MAX_ALL_ITEMS, MAX_ITEMS, MAX_TEXT, POSITION_RULE,
                              json_kind, loads, whole_number)
 from ddcards.errors import DdcardsError
+from ddcards.games import GAME_RULE
 from ddcards.games._document import history_tokens
 from ddcards.server.convert.actions import (action_to_str, card_to_str, cards_to_hand, cards_to_sequence,
                                             check_no_named_suit)
@@ -19,6 +20,9 @@ from ddcards.server.convert.scalars import (SUIT_BY_LETTER, SUIT_ENUM_RULE, SUIT
 from ddcards.server.status import RequestCardError, RequestError, shorten
 from ddcards.v1 import ddcards_pb2 as pb
 
+
+# The rule of a request's source, which its error cites (as the library's errors cite docs/RULES.md).
+SOURCE_RULE = "source: a request carries its position, as position or as document_json"
 
 def _pick_name(name: str, enum_type: EnumTypeWrapper, enum_value: int, field: str,
                canonical: Callable[[str], str], where: str) -> str:
@@ -29,12 +33,14 @@ def _pick_name(name: str, enum_type: EnumTypeWrapper, enum_value: int, field: st
         return name
     from_enum = enum_to_name(enum_type, enum_value)
     if enum_value and not from_enum:
-        raise RequestError(f"unknown {field} enum value {enum_value}", token=str(enum_value), rule=field,
+        raise RequestError(f"unknown {field} enum value {enum_value}", token=str(enum_value),
+                           rule=f"{field}: a value of the {enum_type.DESCRIPTOR.name} enum of ddcards/v1/ddcards.proto",
                            field=f"{where}.{field}")
     if name and from_enum and canonical(name.strip()) != canonical(from_enum):
         raise RequestError(
             f"{field}_name {name!r} and {field} {enum_type.Name(enum_value)} disagree",
-            token=name, rule=f"{field}: one name", field=f"{where}.{field}_name")
+            token=name, rule=f"{field}_name and {field}: set both, they name the same {field}",
+            field=f"{where}.{field}_name")
     return name.strip() or from_enum
 
 
@@ -93,7 +99,7 @@ def position_to_doc(msg: pb.Position, *, canonical_game: Callable[[str], str] = 
     doc: dict[str, Any] = {}
     game = _pick_name(msg.game_name, pb.Game, msg.game, "game", canonical_game, where)
     if not game:
-        raise RequestError("position names no game: set game_name or game", token="", rule="game",
+        raise RequestError("position names no game: set game_name or game", token="", rule=GAME_RULE,
                            field=f"{where}.game_name")
     doc["game"] = game
     if len(msg.hands):
@@ -204,7 +210,7 @@ def request_to_doc(request: Any, *, canonical_game: Callable[[str], str] = _iden
         return position_to_doc(request.position, canonical_game=canonical_game)
     if source == "document_json":
         return load_document(request.document_json)
-    raise RequestError("request carries no position: set position or document_json", token="", rule="position",
+    raise RequestError("request carries no position: set position or document_json", token="", rule=SOURCE_RULE,
                        field="position")
 
 

@@ -23,6 +23,9 @@ SUIT_LETTERS: dict[pb.Suit, str] = {
 SUIT_BY_LETTER = {v: k for k, v in SUIT_LETTERS.items()}
 
 
+# The rule of an OptionValue, which its error cites (as the library's errors cite docs/RULES.md).
+OPTION_VALUE_RULE = "OptionValue: exactly one of bool_value, int_value, double_value and string_value is set"
+
 # An enum number outside the enum (a client may send any): named with the enum's range and the rule.
 SUIT_ENUM_RULE = "docs/RULES.md §0.1 rule 1: suits S H D C; a Suit is SUIT_SPADES (1) to SUIT_CLUBS (4)"
 
@@ -191,7 +194,7 @@ def timeout_limit(seconds: float, where: str = "timeout_seconds") -> float:
 def option_to_python(name: str, value: pb.OptionValue, where: str = "options") -> bool | int | float | str:
     kind = value.WhichOneof("kind")
     if kind is None:
-        raise RequestError(f"option {shorten(name)!r} has no value", token=name, rule="option value",
+        raise RequestError(f"option {shorten(name)!r} has no value", token=name, rule=OPTION_VALUE_RULE,
                            field=f"{where}.{name}")
     python: bool | int | float | str = getattr(value, kind)   # the oneof's one field set
     return python
