@@ -458,9 +458,10 @@ def build_parser() -> argparse.ArgumentParser:
                           help="the longest a call waits for a worker before RESOURCE_EXHAUSTED with a RetryInfo "
                                f"(default {DEFAULT_QUEUE_TIMEOUT:g}; inf: no limit of its own; the call's own deadline "
                                "still applies)")
-    capacity.add_argument("--max-streams", type=int, default=DEFAULT_MAX_STREAMS,
-                          help="open streams per streaming method (SolveStream, AnalysePlayStream, Health/Watch, reflection); "
-                               f"one more gets RESOURCE_EXHAUSTED (reason TOO_MANY_STREAMS) (default {DEFAULT_MAX_STREAMS})")
+    capacity.add_argument("--max-streams", type=int, default=DEFAULT_MAX_STREAMS, metavar="STREAMS",
+                          help="open streams per streaming method (SolveStream, AnalysePlayStream, Health/Watch, reflection), "
+                               "1 or more; one more gets RESOURCE_EXHAUSTED (reason TOO_MANY_STREAMS) "
+                               f"(default {DEFAULT_MAX_STREAMS})")
     capacity.add_argument("--stream-idle-timeout", type=float, default=DEFAULT_STREAM_IDLE_TIMEOUT, metavar="SECONDS",
                           help="close a SolveStream or reflection stream that sends nothing (and has nothing in "
                                "flight) for this long, with UNAVAILABLE (reason STREAM_IDLE), and cancel a stream whose "
