@@ -22,10 +22,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--example", nargs="?", const="marias-seed", metavar="NAME",
                    help="report a bundled example (default marias-seed; see `ddcards examples`)")
     p.add_argument("-o", "--output", metavar="FILE.html",
-                   help="where to write the page (default: the input's name with .html; - for stdout)")
+                   help="where to write the page (default: the input's name with .html, NAME.html for --example "
+                        "NAME, ddcards-report.html for standard input; - for stdout)")
     p.add_argument("--open", action="store_true", help="open the page in the default browser")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                   help="stop the analysis after this long, at least 0 ('inf': no limit, the default; exit status 1)")
+                   help="stop the analysis after this long, at least 0 ('inf': no limit, the default; exit status 1; "
+                        "then the page shows the play analysed, if any; the first search in a fresh large table may overrun "
+                        "it by up to a second)")
     p.add_argument("--tt-mb", type=int, default=ddcards.api.DEFAULT_TT_MB, metavar="MIB",
                    help=f"transposition table size in MiB, 1 to the machine's memory (default: per game, "
                         f"{ddcards.api.table_sizes_text()})")
