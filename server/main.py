@@ -469,7 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
                                f"0 to {MAX_STREAM_IDLE_TIMEOUT:g} seconds (default {DEFAULT_STREAM_IDLE_TIMEOUT:g}; 0 = never)")
     capacity.add_argument("--max-search-seconds", type=float, default=0.0, metavar="SECONDS",
                           help="the longest one search may run, whatever the call asks: a search it stops ends "
-                               "its call with DEADLINE_EXCEEDED saying so (default 0 = no limit: a call without a "
+                               "its call with DEADLINE_EXCEEDED saying so (default 0 = no limit, as is inf: a call without a "
                                "deadline waits for the exact answer, minutes on a fresh 36-card Mariasz deal)")
     parser.add_argument("--grace", type=float, default=DEFAULT_GRACE, metavar="SECONDS",
                         help=f"seconds calls in flight may take to finish on SIGTERM/SIGINT, 0 to {MAX_GRACE:g} "
@@ -552,8 +552,8 @@ def _options(args: argparse.Namespace) -> _ServeOptions:
     if not 0 <= args.stream_idle_timeout <= MAX_STREAM_IDLE_TIMEOUT:      # also NaN and inf
         raise _Usage(f"--stream-idle-timeout must be 0 to {MAX_STREAM_IDLE_TIMEOUT:g} seconds (0 = never), "
                      f"not {args.stream_idle_timeout:g}")
-    if not 0 <= args.max_search_seconds < math.inf:     # also NaN
-        raise _Usage(f"--max-search-seconds must be a finite number of seconds, 0 or more (0 = no limit), "
+    if not 0 <= args.max_search_seconds:            # also NaN
+        raise _Usage(f"--max-search-seconds must be a number of seconds, 0 or more (0 or inf = no limit), "
                      f"not {args.max_search_seconds:g}")
     if not 0 <= args.grace <= MAX_GRACE:            # also NaN and inf
         raise _Usage(f"--grace must be 0 to {MAX_GRACE:g} seconds (0: cancel the calls in flight at once), "
@@ -591,26 +591,27 @@ def _options(args: argparse.Namespace) -> _ServeOptions:
                          stream_idle_timeout=args.stream_idle_timeout or None,
                          tls=TlsFiles(args.tls_cert, args.tls_key, args.tls_client_ca) if args.tls_cert else None,
                          token=token.strip() if token else None, reflection_enabled=not args.no_reflection,
-                         max_search_seconds=args.max_search_seconds or None)
+                         max_search_seconds=args.max_search_seconds if 0 < args.max_search_seconds < math.inf
+                         else None)
 
 
 def _serve(args: argparse.Namespace) -> int:
     try:
         options = _options(args)
     except _Usage as exc:
-        print(f"ddcards serve: {exc}", file=sys.stderr)
+        print(f"ddcards serve: error: {exc}", file=sys.stderr)
         return 2
     try:
         running = start_server(**options)
     except MemoryError:  # the workers' tables cannot be had now
         workers, tt_mb = options["workers"] or default_workers(), options["tt_mb"]
-        print(f"ddcards serve: cannot allocate the tables of {workers} worker{'s' if workers > 1 else ''} "
+        print(f"ddcards serve: error: cannot allocate the tables of {workers} worker{'s' if workers > 1 else ''} "
               f"({solver_api.first_table_mb(tt_mb):,} MiB each, {solver_api.first_tables_memory_mb(workers, tt_mb):,} "
               "MiB in all with their side areas): not enough free memory; give fewer --workers or a smaller "
               "--tt-mb", file=sys.stderr)
         return 2
     except (OSError, ValueError, RuntimeError) as exc:  # a port in use, an unreadable or invalid key
-        print(f"ddcards serve: {exc}", file=sys.stderr)
+        print(f"ddcards serve: error: {exc}", file=sys.stderr)
         return 1
     # Printed whatever the log level: scripts read the bound port (--port 0) from this line.
     print(f"ddcards serve: listening on {running.address} (workers={running.workers}, "

@@ -61,6 +61,14 @@ def test_parser_defaults():
     assert default_workers() >= 1
 
 
+@pytest.mark.parametrize("given, limit", [("0", None), ("inf", None), ("0.5", 0.5), ("30", 30.0)])
+def test_max_search_seconds_of_0_or_inf_set_no_limit(given, limit):
+    # inf means no limit, as it does for --queue-timeout and the command line's --timeout (it was refused)
+    from ddcards.server.main import _options
+
+    assert _options(build_parser().parse_args(["--max-search-seconds", given]))["max_search_seconds"] == limit
+
+
 def test_help_documents_every_service_flag():
     text = build_parser().format_help()
     for flag in ("--max-queue", "--queue-timeout", "--max-streams", "--stream-idle-timeout", "--max-search-seconds",
@@ -100,48 +108,48 @@ LIMIT = ddcards.api.tt_mb_limit()
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--max-queue", "-1"], "ddcards serve: --max-queue must be >= 0 (calls that may wait for a worker), not -1"),
+    (["--max-queue", "-1"], "ddcards serve: error: --max-queue must be >= 0 (calls that may wait for a worker), not -1"),
     (["--queue-timeout", "0"],
-     "ddcards serve: --queue-timeout must be > 0 seconds (inf: as long as the call's deadline allows), not 0"),
+     "ddcards serve: error: --queue-timeout must be > 0 seconds (inf: as long as the call's deadline allows), not 0"),
     (["--queue-timeout", "nan"],
-     "ddcards serve: --queue-timeout must be > 0 seconds (inf: as long as the call's deadline allows), not nan"),
-    (["--max-streams", "0"], "ddcards serve: --max-streams must be >= 1 (open streams per streaming method), not 0"),
-    (["--port", "99999"], "ddcards serve: --port must be 0 to 65535 (0 = any free port), not 99999"),
-    (["--port", "-1"], "ddcards serve: --port must be 0 to 65535 (0 = any free port), not -1"),
-    (["--port", "65536"], "ddcards serve: --port must be 0 to 65535 (0 = any free port), not 65536"),
+     "ddcards serve: error: --queue-timeout must be > 0 seconds (inf: as long as the call's deadline allows), not nan"),
+    (["--max-streams", "0"], "ddcards serve: error: --max-streams must be >= 1 (open streams per streaming method), not 0"),
+    (["--port", "99999"], "ddcards serve: error: --port must be 0 to 65535 (0 = any free port), not 99999"),
+    (["--port", "-1"], "ddcards serve: error: --port must be 0 to 65535 (0 = any free port), not -1"),
+    (["--port", "65536"], "ddcards serve: error: --port must be 0 to 65535 (0 = any free port), not 65536"),
     (["--workers", "257"],
-     "ddcards serve: --workers must be 1 to 256 (searches at once, each with its own table), not 257"),
+     "ddcards serve: error: --workers must be 1 to 256 (searches at once, each with its own table), not 257"),
     (["--workers", "0"],
-     "ddcards serve: --workers must be 1 to 256 (searches at once, each with its own table), not 0"),
+     "ddcards serve: error: --workers must be 1 to 256 (searches at once, each with its own table), not 0"),
     (["--tt-mb", str(LIMIT + 1)],
-     f"ddcards serve: --tt-mb {LIMIT + 1} is too large: a table takes 1 to {LIMIT:,} MiB (this machine's memory); "
+     f"ddcards serve: error: --tt-mb {LIMIT + 1} is too large: a table takes 1 to {LIMIT:,} MiB (this machine's memory); "
      "leave it out for a table sized per game"),
-    (["--tt-mb", "0"], f"ddcards serve: --tt-mb 0 is too small: a table takes 1 to {LIMIT:,} MiB (this machine's "
+    (["--tt-mb", "0"], f"ddcards serve: error: --tt-mb 0 is too small: a table takes 1 to {LIMIT:,} MiB (this machine's "
                        "memory); leave it out for a table sized per game"),
     (["--grace", "-1"],
-     "ddcards serve: --grace must be 0 to 86400 seconds (0: cancel the calls in flight at once), not -1"),
+     "ddcards serve: error: --grace must be 0 to 86400 seconds (0: cancel the calls in flight at once), not -1"),
     (["--grace", "nan"],
-     "ddcards serve: --grace must be 0 to 86400 seconds (0: cancel the calls in flight at once), not nan"),
+     "ddcards serve: error: --grace must be 0 to 86400 seconds (0: cancel the calls in flight at once), not nan"),
     # an infinite or huge grace was accepted, then broke gRPC's cancel-after-grace thread at SIGTERM
     (["--grace", "inf"],
-     "ddcards serve: --grace must be 0 to 86400 seconds (0: cancel the calls in flight at once), not inf"),
+     "ddcards serve: error: --grace must be 0 to 86400 seconds (0: cancel the calls in flight at once), not inf"),
     (["--grace", "1e12"],
-     "ddcards serve: --grace must be 0 to 86400 seconds (0: cancel the calls in flight at once), not 1e+12"),
+     "ddcards serve: error: --grace must be 0 to 86400 seconds (0: cancel the calls in flight at once), not 1e+12"),
     (["--grace", "86400.5"],
-     "ddcards serve: --grace must be 0 to 86400 seconds (0: cancel the calls in flight at once), not 86400.5"),
+     "ddcards serve: error: --grace must be 0 to 86400 seconds (0: cancel the calls in flight at once), not 86400.5"),
     (["--stream-idle-timeout", "nan"],
-     "ddcards serve: --stream-idle-timeout must be 0 to 86400 seconds (0 = never), not nan"),
+     "ddcards serve: error: --stream-idle-timeout must be 0 to 86400 seconds (0 = never), not nan"),
     # an infinite or huge one broke the wait for a stream's next message (OverflowError)
     (["--stream-idle-timeout", "inf"],
-     "ddcards serve: --stream-idle-timeout must be 0 to 86400 seconds (0 = never), not inf"),
+     "ddcards serve: error: --stream-idle-timeout must be 0 to 86400 seconds (0 = never), not inf"),
     (["--stream-idle-timeout", "1e12"],
-     "ddcards serve: --stream-idle-timeout must be 0 to 86400 seconds (0 = never), not 1e+12"),
+     "ddcards serve: error: --stream-idle-timeout must be 0 to 86400 seconds (0 = never), not 1e+12"),
     (["--stream-idle-timeout", "-1"],
-     "ddcards serve: --stream-idle-timeout must be 0 to 86400 seconds (0 = never), not -1"),
+     "ddcards serve: error: --stream-idle-timeout must be 0 to 86400 seconds (0 = never), not -1"),
     (["--max-search-seconds", "-1"],
-     "ddcards serve: --max-search-seconds must be a finite number of seconds, 0 or more (0 = no limit), not -1"),
-    (["--max-search-seconds", "inf"],
-     "ddcards serve: --max-search-seconds must be a finite number of seconds, 0 or more (0 = no limit), not inf"),
+     "ddcards serve: error: --max-search-seconds must be a number of seconds, 0 or more (0 or inf = no limit), not -1"),
+    (["--max-search-seconds", "nan"],
+     "ddcards serve: error: --max-search-seconds must be a number of seconds, 0 or more (0 or inf = no limit), not nan"),
 ])
 def test_flags_out_of_range_exit_2_with_the_range(args, message):
     proc = subprocess.run([sys.executable, "-m", "ddcards", "serve", "--port", "0", *args], cwd=ROOT, env=_env(),
@@ -155,7 +163,7 @@ def test_tables_at_startup_beyond_the_machines_memory_exit_2():
                            str(tt_mb)], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60)
     each = ddcards.api.table_memory_mb(tt_mb)
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr == (f"ddcards serve: --workers 3 x --tt-mb {tt_mb}: the tables take {3 * each:,} MiB (at "
+    assert proc.stderr == (f"ddcards serve: error: --workers 3 x --tt-mb {tt_mb}: the tables take {3 * each:,} MiB (at "
                            f"startup, one per worker; each {each:,} MiB with its side area), more than this machine's memory, "
                            f"{LIMIT:,} MiB: give fewer workers or a smaller table\n")
 
@@ -169,7 +177,7 @@ def test_tables_that_cannot_be_allocated_at_startup_exit_2_cleanly(monkeypatch, 
     monkeypatch.setattr(ddcards, "Solver", no_memory)
     assert main(["--port", "0", "--workers", "2", "--tt-mb", "8"]) == 2
     err = capsys.readouterr().err
-    assert err == ("ddcards serve: cannot allocate the tables of 2 workers (8 MiB each, 18 MiB in all with their "
+    assert err == ("ddcards serve: error: cannot allocate the tables of 2 workers (8 MiB each, 18 MiB in all with their "
                    "side areas): not enough free memory; give fewer --workers or a smaller --tt-mb\n")
 
 
@@ -184,7 +192,7 @@ def test_a_port_in_use_exits_1_with_one_clear_line():
                                "--workers", "1", "--tt-mb", "1"], cwd=ROOT, env=_env(), capture_output=True, text=True,
                               timeout=60)
     assert proc.returncode == 1
-    assert proc.stderr == (f"ddcards serve: cannot listen on 127.0.0.1:{port}: the port is in use (another ddcards "
+    assert proc.stderr == (f"ddcards serve: error: cannot listen on 127.0.0.1:{port}: the port is in use (another ddcards "
                            "serve?); stop that program or give another --port\n"), proc.stderr
 
 

@@ -20,9 +20,9 @@ from ddcards.server.convert.scalars import (SUIT_BY_LETTER, SUIT_ENUM_RULE, SUIT
 from ddcards.server.status import RequestCardError, RequestError, shorten
 from ddcards.v1 import ddcards_pb2 as pb
 
-
 # The rule of a request's source, which its error cites (as the library's errors cite docs/RULES.md).
 SOURCE_RULE = "source: a request carries its position, as position or as document_json"
+
 
 def _pick_name(name: str, enum_type: EnumTypeWrapper, enum_value: int, field: str,
                canonical: Callable[[str], str], where: str) -> str:
