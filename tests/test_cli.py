@@ -985,6 +985,7 @@ def test_an_analysis_of_minutes_says_so_before_it_starts(capsys):
                      "--no-progress"]) == cli.EXIT_ABORTED
     note, stopped = capsys.readouterr().err.splitlines()
     assert "an analysis searches from played[2], a 36-card Mariasz deal with 22 cards left" in note
+    assert "; a later --from-ply (up to 17) analyses less of it, sooner (--timeout" in note     # (not "N": it was given)
     assert stopped.endswith(" nodes, with 0 of the 16 recorded actions from played[2] analysed")
     # The report says so too, and reports the late play from --from-ply.
     assert cli.main(["report", "--example", "mariasz", "--tt-mb", "16", "--timeout", "0.05", "--no-progress",

@@ -40,7 +40,8 @@ def note_long_analysis(args: argparse.Namespace, pos: ddcards.Position) -> bool:
     if why is None:
         return False
     where = "the deal's start" if start == 0 else f"played[{start}]"
-    later = "; --from-ply N analyses the play from played[N] on" if start + 1 < len(pos.played) else ""
+    later = "" if start + 1 >= len(pos.played) else "; --from-ply N analyses the play from played[N] on" if not start \
+        else f"; a later --from-ply (up to {len(pos.played) - 1}) analyses less of it, sooner"
     _long_note(args, f"analysing this deal can take many minutes: an analysis searches from {where}, ", why + later)
     return True
 
