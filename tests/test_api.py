@@ -307,6 +307,8 @@ def test_an_analysis_from_a_later_ply_is_the_whole_one_from_there(name, mode):
     doc = _recorded(name)
     whole = ddcards.analyse(doc, mode=mode).to_dict()
     n = len(doc["played"])
+    # RULES §0.10: a step's moves are every legal move's value in mode all, none in mode optimal
+    assert all((len(s["moves"]) > 0) == (mode == "all") for s in whole["steps"])
     for k in sorted({1, n // 2, n - 1, n}):
         part = ddcards.analyse(doc, mode=mode, from_ply=k).to_dict()
         assert part["from_ply"] == k and whole["from_ply"] == 0
