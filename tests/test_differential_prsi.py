@@ -283,11 +283,16 @@ def test_the_pile_about_to_turn_over(seed, left):
 @given(seeds)
 def test_variants_with_players_out(seed):
     """play_on and return, with histories that run until someone is out or waiting on a return."""
-    rng = random.Random(seed)
+    check(variants_position(random.Random(seed)))
+
+
+def variants_position(rng):
+    """A position of three or four players under play_on and return, most often, whose history ran
+    until someone is out or waiting on a return, within a horizon that reaches the end."""
     rules, doc, state = new_game(rng, rng.choice([3, 4]), play_on=rng.random() < 0.7, comeback=rng.random() < 0.6)
     states, played, _ = random_play(rng, rules, state, steps=120, draw_bias=0.05,
                                     stop=lambda s: (s.out or s.waiting is not None) and rng.random() < 0.6)
-    check(document(rng, rules, doc, played, late_horizon(rng, rules, states[-1])))
+    return document(rng, rules, doc, played, late_horizon(rng, rules, states[-1]))
 
 
 @settings(deadline=None, max_examples=150)

@@ -218,6 +218,15 @@ cdef class PrsiBoard(Board):
     def is_legal(self, int move):
         return bool(legal(self.pp, &self.pp.st[self.pp.sp], move))
 
+    def quick_bounds(self):
+        """(lo, hi): the quick bounds lo <= value <= hi the search tries here, within the horizon
+        set_search named (_prsi_bounds.pxd: how soon anyone can be out); None where the value is
+        known without them (the game over or settled for P, or the horizon reached)."""
+        cdef int banked = 0, ismax = 0, lo = 0, hi = 0
+        if p_node_info(<void*> self.pp, &banked, &ismax, &lo, &hi) == NODE_TERMINAL:
+            return None
+        return lo, hi
+
     @property
     def to_move(self):
         return self.pp.st[self.pp.sp].turn
