@@ -364,9 +364,9 @@ doc = json.loads(sys.argv[1])
 def fork():
     pid = os.fork()
     if pid == 0:            # this thread is the child's main thread, where its Ctrl-C is taken
-        threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
         start = time.monotonic()
-        try:
+        try:                # (the timer inside: on a loaded machine it may fire at once)
+            threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
             ddcards.Solver().solve(doc, timeout=60)
         except BaseException as exc:
             print(type(exc).__name__, time.monotonic() - start < 0.5 + 5, flush=True)

@@ -1,7 +1,7 @@
 """Long searches from the command line: Ctrl-C stops them at once, a ticker shows them.
 
 A search runs without the GIL, so on the main thread it would hold Ctrl-C back until it ended
-(ddcards/_foreground.py); these run a search that takes minutes (a fresh 36-card Mariasz deal)
+(ddcards/cli/foreground.py); these run a search that takes minutes (a fresh 36-card Mariasz deal)
 and interrupt it.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import ddcards
-from ddcards._foreground import Foreground
+from ddcards.cli.foreground import Foreground
 from ddcards.result import SearchProgress
 
 try:

@@ -28,7 +28,8 @@ exit status (`status`). The parts: `parser` (the arguments of every command), a 
 (`solve` with batch, `analyse`, `table`, `games` with examples, `bench`; report and board live in
 their own packages), `streams` (the input read and the output written), `documents` (every
 document of an input answered in turn), `searches` (the Solver and its searches in the
-foreground) and `display` (the readable answers).
+foreground, which `foreground` runs on a worker thread so that Ctrl-C stops them) and `display`
+(the readable answers).
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 import ddcards
-from ddcards._foreground import Foreground
+from ddcards.cli.foreground import Foreground
 from ddcards.batch.progress import wanted
 
 
