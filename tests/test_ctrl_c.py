@@ -39,7 +39,9 @@ elif handler == "raises":
     signal.signal(signal.SIGINT, stop)
 elif handler == "ignored":
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-solver = ddcards.Solver()
+# 16 MiB, not the 1 GiB the deal is given: on a loaded machine a fresh table's first pages take
+# seconds to back, which is the overrun the README states, not what these tests are about
+solver = ddcards.Solver(tt_mb=16)
 solver.solve(ddcards.example("klaverjas"))          # a search before: SIGINT is Python's again after it
 threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
 start = time.monotonic()
