@@ -277,6 +277,10 @@ class Card:
     def __str__(self) -> str:
         return self._text
 
+    def __format__(self, spec: str) -> str:
+        # As Suit and Rank: f"{card:>3}" pads the card's text (object.__format__ refuses a spec)
+        return format(self._text, spec)
+
     def __reduce__(self) -> tuple[type[Card], tuple[Rank, Suit]]:
         return Card, (self.rank, self.suit)  # pickle/copy through __init__, frozen-safe
 

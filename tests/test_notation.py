@@ -174,6 +174,13 @@ def test_card_is_an_immutable_hashable_value() -> None:
     assert copy.deepcopy(card) == card and copy.copy(card) == card
 
 
+def test_a_card_formats_as_its_text_with_a_format_spec() -> None:
+    # As Suit and Rank do: a table of cards lines up with f"{card:>3}" (object.__format__ raised TypeError)
+    card = Card.parse("TH")
+    assert f"{card}" == "TH" and f"{card:>4}|{card:<3}|{card:^4}" == "  TH|TH | TH "
+    assert format(card, "") == str(card) and "{:3}".format(Card.parse("6s")) == "6S "
+
+
 def test_card_order_is_suit_then_rank() -> None:
     assert sorted(parse_cards("AC 6C AS TH 7S 9D")) == list(parse_cards("7S AS TH 9D 6C AC"))
     assert Card.parse("AS") < Card.parse("6H")
