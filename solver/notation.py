@@ -314,7 +314,7 @@ def parse_cards(cards: str | Iterable[str | Card]) -> tuple[Card, ...]:
     """
     if isinstance(cards, str):
         return tuple(Card.parse(token) for token in cards.replace(",", " ").split())
-    if not isinstance(cards, Iterable):
+    if not isinstance(cards, Iterable) or isinstance(cards, _BYTES):   # (bytes iterate as numbers)
         _require_text(cards, "cards", "'7S 8D' or a list of cards")
     return tuple(card if isinstance(card, Card) else Card.parse(card) for card in cards)
 
@@ -364,7 +364,7 @@ def parse_hand(hand: str | Iterable[str | Card]) -> tuple[Card, ...]:
             return _parse_pbn_hand(text)
         tokens: Iterable[str | Card] = text.replace(",", " ").split()
         shown = _shown(text)
-    elif isinstance(hand, Iterable) and not isinstance(hand, (bytes, bytearray)):
+    elif isinstance(hand, Iterable) and not isinstance(hand, _BYTES):
         tokens = list(hand)
         shown = reprlib.repr(tokens)
     else:
@@ -497,7 +497,7 @@ def format_hand(cards: str | Iterable[str | Card], *, style: HandStyle = "pbn") 
     >>> format_hand([])
     '...'
     """
-    if isinstance(cards, str) or not isinstance(cards, Iterable):
+    if isinstance(cards, (str, *_BYTES)) or not isinstance(cards, Iterable):
         cards = parse_hand(cards)           # "AK.Q.." or "AS KS": its cards, each once (or the error)
     else:
         cards = tuple(cards)                # (an iterator is read once)
@@ -523,6 +523,10 @@ def format_hand(cards: str | Iterable[str | Card], *, style: HandStyle = "pbn") 
         raise error(f"style is 'pbn' or 'display', not {style!r}", token=str(style)[:40],
                     rule="format_hand: style is 'pbn' or 'display'", field="style")
     return ".".join(suits)
+
+
+#: Binary data, which iterates as numbers: never cards, named as what it is.
+_BYTES = (bytes, bytearray, memoryview)
 
 
 def _is_card(text: str) -> bool:

@@ -219,6 +219,15 @@ def test_format_hand_and_format_cards_read_card_text_and_name_what_is_no_card() 
         format_hand(5)  # type: ignore[arg-type]
 
 
+def test_bytes_are_named_as_bytes_not_read_as_numbers() -> None:
+    # b"7S 8D" is iterable, by its byte values: parse_cards, format_cards and format_hand said
+    # "card must be text like 'TH', got int 55" of its first byte (parse_hand named the bytes)
+    for func in (parse_cards, format_cards, format_hand, parse_hand):
+        for given in (b"7S 8D", bytearray(b"7S"), memoryview(b"7S")):
+            with pytest.raises(ddcards.NotationTypeError, match=f"must be text like .*, got {type(given).__name__}"):
+                func(given)  # type: ignore[arg-type]
+
+
 def test_the_quick_reading_of_a_card_reads_as_the_full_one() -> None:
     # Card.parse answers the canonical text and its lower case from a table first: the same
     # objects as reading them rank by rank.
