@@ -189,8 +189,9 @@ class Card:
 
     def __post_init__(self) -> None:
         try:
-            if isinstance(self.rank, float) or isinstance(self.suit, float):
-                raise TypeError("whole numbers only")     # Rank(10.0) would take it (10.0 == 10)
+            if isinstance(self.rank, (float, bool)) or isinstance(self.suit, (float, bool)):
+                # Rank(10.0) would take it (10.0 == 10), Suit(True) the hearts (True == 1)
+                raise TypeError("whole numbers only")
             object.__setattr__(self, "rank", Rank(self.rank))
             object.__setattr__(self, "suit", Suit(self.suit))
             object.__setattr__(self, "_code", int(self.suit) * 16 + int(self.rank))
@@ -261,7 +262,7 @@ class Card:
         >>> Card.of(Rank.TEN, Suit.H) is Card.parse("TH")
         True
         """
-        if isinstance(rank, int) and isinstance(suit, int) and 6 <= rank <= 14 and 0 <= suit <= 3:
+        if (type(rank) in _WHOLE and type(suit) in _WHOLE) and 6 <= rank <= 14 and 0 <= suit <= 3:
             return _CANONICAL[suit * 16 + rank]
         return Card(rank, suit)             # raises the constructor's InvalidCardError
 
@@ -292,6 +293,9 @@ class Card:
             return NotImplemented
         return self._code < other._code
 
+
+# What Card.of looks up at once (a bool, an int to Python, goes through Card() and is refused).
+_WHOLE = (int, Rank, Suit)
 
 #: The 36 cards 6S 7S … AS 6H … AC, in (suit, rank) order.
 DECK: tuple[Card, ...] = tuple(Card(rank, suit) for suit in Suit for rank in Rank)

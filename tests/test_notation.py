@@ -461,10 +461,14 @@ def test_non_text_is_a_notation_error(func, value) -> None:
     assert info.value.token
 
 
-@pytest.mark.parametrize("rank, suit", [(5, 0), (15, 0), (10, 4), (10, -1), ("T", "H"), (None, None)])
+@pytest.mark.parametrize("rank, suit", [(5, 0), (15, 0), (10, 4), (10, -1), ("T", "H"), (None, None),
+                                        (10, True), (10, False), (10.0, 1), (10, 1.0)])
 def test_card_constructor_rejects_non_cards(rank, suit) -> None:
+    # (True and False are ints to Python, Suit(True) the hearts: Card(10, True) was the TH)
     with pytest.raises(InvalidCardError, match="is no card"):
         Card(rank, suit)
+    with pytest.raises(InvalidCardError, match="is no card"):
+        Card.of(rank, suit)
 
 
 def test_a_list_of_suit_groups_is_not_a_hand() -> None:
