@@ -102,9 +102,10 @@ def check_timeout(timeout: float | None, name: str = "timeout") -> float | None:
                                        token=token_text(timeout), rule=TIMEOUT_RULE, field=name)
     if isinstance(timeout, int) and timeout > 1e300:
         return None                         # beyond any float (10**400): no limit, as math.inf
-    if math.isnan(timeout) or timeout < 0:
+    # (-10**400, beyond any float too, is compared as an int: math.isnan would raise OverflowError)
+    if timeout < 0 or math.isnan(timeout):
         raise InvalidOptionError(f"{name} is a number of seconds, at least 0 (None or math.inf: no limit), "
-                                 f"not {timeout!r}", token=repr(timeout), rule=TIMEOUT_RULE, field=name)
+                                 f"not {shown(timeout)}", token=token_text(timeout), rule=TIMEOUT_RULE, field=name)
     return None if math.isinf(timeout) else timeout
 
 

@@ -473,6 +473,18 @@ def test_an_infinite_timeout_is_no_limit_and_zero_stops_at_once():
     assert s.value(SEED, timeout=10 ** 400) == 50
 
 
+def test_a_negative_integer_beyond_any_float_is_a_negative_timeout():
+    # -10**400 < 0 as well: it was a bare OverflowError (int too large to convert to float), where
+    # 10**400 was already no limit
+    s = ddcards.Solver()
+    for call in (lambda: s.solve(SEED, timeout=-10 ** 400), lambda: s.value(SEED, timeout=-10 ** 400),
+                 lambda: s.analyse(SEED, timeout=-10 ** 400), lambda: ddcards.solve_many([SEED], timeout=-10 ** 400)):
+        with pytest.raises(ddcards.InvalidOptionError, match=r"timeout is a number of seconds, at least 0 .*, "
+                                                             r"not -100000000000… \(401 digits\)$") as info:
+            call()
+        assert info.value.field == "timeout" and info.value.token == "-100000000000… (401 digits)"
+
+
 @pytest.mark.parametrize("keep", ["no", None, 2])
 def test_keep_tt_is_true_or_false(keep):
     """It was never checked: keep_tt="no" kept the table."""
