@@ -9,6 +9,8 @@
 from __future__ import annotations
 
 import math
+import numbers
+import operator
 import os
 import threading
 import time
@@ -90,22 +92,49 @@ CANCEL_RULE = "solve: cancel is None or a ddcards.CancelToken"
 KEEP_TT_RULE = "solve: keep_tt is True or False"
 
 
+def whole_argument(value: object) -> int | None:
+    """`value` as the int a whole-number argument takes (threads, tt_mb, from_ply, jobs...): an
+    int, or a number of another integer type (numpy's int64: one with ``__index__``, as
+    ``range()`` takes it); None for anything else, a bool (Python's or numpy's) too."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return int(value)
+    if getattr(type(value), "__index__", None) is None:
+        return None
+    try:
+        return operator.index(value)            # type: ignore[arg-type]
+    except TypeError:                           # (numpy's bool_ has one that refuses)
+        return None
+
+
 def check_timeout(timeout: float | None, name: str = "timeout") -> float | None:
     """`timeout` as a search takes it: None for no limit (None or infinity), else the seconds
-    (0 stops before the search starts: SearchTimeout).  NaN and negative numbers are
+    (0 stops before the search starts: SearchTimeout), as an int or a float (a real number of
+    another type, numpy's or a Fraction, is taken as its value).  NaN and negative numbers are
     InvalidOptionError (an unbounded search from a NaN somewhere would be a silent fix);
     anything but a number is an InvalidArgumentTypeError (a DdcardsError and a TypeError)."""
     if timeout is None:
         return None
+    given = timeout                         # as the caller wrote it, for the messages
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool):
-        raise InvalidArgumentTypeError(f"{name} must be a number of seconds or None, not {shown(timeout)}",
-                                       token=token_text(timeout), rule=TIMEOUT_RULE, field=name)
+        whole = whole_argument(timeout)
+        if whole is None and (not isinstance(timeout, numbers.Real) or isinstance(timeout, bool)):
+            raise InvalidArgumentTypeError(f"{name} must be a number of seconds or None, not {shown(timeout)}",
+                                           token=token_text(timeout), rule=TIMEOUT_RULE, field=name)
+        if whole is not None:
+            timeout = whole
+        else:
+            try:
+                timeout = float(timeout)
+            except OverflowError:           # a Fraction beyond any float: its sign says which
+                timeout = 10 ** 400 if timeout > 0 else -10 ** 400
     if isinstance(timeout, int) and timeout > 1e300:
         return None                         # beyond any float (10**400): no limit, as math.inf
     # (-10**400, beyond any float too, is compared as an int: math.isnan would raise OverflowError)
     if timeout < 0 or math.isnan(timeout):
         raise InvalidOptionError(f"{name} is a number of seconds, at least 0 (None or math.inf: no limit), "
-                                 f"not {shown(timeout)}", token=token_text(timeout), rule=TIMEOUT_RULE, field=name)
+                                 f"not {shown(given)}", token=token_text(given), rule=TIMEOUT_RULE, field=name)
     return None if math.isinf(timeout) else timeout
 
 
@@ -122,21 +151,21 @@ def _check_limits(timeout: float | None, cancel: CancelToken | None, keep_tt: bo
 
 def check_from_ply(from_ply: int, actions: int) -> int:
     """The ply an analysis starts at: 0 (the deal's start) to `actions` (the record's end)."""
-    whole = isinstance(from_ply, int) and not isinstance(from_ply, bool)
-    if not whole or not 0 <= from_ply <= actions:
-        error = InvalidOptionError if whole else InvalidArgumentTypeError
+    whole = whole_argument(from_ply)
+    if whole is None or not 0 <= whole <= actions:
+        error = InvalidOptionError if whole is not None else InvalidArgumentTypeError
         raise error(f"from_ply is a whole number from 0 to {actions}, the recorded actions (got {from_ply!r}; "
                     f"{FROM_PLY_RULE})", token=repr(from_ply), rule=FROM_PLY_RULE, field="from_ply")
-    return from_ply
+    return whole
 
 
 def _threads(threads: int, rule: str = "solve: threads") -> int:
-    whole = isinstance(threads, int) and not isinstance(threads, bool)
-    if not whole or not 1 <= threads <= MAX_THREADS:
-        error = InvalidOptionError if whole else InvalidArgumentTypeError      # threads="2": a TypeError too
+    whole = whole_argument(threads)
+    if whole is None or not 1 <= whole <= MAX_THREADS:
+        error = InvalidOptionError if whole is not None else InvalidArgumentTypeError  # threads="2": a TypeError too
         raise error(f"threads is a whole number from 1 to {MAX_THREADS} (got {threads!r})",
                     token=repr(threads), rule=rule, field="threads")
-    return threads
+    return whole
 
 
 #: The largest table any ``tt_mb`` may ask for where this machine's memory is not known (MiB).
@@ -171,14 +200,15 @@ def check_tt_mb(tt_mb: int | None, name: str = "tt_mb", *, here: bool = True, un
     if tt_mb is None:
         return None
     limit = tt_mb_limit() if here else TT_MB_LIMIT
-    if not isinstance(tt_mb, int) or isinstance(tt_mb, bool):
+    whole = whole_argument(tt_mb)
+    if whole is None:
         why = "is not a whole number"
-    elif tt_mb < 1:
+    elif whole < 1:
         why = "is too small"
-    elif tt_mb > limit:
+    elif whole > limit:
         why = "is too large"
     else:
-        return tt_mb
+        return whole
     memory = "this machine's memory" if here and physical_memory_mb() is not None else "the most a table may take"
     if unset is None:
         unset = ("leave it out" if name.startswith("-") else "give None") + " for a table sized per game"
@@ -396,7 +426,8 @@ class Solver:
     """
 
     def __init__(self, tt_mb: int | None = DEFAULT_TT_MB):
-        self._per_game = check_tt_mb(tt_mb) is None
+        tt_mb = check_tt_mb(tt_mb)          # (an int: numpy's int64 is taken as its value)
+        self._per_game = tt_mb is None
         try:
             self._searcher = Searcher(first_table_mb(tt_mb))
         except MemoryError:

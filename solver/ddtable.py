@@ -133,7 +133,7 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str | bytes, *, sol
     from ddcards.api import _check_limits, _threads, default_solver
 
     timeout = _check_limits(timeout, cancel)          # cancel="x": said here, as solve says it
-    _threads(threads, "dd_table: threads")
+    threads = _threads(threads, "dd_table: threads")      # (an int: numpy's int64 as its value)
     job = table_job(position_or_doc)
     if solver is not None and not callable(getattr(solver, "_values", None)):     # (a Solver, or a subclass)
         raise InvalidArgumentTypeError(f"dd_table's solver is a ddcards.Solver or None, not {shown(solver)}",

@@ -1145,3 +1145,65 @@ def test_a_notebook_shows_a_position_a_result_and_an_analysis_as_their_tables():
     assert pos._repr_html_().startswith("<pre>Mariáš hra, trumps H - seat 0 (declarer) to move\n")
     assert "&lt;- mistake" in an._repr_html_() or not an.mistakes
     assert repr(pos).startswith("Position.from_json(")          # repr() still rebuilds it
+
+
+class _Index:
+    """A whole number of another integer type, as numpy's int64 is: an int through __index__."""
+
+    def __init__(self, value: int):
+        self.value = value
+
+    def __index__(self) -> int:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"_Index({self.value})"
+
+
+def _integer_types() -> list[object]:
+    """_Index, and numpy's integers where numpy is installed."""
+    kinds: list[object] = [_Index]
+    try:
+        import numpy
+    except ImportError:
+        return kinds
+    return kinds + [numpy.int64, numpy.int32, numpy.uint8]
+
+
+@pytest.mark.parametrize("kind", _integer_types())
+def test_a_whole_number_of_another_integer_type_is_taken_as_its_value(kind):
+    # numpy's int64 (a notebook's np.arange, a DataFrame's column) was "not a whole number", an
+    # InvalidArgumentTypeError, for threads, tt_mb, from_ply, jobs and timeout, where numpy's
+    # float64 (a float) was taken: an integer type is one with __index__, as range() reads it
+    from fractions import Fraction
+
+    two, four = kind(2), kind(4)
+    solver = ddcards.Solver(tt_mb=four)
+    assert solver.tt_mb == 4 and type(solver.tt_mb) is int
+    assert solver.solve(SEED, threads=two, timeout=kind(30)).value == 50
+    assert solver.value(SEED, threads=two, timeout=kind(30)) == 50
+    assert ddcards.solve(SEED, threads=two).value == 50
+    analysis = solver.analyse(SEED, from_ply=kind(26), threads=two, timeout=Fraction(30))
+    assert analysis.from_ply == 26 and type(analysis.from_ply) is int and analysis.final_value == 50
+    done = list(ddcards.solve_many([SEED], jobs=kind(1), window=two, chunk_size=kind(1), tt_mb=two,
+                                   timeout=kind(30)))
+    assert done[0].result is not None and done[0].result.value == 50
+    assert ddcards.dd_table(ddcards.example("klaverjas"), threads=two, timeout=kind(30))["values"]
+    # out of range: the range is said, as of an int
+    with pytest.raises(ddcards.InvalidOptionError, match="threads is a whole number from 1 to 64") as info:
+        solver.solve(SEED, threads=kind(0))
+    assert not isinstance(info.value, TypeError)
+    with pytest.raises(ddcards.InvalidOptionError, match="at least 0") as info:
+        solver.solve(SEED, timeout=Fraction(-1, 2))
+    assert not isinstance(info.value, TypeError) and info.value.token == "Fraction(-1, 2)"
+    with pytest.raises(ddcards.SearchTimeout, match="before the search started"):
+        solver.solve(SEED, timeout=kind(0))
+
+
+def test_a_bool_of_another_type_is_no_whole_number():
+    numpy = pytest.importorskip("numpy")
+    for call in (lambda: ddcards.Solver(tt_mb=numpy.bool_(True)), lambda: ddcards.solve(SEED, threads=numpy.bool_(True)),
+                 lambda: ddcards.solve(SEED, timeout=numpy.bool_(True))):
+        with pytest.raises(ddcards.InvalidArgumentTypeError):
+            call()
+    assert ddcards.solve(SEED, timeout=numpy.float32(30)).value == 50      # a real number, not a float

@@ -22,7 +22,7 @@ from typing import Any
 
 from ddcards._jsonio import not_a_position
 from ddcards.api import (DEFAULT_TT_MB, CancelToken, PositionLike, Solver, _mode, _position, check_tables_fit,
-                         check_timeout, check_tt_mb)
+                         check_timeout, check_tt_mb, whole_argument)
 from ddcards.errors import DdcardsError, InvalidArgumentTypeError, InvalidOptionError, SearchAborted
 from ddcards.position import Position
 from ddcards.result import Mode, Result
@@ -239,10 +239,10 @@ def solve_tasks(tasks: Iterable[Task], *, jobs: int | None = None, executor: Any
     """
     mode_name = _mode(mode).value
     timeout = check_timeout(timeout)
-    check_tt_mb(tt_mb, here=not _is_dask_client(executor))   # a cluster's workers have memory of their own
-    _check_count("jobs", jobs)
-    _check_count("window", window)
-    _check_count("chunk_size", chunk_size)
+    tt_mb = check_tt_mb(tt_mb, here=not _is_dask_client(executor))   # a cluster's workers have memory of their own
+    jobs = _check_count("jobs", jobs)
+    window = _check_count("window", window)
+    chunk_size = _check_count("chunk_size", chunk_size)
     if executor is not None and not isinstance(executor, Executor) and not _is_dask_client(executor):
         raise InvalidArgumentTypeError(f"executor must be a concurrent.futures.Executor or a dask.distributed Client, "
                                        f"not {type(executor).__name__}", token=type(executor).__name__,
@@ -264,13 +264,16 @@ def _local_parallel(jobs: int | None, executor: Executor | None) -> int:
     return getattr(executor, "_max_workers", None) or 1
 
 
-def _check_count(name: str, value: Any) -> None:
+def _check_count(name: str, value: Any) -> int | None:
+    """`value` if it is None or a whole number at least 1 (as an int: numpy's int64 as its value)."""
     if value is None:
-        return
+        return None
+    whole = whole_argument(value)
     # of the wrong type: a TypeError too (InvalidArgumentTypeError), as every API argument
-    error = InvalidArgumentTypeError if not isinstance(value, int) or isinstance(value, bool) else InvalidOptionError
-    if error is InvalidArgumentTypeError or value < 1:
+    error = InvalidArgumentTypeError if whole is None else InvalidOptionError
+    if whole is None or whole < 1:
         raise error(f"{name} is a whole number, at least 1 (got {value!r})", token=repr(value), rule=_RULE, field=name)
+    return whole
 
 
 def _is_dask_client(executor: Any) -> bool:
