@@ -467,6 +467,18 @@ def shown(value: Any, limit: int = 40) -> str:
     return text
 
 
+def argument_shown(value: Any, limit: int = 40) -> str:
+    """`value`, a program's argument, for a message: as :func:`shown`, but True, False and None
+    as Python writes them (a call's ``keep_tt=None`` is no document's null)."""
+    return repr(value) if isinstance(value, bool) or value is None else shown(value, limit)
+
+
+def argument_token(value: Any, limit: int = 40) -> str:
+    """`value`, a program's argument, as the ``.token`` of an error: as :func:`token_text`, but
+    True, False and None as Python writes them."""
+    return repr(value) if isinstance(value, bool) or value is None else token_text(value, limit)
+
+
 def _shown(value: Any, limit: int, levels: int) -> str:
     if isinstance(value, str):
         if len(value) <= limit:

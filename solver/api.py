@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any, Concatenate, ParamSpec, TypeAlias, TypeVar, cast
 
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, CancelToken, Searcher, side_area_bytes
-from ddcards._jsonio import shown, token_text
+from ddcards._jsonio import argument_shown, argument_token, shown, token_text
 from ddcards.errors import (DdcardsError, InvalidArgumentTypeError, InvalidOptionError, SearchAborted, SearchCancelled,
                             SearchTimeout, TableMemoryError)
 from ddcards.games import _search_budget
@@ -120,8 +120,8 @@ def check_timeout(timeout: float | None, name: str = "timeout") -> float | None:
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool):
         whole = whole_argument(timeout)
         if whole is None and (not isinstance(timeout, numbers.Real) or isinstance(timeout, bool)):
-            raise InvalidArgumentTypeError(f"{name} must be a number of seconds or None, not {shown(timeout)}",
-                                           token=token_text(timeout), rule=TIMEOUT_RULE, field=name)
+            raise InvalidArgumentTypeError(f"{name} must be a number of seconds or None, not {argument_shown(timeout)}",
+                                           token=argument_token(timeout), rule=TIMEOUT_RULE, field=name)
         if whole is not None:
             timeout = whole
         else:
@@ -141,11 +141,11 @@ def check_timeout(timeout: float | None, name: str = "timeout") -> float | None:
 def _check_limits(timeout: float | None, cancel: CancelToken | None, keep_tt: bool = False) -> float | None:
     timeout = check_timeout(timeout)
     if cancel is not None and not isinstance(cancel, CancelToken):
-        raise InvalidArgumentTypeError(f"cancel must be a ddcards.CancelToken or None, not {shown(cancel)}",
-                                       token=token_text(cancel), rule=CANCEL_RULE, field="cancel")
+        raise InvalidArgumentTypeError(f"cancel must be a ddcards.CancelToken or None, not {argument_shown(cancel)}",
+                                       token=argument_token(cancel), rule=CANCEL_RULE, field="cancel")
     if not isinstance(keep_tt, bool):
-        raise InvalidArgumentTypeError(f"keep_tt must be True or False, not {shown(keep_tt)}",
-                                       token=token_text(keep_tt), rule=KEEP_TT_RULE, field="keep_tt")
+        raise InvalidArgumentTypeError(f"keep_tt must be True or False, not {argument_shown(keep_tt)}",
+                                       token=argument_token(keep_tt), rule=KEEP_TT_RULE, field="keep_tt")
     return timeout
 
 
@@ -212,7 +212,7 @@ def check_tt_mb(tt_mb: int | None, name: str = "tt_mb", *, here: bool = True, un
     memory = "this machine's memory" if here and physical_memory_mb() is not None else "the most a table may take"
     if unset is None:
         unset = ("leave it out" if name.startswith("-") else "give None") + " for a table sized per game"
-    given = repr(tt_mb) if isinstance(tt_mb, bool) else shown(tt_mb)     # a Python argument: True, as passed
+    given = argument_shown(tt_mb)           # a Python argument: True, as passed
     error = InvalidArgumentTypeError if why == "is not a whole number" else InvalidOptionError
     raise error(f"{name} {given} {why}: a table takes 1 to {limit:,} MiB ({memory}); "
                 f"{unset}", token=token_text(tt_mb), rule=TT_MB_RULE, field=name)
@@ -926,8 +926,8 @@ class Solver:
 def _step_callback(on_step: Any) -> Callable[[AnalysisStep], object] | None:
     """`on_step` checked: a function of one AnalysisStep, or None."""
     if on_step is not None and not callable(on_step):
-        raise InvalidArgumentTypeError(f"on_step must be a function of one AnalysisStep or None, not {shown(on_step)}",
-                                       token=token_text(on_step), rule="analyse: on_step is called with each step",
+        raise InvalidArgumentTypeError(f"on_step must be a function of one AnalysisStep or None, "
+                                       f"not {argument_shown(on_step)}", token=argument_token(on_step), rule="analyse: on_step is called with each step",
                                        field="on_step")
     return cast(Callable[[AnalysisStep], object] | None, on_step)
 
@@ -1059,8 +1059,8 @@ def solve_many(positions: Iterable[PositionLike], *, jobs: int | None = None, ex
     try:
         source = iter(positions)
     except TypeError:
-        raise InvalidArgumentTypeError(f"solve_many takes an iterable of positions, not {shown(positions)}",
-                                       token=token_text(positions), rule="solve_many: an iterable of positions",
+        raise InvalidArgumentTypeError(f"solve_many takes an iterable of positions, not {argument_shown(positions)}",
+                                       token=argument_token(positions), rule="solve_many: an iterable of positions",
                                        field="positions") from None
     tasks = (Task(index, position) for index, position in enumerate(source))
     return answers_of(solve_tasks(tasks, jobs=jobs, executor=executor, mode=mode, timeout=timeout, tt_mb=tt_mb,

@@ -45,7 +45,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ddcards.api import CancelToken, Solver
-from ddcards._jsonio import decode_utf8, loads_given, not_a_position, read_position, shown, token_text
+from ddcards._jsonio import (argument_shown, argument_token, decode_utf8, loads_given, not_a_position, read_position,
+                             shown, token_text)
 from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, SearchAborted, SearchTimeout
 from ddcards.games import _search_budget, get_game, klaverjas, marias_table
 from ddcards.games._document import check_fields, played_field
@@ -136,8 +137,8 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str | bytes, *, sol
     threads = _threads(threads, "dd_table: threads")      # (an int: numpy's int64 as its value)
     job = table_job(position_or_doc)
     if solver is not None and not callable(getattr(solver, "_values", None)):     # (a Solver, or a subclass)
-        raise InvalidArgumentTypeError(f"dd_table's solver is a ddcards.Solver or None, not {shown(solver)}",
-                                       token=token_text(solver), rule="dd_table: solver is None or a ddcards.Solver",
+        raise InvalidArgumentTypeError(f"dd_table's solver is a ddcards.Solver or None, not {argument_shown(solver)}",
+                                       token=argument_token(solver), rule="dd_table: solver is None or a ddcards.Solver",
                                        field="solver")
     return job(solver if solver is not None else default_solver(), timeout, cancel, threads)
 
@@ -222,14 +223,14 @@ def row_position(table: Mapping[str, Any], row: Mapping[str, Any] | tuple[str, i
     if game == "klaverjas":
         if not (isinstance(row, (tuple, list)) and len(row) == 2 and row[0] in TABLE_SUITS
                 and row[1] in (0, 1) and not isinstance(row[1], bool)):
-            raise InvalidArgumentTypeError(f"a Klaverjas table's row is (suit, team), not {shown(row)} ({ROW_RULE})",
-                                           token=token_text(row), rule=ROW_RULE, field="row")
+            raise InvalidArgumentTypeError(f"a Klaverjas table's row is (suit, team), not {argument_shown(row)} ({ROW_RULE})",
+                                           token=argument_token(row), rule=ROW_RULE, field="row")
         return Position.from_dict({"game": "klaverjas", "hands": table["hands"], "rules": table["rules"],
                                    "leader": table["leader"], "trump": row[0], "playing_team": row[1]})
     if game == "marias":
         if not isinstance(row, Mapping) or row not in table["entries"]:
-            raise InvalidArgumentTypeError(f"a Mariáš table's row is one of its entries, not {shown(row)} "
-                                           f"({ROW_RULE})", token=token_text(row), rule=ROW_RULE, field="row")
+            raise InvalidArgumentTypeError(f"a Mariáš table's row is one of its entries, not {argument_shown(row)} "
+                                           f"({ROW_RULE})", token=argument_token(row), rule=ROW_RULE, field="row")
         discard = parse_cards(row["discard"])
         forehand = [card for card in parse_hand(table["hands"][0]) if card not in discard]
         # Hra's own options (talon points, marriages, the Sedma and Kilo stakes) do not apply to
@@ -245,7 +246,7 @@ def row_position(table: Mapping[str, Any], row: Mapping[str, Any] | tuple[str, i
             doc["announcements"] = row["announcements"]
         return Position.from_dict(doc)
     raise InvalidArgumentTypeError(f"row_position takes a table dd_table returned, of a Klaverjas or a Mariáš deal, "
-                                   f"not {shown(table)} ({ROW_RULE})", token=token_text(table), rule=ROW_RULE,
+                                   f"not {argument_shown(table)} ({ROW_RULE})", token=argument_token(table), rule=ROW_RULE,
                                    field="table")
 
 

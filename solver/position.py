@@ -30,8 +30,8 @@ import os
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ddcards._jsonio import (POSITION_RULE, decode_utf8, loads_given, not_a_position, read_position, read_the_file,
-                             shown, token_text)
+from ddcards._jsonio import (POSITION_RULE, argument_shown, argument_token, decode_utf8, loads_given, not_a_position,
+                             read_position, read_the_file, shown, token_text)
 from ddcards.errors import DdcardsError, IllegalPlayError, NotationError, NotationTypeError, NothingToUndoError
 from ddcards.games import get_game
 from ddcards.games.base import Game, GameInfo, Score, Session, TrickCard
@@ -137,8 +137,8 @@ class Position:
         if not isinstance(text, str):
             advice = (" (Position.from_dict takes a position document as a dict)" if isinstance(text, Mapping) else
                       f", which names a file: {read_the_file(os.fspath(text))}" if isinstance(text, os.PathLike) else "")
-            raise NotationTypeError(f"a position document is JSON text, not {type(text).__name__} {shown(text)}"
-                                    f"{advice}", token=token_text(text), rule=POSITION_RULE)
+            raise NotationTypeError(f"a position document is JSON text, not {type(text).__name__} "
+                                    f"{argument_shown(text)}{advice}", token=argument_token(text), rule=POSITION_RULE)
         # JSON of another kind is bad notation, not a wrong type
         return cls(read_position(loads_given(text, "a position document")))
 

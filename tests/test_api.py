@@ -13,6 +13,7 @@ import doctest
 import importlib
 import json
 import pickle
+import re
 import random
 import html
 import threading
@@ -501,7 +502,7 @@ def test_an_argument_of_the_wrong_type_is_bad_input_and_a_type_error(kwargs, fie
     with pytest.raises(ddcards.InvalidArgumentTypeError) as info:
         ddcards.Solver().solve(SEED, **kwargs)
     assert isinstance(info.value, ddcards.DdcardsError) and isinstance(info.value, TypeError)
-    assert info.value.field == field and info.value.token == str(kwargs[field]).lower() and info.value.rule
+    assert info.value.field == field and info.value.token == str(kwargs[field]) and info.value.rule
     with pytest.raises(ddcards.InvalidArgumentTypeError, match="solver is a ddcards.Solver or None, not 'x'"):
         ddcards.dd_table(ddcards.example("klaverjas"), solver="x")
     with pytest.raises(ddcards.InvalidOptionError, match="style is 'pbn' or 'display', not 'bogus'"):
@@ -1207,3 +1208,31 @@ def test_a_bool_of_another_type_is_no_whole_number():
         with pytest.raises(ddcards.InvalidArgumentTypeError):
             call()
     assert ddcards.solve(SEED, timeout=numpy.float32(30)).value == 50      # a real number, not a float
+
+
+@pytest.mark.parametrize("value", [None, True, False])
+def test_a_python_argument_is_named_in_python_words(value):
+    # keep_tt=None was "keep_tt must be True or False, not null" (token "null"), find_game(True)
+    # "not true": JSON's words for what no document wrote. A document's field keeps them.
+    from ddcards.ddtable import dd_table, row_position
+
+    calls = [lambda: ddcards.Solver().solve(SEED, keep_tt=value if value is None else 1),
+             lambda: ddcards.solve(SEED, timeout=value) if value is not None else ddcards.solve(SEED, timeout=True),
+             lambda: ddcards.solve(SEED, cancel=value) if value is not None else ddcards.solve(SEED, cancel=False),
+             lambda: ddcards.analyse(SEED, on_step=value) if value is not None else ddcards.analyse(SEED, on_step=True),
+             lambda: ddcards.find_game(value), lambda: ddcards.example(value), lambda: ddcards.solve_many(value),
+             lambda: ddcards.Position.from_json(value),
+             lambda: dd_table(ddcards.example("klaverjas"), solver=value) if value is not None else dd_table(
+                 ddcards.example("klaverjas"), solver=True),
+             lambda: row_position(value, ("H", 0))]
+    for call in calls:
+        with pytest.raises(ddcards.InvalidArgumentTypeError if call is not calls[7] else ddcards.NotationTypeError
+                           ) as info:
+            call()
+        message = str(info.value)
+        assert not re.search(r"\b(null|true|false)\b", message), message
+        assert re.search(r"\b(None|True|False|1)\b", message), message
+        assert info.value.token in ("None", "True", "False", "1"), (message, info.value.token)
+    # a document's field is still named in the document's words
+    with pytest.raises(ddcards.InvalidOptionError, match="not true"):
+        ddcards.Position.from_dict(dict(SEED, flek=True))

@@ -5,7 +5,7 @@ import json
 from importlib import resources
 from typing import Any
 
-from ddcards._jsonio import shown, token_text
+from ddcards._jsonio import argument_shown, argument_token, shown, token_text
 from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError
 
 EXAMPLES_RULE = "bundled examples"
@@ -21,7 +21,8 @@ def example(name: str = "marias-hra") -> dict[str, Any]:
     names = example_names()
     if not isinstance(name, str):
         raise InvalidArgumentTypeError(f"an example's name is text (examples: {', '.join(names)}), "
-                                       f"not {shown(name)}", token=token_text(name), rule=EXAMPLES_RULE, field="name")
+                                       f"not {argument_shown(name)}", token=argument_token(name), rule=EXAMPLES_RULE,
+                                       field="name")
     if name not in names and name.strip().lower() in names:
         name = name.strip().lower()         # named in any case, as games, modes and suits are
     if name not in names:

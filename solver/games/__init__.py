@@ -6,7 +6,7 @@ from ddcards._kernels import kernel_path
 # The games' C modules come in builds per CPU level: see ddcards._kernels.
 __path__ = kernel_path(__path__)
 
-from ddcards._jsonio import MAX_TEXT, check_limits, shown, token_text
+from ddcards._jsonio import MAX_TEXT, argument_shown, argument_token, check_limits, shown, token_text
 from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError
 # Names are matched as suits are: any case, accents optional, compatibility forms (fullwidth
 # 'ｍａｒｉａｓ') not folded.
@@ -56,7 +56,8 @@ def find_game(name: str) -> GameInfo:
     diacritics); a name that is no text is an InvalidArgumentTypeError (a TypeError too)."""
     if not isinstance(name, str):
         raise InvalidArgumentTypeError(f"a game's name is text (games: {', '.join(_registry_names())}), not "
-                                       f"{shown(name)}", token=token_text(name), rule=GAME_RULE, field="name")
+                                       f"{argument_shown(name)}", token=argument_token(name), rule=GAME_RULE,
+                                       field="name")
     return get_game(name).info
 
 
