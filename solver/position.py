@@ -82,7 +82,8 @@ class Position:
     (TrickCard(seat=0, card=Card.parse('QH')), TrickCard(seat=1, card=Card.parse('TH')))
     """
 
-    __slots__ = ("_game", "_setup", "_doc", "_to_move", "_legal", "_over", "_spare", "_view")
+    # (__weakref__: a cache of answers by position may hold them weakly, a WeakKeyDictionary)
+    __slots__ = ("_game", "_setup", "_doc", "_to_move", "_legal", "_over", "_spare", "_view", "__weakref__")
 
     def __init__(self, doc: Mapping[str, Any] | Position):
         if isinstance(doc, Position):

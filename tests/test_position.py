@@ -502,6 +502,24 @@ def test_positions_pickle_and_copy():
         assert ddcards.solve(again, mode="best").value == ddcards.solve(pos, mode="best").value
 
 
+def test_a_position_can_be_referred_to_weakly():
+    # A cache of answers by position that lets them go with the positions (a WeakKeyDictionary, a
+    # weakref.finalize), as a python-chess Board allows: the slots left no room for a weak reference
+    import gc
+    import weakref
+
+    pos = Position.from_dict(HRA).play("QH")
+    answers: weakref.WeakKeyDictionary[Position, int] = weakref.WeakKeyDictionary()
+    answers[pos] = ddcards.solve(pos).value
+    assert answers[Position.from_dict(dict(HRA, played=["QH"]))] == answers[pos]     # found by equality
+    ref = weakref.ref(pos)
+    assert ref() is pos
+    del pos
+    gc.collect()
+    assert ref() is None and len(answers) == 0
+    assert not hasattr(Position.from_dict(HRA), "__dict__")     # still slots: no attribute of one's own
+
+
 def test_table_is_a_copy():
     pos = Position.from_dict(HRA)
     pos.table["talon"] = ()
