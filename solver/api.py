@@ -927,8 +927,8 @@ def _step_callback(on_step: Any) -> Callable[[AnalysisStep], object] | None:
     """`on_step` checked: a function of one AnalysisStep, or None."""
     if on_step is not None and not callable(on_step):
         raise InvalidArgumentTypeError(f"on_step must be a function of one AnalysisStep or None, "
-                                       f"not {argument_shown(on_step)}", token=argument_token(on_step), rule="analyse: on_step is called with each step",
-                                       field="on_step")
+                                       f"not {argument_shown(on_step)}", token=argument_token(on_step),
+                                       rule="analyse: on_step is called with each step", field="on_step")
     return cast(Callable[[AnalysisStep], object] | None, on_step)
 
 
