@@ -138,8 +138,8 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str | bytes, *, sol
     job = table_job(position_or_doc)
     if solver is not None and not callable(getattr(solver, "_values", None)):     # (a Solver, or a subclass)
         raise InvalidArgumentTypeError(f"dd_table's solver is a ddcards.Solver or None, not {argument_shown(solver)}",
-                                       token=argument_token(solver), rule="dd_table: solver is None or a ddcards.Solver",
-                                       field="solver")
+                                       token=argument_token(solver), field="solver",
+                                       rule="dd_table: solver is None or a ddcards.Solver")
     return job(solver if solver is not None else default_solver(), timeout, cancel, threads)
 
 
@@ -223,8 +223,8 @@ def row_position(table: Mapping[str, Any], row: Mapping[str, Any] | tuple[str, i
     if game == "klaverjas":
         if not (isinstance(row, (tuple, list)) and len(row) == 2 and row[0] in TABLE_SUITS
                 and row[1] in (0, 1) and not isinstance(row[1], bool)):
-            raise InvalidArgumentTypeError(f"a Klaverjas table's row is (suit, team), not {argument_shown(row)} ({ROW_RULE})",
-                                           token=argument_token(row), rule=ROW_RULE, field="row")
+            raise InvalidArgumentTypeError(f"a Klaverjas table's row is (suit, team), not {argument_shown(row)} "
+                                           f"({ROW_RULE})", token=argument_token(row), rule=ROW_RULE, field="row")
         return Position.from_dict({"game": "klaverjas", "hands": table["hands"], "rules": table["rules"],
                                    "leader": table["leader"], "trump": row[0], "playing_team": row[1]})
     if game == "marias":
@@ -246,8 +246,8 @@ def row_position(table: Mapping[str, Any], row: Mapping[str, Any] | tuple[str, i
             doc["announcements"] = row["announcements"]
         return Position.from_dict(doc)
     raise InvalidArgumentTypeError(f"row_position takes a table dd_table returned, of a Klaverjas or a Mariáš deal, "
-                                   f"not {argument_shown(table)} ({ROW_RULE})", token=argument_token(table), rule=ROW_RULE,
-                                   field="table")
+                                   f"not {argument_shown(table)} ({ROW_RULE})", token=argument_token(table),
+                                   rule=ROW_RULE, field="table")
 
 
 def chosen_fields(doc: Mapping[str, Any]) -> dict[str, Any]:
