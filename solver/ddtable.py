@@ -49,7 +49,7 @@ from ddcards._jsonio import (argument_shown, argument_token, decode_utf8, loads_
                              shown, token_text)
 from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, SearchAborted, SearchTimeout
 from ddcards.games import _search_budget, get_game, klaverjas, marias_table
-from ddcards.games._document import check_fields, played_field
+from ddcards.games._document import check_fields, played_field, unset
 from ddcards.games.klaverjas import FIELDS as KLAVERJAS_FIELDS
 from ddcards.games.marias import HRA_ONLY_OPTIONS
 from ddcards.notation import Suit, format_cards, parse_cards, parse_hand
@@ -95,7 +95,7 @@ def _klaverjas_deal(doc: dict[str, Any]) -> klaverjas.KlaverjasSetup:
     # A trump suit or playing team given is the table's to choose, but must still be valid
     # (RULES §2.8 rule 5): the game reads them as in any position.
     trump = doc.get("trump")
-    return klaverjas.parse_setup(dict(deal, trump="S" if trump in (None, "") else trump,   # "": none given, as Mariáš's
+    return klaverjas.parse_setup(dict(deal, trump="S" if unset(trump) else trump,   # "": none given, as Mariáš's
                                       playing_team=doc.get("playing_team", 0)))
 
 
@@ -257,7 +257,7 @@ def chosen_fields(doc: Mapping[str, Any]) -> dict[str, Any]:
     used (the command line's ``table``)."""
     names = {"klaverjas": ("trump", "playing_team"),
              "marias": ("contract", "trump", "objective", "announcements")}.get(str(doc.get("game", "")).lower(), ())
-    return {name: doc[name] for name in names if doc.get(name) not in (None, "", [])}
+    return {name: doc[name] for name in names if not unset(doc.get(name), empty_list=True)}
 
 
 def available_threads() -> int:

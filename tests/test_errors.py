@@ -896,3 +896,25 @@ def test_a_file_name_given_as_a_position_says_to_read_the_file(tmp_path, monkeyp
         with pytest.raises(NotationError) as caught:
             ddcards.solve(text)
         assert "not valid JSON" in str(caught.value) and "read the file" not in str(caught.value)
+
+
+class _Refuses:
+    """A program's foreign object that refuses ==, as a numpy array of several numbers does."""
+
+    def __eq__(self, other: object) -> bool:
+        raise ValueError("The truth value of an array with more than one element is ambiguous")
+
+    __hash__ = None         # type: ignore[assignment]
+
+
+@pytest.mark.parametrize("name", ["klaverjas", "marias-hra", "mariasz", "prsi"])
+def test_a_field_holding_an_object_that_refuses_equality_is_refused_as_the_fields_error(name):
+    # trump: numpy's array got through `trump in (None, "")` as its own ValueError (an API audit)
+    base = ddcards.example(name)
+    for field in ("trump", "talon", "contract", "objective", "playing_team", "upcard", "stock", "player",
+                  "start_scores", "rules"):
+        with pytest.raises(DdcardsError) as caught:
+            ddcards.Position.from_dict(dict(base, **{field: _Refuses()}))
+        assert "_Refuses" in str(caught.value) or caught.value.field == field, (field, str(caught.value))
+    with pytest.raises(DdcardsError):
+        dd_table(dict(ddcards.example("klaverjas"), trump=_Refuses()))

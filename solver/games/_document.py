@@ -35,6 +35,15 @@ STAKE_RANGE_RULE = f"{OPTION_RANGE_RULE} (a stake: 0 to 1,000,000)"
 _TYPE_WORDS = {"bool": "true or false", "int": "a whole number", "str": "text"}
 
 
+def unset(value: Any, *, empty_list: bool = False) -> bool:
+    """Whether a field's value leaves it unset: null or "" (or [] where `empty_list`). Tested by
+    type, not with ``in (None, "")``: a program's foreign object there (a numpy array) may refuse
+    ``==``, which would escape as its own error rather than the field's."""
+    if value is None or (isinstance(value, str) and value == ""):
+        return True
+    return empty_list and isinstance(value, (list, tuple)) and len(value) == 0
+
+
 def check_fields(doc: Mapping[str, Any], fields: Sequence[str], game: str) -> dict[str, Any]:
     """The gate of every game's document: plain data within the limits of ddcards._jsonio
     (nesting, number size, text length, valid Unicode), and every key one of the game's `fields`.

@@ -34,7 +34,7 @@ from ddcards.errors import IllegalPlayError, InvalidOptionError
 from ddcards.games import _klaverjas
 from ddcards._jsonio import shown, token_text
 from ddcards.games._document import (check_deal, check_fields, check_hand_sizes, hands_field, in_field,
-                                    options_field, played_field)
+                                    options_field, played_field, unset)
 from ddcards.games._cards import DEAL_OVER_RULE, CardSession
 from ddcards.games.base import Game, GameInfo, LineSummary, Score
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
@@ -124,7 +124,7 @@ def parse_setup(doc: Mapping[str, Any]) -> KlaverjasSetup:
                                  token=token_text(objective), rule=OBJECTIVE_RULE, field="objective")
 
     trump_text = doc.get("trump")
-    if trump_text in (None, ""):
+    if unset(trump_text):
         raise InvalidOptionError(f"Klaverjas needs a trump suit (field 'trump', e.g. \"H\"; {TRUMP_RULE})",
                                  token="trump", rule=TRUMP_RULE, field="trump")
     if not isinstance(trump_text, (str, Suit)):

@@ -20,7 +20,7 @@ from ddcards._core.search import MODE_BEST
 from ddcards.errors import IllegalPlayError, InvalidDealError, InvalidOptionError
 from ddcards.games import _marias
 from ddcards.games._document import (cards_field, check_deal, check_fields, check_hand_sizes, hands_field, in_field,
-                                    options_field, played_field)
+                                    options_field, played_field, unset)
 from ddcards.games._cards import CardSession
 from ddcards._jsonio import shown, token_text
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score
@@ -126,7 +126,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
     trump_text = doc.get("trump")
     trump: Suit | None = None
     if contract == "hra":
-        if trump_text in (None, ""):
+        if unset(trump_text):
             raise InvalidOptionError(f"contract 'hra' needs a trump suit (field 'trump', e.g. \"H\"; {TRUMP_RULE})",
                                      token="trump", rule=TRUMP_RULE, field="trump")
         if not isinstance(trump_text, (str, Suit)):
@@ -134,7 +134,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariasSetup:
                                      token=token_text(trump_text), rule=TRUMP_RULE, field="trump")
         with in_field("trump"):
             trump = Suit.parse(trump_text)
-    elif trump_text not in (None, ""):
+    elif not unset(trump_text):
         raise InvalidOptionError(f"trump {shown(trump_text)} given for {contract} ({NO_TRUMP_RULE})",
                                  token=token_text(trump_text), rule=NO_TRUMP_RULE, field="trump")
 

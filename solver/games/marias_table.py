@@ -39,7 +39,7 @@ from typing import Any
 from ddcards._jsonio import shown, token_text
 from ddcards.errors import InvalidDealError, InvalidOptionError
 from ddcards.games import _search_budget
-from ddcards.games._document import cards_field, check_deal, check_fields, options_field, played_field
+from ddcards.games._document import cards_field, check_deal, check_fields, options_field, played_field, unset
 from ddcards.games.marias import (ANNOUNCEMENTS, CONTRACT_RULE, DECK_RULE, FIELDS, INFO, TRUMP_RULE, _TABLES,
                                   active_hands, can_announce, card_mask, money_scale, new_board, table_fields)
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
@@ -101,7 +101,7 @@ def parse_table_deal(doc: Mapping[str, Any]) -> TableDeal:
     flek, players = table_fields(doc)
     options = options_field(doc, INFO)
     hands = active_hands(doc, players)
-    talon = cards_field(doc["talon"], "talon") if doc.get("talon") not in (None, "", []) else None
+    talon = cards_field(doc["talon"], "talon") if not unset(doc.get("talon"), empty_list=True) else None
     sizes = [len(h) for h in hands] + ([len(talon)] if talon is not None else [])
     if sizes not in ([12, 10, 10], [10, 10, 10, 2]):
         given = " + ".join(map(str, sizes[:3])) + (f" and a talon of {sizes[3]}" if talon is not None else
@@ -126,7 +126,7 @@ def _check_chosen_fields(doc: Mapping[str, Any]) -> None:
         raise InvalidOptionError(f"unknown contract {shown(contract)} ({CONTRACT_RULE})", token=token_text(contract),
                                  rule=CONTRACT_RULE, field="contract")
     trump = doc.get("trump")
-    if trump not in (None, ""):
+    if not unset(trump):
         if not isinstance(trump, (str, Suit)):
             raise InvalidOptionError(f"trump must be a suit such as \"H\", not {shown(trump)} ({TRUMP_RULE})",
                                      token=token_text(trump), rule=TRUMP_RULE, field="trump")

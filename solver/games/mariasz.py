@@ -35,7 +35,7 @@ from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidCardError, In
 from ddcards.games import _mariasz
 from ddcards._jsonio import shown, token_text
 from ddcards.games._document import (as_dealt_hint, cards_field, cards_text, check_fields, dealt_twice, hands_field,
-                                     in_field, misplaced_places, options_field, place_field, played_field)
+                                     in_field, misplaced_places, options_field, place_field, played_field, unset)
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session, TrickCard
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 from ddcards.result import ValueKind, spoken
@@ -289,7 +289,7 @@ def _trump(doc: Mapping[str, Any], variant: str, slepy: bool, hands: Sequence[Se
            stock: Sequence[Card], leader: int) -> Suit:
     text = doc.get("trump")
     given: Suit | None = None
-    if text not in (None, ""):
+    if not unset(text):
         if not isinstance(text, (str, Suit)):
             rule = _clause("2", "trump is a suit")
             raise _error(InvalidOptionError, f"trump must be a suit such as \"H\", not {shown(text)}",
