@@ -76,8 +76,6 @@ _RESULT_KNOWN = {
     "position", "contract", "value_kind", "distance", "horizon", "value_owner", "parts",
     "value_meaning",
 }
-
-
 _ANALYSIS_KNOWN = {
     "game", "initial_value", "final_value", "steps", "mistakes", "nodes", "elapsed", "elapsed_seconds",
     "elapsed_ms", "position", "contract", "played", "value_kind", "value_owner", "initial_outcome",

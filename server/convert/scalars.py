@@ -18,20 +18,14 @@ SUIT_LETTERS: dict[pb.Suit, str] = {
     pb.SUIT_DIAMONDS: "D",
     pb.SUIT_CLUBS: "C",
 }
-
-
 SUIT_BY_LETTER = {v: k for k, v in SUIT_LETTERS.items()}
-
 
 # The rule of an OptionValue, which its error cites (as the library's errors cite docs/RULES.md).
 OPTION_VALUE_RULE = "OptionValue: exactly one of bool_value, int_value, double_value and string_value is set"
 
 # An enum number outside the enum (a client may send any): named with the enum's range and the rule.
 SUIT_ENUM_RULE = "docs/RULES.md §0.1 rule 1: suits S H D C; a Suit is SUIT_SPADES (1) to SUIT_CLUBS (4)"
-
-
 RANK_ENUM_RULE = "docs/RULES.md §0.2 rule 1: ranks 6 7 8 9 T J Q K A; a Rank is RANK_SIX (6) to RANK_ACE (14)"
-
 
 RANK_LETTERS: dict[pb.Rank, str] = {
     pb.RANK_SIX: "6",
@@ -44,17 +38,10 @@ RANK_LETTERS: dict[pb.Rank, str] = {
     pb.RANK_KING: "K",
     pb.RANK_ACE: "A",
 }
-
-
 RANK_BY_LETTER = {v: k for k, v in RANK_LETTERS.items()}
-
-
 # Order of ranks inside a PBN hand ("AKT.987..QJ"), highest first.
 HAND_RANK_ORDER = "AKQJT9876"
-
-
 HAND_SUIT_ORDER = "SHDC"
-
 
 MODE_NAMES: dict[int, str] = {
     pb.SOLVE_MODE_UNSPECIFIED: "all",
@@ -62,8 +49,6 @@ MODE_NAMES: dict[int, str] = {
     pb.SOLVE_MODE_OPTIMAL: "optimal",
     pb.SOLVE_MODE_ALL: "all",
 }
-
-
 _MODE_BY_NAME = {"best": pb.SOLVE_MODE_BEST, "optimal": pb.SOLVE_MODE_OPTIMAL, "all": pb.SOLVE_MODE_ALL}
 
 
