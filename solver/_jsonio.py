@@ -33,7 +33,7 @@ from ddcards.errors import NotationError, NotationTypeError
 __all__ = ["BOM", "BOM_BYTES", "without_bom", "MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "MAX_ALL_ITEMS",
            "MAX_ID_CHARS", "ID_RULE", "check_id", "LongNumber", "loads", "decode_value", "check_depth", "decode_utf8",
            "check_limits", "shown", "token_text", "not_a_position", "read_position", "json_reason", "json_error",
-           "whole_number", "loads_given", "read_the_file"]
+           "whole_number", "loads_given", "path_advice", "read_the_file"]
 
 # A position document nests 3 levels (document -> hands -> a hand's cards); these limits
 # leave room for any game while keeping every walk, message and answer small.
@@ -408,11 +408,15 @@ def not_a_position(value: Any, *, given: bool = False) -> NotationError:
     JSON's words, whatever took it: Position, solve, the tables, a batch. `given`: the value
     came from a program (``solve(5)``), not from JSON text: a TypeError too."""
     kind = NotationTypeError if given else NotationError
-    advice = ""
-    if given and isinstance(value, os.PathLike):
-        advice = f", which names a file: {read_the_file(os.fspath(value))}"
+    advice = path_advice(value) if given else ""
     return kind(f"a position is a JSON object, not {json_kind(value)}{advice}",
                 token="null" if value is None else token_text(value), rule=POSITION_RULE)
+
+
+def path_advice(value: Any) -> str:
+    """For a program's argument that is a path object (pathlib.Path) where a position goes, the
+    message's ending that says to read the file; "" for anything else."""
+    return f", which names a file: {read_the_file(os.fspath(value))}" if isinstance(value, os.PathLike) else ""
 
 
 def read_the_file(name: str | bytes) -> str:

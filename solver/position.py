@@ -26,12 +26,11 @@ True
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from ddcards._jsonio import (POSITION_RULE, argument_shown, argument_token, decode_utf8, loads_given, not_a_position,
-                             read_position, read_the_file, shown, token_text)
+                             path_advice, read_position, shown, token_text)
 from ddcards.errors import DdcardsError, IllegalPlayError, NotationError, NotationTypeError, NothingToUndoError
 from ddcards.games import get_game
 from ddcards.games.base import Game, GameInfo, Score, Session, TrickCard
@@ -137,7 +136,7 @@ class Position:
             text = decode_utf8(bytes(text), "a position document")
         if not isinstance(text, str):
             advice = (" (Position.from_dict takes a position document as a dict)" if isinstance(text, Mapping) else
-                      f", which names a file: {read_the_file(os.fspath(text))}" if isinstance(text, os.PathLike) else "")
+                      path_advice(text))
             raise NotationTypeError(f"a position document is JSON text, not {type(text).__name__} "
                                     f"{argument_shown(text)}{advice}", token=argument_token(text), rule=POSITION_RULE)
         # JSON of another kind is bad notation, not a wrong type
