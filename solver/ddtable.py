@@ -45,8 +45,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ddcards.api import CancelToken, Solver
-from ddcards._jsonio import (argument_shown, argument_token, decode_utf8, loads_given, not_a_position, read_position,
-                             shown, token_text)
+from ddcards._jsonio import argument_shown, argument_token, decode_utf8, loads_given, not_a_position, read_position
 from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, SearchAborted, SearchTimeout
 from ddcards.games import _search_budget, get_game, klaverjas, marias_table
 from ddcards.games._document import check_fields, played_field, unset

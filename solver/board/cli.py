@@ -108,7 +108,6 @@ def cmd_board(args: argparse.Namespace) -> int:
     from ddcards.cli.documents import as_position
     from ddcards.cli.status import EXIT_BAD_INPUT
     from ddcards.cli.streams import one_document
-    from ddcards.errors import NotationError
 
     try:
         import uvicorn
