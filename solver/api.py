@@ -98,13 +98,9 @@ def whole_argument(value: object) -> int | None:
     ``range()`` takes it); None for anything else, a bool (Python's or numpy's) too."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int):
-        return int(value)
-    if getattr(type(value), "__index__", None) is None:
-        return None
     try:
-        return operator.index(value)            # type: ignore[arg-type]
-    except TypeError:                           # (numpy's bool_ has one that refuses)
+        return int(operator.index(value))       # type: ignore[arg-type]
+    except TypeError:                           # no __index__, or numpy's bool_, whose refuses
         return None
 
 
