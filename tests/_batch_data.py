@@ -18,9 +18,10 @@ CORPUS = REPO / "benchmarks" / "corpus"
 SEED = ddcards.example("marias-seed")
 
 
-def corpus(name: str, count: int, start: int = 0) -> list[dict[str, Any]]:
+def corpus(name: str, count: int | None = None, start: int = 0) -> list[dict[str, Any]]:
+    """The documents of benchmarks/corpus/NAME.jsonl from `start` on, `count` of them (None: all)."""
     lines = (CORPUS / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines[start:start + count]]
+    return [json.loads(line) for line in lines[start:None if count is None else start + count]]
 
 
 def endgame(cut: int) -> dict[str, Any]:

@@ -13,14 +13,17 @@ from __future__ import annotations
 import json
 import random
 import re
-from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ddcards
 
-CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "corpus"
+try:
+    from tests._batch_data import corpus
+except ImportError:  # pytest put tests/ itself on sys.path
+    from _batch_data import corpus
+
 SUITS = "SHDC"
 TOKEN = re.compile(r"([6789TJQKA])([SHDC])(?:/([SHDC]))?")
 
@@ -28,8 +31,7 @@ seeds = st.integers(0, 2**32 - 1)
 
 
 def lines(*names: str) -> list[dict]:
-    return [json.loads(line) for name in names for line in (CORPUS / f"{name}.jsonl").read_text().splitlines()
-            if line.strip() and not line.startswith("#")]
+    return [doc for name in names for doc in corpus(name)]
 
 
 POSITIONS = {
