@@ -353,7 +353,6 @@ def test_a_record_whose_line_is_true_is_not_taken_for_line_1(tmp_path, capsys):
 def test_an_array_that_the_input_ends_inside_is_a_json_error_not_a_crash(data):
     """The coverage-guided fuzz run found '\\n [' raising IndexError from the reader (an array whose
     next element the input ends before): a batch died on it with an internal error."""
-    import io
     entries = list(reader.read_documents(io.BytesIO(data)))
     error = entries[-1].error
     assert error is not None and str(error).startswith("not valid JSON: Expecting value (the input ends first) at line ")

@@ -22,7 +22,6 @@ from pathlib import Path
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-import ddcards
 from ddcards._core.search import MODE_ALL, Searcher
 from ddcards.games import _klaverjas
 from ddcards.games import klaverjas as kj

@@ -19,7 +19,6 @@ import random
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-import ddcards
 
 try:
     from tests.reference import marias as m

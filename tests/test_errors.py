@@ -883,12 +883,12 @@ def test_a_file_name_given_as_a_position_says_to_read_the_file(tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     (tmp_path / "position.json").write_text(json.dumps(START), encoding="utf-8")
     from pathlib import Path
-    for given in ("position.json", "  deal.jsonl ", Path("position.json")):
+    for text in ("position.json", "  deal.jsonl ", Path("position.json")):
         for call in (ddcards.solve, ddcards.Position.from_json, ddcards.dd_table):
             with pytest.raises(NotationError) as caught:
-                call(given)
+                call(text)
             message = str(caught.value)
-            assert "read the file first" in message and "read_text()" in message, (call, given, message)
+            assert "read the file first" in message and "read_text()" in message, (call, text, message)
             assert caught.value.rule is not None
     assert ddcards.solve(Path("position.json").read_text()).value == 70    # what the message advises
     # Text that is no file's name is told as before, without the advice.

@@ -13,7 +13,6 @@ import pytest
 
 from _fuzz_strategies import FUZZ, document_texts, mutated_documents
 from hypothesis import event, given
-from hypothesis import strategies as st
 
 import ddcards
 from ddcards import DdcardsError

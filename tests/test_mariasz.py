@@ -10,7 +10,7 @@ import grpc
 import pytest
 
 import ddcards
-from ddcards.errors import IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
+from ddcards.errors import IllegalPlayError, InvalidCardError, InvalidDealError, InvalidOptionError
 
 try:
     from tests.reference import mariasz as m

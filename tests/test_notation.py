@@ -211,10 +211,10 @@ def test_format_hand_and_format_cards_read_card_text_and_name_what_is_no_card() 
     with pytest.raises(NotationError, match="card 'TH' appears twice") as info:
         format_hand(["TH", "TH"])
     assert info.value.token == "TH"
-    for given, named in (([None, None], "NoneType None"), ([[1]], "list [1]"), ([5], "int 5")):
+    for cards, named in (([None, None], "NoneType None"), ([[1]], "list [1]"), ([5], "int 5")):
         for fmt in (format_hand, format_cards):
             with pytest.raises(NotationError, match=re.escape(f"card must be text like 'TH', got {named}")):
-                fmt(given)  # type: ignore[arg-type]
+                fmt(cards)  # type: ignore[arg-type]
     with pytest.raises(NotationError, match="hand must be text like 'AKT.987..QJ' or a list of cards, got int 5"):
         format_hand(5)  # type: ignore[arg-type]
 
@@ -223,9 +223,9 @@ def test_bytes_are_named_as_bytes_not_read_as_numbers() -> None:
     # b"7S 8D" is iterable, by its byte values: parse_cards, format_cards and format_hand said
     # "card must be text like 'TH', got int 55" of its first byte (parse_hand named the bytes)
     for func in (parse_cards, format_cards, format_hand, parse_hand):
-        for given in (b"7S 8D", bytearray(b"7S"), memoryview(b"7S")):
-            with pytest.raises(ddcards.NotationTypeError, match=f"must be text like .*, got {type(given).__name__}"):
-                func(given)  # type: ignore[arg-type]
+        for data in (b"7S 8D", bytearray(b"7S"), memoryview(b"7S")):
+            with pytest.raises(ddcards.NotationTypeError, match=f"must be text like .*, got {type(data).__name__}"):
+                func(data)  # type: ignore[arg-type]
 
 
 def test_the_quick_reading_of_a_card_reads_as_the_full_one() -> None:
