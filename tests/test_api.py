@@ -860,6 +860,10 @@ def test_games_registry():
     assert "marias" in [g.name for g in games]
     info = ddcards.find_game("Mariáš")
     assert info is ddcards.find_game("marias") is ddcards.find_game("MARIAS")
+    for blank in ("", "  "):        # was named as a position's missing field 'game'
+        with pytest.raises(ddcards.InvalidOptionError, match=f"^unknown game '{blank}' \\(supported: marias, "
+                                                             "klaverjas, mariasz, prsi; docs/RULES.md §0.6 rule 1"):
+            ddcards.find_game(blank)
     assert info.seats == (3, 4)                  # four players: the dealer sits out
     assert set(info.contracts) == {"hra", "betl", "durch"}
     assert set(info.objectives["hra"]) == {"hra", "sedma", "kilo", "money"}

@@ -222,6 +222,15 @@ def test_games_and_examples():
     kilo = next(o for o in marias["options"] if o["name"] == "kilo_value")
     assert (kilo["minimum"], kilo["maximum"]) == (0, 1_000_000)          # the range validation applies
     assert "option kilo_value (int 0..1000000, default 2)" in run("games").stdout
+    # one game, by any name a document may give it (`ddcards games prsi` was an unrecognised argument)
+    one = run("games", "Prší").stdout
+    assert one.startswith("prsi: Prší (2/3/4/5/6 players)\n") and "option horizon (int 1..250" in one
+    assert "klaverjas" not in one and "marias" not in one
+    assert [g["name"] for g in json.loads(run("games", "klaverjassen", "--json").stdout)] == ["klaverjas"]
+    unknown = run("games", "bridge")
+    assert unknown.returncode == 2 and unknown.stdout == ""
+    assert unknown.stderr == ("ddcards: error: unknown game 'bridge' (supported: marias, klaverjas, mariasz, prsi; "
+                              "docs/RULES.md §0.6 rule 1: game names the game by its name or an alias)\n")
     out = run("examples")
     assert "marias-hra" in out.stdout.split()
     out = run("examples", "marias-betl")

@@ -9,7 +9,8 @@ from ddcards.cli.status import EXIT_OK
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    games = ddcards.list_games()
+    # one game by any name a document may give it; an unknown one is named with the games there are
+    games = [ddcards.find_game(args.game)] if args.game is not None else ddcards.list_games()
     if args.json:
         print(json.dumps([{
             "name": g.name, "title": g.title, "seats": list(g.seats), "contracts": list(g.contracts),

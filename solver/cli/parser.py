@@ -117,9 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_table)
 
     p = sub.add_parser("games", help="list games, contracts, objectives and options",
-                       description="List each game the solver knows: its names, players, contracts, the "
+                       description="List each game the solver knows (or the one named): its names, players, contracts, the "
                                    "objectives of each contract, and its options with their types, defaults and "
                                    "ranges (what a position document's 'options' may hold; docs/RULES.md).")
+    p.add_argument("game", nargs="?", metavar="GAME",
+                   help="only this game (its name or an alias, any case, e.g. prsi or Mariáš)")
     p.add_argument("--json", action="store_true", help="print them as one JSON document")
     p.set_defaults(func=cmd_games)
 

@@ -58,6 +58,9 @@ def find_game(name: str) -> GameInfo:
         raise InvalidArgumentTypeError(f"a game's name is text (games: {', '.join(_registry_names())}), not "
                                        f"{argument_shown(name)}", token=argument_token(name), rule=GAME_RULE,
                                        field="name")
+    if not name.strip():        # (get_game's word for it speaks of a position's field)
+        raise InvalidOptionError(f"unknown game {shown(name)} (supported: {', '.join(_registry_names())}; "
+                                 f"{GAME_RULE})", token=token_text(name), rule=GAME_RULE, field="name")
     return get_game(name).info
 
 
