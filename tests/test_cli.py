@@ -96,6 +96,18 @@ def test_missing_file_and_unknown_example():
     assert out.returncode == 2 and "no example 'nope'" in out.stderr
 
 
+def test_an_example_named_where_a_file_goes_is_pointed_to_the_flag(tmp_path, monkeypatch):
+    # `ddcards solve prsi` (a newcomer's guess) said only that no such file exists
+    monkeypatch.chdir(tmp_path)
+    for command in ("solve", "analyse", "report"):
+        out = run(command, "prsi")
+        assert out.returncode == 2 and out.stdout == ""
+        assert out.stderr == ("ddcards: error: cannot read prsi: No such file or directory "
+                              "(the bundled example: --example prsi)\n"), command
+    (tmp_path / "prsi").write_text(json.dumps(ddcards.example("prsi-endgame")), encoding="utf-8")
+    assert run("solve", "prsi", "--json").returncode == 0     # a file of that name is read, as any file
+
+
 def test_illegal_history_names_the_rule(tmp_path):
     path = tmp_path / "pos.json"
     path.write_text(json.dumps(dict(SEED, played=["QH", "7H"])))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import sys
 from collections.abc import Iterator
 from typing import Any, BinaryIO, TextIO
@@ -62,7 +63,10 @@ def open_input(args: argparse.Namespace) -> Input:
     try:
         stream = open(args.file, "rb")
     except OSError as exc:
-        raise NotationError(f"cannot read {args.file}: {exc.strerror}", token=args.file,
+        # a bundled example's name where a file was meant: say how to ask for the example
+        hint = (f" (the bundled example: --example {args.file})"
+                if not os.path.exists(args.file) and args.file in ddcards.example_names() else "")
+        raise NotationError(f"cannot read {args.file}: {exc.strerror}{hint}", token=args.file,
                             rule="readable file") from None
     return Input(args.file, _reading(args.file, args.file, read_documents(stream)), stream)
 
