@@ -438,10 +438,16 @@ def _names_a_file(text: str) -> bool:
 def loads_given(text: str, what: str) -> Any:
     """`loads` for JSON text a program handed over as a position (``solve(text)``,
     ``Position.from_json``, ``dd_table``): as loads, and where the text is no JSON but looks
-    like a file's name, the error says to read the file (the API takes documents, not paths)."""
+    like a file's name, the error says to read the file (the API takes documents, not paths), or
+    where it is a bundled example's name, to ask for the example."""
     try:
         return loads(text, what)
     except NotationError as exc:
+        from ddcards.examples import example_names      # (which reads this module)
+        name = text.strip().lower() if len(text) < 100 else ""
+        if name in example_names():     # a newcomer's solve("prsi")
+            raise NotationError(f"{exc}; it names a bundled example, whose document ddcards.example({shown(name)}) gives",
+                                token=exc.token, rule=exc.rule) from None
         if not _names_a_file(text):
             raise
         raise NotationError(f"{exc}; it looks like a file's name: {read_the_file(text.strip())}",

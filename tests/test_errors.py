@@ -877,6 +877,21 @@ def test_over_long_text_is_named_by_its_start_and_length_once():
     assert str(err.value).startswith(f"card 'AS' appears twice in hand '{'AA' + 'K' * 38}'… (911 characters) (")
 
 
+def test_an_example_name_given_as_a_position_says_how_to_get_the_example():
+    # ddcards.solve("prsi"), a newcomer's guess, was told only that 'prsi' is not valid JSON
+    for text in ("prsi", " Klaverjas "):
+        for call in (ddcards.solve, ddcards.Position.from_json, ddcards.dd_table):
+            with pytest.raises(NotationError) as caught:
+                call(text)
+            name = text.strip().lower()
+            assert str(caught.value).endswith(f"; it names a bundled example, whose document "
+                                              f"ddcards.example('{name}') gives"), (call, text)
+            assert caught.value.token == text
+    with pytest.raises(NotationError) as caught:
+        ddcards.solve("nope")
+    assert str(caught.value) == "a position document is not valid JSON: Expecting value at line 1 column 1 (near 'nope')"
+
+
 def test_a_file_name_given_as_a_position_says_to_read_the_file(tmp_path, monkeypatch):
     # A newcomer's first guess, ddcards.solve("position.json") (the CLI takes a file's name), was
     # told only that the text is not valid JSON; a pathlib.Path that it is not a JSON object.
