@@ -130,10 +130,11 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str | bytes, *, sol
     the Hra margin, or +1/-1 in Betl and Durch; money: the declarer's settlement, with the
     best announcements in Hra).
     """
-    from ddcards.api import _check_limits, _threads, default_solver
+    from ddcards.api import default_solver
+    from ddcards.api.arguments import check_limits, check_threads
 
-    timeout = _check_limits(timeout, cancel)          # cancel="x": said here, as solve says it
-    threads = _threads(threads, "dd_table: threads")      # (an int: numpy's int64 as its value)
+    timeout = check_limits(timeout, cancel)          # cancel="x": said here, as solve says it
+    threads = check_threads(threads, "dd_table: threads")      # (an int: numpy's int64 as its value)
     job = table_job(position_or_doc)
     if solver is not None and not callable(getattr(solver, "_values", None)):     # (a Solver, or a subclass)
         raise InvalidArgumentTypeError(f"dd_table's solver is a ddcards.Solver or None, not {argument_shown(solver)}",

@@ -672,13 +672,13 @@ def test_a_bad_table_size_is_an_invalid_option_naming_the_value_and_the_range(ba
 
 
 def test_a_table_is_at_most_the_machines_memory(monkeypatch):
-    monkeypatch.setattr(ddcards.api, "physical_memory_mb", lambda: 6)
+    monkeypatch.setattr(ddcards.api.memory, "physical_memory_mb", lambda: 6)
     with pytest.raises(ddcards.InvalidOptionError) as info:
         ddcards.Solver(tt_mb=7)
     assert str(info.value) == ("tt_mb 7 is too large: a table takes 1 to 6 MiB (this machine's memory); give None "
                                "for a table sized per game")
     assert ddcards.Solver(tt_mb=6).tt_mb == 6
-    monkeypatch.setattr(ddcards.api, "physical_memory_mb", lambda: None)     # unknown: a fixed bound
+    monkeypatch.setattr(ddcards.api.memory, "physical_memory_mb", lambda: None)     # unknown: a fixed bound
     assert ddcards.api.tt_mb_limit() == ddcards.api.TT_MB_LIMIT
     with pytest.raises(ddcards.InvalidOptionError, match=r"1 to 16,777,216 MiB \(the most a table may take\)"):
         ddcards.Solver(tt_mb=2 ** 70)
@@ -688,7 +688,7 @@ def test_a_table_that_cannot_be_had_is_a_memory_error_saying_what_to_do(monkeypa
     def no_memory(tt_mb):
         raise MemoryError(f"cannot allocate a {tt_mb} MiB transposition table")
 
-    monkeypatch.setattr(ddcards.api, "Searcher", no_memory)
+    monkeypatch.setattr(ddcards.api.solver, "Searcher", no_memory)
     with pytest.raises(MemoryError) as info:
         ddcards.Solver(tt_mb=8)
     assert str(info.value) == ("cannot allocate a 8 MiB transposition table: not enough free memory (give a "

@@ -220,8 +220,9 @@ def test_solve_stream_reads_requests_only_a_window_ahead_of_its_responses():
 
 def test_the_batch_modules_pass_mypy_strict(installed, tmp_path) -> None:
     # `installed`: the package laid out as a wheel installs it (test_typing.py's fixture)
-    config = mypy_config(installed, tmp_path, strict_modules=["ddcards.batch", "ddcards.batch.*", "ddcards.api"])
-    out = run_mypy("--config-file", str(config), "-p", "ddcards.batch", "-m", "ddcards.api", cwd=tmp_path)
+    config = mypy_config(installed, tmp_path, strict_modules=["ddcards.batch", "ddcards.batch.*",
+                                                                  "ddcards.api", "ddcards.api.*"])
+    out = run_mypy("--config-file", str(config), "-p", "ddcards.batch", "-p", "ddcards.api", cwd=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "Success: no issues found" in out.stdout
 

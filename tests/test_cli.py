@@ -863,7 +863,7 @@ def test_a_table_that_cannot_be_allocated_exits_2_saying_what_to_do(monkeypatch,
     def no_memory(tt_mb):
         raise MemoryError(f"cannot allocate a {tt_mb} MiB transposition table")
 
-    monkeypatch.setattr(ddcards.api, "Searcher", no_memory)
+    monkeypatch.setattr(ddcards.api.solver, "Searcher", no_memory)
     assert cli.main(["solve", "--example", "--tt-mb", "8"]) == cli.EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert err == ("ddcards: error: cannot allocate a 8 MiB transposition table: not enough free memory (give a "

@@ -21,8 +21,9 @@ from functools import partial
 from typing import Any
 
 from ddcards._jsonio import not_a_position
-from ddcards.api import (DEFAULT_TT_MB, CancelToken, PositionLike, Solver, _mode, _position, check_tables_fit,
-                         check_timeout, check_tt_mb, whole_argument)
+from ddcards.api import (DEFAULT_TT_MB, CancelToken, PositionLike, Solver, check_tables_fit, check_timeout,
+                         check_tt_mb, whole_argument)
+from ddcards.api.arguments import as_position, check_mode
 from ddcards.errors import DdcardsError, InvalidArgumentTypeError, InvalidOptionError, SearchAborted
 from ddcards.position import Position
 from ddcards.result import Mode, Result
@@ -221,7 +222,7 @@ def _portable(position: PositionLike) -> PositionLike | _Refused:
     # Anything else may not pickle (an object that is no document, a mappingproxy, a memoryview),
     # which would lose its whole chunk, the good positions with it (ExecutorFailure): read here.
     try:
-        return _position(position).to_json()
+        return as_position(position).to_json()
     except DdcardsError as exc:
         return _Refused(exc)
 
@@ -237,7 +238,7 @@ def solve_tasks(tasks: Iterable[Task], *, jobs: int | None = None, executor: Any
     stops the searches here when it is cancelled (a Ctrl-C the job takes while a search runs
     on its own thread, the one job's).
     """
-    mode_name = _mode(mode).value
+    mode_name = check_mode(mode).value
     timeout = check_timeout(timeout)
     tt_mb = check_tt_mb(tt_mb, here=not _is_dask_client(executor))   # a cluster's workers have memory of their own
     jobs = _check_count("jobs", jobs)

@@ -46,7 +46,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 import ddcards
-from ddcards.api import DEFAULT_TT_MB, CancelToken, Solver, _threads, check_tables_fit, check_timeout, check_tt_mb
+from ddcards.api import DEFAULT_TT_MB, CancelToken, Solver, check_tables_fit, check_timeout, check_tt_mb
+from ddcards.api.arguments import check_threads
 from ddcards._jsonio import check_unicode, decode_utf8, loads, read_position, shown, token_text
 from ddcards.board import MAX_WORKERS
 from ddcards.ddtable import available_threads
@@ -206,7 +207,7 @@ class BoardApp:
             position = ddcards.Position.from_dict(position).to_dict()
         self.tt_mb = check_tt_mb(tt_mb)
         self.timeout = check_timeout(timeout)
-        self.threads = _threads(threads, "board: threads")       # each search's
+        self.threads = check_threads(threads, "board: threads")       # each search's
         if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool)
                                     or not 1 <= workers <= MAX_WORKERS):
             raise InvalidOptionError(f"workers is a whole number from 1 to {MAX_WORKERS} (searches at once, each "

@@ -825,7 +825,8 @@ def deepen(position: Any, seconds: float | None, *, first: int = 1, last: int = 
     plies left).
     """
     from ddcards._core.search import Searcher
-    from ddcards.api import TT_MB_RULE, _position, check_timeout, check_tt_mb
+    from ddcards.api import TT_MB_RULE, check_timeout, check_tt_mb
+    from ddcards.api.arguments import as_position
 
     # as a timeout: NaN or negative refused (NaN deepened on and on), None or math.inf no limit
     budget = check_timeout(seconds, "seconds")
@@ -844,7 +845,7 @@ def deepen(position: Any, seconds: float | None, *, first: int = 1, last: int = 
                                        token=token_text(tt_mb), rule=TT_MB_RULE, field="tt_mb")
     # 1 to this machine's memory (not None: "give None" was no advice here, where None is refused)
     check_tt_mb(tt_mb, unset="leave it out for the default, 2 MiB")
-    pos = _position(position)          # a Position, its document or JSON text, as solve takes
+    pos = as_position(position)          # a Position, its document or JSON text, as solve takes
     if pos.game != "prsi":
         raise InvalidOptionError(f"deepen searches Prší positions, not {pos.game} ({HORIZON_RULE})", token=pos.game,
                                  rule=HORIZON_RULE)
