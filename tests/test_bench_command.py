@@ -133,3 +133,26 @@ def test_the_answers_hash_is_the_answers_and_not_the_search():
     moved = dataclasses.replace(first, value=first.value + 1)
     assert answers_hash([(ident, moved)] + solves[1:]) != one.answers
     assert answers_hash(solves[1:] + solves[:1]) != one.answers      # each answer is its position's
+
+
+def test_the_targets_script_names_commands_the_benchmarks_take():
+    # benchmarks/targets.py runs the commands RESULTS.md quotes for each open target: each must be
+    # a script there whose options (and subcommand) it still takes, or the table cannot be redone
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import targets
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    assert {t.issue for t in targets.TARGETS} == {11, 16} and sum(t.long for t in targets.TARGETS) == 1
+    for target in targets.TARGETS:
+        words = [a for a in target.args if not a.startswith("-") and not a.lstrip("-").isdigit()]
+        sub = words[:1] if words and words[0] == target.args[0] else []        # a subcommand (fresh)
+        shown = subprocess.run([sys.executable, str(ROOT / "benchmarks" / target.script), *sub, "--help"],
+                               capture_output=True, text=True, timeout=60, cwd=ROOT)
+        assert shown.returncode == 0, shown.stderr
+        for option in (a for a in target.args if a.startswith("--")):
+            assert option in shown.stdout, (target.script, option)
+    listed = subprocess.run([sys.executable, str(ROOT / "benchmarks/targets.py"), "--list", "--quick"],
+                            capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert listed.returncode == 0 and listed.stdout.count("## ") == 4 and "fresh" not in listed.stdout
+    assert "Command: `python benchmarks/bench_marias.py --deals 200 --reference-positions 0 --repeat 10`" in listed.stdout
