@@ -116,8 +116,16 @@ def test_a_fixed_table_size_is_said_and_its_count_is_no_signature():
 
 @pytest.mark.parametrize("repeat", [0, -1, 1.5, True])
 def test_run_bench_refuses_a_repeat_that_times_nothing(repeat):
-    with pytest.raises(ddcards.InvalidOptionError, match="repeat is a whole number of at least 1"):
+    with pytest.raises(ddcards.InvalidOptionError, match="repeat is a whole number of at least 1") as info:
         run_bench(groups=["prsi"], repeat=repeat)
+    # a wrong type is a TypeError too, as every argument's (README)
+    assert isinstance(info.value, TypeError) == (not isinstance(repeat, int) or isinstance(repeat, bool))
+
+
+def test_run_bench_takes_numpys_integers():
+    import numpy
+    report = run_bench(groups=["prsi"], repeat=numpy.int64(1))
+    assert report.repeat == 1 and type(report.repeat) is int and [g.positions for g in report.groups] == [45]
 
 
 def test_the_answers_hash_is_the_answers_and_not_the_search():

@@ -255,6 +255,17 @@ def test_the_apps_options_are_checked_at_start(options, message):
     assert str(info.value).startswith(message)
 
 
+def test_the_apps_workers_of_another_integer_type_or_the_wrong_type():
+    # README: a whole-number argument takes any integer type (numpy's: a notebook's); a wrong type is
+    # a TypeError too (workers="2" was an InvalidOptionError only)
+    import numpy
+    app = create_app(workers=numpy.int64(1))
+    assert app is not None
+    for wrong in ("2", 1.0, True):
+        with pytest.raises(ddcards.InvalidArgumentTypeError, match="^workers is a whole number from 1 to 256"):
+            create_app(workers=wrong)
+
+
 def test_loopback_addresses():
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.0.2.1") and not is_loopback("example.org")

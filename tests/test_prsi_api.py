@@ -468,6 +468,20 @@ def test_deepen_tt_mb_out_of_range_advises_what_deepen_takes(tt_mb, said):
         ddcards.Solver(tt_mb=tt_mb)          # (where None is taken, it is still the advice)
 
 
+def test_deepen_takes_numpys_integers_as_every_whole_number_argument():
+    # README: a whole-number argument takes any integer type; deepen said "not np.int64(2)" of them
+    import numpy as np                      # (a test extra)
+    from ddcards.games.prsi import deepen
+
+    got = deepen(FRESH, None, first=np.int64(2), last=np.int32(4), tt_mb=np.int64(4))
+    assert [s.horizon for s in got] == [2, 3, 4]
+    assert [(s.value, s.distance) for s in got] == [(s.value, s.distance) for s in deepen(FRESH, None, first=2,
+                                                                                           last=4)]
+    with pytest.raises(ddcards.InvalidArgumentTypeError, match=r"^first is a horizon, a whole number from 1 to "
+                                                              r"250, not True$"):
+        deepen(FRESH, None, first=True)         # a bool is no horizon, numpy's or Python's
+
+
 def test_deepen_takes_a_position_as_solve_does():
     from ddcards.games.prsi import deepen
 

@@ -33,7 +33,7 @@ from ddcards.errors import (IllegalPlayError, InvalidArgumentTypeError, InvalidC
                             InvalidOptionError, NotationError, SearchTimeout)
 from ddcards.games import _prsi, _search_budget, prsi_exact
 from ddcards.games.prsi_exact import EXACT_WIN, Unproven, decode, exact_solve
-from ddcards._jsonio import shown, token_text
+from ddcards._jsonio import argument_shown, argument_token, shown, token_text
 from ddcards.games._document import (OPTION_RANGE_RULE, cards_field, check_deal, check_fields, check_hand_sizes, hand_field,
                                      history_tokens, in_field, options_field, options_object, other_games_action)
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session
@@ -825,33 +825,40 @@ def deepen(position: Any, seconds: float | None, *, first: int = 1, last: int = 
     plies left).
     """
     from ddcards._core.search import Searcher
-    from ddcards.api import TT_MB_RULE, check_timeout, check_tt_mb
+    from ddcards.api import TT_MB_RULE, check_timeout, check_tt_mb, whole_argument
     from ddcards.api.arguments import as_position
 
     # as a timeout: NaN or negative refused (NaN deepened on and on), None or math.inf no limit
     budget = check_timeout(seconds, "seconds")
+    horizons = []
     for name, value in (("first", first), ("last", last)):
-        if not isinstance(value, int) or isinstance(value, bool):
+        whole = whole_argument(value)       # any integer type (numpy's too), as every whole-number argument
+        if whole is None:
             raise InvalidArgumentTypeError(f"{name} is a horizon, a whole number from 1 to {MAX_HORIZON}, not "
-                                           f"{value!r}", token=token_text(value), rule=HORIZON_RULE, field=name)
-        if not 1 <= value <= MAX_HORIZON:
-            raise InvalidOptionError(f"{name} is a horizon, a whole number from 1 to {MAX_HORIZON}, not {value!r} "
-                                     f"({HORIZON_RULE})", token=token_text(value), rule=HORIZON_RULE, field=name)
+                                           f"{argument_shown(value)}", token=argument_token(value),
+                                           rule=HORIZON_RULE, field=name)
+        if not 1 <= whole <= MAX_HORIZON:
+            raise InvalidOptionError(f"{name} is a horizon, a whole number from 1 to {MAX_HORIZON}, not {whole!r} "
+                                     f"({HORIZON_RULE})", token=token_text(whole), rule=HORIZON_RULE, field=name)
+        horizons.append(whole)
+    first, last = horizons
     if first > last:
         raise InvalidOptionError(f"first ({first}) is after last ({last}): no horizon to search", token=str(first),
                                  rule=HORIZON_RULE, field="first")
-    if not isinstance(tt_mb, int) or isinstance(tt_mb, bool):       # (no table sized per game here)
-        raise InvalidArgumentTypeError(f"tt_mb is the table's size, a whole number of MiB, not {tt_mb!r}",
-                                       token=token_text(tt_mb), rule=TT_MB_RULE, field="tt_mb")
+    if tt_mb is None or whole_argument(tt_mb) is None:      # (no table sized per game here)
+        raise InvalidArgumentTypeError(f"tt_mb is the table's size, a whole number of MiB, not "
+                                       f"{argument_shown(tt_mb)}", token=argument_token(tt_mb), rule=TT_MB_RULE,
+                                       field="tt_mb")
     # 1 to this machine's memory (not None: "give None" was no advice here, where None is refused)
-    check_tt_mb(tt_mb, unset="leave it out for the default, 2 MiB")
+    size = check_tt_mb(tt_mb, unset="leave it out for the default, 2 MiB")
+    assert size is not None
     pos = as_position(position)          # a Position, its document or JSON text, as solve takes
     if pos.game != "prsi":
         raise InvalidOptionError(f"deepen searches Prší positions, not {pos.game} ({HORIZON_RULE})", token=pos.game,
                                  rule=HORIZON_RULE)
     session = pos.session()
     assert isinstance(session, PrsiSession)
-    searcher = Searcher(tt_mb)
+    searcher = Searcher(size)
     start = time.perf_counter()
     out: list[Deepening] = []
     for horizon in range(first, last + 1):
