@@ -386,6 +386,27 @@ def test_bad_stream_arguments_fail_the_call_not_the_stream(client):
     assert outcomes[1]["id"] == "\\ud800"
 
 
+def test_a_bool_mode_is_refused_at_the_call(client):
+    """A bool is an int to Python: mode=True went to protobuf (its TypeError 'Expected an int, got a
+    boolean' from solve and analyse_stream, UNKNOWN 'Exception iterating requests!' from solve_many)
+    or, in analyse, read as SOLVE_MODE_BEST ('not BEST')."""
+    good = _doc()
+    for call in (lambda mode: client.solve(good, mode), lambda mode: client.solve_future(good, mode),
+                 lambda mode: list(client.solve_many([good], mode))):
+        for mode in (True, False):
+            with pytest.raises(ddcards.DdcardsError) as err:
+                call(mode)
+            assert str(err.value) == (f"unknown solve mode {mode}: use best, optimal or all (docs/RULES.md §0.8 "
+                                      "rule 5: the mode is best, optimal or all)")
+            assert (err.value.field, err.value.token) == ("mode", str(mode))
+    for call in (lambda mode: client.analyse(good, mode), lambda mode: next(client.analyse_stream(good, mode))):
+        for mode in (True, False):
+            with pytest.raises(ddcards.DdcardsError) as err:
+                call(mode)
+            assert str(err.value).startswith(f"unknown analysis mode {mode}: use optimal or all (")
+            assert (err.value.field, err.value.token) == ("mode", str(mode))
+
+
 @pytest.mark.parametrize("make", [lambda port: Client(5),
                                   lambda port: Client(f"127.0.0.1:{port}", timeout="5"),
                                   lambda port: Client(f"127.0.0.1:{port}").solve(_doc(), timeout="5")])

@@ -148,6 +148,9 @@ def analysis_from_ply(from_ply: int, actions: int) -> int:
 
 
 def name_to_mode(name: str | int) -> pb.SolveMode:
+    if isinstance(name, bool):      # an int to Python, but no mode: protobuf's TypeError, or True as BEST
+        raise RequestError(f"unknown solve mode {name!r}: use best, optimal or all ({MODE_RULE})", token=str(name),
+                           rule=MODE_RULE, field="mode")
     if isinstance(name, int):
         if not INT32_MIN <= name <= INT32_MAX:      # no enum field holds it
             raise RequestError(f"unknown solve mode {name}: use best, optimal or all ({MODE_RULE})", token=str(name),
