@@ -55,6 +55,16 @@ if TYPE_CHECKING:
 else:
     SolveFuture = grpc.Future
 TARGET_RULE = "Client(target): the server's address, host:port"
+# gRPC holds a call's deadline as nanoseconds since the epoch in 64 bits (to the year 2262): a
+# timeout that ends later read as a deadline already passed, DEADLINE_EXCEEDED at once (1e10 s,
+# 1e300 s). A timeout this long or longer is no limit, as infinity is (over 31 years).
+LONGEST_DEADLINE_SECONDS = 1e9
+
+
+def _deadline_seconds(timeout: Any) -> float | None:
+    """A call's timeout as grpc takes it: check_timeout's, None (no deadline) past the longest."""
+    seconds = check_timeout(timeout)
+    return None if seconds is not None and seconds >= LONGEST_DEADLINE_SECONDS else seconds
 IDS_RULE = "Client.solve_many(ids=...): one str id for each position"
 
 
@@ -250,7 +260,8 @@ class _CallDetails(grpc.ClientCallDetails):
 
 
 class Client:
-    """Wraps a ``SolverService`` stub. ``timeout`` (seconds) is the default deadline of every call.
+    """Wraps a ``SolverService`` stub. ``timeout`` (seconds) is the default deadline of every call
+    (None, infinity or 10**9 s and more: none).
 
     ``tls``: connect with TLS (``root_certificates``: PEM of the CA to trust, default the
     system's); ``certificate_chain`` and ``private_key``: this client's PEM certificate and
@@ -278,7 +289,7 @@ class Client:
                                      "certificate_chain and private_key", token=given,
                                      rule="Client: a client certificate is a certificate_chain and its private_key",
                                      field=given)
-        self.timeout = check_timeout(timeout)
+        self.timeout = _deadline_seconds(timeout)
         self._own_channel = channel is None
         if channel is None:
             if tls or root_certificates is not None or certificate_chain is not None:
@@ -305,7 +316,7 @@ class Client:
 
     def _timeout(self, timeout: float | None) -> float | None:
         """A call's deadline in seconds (None: none): `timeout`, else the client's default."""
-        return self.timeout if timeout is None else check_timeout(timeout)
+        return self.timeout if timeout is None else _deadline_seconds(timeout)
 
     @staticmethod
     def solve_request(position: Any, mode: str | int = "all", *, timeout_seconds: float = 0.0) -> pb.SolveRequest:

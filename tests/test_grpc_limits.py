@@ -14,6 +14,7 @@ import math
 import logging
 import queue
 import threading
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -405,6 +406,24 @@ def test_a_bool_mode_is_refused_at_the_call(client):
                 call(mode)
             assert str(err.value).startswith(f"unknown analysis mode {mode}: use optimal or all (")
             assert (err.value.field, err.value.token) == ("mode", str(mode))
+
+
+@pytest.mark.parametrize("seconds", [1e10, 1e300, sys.float_info.max])
+def test_a_timeout_longer_than_grpc_deadlines_hold_is_no_limit(server, seconds):
+    """grpc keeps a deadline as nanoseconds since the epoch in 64 bits: a timeout ending after 2262
+    read as a deadline passed, DEADLINE_EXCEEDED at once, where the library takes it as no limit."""
+    good = _doc()
+    expected = ddcards.solve(good, mode="best").value
+    with Client(f"127.0.0.1:{server.port}", timeout=seconds) as c:
+        assert c.timeout is None
+        assert c.solve(good, "best")["value"] == expected
+    with Client(f"127.0.0.1:{server.port}") as c:
+        assert c.solve(good, "best", timeout=seconds)["value"] == expected
+        assert c.solve_future(good, "best", timeout=seconds).result().value == expected
+        assert c.analyse(dict(good, played=good["played"][:3]), timeout=seconds)["final_value"] == \
+            ddcards.analyse(dict(good, played=good["played"][:3])).final_value
+        assert [item["result"]["value"] for item in c.solve_many([good], "best", timeout=seconds)] == [expected]
+        assert c.list_games(timeout=seconds)
 
 
 @pytest.mark.parametrize("make", [lambda port: Client(5),
