@@ -566,8 +566,10 @@ def _options(args: argparse.Namespace) -> _ServeOptions:
                        (args.tls_client_ca, "--tls-client-ca"), (args.token_file, "--token-file")):
         if path and os.path.isdir(path):
             raise _Usage(f"{name}: {path} is a folder, not a file")
-        if path and not os.path.isfile(path):
+        if path and not os.path.exists(path):
             raise _Usage(f"{name}: no such file: {path}")
+        if path and not os.path.isfile(path):     # /dev/null, a pipe (<(...)): it was 'no such file'
+            raise _Usage(f"{name}: {path} is not a regular file (a device, a pipe or a socket): give a file")
         if path and name.startswith("--tls"):
             try:
                 TlsFiles.read(path)

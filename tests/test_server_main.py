@@ -86,6 +86,10 @@ def test_help_documents_every_service_flag():
     (["--tls-cert", "cert.pem"], "go together"),
     (["--tls-cert", "no-such.pem", "--tls-key", "no-such.key"], "no such file"),
     (["--tls-cert", "tests", "--tls-key", "tests"], "--tls-cert: tests is a folder, not a file"),
+    (["--tls-cert", "/dev/null", "--tls-key", "/dev/null"],
+     "ddcards serve: error: --tls-cert: /dev/null is not a regular file (a device, a pipe or a socket): give a file"),
+    (["--token-file", "/dev/null"],
+     "ddcards serve: error: --token-file: /dev/null is not a regular file (a device, a pipe or a socket): give a file"),
     (["--token", ""], "token is empty"),
 ])
 def test_bad_flags_exit_2(args, words):
