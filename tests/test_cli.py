@@ -224,6 +224,17 @@ def test_analyse_marks_every_mistake_and_those_that_turned_the_outcome():
     assert "ply seat" not in empty.stdout
 
 
+def test_analyse_rows_keep_a_space_between_values_of_any_width():
+    """Money of 8 digits (stakes of 1,000,000, re, kilo in hearts) ran the columns together:
+    '+16000016-1599998432000000' for before, after and cost."""
+    doc = dict(ddcards.example("marias-seed"), flek=2, announcements=["kilo"],
+               options={"sedma_value": 1_000_000, "kilo_value": 1_000_000})
+    out = run("analyse", "-", stdin=json.dumps(doc))
+    assert out.returncode == 0, out.stderr
+    assert "   0    0  QH    +16000016 +16000016     0  AS TS AH KH QH 9H AD TD 8C 7C\n" in out.stdout
+    assert "  24    0  AH    +16000016 -15999984 32000000  9H  <- mistake, outcome turned\n" in out.stdout
+
+
 def test_games_and_examples():
     out = run("games", "--json")
     games = json.loads(out.stdout)

@@ -315,6 +315,18 @@ def test_cli_prints_the_best_of_each_contract_and_every_row(capsys):
     assert "(every row, best first)" in capsys.readouterr().out
 
 
+def test_cli_table_columns_hold_the_largest_money(tmp_path, capsys):
+    """Stakes of 1,000,000 with re: money of 8 digits ran into the value ('+70+16000016')."""
+    from ddcards import cli
+    path = tmp_path / "dealt.json"
+    path.write_text(json.dumps(dict(SEED_DEALT, flek=2, options={"sedma_value": 1_000_000, "kilo_value": 1_000_000})))
+    assert cli.main(["table", str(path), "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "discard  contract               value     money   (the best discard of each contract)" in out
+    assert "9H KC    hra H + kilo             +70 +16000016   and 9 other discards" in out
+    assert "9H KC    hra S                    +30        +8   and 9 other discards" in out
+
+
 def test_grpc_solve_table_for_marias():
     from ddcards.client import Client
 

@@ -171,8 +171,11 @@ def print_steps_header(moves: Sequence[str], game: str, out: TextIO) -> int:
 
 def print_step(s: ddcards.AnalysisStep, width: int, out: TextIO) -> None:
     """One row of the analysis table (mode all: and every move's value under it)."""
-    print(f"{s.ply:>4} {s.seat:>4}  {s.move:<{width}}{signed(s.value_before):>7}{signed(s.value_after):>7}"
-          f"{s.cost:>6}  {' '.join(s.best_moves)}{step_mark(s)}", file=out)
+    # a space before each number whatever its width: the rows come as the steps are analysed, under
+    # a header printed before any value is known, and money of 8 digits (stakes of 1,000,000 in
+    # hearts and re) ran the columns together ('+16000016-1599998432000000')
+    print(f"{s.ply:>4} {s.seat:>4}  {s.move:<{width}}{' ' + signed(s.value_before):>7}"
+          f"{' ' + signed(s.value_after):>7}{' ' + str(s.cost):>6}  {' '.join(s.best_moves)}{step_mark(s)}", file=out)
     if s.moves:                        # mode all: every legal move's value at that point
         print(f"{'':>11}moves  " + "  ".join(move_value(m) for m in s.moves), file=out)
 
@@ -222,7 +225,7 @@ def print_marias_table(table: dict[str, Any], out: TextIO, *, every_row: bool = 
               f"money {signed(best['money'])}", file=out)
     if every_row:
         shown = rows
-        print(f"\n{'discard':<9}{'contract':<22}{'value':>6}{'money':>7}   (every row, best first)", file=out)
+        heading = "every row, best first"
     else:
         # the best row of each contract, and how many of its discards are worth as much
         seen: dict[tuple[str, str | None], dict[str, Any]] = {}
@@ -233,9 +236,14 @@ def print_marias_table(table: dict[str, Any], out: TextIO, *, every_row: bool = 
             if row["money"] == first["money"] and row["value"] == first["value"]:
                 ties[key] = ties.get(key, 0) + 1
         shown = list(seen.values())
-        print(f"\n{'discard':<9}{'contract':<22}{'value':>6}{'money':>7}   (the best discard of each contract)",
-              file=out)
+        heading = "the best discard of each contract"
+    # the columns as wide as their widest text and a space: stakes up to 1,000,000, doubled in
+    # hearts and by re, are money of 8 digits, which ran into the value ('+70+16000016')
+    width = max([22, *(len(label(row)) + 1 for row in shown)])
+    money = max([7, *(len(signed(row["money"])) + 1 for row in shown)])
+    print(f"\n{'discard':<9}{'contract':<{width}}{'value':>6}{'money':>{money}}   ({heading})", file=out)
     for row in shown:
         more = ties.get((row["contract"], row["trump"]), 1) - 1 if not every_row else 0
         also = f"   and {more} other discard{'s' if more > 1 else ''}" if more else ""
-        print(f"{row['discard']:<9}{label(row):<22}{signed(row['value']):>6}{signed(row['money']):>7}{also}", file=out)
+        print(f"{row['discard']:<9}{label(row):<{width}}{signed(row['value']):>6}{signed(row['money']):>{money}}{also}",
+              file=out)
