@@ -537,6 +537,9 @@ class _ServeOptions(TypedDict):
 
 
 def _options(args: argparse.Namespace) -> _ServeOptions:
+    if not args.host.strip():       # grpc logged its own errors for it, then 'cannot listen on :0' (exit 1)
+        raise _Usage(f"--host must name an address to listen on (default {DEFAULT_HOST}; 0.0.0.0 or :: for every "
+                     f"interface), not {args.host!r}")
     if args.max_streams < 1:
         raise _Usage(f"--max-streams must be >= 1 (open streams per streaming method), not {args.max_streams}")
     try:

@@ -271,7 +271,10 @@ def decode_utf8(data: bytes, what: str = "the input") -> str:
     except UnicodeDecodeError as exc:
         bad = data[exc.start:exc.start + 1].hex()
         why = _UTF8_REASONS.get(exc.reason, exc.reason)
-        raise NotationError(f"{what} is not UTF-8 text: byte {exc.start + 1} (0x{bad}) {why}",
+        # a file saved as "Unicode" on Windows: UTF-16, whose byte order mark no UTF-8 text starts with
+        utf16 = ("; it starts as UTF-16 text does (its byte order mark): save it as UTF-8"
+                 if data.startswith((b"\xff\xfe", b"\xfe\xff")) else "")
+        raise NotationError(f"{what} is not UTF-8 text: byte {exc.start + 1} (0x{bad}) {why}{utf16}",
                             token=f"0x{bad}", rule=JSON_RULE) from None
 
 

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 else:
     SolveFuture = grpc.Future
 TARGET_RULE = "Client(target): the server's address, host:port"
+IDS_RULE = "Client.solve_many(ids=...): one str id for each position"
 # gRPC holds a call's deadline as nanoseconds since the epoch in 64 bits (to the year 2262): a
 # timeout that ends later read as a deadline already passed, DEADLINE_EXCEEDED at once (1e10 s,
 # 1e300 s). A timeout this long or longer is no limit, as infinity is (over 31 years).
@@ -65,7 +66,6 @@ def _deadline_seconds(timeout: Any) -> float | None:
     """A call's timeout as grpc takes it: check_timeout's, None (no deadline) past the longest."""
     seconds = check_timeout(timeout)
     return None if seconds is not None and seconds >= LONGEST_DEADLINE_SECONDS else seconds
-IDS_RULE = "Client.solve_many(ids=...): one str id for each position"
 
 
 def _source(position: Any) -> dict[str, Any]:

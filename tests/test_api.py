@@ -16,6 +16,8 @@ import pickle
 import re
 import random
 import html
+import subprocess
+import sys
 import threading
 import time
 
@@ -978,8 +980,29 @@ def test_a_cancel_token_says_why_it_cannot_be_pickled_or_copied():
 def test_a_position_may_be_given_as_json_bytes_as_from_json_takes_it():
     position = ddcards.Position.from_dict(ddcards.example("marias-hra"))
     assert ddcards.solve(position.to_json().encode(), mode="best").value == 70
-    with pytest.raises(ddcards.NotationError, match="not UTF-8 text: byte 1"):
+    with pytest.raises(ddcards.NotationError, match="not UTF-8 text: byte 1") as info:
         ddcards.solve(b"\xff")
+    assert "UTF-16" not in str(info.value)
+
+
+def test_utf16_text_is_told_to_be_saved_as_utf8(tmp_path):
+    # a file saved as "Unicode" on Windows (UTF-16 with its byte order mark) was only "byte 1 (0xff)
+    # starts no character"
+    text = ddcards.Position.from_dict(ddcards.example("prsi")).to_json()
+    for encoding, first in (("utf-16-le", "0xff"), ("utf-16-be", "0xfe")):
+        data = "\ufeff".encode(encoding) + text.encode(encoding)
+        with pytest.raises(ddcards.NotationError) as info:
+            ddcards.Position.from_json(data)
+        assert str(info.value) == (f"a position document is not UTF-8 text: byte 1 ({first}) starts no character; "
+                                   "it starts as UTF-16 text does (its byte order mark): save it as UTF-8")
+        path = tmp_path / f"{encoding}.json"
+        path.write_bytes(data)
+        out = subprocess.run([sys.executable, "-m", "ddcards", "solve", str(path)], capture_output=True,
+                             text=True, timeout=60)
+        assert out.returncode == 2
+        assert out.stderr.startswith(f"ddcards: error: the line is not UTF-8 text: byte 1 ({first}) starts no "
+                                     "character; it starts as UTF-16 text does (its byte order mark): save it as "
+                                     "UTF-8\n")
 
 
 def test_every_result_document_is_a_new_one_all_the_way_down():

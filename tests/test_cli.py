@@ -99,10 +99,10 @@ def test_missing_file_and_unknown_example():
 def test_an_example_named_where_a_file_goes_is_pointed_to_the_flag(tmp_path, monkeypatch):
     # `ddcards solve prsi` (a newcomer's guess) said only that no such file exists
     monkeypatch.chdir(tmp_path)
-    for command in ("solve", "analyse", "report"):
-        out = run(command, "prsi")
+    for command, name in (("solve", "prsi"), ("analyse", "prsi"), ("report", "Prsi")):
+        out = run(command, name)
         assert out.returncode == 2 and out.stdout == ""
-        assert out.stderr == ("ddcards: error: cannot read prsi: No such file or directory "
+        assert out.stderr == (f"ddcards: error: cannot read {name}: No such file or directory "
                               "(the bundled example: --example prsi)\n"), command
     (tmp_path / "prsi").write_text(json.dumps(ddcards.example("prsi-endgame")), encoding="utf-8")
     assert run("solve", "prsi", "--json").returncode == 0     # a file of that name is read, as any file

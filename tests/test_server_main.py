@@ -91,6 +91,9 @@ def test_help_documents_every_service_flag():
     (["--token-file", "/dev/null"],
      "ddcards serve: error: --token-file: /dev/null is not a regular file (a device, a pipe or a socket): give a file"),
     (["--token", ""], "token is empty"),
+    (["--host", ""], "ddcards serve: error: --host must name an address to listen on (default 127.0.0.1; 0.0.0.0 "
+                     "or :: for every interface), not ''"),
+    (["--host", " "], "not ' '"),
 ])
 def test_bad_flags_exit_2(args, words):
     proc = subprocess.run([sys.executable, "-m", "ddcards.server", "--port", "0", *args], cwd=ROOT, env=_env(),

@@ -64,8 +64,9 @@ def open_input(args: argparse.Namespace) -> Input:
         stream = open(args.file, "rb")
     except OSError as exc:
         # a bundled example's name where a file was meant: say how to ask for the example
-        hint = (f" (the bundled example: --example {args.file})"
-                if not os.path.exists(args.file) and args.file in ddcards.example_names() else "")
+        name = args.file.strip().lower()
+        hint = (f" (the bundled example: --example {name})"
+                if not os.path.exists(args.file) and name in ddcards.example_names() else "")
         raise NotationError(f"cannot read {args.file}: {exc.strerror}{hint}", token=args.file,
                             rule="readable file") from None
     return Input(args.file, _reading(args.file, args.file, read_documents(stream)), stream)
