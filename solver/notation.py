@@ -397,9 +397,10 @@ def _parse_pbn_hand(hand: str) -> tuple[Card, ...]:
 
 
 # "S:" / "♥:" / "hearts:" before each suit's ranks.  A label starts a run of its characters (after a
-# space, a colon or the start) and takes it whole: each run is tried once, so a long text is read in
-# linear time (a free start and backtracking made "S: " + 40,000 "A"s take 14 s).
-_DISPLAY_LABEL = re.compile(r"(?<![^\s:])([^\s:]++)\s*+:")
+# space, a comma, a colon or the start) and takes it whole: each run is tried once, so a long text is
+# read in linear time (a free start and backtracking made "S: " + 40,000 "A"s take 14 s).  A comma
+# ends a suit's ranks as a space does (RULES §0.4 rule 4): "S:AKT,H:987" is "S:AKT H:987".
+_DISPLAY_LABEL = re.compile(r"(?<![^\s:,])([^\s:,]++)\s*+:")
 
 
 def _parse_display_hand(hand: str) -> tuple[Card, ...]:

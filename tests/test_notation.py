@@ -296,6 +296,9 @@ DISPLAY_FORMS = [
     ("C: QJ  D: -  H: 987  S: AKT", "AKT.987..QJ"),
     ("schoppen: AKT, harten: 987, ruiten: -, klaveren: QJ", "AKT.987..QJ"),
     ("S: akt  H: 987  D:  C: qj", "AKT.987..QJ"),
+    # commas read as spaces between suits too, not only within a suit's ranks (§0.4 rule 4)
+    ("S:AKT,H:987,D:-,C:QJ", "AKT.987..QJ"),
+    ("♠:A,K,10,♥:9,8,7,♦:,♣:O,U", "AKT.987..QJ"),
 ]
 
 
@@ -418,6 +421,7 @@ def test_card_list_round_trips(cards: list[Card]) -> None:
      "hand 'S: AT  H: AKQ9' does not name suit D, C (docs/RULES.md §0.4 rule 4: the display form names each suit once"),
     (parse_hand, "S: A  H: K  S: Q  D: -  C: -", NotationError, "S", "names suit S twice"),
     (parse_hand, "hand S: A  H: -  D: -  C: -", NotationError, "hand", "'hand' comes before the first suit"),
+    (parse_hand, "AKT,S: A  H: -  D: -  C: -", NotationError, "AKT,", "'AKT,' comes before the first suit"),
     (parse_hand, "S: A  Z: -  D: -  C: -", InvalidCardError, "Z", "unknown suit 'Z'"),
     (parse_hand, "S: AZ  H: -  D: -  C: -", InvalidCardError, "Z", "unknown rank 'Z' in suit S of hand"),
     (parse_hand, "S: AA  H: -  D: -  C: -", NotationError, "AS", "card 'AS' appears twice"),
