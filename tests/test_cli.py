@@ -1092,7 +1092,7 @@ def test_a_finished_prsi_game_says_who_went_out_and_asks_nothing_more(capsys):
     status, out, _ = main_on(lines_of(doc), "solve", capsys=capsys)
     assert status == 0
     assert "Prší, 2 players, horizon 20 plies - the deal is over\n" in out
-    assert "  top              7H\n" in out and "active" not in out          # the 7 ended the game: no one draws
+    assert "  top               7H\n" in out and "active" not in out          # the 7 ended the game: no one draws
     assert "Value       +1  the game is over: seat 0 went out first\n" in out and "in 0 plies" not in out
     pos = ddcards.Position.from_dict(doc)
     assert pos.is_over and set(pos.table) == {"top", "stock", "pile"}
@@ -1105,8 +1105,11 @@ def test_the_trick_line_says_who_played_each_card(capsys):
     doc = dict(SEED, played=["QH", "TH"])
     status, out, _ = main_on(lines_of(doc), "solve", "--mode", "best", capsys=capsys)
     assert status == 0
-    assert "  trick            QH (seat 0)  TH (seat 1)\n" in out
-    assert "  trick             QH (seat 0)  TH (seat 1)" in str(ddcards.Position.from_dict(doc))
+    assert "  trick             QH (seat 0)  TH (seat 1)\n" in out
+    # laid out as print(Position) lays it out (the columns were one space apart, its two)
+    shown = str(ddcards.Position.from_dict(doc))
+    assert "  trick             QH (seat 0)  TH (seat 1)" in shown
+    assert out.splitlines()[:5] == shown.splitlines()[:5]
 
 
 def test_a_stopped_analysis_of_a_deal_without_play_says_so():

@@ -188,7 +188,7 @@ def test_cli_solve_shows_the_stock_and_groups_the_exchange():
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert "Mariasz, trumps H, race from 95/102 - seat 0 (forehand) to move" in text
-    assert "stock            7C 7H 9S" in text
+    assert "stock             7C 7H 9S" in text
     line = next(l for l in text.splitlines() if l.startswith("Line"))[len("Line"):]
     first = line.split("|")[0].split()
     assert first[0] == "exchange" and len(first) == 3         # the exchange goes with the trick it opens

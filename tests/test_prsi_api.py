@@ -331,7 +331,7 @@ def test_cli_solve_and_analyse():
     out = run("solve", "--example", "prsi-endgame")
     assert out.returncode == 0, out.stderr
     assert "seat 0 can force being out first within 20 plies, the end in 11 plies" in out.stdout
-    assert "Moves       7D +0  draw +1 in 11" in out.stdout and "top              7H, 7s active: draw 2" in out.stdout
+    assert "Moves       7D +0  draw +1 in 11" in out.stdout and "top               7H, 7s active: draw 2" in out.stdout
     assert "tricks" not in out.stdout
     out = run("solve", "--example", "prsi-endgame", "--json")
     doc = json.loads(out.stdout)

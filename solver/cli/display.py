@@ -65,18 +65,23 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
     else:
         head += " - the deal is over"      # every card played, a race claimed, a Prší game won
     print(head, file=out)
+    # the hands and what else is in view laid out as print(Position) lays them out
     hands = info.get("hands", [])
-    width = max([len(session.seat_role(i)) for i in range(len(hands))] + [5])
+    width = max([len(session.seat_role(i)) for i in range(len(hands))] + [0])
+    rows: list[tuple[str, str]] = []
     for i, hand in enumerate(hands):
         suits = hand.split(".")
         shown = "  ".join(f"{s}: {h or '-'}" for s, h in zip("SHDC", suits))
-        print(f"  seat {i}  {session.seat_role(i):<{width}} {shown}", file=out)
+        rows.append((f"seat {i}  {session.seat_role(i):<{width}}".rstrip(), shown))
     for label in ("talon", "stock", "trick", "top", "pile"):
         if info.get(label):
             shown = info[label] if isinstance(info[label], str) else " ".join(info[label])
             if label == "trick":            # who played each card, as print(Position) says it
                 shown = "  ".join(f"{card} (seat {seat})" for seat, card in session.current_trick())
-            print(f"  {label:<{width + 8}} {shown}", file=out)
+            rows.append((label, shown))
+    label_width = max([len(label) for label, _ in rows] + [0])
+    for label, shown in rows:
+        print(f"  {label:<{label_width}}  {shown}", file=out)
     print(file=out)
     print(f"Value       {describe_value(res, session)}", file=out)
     if res.optimal_moves:
