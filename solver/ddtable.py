@@ -207,6 +207,11 @@ ROW_RULE = ("row_position: a Mariáš row is one of the table's entries; a Klave
             "a suit of S H D C and team 0 or 1")
 
 
+# The fields of dd_table's table that row_position reads, by game.
+TABLE_FIELDS = {"klaverjas": ("hands", "rules", "leader"),
+                "marias": ("entries", "hands", "flek", "players", "options")}
+
+
 def row_position(table: Mapping[str, Any], row: Mapping[str, Any] | tuple[str, int]) -> Position:
     """The position a row of a DD table answers, at the start of play: to solve it for its line
     of play, or to look at each first card's value.
@@ -220,6 +225,14 @@ def row_position(table: Mapping[str, Any], row: Mapping[str, Any] | tuple[str, i
     playing team; its value is ``table["values"][suit][team]``.
     """
     game = table.get("game") if isinstance(table, Mapping) else None
+    needed = TABLE_FIELDS.get(game, ()) if isinstance(game, str) else ()
+    missing = [name for name in needed if name not in table]
+    if missing:
+        # (the gRPC client's solve_table gives no Klaverjas "hands" and no Mariáš "options": the
+        # SolveTableResponse has no field for them) - said so, not a KeyError
+        raise InvalidArgumentTypeError(f"row_position takes a table dd_table returned: this {game} table lacks "
+                                       f"{', '.join(repr(name) for name in missing)} ({ROW_RULE})",
+                                       token=missing[0], rule=ROW_RULE, field="table")
     if game == "klaverjas":
         if not (isinstance(row, (tuple, list)) and len(row) == 2 and row[0] in TABLE_SUITS
                 and row[1] in (0, 1) and not isinstance(row[1], bool)):

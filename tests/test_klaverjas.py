@@ -456,3 +456,22 @@ def test_row_position_gives_each_dd_table_value_its_position():
             row_position(table, bad)
     with pytest.raises(ddcards.InvalidArgumentTypeError, match="^row_position takes a table dd_table returned"):
         row_position({"game": "prsi"}, ("S", 0))
+
+
+def test_row_position_names_what_a_table_without_its_deal_lacks():
+    # The gRPC client's solve_table gives a Klaverjas table without "hands" and a Mariáš one
+    # without "options" (SolveTableResponse has no field for them): row_position said KeyError: 'hands'.
+    from ddcards.ddtable import dd_table, row_position
+    table = dd_table(ddcards.example("klaverjas"))
+    del table["hands"]
+    with pytest.raises(ddcards.InvalidArgumentTypeError,
+                       match="^row_position takes a table dd_table returned: this klaverjas table lacks 'hands' ") as err:
+        row_position(table, ("H", 0))
+    assert (err.value.token, err.value.field) == ("hands", "table")
+    marias = dd_table(ddcards.example("marias-hra"))
+    row = marias["entries"][0]
+    del marias["options"], marias["flek"]
+    with pytest.raises(ddcards.InvalidArgumentTypeError,
+                       match="^row_position takes a table dd_table returned: this marias table lacks 'flek', 'options' ") as err:
+        row_position(marias, row)
+    assert (err.value.token, err.value.field) == ("flek", "table")
