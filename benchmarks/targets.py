@@ -1,7 +1,7 @@
 """Every speed target the open issues set, measured with the commands benchmarks/RESULTS.md quotes.
 
-    python benchmarks/targets.py            # every target, one command after the other (about 20 minutes)
-    python benchmarks/targets.py --quick    # without the fresh 36-card Mariasz deals (about 8 minutes)
+    python benchmarks/targets.py            # every target, one command after the other (15-20 minutes)
+    python benchmarks/targets.py --quick    # without the fresh 36-card Mariasz deals (about 5 minutes)
     python benchmarks/targets.py --list     # the targets and their commands, nothing run
 
 "Where things stand" in benchmarks/RESULTS.md gives each target's latest figure; this script runs
