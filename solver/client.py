@@ -495,11 +495,13 @@ class Client:
                     as_dict: bool = True) -> dict[str, Any] | pb.SolveTableResponse:
         """The DD table of a whole deal: its value for every choice made before play.
 
-        Klaverjas, every trump suit and playing team, as a dict: ``{"game", "rules", "leader",
+        Klaverjas, every trump suit and playing team, as a dict: ``{"game", "hands", "rules", "leader",
         "values": {"S": [team 0, team 1], ...}, "nodes", "elapsed_ms"}``.  Mariáš (the deal as dealt,
         forehand's 12 cards in hands[0], or with its discard fixed), every discard x contract, best first:
-        ``{"game", "hands", "talon", "flek", "players", "entries": [{"discard", "contract", "trump",
-        "announcements", "value", "value_kind", "won", "money"}, ...], "nodes", "elapsed_ms"}``.
+        ``{"game", "hands", "talon", "flek", "players", "options", "entries": [{"discard", "contract",
+        "trump", "announcements", "value", "value_kind", "won", "money"}, ...], "nodes", "elapsed_ms"}``.
+        Either is ``ddcards.dd_table``'s dict (but its timing), so ``ddcards.ddtable.row_position``
+        makes a row's own position of it.
         """
         response = self.stub.SolveTable(pb.SolveTableRequest(**_source(position)), timeout=self._timeout(timeout))
         return convert.table_response_to_dict(response) if as_dict else response

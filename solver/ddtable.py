@@ -228,8 +228,8 @@ def row_position(table: Mapping[str, Any], row: Mapping[str, Any] | tuple[str, i
     needed = TABLE_FIELDS.get(game, ()) if isinstance(game, str) else ()
     missing = [name for name in needed if name not in table]
     if missing:
-        # (the gRPC client's solve_table gives no Klaverjas "hands" and no Mariáš "options": the
-        # SolveTableResponse has no field for them) - said so, not a KeyError
+        # (a table a program made, or one from a server older than SolveTableResponse's hands for
+        # Klaverjas and options for Mariáš) - said so, not a KeyError
         raise InvalidArgumentTypeError(f"row_position takes a table dd_table returned: this {game} table lacks "
                                        f"{', '.join(repr(name) for name in missing)} ({ROW_RULE})",
                                        token=missing[0], rule=ROW_RULE, field="table")

@@ -459,8 +459,9 @@ def test_row_position_gives_each_dd_table_value_its_position():
 
 
 def test_row_position_names_what_a_table_without_its_deal_lacks():
-    # The gRPC client's solve_table gives a Klaverjas table without "hands" and a Mariáš one
-    # without "options" (SolveTableResponse has no field for them): row_position said KeyError: 'hands'.
+    # A table without its deal (the gRPC client's solve_table gave a Klaverjas table without
+    # "hands" and a Mariáš one without "options" before SolveTableResponse carried them; a
+    # program's own): row_position said KeyError: 'hands'.
     from ddcards.ddtable import dd_table, row_position
     table = dd_table(ddcards.example("klaverjas"))
     del table["hands"]

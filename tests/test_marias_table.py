@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import ddcards
 from ddcards._core.search import Searcher
-from ddcards.ddtable import dd_table
+from ddcards.ddtable import dd_table, row_position
 from ddcards.games import marias, marias_table
 from ddcards.notation import Card
 
@@ -339,6 +339,14 @@ def test_grpc_solve_table_for_marias():
         direct = dd_table(SEED_DEALT)
         assert table["entries"] == direct["entries"]
         assert table["hands"] == direct["hands"] and table["talon"] is None and table["players"] == 3
+        # the options every row was solved with come back too (row_position needs them: it said they lacked)
+        staked = dict(SEED_FIXED, options={"sedma_value": 3, "kilo_value": 5, "talon_points": "nobody"})
+        table, direct = client.solve_table(staked), dd_table(staked)
+        assert table["options"] == direct["options"] == {"sedma_value": 3, "kilo_value": 5, "talon_points": "nobody"}
+        assert {k: v for k, v in table.items() if k not in ("nodes", "elapsed_ms")} == \
+            {k: v for k, v in direct.items() if k not in ("nodes", "elapsed_ms")}
+        row = table["entries"][0]
+        assert ddcards.solve(row_position(table, row), mode="best").value == row["money"]
         raw = client.solve_table(SEED_FIXED, as_dict=False)
         first = raw.entries[0]
         assert (first.contract_name, first.discard.notation, list(first.announcements), first.money) == \

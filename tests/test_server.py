@@ -427,6 +427,13 @@ def test_solve_table_klaverjas(client):
     table = client.solve_table(deal)
     assert table["game"] == "klaverjas" and table["rules"] == "amsterdam"
     assert table["values"] == dd_table(deal)["values"]
+    # the client's table is dd_table's, the hands too: a row's own position is made of it (it lacked
+    # them, and row_position could not be used on it)
+    direct = dd_table(deal)
+    assert {k: v for k, v in table.items() if k not in ("nodes", "elapsed_ms")} == \
+        {k: v for k, v in direct.items() if k not in ("nodes", "elapsed_ms")}
+    from ddcards.ddtable import row_position
+    assert _direct(row_position(table, ("H", 0))).value == table["values"]["H"][0]
     # each entry is the value of that contract solved on its own
     assert table["values"]["S"][1] == _direct(dict(deal, trump="S", playing_team=1)).value
     message = client.solve_table(json.dumps(deal), as_dict=False)

@@ -144,10 +144,13 @@ def table_to_response(table: Mapping[str, Any]) -> pb.SolveTableResponse:
                                 rules=str(table.get("rules", "")), leader=int(table.get("leader", 0)),
                                 nodes=int(table.get("nodes", 0)),
                                 elapsed_seconds=float(table.get("elapsed_ms", 0.0)) / 1000.0)
+    # both forms, as the proto promises of a response (and as a request takes them back); with the
+    # rest, what each row's own position is made of (row_position)
+    msg.hands.extend(pb.Cards(notation=hand, cards=[card_message(str(c)) for c in parse_hand(hand)])
+                     for hand in table.get("hands", ()))
     if "entries" in table:
-        # both forms, as the proto promises of a response (and as a request takes them back)
-        msg.hands.extend(pb.Cards(notation=hand, cards=[card_message(str(c)) for c in parse_hand(hand)])
-                         for hand in table.get("hands", ()))
+        for name, value in (table.get("options") or {}).items():
+            msg.options[name].CopyFrom(python_to_option(value))
         if table.get("talon"):
             msg.talon.CopyFrom(pb.Cards(notation=table["talon"],
                                         cards=[card_message(c) for c in table["talon"].split()]))
@@ -181,12 +184,16 @@ def table_response_to_dict(msg: pb.SolveTableResponse) -> dict[str, Any]:
                    for entry in msg.entries]
         return {**common, "hands": [h.notation for h in msg.hands],
                 "talon": msg.talon.notation if msg.HasField("talon") else None, "flek": msg.flek,
-                "players": msg.players, "entries": entries}
+                "players": msg.players, "options": {name: getattr(value, value.WhichOneof("kind"))
+                                                    for name, value in sorted(msg.options.items())
+                                                    if value.WhichOneof("kind") is not None},
+                "entries": entries}
     values: dict[str, list[int]] = {}
     for entry in msg.entries:
         row = values.setdefault(SUIT_LETTERS[entry.trump], [0, 0])
         row[entry.playing_team] = entry.value
-    return {**common, "rules": msg.rules, "leader": msg.leader, "values": values}
+    return {**common, "hands": [h.notation for h in msg.hands], "rules": msg.rules, "leader": msg.leader,
+            "values": values}
 
 
 def step_message(step: Any) -> pb.AnalysisStep:
