@@ -454,6 +454,33 @@ def test_a_call_waiting_for_a_shared_solver_keeps_its_timeout_and_cancel():
     holding.join()
 
 
+def test_a_call_waiting_for_a_shared_solver_says_arguments_its_method_does_not_take_at_once():
+    """A misspelt keyword, a mode given by position or no position at all is Python's TypeError
+    for the call at once, as on a free Solver: it waited for the other search first (4 s here,
+    minutes for a long one), and a call without its position but with a timeout said
+    SearchTimeout instead."""
+    shared = ddcards.Solver()
+    ex = ddcards.example("marias-hra")
+    holding = hold_searching(shared)
+    start = time.monotonic()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'timout'"):
+        shared.solve(ex, timout=1)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'position'"):
+        shared.solve(timeout=1)
+    with pytest.raises(TypeError, match="takes 2 positional arguments but 3 were given"):
+        shared.solve(ex, "all")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'mode'"):
+        shared.value(ex, mode="all")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'from_plies'"):
+        shared.analyse(ddcards.example("marias-seed"), from_plies=3)
+    with pytest.raises(TypeError, match="takes 1 positional argument but 2 were given"):
+        shared.clear(1)
+    assert time.monotonic() - start < 2.0               # said at once, not after the other search
+    assert holding.is_alive()                           # (which still held the Solver)
+    assert shared.solve(ex, timeout=60).value == 70     # waits its turn, then searches
+    holding.join()
+
+
 def test_a_marias_dd_table_waiting_for_a_shared_solver_keeps_its_timeout_and_cancel():
     """A Mariáš contract table on a Solver another thread is searching with waits within its
     own timeout and cancel, as the Solver's own calls and a Klaverjas table do (it waited for

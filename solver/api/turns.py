@@ -3,6 +3,7 @@ waiting within its own timeout and cancel token, its arguments checked before it
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -31,15 +32,25 @@ def one_at_a_time(method: Callable[Concatenate[Solver, _P], _R]) -> Callable[Con
     and its sizing are one per Solver; two searches at once in one table would corrupt it).
 
     A call's ``timeout`` and ``cancel`` cover its wait for its turn too: its arguments are
-    checked before it waits (bad input is said at once), it gives up with SearchTimeout or
+    checked before it waits (bad input is said at once, as are arguments the method does not
+    take: a misspelt keyword's TypeError), it gives up with SearchTimeout or
     SearchCancelled (``nodes`` 0) if its time runs out or its token is cancelled while another
     thread's search holds the Solver, and its search gets what is left of its time."""
+    signature = inspect.signature(method)
+
     def taking_turns(solver: Solver, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         if solver._turn.acquire(blocking=False):        # the Solver is free: the usual case
             try:
                 return method(solver, *args, **kwargs)
             finally:
                 solver._turn.release()
+        try:
+            signature.bind(solver, *args, **kwargs)
+        except TypeError:
+            # Arguments the method does not take (timout=, a mode given by position, no position):
+            # Python's own TypeError for the call, said now. Binding fails before the method's
+            # body runs, so nothing touches the table without the turn.
+            return method(solver, *args, **kwargs)
         given = cast(dict[str, Any], kwargs)           # (the checks say what is wrong with a value)
         timeout = check_limits(given.get("timeout"), given.get("cancel"), given.get("keep_tt", False))
         cancel = given.get("cancel")
