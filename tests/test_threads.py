@@ -553,3 +553,34 @@ def test_a_forked_child_searches_on_threads_of_its_own():
 
 def _solve_on_two_threads(doc: dict) -> tuple:
     return answer(ddcards.Solver().solve(doc, threads=2))
+
+
+# The Solver a forked child finds another thread of the parent searching with (set before the fork).
+_HELD: ddcards.Solver | None = None
+
+
+@pytest.mark.filterwarnings(r"ignore:.*use of fork\(\) may lead to deadlocks:DeprecationWarning")
+def test_a_forked_child_can_use_a_solver_another_thread_was_searching_with():
+    """A child forked while another thread searches with a shared Solver (a service's, as a
+    process pool forks) uses it at once: the child has no such search, and its call waited for
+    that search's end for ever (here: SearchTimeout after 10 s), its table unable to grow."""
+    import multiprocessing
+
+    global _HELD
+    _HELD = ddcards.Solver()
+    holding = hold_searching(_HELD)
+    try:
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            got, seconds, progress = pool.apply(_solve_with_the_held_solver, (ddcards.example("mariasz-kiks"),))
+    finally:
+        holding.join()
+        _HELD = None
+    assert got == ddcards.Solver().solve(ddcards.example("mariasz-kiks")).value
+    assert seconds < 5.0 and progress is None
+
+
+def _solve_with_the_held_solver(doc: dict) -> tuple:
+    assert _HELD is not None
+    start = time.monotonic()
+    value = _HELD.solve(doc, timeout=10).value
+    return value, time.monotonic() - start, _HELD.progress_now

@@ -2,8 +2,10 @@
 each mode, an analysis), one at a time."""
 from __future__ import annotations
 
+import os
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -72,6 +74,25 @@ class Solver:
         self._analysing: AnalysisProgress | None = None      # Solver.analysis_now
         # Held by each call that uses the table (one_at_a_time): threads sharing this Solver take turns.
         self._turn = threading.RLock()
+        _SOLVERS.add(self)                  # (a forked child frees it if another thread held it: _forked)
+
+    def _forked(self) -> None:
+        """In a child of fork(): a Solver that another thread of the parent was searching with
+        (its turn held, its table mid-search) would wait for ever for a search this process
+        does not run, and its table could not grow (the core sees a search under way): it is
+        made free again, with a table of its own, empty, as a new Solver of its size starts.
+        One the forking thread itself holds (a fork from an analysis's on_step) stays as it is."""
+        if self._turn.acquire(blocking=False):
+            self._turn.release()
+            return
+        self._turn = threading.RLock()
+        self._helpers = []
+        self._searching = None
+        self._analysing = None
+        try:
+            self._searcher = Searcher(first_table_mb(None if self._per_game else self._searcher.tt_mb))
+        except MemoryError:
+            pass                # (its first search says TableMemoryError where the table cannot grow)
 
     def __repr__(self) -> str:
         size = "sized per game" if self._per_game else "fixed"
@@ -424,3 +445,15 @@ class Solver:
         the analysis's); None when no analysis runs."""
         return self._analysing
 
+
+
+# Every Solver of this process, for a forked child to free those another thread held (Solver._forked).
+_SOLVERS: weakref.WeakSet[Solver] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for solver in list(_SOLVERS):
+        solver._forked()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
