@@ -3,6 +3,9 @@
 1. A short timeout on the first search in a fresh Solver's large table (a fresh 36-card Mariasz
    deal: 1 GiB, whose pages the kernel hands over, zeroed, as the search first touches them):
    how long the call takes to raise SearchTimeout, against the timeout asked for.
+   And a CancelToken cancelled from another thread during such a search (no timeout, so the
+   table is the whole 1 GiB): how long after the cancel the call raises SearchCancelled,
+   alone and with --parallel searches at once (a loaded machine).
 2. The service's reading of an oversized Position message (hundreds of thousands of items fit
    in a request's 4 MB): how long until it is refused, with the lists counted before any item is
    converted (as the service does) and without (converting first, as it used to).
@@ -39,6 +42,46 @@ def fresh_table_timeouts(ddcards: ModuleType, rounds: int) -> None:
             del solver
         print(f"| {timeout:g} s | {statistics.median(took):.3f} s | {max(took):.3f} s | "
               f"{statistics.median(nodes) if nodes else 0:,.0f} |")
+
+
+def _cancel_latency(checkout: str | None, after: float) -> float:
+    """In a process of its own (a fresh table each time): seconds from a cancel, `after` seconds
+    into the first search of a fresh Solver, to its SearchCancelled."""
+    import subprocess
+    code = f"""
+import sys, threading, time
+sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
+if {checkout!r} is not None:
+    from _checkout import import_checkout
+    ddcards = import_checkout({checkout!r})
+else:
+    import ddcards
+deal = dict(ddcards.example("mariasz"), played=[])
+token = ddcards.CancelToken()
+cancelled = []
+def cancel():
+    cancelled.append(time.perf_counter())
+    token.cancel()
+threading.Timer({after!r}, cancel).start()
+try:
+    ddcards.Solver().solve(deal, cancel=token)
+except ddcards.SearchCancelled:
+    print(time.perf_counter() - cancelled[0])
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=True)
+    return float(out.stdout)
+
+
+def fresh_table_cancels(checkout: str | None, rounds: int, parallel: int) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+    print("| cancelled after | searches at once | cancel to SearchCancelled (median) | max |")
+    print("|---|---|---|---|")
+    for after in (0.1, 0.5):
+        for at_once in sorted({1, parallel}):
+            with ThreadPoolExecutor(at_once) as pool:
+                took = [t for _ in range(rounds)
+                        for t in pool.map(lambda _: _cancel_latency(checkout, after), range(at_once))]
+            print(f"| {after:g} s | {at_once} | {statistics.median(took) * 1e3:,.1f} ms | {max(took) * 1e3:,.1f} ms |")
 
 
 def _refused_after(read: Any, ddcards: ModuleType) -> float:
@@ -95,18 +138,24 @@ def oversized_messages() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=positive, default=5, help="fresh Solvers per timeout")
-    parser.add_argument("--checkout", help="time the timeouts of this checkout's in-place build instead "
-                        "(benchmarks/_checkout.py); the messages part is then left out")
+    parser.add_argument("--parallel", type=positive, default=3,
+                        help="searches at once for the loaded cancels (default 3, on any number of cores)")
+    parser.add_argument("--checkout", help="time the timeouts and cancels of this checkout's in-place build "
+                        "instead (benchmarks/_checkout.py); the messages part is then left out")
     args = parser.parse_args()
-    print(f"{machine_line()}. Command: python benchmarks/bench_limits.py --rounds {args.rounds}"
-          f"{f' --checkout {args.checkout}' if args.checkout else ''}\n")
+    print(f"{machine_line()}. Command: python benchmarks/bench_limits.py --rounds {args.rounds} "
+          f"--parallel {args.parallel}{f' --checkout {args.checkout}' if args.checkout else ''}\n")
     if args.checkout:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from _checkout import import_checkout
         fresh_table_timeouts(import_checkout(args.checkout), args.rounds)
+        print()
+        fresh_table_cancels(args.checkout, args.rounds, args.parallel)
         return
     import ddcards
     fresh_table_timeouts(ddcards, args.rounds)
+    print()
+    fresh_table_cancels(None, args.rounds, args.parallel)
     print()
     oversized_messages()
 

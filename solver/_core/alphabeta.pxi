@@ -196,6 +196,13 @@ cdef search_int alphabeta(SearchCtx* c, int alpha, int beta) noexcept nogil:
             ttmove = e.move
 
     if kind != NODE_INNER and g_leaf(ops, pos, alpha, beta, &best):
+        if ops.own_nodes != NULL and ops.own_nodes(pos) - c.own_polled > POLL_MASK:
+            # A leaf that counts its own nodes (Mariasz's endgame: tens to thousands of cards
+            # tried, each slow while a fresh table's pages are backed) polls the stop as often
+            # as the core's nodes do: a cancel waited up to a second for 256 such leaves.
+            c.own_polled = ops.own_nodes(pos)
+            if poll_stop(c):
+                return 0                # (a stopped search's value is not used: nothing stored)
         if kind == NODE_BOUNDARY:
             store_bounds(c, k0, k1, depth, lo, hi, best, banked, alpha0, beta0, TT_NO_MOVE)
         return best

@@ -113,6 +113,7 @@ ctypedef struct SearchCtx:
     int killer_leads     # try the last lead that cut off at the same depth early
     int reply_first      # mid-trick, the last cutoff move at the ply goes first (Board.reply_first)
     uint64_t own0        # the game's own nodes (GameOps.own_nodes) when the search began
+    uint64_t own_polled  # ... when the stop was last polled for them (alphabeta, after a leaf)
     int upper_from       # tests at beta >= this run in the game's mode 1
     int lower_below      # a value known <= this: bound it by the lower measure (mode 2)
     int etc_from         # mid-trick: look up the boundaries the moves reach from this depth (Board.etc_from)

@@ -306,6 +306,7 @@ cdef class Searcher:
         c.tt = &self.tt
         c.nodes = 0
         c.own0 = c.ops.own_nodes(c.pos) if c.ops.own_nodes != NULL else 0
+        c.own_polled = c.own0
         c.aborted = 0
         memset(c.history, 0, sizeof(c.history))
         c.hist = &c.history[0][0]
