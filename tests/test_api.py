@@ -862,6 +862,11 @@ def test_games_registry():
     assert "marias" in [g.name for g in games]
     info = ddcards.find_game("Mariáš")
     assert info is ddcards.find_game("marias") is ddcards.find_game("MARIAS")
+    # a name of two words with more space between them, or a tab, is the same name
+    assert ddcards.find_game("volený  mariáš") is ddcards.find_game("Voleny\tMarias") is info
+    assert ddcards.Position.from_dict(dict(ddcards.example("marias-hra"), game="volený  mariáš")).game == "marias"
+    with pytest.raises(ddcards.InvalidOptionError, match="unknown game 'vole ny'"):
+        ddcards.find_game("vole ny")            # (not spaces taken out: only run together)
     for blank in ("", "  "):        # was named as a position's missing field 'game'
         with pytest.raises(ddcards.InvalidOptionError, match=f"^unknown game '{blank}' \\(supported: marias, "
                                                              "klaverjas, mariasz, prsi; docs/RULES.md §0.6 rule 1"):

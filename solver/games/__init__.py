@@ -27,7 +27,8 @@ _GAMES: dict[str, Game] | None = None
 
 
 def get_game(name: object) -> Game:
-    """The game module for `name` (its name or an alias, any case, with or without diacritics)."""
+    """The game module for `name` (its name or an alias, any case, with or without diacritics,
+    its words apart by any run of spaces)."""
     global _GAMES
     if _GAMES is None:
         _GAMES = _registry()
@@ -43,7 +44,7 @@ def get_game(name: object) -> Game:
         return game                     # the name itself, as every canonical document has it
     if not name.isascii():
         check_limits({"game": name[:MAX_TEXT]})   # a lone surrogate is named as such (RULES §0.11 rule 2)
-    key = _fold(name)
+    key = " ".join(_fold(name).split())     # spaces inside as one ("volený  mariáš"), as case and accents
     for game in _GAMES.values():
         if key == game.info.name or key in (_fold(a) for a in game.info.aliases):
             return game
