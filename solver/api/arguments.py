@@ -123,24 +123,28 @@ def check_limits(timeout: float | None, cancel: CancelToken | None, keep_tt: boo
     return timeout
 
 
+def check_whole(value: object, low: int, high: int | None, message: str, *, rule: str, field: str) -> int:
+    """`value` as the int a whole-number argument takes (any integer type: ``whole_argument``)
+    from `low` to `high` (None: no upper bound); else the error saying `message`, naming the
+    value as its token: an InvalidOptionError, or where `value` is no whole number at all
+    (``threads="2"``) an InvalidArgumentTypeError, a TypeError too."""
+    whole = whole_argument(value)
+    if whole is None or whole < low or (high is not None and whole > high):
+        error = InvalidOptionError if whole is not None else InvalidArgumentTypeError
+        raise error(message, token=repr(value), rule=rule, field=field)
+    return whole
+
+
 def check_from_ply(from_ply: int, actions: int) -> int:
     """The ply an analysis starts at: 0 (the deal's start) to `actions` (the record's end)."""
-    whole = whole_argument(from_ply)
-    if whole is None or not 0 <= whole <= actions:
-        error = InvalidOptionError if whole is not None else InvalidArgumentTypeError
-        raise error(f"from_ply is a whole number from 0 to {actions}, the recorded actions (got {from_ply!r}; "
-                    f"{FROM_PLY_RULE})", token=repr(from_ply), rule=FROM_PLY_RULE, field="from_ply")
-    return whole
+    return check_whole(from_ply, 0, actions, f"from_ply is a whole number from 0 to {actions}, the recorded actions "
+                       f"(got {from_ply!r}; {FROM_PLY_RULE})", rule=FROM_PLY_RULE, field="from_ply")
 
 
 def check_threads(threads: int, rule: str = "solve: threads") -> int:
     """A search's threads: a whole number from 1 to MAX_THREADS (`rule`: the call's, for the error)."""
-    whole = whole_argument(threads)
-    if whole is None or not 1 <= whole <= MAX_THREADS:
-        error = InvalidOptionError if whole is not None else InvalidArgumentTypeError  # threads="2": a TypeError too
-        raise error(f"threads is a whole number from 1 to {MAX_THREADS} (got {threads!r})",
-                    token=repr(threads), rule=rule, field="threads")
-    return whole
+    return check_whole(threads, 1, MAX_THREADS, f"threads is a whole number from 1 to {MAX_THREADS} (got {threads!r})",
+                       rule=rule, field="threads")
 
 
 def as_position(position: PositionLike) -> Position:

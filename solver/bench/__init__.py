@@ -24,8 +24,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ddcards.api import Solver, whole_argument
-from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError
+from ddcards.api import Solver
+from ddcards.api.arguments import check_whole
+from ddcards.errors import InvalidOptionError
 
 __all__ = ["GROUPS", "BenchGroup", "BenchReport", "answers_hash", "bench_positions", "run_bench"]
 
@@ -144,13 +145,9 @@ def run_bench(solver: Solver | None = None, *, groups: Iterable[str] | None = No
     from ddcards import _kernels
     from ddcards._core.search import BUILD_FEATURES
 
-    whole = whole_argument(repeat)      # any integer type, as every whole-number argument
-    if whole is None or whole < 1:
-        # (0 would time nothing: an endless least time, a rate of 0)
-        error = InvalidOptionError if whole is not None else InvalidArgumentTypeError     # "3": a TypeError too
-        raise error(f"repeat is a whole number of at least 1 (got {repeat!r})", token=repr(repeat),
-                    rule="run_bench: repeat", field="repeat")
-    repeat = whole
+    # (0 would time nothing: an endless least time, a rate of 0)
+    repeat = check_whole(repeat, 1, None, f"repeat is a whole number of at least 1 (got {repeat!r})",
+                         rule="run_bench: repeat", field="repeat")
     engine = solver if solver is not None else ddcards.Solver()
     tt_mb = None if engine.sized_per_game else engine.tt_mb
     work = bench_positions(groups)

@@ -46,14 +46,12 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 import ddcards
-from ddcards.api import (DEFAULT_TT_MB, CancelToken, Solver, check_tables_fit, check_timeout, check_tt_mb,
-                         whole_argument)
-from ddcards.api.arguments import check_threads
+from ddcards.api import DEFAULT_TT_MB, CancelToken, Solver, check_tables_fit, check_timeout, check_tt_mb
+from ddcards.api.arguments import check_threads, check_whole
 from ddcards._jsonio import check_unicode, decode_utf8, loads, read_position, shown, token_text
 from ddcards.board import MAX_WORKERS
 from ddcards.ddtable import available_threads
-from ddcards.errors import (DdcardsError, InvalidArgumentTypeError, InvalidOptionError, NotationError,
-                            SearchCancelled, SearchTimeout, TableMemoryError)
+from ddcards.errors import DdcardsError, NotationError, SearchCancelled, SearchTimeout, TableMemoryError
 from ddcards.games.prsi import every_value_or_optimal
 from ddcards.report.display import (as_cards, card_piece, count_label, extras, hand_suits, ober_action, plain,
                                     step_unit, suit_piece)
@@ -210,13 +208,9 @@ class BoardApp:
         self.timeout = check_timeout(timeout)
         self.threads = check_threads(threads, "board: threads")       # each search's
         if workers is not None:
-            whole = whole_argument(workers)         # any integer type, as every whole-number argument
-            if whole is None or not 1 <= whole <= MAX_WORKERS:
-                error = InvalidOptionError if whole is not None else InvalidArgumentTypeError   # "2": a TypeError too
-                raise error(f"workers is a whole number from 1 to {MAX_WORKERS} (searches at once, each with its "
-                            f"own table), not {workers!r}", token=repr(workers),
-                            rule=f"board: workers 1..{MAX_WORKERS}", field="workers")
-            workers = whole
+            workers = check_whole(workers, 1, MAX_WORKERS, f"workers is a whole number from 1 to {MAX_WORKERS} "
+                                  f"(searches at once, each with its own table), not {workers!r}",
+                                  rule=f"board: workers 1..{MAX_WORKERS}", field="workers")
         workers = workers or available_threads()
         check_tables_fit(workers, tt_mb, "workers", "tt_mb", what="one per worker", fewer="fewer workers")
         self.initial = position
