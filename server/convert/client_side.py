@@ -7,7 +7,7 @@ from typing import Any
 from google.protobuf import json_format
 
 from ddcards.server.convert.responses import move_dicts
-from ddcards.server.convert.scalars import MODE_NAMES
+from ddcards.server.convert.scalars import MODE_NAMES, option_value
 from ddcards.v1 import ddcards_pb2 as pb
 
 
@@ -102,15 +102,10 @@ def analysis_response_to_dict(msg: pb.AnalysePlayResponse) -> dict[str, Any]:
     return out
 
 
-def _option_dict(value: pb.OptionValue) -> Any:
-    kind = value.WhichOneof("kind")
-    return None if kind is None else getattr(value, kind)
-
-
 def _option_info_dict(o: pb.OptionInfo) -> dict[str, Any]:
     """An OptionInfo as `ddcards games --json` lists an option: ``minimum`` and ``maximum``
     only where the server set them (whole-number options; a server before them sets none)."""
-    out: dict[str, Any] = {"name": o.name, "type": o.type, "default": _option_dict(o.default_value),
+    out: dict[str, Any] = {"name": o.name, "type": o.type, "default": option_value(o.default_value),
                            "description": o.description, "choices": list(o.choices)}
     for bound in ("minimum", "maximum"):
         if o.HasField(bound):

@@ -11,7 +11,7 @@ from google.protobuf.struct_pb2 import Struct
 from ddcards.notation import parse_hand
 from ddcards.server.convert.actions import action_message, card_message
 from ddcards.server.convert.scalars import (SUIT_BY_LETTER, SUIT_LETTERS, int32, name_to_enum, name_to_mode,
-                                            python_to_option)
+                                            option_value, python_to_option)
 from ddcards.v1 import ddcards_pb2 as pb
 
 
@@ -184,9 +184,8 @@ def table_response_to_dict(msg: pb.SolveTableResponse) -> dict[str, Any]:
                    for entry in msg.entries]
         return {**common, "hands": [h.notation for h in msg.hands],
                 "talon": msg.talon.notation if msg.HasField("talon") else None, "flek": msg.flek,
-                "players": msg.players, "options": {name: getattr(value, value.WhichOneof("kind"))
-                                                    for name, value in sorted(msg.options.items())
-                                                    if value.WhichOneof("kind") is not None},
+                "players": msg.players, "options": {name: option_value(value) for name, value in
+                                                    sorted(msg.options.items()) if value.WhichOneof("kind")},
                 "entries": entries}
     values: dict[str, list[int]] = {}
     for entry in msg.entries:

@@ -188,6 +188,13 @@ def option_to_python(name: str, value: pb.OptionValue, where: str = "options") -
     return python
 
 
+def option_value(value: pb.OptionValue) -> bool | int | float | str | None:
+    """An OptionValue of a response as Python reads it: its one value, None where none is set
+    (what a client reads it does not refuse, as option_to_python does a request's)."""
+    kind = value.WhichOneof("kind")
+    return None if kind is None else getattr(value, kind)
+
+
 def python_to_option(value: Any) -> pb.OptionValue:
     if value is None:
         return pb.OptionValue()
