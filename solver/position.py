@@ -26,7 +26,7 @@ True
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from ddcards._jsonio import (POSITION_RULE, argument_shown, argument_token, decode_utf8, loads_given, not_a_position,
@@ -393,10 +393,7 @@ class Position:
             head = f"{view.title} - seat {self._to_move}" + (f" ({role})" if role else "") + " to move"
         else:
             head = f"{view.title} - the deal is over"
-        width = max([len(role) for role in view.roles] + [0])
-        rows: list[tuple[str, str]] = []
-        for seat, hand in enumerate(view.hands):
-            rows.append((f"seat {seat}  {view.roles[seat]:<{width}}".rstrip(), format_hand(hand, style="display")))
+        rows = seat_rows(view.roles, [format_hand(hand, style="display") for hand in view.hands])
         for name, value in view.table.items():
             rows.append((name, _shown_value(value)))
         if view.trick:
@@ -407,8 +404,21 @@ class Position:
             rows.append(("points", _by_side(score.points) + (f" ({parts})" if parts else "")))
         if score.tricks:
             rows.append(("tricks", _by_side(score.tricks)))
-        label_width = max(len(label) for label, _ in rows) if rows else 0
-        return "\n".join([head] + [f"  {label:<{label_width}}  {text}" for label, text in rows])
+        return "\n".join([head] + aligned(rows))
+
+
+def seat_rows(roles: Sequence[str], hands: Sequence[str]) -> list[tuple[str, str]]:
+    """(label, hand) of each seat as print(Position) shows them: "seat 1  defender", the roles
+    in one column; ``ddcards solve`` shows its hands so too."""
+    width = max([len(role) for role in roles] + [0])
+    return [(f"seat {seat}  {roles[seat]:<{width}}".rstrip(), hand) for seat, hand in enumerate(hands)]
+
+
+def aligned(rows: Sequence[tuple[str, str]]) -> list[str]:
+    """(label, text) rows as print(Position) lays them out: the labels in one column, two
+    spaces before the text."""
+    width = max([len(label) for label, _ in rows] + [0])
+    return [f"  {label:<{width}}  {text}" for label, text in rows]
 
 
 def _by_side(values: Mapping[str, int]) -> str:

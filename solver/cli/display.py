@@ -6,6 +6,7 @@ from typing import Any, TextIO
 
 import ddcards
 from ddcards.games.base import Session
+from ddcards.position import aligned, seat_rows
 from ddcards.result import spoken, step_distances, value_jumps
 
 
@@ -67,21 +68,16 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
     print(head, file=out)
     # the hands and what else is in view laid out as print(Position) lays them out
     hands = info.get("hands", [])
-    width = max([len(session.seat_role(i)) for i in range(len(hands))] + [0])
-    rows: list[tuple[str, str]] = []
-    for i, hand in enumerate(hands):
-        suits = hand.split(".")
-        shown = "  ".join(f"{s}: {h or '-'}" for s, h in zip("SHDC", suits))
-        rows.append((f"seat {i}  {session.seat_role(i):<{width}}".rstrip(), shown))
+    rows = seat_rows([session.seat_role(i) for i in range(len(hands))],
+                     ["  ".join(f"{s}: {h or '-'}" for s, h in zip("SHDC", hand.split("."))) for hand in hands])
     for label in ("talon", "stock", "trick", "top", "pile"):
         if info.get(label):
             shown = info[label] if isinstance(info[label], str) else " ".join(info[label])
             if label == "trick":            # who played each card, as print(Position) says it
                 shown = "  ".join(f"{card} (seat {seat})" for seat, card in session.current_trick())
             rows.append((label, shown))
-    label_width = max([len(label) for label, _ in rows] + [0])
-    for label, shown in rows:
-        print(f"  {label:<{label_width}}  {shown}", file=out)
+    for line in aligned(rows):
+        print(line, file=out)
     print(file=out)
     print(f"Value       {describe_value(res, session)}", file=out)
     if res.optimal_moves:
