@@ -446,9 +446,9 @@ def loads_given(text: str, what: str) -> Any:
     try:
         return loads(text, what)
     except NotationError as exc:
-        from ddcards.examples import example_names      # (which reads this module)
-        name = text.strip().lower() if len(text) < 100 else ""
-        if name in example_names():     # a newcomer's solve("prsi")
+        from ddcards.examples import example_name      # (which reads this module)
+        name = example_name(text) if len(text) < 100 else None
+        if name is not None:            # a newcomer's solve("prsi")
             raise NotationError(f"{exc}; it names a bundled example, whose document ddcards.example({shown(name)}) gives",
                                 token=exc.token, rule=exc.rule) from None
         if not _names_a_file(text):

@@ -13,6 +13,7 @@ import ddcards
 from ddcards._jsonio import printable
 from ddcards.batch.reader import Entry, read_documents
 from ddcards.errors import NotationError
+from ddcards.examples import example_name
 
 
 class Input:
@@ -64,9 +65,8 @@ def open_input(args: argparse.Namespace) -> Input:
         stream = open(args.file, "rb")
     except OSError as exc:
         # a bundled example's name where a file was meant: say how to ask for the example
-        name = args.file.strip().lower()
-        hint = (f" (the bundled example: --example {name})"
-                if not os.path.exists(args.file) and name in ddcards.example_names() else "")
+        name = None if os.path.exists(args.file) else example_name(args.file)
+        hint = f" (the bundled example: --example {name})" if name is not None else ""
         raise NotationError(f"cannot read {args.file}: {exc.strerror}{hint}", token=args.file,
                             rule="readable file") from None
     return Input(args.file, _reading(args.file, args.file, read_documents(stream)), stream)

@@ -16,17 +16,24 @@ def example_names() -> list[str]:
     return sorted(p.name[:-5] for p in resources.files(__package__).iterdir() if p.name.endswith(".json"))
 
 
+def example_name(text: str) -> str | None:
+    """The bundled example `text` names (any case, spaces around it), or None."""
+    names = example_names()
+    if text in names:
+        return text
+    folded = text.strip().lower()
+    return folded if folded in names else None
+
+
 def example(name: str = "marias-hra") -> dict[str, Any]:
     """The bundled example `name` (any case) as a position document."""
-    names = example_names()
     if not isinstance(name, str):
-        raise InvalidArgumentTypeError(f"an example's name is text (examples: {', '.join(names)}), "
+        raise InvalidArgumentTypeError(f"an example's name is text (examples: {', '.join(example_names())}), "
                                        f"not {argument_shown(name)}", token=argument_token(name), rule=EXAMPLES_RULE,
                                        field="name")
-    if name not in names and name.strip().lower() in names:
-        name = name.strip().lower()         # named in any case, as games, modes and suits are
-    if name not in names:
-        raise InvalidOptionError(f"no example {shown(name)} (examples: {', '.join(names)})",
+    found = example_name(name)          # named in any case, as games, modes and suits are
+    if found is None:
+        raise InvalidOptionError(f"no example {shown(name)} (examples: {', '.join(example_names())})",
                                  token=token_text(name), rule=EXAMPLES_RULE, field="name")
-    doc: dict[str, Any] = json.loads(resources.files(__package__).joinpath(name + ".json").read_text(encoding="utf-8"))
+    doc: dict[str, Any] = json.loads(resources.files(__package__).joinpath(found + ".json").read_text(encoding="utf-8"))
     return doc
