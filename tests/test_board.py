@@ -471,7 +471,8 @@ def test_a_search_goes_on_from_what_the_boards_table_holds():
     # limit says little of the work done: on a VM that has not touched the memory since it booted,
     # a fresh table's first search waits on its pages (2,927 nodes in 0.08 s, CI).  So the board's
     # table is first filled by another deal (the hands swapped), and the limit doubles until the
-    # stopped search has done a quarter of the work.
+    # stopped search has done a third of the work (a quarter left the next search at 76% of a fresh
+    # one's nodes once in six runs of the README's build: a stop now lands within its leaf, 2026-12-07).
     warm = dict(other, hands=other["hands"][::-1])
     warm_value = ddcards.solve(warm).value
     timeout = 0.02
@@ -483,9 +484,9 @@ def test_a_search_goes_on_from_what_the_boards_table_holds():
             _, stopped = c.post("/api/solve", {"position": other})
             assert stopped["stopped"] == "timeout"
             (solver,) = app._solvers.queue
-            if solver._searcher.nodes < fresh.nodes // 4:
+            if solver._searcher.nodes < fresh.nodes // 3:
                 timeout *= 2
-                assert timeout < 10, "no time limit tried let the board search a quarter of the deal"
+                assert timeout < 10, "no time limit tried let the board search a third of the deal"
                 continue
             app.timeout = None
             _, after = c.post("/api/solve", {"position": other})
