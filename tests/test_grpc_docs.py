@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 import subprocess
 import sys
@@ -119,3 +120,63 @@ def test_the_stream_limit_names_every_streaming_method_of_the_service():
     for method in streaming:
         assert f"`{method}`" in row, (method, row)
         assert method in option.help, (method, option.help)
+
+
+KLAVERJAS_DEAL = {"game": "klaverjas", "hands": ["A.KT.987.AK", "KJ9..KQJ.T7", "T8.AJ9.T.98", "Q7.Q87.A.QJ"]}
+MARIAS_DEAL = {"game": "marias", "hands": ["AT.AKQ9.AT.K987", "KQ.TJ87.KQ.AT", "J987..J987.QJ"],
+               "options": {"sedma_value": 3}}
+
+
+def _listed_keys(text: str) -> tuple[set[str], set[str]]:
+    """The keys a ``{"a", "b": [{"c", ...}, ...], ...}`` listing names: (top level, inner)."""
+    inner = re.search(r"\[\{(.*?)\}", text, flags=re.S)
+    top = text.replace(inner.group(0), "") if inner else text
+    return set(re.findall(r'"(\w+)"', top)), set(re.findall(r'"(\w+)"', inner.group(1))) if inner else set()
+
+
+def test_the_table_dicts_the_document_lists_are_the_clients(server):
+    """The keys docs/SERVICE.md gives for Client.solve_table's dicts are the client's (the list had
+    left out the Mariáš `options` and said the response lacked a Klaverjas table's `hands`)."""
+    from ddcards.client import Client
+    start = DOC.index("`Client.solve_table(deal)` gives `{\"entries\"")
+    text = DOC[start:DOC.index("A game without such a table", start)]
+    marias_text, klaverjas_text = text.split("and for Klaverjas")
+    with Client(f"127.0.0.1:{server.port}", timeout=60) as client:
+        marias, klaverjas = client.solve_table(MARIAS_DEAL), client.solve_table(KLAVERJAS_DEAL)
+    top, inner = _listed_keys(marias_text)
+    assert top == set(marias) and inner == set(marias["entries"][0])
+    assert marias["options"] == {"sedma_value": 3}
+    assert _listed_keys(klaverjas_text)[0] == set(klaverjas)
+    assert klaverjas["hands"] == KLAVERJAS_DEAL["hands"]
+
+
+def test_the_table_response_fields_the_proto_says_are_zero_are(server):
+    """SolveTableResponse's comment names the fields that hold their zero value in the other
+    game's table; each is, and the hands it says both games carry are there (the comment said a
+    Klaverjas table had no hands, which it has carried since the response grew them)."""
+    import grpc
+    from ddcards.v1 import ddcards_pb2 as pb
+    from ddcards.v1 import ddcards_pb2_grpc as pb_grpc
+    proto = (ROOT / "proto" / "ddcards" / "v1" / "ddcards.proto").read_text(encoding="utf-8")
+    comment = re.search(r"((?://[^\n]*\n)+)message SolveTableResponse \{", proto).group(1)
+    comment = " ".join(line.strip().removeprefix("//").strip() for line in comment.splitlines())
+    zero = dict(re.findall(r"(Mariáš|Klaverjas): ([^;)]*)", comment))
+    assert set(zero) == {"Mariáš", "Klaverjas"}, comment
+    with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        stub = pb_grpc.SolverServiceStub(channel)
+        responses = {"Mariáš": stub.SolveTable(pb.SolveTableRequest(document_json=json.dumps(MARIAS_DEAL)), timeout=60),
+                     "Klaverjas": stub.SolveTable(pb.SolveTableRequest(document_json=json.dumps(KLAVERJAS_DEAL)),
+                                                  timeout=60)}
+    for game, items in zero.items():
+        response = responses[game]
+        for item in (i.strip() for i in items.split(",")):
+            if item.startswith("no "):
+                name = item[3:]
+                value = getattr(response, name)
+                assert (not response.HasField(name)) if name == "talon" else len(value) == 0, (game, item)
+            else:
+                name, _, shown = item.partition(" ")
+                assert getattr(response, name) == json.loads(shown), (game, item)
+    if "Both games carry the hands" in comment:
+        assert [h.notation for h in responses["Klaverjas"].hands] == KLAVERJAS_DEAL["hands"]
+        assert len(responses["Mariáš"].hands) == 3
