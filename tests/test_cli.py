@@ -108,6 +108,23 @@ def test_an_example_named_where_a_file_goes_is_pointed_to_the_flag(tmp_path, mon
     assert run("solve", "prsi", "--json").returncode == 0     # a file of that name is read, as any file
 
 
+def test_a_document_written_where_its_file_goes_is_pointed_to_standard_input(tmp_path, monkeypatch):
+    # `ddcards solve '{"game": ...}'` (a newcomer's first try) said only that no such file exists;
+    # and `ddcards batch prsi` was pointed to an --example that batch does not take
+    monkeypatch.chdir(tmp_path)
+    document = json.dumps(ddcards.example("prsi-endgame"))
+    for command, extra in (("solve", ()), ("analyse", ()), ("table", ()), ("report", ()), ("batch", ("-o", "out.jsonl"))):
+        out = run(command, document, *extra)
+        assert out.returncode == 2 and out.stdout == "", command
+        assert out.stderr == (f"ddcards: error: cannot read {document}: No such file or directory (that is a document, "
+                              f"not a file's name: give it on standard input, echo '...' | ddcards {command} -)\n"), command
+    assert run("solve", "-", "--json", stdin=document).returncode == 0      # as the hint says
+    out = run("batch", "prsi", "-o", "out.jsonl")
+    assert out.returncode == 2 and out.stderr == ("ddcards: error: cannot read prsi: No such file or directory "
+                                                  "(the bundled example: ddcards examples prsi > prsi.json)\n")
+    assert not (tmp_path / "out.jsonl").exists()
+
+
 def test_illegal_history_names_the_rule(tmp_path):
     path = tmp_path / "pos.json"
     path.write_text(json.dumps(dict(SEED, played=["QH", "7H"])))

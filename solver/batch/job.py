@@ -48,6 +48,7 @@ from ddcards.batch.reader import Entry, Outcome, input_pieces, read_documents
 from ddcards.batch.summary import SearchTimes, milliseconds
 from ddcards.cli.documents import json_line
 from ddcards.cli.status import EXIT_ABORTED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK
+from ddcards.cli.streams import unreadable_hint
 from ddcards.errors import InvalidOptionError, NotationError, TableMemoryError
 
 __all__ = ["run", "position_key", "LOOKAHEAD"]
@@ -312,7 +313,9 @@ def _open_input(name: str, stack: ExitStack) -> _Input:
         try:
             stream = stack.enter_context(open(name, "rb"))
         except OSError as exc:
-            raise NotationError(f"cannot read {shown}: {exc.strerror}", token=name, rule="readable file") from None
+            hint = unreadable_hint(argparse.Namespace(file=name, command="batch"))
+            raise NotationError(f"cannot read {shown}: {exc.strerror}{hint}", token=name,
+                                rule="readable file") from None
         if not stream.seekable():
             stream = _spooled(stream, shown, name, stack)
     stream.seek(0)

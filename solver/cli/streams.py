@@ -64,12 +64,25 @@ def open_input(args: argparse.Namespace) -> Input:
     try:
         stream = open(args.file, "rb")
     except OSError as exc:
-        # a bundled example's name where a file was meant: say how to ask for the example
-        name = None if os.path.exists(args.file) else example_name(args.file)
-        hint = f" (the bundled example: --example {name})" if name is not None else ""
-        raise NotationError(f"cannot read {args.file}: {exc.strerror}{hint}", token=args.file,
+        raise NotationError(f"cannot read {args.file}: {exc.strerror}{unreadable_hint(args)}", token=args.file,
                             rule="readable file") from None
     return Input(args.file, _reading(args.file, args.file, read_documents(stream)), stream)
+
+
+def unreadable_hint(args: argparse.Namespace) -> str:
+    """What a file argument that cannot be opened was likely meant as: a bundled example's name,
+    or a document itself written where its file's name goes (a newcomer's first try); else ""."""
+    if os.path.exists(args.file):
+        return ""
+    name = example_name(args.file)
+    if name is not None:            # batch has no --example: the example is written to a file first
+        return (f" (the bundled example: --example {name})" if hasattr(args, "example") else
+                f" (the bundled example: ddcards examples {name} > {name}.json)")
+    if args.file.lstrip()[:1] in ("{", "["):
+        command = getattr(args, "command", None) or "solve"
+        return (f" (that is a document, not a file's name: give it on standard input, "
+                f"echo '...' | ddcards {command} -)")
+    return ""
 
 
 def _reading(name: str, token: str, entries: Iterator[Entry]) -> Iterator[Entry]:
