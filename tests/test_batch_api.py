@@ -5,6 +5,7 @@ at the call; bounded work ahead of a slow consumer (back-pressure); stopping ear
 from __future__ import annotations
 
 import itertools
+import json
 import multiprocessing
 import threading
 import time
@@ -311,3 +312,23 @@ def test_a_position_that_cannot_be_pickled_costs_a_process_pool_only_itself():
         "a position is a JSON object, not object", "a position is a JSON object, not function",
         "a position is a JSON object, not memoryview"]
     assert answers[1].error.rule == "docs/RULES.md §0.6: a position is a JSON object of its game's fields"
+
+
+def test_the_batch_docs_way_of_reading_a_json_lines_file_gives_only_positions(tmp_path):
+    """docs/BATCH.md's SLURM example feeds solve_many a file's lines; a blank line or a `#` comment
+    is no position (solve_many answers it with an error), so the example leaves them out, with
+    the generator it shows (it passed the open file itself, every comment an error)."""
+    import re
+    text = (Path(__file__).resolve().parents[1] / "docs" / "BATCH.md").read_text(encoding="utf-8")
+    (shown,) = re.findall(r"^\s*lines = (\(line for line in corpus .*\))\s*$", text, flags=re.M)
+    path = tmp_path / "corpus.jsonl"
+    docs = [ddcards.example("marias-hra"), ddcards.example("klaverjas")]
+    path.write_text(f"# two positions\n{json.dumps(docs[0])}\n\n{json.dumps(docs[1])}\n", encoding="utf-8")
+    with open(path, encoding="utf-8") as corpus:
+        raw = sorted(ddcards.solve_many(corpus, jobs=1), key=lambda done: done.index)
+    assert [done.ok for done in raw] == [False, True, False, True]      # why the example filters
+    with open(path, encoding="utf-8") as corpus:
+        lines = eval(shown, {"corpus": corpus})
+        answers = sorted(ddcards.solve_many(lines, jobs=1), key=lambda done: done.index)
+    assert [(done.index, done.ok) for done in answers] == [(0, True), (1, True)]
+    assert [done.result.value for done in answers if done.result is not None] == [70, 132]
