@@ -956,6 +956,15 @@ def test_a_null_field_reads_as_left_out(example):
     assert done.ok and done.result.value == ddcards.solve(plain, mode="best").value
 
 
+def test_a_games_aliases_are_its_other_names_each_found():
+    # GameInfo.aliases (ListGames' "other names the server accepts", RULES §0.6 rule 1's list):
+    # Prší's repeated its own name, prsi
+    for info in ddcards.list_games():
+        assert info.name not in info.aliases and len(set(info.aliases)) == len(info.aliases), info.aliases
+        assert all(ddcards.find_game(alias) is info for alias in info.aliases)
+    assert ddcards.find_game("prsi").aliases == ("prší",)
+
+
 def test_a_null_field_of_another_game_is_still_refused():
     with pytest.raises(ddcards.InvalidOptionError, match="field 'flek' does not apply to klaverjas") as err:
         ddcards.Position.from_dict(dict(ddcards.example("klaverjas"), flek=None))

@@ -109,7 +109,7 @@ INFO = GameInfo(
         OptionInfo("return", "bool", False,
                    "a player who went out is back in if the next player plays a 7 on his last card"),
     ),
-    aliases=("prší", "prsi"),
+    aliases=("prší",),
     sides=(),
     value_doc="+1 / 0 / -1 for the player to move (options.player): he can force being out first within "
               "the horizon / neither side can / the opponent can; 3+ players: +1 / -1 against all the "
