@@ -300,6 +300,18 @@ def test_the_client_refuses_a_mode_an_analysis_does_not_take_when_it_is_called(c
         assert "best" not in str(err.value) and err.value.token == "bogus"
 
 
+def test_a_mode_number_the_enum_lacks_goes_to_the_server_which_refuses_it(client):
+    """docs/SERVICE.md: a name the call does not take is refused at the call; a number goes as it
+    is, as the receiver checks enum numbers, and one the enum lacks is the server's INVALID_ARGUMENT."""
+    seed = ddcards.example("marias-seed")
+    for call in (client.solve, client.analyse):
+        with pytest.raises(grpc.RpcError) as err:
+            call(seed, mode=9)
+        assert isinstance(err.value, grpc.RpcError) and not isinstance(err.value, DdcardsError)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and error_details(err.value)["field"] == "mode"
+    assert client.solve(seed, mode=pb.SOLVE_MODE_BEST)["mode"] == "best"
+
+
 def _search_hook(monkeypatch, at_call, action):
     """Run `action()` at the `at_call`-th search of a (Klaverjas) position of this process."""
     from ddcards.games.base import Session
