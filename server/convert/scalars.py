@@ -94,8 +94,9 @@ def mode_to_name(mode: int) -> str:
     try:
         return MODE_NAMES[mode]
     except KeyError:
-        raise RequestError(f"unknown solve mode {mode}: use BEST, OPTIMAL or ALL ({MODE_RULE})", token=str(mode),
-                           rule=MODE_RULE, field="mode") from None
+        raise RequestError(f"unknown solve mode {mode}: use SOLVE_MODE_BEST (1), SOLVE_MODE_OPTIMAL (2) or "
+                           f"SOLVE_MODE_ALL (3) ({MODE_RULE})", token=str(mode), rule=MODE_RULE,
+                           field="mode") from None
 
 
 def analysis_mode_name(mode: int) -> str:
@@ -103,12 +104,13 @@ def analysis_mode_name(mode: int) -> str:
     if mode == pb.SOLVE_MODE_UNSPECIFIED:
         return "optimal"
     if mode == pb.SOLVE_MODE_BEST:
-        raise RequestError(f"an analysis takes mode OPTIMAL or ALL, not BEST: each step lists every optimal move "
-                           f"(best_moves) and whether the move played was one of them ({ANALYSIS_MODE_RULE})",
+        raise RequestError(f"an analysis takes mode SOLVE_MODE_OPTIMAL or SOLVE_MODE_ALL, not SOLVE_MODE_BEST: each "
+                           f"step lists every optimal move (best_moves) and whether the move played was one of "
+                           f"them ({ANALYSIS_MODE_RULE})",
                            token="SOLVE_MODE_BEST", rule=ANALYSIS_MODE_RULE, field="mode")
     if mode not in MODE_NAMES:
-        raise RequestError(f"unknown analysis mode {mode}: use OPTIMAL or ALL ({ANALYSIS_MODE_RULE})", token=str(mode),
-                           rule=ANALYSIS_MODE_RULE, field="mode")
+        raise RequestError(f"unknown analysis mode {mode}: use SOLVE_MODE_OPTIMAL (2) or SOLVE_MODE_ALL (3) "
+                           f"({ANALYSIS_MODE_RULE})", token=str(mode), rule=ANALYSIS_MODE_RULE, field="mode")
     return mode_to_name(mode)
 
 
@@ -121,8 +123,10 @@ def name_to_analysis_mode(name: str | int) -> pb.SolveMode:
     except RequestError:
         raise RequestError(f"unknown analysis mode {name!r}: use optimal or all ({ANALYSIS_MODE_RULE})",
                            token=str(name), rule=ANALYSIS_MODE_RULE, field="mode") from None
-    if number == pb.SOLVE_MODE_BEST:
-        analysis_mode_name(number)          # refused, in the server's words
+    if number == pb.SOLVE_MODE_BEST:      # the server's refusal, in the client's names of the modes
+        raise RequestError(f"an analysis takes mode optimal or all, not best: each step lists every optimal move "
+                           f"(best_moves) and whether the move played was one of them ({ANALYSIS_MODE_RULE})",
+                           token=str(name), rule=ANALYSIS_MODE_RULE, field="mode")
     return number
 
 
