@@ -289,6 +289,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.what == "large" and args.positions < 10:
         parser.error("large --positions: at least 10 (a tenth of them runs first)")
+    if args.what == "dask":
+        try:                    # (without it: a ModuleNotFoundError traceback after the machine line)
+            import distributed  # noqa: F401
+        except ImportError:
+            sys.exit("bench_batch.py dask needs Dask's distributed: pip install -e '.[dask]'")
     print(f"# {machine_line()}. Command: {command_line()}")
     if args.what == "speedup":
         speedup(args.rounds)

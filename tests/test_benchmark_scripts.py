@@ -3,6 +3,7 @@ argument, exit status 2, before any work (a benchmark user's audit found traceba
 ``fresh --jobs 0`` and corpora overwritten empty by ``make_corpus.py -1``)."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -57,6 +58,28 @@ def test_a_bad_argument_is_a_usage_error(argv: list[str], named: str, tmp_path: 
     assert out.returncode == 2, out.stdout[-500:] + out.stderr[-1500:]
     assert "Traceback" not in out.stderr, out.stderr[-1500:]
     assert named in out.stderr, out.stderr[-500:]
+
+
+MISSING = [
+    (["bench_dds.py", "--deals", "2"], "endplay",
+     "bench_dds.py needs DDS: pip install -e '.[bench]' (the endplay package)"),
+    # the Dask phase imported distributed inside its run: a ModuleNotFoundError traceback
+    (["bench_batch.py", "dask", "--rounds", "1"], "distributed",
+     "bench_batch.py dask needs Dask's distributed: pip install -e '.[dask]'"),
+]
+
+
+@pytest.mark.parametrize(("argv", "module", "said"), MISSING, ids=[a[0] for a, _, _ in MISSING])
+def test_a_missing_optional_dependency_is_named_with_how_to_install_it(argv: list[str], module: str, said: str,
+                                                                      tmp_path: Path) -> None:
+    (tmp_path / module).mkdir()          # stands in for the package an install without the extra lacks
+    (tmp_path / module / "__init__.py").write_text(f'raise ModuleNotFoundError("No module named {module!r}", '
+                                                   f"name={module!r})\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    out = subprocess.run([sys.executable, str(BENCHMARKS / argv[0]), *argv[1:]], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path, env=env)
+    assert out.returncode == 1, out.stdout[-500:] + out.stderr[-1500:]
+    assert out.stderr.strip() == said, out.stderr[-1500:]
 
 
 def test_the_corpora_are_left_alone_by_a_refused_count() -> None:
