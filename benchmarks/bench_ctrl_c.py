@@ -42,6 +42,8 @@ def main() -> None:
     played = ddcards.solve(deal, mode="best").pv[:28]
     board = ddcards.Position.from_dict(dict(deal, played=played)).session().board
     searcher = Searcher(2)
+    # (before the rounds: the load average is then the machine's, not this run's own)
+    print(f"{machine_line()}. Command: {command_line()}\n", flush=True)
     main_us, other_us = [], []
     for _ in range(args.rounds):
         main_us.append(median_call_us(searcher, board, args.calls))
@@ -50,7 +52,6 @@ def main() -> None:
         other.start()
         other.join()
         other_us.append(got[0])
-    print(f"{machine_line()}. Command: {command_line()}\n")
     print(f"A search of {searcher.nodes} nodes, {args.calls:,} calls a round, {args.rounds} rounds "
           "(each round's median call):\n")
     print("| thread | each round (us) | median |")

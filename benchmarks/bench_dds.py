@@ -139,6 +139,11 @@ def main() -> None:
     spare = dds_deal(random_layout(random.Random(seed + 1)))
     dds_least = {2: times["dds2"], 3: times["dds3"]}
     last = None
+    # The machine line before the rounds, as the other scripts print it: taken after them, its load
+    # average counted this run's own core (the RESULTS command works for a minute and more).
+    print(f"{machine_line()}; DDS via endplay (one thread). Command: python benchmarks/bench_dds.py --deals {args.deals} "
+          f"--seed {seed} --threads {' '.join(map(str, args.threads))}"
+          f"{f' --repeat {args.repeat}' if args.repeat > 1 else ''}\n", flush=True)
     for _ in range(args.repeat):
         last = dds_round(deals, dds_least, spare, last)
         for i, doc in enumerate(docs):
@@ -148,9 +153,6 @@ def main() -> None:
                     res = engine.solve(doc, mode=mode, threads=threads) if threads != 1 else \
                         engine.solve(doc, mode=mode)
                     times[f"{mode}/{threads}"][i] = min(times[f"{mode}/{threads}"][i], res.elapsed)
-    print(f"{machine_line()}; DDS via endplay (one thread). Command: python benchmarks/bench_dds.py --deals {args.deals} "
-          f"--seed {seed} --threads {' '.join(map(str, args.threads))}"
-          f"{f' --repeat {args.repeat}' if args.repeat > 1 else ''}\n")
     print("| solver | what | threads | median | p90 | ratio to DDS, median of layouts (q1-q3) |")
     print("|---|---|---|---|---|---|")
     for solutions, what in ((2, "all optimal cards"), (3, "every card")):

@@ -610,12 +610,13 @@ def bench_stream(docs: list[dict], rounds: int) -> dict:
     return {"positions": len(small), "rounds": rounds, "calls": calls, "streams": streams, "search": search}
 
 
-def stream_section(run: dict, command: str) -> list[str]:
+def stream_section(run: dict, command: str, machine_before: str) -> list[str]:
+    """The SolveStream phase's section; `machine_before`: machine_line() as the phase began."""
     call, stream = statistics.median(run["calls"]), statistics.median(run["streams"])
     return [
         "## Many positions: one SolveStream against separate Solve calls",
         "",
-        f"Command: `{command}`. {machine_line()}; {machine()}.",
+        f"Command: `{command}`. {machine_before}; {machine()}.",
         "",
         f"{run['positions']} small positions (each corpus deal after 21 cards, the first legal one each time: three "
         f"tricks left, mode `all`; the library's search takes {run['search'] * 1e3:.3f} ms median) against a "
@@ -635,11 +636,13 @@ def stream_section(run: dict, command: str) -> list[str]:
     ]
 
 
-def load_section(runs: list[dict], command: str, docs: list[dict], rounds: int) -> list[str]:
+def load_section(runs: list[dict], command: str, docs: list[dict], rounds: int, machine_before: str) -> list[str]:
+    """The load phase's section; `machine_before`: machine_line() as the phase began (after it, the
+    load average counted the phase's own 16 clients)."""
     lines = [
         "## Load: 16 clients against the default server",
         "",
-        f"Command: `{command}`. {machine_line()} (the load average says how busy it was when the run began); "
+        f"Command: `{command}`. {machine_before} (the load average says how busy it was when the run began); "
         f"{machine()}.",
         "",
         f"Server: `python -m ddcards.server` with no flags (2 workers on 2 cores, queue of 64, queue timeout 30 s). "
@@ -696,10 +699,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stream-rounds", type=positive, default=5, help="rounds of the SolveStream phase")
     args = parser.parse_args(argv)
     command = "python benchmarks/bench_server.py" + (" " + " ".join(argv if argv is not None else sys.argv[1:])).rstrip()
-    print(f"{machine_line()}. Command: {command}", flush=True)
+    # Each section's machine line is taken before its work: taken when the section was written, after
+    # the phase, the load average counted the benchmark's own servers and clients.
+    started = machine_line()
+    print(f"{started}. Command: {command}", flush=True)
 
     def run_load() -> list[str]:
         load_docs = corpus(args.load_deals, args.seed)
+        before = machine_line()
         runs = []
         for idle in (0, 8):
             run = bench_load(load_docs, 16, args.rounds, idle=idle)
@@ -707,15 +714,16 @@ def main(argv: list[str] | None = None) -> int:
                   f"{run['ok_per_s']:.1f} OK/s, codes {run['codes']}, p50 {run['p50'] * 1000:.1f} ms, "
                   f"p99 {run['p99'] * 1000:.1f} ms", flush=True)
             runs.append(run)
-        return load_section(runs, command, load_docs, args.rounds)
+        return load_section(runs, command, load_docs, args.rounds, before)
 
     def run_stream() -> list[str]:
         if args.wait_quiet:
             wait_quiet(args.wait_quiet)
+        before = machine_line()
         run = bench_stream(corpus(args.load_deals, args.seed), args.stream_rounds)
         print(f"stream: separate calls {statistics.median(run['calls']) * 1e3:.2f} ms a position, one SolveStream "
               f"{statistics.median(run['streams']) * 1e3:.2f} ms", flush=True)
-        return stream_section(run, command)
+        return stream_section(run, command, before)
 
     if args.stream_only:
         _replace_section(Path(args.out), "## Many positions: one SolveStream against separate Solve calls",
@@ -784,7 +792,7 @@ def main(argv: list[str] | None = None) -> int:
         "# gRPC service benchmark (benchmarks/bench_server.py)",
         "",
         f"Command: `{command}` (from the repository root, dev venv).",
-        f"{machine_line()}; {machine()}.",
+        f"{started}; {machine()}.",
         f"Corpus: {len(docs)} seeded Mariáš hra full deals (seed {args.seed}, random trump, talon without A/T), "
         f"mode `all`; direct library solve median {direct_median * 1000:.2f} ms, max {times[0][0] * 1000:.1f} ms.",
         "",

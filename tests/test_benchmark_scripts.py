@@ -217,3 +217,70 @@ def test_bench_report_times_the_board_on_deals_its_kept_table_has_not_seen(monke
     warm, timed = sent[0], sent[1:]
     assert len(timed) == 4 == len(set(timed)) and len(rows) == 4
     assert json.loads(warm)["hands"] not in [json.loads(doc)["hands"] for doc in timed]
+
+
+def _machine_before_the_work(module: object, monkeypatch: pytest.MonkeyPatch, *work: str) -> list[str]:
+    """Patch `module`'s machine_line to say whether any of its functions named in `work` ran before
+    it was read, and those functions to note that they ran (each then calls the real one)."""
+    ran: list[str] = []
+    for name in work:
+        real = getattr(module, name)
+
+        def noted(*args: object, _real: object = real, _name: str = name, **kwargs: object) -> object:
+            ran.append(_name)
+            return _real(*args, **kwargs)         # type: ignore[operator]
+        monkeypatch.setattr(module, name, noted)
+    monkeypatch.setattr(module, "machine_line", lambda: "Machine: after the work" if ran else "Machine: before it")
+    return ran
+
+
+def test_bench_dds_reads_the_machine_before_its_rounds(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    # It printed the machine line after every round: its load average counted the run's own core
+    # (the RESULTS command works for a minute and more).
+    pytest.importorskip("endplay")
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_dds
+
+    ran = _machine_before_the_work(bench_dds, monkeypatch, "dds_round")
+    monkeypatch.setattr(sys, "argv", ["bench_dds.py", "--deals", "2", "--seed", "1"])
+    bench_dds.main()
+    assert ran == ["dds_round"]
+    assert capsys.readouterr().out.startswith("Machine: before it; DDS via endplay (one thread). Command: python "
+                                              "benchmarks/bench_dds.py --deals 2 --seed 1 --threads 1\n")
+
+
+def test_bench_ctrl_c_reads_the_machine_before_its_rounds(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_ctrl_c
+
+    ran = _machine_before_the_work(bench_ctrl_c, monkeypatch, "median_call_us")
+    monkeypatch.setattr(sys, "argv", ["bench_ctrl_c.py", "--calls", "3", "--rounds", "1"])
+    bench_ctrl_c.main()
+    assert ran == ["median_call_us"] * 2
+    assert capsys.readouterr().out.startswith("Machine: before it. Command: ")
+
+
+@pytest.mark.parametrize(("flag", "phase", "heading"), [
+    ("--stream-only", "bench_stream", "## Many positions: one SolveStream against separate Solve calls"),
+    ("--load-only", "bench_load", "## Load: 16 clients against the default server")])
+def test_bench_server_sections_read_the_machine_before_their_phase(flag: str, phase: str, heading: str,
+                                                                   monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    # Each section's machine line was read as the section was written, after its phase: the load
+    # phase's "load average says how busy it was when the run began" counted its own 16 clients.
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_server
+
+    runs = {"bench_stream": {"positions": 1, "rounds": 1, "calls": [0.002], "streams": [0.001], "search": 0.0005},
+            "bench_load": {"clients": 16, "idle": 0, "calls": 10, "ok_share": 1.0, "codes": {"OK": 10},
+                           "ok_per_s": 5.0, "p50": 0.01, "p99": 0.02}}
+    monkeypatch.setattr(bench_server, phase, lambda *args, **kwargs: dict(runs[phase], idle=kwargs.get("idle", 0))
+                        if phase == "bench_load" else runs[phase])
+    ran = _machine_before_the_work(bench_server, monkeypatch, phase)
+    out = tmp_path / "results.md"
+    assert bench_server.main([flag, "--out", str(out), "--load-deals", "2"]) == 0
+    assert ran
+    section = out.read_text()
+    assert section.lstrip().startswith(heading) and "Machine: before it" in section and "after the work" not in section
