@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import shlex
 import subprocess
 import sys
@@ -97,7 +98,10 @@ def main(argv: list[str] | None = None) -> int:
             failed += 1
             continue
         start = time.monotonic()
-        status = subprocess.run(target.command(), cwd=HERE.parent).returncode
+        # Unbuffered: a script prints each row as it is measured, and through a pipe (targets.py | tee)
+        # its rows came only when it ended, minutes later (bench_threads.py's among them).
+        status = subprocess.run(target.command(), cwd=HERE.parent,
+                                env=dict(os.environ, PYTHONUNBUFFERED="1")).returncode
         took = time.monotonic() - start
         print(f"\n({target.script} {'ran' if status == 0 else f'failed, exit status {status},'} in {took:.0f} s)\n",
               flush=True)

@@ -284,3 +284,32 @@ def test_bench_server_sections_read_the_machine_before_their_phase(flag: str, ph
     assert ran
     section = out.read_text()
     assert section.lstrip().startswith(heading) and "Machine: before it" in section and "after the work" not in section
+
+
+def test_targets_passes_each_row_on_as_its_command_prints_it(tmp_path: Path) -> None:
+    # Run through a pipe (targets.py | tee), a command's rows were block-buffered: none showed until it
+    # ended. The stand-in command prints a row, then waits (10 s at most) for this test to have read it.
+    flag = tmp_path / "row seen"
+    (tmp_path / "slow.py").write_text(
+        "import pathlib, sys, time\n"
+        "print('| row 1 |')\n"
+        "flag = pathlib.Path(sys.argv[1])\n"
+        "for _ in range(200):\n"
+        "    if flag.exists():\n"
+        "        break\n"
+        "    time.sleep(0.05)\n"
+        "print('row read while the command ran' if flag.exists() else 'row not read before the end')\n")
+    code = (f"import pathlib, sys; sys.path.insert(0, {str(BENCHMARKS)!r}); import targets; "
+            f"targets.HERE = pathlib.Path({str(tmp_path)!r}); "
+            f"targets.TARGETS = (targets.Target(0, 'a slow command', 'slow.py', ({str(flag)!r},), 'its row'),); "
+            "sys.exit(targets.main([]))")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}      # as a plain shell has it
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=tmp_path, env=env)
+    assert proc.stdout is not None
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        if line.startswith("| row 1 |"):
+            flag.touch()
+    assert proc.wait(timeout=60) == 0, lines
+    assert "row read while the command ran\n" in lines, lines
