@@ -32,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from _args import count, positive
+from _args import count, positive, thread_count
 
 HERE = Path(__file__).resolve()
 CORPUS = HERE.parent / "corpus"
@@ -56,6 +56,25 @@ def documents(spec: str) -> list[dict]:
         raise ValueError(f"no corpus {path.name} in {CORPUS}")
     lines = [line for line in path.read_text().splitlines() if line.strip()]
     return [json.loads(line) for line in lines[:int(parts[1])]]
+
+
+def table_threads(text: str) -> int:
+    """--table's THREADS: 0 (each position solved, no table) or a thread count the library takes."""
+    return count(text) and thread_count(text)
+
+
+def check_tables(sets: dict[str, list[dict]]) -> str | None:
+    """Why a set's position has no DD table (a Prší or Mariasz one, a deal with cards played), or None."""
+    from ddcards.ddtable import table_job
+    from ddcards.errors import DdcardsError
+
+    for spec, docs in sets.items():
+        for i, doc in enumerate(docs, 1):
+            try:
+                table_job(doc)                      # validated only: no search
+            except DdcardsError as exc:
+                return f"{spec}: position {i} has no DD table: {exc}"
+    return None
 
 
 def worker(repo: str, mode: str, tt_mb: int | None, table: int, threads: int) -> None:
@@ -90,8 +109,10 @@ def main() -> None:
     parser.add_argument("--mode", default="all", choices=("best", "optimal", "all"))
     parser.add_argument("--tt-mb", type=positive, default=None, metavar="MIB",
                         help="a fixed table size (default: sized per game, as the Solver sizes it)")
-    parser.add_argument("--threads", type=positive, default=1, metavar="N", help="threads for each solve (default 1)")
-    parser.add_argument("--table", type=count, default=0, metavar="THREADS",
+    # (past the library's range, or a table of a game without one, each worker stopped with a traceback)
+    parser.add_argument("--threads", type=thread_count, default=1, metavar="N",
+                        help="threads for each solve (default 1)")
+    parser.add_argument("--table", type=table_threads, default=0, metavar="THREADS",
                         help="time each deal's DD table on THREADS threads instead of a solve")
     parser.add_argument("--worker", metavar="REPO", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -102,6 +123,8 @@ def main() -> None:
         sets = {spec: documents(spec) for spec in args.sets}        # every set read before any is run
     except ValueError as exc:
         parser.error(str(exc))
+    if args.table and (why := check_tables(sets)) is not None:
+        parser.error(f"argument --table: {why}")
     sys.path.insert(0, str(HERE.parent))
     from _machine import machine_line
 

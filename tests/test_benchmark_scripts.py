@@ -42,6 +42,11 @@ BAD = [
     (["bench_marias_table.py", "--threads", "65"], "--threads"),
     (["ab_builds.py", ".", ".", "marias-hra:0"], "marias-hra:0"),
     (["ab_builds.py", ".", ".", "nope:3"], "no corpus"),
+    # each worker stopped with the library's traceback, after the sets were read
+    (["ab_builds.py", ".", ".", "marias-hra:1", "--threads", "65"], "--threads"),
+    (["ab_builds.py", ".", ".", "marias-hra:1", "--table", "65"], "--table"),
+    (["ab_builds.py", ".", ".", "marias-hra:1", "prsi-mixed:2", "--table", "2"], "prsi-mixed:2: position 1 has no DD"),
+    (["ab_builds.py", ".", ".", "marias-midgame:1", "--table", "2"], "19 card(s) are already played"),
     (["ab_marias.py", "--alternate", "-1"], "--alternate"),
     (["bench_batch.py", "large", "--positions", "5"], "--positions"),
     (["bench_table_alloc.py", "--timeout", "0"], "--timeout"),
