@@ -1,9 +1,10 @@
 """Argument types the benchmark scripts share: a bad count is a usage error (exit status 2), not
 a traceback or an empty table after the run.
 
-``type=positive`` for a count that must be at least 1 (deals, rounds, MiB), ``type=thread_count`` for a
-search's threads (1 to the library's MAX_THREADS), ``type=count`` where 0 is documented to skip a
-part, ``type=seconds`` for a time limit.
+``type=positive`` for a count that must be at least 1 (deals, rounds), ``type=thread_count`` for a
+search's threads (1 to the library's MAX_THREADS), ``type=table_mb`` for a table's MiB (1 to this
+machine's memory), ``type=count`` where 0 is documented to skip a part, ``type=seconds`` for a time
+limit.
 """
 from __future__ import annotations
 
@@ -27,6 +28,17 @@ def thread_count(text: str) -> int:
     value = _whole(text)
     if not 1 <= value <= MAX_THREADS:
         raise argparse.ArgumentTypeError(f"{text!r} is not a thread count from 1 to {MAX_THREADS}")
+    return value
+
+
+def table_mb(text: str) -> int:
+    """A table size the library takes: 1 MiB to this machine's memory (ddcards.api.tt_mb_limit; more
+    was a traceback from the first Solver or Searcher, after the work before it)."""
+    from ddcards.api import tt_mb_limit     # here: make_corpus*.py use this module without ddcards
+    value = _whole(text)
+    if not 1 <= value <= tt_mb_limit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a table size from 1 to {tt_mb_limit():,} MiB "
+                                         "(this machine's memory)")
     return value
 
 

@@ -32,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from _args import count, positive, thread_count
+from _args import count, positive, table_mb, thread_count
 
 HERE = Path(__file__).resolve()
 CORPUS = HERE.parent / "corpus"
@@ -107,7 +107,7 @@ def main() -> None:
     parser.add_argument("sets", nargs="+", metavar="SET")
     parser.add_argument("--rounds", type=positive, default=10, metavar="R", help="rounds over the positions (default 10)")
     parser.add_argument("--mode", default="all", choices=("best", "optimal", "all"))
-    parser.add_argument("--tt-mb", type=positive, default=None, metavar="MIB",
+    parser.add_argument("--tt-mb", type=table_mb, default=None, metavar="MIB",
                         help="a fixed table size (default: sized per game, as the Solver sizes it)")
     # (past the library's range, or a table of a game without one, each worker stopped with a traceback)
     parser.add_argument("--threads", type=thread_count, default=1, metavar="N",

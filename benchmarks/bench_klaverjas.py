@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 import ddcards  # noqa: E402
 from ddcards.ddtable import available_threads, dd_table  # noqa: E402
-from _args import count, positive, thread_count  # noqa: E402
+from _args import count, positive, table_mb, thread_count  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
@@ -86,7 +86,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=positive, default=200, help="deals of each corpus (default 200)")
     ap.add_argument("--tables", type=count, default=40, help="deals per corpus for the DD table (0: none)")
-    ap.add_argument("--tt-mb", type=positive, default=ddcards.api.DEFAULT_TT_MB,
+    ap.add_argument("--tt-mb", type=table_mb, default=ddcards.api.DEFAULT_TT_MB,
                     help="transposition table per Solver in MiB (default: sized per game, as the library does)")
     ap.add_argument("--table-threads", type=thread_count, nargs="+", default=None, metavar="N",
                     help="threads for the DD tables (default: 1 and every CPU available)")

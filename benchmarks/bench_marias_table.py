@@ -36,7 +36,7 @@ from ddcards._core.search import Searcher  # noqa: E402
 from ddcards.ddtable import available_threads, dd_table  # noqa: E402
 from ddcards.games import marias_table  # noqa: E402
 from ddcards.notation import format_hand, parse_cards, parse_hand  # noqa: E402
-from _args import count, positive, thread_count  # noqa: E402
+from _args import count, positive, table_mb, thread_count  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus" / "marias-hra.jsonl"
@@ -93,7 +93,7 @@ def main() -> None:
     ap.add_argument("--deals", type=positive, default=50, help="deals (default 50)")
     ap.add_argument("--threads", type=thread_count, nargs="+", default=None, metavar="N",
                     help="threads per table (default: 1 and every CPU available)")
-    ap.add_argument("--tt-mb", type=positive, default=ddcards.api.DEFAULT_TT_MB,
+    ap.add_argument("--tt-mb", type=table_mb, default=ddcards.api.DEFAULT_TT_MB,
                     help="transposition table per Solver in MiB (default: sized per game, as the library does)")
     ap.add_argument("--unshared", type=count, default=0, metavar="N",
                     help="also time the first N dealt tables with nothing shared between discards")

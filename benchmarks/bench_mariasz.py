@@ -59,7 +59,7 @@ import ddcards  # noqa: E402
 from ddcards._core.search import MODE_ALL, MODE_BEST, MODE_OPTIMAL, Searcher  # noqa: E402
 from ddcards._core import search as core  # noqa: E402
 from ddcards.errors import SearchTimeout  # noqa: E402
-from _args import count, positive, seconds, usage_error  # noqa: E402
+from _args import count, positive, seconds, table_mb, usage_error  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
@@ -565,7 +565,7 @@ def table_sizes(argv: list[str]) -> None:
     ap.add_argument("--deals", type=positive, default=4, help="deals of each set (default 4)")
     args = ap.parse_args(argv)
     try:
-        sizes = [positive(mb) for mb in args.sizes.split(",")]
+        sizes = [table_mb(mb) for mb in args.sizes.split(",")]
     except argparse.ArgumentTypeError as exc:
         ap.error(f"argument sizes: {exc}")
     print(f"{machine_line()}; "
@@ -606,7 +606,8 @@ def fresh(argv: list[str]) -> None:
     ap.add_argument("--deals", type=positive, default=4, help="the first N fresh deals of the ladder corpus")
     ap.add_argument("--mode", choices=("best", "optimal", "all"), default="best")
     ap.add_argument("--jobs", type=positive, default=2)
-    ap.add_argument("--tt-mb", type=count, default=0, help="MiB; 0 (default): as the CLI sizes it (Position.table_mb)")
+    ap.add_argument("--tt-mb", type=lambda text: count(text) and table_mb(text), default=0,
+                    help="MiB; 0 (default): as the CLI sizes it (Position.table_mb)")
     args = ap.parse_args(argv)
     # fresh-one takes the index-th one: past the last, its worker raised IndexError and this loop a
     # JSONDecodeError, only after the deals before it had run (minutes each)
@@ -657,6 +658,11 @@ def _check_positional(argv: list[str]) -> None:
             not all(x.isdigit() and int(x) > 0 for x in sizes):
         usage_error(f"bench_mariasz.py {argv[0]}", f"wrong arguments {rest} (the module docstring lists each "
                                                     "subcommand's; --help prints it)")
+    for size in sizes:                  # (past the machine's memory: a MemoryError traceback)
+        try:
+            table_mb(size)
+        except argparse.ArgumentTypeError as exc:
+            usage_error(f"bench_mariasz.py {argv[0]}", f"MIB: {exc}")
     if argv[0] == "builds":
         for folder in rest[:2]:
             if folder != "." and not (Path(folder) / "ddcards" / "__init__.py").is_file():
@@ -703,7 +709,7 @@ def main() -> None:
     ap.add_argument("--ladder-deals", type=count, default=12, help="deals per rung of the stock ladder")
     ap.add_argument("--ladder-limit", type=seconds, default=20.0, help="seconds per ladder position")
     ap.add_argument("--limit", type=seconds, default=30.0, help="seconds per corpus position")
-    ap.add_argument("--tt-mb", type=positive, default=16, help="the table of every search, MiB (default 16)")
+    ap.add_argument("--tt-mb", type=table_mb, default=16, help="the table of every search, MiB (default 16)")
     args = ap.parse_args()
     engine = Searcher(args.tt_mb)
     # The first searches of a process pay for the table's pages (the kernel zeroes and may first

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 import ddcards  # noqa: E402
 from ddcards._core.search import MODE_ALL  # noqa: E402
-from _args import positive  # noqa: E402
+from _args import table_mb  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "corpus"
@@ -92,7 +92,7 @@ def measure(name: str, docs: list[dict], setups: list[str]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few positions of each set (a smoke run)")
-    ap.add_argument("--sizes", type=positive, nargs="+", metavar="MIB",
+    ap.add_argument("--sizes", type=table_mb, nargs="+", metavar="MIB",
                     help="Mariasz's sets only, with these fixed table sizes (which size Mariasz wants)")
     args = ap.parse_args()
     q = 2 if args.quick else 1

@@ -54,6 +54,15 @@ BAD = [
     (["soak_server.py", "--clients", "0"], "--clients"),
     (["soak_server.py", "--seconds", "-1"], "--seconds"),
     (["bench_ctrl_c.py", "--calls", "0"], "--calls"),
+    # a table past the machine's memory: the library's traceback from the first Solver or Searcher
+    (["bench_klaverjas.py", "--tt-mb", "999999999"], "--tt-mb"),
+    (["bench_marias_table.py", "--tt-mb", "999999999"], "--tt-mb"),
+    (["bench_table_size.py", "--sizes", "16", "999999999"], "--sizes"),
+    (["bench_mariasz.py", "--tt-mb", "999999999"], "--tt-mb"),
+    (["bench_mariasz.py", "fresh", "--tt-mb", "999999999"], "--tt-mb"),
+    (["bench_mariasz.py", "builds", ".", ".", "999999999"], "is not a table size"),
+    (["bench_mariasz.py", "table-sizes", "16,999999999", "three"], "is not a table size"),
+    (["ab_builds.py", ".", ".", "marias-hra:1", "--tt-mb", "999999999"], "--tt-mb"),
 ]
 
 
