@@ -50,7 +50,7 @@ import grpc  # noqa: E402
 import ddcards  # noqa: E402
 from ddcards.v1 import ddcards_pb2 as pb  # noqa: E402
 from ddcards.client import Client  # noqa: E402
-from _args import positive  # noqa: E402
+from _args import positive, seconds  # noqa: E402
 from _machine import machine_line  # noqa: E402
 
 RANKS = "AKQJT987"
@@ -175,6 +175,14 @@ class Background:
         wall = time.perf_counter() - self.t0
         own = time.process_time() - self.me0 + ((self.srv.cpu_ns() / 1e9 - self.srv0) if self.srv else 0.0)
         self.cores = max(0.0, (system_busy_s() - self.sys0 - own) / wall)
+
+
+def quiet_wait(text: str) -> float:
+    """--wait-quiet: 0 (do not wait) or seconds above 0 (nan and inf waited for ever on a busy machine)."""
+    try:
+        return 0.0 if float(text) == 0 else seconds(text)
+    except (ValueError, argparse.ArgumentTypeError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not 0 (no wait) or a number of seconds above 0") from None
 
 
 def wait_quiet(max_wait: float, threshold: float = 0.15) -> float:
@@ -687,7 +695,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=positive, default=2, help="passes over the corpus per throughput run")
     parser.add_argument("--repeats", type=positive, default=3, help="throughput runs per client count (median kept)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "RESULTS_SERVER.md"))
-    parser.add_argument("--wait-quiet", type=float, default=0.0, metavar="SECONDS",
+    parser.add_argument("--wait-quiet", type=quiet_wait, default=0.0, metavar="SECONDS",
                         help="before each phase wait up to SECONDS for other processes to leave the CPUs "
                              "idle, and repeat a phase (up to --attempts times) if they did not")
     parser.add_argument("--attempts", type=positive, default=3)

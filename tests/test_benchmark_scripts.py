@@ -52,6 +52,9 @@ BAD = [
     (["bench_table_alloc.py", "--timeout", "0"], "--timeout"),
     (["make_bench_positions.py", "--nope"], "--nope"),
     (["soak_server.py", "--clients", "0"], "--clients"),
+    # waited for ever for a quiet machine (nan), or ran as if 0 (a negative)
+    (["bench_server.py", "--wait-quiet", "nan"], "--wait-quiet"),
+    (["bench_server.py", "--wait-quiet", "-5"], "--wait-quiet"),
     (["soak_server.py", "--seconds", "-1"], "--seconds"),
     (["bench_ctrl_c.py", "--calls", "0"], "--calls"),
     # a table past the machine's memory: the library's traceback from the first Solver or Searcher
