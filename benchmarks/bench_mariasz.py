@@ -630,6 +630,14 @@ def fresh(argv: list[str]) -> None:
         time.sleep(0.5)
         for proc in [p for p in running if p.poll() is not None]:
             running.remove(proc)
+            if proc.returncode:
+                # (its error is above, on stderr; reading its empty output was a JSONDecodeError
+                # traceback, and the deals still running went on for minutes without a reader)
+                for other in running:
+                    other.kill()
+                    other.wait()
+                raise SystemExit(f"bench_mariasz.py fresh: deal {int(proc.args[3]) + 1} failed (exit status "
+                                 f"{proc.returncode}); the deals running beside it were stopped")
             got = json.loads(proc.stdout.read())
             done.append(got)
             print(f"| {got['deal'] + 1} | {got['cpu']:.0f} s | {got['nodes']:,} | {got['value']:+d} | "

@@ -330,3 +330,35 @@ def test_targets_passes_each_row_on_as_its_command_prints_it(tmp_path: Path) -> 
             flag.touch()
     assert proc.wait(timeout=60) == 0, lines
     assert "row read while the command ran\n" in lines, lines
+
+
+def test_bench_mariasz_fresh_stops_at_a_failed_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A deal's worker that failed (its 1 GiB table refused, say) left empty output: a JSONDecodeError
+    # traceback, and the deal running beside it went on for minutes without a reader.
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_mariasz
+
+    started: list["Worker"] = []
+
+    class Worker:
+        def __init__(self, args: list[str], **_: object) -> None:
+            self.args, self.killed, self.returncode = args, False, None
+            started.append(self)
+
+        def poll(self) -> int | None:
+            if self.args[3] == "1":            # the second deal fails at once; the first runs on
+                self.returncode = 1
+            return self.returncode
+
+        def kill(self) -> None:
+            self.killed = True
+
+        def wait(self) -> int:
+            return -9
+
+    monkeypatch.setattr(subprocess, "Popen", Worker)
+    monkeypatch.setattr(bench_mariasz.time, "sleep", lambda seconds: None)
+    with pytest.raises(SystemExit, match=r"^bench_mariasz.py fresh: deal 2 failed \(exit status 1\); the deals "
+                                         r"running beside it were stopped$"):
+        bench_mariasz.fresh(["--deals", "2", "--jobs", "2"])
+    assert [w.args[3] for w in started] == ["0", "1"] and started[0].killed and not started[1].killed
