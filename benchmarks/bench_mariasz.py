@@ -539,9 +539,19 @@ def builds(old: str, new: str, tt_mb: int, sets: tuple = BUILD_SETS) -> None:
         got: list[list[list]] = [[], []]
         for i, doc in enumerate(docs):
             for k in ((0, 1) if i % 2 == 0 else (1, 0)):
-                workers[k].stdin.write(json.dumps(doc) + "\n")
-                workers[k].stdin.flush()
-                got[k].append(json.loads(workers[k].stdout.readline()))
+                try:
+                    workers[k].stdin.write(json.dumps(doc) + "\n")
+                    workers[k].stdin.flush()
+                    line = workers[k].stdout.readline()
+                except BrokenPipeError:
+                    line = ""
+                if not line:        # (a BrokenPipeError or JSONDecodeError traceback, the other worker left)
+                    for w in workers:
+                        w.kill()
+                        w.wait()
+                    raise SystemExit(f"bench_mariasz.py builds: the worker of {(old, new)[k]} stopped "
+                                     "(its error is above)")
+                got[k].append(json.loads(line))
         for k, path in enumerate((old, new)):
             same = "the same" if [r[2] for r in got[k]] == [r[2] for r in got[0]] else "DIFFER"
             cpu = [r[0] for r in got[k]]

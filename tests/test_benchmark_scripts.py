@@ -362,3 +362,15 @@ def test_bench_mariasz_fresh_stops_at_a_failed_deal(monkeypatch: pytest.MonkeyPa
                                          r"running beside it were stopped$"):
         bench_mariasz.fresh(["--deals", "2", "--jobs", "2"])
     assert [w.args[3] for w in started] == ["0", "1"] and started[0].killed and not started[1].killed
+
+
+def test_bench_mariasz_builds_names_a_worker_that_stopped(tmp_path: Path) -> None:
+    # A build whose package fails to import: a BrokenPipeError traceback from writing to its worker.
+    (tmp_path / "ddcards").mkdir()
+    (tmp_path / "ddcards" / "__init__.py").write_text("raise RuntimeError('a broken build')\n")
+    out = subprocess.run([sys.executable, str(BENCHMARKS / "bench_mariasz.py"), "builds", ".", str(tmp_path), "16",
+                          "phase2:1"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert out.returncode == 1, out.stderr[-1500:]
+    assert out.stderr.rstrip().endswith(f"bench_mariasz.py builds: the worker of {tmp_path} stopped (its error is "
+                                        "above)"), out.stderr[-1500:]
+    assert "RuntimeError: a broken build" in out.stderr and out.stderr.count("Traceback") == 1
