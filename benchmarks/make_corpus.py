@@ -204,9 +204,9 @@ def main(n: int = 200) -> None:
         path.write_text("".join(json.dumps(d) + "\n" for d in docs))
         print(f"wrote {len(docs)} deals to {path}")
     rng = random.Random(20261207)
-    extra = {"announced": [announced_deal(rng) for _ in range(n // 2)]}
+    extra = {"announced": [announced_deal(rng) for _ in range((n + 1) // 2)]}
     rng = random.Random(20261208)
-    mixed = [mixed_deal(rng) for _ in range(n // 2)]
+    mixed = [mixed_deal(rng) for _ in range((n + 1) // 2)]
     widen(random.Random(20261209), mixed)
     extra["midgame"] = [midgame(rng, doc) for doc in mixed]
     for name, docs in extra.items():

@@ -97,7 +97,7 @@ def main(n: int = 200) -> None:
         path.write_text("".join(json.dumps(d) + "\n" for d in docs))
         print(f"wrote {len(docs)} deals to {path}")
     rng = random.Random(20261206)
-    docs = [midgame_position(rng) for _ in range(n // 2)]
+    docs = [midgame_position(rng) for _ in range((n + 1) // 2)]
     path = OUT / "klaverjas-midgame.jsonl"
     path.write_text("".join(json.dumps(d) + "\n" for d in docs))
     print(f"wrote {len(docs)} positions to {path}")
