@@ -551,6 +551,35 @@ def test_a_solve_looks_no_further_than_the_historys_limit():
 
 
 #: seat 0 holds JH on TH (seat 1 drew three cards): JH puts him out at once
+def test_the_words_say_where_the_historys_limit_ends_the_window():
+    """RULES §4.1 and §4.9: within H plies of the 1,748th action the window ends there. The words
+    said "neither side can force the end within 20 plies" 4 plies short of the limit, and an exact
+    0 there read as a draw: they now say that the play stops at the limit, and how far it is."""
+    limit = "docs/RULES.md §4.1: a history holds at most 1,748 actions"
+    near = json.dumps(dict(FRESH, played=["draw"] * 1744))
+    out = run("solve", "-", stdin=near)
+    assert out.returncode == 0, out.stderr
+    assert ("Value       +0  neither side can force the end within 20 plies: the play stops at the history's "
+            f"limit, 1,748 actions, 4 plies from here ({limit})\n") in out.stdout, out.stdout
+    exact = json.dumps(dict(FRESH, played=["draw"] * 1748, options={"horizon": None}))
+    out = run("solve", "-", stdin=exact)
+    assert out.returncode == 0, out.stderr
+    assert (f"Value       +0  neither side can force the end: no action follows the history's 1,748th, the most "
+            f"a position holds ({limit})\n") in out.stdout, out.stdout
+    # in an analysis, each step's words: the window of the last ones reaches the limit
+    analysis = ddcards.analyse(dict(FRESH, played=["draw"] * 1748, options={"horizon": 4}), from_ply=1743)
+    assert [step.outcome for step in analysis.steps] == ["neither side can force the end within 4 plies"] + [
+        f"neither side can force the end within 4 plies: the play stops at the history's limit, 1,748 actions, "
+        f"{left} {'ply' if left == 1 else 'plies'} from here ({limit})" for left in (3, 2, 1)] + [
+        f"neither side can force the end within 4 plies: no action follows the history's 1,748th, the most a "
+        f"position holds ({limit})"]
+    # a window short of the limit, or that ends at it anyway, says nothing of it
+    assert ddcards.analyse(dict(FRESH, played=["draw"] * 1744, options={"horizon": 4}),
+                           from_ply=1744).final_outcome == "neither side can force the end within 4 plies"
+    far = ddcards.analyse(dict(FRESH, played=["draw"] * 30, options={"horizon": 4}), from_ply=30)
+    assert far.final_outcome == "neither side can force the end within 4 plies"
+
+
 NEAR_END = {"game": "prsi", "hands": ["8H 9H TH JH", "KS KD 9D KC"], "upcard": "KH",
             "stock": "7S 8S 9S TS JS QS AS 7H QH AH 7D 8D TD JD QD AD 7C 8C 9C TC JC QC AC",
             "played": ["8H", "draw", "9H", "draw", "TH", "draw"]}

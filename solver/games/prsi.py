@@ -487,8 +487,24 @@ class PrsiSession(Session):
         if value < 0 and self.setup.seats == 2:
             return f"the opponent can force {goal}{window}"
         if value < 0:
-            return f"{me} cannot force {goal}{window}"
-        return f"neither side can force the end{window}"
+            return f"{me} cannot force {goal}{window}{self._history_limit()}"
+        return f"neither side can force the end{window}{self._history_limit()}"
+
+    def _history_limit(self) -> str:
+        """Where the window reaches the history's limit (docs/RULES.md §4.1, §4.9): the words that say
+        so, as nothing forced within it may be only that the play stops there ("within 20 plies"
+        at 1,744 actions was 4 plies, the answer of any horizon, and an exact 0 no draw); else ""."""
+        ply = int(self.board.ply)
+        left = _prsi.MAX_HISTORY - ply
+        # (a window that ends at the limit ends there anyway; the exact analysis stops at the limit
+        # where it falls within the plies searched to prove an end, else it solves the whole game)
+        if (left > prsi_exact.EXACT_PROOF_HORIZON) if self.horizon is None else (left >= self.horizon):
+            return ""
+        if left <= 0:
+            return (f": no action follows the history's {_prsi.MAX_HISTORY:,}th, the most a position holds "
+                    f"({HISTORY_LENGTH_RULE})")
+        return (f": the play stops at the history's limit, {_prsi.MAX_HISTORY:,} actions, "
+                f"{left} {'ply' if left == 1 else 'plies'} from here ({HISTORY_LENGTH_RULE})")
 
     def is_max(self, seat: int) -> bool:
         return seat == self.player
