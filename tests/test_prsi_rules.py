@@ -643,3 +643,18 @@ def test_an_ober_not_held_is_refused_for_that_before_its_missing_suit():
                               "to move plays a card from its own hand)")
     with pytest.raises(IllegalPlayError, match="QS/S', 'QS/H', 'QS/D' or 'QS/C', not 'QS' alone"):
         p.play("QS")                                              # held: the suit is what is missing
+
+
+def test_an_ober_after_the_end_is_refused_for_the_end_not_its_missing_suit():
+    # 'QH' alone once seat 0 is out: the first thing wrong is that the game is over, as for every
+    # other action ("name the suit: 'QH/S', ..." sent the user to 'QH/S', refused in turn for the end).
+    doc = deal([["8C", "9C", "TC", "JC"], ["8H", "9H", "TH", "QH"]], "KC")
+    played = ["8C", "draw", "9C", "draw", "TC", "draw", "JC"]
+    for extra in ("QH", "QS"):              # seat 1's Ober, and one in the stock
+        err = illegal(doc, *played, extra)
+        assert str(err) == (f"played[7]: '{extra}': the game is over: seat 0 went out first (docs/RULES.md §4.8: "
+                            "the end)")
+        assert err.rule == "docs/RULES.md §4.8: the end" and err.field == "played[7]"
+    # play_on: two players, one left once seat 0 is out
+    err = illegal(dict(doc, options={"play_on": True}), *played, "QH")
+    assert str(err) == "played[7]: 'QH': the game is over: one player is left (docs/RULES.md §4.8: the end)"

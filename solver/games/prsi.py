@@ -343,7 +343,10 @@ class PrsiSession(Session):
         if card.rank == Rank.QUEEN:
             if not slash:
                 st = self.board.state
-                why = None if st["done"] else self._not_held(card, st)
+                if st["done"]:              # the first thing wrong with it, as for any action: a suit would not help
+                    cited = _cited("the end")
+                    raise IllegalPlayError(f"'{card}': {self._game_over(st)} ({cited})", token=text, rule=cited)
+                why = self._not_held(card, st)
                 if why is not None:         # the first thing wrong with it: naming a suit would not help
                     cited = _cited(OWN_CARD)
                     raise IllegalPlayError(f"'{card}' by seat {st['turn']}: {why} ({cited})", token=text, rule=cited)
@@ -542,6 +545,12 @@ class PrsiSession(Session):
             return f"{card} is in the stock"
         return f"{card} is in the pile"
 
+    def _game_over(self, st: dict[str, Any]) -> str:
+        """Why no action follows a finished game (docs/RULES.md §4.8)."""
+        if self.setup.play_on:
+            return "the game is over: one player is left"
+        return f"the game is over: seat {st['first_out']} went out first"
+
     def _illegal(self, move: int, ply: int) -> IllegalPlayError:
         """Why the mover may not take this action: the clause of docs/RULES.md §4 it breaks."""
         st = self.board.state
@@ -555,9 +564,7 @@ class PrsiSession(Session):
 
         if st["done"]:
             where = f"played[{ply}] '{name}'"      # nobody is to move: no seat to name
-            first = st["first_out"]
-            return error(f"the game is over: seat {first} went out first" if not self.setup.play_on else
-                         "the game is over: one player is left", "the end")
+            return error(self._game_over(st), "the end")
         top = CARD[st["top"]]
         legal = " ".join(self.legal_moves())
         if move == PASS:
