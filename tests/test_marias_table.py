@@ -270,6 +270,9 @@ def test_timeout_and_cancel():
     ({"played": ["AS"]}, ddcards.InvalidOptionError, "AS", "§1.13 rule 1", "played[0]"),
     ({"contract": "slam"}, ddcards.InvalidOptionError, "slam", "§1.2 rule 1", "contract"),
     ({"objective": "cash"}, ddcards.InvalidOptionError, "cash", "§1.13 rule 1", "objective"),
+    # an unknown suit names its field, as in a position (the table's own check of the chosen trump said none)
+    ({"trump": "X"}, ddcards.InvalidCardError, "X", "§0.1 rule 2", "trump"),
+    ({"trump": 5}, ddcards.InvalidOptionError, "5", "§1.2 rule 2", "trump"),
     ({"announcements": ["hundred"]}, ddcards.InvalidOptionError, "hundred", "§1.13 rule 1", "announcements[0]"),
     ({"announcements": ["sedma", 7]}, ddcards.InvalidOptionError, "7", "§1.13 rule 1", "announcements[1]"),
     ({"announcements": {"sedma": 1}}, ddcards.InvalidOptionError, None, "§1.13 rule 1", "announcements"),

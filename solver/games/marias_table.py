@@ -39,7 +39,8 @@ from typing import Any
 from ddcards._jsonio import shown, token_text
 from ddcards.errors import InvalidDealError, InvalidOptionError
 from ddcards.games import _search_budget
-from ddcards.games._document import cards_field, check_deal, check_fields, options_field, played_field, unset
+from ddcards.games._document import (cards_field, check_deal, check_fields, in_field, options_field, played_field,
+                                     unset)
 from ddcards.games.marias import (ANNOUNCEMENTS, CONTRACT_RULE, DECK_RULE, FIELDS, INFO, TRUMP_RULE, _TABLES,
                                   active_hands, can_announce, card_mask, money_scale, new_board, table_fields)
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
@@ -130,7 +131,8 @@ def _check_chosen_fields(doc: Mapping[str, Any]) -> None:
         if not isinstance(trump, (str, Suit)):
             raise InvalidOptionError(f"trump must be a suit such as \"H\", not {shown(trump)} ({TRUMP_RULE})",
                                      token=token_text(trump), rule=TRUMP_RULE, field="trump")
-        Suit.parse(trump)
+        with in_field("trump"):         # as a position's trump does: the error names its field
+            Suit.parse(trump)
     objective = doc.get("objective")
     known = {o for names in INFO.objectives.values() for o in names}
     if objective is not None and (not isinstance(objective, str) or objective.strip().lower() not in known):
