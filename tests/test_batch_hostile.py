@@ -435,3 +435,41 @@ def test_a_job_file_that_is_no_job_file_is_refused_at_once(tmp_path, capsys, kin
     err = capsys.readouterr().err
     assert f"ddcards: error: {job} is not a ddcards batch job file (format {JOB_FORMAT})" in err, err
     assert len(out.read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
+def test_a_signal_while_the_local_cluster_starts_stops_it_in_order(monkeypatch, tmp_path, capsys, signum):
+    """Ctrl-C while `--dask local` started its LocalCluster (the first seconds of the run): the
+    cluster was no object yet, so nobody closed it, and Dask's exit hook printed a traceback
+    (AssertionError: Status.init) after "ddcards: interrupted"; SIGTERM there killed the batch
+    at once (status -15, the workers' semaphores leaked).  Now the signal waits for the cluster,
+    which is closed, and the batch stops as it does mid-run."""
+    import signal
+
+    import distributed                       # a test dependency (ddcards[dask])
+
+    events: list[str] = []
+
+    class LocalCluster:
+        def __init__(self, **kwargs: Any):
+            signal.raise_signal(getattr(signal, signum))     # the signal arrives while it starts
+            events.append("started")
+
+        def close(self) -> None:
+            events.append("closed")
+
+    class Client:
+        def __init__(self, cluster: Any):
+            events.append("client")
+
+    monkeypatch.setattr(distributed, "LocalCluster", LocalCluster)
+    monkeypatch.setattr(distributed, "Client", Client)
+    before = signal.getsignal(signal.SIGTERM)
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(endgame(27)) + "\n")
+    status = batch(str(source), "-o", str(tmp_path / "o.jsonl"), "--dask", "local", "--jobs", "1")
+    assert status == (130 if signum == "SIGINT" else 143)
+    assert events == ["started", "closed"]            # the cluster whole, then closed; no client made
+    how = "interrupted" if signum == "SIGINT" else "stopped by SIGTERM"
+    assert f"ddcards batch: {how} after 0 answers; run the same command again to go on" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGTERM) is before and not (tmp_path / "o.jsonl").exists()

@@ -8,7 +8,9 @@ Every worker must run the same ddcards as the driver: they are asked before any 
 from __future__ import annotations
 
 import logging
+import signal
 import socket
+import threading
 import time
 import urllib.parse
 from collections.abc import Iterator
@@ -59,6 +61,37 @@ def _check_reachable(address: str) -> None:
 
 
 @contextmanager
+def _signals_held() -> Iterator[list[int]]:
+    """SIGINT and SIGTERM held while a LocalCluster starts; the ones caught are in the list.
+    Interrupted half-way, the cluster is no object yet that could be closed, and Dask's own
+    exit hook then fails on its workers still starting: a traceback (AssertionError:
+    Status.init) after "ddcards: interrupted", and a SIGTERM left their semaphores leaked.
+    Only the main thread may set handlers: elsewhere nothing is held."""
+    caught: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield caught
+        return
+    previous = {signum: signal.signal(signum, lambda signum, frame: caught.append(signum))
+                for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield caught
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _take_held(caught: list[int]) -> None:
+    """A signal held while the cluster started, taken now that it can be stopped in order:
+    SIGTERM as the batch takes it (Terminated, exit status 143), Ctrl-C as KeyboardInterrupt."""
+    if signal.SIGTERM in caught:
+        from ddcards.batch.job import Terminated
+
+        raise Terminated
+    if caught and signal.getsignal(signal.SIGINT) != signal.SIG_IGN:
+        raise KeyboardInterrupt
+
+
+@contextmanager
 def dask_client(address: str, workers: int | None) -> Iterator[tuple[Any, str]]:
     """(a connected dask.distributed Client, a description for the summary); closed on exit."""
     try:
@@ -79,12 +112,17 @@ def dask_client(address: str, workers: int | None) -> Iterator[tuple[Any, str]]:
 
             # Dask's statistical profiler samples every worker thread 100 times a second:
             # 10% of the workers' CPU on a batch of searches, for a profile nobody reads here.
-            with dask.config.set({"distributed.worker.profile.enabled": False}):
+            with dask.config.set({"distributed.worker.profile.enabled": False}), _signals_held() as caught:
                 cluster = dist.LocalCluster(n_workers=workers or available_threads(), threads_per_worker=1,
                                             processes=True, dashboard_address=None, silence_logs=logging.ERROR)
+            _take_held(caught)
             client = dist.Client(cluster)
         else:
             client = dist.Client(address, timeout=CONNECT_SECONDS)
+    except KeyboardInterrupt:           # (and Terminated) the cluster started: stopped in order
+        if cluster is not None:
+            cluster.close()
+        raise
     except (OSError, TimeoutError, ValueError, RuntimeError) as exc:
         if cluster is not None:
             cluster.close()

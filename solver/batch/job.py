@@ -374,7 +374,11 @@ def run(args: argparse.Namespace) -> int:
         if args.dask:
             from ddcards.batch.cluster import dask_client
 
-            executor, where = stack.enter_context(dask_client(args.dask, args.jobs))
+            try:
+                executor, where = stack.enter_context(dask_client(args.dask, args.jobs))
+            except KeyboardInterrupt as exc:    # Ctrl-C or SIGTERM while the cluster started
+                _say_stopped(exc, tally)
+                raise
             jobs = None                        # the cluster's threads set the pace
         else:
             from ddcards.ddtable import available_threads
@@ -388,10 +392,7 @@ def run(args: argparse.Namespace) -> int:
             lost = _run(args, source, journal, tally, bar, executor, jobs)
         except KeyboardInterrupt as exc:
             bar.close()
-            how = "stopped by SIGTERM" if isinstance(exc, Terminated) else "interrupted"
-            written = tally.records - tally.earlier
-            print(f"ddcards batch: {how} after {written:,} answer{'' if written == 1 else 's'}; "
-                  "run the same command again to go on", file=sys.stderr)
+            _say_stopped(exc, tally)
             raise
         wall = time.perf_counter() - start
         bar.close()
@@ -427,6 +428,13 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         status = max(status, EXIT_BAD_INPUT)
     return max(status, EXIT_INTERNAL if lost or tally.gone is not None else EXIT_OK)
+
+
+def _say_stopped(exc: KeyboardInterrupt, tally: _Tally) -> None:
+    how = "stopped by SIGTERM" if isinstance(exc, Terminated) else "interrupted"
+    written = tally.records - tally.earlier
+    print(f"ddcards batch: {how} after {written:,} answer{'' if written == 1 else 's'}; "
+          "run the same command again to go on", file=sys.stderr)
 
 
 class Terminated(KeyboardInterrupt):
