@@ -473,3 +473,15 @@ def test_a_signal_while_the_local_cluster_starts_stops_it_in_order(monkeypatch, 
     how = "interrupted" if signum == "SIGINT" else "stopped by SIGTERM"
     assert f"ddcards batch: {how} after 0 answers; run the same command again to go on" in capsys.readouterr().err
     assert signal.getsignal(signal.SIGTERM) is before and not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.parametrize("address", ["", "  "])
+def test_an_empty_dask_address_is_refused_not_run_on_threads(tmp_path, capsys, address):
+    """`--dask "$SCHEDULER"` with the variable unset: the batch ran on this machine's threads and
+    said so only in its summary's last words, as if --dask had been left out."""
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(endgame(27)) + "\n")
+    assert batch(str(source), "-o", str(tmp_path / "o.jsonl"), "--dask", address) == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"ddcards: error: --dask {address!r}: give a Dask scheduler's address (tcp://HOST:8786) or 'local'" in err
+    assert not (tmp_path / "o.jsonl").exists()

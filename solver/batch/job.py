@@ -40,7 +40,7 @@ from typing import Any, BinaryIO, cast
 
 import ddcards
 from ddcards import errors
-from ddcards._jsonio import is_input, printable, read_position
+from ddcards._jsonio import is_input, printable, read_position, shown
 from ddcards.batch.journal import JOB_FORMAT, JOB_SUFFIX, Journal, key_bits
 from ddcards.batch.many import ExecutorFailure, Task, solve_tasks
 from ddcards.batch.progress import DocumentCounter, ProgressBar, wanted
@@ -358,6 +358,13 @@ def run(args: argparse.Namespace) -> int:
         # OUT's job file would be written over the input (replaced whole: it was lost for good)
         raise InvalidOptionError(f"the output's job file {args.output + JOB_SUFFIX} is the input: choose another "
                                  "output file", token=args.output, rule="-o: the output is a new file")
+    if args.dask is not None and not args.dask.strip():
+        # (an unset shell variable, --dask "$SCHEDULER"): it ran on this machine's threads, unsaid
+        from ddcards.batch.cluster import DASK_RULE
+
+        raise InvalidOptionError(f"--dask {shown(args.dask)}: give a Dask scheduler's address (tcp://HOST:8786) or "
+                                 "'local', or leave --dask out to run on this machine's threads",
+                                 token=args.dask, rule=DASK_RULE)
     with ExitStack() as stack:
         source = _open_input(args.input, stack)
         tally = _Tally()
