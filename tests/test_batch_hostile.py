@@ -485,3 +485,14 @@ def test_an_empty_dask_address_is_refused_not_run_on_threads(tmp_path, capsys, a
     err = capsys.readouterr().err
     assert f"ddcards: error: --dask {address!r}: give a Dask scheduler's address (tcp://HOST:8786) or 'local'" in err
     assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_a_tls_scheduler_without_certificates_is_a_clear_error(tmp_path, capsys):
+    """`--dask tls://HOST:8786` with no TLS configured for Dask: Dask's TypeError ("TLS expects a
+    `ssl_context` argument ...") was taken for a bug, 'ddcards: internal error', exit status 3."""
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(endgame(27)) + "\n")
+    assert batch(str(source), "-o", str(tmp_path / "o.jsonl"), "--dask", "tls://127.0.0.1:9") == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "ddcards: error: cannot reach the Dask scheduler at tls://127.0.0.1:9: TLS expects" in err, err
+    assert "internal error" not in err and not (tmp_path / "o.jsonl").exists()

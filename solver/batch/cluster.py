@@ -123,7 +123,9 @@ def dask_client(address: str, workers: int | None) -> Iterator[tuple[Any, str]]:
         if cluster is not None:
             cluster.close()
         raise
-    except (OSError, TimeoutError, ValueError, RuntimeError) as exc:
+    except (OSError, TimeoutError, ValueError, RuntimeError, TypeError) as exc:
+        # (TypeError: Dask's own word on its configuration, such as a tls:// address with no
+        # certificates configured, "TLS expects a `ssl_context` argument ...")
         if cluster is not None:
             cluster.close()
         what = ("the local Dask cluster did not start" if address == "local" else
