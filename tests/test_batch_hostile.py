@@ -496,3 +496,23 @@ def test_a_tls_scheduler_without_certificates_is_a_clear_error(tmp_path, capsys)
     err = capsys.readouterr().err
     assert "ddcards: error: cannot reach the Dask scheduler at tls://127.0.0.1:9: TLS expects" in err, err
     assert "internal error" not in err and not (tmp_path / "o.jsonl").exists()
+
+
+def test_the_summary_s_rate_of_a_batch_of_long_searches_is_not_zero(capsys):
+    """64 documents answered in 433 s (an audit's batch of fresh Mariasz deals): the summary said
+    "(0/s)", a rate rounded to whole documents a second."""
+    import argparse
+
+    from ddcards.batch import job
+
+    tally = job._Tally()
+    for line in range(1, 65):
+        tally.add({"line": line, "value": 0, "elapsed_ms": 6000.0, "nodes": 10})
+    args = argparse.Namespace(output="out.jsonl")
+    source = job._Input("in.jsonl", None, 0, "", 64)          # type: ignore[arg-type]
+    job._summary(args, source, tally, 0, 432.92, "2 threads")
+    assert "64 answered in 432.92 s (0.15/s) on 2 threads" in capsys.readouterr().err
+    job._summary(args, source, tally, 0, 17.3, "2 threads")
+    assert "64 answered in 17.30 s (3.7/s) on 2 threads" in capsys.readouterr().err
+    job._summary(args, source, tally, 0, 0.1, "2 threads")
+    assert "64 answered in 0.10 s (640/s) on 2 threads" in capsys.readouterr().err

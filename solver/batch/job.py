@@ -652,7 +652,7 @@ def _summary(args: argparse.Namespace, source: _Input, tally: _Tally, lost: int,
     now = tally.records - tally.earlier
     documents, earlier = tally.records - tally.foreign, tally.earlier - tally.foreign
     parts = [counted(documents, "document") + (f" ({earlier:,} answered by earlier runs)" if earlier else ""),
-             f"{now:,} answered in {wall:.2f} s" + (f" ({now / wall:,.0f}/s)" if wall > 0 and now else "")
+             f"{now:,} answered in {wall:.2f} s" + (f" ({_per_second(now / wall)}/s)" if wall > 0 and now else "")
              + f" on {where}"]
     bad, stopped, internal = (tally.failures[k] for k in (EXIT_BAD_INPUT, EXIT_ABORTED, EXIT_INTERNAL))
     failed = ", ".join(text for n, text in ((bad, f"{bad:,} bad input"), (stopped, f"{stopped:,} stopped"),
@@ -677,6 +677,11 @@ def _summary(args: argparse.Namespace, source: _Input, tally: _Tally, lost: int,
         print(f"ddcards batch: search time per position: median {approx}{milliseconds(times.quantile(0.5))}, "
               f"p90 {approx}{milliseconds(times.quantile(0.9))}, max {milliseconds(times.max)}; "
               f"{_rate(times.nodes_per_second())} nodes/s per search thread", file=sys.stderr)
+
+
+def _per_second(rate: float) -> str:
+    """Documents a second: 642, 3.7, 0.15 (a batch of long searches said "(0/s)" for 64 answers)."""
+    return f"{rate:,.0f}" if rate >= 10 else f"{rate:.2g}"
 
 
 def _rate(per_second: float) -> str:
