@@ -516,3 +516,31 @@ def test_the_summary_s_rate_of_a_batch_of_long_searches_is_not_zero(capsys):
     assert "64 answered in 17.30 s (3.7/s) on 2 threads" in capsys.readouterr().err
     job._summary(args, source, tally, 0, 0.1, "2 threads")
     assert "64 answered in 0.10 s (640/s) on 2 threads" in capsys.readouterr().err
+
+
+def test_restart_replaces_the_output_at_its_first_answer_not_before(tmp_path, capsys):
+    """`--restart` cut OUT to nothing as it opened it: a run that then answered nothing (an empty
+    input, a Dask scheduler it could not reach) had thrown the earlier answers away and left an
+    empty OUT and a job file behind, where docs/BATCH.md says such a run leaves no trace."""
+    source, empty, out = tmp_path / "in.jsonl", tmp_path / "empty.jsonl", tmp_path / "out.jsonl"
+    source.write_text(json.dumps(endgame(27)) + "\n" + json.dumps(endgame(26)) + "\n")
+    empty.write_text("\n# nothing yet\n")
+    assert batch(str(source), "-o", str(out), "--jobs", "1", "--no-progress") == cli.EXIT_OK
+    answers, job = out.read_bytes(), (tmp_path / ("out.jsonl" + JOB_SUFFIX)).read_bytes()
+    assert len(read_records(out)) == 2
+    assert batch(str(empty), "-o", str(out), "--restart", "--no-progress") == cli.EXIT_BAD_INPUT
+    assert "holds no position document" in capsys.readouterr().err
+    assert out.read_bytes() == answers and (tmp_path / ("out.jsonl" + JOB_SUFFIX)).read_bytes() == job
+    assert batch(str(source), "-o", str(out), "--restart", "--dask", "tcp://127.0.0.1:9") == cli.EXIT_BAD_INPUT
+    assert out.read_bytes() == answers and (tmp_path / ("out.jsonl" + JOB_SUFFIX)).read_bytes() == job
+    # a file of the user's, which --restart may replace: untouched by a run that answers nothing
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    assert batch(str(empty), "-o", str(notes), "--restart", "--no-progress") == cli.EXIT_BAD_INPUT
+    assert notes.read_text() == "my notes\n" and not (tmp_path / ("notes.txt" + JOB_SUFFIX)).exists()
+    # with an answer, the output is replaced: its records and its job are the new run's alone
+    one = tmp_path / "one.jsonl"
+    one.write_text(json.dumps(endgame(27)) + "\n")
+    assert batch(str(one), "-o", str(out), "--restart", "--jobs", "1", "--no-progress") == cli.EXIT_OK
+    assert list(read_records(out)) == [(1, None)]
+    assert json.loads((tmp_path / ("out.jsonl" + JOB_SUFFIX)).read_text())["input"]["bytes"] == one.stat().st_size

@@ -173,6 +173,7 @@ class Journal:
             raise InvalidOptionError(f"{path} is being written by another ddcards batch: wait for it, or stop it "
                                      "and run the command again to resume", token=path, rule=RESUME_RULE) from None
         self.size = 0
+        self._replacing: dict[str, Any] | None = None     # --restart: the job OUT is replaced by at its first record
         try:
             _check_regular(path, os.fstat(self._fd))
             # Under the lock: what OUT holds now (the run that held it may have written since).
@@ -185,8 +186,10 @@ class Journal:
                 self._write_job(job)    # before any record, so that no answer is in OUT without its job file
             if existed and restart:
                 self._check_job_path_is_ours()      # a refusal changes nothing
-                os.ftruncate(self._fd, 0)
-                self._write_job(job)
+                # Replaced at the first record, not here: a run that answers nothing (an empty
+                # input, a Dask scheduler it cannot reach) leaves the earlier answers as they were
+                # (they were cut to nothing, and an empty OUT and a job file left behind).
+                self._replacing = job
             if self.resumed:
                 self._scan(on_record)
         except BaseException:
@@ -205,6 +208,9 @@ class Journal:
 
     def rewrite_job(self, job: dict[str, Any]) -> None:
         """Name another job in OUT.job (the input as a run read it, when it changed meanwhile)."""
+        if self._replacing is not None:     # nothing written yet: OUT and its job file stay the earlier run's
+            self._replacing = job
+            return
         self._write_job(job)
 
     def _check_job_path_is_ours(self) -> None:
@@ -334,6 +340,13 @@ class Journal:
     def append(self, lines: list[str]) -> int:
         """Append records (JSON texts without their newline) in one write; the offset of the first."""
         data = "".join(line + "\n" for line in lines).encode("utf-8", "surrogatepass")
+        if self._replacing is not None:     # --restart: the earlier answers go now, with the first record
+            job, self._replacing = self._replacing, None
+            try:
+                os.ftruncate(self._fd, 0)
+            except OSError as exc:
+                raise self._write_failed(exc) from None
+            self._write_job(job)
         start = self.size
         view = memoryview(data)
         try:
