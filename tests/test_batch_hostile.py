@@ -544,3 +544,15 @@ def test_restart_replaces_the_output_at_its_first_answer_not_before(tmp_path, ca
     assert batch(str(one), "-o", str(out), "--restart", "--jobs", "1", "--no-progress") == cli.EXIT_OK
     assert list(read_records(out)) == [(1, None)]
     assert json.loads((tmp_path / ("out.jsonl" + JOB_SUFFIX)).read_text())["input"]["bytes"] == one.stat().st_size
+
+
+def test_jobs_with_a_remote_dask_cluster_is_refused_not_dropped(tmp_path, capsys):
+    """`--jobs 7 --dask tcp://HOST:8786`: the cluster's workers run what they run, and --jobs was
+    dropped without a word (the summary said "2 workers, 2 threads")."""
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(endgame(27)) + "\n")
+    assert batch(str(source), "-o", str(tmp_path / "o.jsonl"), "--jobs", "7",
+                 "--dask", "tcp://127.0.0.1:9") == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "ddcards: error: --jobs 7 does not apply to the Dask cluster at tcp://127.0.0.1:9" in err, err
+    assert not (tmp_path / "o.jsonl").exists()

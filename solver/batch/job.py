@@ -365,6 +365,14 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidOptionError(f"--dask {shown(args.dask)}: give a Dask scheduler's address (tcp://HOST:8786) or "
                                  "'local', or leave --dask out to run on this machine's threads",
                                  token=args.dask, rule=DASK_RULE)
+    if args.dask is not None and args.dask != "local" and args.jobs is not None:
+        # (it was dropped unsaid: the cluster's workers run what they run)
+        from ddcards.batch.cluster import DASK_RULE
+
+        raise InvalidOptionError(f"--jobs {args.jobs} does not apply to the Dask cluster at {args.dask}: its workers "
+                                 "set how many searches run at once (dask worker --nworkers N --nthreads 1); leave "
+                                 "--jobs out, or give it with --dask local", token=f"--jobs {args.jobs}",
+                                 rule=DASK_RULE)
     with ExitStack() as stack:
         source = _open_input(args.input, stack)
         tally = _Tally()
