@@ -9,7 +9,7 @@ import json
 import multiprocessing
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +68,27 @@ def test_an_executor_that_cannot_run_the_work_is_an_executor_failure_per_positio
     answers = list(ddcards.solve_many([endgame(27), endgame(28)], executor=pool, chunk_size=1))
     assert sorted(a.index for a in answers) == [0, 1]
     assert all(isinstance(a.error, ddcards.ExecutorFailure) and "RuntimeError" in str(a.error) for a in answers)
+
+
+class _CancellingExecutor(ThreadPoolExecutor):
+    """An executor whose every task is cancelled before it runs, as a Dask cluster's are when it
+    loses its scheduler or the task's worker (their CancelledError carries no words)."""
+
+    def submit(self, fn, /, *args, **kwargs):
+        future = Future()
+        future.cancel()
+        return future
+
+
+def test_a_cancelled_task_says_why_a_cancelled_error_has_no_words():
+    with _CancellingExecutor(1) as pool:
+        answers = list(ddcards.solve_many([endgame(27), endgame(28)], executor=pool, chunk_size=1))
+    assert sorted(a.index for a in answers) == [0, 1]
+    for answer in answers:
+        assert isinstance(answer.error, ddcards.ExecutorFailure)
+        assert str(answer.error) == ("the executor did not run this position's task: CancelledError: the executor "
+                                     "cancelled it (a Dask cluster does when its scheduler or the task's worker is "
+                                     "lost)")
 
 
 def test_options_are_checked_at_the_call():

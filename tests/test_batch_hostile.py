@@ -556,3 +556,23 @@ def test_jobs_with_a_remote_dask_cluster_is_refused_not_dropped(tmp_path, capsys
     err = capsys.readouterr().err
     assert "ddcards: error: --jobs 7 does not apply to the Dask cluster at tcp://127.0.0.1:9" in err, err
     assert not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.parametrize("address", ["LOCAL", " Local "])
+def test_local_in_another_case_is_pointed_to_local(tmp_path, capsys, address):
+    """It was taken for a scheduler's address: "cannot reach ...: missing port number"."""
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(endgame(27)) + "\n")
+    assert batch(str(source), "-o", str(tmp_path / "o.jsonl"), "--dask", address) == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"ddcards: error: --dask {address!r}: the local cluster is written 'local', in lower case" in err
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_an_empty_output_name_is_said_to_be_empty(tmp_path, capsys):
+    """-o "$OUT" with the variable unset said "cannot write : No such file or directory"."""
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(endgame(27)) + "\n")
+    assert batch(str(source), "-o", "") == cli.EXIT_BAD_INPUT
+    assert ("ddcards: error: -o '': the output's file name is empty: give the file the answers go to"
+            in capsys.readouterr().err)

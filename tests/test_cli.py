@@ -518,6 +518,14 @@ def test_table_notes_the_choices_it_makes_itself(capsys):
                                    "row by row: the document's contract 'betl' is not used\n")
     status, out, err = main_on(lines_of(deal), "table", "--threads", "1", capsys=capsys)
     assert status == 0 and err == ""
+    # --all is Mariáš's: with a Klaverjas deal it is said to change nothing, once for the whole input
+    klaverjas = {k: v for k, v in KLAVERJAS.items() if k not in ("trump", "playing_team")}
+    status, out, err = main_on(lines_of(klaverjas, klaverjas), "table", "--all", "--threads", "1", capsys=capsys)
+    assert status == 0 and out.count("Klaverjas DD table") == 2
+    assert err == ("ddcards: note: --all lists every discard of a Mariáš table; a Klaverjas table has every row "
+                   "already\n")
+    status, out, err = main_on(lines_of(deal), "table", "--all", "--threads", "1", capsys=capsys)
+    assert status == 0 and err == ""
     # a recorded deal: the way to its table is said
     status, out, err = main_on(lines_of(ddcards.example("marias-seed")), "table", capsys=capsys)
     assert status == cli.EXIT_BAD_INPUT and "leave 'played' out for the table of the deal as dealt" in err

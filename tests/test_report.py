@@ -291,6 +291,10 @@ def test_cli_report_output_errors(tmp_path):
     assert json.loads(deal.read_text()) == deals.seed_deal()
     out = run("report", str(tmp_path / "nowhere.json"))
     assert out.returncode == 2 and "cannot read" in out.stderr
+    # -o "$PAGE" with the variable unset: an error, not the page written beside its input unasked
+    out = run("report", str(deal), "-o", "")
+    assert out.returncode == 2 and "-o '': the page's file name is empty" in out.stderr
+    assert not (tmp_path / "seed.html").exists()
 
 
 def test_cli_report_timeout(tmp_path):

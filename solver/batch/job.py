@@ -347,6 +347,9 @@ def _job(source: _Input, args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``ddcards batch`` with parsed `args`; the exit status."""
+    if not args.output:             # (an unset shell variable, -o "$OUT"): said as such, not "cannot write : ..."
+        raise InvalidOptionError("-o '': the output's file name is empty: give the file the answers go to",
+                                 token="", rule="-o: the output is a new file")
     if args.output == "-":          # as the input's "-" reads standard input: it would make a file named "-"
         raise InvalidOptionError("-o -: the output of ddcards batch is a file, which it reads back to resume the "
                                  "job, not standard output (give a file name; `ddcards solve --json` writes to "

@@ -337,8 +337,12 @@ def _client_gone(client: Any) -> str | None:
 def _unpack(done: Done, size: _ChunkSize | None) -> Iterator[tuple[Any, Result | None, BaseException | None]]:
     tags = done.tag
     if done.error is not None:
+        # (a CancelledError says nothing of itself: a cluster cancels a task when it loses it)
+        why = str(done.error) or ("the executor cancelled it (a Dask cluster does when its scheduler or the "
+                                  "task's worker is lost)" if type(done.error).__name__.endswith("CancelledError") else
+                                  "no reason given")
         failure = ExecutorFailure(f"the executor did not run this position's task: "
-                                  f"{type(done.error).__name__}: {done.error}"[:500])
+                                  f"{type(done.error).__name__}: {why}"[:500])
         failure.__cause__ = done.error
         for tag in tags:
             yield tag, None, failure

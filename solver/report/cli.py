@@ -147,7 +147,10 @@ def stopped_note(exc: SearchAborted, analysis: ddcards.Analysis, position: ddcar
 
 def check_output(args: argparse.Namespace) -> Path:
     """The page's file (-o, or the input's name with .html), if it is not the input."""
-    path = Path(args.output) if args.output else default_output(args)
+    if args.output == "":           # (an unset shell variable): not taken for "no -o", the page beside its input
+        raise NotationError("-o '': the page's file name is empty: give one, or leave -o out for the input's name "
+                            "with .html", token="", rule="-o names a new file")
+    path = Path(args.output) if args.output is not None else default_output(args)
     if path.resolve() == Path(args.file or "-").resolve() or is_input(args.file, path):
         raise NotationError(f"the report would overwrite its input {path}", token=str(path),
                             rule="-o names a new file")
