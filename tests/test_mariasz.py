@@ -97,6 +97,20 @@ def test_variant_specific_errors():
     rejected(dict(THREE, objective="race", start_scores=[0, 0]), InvalidOptionError, "[0, 0]", "3 scores")
 
 
+def test_the_szlifowany_deck_without_its_option_says_so():
+    """The 24 cards of the szlifowany deck without option szlifowany: the option was left out, not
+    cards played (three players' 8-card hands were told to give back the cards played)."""
+    szl = ddcards.example("mariasz-szlifowany")
+    err = rejected(dict(szl, options={}), InvalidDealError, "stock", "not 12", "set option 'szlifowany'")
+    assert "§3.2" in err.rule
+    err = rejected(dict(THREE, options={"variant": "three"}), InvalidDealError, "hand 0", "8 cards",
+                   "hold 12", "set option 'szlifowany'")
+    assert "cards played" not in str(err)
+    # a short hand of the full deck keeps its own hint
+    err = rejected(dict(A, hands=["AKQ.6.7.", "T9.A.6.97"]), InvalidDealError, "hand 0", "5 cards")
+    assert "szlifowany" not in str(err)
+
+
 def test_illegal_history_names_the_action_and_clause():
     with pytest.raises(IllegalPlayError) as info:
         ddcards.Position.from_dict(dict(A, played=["KS", "KS"]))

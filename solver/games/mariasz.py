@@ -265,17 +265,22 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
     _check_cards([(f"hand {seat}", hand) for seat, hand in enumerate(hands)] + [("the stock", stock)], szlifowany)
     why = {2: " (two players take 6 each)", 3: " (three players share the deck)", 4: " (Kiks deals 9 each)"}
     deck_size = 24 if szlifowany else 36
+    # The 24 cards of the szlifowany deck without the option: the option left out, not cards played
+    # or misplaced (Kiks has no such deck: its own error says so once the option is set).
+    dealt = {card for hand in hands for card in hand} | set(stock)
+    forgot = ("; these are the 24 cards of the szlifowany deck: set option 'szlifowany'"
+              if not szlifowany and variant != "kiks" and dealt == set(SZLIFOWANY_DECK) else "")
     for seat, hand in enumerate(hands):
         if len(hand) != size:
             rule = _clause("2", f"{title} hands hold {size} cards")
             # the hands and the stock holding the whole deck: a card in the wrong place, not cards played
             misplaced = misplaced_places(hands, size, deck_size, [("the stock", len(stock))])
             raise _error(InvalidDealError, f"hand {seat} has {cards_text(len(hand))}; {title} hands hold "
-                         f"{size}{why[nseats]}{as_dealt_hint(len(hand), size, misplaced)}", token=f"hand {seat}",
-                         rule=rule, field=f"hands[{seat}]")
+                         f"{size}{why[nseats]}{forgot or as_dealt_hint(len(hand), size, misplaced)}",
+                         token=f"hand {seat}", rule=rule, field=f"hands[{seat}]")
     if nseats == 2 and len(stock) != deck_size - 12:
         raise _error(InvalidDealError, f"the stock holds {deck_size - 12} cards ({deck_size} in the deck, 6 in "
-                     f"each hand), not {len(stock)}", token="stock", rule=STOCK_RULE, field="stock")
+                     f"each hand), not {len(stock)}{forgot}", token="stock", rule=STOCK_RULE, field="stock")
 
     with in_field("trump"):
         trump = _trump(doc, variant, slepy, hands, stock, leader)
