@@ -97,6 +97,18 @@ def test_variant_specific_errors():
     rejected(dict(THREE, objective="race", start_scores=[0, 0]), InvalidOptionError, "[0, 0]", "3 scores")
 
 
+def test_hands_for_another_variant_name_the_variant():
+    """Three or four hands without the variant (or two with one) say which option seats them:
+    "needs 2 hands, got 3" alone does not tell how to ask for the three-player game."""
+    no_variant = {k: v for k, v in THREE.items() if k != "options"}
+    rejected(no_variant, InvalidDealError, "hands", "needs 2 hands", "got 3", "option variant 'three'", "§0.6 rule 3")
+    rejected({k: v for k, v in KIKS.items() if k != "options"}, InvalidDealError, "hands", "got 4",
+             "option variant 'kiks'")
+    rejected(dict(THREE, hands=A["hands"]), InvalidDealError, "hands", "needs 3 hands", "got 2",
+             "option variant 'standard'")
+    rejected(dict(A, hands=["..."] * 5), InvalidDealError, "hands", "(field 'hands'), got 5 (")   # no variant seats 5
+
+
 def test_the_szlifowany_deck_without_its_option_says_so():
     """The 24 cards of the szlifowany deck without option szlifowany: the option was left out, not
     cards played (three players' 8-card hands were told to give back the cards played)."""

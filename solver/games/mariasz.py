@@ -34,8 +34,9 @@ from ddcards.errors import (DdcardsError, IllegalPlayError, InvalidCardError, In
                             NotationError)
 from ddcards.games import _mariasz
 from ddcards._jsonio import shown, token_text
-from ddcards.games._document import (as_dealt_hint, cards_field, cards_text, check_fields, dealt_twice, hands_field,
-                                     in_field, misplaced_places, options_field, place_field, played_field, unset)
+from ddcards.games._document import (HANDS_RULE, as_dealt_hint, cards_field, cards_text, check_fields, dealt_twice,
+                                     hands_field, in_field, misplaced_places, options_field, place_field,
+                                     played_field, unset)
 from ddcards.games.base import Game, GameInfo, LineSummary, OptionInfo, Score, Session, TrickCard
 from ddcards.notation import Card, Rank, Suit, format_cards, format_hand
 from ddcards.result import ValueKind, spoken
@@ -252,6 +253,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
                      token=token_text(leader), rule=LEADER_RULE, field="leader")
 
     size = 6 if nseats == 2 else (24 if szlifowany else 36) // nseats
+    _check_hand_count(doc, variant)
     hands = hands_field(doc, nseats, title)
     stock: tuple[Card, ...] = ()
     if nseats == 2:
@@ -288,6 +290,23 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
     start_scores, first_deal = _race_fields(doc, objective, nsides)
     return MariaszSetup(variant, szlifowany, slepy, hands, stock, trump, objective, start_scores, first_deal,
                         options, _played(doc), leader)
+
+
+def _check_hand_count(doc: Mapping[str, Any], variant: str) -> None:
+    """Hands for another variant's table (three for three players, four for Kiks) name the option
+    that seats them: the count alone ("needs 2 hands, got 3") does not say how to ask for it."""
+    raw = doc.get("hands")
+    if not isinstance(raw, (list, tuple)) or len(raw) == SEATS[variant]:
+        return
+    other = next((name for name, seats in SEATS.items() if seats == len(raw)), None)
+    if other is None:
+        return                      # hands_field says how many are needed
+    title = {"standard": "Mariasz", "kiks": "Kiks", "three": "Mariasz for three"}[variant]
+    ask = {"standard": "two players with a stock are option variant 'standard' (the default)",
+           "kiks": "four players in pairs (Kiks) are option variant 'kiks'",
+           "three": "three players are option variant 'three'"}[other]
+    raise InvalidDealError(f"{title} needs {SEATS[variant]} hands (field 'hands'), got {len(raw)}: {ask} "
+                           f"({HANDS_RULE})", token="hands", rule=HANDS_RULE, field="hands")
 
 
 def _trump(doc: Mapping[str, Any], variant: str, slepy: bool, hands: Sequence[Sequence[Card]],
