@@ -89,6 +89,12 @@ def test_variant_specific_errors():
              "36-card deck")
     no_trump = {k: v for k, v in KIKS.items() if k != "trump"}
     rejected(no_trump, InvalidOptionError, "trump", "dealer's last card")
+    # ślepy: drawn before the deal, not the dealer's last card's suit (§3.10)
+    err = rejected(dict(no_trump, options={"variant": "kiks", "slepy": True}), InvalidOptionError, "trump",
+                   "ślepy Kiks needs the trump suit drawn before the deal", "§3.10: ślepy")
+    assert "dealer's last card" not in str(err)
+    rejected({k: v for k, v in THREE.items() if k != "trump"} | {"options": {**THREE["options"], "slepy": True}},
+             InvalidOptionError, "trump", "ślepy Mariasz for three needs the trump suit drawn before the deal")
     # the dealer (seat 2) must hold a card of the trump suit: swap his 6C for seat 0's KD
     void = dict(THREE, hands=["AT.K6.J.QT6", "Q.QJ.T6.AKJ", "KJ6.AT.AKQ."], trump="C")
     rejected(void, InvalidDealError, "C", "dealer (seat 2) holds no C", "slepy")

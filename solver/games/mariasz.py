@@ -331,6 +331,10 @@ def _trump(doc: Mapping[str, Any], variant: str, slepy: bool, hands: Sequence[Se
                          "last card fixes trumps; option 'slepy' draws them apart)", token=str(given),
                          rule=TURNED_TRUMP_RULE)
         return turned.suit
+    if given is None and slepy:                 # drawn before the deal: no card of the dealer's says it
+        title = "Kiks" if variant == "kiks" else "Mariasz for three"
+        raise _error(InvalidOptionError, f"ślepy {title} needs the trump suit drawn before the deal (field "
+                     "'trump')", token="trump", rule=SLEPY_RULE)
     if given is None:
         raise _error(InvalidOptionError, "Kiks and three players need the trump suit (field 'trump': the suit of "
                      "the dealer's last card)", token="trump", rule=ALL_DEALT_RULE)
