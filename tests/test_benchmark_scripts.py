@@ -255,7 +255,6 @@ def test_bench_dds_reads_the_machine_before_its_rounds(monkeypatch: pytest.Monke
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     # It printed the machine line after every round: its load average counted the run's own core
     # (the RESULTS command works for a minute and more).
-    pytest.importorskip("endplay")
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     import bench_dds
 
