@@ -228,13 +228,15 @@ def print_marias_table(table: dict[str, Any], out: TextIO, *, every_row: bool = 
         shown = rows
         heading = "every row, best first"
     else:
-        # the best row of each contract, and how many of its discards are worth as much
+        # the best row of each contract, and how many of its discards are worth as much with the
+        # same announcements (the row shown stands for them: one with others is another row)
         seen: dict[tuple[str, str | None], dict[str, Any]] = {}
         ties: dict[tuple[str, str | None], int] = {}
         for row in rows:
             key = (row["contract"], row["trump"])
             first = seen.setdefault(key, row)
-            if row["money"] == first["money"] and row["value"] == first["value"]:
+            if (row["money"], row["value"], row["announcements"]) == (first["money"], first["value"],
+                                                                      first["announcements"]):
                 ties[key] = ties.get(key, 0) + 1
         shown = list(seen.values())
         heading = "the best discard of each contract"
