@@ -45,7 +45,7 @@ from ddcards.v1 import ddcards_pb2 as pb
 __all__ = [
     "DOMAIN", "OUT_OF_MEMORY", "TOKEN_ECHO", "MESSAGE_LIMIT", "ServiceError", "Overloaded", "ShuttingDown", "TooManyStreams",
     "StreamIdle",
-    "Unauthenticated", "TokenInvalid", "RequestError", "RequestCardError", "ValueOutOfRange", "Failure", "describe", "code_of", "clean_text",
+    "Unauthenticated", "TokenInvalid", "RequestError", "RequestCardError", "RequestNotationError", "ValueOutOfRange", "Failure", "describe", "code_of", "clean_text",
     "shorten", "bounded_message", "message_field", "locate_field",
 ]
 
@@ -132,6 +132,12 @@ class RequestCardError(RequestError):
     """A card in a request message that names no card (an unset rank, a bad notation)."""
 
     reason = "INVALID_CARD"
+
+
+class RequestNotationError(RequestError):
+    """A hand in a request message that is no valid hand (a card twice in its list of cards)."""
+
+    reason = "NOTATION"
 
 
 class ValueOutOfRange(RequestError):

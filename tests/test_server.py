@@ -828,6 +828,31 @@ def test_a_fault_in_the_message_s_own_form_names_its_document_field_too(client, 
     assert (got["field"], got["doc_field"]) == (field, doc_field)
 
 
+@pytest.mark.parametrize("cards, field, token", [
+    (["AS", "AS", "TS", "AH", "KH", "TH", "9H", "AC", "9C", "7C"], "position.hands[0].cards[1]", "AS"),
+    (["AS", "KS", "TS", "AH", "KH", "TH", "10H", "AC", "9C", "7C"], "position.hands[0].cards[6]", "TH"),  # an alias
+])
+def test_a_card_twice_in_a_hand_s_list_names_the_list_item(client, cards, field, token):
+    """A hand sent as a list of cards with one card twice was refused quoting a hand text the client
+    never wrote ("appears twice in hand 'AAT.AKT9..A97'"), on the whole hand's field: it names the
+    item of the list, as a bad card of the list is named (an audit's find)."""
+    hands = [pb.Cards(cards=[pb.Card(notation=c) for c in cards]), pb.Cards(notation="QJ98.Q8.KQ.KQ"),
+             pb.Cards(notation="7.J7.AJT7.JT8")]
+    position = pb.Position(game_name="marias", contract_name="hra", trump=pb.SUIT_HEARTS, hands=hands,
+                           talon=pb.Cards(notation="8D 9D"))
+    with pytest.raises(grpc.RpcError) as info:
+        client.stub.Solve(pb.SolveRequest(position=position), timeout=10)
+    got = error_details(info.value)
+    assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert (got["reason"], got["field"], got["doc_field"], got["token"]) == ("NOTATION", field, "hands[0]", token)
+    assert info.value.details().startswith(f"{field}: card '{token}' appears twice in the hand (also position.hands[0].cards[")
+    assert "AAT" not in info.value.details() and "docs/RULES.md §0.4 rule 2" in info.value.details()
+    # in a stream the item's error names the same item, under its `solve.`
+    [item] = client.stub.SolveStream(iter([pb.SolveStreamRequest(id="h", solve=pb.SolveRequest(position=position))]),
+                                     timeout=10)
+    assert (item.error.reason, item.error.field) == ("NOTATION", "solve." + field)
+
+
 def test_bad_json_and_bad_mode(client):
     with pytest.raises(grpc.RpcError) as info:
         client.stub.Solve(pb.SolveRequest(document_json="{oops"), timeout=10)

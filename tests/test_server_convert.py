@@ -114,14 +114,16 @@ def test_named_suit_beside_notation_names_the_conflict_and_its_field(action, fie
 
 
 def test_both_forms_agree_by_meaning():
-    """Aliases of a named suit agree; a talon has no order; a card twice is named as such later."""
+    """Aliases of a named suit agree; a talon has no order; a card twice in a hand is named as such."""
     for notation in ("QS/♦", "OS/diamonds", "qs/d"):
         action = pb.Action(notation=notation, card=pb.Card(notation="QS"), named_suit=pb.SUIT_DIAMONDS)
         assert convert.action_to_str(action, "a") == notation
     both = pb.Cards(notation="9C KC", cards=[pb.Card(notation="KC"), pb.Card(notation="9C")])
     assert convert.cards_to_sequence(both, "talon", ordered=False) == "KC 9C"
     twice = pb.Cards(notation="AS AS", cards=[pb.Card(notation="AS"), pb.Card(notation="AS")])
-    assert convert.cards_to_hand(twice, "hands[0]") == "AA..."          # the deal's check names the card
+    with pytest.raises(RequestError, match=r"hands\[0\]\.cards\[1\]: card 'AS' appears twice in the hand") as info:
+        convert.cards_to_hand(twice, "hands[0]")          # the list's item, not a hand text never sent
+    assert (info.value.reason, info.value.field, info.value.token) == ("NOTATION", "hands[0].cards[1]", "AS")
     with pytest.raises(RequestError, match="AH is no Ober") as info:
         convert.action_to_str(pb.Action(notation="AH/S", card=pb.Card(notation="AH"), named_suit=pb.SUIT_SPADES), "a")
     assert info.value.field == "a.named_suit"

@@ -5,10 +5,10 @@ import functools
 from typing import Any
 
 from ddcards.errors import DdcardsError
-from ddcards.notation import Card, Rank, Suit, parse_cards, parse_hand
+from ddcards.notation import DUPLICATE_RULE, Card, Rank, Suit, parse_cards, parse_hand
 from ddcards.server.convert.scalars import (HAND_RANK_ORDER, HAND_SUIT_ORDER, RANK_BY_LETTER, RANK_ENUM_RULE,
                                             RANK_LETTERS, SUIT_BY_LETTER, SUIT_ENUM_RULE, SUIT_LETTERS)
-from ddcards.server.status import RequestCardError, RequestError, shorten
+from ddcards.server.status import RequestCardError, RequestError, RequestNotationError, shorten
 from ddcards.v1 import ddcards_pb2 as pb
 
 
@@ -218,9 +218,14 @@ def cards_to_hand(cards: pb.Cards, where: str = "hand") -> str:
     if notation is not None:
         return notation
     by_suit: dict[str, list[str]] = {s: [] for s in HAND_SUIT_ORDER}
+    seen: dict[str, int] = {}
     for i, card in enumerate(cards.cards):
         at = f"{where}.cards[{i}]"
         text = str(_parsed(card_to_str(card, at), at))  # aliases ("10H") -> "TH"
+        if text in seen:  # named here: the library would quote a hand text the client never wrote
+            raise RequestNotationError(f"{at}: card {text!r} appears twice in the hand (also {where}.cards[{seen[text]}]; "
+                                       f"{DUPLICATE_RULE})", token=text, rule=DUPLICATE_RULE, field=at)
+        seen[text] = i
         by_suit[text[1]].append(text[0])
     return ".".join(
         "".join(sorted(ranks, key=HAND_RANK_ORDER.index)) for ranks in by_suit.values()
