@@ -180,3 +180,30 @@ def test_the_table_response_fields_the_proto_says_are_zero_are(server):
     if "Both games carry the hands" in comment:
         assert [h.notation for h in responses["Klaverjas"].hands] == KLAVERJAS_DEAL["hands"]
         assert len(responses["Mariáš"].hands) == 3
+
+
+def _subclasses(cls: type) -> list[type]:
+    found = []
+    for sub in cls.__subclasses__():
+        found += [sub, *_subclasses(sub)]
+    return found
+
+
+def test_every_reason_the_server_gives_is_listed_by_the_proto_and_the_error_table():
+    """A client written from the .proto alone reads ErrorInfo's reasons from its header's list: the
+    list left out SHUTTING_DOWN, which a call waiting for a worker at the shutdown gets (the
+    table of docs/SERVICE.md had it; an audit's find)."""
+    from ddcards.errors import DdcardsError
+    from ddcards.server import status
+    proto = (ROOT / "proto" / "ddcards" / "v1" / "ddcards.proto").read_text(encoding="utf-8")
+    listed = re.search(r"a stable `reason` per error\s*//\s*class \(([^)]*)\)", proto)
+    assert listed, "the proto's error model lists its reasons"
+    in_proto = set(re.findall(r"[A-Z_]{4,}", listed.group(1)))
+    table = "\n".join(line for line in DOC.splitlines() if line.startswith("| `") or line.startswith("| |"))
+    in_table = set(re.findall(r"`([A-Z_]{4,})`", table))
+    abstract = {DdcardsError.reason, "SEARCH_ABORTED", status.ServiceError.reason}   # no call ends with these
+    given = {c.reason for c in _subclasses(DdcardsError) + _subclasses(status.ServiceError)} - abstract
+    given |= {status.OUT_OF_MEMORY, "INTERNAL"}
+    assert "SHUTTING_DOWN" in given and "INVALID_REQUEST" in given
+    assert given - in_proto == set(), "reasons the proto's header does not list"
+    assert given - in_table == set(), "reasons docs/SERVICE.md's table does not list"
