@@ -260,8 +260,12 @@ def test_game_name_and_enum():
     assert doc["game"] == "mariáš"
     with pytest.raises(DdcardsError, match="names no game"):
         convert.position_to_doc(pb.Position())
-    with pytest.raises(DdcardsError, match="unknown game enum value 42"):
+    with pytest.raises(DdcardsError, match="unknown game enum value 42") as err:
         convert.position_to_doc(pb.Position(game=42))
+    # the values there are, as a client in any language names them
+    assert str(err.value) == ("unknown game enum value 42: use GAME_MARIAS (1), GAME_KLAVERJAS (2), GAME_MARIASZ (3) "
+                              "or GAME_PRSI (4)")
+    assert err.value.rule == "game: a value of the Game enum of ddcards/v1/ddcards.proto"
 
 
 def test_contract_name_and_enum():

@@ -33,7 +33,9 @@ def _pick_name(name: str, enum_type: EnumTypeWrapper, enum_value: int, field: st
         return name
     from_enum = enum_to_name(enum_type, enum_value)
     if enum_value and not from_enum:
-        raise RequestError(f"unknown {field} enum value {enum_value}", token=str(enum_value),
+        known = [f"{member} ({number})" for member, number in enum_type.items() if number]
+        raise RequestError(f"unknown {field} enum value {enum_value}: use {', '.join(known[:-1])} or {known[-1]}",
+                           token=str(enum_value),
                            rule=f"{field}: a value of the {enum_type.DESCRIPTOR.name} enum of ddcards/v1/ddcards.proto",
                            field=f"{where}.{field}")
     if name and from_enum and canonical(name.strip()) != canonical(from_enum):
