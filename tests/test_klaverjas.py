@@ -250,6 +250,11 @@ S_TRUMPS = {"game": "klaverjas", "trump": "S", "playing_team": 0,
             "hands": ["J97.8.AQJ.J", "QT.JT97.9.T", "AK.AQ.7.AK8", "8.K.KT8.Q97"]}
 C_TRUMPS_2 = {"game": "klaverjas", "trump": "C", "playing_team": 0,
               "hands": ["QT8.A7..J87", "J.J.Q9.AQT9", "9.KQ.JT87.K", "AK7.T98.AK."]}
+# Hand-built: seat 0 leads 7C, seat 1 beats it with AC, seat 2 (void in clubs, three trumps) is
+# the leader's partner with an opponent winning in the led suit, not by a trump: the clause
+# depends on who wins a trick of one suit by rank.
+H_TRUMPS = {"game": "klaverjas", "trump": "H", "playing_team": 0, "leader": 0,
+            "hands": ["AKQ.7.AK.87", "JT9.8.QJ.AK", "87.AKQ.T98.", ".JT9.7.QJT9"]}
 
 
 @pytest.mark.parametrize("deal,rules,played,rule,legal", [
@@ -267,6 +272,8 @@ C_TRUMPS_2 = {"game": "klaverjas", "trump": "C", "playing_team": 0,
     (C_TRUMPS_2, "amsterdam", ["QS", "JS", "9S", "7S", "TS", "9C", "KC"],
      "docs/RULES.md §2.4 rule 4: opponent winning, play another suit rather than undertrump",
      ["7D", "8D", "JD", "KH", "QH", "TD"]),
+    (H_TRUMPS, "amsterdam", ["7C", "AC", "8D"], "docs/RULES.md §2.4 rule 4: opponent winning, you must trump",
+     ["AH", "KH", "QH"]),
     (D_TRUMPS, "rotterdam", ["QH", "JD"], "docs/RULES.md §2.4 rule 2: holding the led suit you must play it",
      ["7H", "AH", "JH"]),
     (C_TRUMPS, "rotterdam", ["QD", "KD", "TD", "8D", "JD", "QC", "AD", "8C"],
