@@ -320,6 +320,16 @@ def test_kiks_must_beat_overtrumps():
     assert score(p) == {"team0": 58, "team1": 14}           # 7D 6H TD QD: 10 + 3 to team 0
 
 
+def test_kiks_must_overtrump_the_highest_trump_of_two():
+    # seat 0 leads 6C in the sixth trick; seats 1 and 2 are void in clubs: KH trumps, 8H cannot
+    # beat it (seat 2's only trump).  Seat 3 holds TH 9H 7D 6D: TH beats KH, 9H beats only 8H, so
+    # 9H breaks §3.4 rule 5 and the trump to beat is KH, the trick's best, not the 8H under it.
+    line = "6H 7H QH JH  8D JD AD KD  TS KS 6S JS  7C TC QC 8C  KC 9C JC AC  6C KH 8H"
+    p = pos(C, line, options={"variant": "kiks", "must_beat": True})
+    assert p.to_move == 3 and list(p.legal_moves) == ["TH"]
+    assert_illegal(p, "9H", "§3.4 rule 5", "must overtrump KH", "legal: TH")
+
+
 def test_kiks_value_is_team_margin():
     res = ddcards.solve(pos(C, C_LINE + " 9H"))
     assert res.scores["team0"] + res.scores["team1"] == 138 + sum(
