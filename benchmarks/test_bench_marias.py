@@ -35,4 +35,17 @@ def test_full_deal(benchmark, contract):
                        rounds=len(positions), iterations=1, warmup_rounds=0)
     benchmark.extra_info["nodes_median"] = sorted(r.nodes for r in results)[len(results) // 2]
     benchmark.extra_info["nodes_per_s"] = sum(r.nodes for r in results) / sum(r.elapsed for r in results)
-    assert all(r.moves for r in results)
+    # The answers, not just their presence (the timing is what the benchmark measures, but a
+    # broken search is no benchmark): forehand leads any of his 10 cards; a Hra's value is the
+    # declarer's margin, an odd multiple of 10 (docs/RULES.md §1.7 rule 1) and 190 at most (cards,
+    # last trick and every marriage), a Betl's or Durch's +1 or -1 (rule 2); the declarer moves
+    # first, so the value is his best first card's and exactly the cards worth it are optimal.
+    assert results
+    for r in results:
+        values = [m.value for m in r.moves]
+        assert r.to_move == 0 and len(values) == 10, r
+        if contract == "hra":
+            assert all(v % 20 == 10 and abs(v) <= 190 for v in values), values
+        else:
+            assert set(values) <= {1, -1}, values
+        assert r.value == max(values) and all(m.optimal == (m.value == r.value) for m in r.moves), r
