@@ -196,6 +196,13 @@ def test_4_4_ober_fits_anything_and_names_a_suit():
     assert list(p.legal_moves) == ["7D", "TD", "draw"]
     err = illegal(TWO, "draw", "QH/D", "KH")
     assert err.rule == "docs/RULES.md §4.3: matching by suit or rank" and "named suit D" in str(err)
+    # an Ober naming its own suit names nothing new: the top reads as a plain QH, and a card that
+    # fits neither is refused by suit and rank, not as missing a named suit (seat 0: KH only)
+    p = pos(TWO, "draw", "QH/H")
+    assert view(p)[1] == "QH" and list(p.legal_moves) == ["KH", "draw"]
+    err = illegal(TWO, "draw", "QH/H", "TD")
+    assert err.rule == "docs/RULES.md §4.3: matching by suit or rank"
+    assert "TD matches neither the suit H nor the rank Q of QH" in str(err) and "named suit" not in str(err)
 
 
 def test_4_4_ober_naming_its_own_suit_and_ober_on_ober():
