@@ -163,6 +163,29 @@ def test_nat_and_pit_on_the_suited_deal():
     assert res.value == 262 and res.outcomes["pit"] and res.tricks == {"playing": 8, "other": 0}
 
 
+def test_a_tie_in_points_is_nat():
+    """RULES §2: the playing team must score strictly more than the other team. Hearts trumps,
+    seats 0+2 playing; the tricks, checked by hand (trumps J 20, 9 14, A 11, T 10, K 4, Q 3;
+    others A 11, T 10, K 4, Q 3, J 2), no roem in any:
+    1 JS 7S 9D TS: TS (seat 3) 12; 2 KH JH AH 8H: JH (seat 0) 35; 3 KS 8S JD QS: KS (0) 9;
+    4 7H KD QH 9H: 9H (3) 21; 5 7C QC AC TC: AC (1) 24; 6 QD 7D TH AD: TH (3) 24;
+    7 9C JC 8C KC: KC (2) 6; 8 TD 9S 8D AS: TD (2) 21 + the last trick's 10 = 31.
+    Seats 0+2: 35 + 9 + 6 + 31 = 81; seats 1+3: 12 + 21 + 24 + 24 = 81. A tie: nat."""
+    hands = ["7H 8D AD JC JH JS KS QC", "7S 8C 8S AC AH AS KD QD", "7D 8H 9D JD KC QH TC TD",
+             "7C 9C 9H 9S KH QS TH TS"]
+    played = ("JS 7S 9D TS KH JH AH 8H KS 8S JD QS 7H KD QH 9H 7C QC AC TC QD 7D TH AD "
+              "9C JC 8C KC").split()
+    deal = {"game": "klaverjas", "trump": "H", "playing_team": 0, "hands": hands}
+    res = ddcards.solve(dict(deal, played=played))          # the last trick is forced
+    assert res.value == -162 and not res.won
+    assert res.outcomes == {"nat": True, "pit": False, "pit_other": False}
+    assert res.scores == {"playing": 0, "other": 162, "playing_roem": 0, "other_roem": 0}
+    assert res.pv == ["TD", "9S", "8D", "AS"] and res.tricks == {"playing": 4, "other": 4}
+    # the other team playing, the same tie is its nat: seats 0+2 take everything
+    other = ddcards.solve(dict(deal, playing_team=1, played=played))
+    assert other.value == -162 and other.scores["other"] == 162 and other.outcomes["nat"]
+
+
 def test_analyse():
     res = ddcards.solve(doc(), mode="best")
     an = ddcards.analyse(doc(played=res.pv[:8]))
