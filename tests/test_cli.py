@@ -248,8 +248,15 @@ def test_analyse_rows_keep_a_space_between_values_of_any_width():
                options={"sedma_value": 1_000_000, "kilo_value": 1_000_000})
     out = run("analyse", "-", stdin=json.dumps(doc))
     assert out.returncode == 0, out.stderr
-    assert "   0    0  QH    +16000016 +16000016     0  AS TS AH KH QH 9H AD TD 8C 7C\n" in out.stdout
+    # each column as wide as the deal's widest money, under its header (they stood 3 and 2
+    # characters to the right of 'before', 'after' and 'cost', columns 7 and 6 wide)
+    assert " ply seat  card     before     after     cost  best\n" in out.stdout
+    assert "   0    0  QH    +16000016 +16000016        0  AS TS AH KH QH 9H AD TD 8C 7C\n" in out.stdout
     assert "  24    0  AH    +16000016 -15999984 32000000  9H  <- mistake, outcome turned\n" in out.stdout
+    # points keep their columns
+    out = run("analyse", "--example", "marias-seed")
+    assert " ply seat  card  before  after  cost  best\n" in out.stdout
+    assert "   0    0  QH       +70    +50    20  AS TS AH AD TD  <- mistake\n" in out.stdout
 
 
 def test_games_and_examples():

@@ -9,7 +9,8 @@ from typing import Any
 
 import ddcards
 from ddcards.batch.reader import Entry, Outcome
-from ddcards.cli.display import analysis_title, print_analysis, print_analysis_end, print_step, print_steps_header
+from ddcards.cli.display import (COLUMNS, analysis_title, print_analysis, print_analysis_end, print_step,
+                                 print_steps_header, value_columns)
 from ddcards.cli.documents import as_position, for_each_document, header, record
 from ddcards.cli.searches import foreground, new_solver, note_long_analysis
 from ddcards.cli.streams import Input
@@ -27,6 +28,7 @@ class _Table:
     source: Input
     pos: ddcards.Position | None = None
     width: int = 0              # of the move column, from the recorded actions analysed
+    columns: tuple[int, int] = COLUMNS      # of the value and cost columns, from the deal's widest value
     labelled: bool = False      # the document's header line ("# FILE, line N" in a file of several) is out
     headed: bool = False        # the title and the column header are out
     printed: int = 0            # the steps printed so far
@@ -45,15 +47,17 @@ class _Table:
         if self.headed:
             return
         self.print_label()
-        print(analysis_title(self.pos.start().session(), self.pos.game, from_ply, value))
-        self.width = print_steps_header(self.pos.played[from_ply:], self.pos.game, sys.stdout)
+        start = self.pos.start().session()
+        print(analysis_title(start, self.pos.game, from_ply, value))
+        self.columns = value_columns(start)
+        self.width = print_steps_header(self.pos.played[from_ply:], self.pos.game, sys.stdout, self.columns)
         self.headed = True
         sys.stdout.flush()
 
     def print_row(self, step: ddcards.AnalysisStep, from_ply: int) -> None:
         """The next step's row, the first under the document's header, title and column header."""
         self.print_heading(step.value_before, from_ply)
-        print_step(step, self.width, sys.stdout)
+        print_step(step, self.width, sys.stdout, self.columns)
         self.printed += 1
         sys.stdout.flush()
 

@@ -111,7 +111,7 @@ def print_analysis(an: ddcards.Analysis, pos: ddcards.Position, out: TextIO) -> 
         print("Nothing to analyse: the position records no play (its 'played' is empty); the value above is "
               "the deal's as dealt (`ddcards solve` gives its best moves)", file=out)
     else:
-        print_steps(an.steps, pos.game, out)
+        print_steps(an.steps, pos.game, out, value_columns(start))
     print_analysis_end(an, pos, start, out)
 
 
@@ -154,29 +154,50 @@ def analysis_title(start: Session, game: str, from_ply: int, initial_value: int)
     return f"{start.describe().get('title', game)} - value {where} {signed(initial_value)} ({view})"
 
 
-def print_steps(steps: list[ddcards.AnalysisStep], game: str, out: TextIO) -> None:
+COLUMNS = (7, 6)        # before and after, cost: values of up to 5 characters (+1000, -162)
+
+
+def print_steps(steps: list[ddcards.AnalysisStep], game: str, out: TextIO,
+                columns: tuple[int, int] = COLUMNS) -> None:
     """The analysis table's rows, under their header: one per step (mode all: with every move's value)."""
-    width = print_steps_header([s.move for s in steps], game, out)
+    width = print_steps_header([s.move for s in steps], game, out, columns)
     for s in steps:
-        print_step(s, width, out)
+        print_step(s, width, out, columns)
 
 
-def print_steps_header(moves: Sequence[str], game: str, out: TextIO) -> int:
-    """The header of the rows of the steps that play `moves`; the width of their move column."""
+def value_columns(start: Session) -> tuple[int, int]:
+    """The widths of the before and after columns and of the cost column: the deal's widest value,
+    and its widest cost, and a space (`start`: a session at the deal's start; Mariáš's money of 8
+    digits, stakes of 1,000,000 in hearts and re, stood out of columns 7 wide, under no header)."""
+    values = start.value_range()
+    if not values:
+        return COLUMNS
+    return (max(COLUMNS[0], *(len(signed(v)) + 1 for v in values)),
+            max(COLUMNS[1], len(str(max(values) - min(values))) + 1))
+
+
+def print_steps_header(moves: Sequence[str], game: str, out: TextIO,
+                       columns: tuple[int, int] = COLUMNS) -> int:
+    """The header of the rows of the steps that play `moves` (`columns`: the widths of the value and
+    the cost columns, value_columns's); the width of their move column."""
+    values, cost = columns
     # Prší's draws and passes, an Ober with its suit, Mariasz's exchange: actions, not cards
     unit = "card" if game != "prsi" and "exchange" not in moves else "action"
     width = max([4, len(unit)] + [len(move) for move in moves]) + 1     # Mariasz's "exchange" is a move too
-    print(f"{'ply':>4} {'seat':>4}  {unit:<{width}}{'before':>7}{'after':>7}{'cost':>6}  best", file=out)
+    print(f"{'ply':>4} {'seat':>4}  {unit:<{width}}{'before':>{values}}{'after':>{values}}{'cost':>{cost}}  best",
+          file=out)
     return width
 
 
-def print_step(s: ddcards.AnalysisStep, width: int, out: TextIO) -> None:
+def print_step(s: ddcards.AnalysisStep, width: int, out: TextIO, columns: tuple[int, int] = COLUMNS) -> None:
     """One row of the analysis table (mode all: and every move's value under it)."""
-    # a space before each number whatever its width: the rows come as the steps are analysed, under
-    # a header printed before any value is known, and money of 8 digits (stakes of 1,000,000 in
-    # hearts and re) ran the columns together ('+16000016-1599998432000000')
-    print(f"{s.ply:>4} {s.seat:>4}  {s.move:<{width}}{' ' + signed(s.value_before):>7}"
-          f"{' ' + signed(s.value_after):>7}{' ' + str(s.cost):>6}  {' '.join(s.best_moves)}{step_mark(s)}", file=out)
+    values, cost = columns
+    # a space before each number whatever its width: money of 8 digits (stakes of 1,000,000 in
+    # hearts and re) ran the columns together ('+16000016-1599998432000000'); the columns are as
+    # wide as the deal's widest value (value_columns), as the header is printed before the rows
+    print(f"{s.ply:>4} {s.seat:>4}  {s.move:<{width}}{' ' + signed(s.value_before):>{values}}"
+          f"{' ' + signed(s.value_after):>{values}}{' ' + str(s.cost):>{cost}}  {' '.join(s.best_moves)}"
+          f"{step_mark(s)}", file=out)
     if s.moves:                        # mode all: every legal move's value at that point
         print(f"{'':>11}moves  " + "  ".join(move_value(m) for m in s.moves), file=out)
 

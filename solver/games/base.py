@@ -295,6 +295,11 @@ class Session(ABC):
         """What the history has scored so far, by side (see :class:`Score`)."""
         return Score()
 
+    def value_range(self) -> Sequence[int]:
+        """The values a search of this deal can report, where they can be wider than a few digits
+        (Mariáš's money: stakes up to 1,000,000); () where they are short (points, outcomes)."""
+        return ()
+
     def verdict(self, value: int, won: bool, value_kind: str) -> str:
         """A few words on the outcome for people, e.g. "declarer wins"."""
         if value_kind == "outcome":

@@ -459,6 +459,10 @@ class MariasSession(CardSession):
             return "the declarer's settlement: the money he wins (or pays) for the whole game as announced"
         return "the declarer's final points - the defenders' (cards, last trick, marriages)"
 
+    def value_range(self) -> Sequence[int]:
+        # money: every value is one of the scale's sums of the announced parts' stakes
+        return self.scale.values if self.value_kind == "money" and self.scale is not None else ()
+
     def verdict(self, value: int, won: bool, value_kind: str) -> str:
         if value_kind == "money":
             return "declarer wins" if value > 0 else "declarer pays" if value < 0 else "even"
