@@ -259,6 +259,21 @@ def test_analyse_rows_keep_a_space_between_values_of_any_width():
     assert "   0    0  QH       +70    +50    20  AS TS AH AD TD  <- mistake\n" in out.stdout
 
 
+def test_money_and_announcement_values_say_the_card_points():
+    """Played for money or for Sedma or Kilo, a Hra's value line gave the money by part or the
+    tricks, never the card points that decide the Hra and a Kilo (the JSON's scores)."""
+    kilo = dict(SEED, objective="kilo")
+    out = run("solve", "--mode", "best", "-", stdin=json.dumps(kilo))
+    assert "Value       +1  made (declarer 100, defenders 70)\n" in out.stdout, out.stderr
+    money = dict(SEED, objective="money", announcements=["kilo"], flek=2, options={"kilo_value": 1_000_000})
+    out = run("solve", "--mode", "best", "-", stdin=json.dumps(money))
+    assert ("Value       +16000016  declarer wins (declarer 100, defenders 70; money hra won +16, "
+            "kilo won +16000000)\n") in out.stdout, out.stderr
+    betl = dict(ddcards.example("marias-betl"), objective="money")
+    out = run("solve", "--mode", "best", "-", stdin=json.dumps(betl))
+    assert "Value       +10  declarer wins (tricks: declarer 0, defenders 10; money betl won +10)\n" in out.stdout
+
+
 def test_games_and_examples():
     out = run("games", "--json")
     games = json.loads(out.stdout)

@@ -189,7 +189,7 @@ def test_describe_and_cli_show_the_parts(capsys):
     doc = dict(SEED, announcements=["kilo"])
     res = ddcards.solve(doc, mode="best")
     text = cli.describe_value(res, ddcards.Position.from_dict(doc).session())
-    assert text == "+12  declarer wins (hra won +4, kilo won +8)"
+    assert text == "+12  declarer wins (declarer 100, defenders 70; money hra won +4, kilo won +8)"
     # played for the margin, the parts still settle the game: the line says what each won or paid
     doc = dict(SEED, played=[], trump="C", announcements=["sedma"], objective="hra")
     res = ddcards.solve(doc)

@@ -21,8 +21,12 @@ def describe_value(res: ddcards.Result, session: Any) -> str:
         verdict += f", the end in {res.distance} {'ply' if res.distance == 1 else 'plies'}"
     parts = ", ".join(f"{name} {'won' if part['won'] else 'lost'} {signed(part['money'])}"
                       for name, part in res.parts.items())
-    if res.value_kind == "money":
-        return f"{signed(res.value)}  {verdict} ({parts})"
+    # the card points at the line's end where they are more than its tricks (a Mariáš Hra): what
+    # decides the Hra and a Kilo, also when the value is the money or an announcement's outcome
+    points = ", ".join(f"{spoken(k)} {v}" for k, v in res.scores.items()) if res.scores != res.tricks else ""
+    if res.value_kind == "money":            # (a Betl's and a Durch's scores are their tricks)
+        taken = points or "tricks: " + ", ".join(f"{k} {v}" for k, v in res.tricks.items())
+        return f"{signed(res.value)}  {verdict} ({taken}; money {parts})"
     detail = getattr(session, "value_detail", None)      # a game that words its own scores
     if detail is not None:
         return f"{signed(res.value)}  {verdict} ({detail(res)})"
@@ -32,6 +36,8 @@ def describe_value(res: ddcards.Result, session: Any) -> str:
         return f"{signed(res.value)}  {verdict} ({scores}" + (f"; money {parts})" if parts else ")")
     if not res.tricks:                       # not a trick game (Prší)
         return f"{signed(res.value)}  {verdict}"
+    if points:                               # a Hra played for Sedma or Kilo
+        return f"{signed(res.value)}  {verdict} ({points})"
     detail = ", ".join(f"{k} {v}" for k, v in res.tricks.items())
     return f"{signed(res.value)}  {verdict} (tricks: {detail})"
 
