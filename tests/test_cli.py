@@ -1134,6 +1134,16 @@ def test_prsi_without_a_horizon_reads_naturally(capsys):
     assert " ever" not in out
 
 
+def test_a_prsi_line_where_nobody_goes_out_says_so_once(capsys):
+    # it listed every seat: "no seat 0 out, no seat 1 out, no seat 2 out, no seat 3 out"
+    status, out, _ = main_on(lines_of(ddcards.example("prsi-4players")), "solve", capsys=capsys)
+    assert status == 0 and "Value       -1  seat 0 cannot force being out first within 20 plies\n" in out
+    assert "On the line nobody out\n" in out
+    status, out, _ = main_on(lines_of(dict(PRSI, played=PRSI_LINE[:7], options={"horizon": None})), "solve",
+                             capsys=capsys)
+    assert "On the line seat 0 out\n" in out
+
+
 def test_a_finished_prsi_game_says_who_went_out_and_asks_nothing_more(capsys):
     doc = dict(PRSI, played=PRSI_LINE)
     status, out, _ = main_on(lines_of(doc), "solve", capsys=capsys)

@@ -99,6 +99,8 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
     achieved = [spoken(k) for k, v in res.outcomes.items() if v]
     if res.outcomes:
         missed = ", ".join(f"no {spoken(k)}" for k, v in res.outcomes.items() if not v)
+        if all(spoken(k).endswith(" out") for k in res.outcomes):      # Prší's seats, up to six
+            missed = "nobody out"
         print(f"On the line {', '.join(achieved) if achieved else missed}", file=out)
     print("Settlement  " + ", ".join(f"seat {i} {v:+d}" for i, v in enumerate(res.settlement)), file=out)
     rate = res.nodes / res.elapsed / 1e6 if res.elapsed > 0 else 0.0
