@@ -475,15 +475,21 @@ def test_a_signal_while_the_local_cluster_starts_stops_it_in_order(monkeypatch, 
     assert signal.getsignal(signal.SIGTERM) is before and not (tmp_path / "o.jsonl").exists()
 
 
-@pytest.mark.parametrize("address", ["", "  "])
-def test_an_empty_dask_address_is_refused_not_run_on_threads(tmp_path, capsys, address):
-    """`--dask "$SCHEDULER"` with the variable unset: the batch ran on this machine's threads and
-    said so only in its summary's last words, as if --dask had been left out."""
+@pytest.mark.parametrize("address, said", [
+    # `--dask "$SCHEDULER"` with the variable unset: the batch ran on this machine's threads and
+    # said so only in its summary's last words, as if --dask had been left out
+    ("", "give a Dask scheduler's address (tcp://HOST:8786) or 'local'"),
+    ("  ", "give a Dask scheduler's address (tcp://HOST:8786) or 'local'"),
+    # taken for a scheduler's address: "cannot reach ...: missing port number"
+    ("LOCAL", "the local cluster is written 'local', in lower case"),
+    (" Local ", "the local cluster is written 'local', in lower case"),
+])
+def test_a_dask_address_that_names_no_scheduler_is_refused(tmp_path, capsys, address, said):
     source = tmp_path / "in.jsonl"
     source.write_text(json.dumps(endgame(27)) + "\n")
     assert batch(str(source), "-o", str(tmp_path / "o.jsonl"), "--dask", address) == cli.EXIT_BAD_INPUT
     err = capsys.readouterr().err
-    assert f"ddcards: error: --dask {address!r}: give a Dask scheduler's address (tcp://HOST:8786) or 'local'" in err
+    assert f"ddcards: error: --dask {address!r}: {said}" in err
     assert not (tmp_path / "o.jsonl").exists()
 
 
@@ -555,17 +561,6 @@ def test_jobs_with_a_remote_dask_cluster_is_refused_not_dropped(tmp_path, capsys
                  "--dask", "tcp://127.0.0.1:9") == cli.EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert "ddcards: error: --jobs 7 does not apply to the Dask cluster at tcp://127.0.0.1:9" in err, err
-    assert not (tmp_path / "o.jsonl").exists()
-
-
-@pytest.mark.parametrize("address", ["LOCAL", " Local "])
-def test_local_in_another_case_is_pointed_to_local(tmp_path, capsys, address):
-    """It was taken for a scheduler's address: "cannot reach ...: missing port number"."""
-    source = tmp_path / "in.jsonl"
-    source.write_text(json.dumps(endgame(27)) + "\n")
-    assert batch(str(source), "-o", str(tmp_path / "o.jsonl"), "--dask", address) == cli.EXIT_BAD_INPUT
-    err = capsys.readouterr().err
-    assert f"ddcards: error: --dask {address!r}: the local cluster is written 'local', in lower case" in err
     assert not (tmp_path / "o.jsonl").exists()
 
 

@@ -100,9 +100,6 @@ def dask_client(address: str, workers: int | None) -> Iterator[tuple[Any, str]]:
         raise InvalidOptionError("--dask needs Dask's distributed scheduler: pip install 'ddcards[dask]'",
                                  token=address, rule=DASK_RULE) from None
     dist: Any = distributed                 # untyped calls, kept at arm's length
-    if address != "local" and address.strip().lower() == "local":     # a scheduler's address has a port
-        raise InvalidOptionError(f"--dask {address!r}: the local cluster is written 'local', in lower case",
-                                 token=address, rule=DASK_RULE)
     if address != "local":
         _check_reachable(address)
     cluster = None

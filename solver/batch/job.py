@@ -313,7 +313,7 @@ def _open_input(name: str, stack: ExitStack) -> _Input:
         try:
             stream = stack.enter_context(open(name, "rb"))
         except OSError as exc:
-            hint = unreadable_hint(argparse.Namespace(file=name, command="batch"))
+            hint = unreadable_hint(name, "batch", example_option=False)
             raise NotationError(f"cannot read {shown}: {exc.strerror}{hint}", token=name,
                                 rule="readable file") from None
         if not stream.seekable():
@@ -345,37 +345,27 @@ def _job(source: _Input, args: argparse.Namespace) -> dict[str, Any]:
 
 # ----------------------------------------------------------------- the job
 
+OUTPUT_RULE = "-o: the output is a new file"
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``ddcards batch`` with parsed `args`; the exit status."""
     if not args.output:             # (an unset shell variable, -o "$OUT"): said as such, not "cannot write : ..."
         raise InvalidOptionError("-o '': the output's file name is empty: give the file the answers go to",
-                                 token="", rule="-o: the output is a new file")
+                                 token="", rule=OUTPUT_RULE)
     if args.output == "-":          # as the input's "-" reads standard input: it would make a file named "-"
         raise InvalidOptionError("-o -: the output of ddcards batch is a file, which it reads back to resume the "
                                  "job, not standard output (give a file name; `ddcards solve --json` writes to "
-                                 "standard output)", token="-", rule="-o: the output is a new file")
+                                 "standard output)", token="-", rule=OUTPUT_RULE)
     if is_input(args.input, args.output):
         raise InvalidOptionError(f"the output {args.output} is the input: choose another file", token=args.output,
-                                 rule="-o: the output is a new file")
+                                 rule=OUTPUT_RULE)
     if is_input(args.input, args.output + JOB_SUFFIX):
         # OUT's job file would be written over the input (replaced whole: it was lost for good)
         raise InvalidOptionError(f"the output's job file {args.output + JOB_SUFFIX} is the input: choose another "
-                                 "output file", token=args.output, rule="-o: the output is a new file")
-    if args.dask is not None and not args.dask.strip():
-        # (an unset shell variable, --dask "$SCHEDULER"): it ran on this machine's threads, unsaid
-        from ddcards.batch.cluster import DASK_RULE
-
-        raise InvalidOptionError(f"--dask {shown(args.dask)}: give a Dask scheduler's address (tcp://HOST:8786) or "
-                                 "'local', or leave --dask out to run on this machine's threads",
-                                 token=args.dask, rule=DASK_RULE)
-    if args.dask is not None and args.dask != "local" and args.jobs is not None:
-        # (it was dropped unsaid: the cluster's workers run what they run)
-        from ddcards.batch.cluster import DASK_RULE
-
-        raise InvalidOptionError(f"--jobs {args.jobs} does not apply to the Dask cluster at {args.dask}: its workers "
-                                 "set how many searches run at once (dask worker --nworkers N --nthreads 1); leave "
-                                 "--jobs out, or give it with --dask local", token=f"--jobs {args.jobs}",
-                                 rule=DASK_RULE)
+                                 "output file", token=args.output, rule=OUTPUT_RULE)
+    if args.dask is not None:
+        _check_dask(args.dask, args.jobs)
     with ExitStack() as stack:
         source = _open_input(args.input, stack)
         tally = _Tally()
@@ -446,6 +436,26 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         status = max(status, EXIT_BAD_INPUT)
     return max(status, EXIT_INTERNAL if lost or tally.gone is not None else EXIT_OK)
+
+
+def _check_dask(address: str, jobs: int | None) -> None:
+    """--dask's address, and --jobs beside it, before the input is read or OUT opened."""
+    from ddcards.batch.cluster import DASK_RULE
+
+    if not address.strip():
+        # (an unset shell variable, --dask "$SCHEDULER"): it ran on this machine's threads, unsaid
+        raise InvalidOptionError(f"--dask {shown(address)}: give a Dask scheduler's address (tcp://HOST:8786) or "
+                                 "'local', or leave --dask out to run on this machine's threads",
+                                 token=address, rule=DASK_RULE)
+    if address != "local" and address.strip().lower() == "local":     # (taken for a scheduler's address)
+        raise InvalidOptionError(f"--dask {address!r}: the local cluster is written 'local', in lower case",
+                                 token=address, rule=DASK_RULE)
+    if address != "local" and jobs is not None:
+        # (it was dropped unsaid: the cluster's workers run what they run)
+        raise InvalidOptionError(f"--jobs {jobs} does not apply to the Dask cluster at {address}: its workers "
+                                 "set how many searches run at once (dask worker --nworkers N --nthreads 1); leave "
+                                 "--jobs out, or give it with --dask local", token=f"--jobs {jobs}",
+                                 rule=DASK_RULE)
 
 
 def _say_stopped(exc: KeyboardInterrupt, tally: _Tally) -> None:
