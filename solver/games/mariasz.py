@@ -48,6 +48,8 @@ EXCHANGE = "exchange"
 EXCHANGE_CODE = _mariasz.EXCHANGE
 VARIANTS = ("standard", "kiks", "three")
 SEATS = {"standard": 2, "kiks": 4, "three": 3}
+# the game as its messages name it, by variant
+VARIANT_TITLES = {"standard": "Mariasz", "kiks": "Kiks", "three": "Mariasz for three"}
 CONTRACT = "play"
 FIELDS = ("game", "hands", "stock", "trump", "objective", "start_scores", "first_deal", "options", "played",
           "leader", "contract")
@@ -227,7 +229,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
     variant = options["variant"]
     szlifowany, slepy = options["szlifowany"], options["slepy"]
     nseats = SEATS[variant]
-    title = {"standard": "Mariasz", "kiks": "Kiks", "three": "Mariasz for three"}[variant]
+    title = VARIANT_TITLES[variant]
     if variant == "kiks" and szlifowany:
         raise _error(InvalidOptionError, "Kiks is played with the 36-card deck (9 cards each): option "
                      "'szlifowany' does not apply", token="szlifowany", rule=KIKS_DECK_RULE,
@@ -253,7 +255,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
                      token=token_text(leader), rule=LEADER_RULE, field="leader")
 
     size = 6 if nseats == 2 else (24 if szlifowany else 36) // nseats
-    _check_hand_count(doc, variant)
+    _check_hand_count(doc, variant, title)
     hands = hands_field(doc, nseats, title)
     stock: tuple[Card, ...] = ()
     if nseats == 2:
@@ -292,7 +294,7 @@ def parse_setup(doc: Mapping[str, Any]) -> MariaszSetup:
                         options, _played(doc), leader)
 
 
-def _check_hand_count(doc: Mapping[str, Any], variant: str) -> None:
+def _check_hand_count(doc: Mapping[str, Any], variant: str, title: str) -> None:
     """Hands for another variant's table (three for three players, four for Kiks) name the option
     that seats them: the count alone ("needs 2 hands, got 3") does not say how to ask for it."""
     raw = doc.get("hands")
@@ -301,7 +303,6 @@ def _check_hand_count(doc: Mapping[str, Any], variant: str) -> None:
     other = next((name for name, seats in SEATS.items() if seats == len(raw)), None)
     if other is None:
         return                      # hands_field says how many are needed
-    title = {"standard": "Mariasz", "kiks": "Kiks", "three": "Mariasz for three"}[variant]
     ask = {"standard": "two players with a stock are option variant 'standard' (the default)",
            "kiks": "four players in pairs (Kiks) are option variant 'kiks'",
            "three": "three players are option variant 'three'"}[other]
@@ -319,22 +320,18 @@ def _trump(doc: Mapping[str, Any], variant: str, slepy: bool, hands: Sequence[Se
             raise _error(InvalidOptionError, f"trump must be a suit such as \"H\", not {shown(text)}",
                          token=token_text(text), rule=rule)
         given = Suit.parse(text)
+    if given is None and slepy:                 # drawn before the deal: no card says it
+        raise _error(InvalidOptionError, f"ślepy {VARIANT_TITLES[variant]} needs the trump suit drawn before the "
+                     "deal (field 'trump')", token="trump", rule=SLEPY_RULE)
     if variant == "standard":
         turned = stock[-1]
-        if slepy:
-            if given is None:
-                raise _error(InvalidOptionError, "ślepy Mariasz needs the trump suit drawn before the deal "
-                             "(field 'trump')", token="trump", rule=SLEPY_RULE)
+        if slepy and given is not None:         # (given: ślepy without it is refused above)
             return given
         if given is not None and given != turned.suit:
             raise _error(InvalidOptionError, f"trump {given} contradicts the turned card {turned} (the stock's "
                          "last card fixes trumps; option 'slepy' draws them apart)", token=str(given),
                          rule=TURNED_TRUMP_RULE)
         return turned.suit
-    if given is None and slepy:                 # drawn before the deal: no card of the dealer's says it
-        title = "Kiks" if variant == "kiks" else "Mariasz for three"
-        raise _error(InvalidOptionError, f"ślepy {title} needs the trump suit drawn before the deal (field "
-                     "'trump')", token="trump", rule=SLEPY_RULE)
     if given is None:
         raise _error(InvalidOptionError, "Kiks and three players need the trump suit (field 'trump': the suit of "
                      "the dealer's last card)", token="trump", rule=ALL_DEALT_RULE)
@@ -538,7 +535,7 @@ class MariaszSession(Session):
     def describe(self) -> dict[str, Any]:
         s = self.setup
         st = self.board.state
-        title = {"standard": "Mariasz", "kiks": "Kiks", "three": "Mariasz for three"}[s.variant]
+        title = VARIANT_TITLES[s.variant]
         extras = [f"trumps {s.trump}"]
         if s.szlifowany:
             extras.append("szlifowany")
