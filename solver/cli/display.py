@@ -21,25 +21,22 @@ def describe_value(res: ddcards.Result, session: Any) -> str:
         verdict += f", the end in {res.distance} {'ply' if res.distance == 1 else 'plies'}"
     parts = ", ".join(f"{name} {'won' if part['won'] else 'lost'} {signed(part['money'])}"
                       for name, part in res.parts.items())
+    scores = ", ".join(f"{spoken(k)} {v}" for k, v in res.scores.items())
+    tricks = "tricks: " + ", ".join(f"{k} {v}" for k, v in res.tricks.items())
     # the card points at the line's end where they are more than its tricks (a Mariáš Hra): what
     # decides the Hra and a Kilo, also when the value is the money or an announcement's outcome
-    points = ", ".join(f"{spoken(k)} {v}" for k, v in res.scores.items()) if res.scores != res.tricks else ""
+    points = scores if res.scores != res.tricks else ""
     if res.value_kind == "money":            # (a Betl's and a Durch's scores are their tricks)
-        taken = points or "tricks: " + ", ".join(f"{k} {v}" for k, v in res.tricks.items())
-        return f"{signed(res.value)}  {verdict} ({taken}; money {parts})"
+        return f"{signed(res.value)}  {verdict} ({points or tricks}; money {parts})"
     detail = getattr(session, "value_detail", None)      # a game that words its own scores
     if detail is not None:
         return f"{signed(res.value)}  {verdict} ({detail(res)})"
     if res.value_kind == "points":
-        scores = ", ".join(f"{spoken(k)} {v}" for k, v in res.scores.items())
         # a Hra with announcements played for the margin: each part's money, which the settlement sums
         return f"{signed(res.value)}  {verdict} ({scores}" + (f"; money {parts})" if parts else ")")
     if not res.tricks:                       # not a trick game (Prší)
         return f"{signed(res.value)}  {verdict}"
-    if points:                               # a Hra played for Sedma or Kilo
-        return f"{signed(res.value)}  {verdict} ({points})"
-    detail = ", ".join(f"{k} {v}" for k, v in res.tricks.items())
-    return f"{signed(res.value)}  {verdict} (tricks: {detail})"
+    return f"{signed(res.value)}  {verdict} ({points or tricks})"    # points: a Hra played for Sedma or Kilo
 
 
 def move_value(m: ddcards.MoveValue) -> str:
@@ -74,8 +71,7 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
     print(head, file=out)
     # the hands and what else is in view laid out as print(Position) lays them out
     hands = info.get("hands", [])
-    rows = seat_rows([session.seat_role(i) for i in range(len(hands))],
-                     ["  ".join(f"{s}: {h or '-'}" for s, h in zip("SHDC", hand.split("."))) for hand in hands])
+    rows = seat_rows([session.seat_role(i) for i in range(len(hands))], [display_hand(hand) for hand in hands])
     for label in ("talon", "stock", "trick", "top", "pile"):
         if info.get(label):
             shown = info[label] if isinstance(info[label], str) else " ".join(info[label])

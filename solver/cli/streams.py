@@ -64,24 +64,25 @@ def open_input(args: argparse.Namespace) -> Input:
     try:
         stream = open(args.file, "rb")
     except OSError as exc:
-        raise NotationError(f"cannot read {args.file}: {exc.strerror}{unreadable_hint(args)}", token=args.file,
+        hint = unreadable_hint(args.file, getattr(args, "command", None) or "solve",
+                               example_option=hasattr(args, "example"))
+        raise NotationError(f"cannot read {args.file}: {exc.strerror}{hint}", token=args.file,
                             rule="readable file") from None
     return Input(args.file, _reading(args.file, args.file, read_documents(stream)), stream)
 
 
-def unreadable_hint(args: argparse.Namespace) -> str:
-    """What a file argument that cannot be opened was likely meant as: a bundled example's name,
-    or a document itself written where its file's name goes (a newcomer's first try); else ""."""
-    if os.path.exists(args.file):
+def unreadable_hint(file: str, command: str, *, example_option: bool) -> str:
+    """What a file argument of `command` that cannot be opened was likely meant as: a bundled
+    example's name (`example_option`: the command takes --example), or a document itself written
+    where its file's name goes (a newcomer's first try); else ""."""
+    if os.path.exists(file):
         return ""
-    name = example_name(args.file)
+    name = example_name(file)
     if name is not None:            # batch has no --example: the example is written to a file first
-        return (f" (the bundled example: --example {name})" if hasattr(args, "example") else
+        return (f" (the bundled example: --example {name})" if example_option else
                 f" (the bundled example: ddcards examples {name} > {name}.json)")
-    if args.file.lstrip()[:1] in ("{", "["):
-        command = getattr(args, "command", None) or "solve"
-        return (f" (that is a document, not a file's name: give it on standard input, "
-                f"echo '...' | ddcards {command} -)")
+    if file.lstrip()[:1] in ("{", "["):
+        return f" (that is a document, not a file's name: give it on standard input, echo '...' | ddcards {command} -)"
     return ""
 
 

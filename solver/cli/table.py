@@ -19,7 +19,7 @@ def cmd_table(args: argparse.Namespace) -> int:
 
     engine = new_solver(args)
     threads = min(8, available_threads()) if args.threads is None else args.threads
-    noted: list[bool] = []
+    noted = False       # --all said to change nothing for a Klaverjas table
 
     def show(answer: tuple[dict[str, Any], dict[str, Any]], entry: Entry, source: Input) -> None:
         table, given = answer
@@ -28,8 +28,9 @@ def cmd_table(args: argparse.Namespace) -> int:
             print(printable(f"ddcards: note: {located(entry, source)}the table chooses "
                             f"{'this' if len(given) == 1 else 'these'} itself, row by row: the document's {fields} "
                             f"{'is' if len(given) == 1 else 'are'} not used"), file=sys.stderr, flush=True)
+        nonlocal noted
         if args.all and table["game"] != "marias" and not noted:      # said once, not dropped without a word
-            noted.append(True)
+            noted = True
             print(f"ddcards: note: --all lists every discard of a Mariáš table; a {table['game'].capitalize()} "
                   "table has every row already", file=sys.stderr, flush=True)
         if args.json:
