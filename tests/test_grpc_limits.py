@@ -730,7 +730,12 @@ def test_a_killed_reflection_client_logs_no_error(tmp_path, caplog):
             finally:
                 proc.kill()
                 proc.wait()
-            assert wait_until(lambda: any("ServerReflectionInfo" in r.getMessage() for r in caplog.records))
+            ended = wait_until(lambda: any("ServerReflectionInfo" in r.getMessage() for r in caplog.records))
+            # (This wait has failed twice in full parallel runs and never alone: say what was seen.)
+            assert ended, ("no line for the reflection call in 30 s", proc.returncode,
+                           [f"{r.name} {r.levelname} {r.getMessage()}" for r in caplog.records],
+                           logging.getLogger("ddcards.server").getEffectiveLevel(),
+                           logging.getLogger("ddcards.server").disabled, logging.getLogger("ddcards.server").propagate)
     problems = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert not problems, problems
     line = next(r.getMessage() for r in caplog.records if "rpc method=ServerReflectionInfo" in r.getMessage())
