@@ -33,7 +33,7 @@ from ddcards.errors import NotationError, NotationTypeError
 __all__ = ["BOM", "BOM_BYTES", "without_bom", "MAX_DEPTH", "MAX_DIGITS", "MAX_TEXT", "MAX_ITEMS", "MAX_ALL_ITEMS",
            "MAX_ID_CHARS", "ID_RULE", "check_id", "LongNumber", "loads", "decode_value", "check_depth", "decode_utf8",
            "check_limits", "shown", "token_text", "not_a_position", "read_position", "json_reason", "json_error",
-           "whole_number", "loads_given", "path_advice", "read_the_file"]
+           "whole_number", "loads_given", "path_advice", "read_the_file", "plain_values"]
 
 # A position document nests 3 levels (document -> hands -> a hand's cards); these limits
 # leave room for any game while keeping every walk, message and answer small.
@@ -382,6 +382,35 @@ def printable(text: str) -> str:
         return text
     return "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
                    for c in text)
+
+
+def plain_values(document: Any) -> Any:
+    """`document`, a position document a program built, with numpy's scalars and arrays as the
+    Python values they hold (``np.int64(1)`` as 1, ``np.True_`` as True, an array as a list), as
+    a dict filled from numpy or pandas carries them: a field then reads them as the JSON numbers,
+    booleans and lists they stand for (as the API's arguments take numpy's integers), where
+    ``playing_team=np.int64(0)`` was refused as "not one of 0, 1".  Anything else stays as it is
+    (and is checked as it is); without numpy imported, the document itself."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None:
+        return document
+    generic, array = numpy.generic, numpy.ndarray
+
+    def plain(value: Any, depth: int) -> Any:
+        if isinstance(value, generic):
+            return value.item()
+        if isinstance(value, array):
+            # (one over the limits stays an array, which its field refuses as no list)
+            return value.tolist() if value.size <= MAX_ALL_ITEMS else value
+        if depth >= MAX_DEPTH:
+            return value                    # check_limits names what nests too deep
+        if isinstance(value, Mapping):
+            return {plain(key, depth + 1): plain(item, depth + 1) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(plain(item, depth + 1) for item in value)
+        return value
+
+    return plain(document, 0)
 
 
 def whole_number(value: Any) -> TypeGuard[int]:

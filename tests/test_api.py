@@ -1249,6 +1249,38 @@ def test_a_bool_of_another_type_is_no_whole_number():
     assert ddcards.solve(SEED, timeout=numpy.float32(30)).value == 50      # a real number, not a float
 
 
+def test_a_document_filled_from_numpy_reads_its_values_as_the_plain_ones():
+    # A dict a program fills from numpy or pandas carries np.int64, np.bool_ and arrays: they were
+    # refused in words that contradicted themselves ("playing_team must be one of 0, 1, not
+    # np.int64(0)", "a start score must be a whole number, not np.int64(95)"), where the API's
+    # arguments take numpy's integers.  A field reads them as the JSON values they hold.
+    import numpy
+
+    from ddcards.ddtable import dd_table
+
+    klaverjas = ddcards.example("klaverjas")
+    got = ddcards.Position.from_dict(dict(klaverjas, playing_team=numpy.int64(1), leader=numpy.uint8(0)))
+    assert got == ddcards.Position.from_dict(klaverjas) and got.to_dict()["playing_team"] == 1
+    assert ddcards.solve(dict(klaverjas, playing_team=numpy.int64(0))).value == -182
+    hra = ddcards.example("marias-hra")
+    flek = ddcards.Position.from_dict(dict(hra, flek=numpy.int32(1), options={"marriage_on_follow": numpy.True_,
+                                                                               "sedma_value": numpy.int64(3)}))
+    assert flek.to_dict() == dict(ddcards.Position.from_dict(hra).to_dict(), flek=1,
+                                  options={"marriage_on_follow": True, "sedma_value": 3})
+    assert ddcards.Position.from_dict(dict(hra, hands=numpy.array(hra["hands"]))) == ddcards.Position.from_dict(hra)
+    race = ddcards.Position.from_dict(dict(ddcards.example("mariasz-race"), start_scores=numpy.array([95, 102])))
+    assert race.to_dict()["start_scores"] == [95, 102]
+    prsi = ddcards.Position.from_dict(dict(ddcards.example("prsi"), options={"horizon": numpy.int64(10)}))
+    assert ddcards.solve(prsi).horizon == 10
+    assert dd_table(dict(klaverjas, leader=numpy.int64(1)))["leader"] == 1
+    # out of range: named as the number it is; a numpy bool is still no whole number
+    with pytest.raises(ddcards.InvalidOptionError, match=r"playing_team must be one of 0, 1, not 2 \(") as info:
+        ddcards.Position.from_dict(dict(klaverjas, playing_team=numpy.int64(2)))
+    assert info.value.token == "2" and info.value.field == "playing_team"
+    with pytest.raises(ddcards.InvalidOptionError, match="flek takes a whole number, 0, 1 or 2, not true"):
+        ddcards.Position.from_dict(dict(hra, flek=numpy.True_))
+
+
 @pytest.mark.parametrize("value", [None, True, False])
 def test_a_python_argument_is_named_in_python_words(value):
     # keep_tt=None was "keep_tt must be True or False, not null" (token "null"), find_game(True)

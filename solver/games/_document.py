@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ddcards._jsonio import check_id, check_limits, shown, token_text
+from ddcards._jsonio import check_id, check_limits, plain_values, shown, token_text
 from ddcards.errors import DdcardsError, InvalidCardError, InvalidDealError, InvalidOptionError, NotationError
 from ddcards.games.base import STAKE, GameInfo, OptionInfo
 from ddcards.notation import Card, Rank, format_hand, parse_cards, parse_hand
@@ -48,11 +48,13 @@ def check_fields(doc: Mapping[str, Any], fields: Sequence[str], game: str) -> di
     """The gate of every game's document: plain data within the limits of ddcards._jsonio
     (nesting, number size, text length, valid Unicode), and every key one of the game's `fields`.
     Returns the document with its null fields left out (RULES §0.6 rule 6: null reads as absent,
-    as JSON writers send an unset field), which the game then reads.
+    as JSON writers send an unset field) and numpy's values as the plain ones they hold
+    (``plain_values``), which the game then reads.
 
     Each game calls this first, so the readers after it never see a value whose message
     could not be built.
     """
+    doc = plain_values(doc)             # numpy's np.int64(1) is the 1 it holds, as in the API's arguments
     check_limits(doc)
     for key in doc:
         if key not in fields and key != "id":
