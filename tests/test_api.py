@@ -428,6 +428,35 @@ def test_cancelled_before_start():
     assert ddcards.solve(SEED).value == 50
 
 
+def test_a_token_cancelled_before_the_call_is_named_as_the_reason():
+    # A token stays cancelled: one reused after an earlier search's cancel stopped every later
+    # call at once with "the search was cancelled", which did not say why.
+    from ddcards.ddtable import dd_table
+
+    token = ddcards.CancelToken()
+    token.cancel()
+    why = ("(its CancelToken was cancelled before this call began, and a token stays cancelled: "
+           "give each search a new one)")
+    calls = [("the search was cancelled", lambda: ddcards.solve(START, cancel=token)),
+             ("the search was cancelled", lambda: ddcards.Solver().value(SEED, cancel=token)),
+             ("the analysis was cancelled after 0 nodes, with 0 of the 30 recorded actions analysed",
+              lambda: ddcards.analyse(SEED, cancel=token)),
+             ("the search was cancelled", lambda: dd_table(ddcards.example("klaverjas"), cancel=token)),
+             ("the contract table was cancelled", lambda: dd_table(ddcards.example("marias-hra"), cancel=token))]
+    for stopped, call in calls:
+        with pytest.raises(ddcards.SearchCancelled) as info:
+            call()
+        assert str(info.value) == f"{stopped} {why}" and info.value.nodes == 0
+    # a token cancelled while its search runs says how far the search got, not that
+    fresh = ddcards.CancelToken()
+    timer = threading.Timer(0.05, fresh.cancel)
+    timer.start()
+    with pytest.raises(ddcards.SearchCancelled) as info:
+        ddcards.Solver(tt_mb=1).solve(ENDLESS, cancel=fresh)
+    timer.join()
+    assert str(info.value).startswith("the search was cancelled after ") and "CancelToken" not in str(info.value)
+
+
 def test_cancel_is_not_a_bad_input_error():
     assert not issubclass(ddcards.SearchCancelled, ddcards.DdcardsError)
     assert not issubclass(ddcards.SearchTimeout, ddcards.DdcardsError)

@@ -26,6 +26,10 @@ _R = TypeVar("_R")
 #: How often a call waiting for a Solver another thread is searching with looks at its cancel token.
 TURN_POLL_SECONDS = 0.02
 
+#: What a call given a token cancelled before it began adds to its SearchCancelled's message.
+STALE_TOKEN = ("its CancelToken was cancelled before this call began, and a token stays cancelled: "
+               "give each search a new one")
+
 
 def one_at_a_time(method: Callable[Concatenate[Solver, _P], _R]) -> Callable[Concatenate[Solver, _P], _R]:
     """A Solver method that uses its table: calls from several threads take turns (the table
@@ -35,10 +39,21 @@ def one_at_a_time(method: Callable[Concatenate[Solver, _P], _R]) -> Callable[Con
     checked before it waits (bad input is said at once, as are arguments the method does not
     take: a misspelt keyword's TypeError), it gives up with SearchTimeout or
     SearchCancelled (``nodes`` 0) if its time runs out or its token is cancelled while another
-    thread's search holds the Solver, and its search gets what is left of its time."""
+    thread's search holds the Solver, and its search gets what is left of its time.  A call given
+    a token cancelled before it began says so in its SearchCancelled (``told_stale_token``)."""
     signature = inspect.signature(method)
 
     def taking_turns(solver: Solver, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        token = kwargs.get("cancel")
+        stale = isinstance(token, CancelToken) and token.cancelled
+        try:
+            return in_turn(solver, *args, **kwargs)
+        except SearchCancelled as exc:
+            if stale:
+                told_stale_token(exc)
+            raise
+
+    def in_turn(solver: Solver, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         if solver._turn.acquire(blocking=False):        # the Solver is free: the usual case
             try:
                 return method(solver, *args, **kwargs)
@@ -71,6 +86,14 @@ def one_at_a_time(method: Callable[Concatenate[Solver, _P], _R]) -> Callable[Con
             raise
     functools.update_wrapper(taking_turns, method)     # the method's name and docstring
     return taking_turns
+
+
+def told_stale_token(exc: SearchCancelled) -> None:
+    """Say in `exc`'s message (once) that its call was given a token already cancelled: a token
+    stays cancelled, and one reused after an earlier search's cancel stops every later call at
+    once, with a message ("the search was cancelled") that would not say why."""
+    if exc.args and STALE_TOKEN not in str(exc.args[0]):
+        exc.args = (f"{exc.args[0]} ({STALE_TOKEN})",) + exc.args[1:]
 
 
 def _given_position(args: tuple[Any, ...], given: dict[str, Any]) -> Position | None:
