@@ -521,9 +521,12 @@ def argument_token(value: Any, limit: int = 40) -> str:
     return repr(value) if isinstance(value, bool) or value is None else token_text(value, limit)
 
 
+CUT_SLACK = 8
+
+
 def _shown(value: Any, limit: int, levels: int) -> str:
     if isinstance(value, str):
-        if len(value) <= limit:
+        if len(value) <= limit + CUT_SLACK:     # a cut that saves less than its note adds is none
             return repr(value)
         return repr(value[:limit]) + f"… ({len(value):,} characters)"
     if isinstance(value, bool) or value is None:

@@ -933,3 +933,14 @@ def test_a_field_holding_an_object_that_refuses_equality_is_refused_as_the_field
         assert "_Refuses" in str(caught.value) or caught.value.field == field, (field, str(caught.value))
     with pytest.raises(DdcardsError):
         dd_table(dict(ddcards.example("klaverjas"), trump=_Refuses()))
+
+
+def test_a_value_a_little_over_the_cut_is_shown_whole():
+    """A nested hand of 13 characters was shown as its first 12 and "… (13 characters)": a cut
+    that saves less than its note adds. Within 8 characters of the limit a value is shown whole;
+    further over, cut as before."""
+    from ddcards._jsonio import argument_shown
+
+    assert argument_shown({"0": "AT.AKQ9.AT.87"}) == "{'0': 'AT.AKQ9.AT.87'}"
+    assert argument_shown({"0": "AT.AKQ9.AT.87654"}) == "{'0': 'AT.AKQ9.AT.87654'}"        # 12 + 4
+    assert argument_shown({"0": "AKQJT9876.AKQJT9876.AK"}) == "{'0': 'AKQJT9876.AK'… (22 characters)}"
