@@ -175,15 +175,16 @@ def _address(host: str, port: int) -> str:
     return f"{host}:{port}"
 
 
-def _check_port_free(host: str, port: int) -> None:
-    """OSError naming the address when another program listens on it: grpc would refuse too,
-    but only after printing its own core log line to stderr."""
-    if not port:
-        return                          # any free port
+def _check_address(host: str, port: int) -> None:
+    """OSError naming the address when the server cannot listen there: grpc would refuse too,
+    but only after printing its own core log line to stderr, and its message says only "Failed to
+    bind" (a host that does not resolve, an address of another machine, a port in use)."""
     try:
         addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except socket.gaierror:
-        return                          # grpc names the bad host itself
+    except socket.gaierror as exc:
+        raise OSError(f"cannot listen on {_address(host, port)}: no such host ({exc.strerror}); give --host an "
+                      f"address of this machine ({DEFAULT_HOST}, 0.0.0.0 or :: for every interface)") from None
+    refusals = []
     for family, kind, proto, _, sockaddr in addresses:
         with socket.socket(family, kind, proto) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as grpc binds: TIME_WAIT is free
@@ -193,7 +194,19 @@ def _check_port_free(host: str, port: int) -> None:
                 if exc.errno == errno.EADDRINUSE:
                     raise OSError(f"cannot listen on {_address(host, port)}: the port is in use (another "
                                   "ddcards serve?); stop that program or give another --port") from None
-                return                  # e.g. no IPv6 here: grpc decides
+                refusals.append(exc)
+    # grpc listens on every address the host resolves to that it can bind ("localhost" on a machine
+    # without IPv6: 127.0.0.1 alone), so only a host none of whose addresses binds is refused here.
+    if refusals and len(refusals) == len(addresses):
+        why = refusals[0]
+        if why.errno == errno.EADDRNOTAVAIL:
+            raise OSError(f"cannot listen on {_address(host, port)}: {host} is no address of this machine "
+                          f"({why.strerror}); give --host one of its own ({DEFAULT_HOST}, 0.0.0.0 or :: for every "
+                          "interface)")
+        if why.errno == errno.EACCES:
+            raise OSError(f"cannot listen on {_address(host, port)}: {why.strerror} (a port below 1024 needs "
+                          "privileges); give another --port")
+        # else (no IPv6 here, say): grpc decides, and names it
 
 
 @dataclass(frozen=True)
@@ -389,7 +402,7 @@ def start_server(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers:
         reflection.enable(server, (SERVICE_NAME, health.SERVICE_NAME), idle_timeout=stream_idle_timeout)
     address = _address(host, port)
     try:
-        _check_port_free(host, port)
+        _check_address(host, port)
     except OSError:
         pool.shutdown(wait=False)
         raise

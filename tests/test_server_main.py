@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import signal
@@ -201,6 +202,48 @@ def test_a_port_in_use_exits_1_with_one_clear_line():
     assert proc.returncode == 1
     assert proc.stderr == (f"ddcards serve: error: cannot listen on 127.0.0.1:{port}: the port is in use (another ddcards "
                            "serve?); stop that program or give another --port\n"), proc.stderr
+
+
+def _resolve_error(host):
+    import socket
+    try:
+        socket.getaddrinfo(host, 0)
+    except socket.gaierror as exc:
+        return exc.strerror
+    raise AssertionError(f"{host} resolves")
+
+
+@pytest.mark.parametrize("host, why", [
+    ("nosuch.invalid", lambda: f"no such host ({_resolve_error('nosuch.invalid')}); give --host an address of this "
+                               "machine"),
+    ("192.0.2.1", lambda: f"192.0.2.1 is no address of this machine ({os.strerror(errno.EADDRNOTAVAIL)}); give --host "
+                          "one of its own"),
+])
+def test_a_host_it_cannot_listen_on_exits_1_with_one_line_saying_why(host, why):
+    """grpc printed its own core log line first, then 'Failed to bind ...; set GRPC_VERBOSITY=debug
+    ...', which said neither that the name does not resolve nor that the address is another machine's."""
+    proc = subprocess.run([sys.executable, "-m", "ddcards", "serve", "--host", host, "--port", "0", "--workers", "1",
+                           "--tt-mb", "1"], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr == (f"ddcards serve: error: cannot listen on {host}:0: {why()} (127.0.0.1, 0.0.0.0 or :: for "
+                           "every interface)\n"), proc.stderr
+
+
+def test_a_port_it_may_not_take_says_so(monkeypatch):
+    """A port below 1024 for a user without the privilege: grpc said only 'Failed to bind'."""
+    import socket
+
+    from ddcards.server import main
+
+    class Unprivileged(socket.socket):
+        def bind(self, address):
+            raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(main.socket, "socket", Unprivileged)
+    with pytest.raises(OSError) as info:
+        main.start_server(host="127.0.0.1", port=443, workers=1, tt_mb=1)
+    assert str(info.value) == ("cannot listen on 127.0.0.1:443: Permission denied (a port below 1024 needs privileges); "
+                               "give another --port")
 
 
 def test_start_server_checks_its_port_workers_and_tables():
