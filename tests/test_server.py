@@ -1241,6 +1241,24 @@ def test_one_log_line_per_request(client, caplog):
     assert "status=INVALID_ARGUMENT" in bad and "game=skat" in bad
 
 
+def test_a_call_of_a_method_the_server_lacks_is_unimplemented_and_logged(server, caplog):
+    """gRPC answered UNIMPLEMENTED itself and the log had no line of it: a client built from
+    another .proto (a newer RPC, ddcards.v2) called in vain and the operator saw nothing."""
+    path = "/ddcards.v2.SolverService/Solve\x1b[31m"       # the client's text: escaped in the line
+    with caplog.at_level(logging.INFO, logger="ddcards.server"), \
+            grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        for kind, request in (("unary_unary", b"\xff"), ("stream_stream", iter([b"a", b"b"]))):
+            with pytest.raises(grpc.RpcError) as info:
+                answer = getattr(channel, kind)(path)(request, timeout=10)
+                list(answer) if kind == "stream_stream" else answer
+            assert (info.value.code(), info.value.details()) == (grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
+        expected = "rpc method=/ddcards.v2.SolverService/Solve\\x1b[31m game=- status=UNIMPLEMENTED "
+        assert wait_until(lambda: sum(m.startswith(expected) for m in _messages(caplog)) == 2, timeout=5), \
+            _messages(caplog)
+        games = pb_grpc.SolverServiceStub(channel).ListGames(pb.ListGamesRequest(), timeout=10).games
+    assert [game.name for game in games] == ["marias", "klaverjas", "mariasz", "prsi"]      # and it serves on
+
+
 def test_a_document_with_an_id_is_solved_as_the_cli_solves_it(client):
     """RULES §0.11 rule 4: the id labels the document; the service takes it as the CLI does."""
     answer = client.solve(json.dumps(dict(ddcards.example("marias-hra"), id="deal-7")))

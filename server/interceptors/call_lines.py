@@ -117,12 +117,16 @@ class LoggingInterceptor(grpc.ServerInterceptor):
     def intercept_service(self, continuation: Continuation[Request, Response],
                           handler_call_details: grpc.HandlerCallDetails) -> Handler[Request, Response] | None:
         handler = continuation(handler_call_details)
-        if handler is None:
-            return None
         full = handler_call_details.method or "?"
         level = logging.DEBUG if full.startswith(self._quiet) else logging.INFO
         if not self._log.isEnabledFor(level):
             return handler
+        if handler is None:
+            # No such method: gRPC answered UNIMPLEMENTED itself and the log had no line of it (a
+            # client built from another .proto called in vain, unseen). Its line names the whole
+            # path, the service too.
+            return wrap_handler(_unknown_method(), self._unary(calllog.log_field(full), level),
+                                self._streaming(calllog.log_field(full), level))
         method = calllog.log_field(full.rsplit("/", 1)[-1])
         if getattr(handler.unary_stream, "experimental_non_blocking", False):
             return self._non_blocking(handler, method, level)
@@ -208,6 +212,15 @@ class LoggingInterceptor(grpc.ServerInterceptor):
             return wrapped
 
         return wrap
+
+
+def _unknown_method() -> grpc.RpcMethodHandler[Any, Any]:
+    """A handler that answers UNIMPLEMENTED as gRPC does for a method it does not know, for a call of
+    any kind: it reads none of the requests (their bytes are never parsed)."""
+    def unimplemented(requests: Iterator[Any], context: CallContext) -> Any:
+        context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
+
+    return grpc.stream_unary_rpc_method_handler(unimplemented)
 
 
 def _handled(record: calllog.CallRecord, line: _PendingLine, context: CallContext, handler: Callable[[], Any]) -> Any:
