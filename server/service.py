@@ -193,7 +193,8 @@ class SolverPool:
             if instance is not None or make or waiter is not None:
                 self._busy += 1
         if instance is None and not make and waiter is None:
-            raise self._overloaded(f"{full} call{' already waits' if full == 1 else 's already wait'} for one")
+            raise self._overloaded("no call may wait for one here: --max-queue 0" if not full else
+                                   f"{full} call{' already waits' if full == 1 else 's already wait'} for one")
         if make:
             try:
                 return self._factory()

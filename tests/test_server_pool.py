@@ -202,3 +202,46 @@ def test_retry_after_counts_how_long_the_running_searches_have_run():
     with two.lend() as solver:
         two._lent_at[id(solver)] -= 60.0
         assert two.retry_after() == 0.1                       # the other worker is free
+
+
+@pytest.mark.parametrize("max_queue, why", [
+    (0, "no call may wait for one here: --max-queue 0"),
+    (1, "1 call already waits for one"),
+    (2, "2 calls already wait for one"),
+])
+def test_a_call_turned_away_by_the_full_queue_is_told_how_full(max_queue, why):
+    """With --max-queue 0 it said '0 calls already wait for one', as if the queue were empty."""
+    from ddcards.server.status import Overloaded
+
+    FakeSolver.made = 0
+    pool = SolverPool(1, 1, max_queue=max_queue, queue_timeout=30.0, solver_factory=FakeSolver)
+    stop = threading.Event()
+
+    def wait_in_the_queue():
+        with pool.lend(_Stop(stop)):
+            pass
+
+    with pool.lend():
+        waiting = [threading.Thread(target=lambda: pytest.raises(SearchCancelled, wait_in_the_queue))
+                   for _ in range(max_queue)]
+        for thread in waiting:
+            thread.start()
+        assert wait_until(lambda: pool.waiting == max_queue, timeout=5)
+        with pytest.raises(Overloaded) as info:
+            with pool.lend():
+                pass
+        stop.set()
+        for thread in waiting:
+            thread.join(5)
+    assert str(info.value) == f"every worker is busy ({why}): retry later"
+
+
+class _Stop:
+    """A cancel token that fires with its event."""
+
+    def __init__(self, event):
+        self._event = event
+
+    @property
+    def cancelled(self):
+        return self._event.is_set()
