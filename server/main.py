@@ -487,7 +487,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--grace", type=float, default=DEFAULT_GRACE, metavar="SECONDS",
                         help=f"seconds calls in flight may take to finish on SIGTERM/SIGINT, 0 to {MAX_GRACE:g} "
                              f"(default {DEFAULT_GRACE:g}; 0: cancel them at once)")
-    parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
+    parser.add_argument("--log-level", default="info", type=str.lower,   # INFO too, as logging writes it
+                        choices=["debug", "info", "warning", "error"],
                         help="log level; info logs one line per call (default info)")
     security = parser.add_argument_group("security")
     security.add_argument("--tls-cert", metavar="FILE", help="serve TLS with this PEM certificate chain (needs --tls-key)")

@@ -62,6 +62,12 @@ def test_parser_defaults():
     assert default_workers() >= 1
 
 
+def test_the_log_level_is_read_in_any_case():
+    """--log-level WARNING (as logging itself writes it) was refused: invalid choice."""
+    assert [build_parser().parse_args(["--log-level", level]).log_level for level in ("WARNING", "Debug", "info")] == \
+        ["warning", "debug", "info"]
+
+
 @pytest.mark.parametrize("given, limit", [("0", None), ("inf", None), ("0.5", 0.5), ("30", 30.0)])
 def test_max_search_seconds_of_0_or_inf_set_no_limit(given, limit):
     # inf means no limit, as it does for --queue-timeout and the command line's --timeout (it was refused)
