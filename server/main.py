@@ -46,8 +46,10 @@ import logging.handlers
 import math
 import os
 import queue
+import re
 import signal
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -209,6 +211,9 @@ def _check_address(host: str, port: int) -> None:
         # else (no IPv6 here, say): grpc decides, and names it
 
 
+_PEM_LABEL = re.compile(rb"^-----BEGIN ([A-Z0-9 ]+)-----", re.MULTILINE)
+
+
 @dataclass(frozen=True)
 class TlsFiles:
     """PEM files of the server's TLS: certificate chain, private key, and optionally
@@ -227,7 +232,39 @@ class TlsFiles:
             raise ValueError(f"{path} is not a PEM file (no '-----BEGIN' line)")
         return data
 
+    def check(self) -> None:
+        """ValueError saying what is wrong with the files, when TLS cannot use them: gRPC refused
+        them with its own core log lines and only "Failed to bind", which the server read as "do
+        they match?" even of a certificate given as the key or a key kept under a passphrase."""
+        def blocks(path: str) -> tuple[bytes, list[str]]:
+            data = self.read(path)
+            return data, [label.decode("ascii") for label in _PEM_LABEL.findall(data)]
+
+        _, labels = blocks(self.cert)
+        if "CERTIFICATE" not in labels:
+            raise ValueError(f"{self.cert} holds no certificate (its PEM blocks: {', '.join(labels) or 'none'})")
+        data, labels = blocks(self.key)
+        if "ENCRYPTED PRIVATE KEY" in labels or b"Proc-Type: 4,ENCRYPTED" in data:
+            raise ValueError(f"the key {self.key} is encrypted (kept under a passphrase): the server needs it in "
+                             "the clear ('openssl pkey -in KEY -out PLAIN.key', a file only the server may read)")
+        if not any(label.endswith("PRIVATE KEY") for label in labels):
+            raise ValueError(f"{self.key} holds no private key (its PEM blocks: {', '.join(labels) or 'none'})")
+        if self.client_ca:
+            _, labels = blocks(self.client_ca)
+            if "CERTIFICATE" not in labels:
+                raise ValueError(f"{self.client_ca} holds no CA certificate (its PEM blocks: "
+                                 f"{', '.join(labels) or 'none'})")
+        try:
+            ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(self.cert, self.key)
+        except ssl.SSLError as exc:
+            if exc.reason == "KEY_VALUES_MISMATCH":
+                raise ValueError(f"the key {self.key} does not match the certificate {self.cert}: give the "
+                                 "key the certificate was made for") from None
+            raise ValueError(f"TLS cannot use the certificate {self.cert} with the key {self.key}: "
+                             f"{exc.reason or exc}") from None
+
     def credentials(self) -> grpc.ServerCredentials:
+        self.check()
         client_ca = self.read(self.client_ca) if self.client_ca else None
         return grpc.ssl_server_credentials([(self.read(self.key), self.read(self.cert))], root_certificates=client_ca,
                                            require_client_auth=client_ca is not None)

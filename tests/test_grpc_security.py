@@ -270,11 +270,29 @@ def test_the_process_takes_tls_and_a_token_from_flags_env_or_file(tmp_path, cert
 
 @pytest.mark.parametrize("key, words, status", [
     ("bad.key", "--tls-key: {certs}/bad.key is not a PEM file (no '-----BEGIN' line)", 2),   # a bad argument
-    ("client.key", "do they match", 1)])          # found by gRPC as the server starts: as a port in use
+    # found as the server starts: as a port in use (they said only "do they match?", after gRPC's core lines)
+    ("client.key", "the key {certs}/client.key does not match the certificate {certs}/server.pem: give the key the "
+                   "certificate was made for", 1),
+    ("encrypted.key", "the key {certs}/encrypted.key is encrypted (kept under a passphrase): the server needs it in "
+                      "the clear ('openssl pkey -in KEY -out PLAIN.key', a file only the server may read)", 1),
+    ("ca.pem", "{certs}/ca.pem holds no private key (its PEM blocks: CERTIFICATE)", 1)])
 def test_an_unusable_key_is_a_clean_error(tmp_path, certs, key, words, status):
     (certs / "bad.key").write_text("not a key\n")
+    _openssl("pkey", "-in", "server.key", "-aes256", "-passout", "pass:secret", "-out", "encrypted.key", cwd=certs)
     proc = subprocess.run([sys.executable, "-m", "ddcards.server", "--port", "0", "--tls-cert",
                            str(certs / "server.pem"), "--tls-key", str(certs / key)],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert proc.returncode == status and "Traceback" not in proc.stderr, proc.stderr
-    assert words.format(certs=certs) in proc.stderr, proc.stderr
+    assert proc.returncode == status
+    assert proc.stderr == f"ddcards serve: error: {words.format(certs=certs)}\n", proc.stderr    # one line, no gRPC's
+
+
+@pytest.mark.parametrize("flag, words", [
+    ("--tls-cert", "{certs}/server.key holds no certificate (its PEM blocks: PRIVATE KEY)"),
+    ("--tls-client-ca", "{certs}/server.key holds no CA certificate (its PEM blocks: PRIVATE KEY)")])
+def test_a_certificate_file_that_holds_none_is_a_clean_error(certs, flag, words):
+    files = {"--tls-cert": "server.pem", "--tls-key": "server.key", "--tls-client-ca": "ca.pem", flag: "server.key"}
+    proc = subprocess.run([sys.executable, "-m", "ddcards.server", "--port", "0",
+                           *(part for name, file in files.items() for part in (name, str(certs / file)))],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr == f"ddcards serve: error: {words.format(certs=certs)}\n", proc.stderr
