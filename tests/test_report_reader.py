@@ -287,6 +287,14 @@ def test_an_analysis_from_a_later_ply_shows_the_position_then_and_numbers_the_tr
      '["KS", "QS", "KD", "QD"], the moves of steps[9].moves marked optimal'),
     (lambda a: (a["steps"][9]["moves"][0].update(optimal=False), a["steps"][9].update(best_moves=["QS", "KD", "QD"])),
      "steps[9].moves[0].optimal", "true: whether its value (50) is the step's value_before (50), not false"),
+    # a move worth more to its side than value_before, the best there is, was shown as a better card
+    # worth more than the position (KH +90 where the best lead gives +70)
+    (lambda a: a["steps"][0]["moves"][3].update(value=90), "steps[0].moves[3].value",
+     "at most the step's value_before (70), the value of the best move for the side to move, as the action played "
+     "says, not 90"),
+    (lambda a: a["steps"][3]["moves"][2].update(value=30), "steps[3].moves[3].value",
+     "at most the step's value_before (50), the value of the best move for the side to move, as the moves before it "
+     "say, not 70"),
     (lambda a: a["steps"][9]["moves"][4].update(value=72), "steps[9].moves[4].value",
      "70, the step's value_after: the value of the action played, not 72"),
     (lambda a: a["steps"][9].update(moves=[m for m in a["steps"][9]["moves"] if m["move"] != "JH"]), "steps[9].moves",

@@ -251,6 +251,20 @@ def _check_moves(step: Mapping[str, Any], field: str, game: str) -> None:
             raise _fail(f"{field}.moves[{j}].optimal", move.get("optimal", False),
                         f"{json.dumps(value == before)}: whether its value ({value}) is the step's value_before "
                         f"({before})")
+    # value_before is the best the side to move can do, so every other move is worth less to it:
+    # all on one side of value_before (below for the maximising side), the action played's side
+    # when it cost something. A move past it was listed as a better card worth more than the position.
+    side = 0 if step["value_after"] == before else (1 if step["value_after"] < before else -1)
+    for j, move in enumerate(moves):
+        value = move.get("value")
+        if value is None or value == before:
+            continue
+        side = side or (1 if value < before else -1)
+        if side * (before - value) < 0:
+            wanted = "at most" if side > 0 else "at least"
+            why = "the action played says" if step["value_after"] != before else "the moves before it say"
+            raise _fail(f"{field}.moves[{j}].value", value, f"{wanted} the step's value_before ({before}), the "
+                                                            f"value of the best move for the side to move, as {why}")
     played = next((j for j, move in enumerate(moves) if _same_action(move["move"], step["move"])), None)
     if played is None:
         raise _fail(f"{field}.moves", f"{len(moves)} moves", f"every legal move, the action played "
