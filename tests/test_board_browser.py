@@ -708,3 +708,30 @@ def test_the_controls_speak_of_actions_in_prsi_and_of_cards_elsewhere(page, boar
     wait_for_values(page, [])
     assert page.text_content("#best") == "Play a best card"
     assert page.get_attribute("#back", "aria-label") == "One card back"
+
+
+def test_a_prsi_action_shows_how_soon_its_value_ends_the_game(page, board_url):
+    # Two of Prší's actions of one value differ in how soon they force the end, and the sooner is
+    # the best: the buttons showed "+1" on both, one marked best and the other not, with no reason
+    # seen. Now each says how soon ("+1 in 9", as `ddcards solve` writes it), and so does the status.
+    doc = ddcards.example("prsi-endgame")
+    doc["played"] = doc["played"] + ["draw", "9H"]
+    page.goto(board_url)
+    page.fill("#doc", json.dumps(doc))
+    page.click("#load-btn")
+    shown = wait_for_values(page, doc["played"])
+    check_against_solve(shown, doc)
+    res = ddcards.solve(doc)
+    assert (res.value, res.distance) == (1, 9)
+    assert {m.move: (m.value, m.distance) for m in res.moves if m.move in ("QH/S", "draw")} == \
+        {"QH/S": (1, 9), "draw": (1, 13)}
+    assert page.text_content("#table button.card[data-card='QH/S'] .val") == "+1 in 9"
+    assert page.text_content("#table button.card[data-card='QH/H'] .val") == "0"      # no end forced
+    draw = page.locator("#table button.card[data-card='draw']")
+    assert draw.locator(".val").text_content() == "+1 in 13"
+    assert draw.get_attribute("aria-label") == "draw, value +1, the end in 13 plies"
+    assert shown["status"].startswith("Value +1 (seat 0's view): seat 0 can force being out first within 20 plies, "
+                                      "the end in 9 plies (")
+    # a game solved to its end has no distance: its values stay bare
+    open_start(page, board_url)
+    assert page.text_content("#table button.card[data-card='AS'] .val") == "+70"

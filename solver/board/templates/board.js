@@ -34,6 +34,12 @@
     return v > 0 ? "+" + v : (v === 0 ? "0" : "\u2212" + (-v));
   }
 
+  // Prší's values are within a horizon, and of two actions of one value the one that forces the end
+  // sooner is the best: how soon, as `ddcards solve` says it ("+1 in 9"); null in the other games.
+  function inPlies(distance) {
+    return distance === null || distance === undefined ? "" : " in " + distance;
+  }
+
   function seatName(seat) {
     var role = state.view && state.view.roles[seat];
     return "seat " + seat + (role ? " (" + role + ")" : "");
@@ -409,9 +415,10 @@
       var m = values[b.getAttribute("data-card")];
       if (!m) return;
       b.classList.add(m.optimal ? "best" : "worse");
-      b.querySelector(".val").textContent = signed(m.value);
+      b.querySelector(".val").textContent = signed(m.value) + inPlies(m.distance);
       b.setAttribute("data-value", m.value);
       b.setAttribute("aria-label", b.getAttribute("aria-label").split(",")[0] + ", value " + signed(m.value) +
+                     (inPlies(m.distance) ? ", the end" + inPlies(m.distance) + " plies" : "") +
                      (m.optimal ? ", best" : ""));
     });
     // score keys as words ("seat0_marriages" reads "seat0 marriages"), said what they count (Prší's
@@ -423,7 +430,8 @@
     // (the status of a finished deal says so first: the solve's line replaces the one show() set)
     setStatus((state.view && state.view.over ? "The deal is over. " : "") +
               "Value " + signed(res.value) + (res.value_owner ? " (" + res.value_owner + "'s view)" : "") +
-              ": " + res.verdict + (scores ? " (" + scores + ")" : "") +
+              ": " + res.verdict + (res.distance ? ", the end in " + res.distance + (res.distance === 1 ? " ply" : " plies") : "") +
+              (scores ? " (" + scores + ")" : "") +
               " · " + res.nodes.toLocaleString("en") + " nodes in " + res.elapsed_ms.toFixed(1) + " ms");
     $("status").setAttribute("data-value", res.value);
     $("pv").textContent = res.pv.length ? "Best line from here: " + res.pv.join(" ") : "";
