@@ -107,6 +107,25 @@ def test_an_unfinished_record_shows_the_continuation():
     assert re.findall(r'data-card="(\w+)"', line) == res.pv
 
 
+def test_the_continuation_is_split_into_its_tricks():
+    # The optimal continuation was one run of cards (22 of them here): now split where each trick
+    # ends, as `ddcards solve` prints a line, the trick left unfinished by the record first.
+    doc = deals.seed_deal()
+    page = report_html(dict(doc, played=doc["played"][:8]))
+    pv = ddcards.solve(dict(doc, played=doc["played"][:8])).pv
+    line = re.search(r'<span class="line">(.*?)</span>\.</p>', page).group(1)
+    tricks = [re.findall(r'data-card="(\w+)"', trick) for trick in line.split('<span class="trick-end"')]
+    assert tricks == [pv[:1]] + [pv[i:i + 3] for i in range(1, len(pv), 3)] and len(tricks) == 8
+    # Mariasz's exchange is no card of a trick: it stays with the lead after it
+    race = ddcards.example("mariasz-race")
+    res = ddcards.solve(race)
+    page = report_html(dict(race, played=[]))
+    line = re.search(r'<span class="line">(.*?)</span>\.</p>', page).group(1)
+    tricks = [re.findall(r'data-card="(\w+)"', trick) for trick in line.split('<span class="trick-end"')]
+    assert [m for trick in tricks for m in trick] == res.pv and res.pv[0] == "exchange"
+    assert tricks[0] == res.pv[:3] and all(len(trick) == 2 for trick in tricks[1:-1])
+
+
 def test_a_race_claimed_in_mid_trick_ends_its_last_trick_without_calling_it_unfinished():
     # Seat 1 leads KH with QH in hand: the trump marriage takes him from 103 to 137, past 131, and
     # the race ends at the claim, its trick not played out (docs/RULES.md §3.8).

@@ -274,6 +274,25 @@ class Page:
         return ", ".join(f'{self.card(m["move"])}&nbsp;<span class="v">{_e(signed(m["value"]))}</span>'
                          for m in better)
 
+    def line_tricks(self, line: Sequence[str]) -> list[list[str]]:
+        """The continuation `line` split where its tricks end, played on from the record's end (the
+        trick in progress finished first; Mariasz's exchange stays with the lead after it); one
+        piece in a game without tricks or a document without its record."""
+        if not self.deal.get("trick_size") or not self.position:
+            return [list(line)]
+        try:
+            session = ddcards.Position.from_dict(self.position).session()
+            tricks, trick = [], []
+            for move in line:
+                session.play(move)
+                trick.append(move)
+                if session.trick_done():
+                    tricks.append(trick)
+                    trick = []
+        except DdcardsError:        # (check_analysis plays the line too: it is legal there)
+            return [list(line)]
+        return tricks + [trick] if trick else tricks
+
     def ended_mid_trick(self) -> str:
         """Why the deal ended before its last trick was played out ("" if it did not): a race's
         claim (Mariasz: a marriage led that reaches 131 ends the deal at once)."""
@@ -349,7 +368,9 @@ class Page:
         out = []
         played = self.from_ply + len(self.steps)      # every recorded action, those before from_ply too
         if final.get("pv"):
-            line = " ".join(self.card(c) for c in final["pv"])
+            # trick by trick, as `ddcards solve` prints a line: 30 cards in a row read as none
+            line = '<span class="trick-end" aria-hidden="true"> | </span>'.join(
+                " ".join(self.card(c) for c in trick) for trick in self.line_tricks(final["pv"]))
             out.append(f'<p>The record stops after {played} {self.unit}{"s" if played != 1 else ""}; the rest is the '
                        'optimal continuation: '
                        f'<span class="line">{line}</span>.</p>')
