@@ -109,6 +109,23 @@ def test_solve_gives_every_card_value(client):
         assert got["optimal_moves"] == want.optimal_moves and got["pv"] == want.pv
 
 
+def test_solve_says_where_the_lines_tricks_end(client):
+    # The page split the line nowhere ("AH 8H JS AS QS 9S ..."): it knows no rules, so the board
+    # says where each trick of the line ends, from the game (Mariasz's exchange ends none).
+    _, got = client.post("/api/solve", {"position": START})
+    assert got["pv"][:4] == ["AH", "8H", "JS", "AS"]
+    assert got["pv_trick_ends"] == [False, False, True] * 10
+    _, got = client.post("/api/solve", {"position": dict(SEED, played=SEED["played"][:8])})
+    assert got["pv_trick_ends"] == [True] + [False, False, True] * 7
+    race = ddcards.example("mariasz-race")
+    _, got = client.post("/api/solve", {"position": race})
+    assert got["pv"][0] == "exchange" and got["pv_trick_ends"][:5] == [False, False, True, False, True]
+    _, got = client.post("/api/solve", {"position": ddcards.example("prsi")})
+    assert got["pv"] and not any(got["pv_trick_ends"])          # no tricks in Prší
+    _, got = client.post("/api/solve", {"position": SEED})
+    assert got["pv"] == got["pv_trick_ends"] == []
+
+
 def test_a_board_on_two_threads_per_search_gives_the_same_values():
     doc = dict(deals.klaverjas_deals()[2], played=[])
     want = ddcards.solve(doc)

@@ -735,3 +735,11 @@ def test_a_prsi_action_shows_how_soon_its_value_ends_the_game(page, board_url):
     # a game solved to its end has no distance: its values stay bare
     open_start(page, board_url)
     assert page.text_content("#table button.card[data-card='AS'] .val") == "+70"
+
+
+def test_the_best_line_is_split_into_its_tricks(page, board_url):
+    # The line was one run of 30 cards: now split where the board says each trick ends.
+    open_start(page, board_url)
+    pv = ddcards.solve(START).pv
+    assert page.text_content("#pv") == "Best line from here: " + " | ".join(
+        " ".join(pv[i:i + 3]) for i in range(0, len(pv), 3))

@@ -9,8 +9,8 @@ cards played so far — and asks the server about every position it shows:
   history with who played what).  Bad input answers 400 with the message,
   the offending token and the rule.
 - ``POST /api/solve`` ``{"position": {...}, "search": "ID"}``: every legal
-  card's exact value (``Solver.solve`` in mode "all"), run in a worker thread
-  without the GIL; ``POST /api/stop`` ``{"search": "ID"}`` cancels it.
+  card's exact value (``Solver.solve`` in mode "all"; ``pv_trick_ends`` says
+  which cards of its line end a trick), run in a worker thread without the GIL; ``POST /api/stop`` ``{"search": "ID"}`` cancels it.
 - ``GET /api/examples``: the bundled example positions.
 
 Requests are JSON in UTF-8 (``Content-Type: application/json``; a declared
@@ -437,7 +437,14 @@ class BoardApp:
                 res = every_value_or_optimal(lambda mode: solver.solve(
                     pos, mode=mode, timeout=self.timeout, cancel=token, threads=self.threads, keep_tt=True))
             session = pos.session()
-            return dict(res.to_dict(), verdict=session.verdict(res.value, res.won, res.value_kind))
+            verdict = session.verdict(res.value, res.won, res.value_kind)
+            # where the line's tricks end, from the game (the page knows no rules): the page splits
+            # the line there, as `ddcards solve` prints it
+            trick_ends = []
+            for move in res.pv:
+                session.play(move)
+                trick_ends.append(session.trick_done())
+            return dict(res.to_dict(), verdict=verdict, pv_trick_ends=trick_ends)
 
         async def watch_the_client() -> None:
             # The body is read: the next message is the client going away (a closed tab,

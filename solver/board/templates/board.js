@@ -434,7 +434,10 @@
               (scores ? " (" + scores + ")" : "") +
               " · " + res.nodes.toLocaleString("en") + " nodes in " + res.elapsed_ms.toFixed(1) + " ms");
     $("status").setAttribute("data-value", res.value);
-    $("pv").textContent = res.pv.length ? "Best line from here: " + res.pv.join(" ") : "";
+    // trick by trick, as `ddcards solve` prints a line
+    $("pv").textContent = res.pv.length ? "Best line from here: " + res.pv.map(function (move, i) {
+      return move + (res.pv_trick_ends[i] && i < res.pv.length - 1 ? " |" : "");
+    }).join(" ") : "";
     $("best").disabled = !res.optimal_moves.length;
   }
 
