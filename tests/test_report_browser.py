@@ -163,6 +163,20 @@ def test_keyboard_navigation(page, tmp_path):
     page.wait_for_function("() => document.activeElement.id === 'ply-24'")
 
 
+def test_the_browsers_own_keys_are_left_to_it(page, tmp_path):
+    # Ctrl+P in the play table jumped to the previous costly card and printed nothing (the page
+    # took it for p, and kept the browser from it); Ctrl+End and Alt+arrows were taken too.
+    page.goto(write_report(deals.seed_deal(), tmp_path / "seed.html").as_uri())
+    page.evaluate("() => { window.taken = []; document.addEventListener('keydown', "
+                  "e => { if (e.defaultPrevented) window.taken.push(e.key); }); }")
+    page.focus("tr#ply-9")
+    for key in ("Control+p", "Control+n", "Meta+n", "Control+k", "Control+End", "Alt+ArrowDown", "Alt+ArrowUp"):
+        page.keyboard.press(key)
+    assert page.evaluate("() => [document.activeElement.id, window.taken]") == ["ply-9", []]
+    page.keyboard.press("n")                                    # the page's own key still works
+    assert page.evaluate("() => [document.activeElement.id, window.taken]") == ["ply-24", ["n"]]
+
+
 def test_print_layout(page, tmp_path):
     page.goto(write_report(deals.klaverjas_deals()[2], tmp_path / "k.html").as_uri())
     page.emulate_media(media="print")

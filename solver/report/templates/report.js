@@ -34,6 +34,8 @@
     return from;
   }
   document.querySelector("table.play").addEventListener("keydown", function (ev) {
+    // the browser's own keys (Ctrl+P prints, Alt+arrows go back and forward) are left to it
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     var next = null;
     switch (ev.key) {
       case "ArrowDown": case "j": next = current + 1; break;
