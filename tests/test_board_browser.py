@@ -743,3 +743,26 @@ def test_the_best_line_is_split_into_its_tricks(page, board_url):
     pv = ddcards.solve(START).pv
     assert page.text_content("#pv") == "Best line from here: " + " | ".join(
         " ".join(pv[i:i + 3]) for i in range(0, len(pv), 3))
+
+
+def test_the_browsers_own_keys_are_left_to_it(page, board_url):
+    # Alt+← (the browser's Back) stepped the line back and kept the browser from it; Ctrl+Home,
+    # Ctrl+End and Alt+→ were taken too. The board's keys are the bare ones.
+    doc = dict(SEED, played=SEED["played"][:2])
+    page.goto(board_url)
+    page.fill("#doc", json.dumps(doc))
+    page.click("#load-btn")
+    wait_for_values(page, doc["played"])
+    page.focus("#table button.card")
+    page.evaluate("() => { window.taken = []; document.addEventListener('keydown', "
+                  "e => { if (e.defaultPrevented) window.taken.push(e.key); }); }")
+    for key in ("Alt+ArrowLeft", "Alt+ArrowRight", "Control+Home", "Control+End", "Meta+ArrowLeft"):
+        page.keyboard.press(key)
+    page.wait_for_timeout(300)              # (a step would have asked for its position by now)
+    shown = page.evaluate(SHOWN)
+    assert page.evaluate("() => window.taken") == [] and shown["line"] == doc["played"]
+    assert shown["current"] == doc["played"][-1]
+    reset_value(page)
+    page.keyboard.press("ArrowLeft")                            # the board's own key still steps back
+    shown = wait_for_values(page, doc["played"][:1])
+    assert page.evaluate("() => window.taken") == ["ArrowLeft"] and shown["current"] == doc["played"][0]

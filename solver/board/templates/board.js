@@ -485,6 +485,8 @@
   document.addEventListener("keydown", function (ev) {
     var tag = (ev.target.tagName || "").toLowerCase();
     if (tag === "textarea" || tag === "input" || tag === "select" || !state.view) return;
+    // the browser's own keys (Alt+← goes back a page, Ctrl+End) are left to it
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     var keys = { ArrowLeft: state.cursor - 1, ArrowRight: state.cursor + 1, Home: 0, End: state.line.length };
     if (ev.key === "Escape") { stopPressed(); return; }
     if (!(ev.key in keys)) return;
