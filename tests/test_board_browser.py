@@ -167,7 +167,7 @@ def test_klaverjas_from_the_examples(page, board_url):
     shown = wait_for_values(page, [])
     check_against_solve(shown, doc)
     assert page.text_content("#title").startswith("Klaverjas (Amsterdam), trumps S")
-    assert page.text_content("#meaning") == ("Values are playing team's: the playing team's final score - the other "
+    assert page.text_content("#meaning") == ("Values are the playing team's: the playing team's final score - the other "
                                              "team's (roem, last trick, pit and nat included).")
     first = sorted(shown["values"])[0]
     reset_value(page)

@@ -720,11 +720,11 @@ def test_the_report_says_what_this_deals_values_mean_and_each_parts_money():
                            "sedma": {"won": False, "stake": 1, "money": -2}}
     page = report_html(hra)
     assert 'money by part</span> hra won +2, sedma lost \u22122</p>' in page
-    assert ("Values are declarer&#x27;s: the declarer&#x27;s settlement: the money he wins (or pays) for the whole "
+    assert ("Values are the declarer&#x27;s: the declarer&#x27;s settlement: the money he wins (or pays) for the whole "
             "game as announced.") in page
     assert 'Better cards (the value each gives)' in page
     page = report_html(ddcards.example("marias-betl"))
-    assert "Values are declarer&#x27;s: +1 made, -1 defeated." in page and "money by part" not in page
+    assert "Values are the declarer&#x27;s: +1 made, -1 defeated." in page and "money by part" not in page
     assert ddcards.analyse(ddcards.example("marias-betl")).value_meaning == "+1 made, -1 defeated"
     three = ddcards.example("mariasz-three")
     page = report_html(dict(three, played=ddcards.solve(three).pv[:3]))

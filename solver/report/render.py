@@ -9,6 +9,7 @@ so anyone can render their own from the same JSON.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from html import escape
 from importlib.resources import files
@@ -159,7 +160,9 @@ class Page:
         else:
             parts.append(f"No {self.unit} changed the outcome.")
         parts.append(f"{len(lost)} {self.unit}{'s' if len(lost) != 1 else ''} lost value without changing it.")
-        view = f"Values are {owner}'s" + (f": {self.value_doc}." if self.value_doc else ".")
+        # "the declarer's", "the playing team's"; a numbered owner takes no article ("seat 1's")
+        article = "" if re.match(r"(seat|team) \d", owner) else "the "
+        view = f"Values are {article}{owner}'s" + (f": {self.value_doc}." if self.value_doc else ".")
         banner = f'<p class="stopped" role="status"><strong>Incomplete:</strong> {_e(self.stopped)}</p>\n' \
             if self.stopped else ""
         return (f'{banner}<p class="lead">{" ".join(parts)}</p>\n<p class="note">{_e(view)} Every value is exact: '

@@ -281,7 +281,9 @@
     $("best").textContent = "Play a best " + view.unit;
     // what this deal's values mean (whose view, and a margin's measure or an outcome's legend)
     $("meaning").textContent = view.value_meaning ?
-      "Values are " + view.value_owner + "'s: " + view.value_meaning + "." : "";
+      // "the declarer's", "the playing team's"; a numbered owner takes no article ("seat 1's")
+      "Values are " + (/^(seat|team) \d/.test(view.value_owner) ? "" : "the ") + view.value_owner + "'s: " +
+      view.value_meaning + "." : "";
     keepFocus(function () { drawTable(); drawLine(); });
     $("pv").textContent = "";
     $("best").disabled = true;
