@@ -679,7 +679,8 @@ def test_the_status_says_what_its_numbers_count(page, board_url):
     page.select_option("#example", "prsi")
     shown = wait_for_values(page, [])
     res = ddcards.solve(ddcards.example("prsi"))
-    sizes = ", ".join(f"{k} {v}" for k, v in res.scores.items())
+    sizes = ", ".join(f"{k.replace('seat', 'seat ')} {v}" for k, v in res.scores.items())
+    assert sizes.startswith("seat 0 ")          # a seat as the report writes it, not the key's "seat0"
     assert shown["status"].startswith("Value +1 (seat 0's view): ")
     assert f" (hand sizes at the end of the best line: {sizes}) · " in shown["status"], shown["status"]
     reset_value(page)

@@ -423,10 +423,11 @@
                      (inPlies(m.distance) ? ", the end" + inPlies(m.distance) + " plies" : "") +
                      (m.optimal ? ", best" : ""));
     });
-    // score keys as words ("seat0_marriages" reads "seat0 marriages"), said what they count (Prší's
-    // are the cards each seat holds) and when (the end of the best line, or of the deal)
+    // score keys as words ("seat0_marriages" reads "seat 0 marriages", as the report writes a seat),
+    // said what they count (Prší's are the cards each seat holds) and when (the end of the best
+    // line, or of the deal)
     var scores = Object.keys(res.scores).map(function (k) {
-      return k.replace(/_/g, " ") + " " + res.scores[k];
+      return k.replace(/_/g, " ").replace(/^(seat|team)(\d)/, "$1 $2") + " " + res.scores[k];
     }).join(", ");
     if (scores) scores = state.view.score_label + (res.pv.length ? " at the end of the best line: " : ": ") + scores;
     // (the status of a finished deal says so first: the solve's line replaces the one show() set)
