@@ -117,6 +117,10 @@ class IdleLimited:
             while True:
                 self._wanted.acquire()
                 if self._closed:
+                    # The call ended before this thread woke: a reader may be waiting for the
+                    # item it asked for, which will never come (it waited out the idle timeout,
+                    # 60 s by default, holding its handler thread and its stream's place).
+                    self._items.put((self._END, None))
                     return
                 try:
                     item = next(source)
