@@ -237,9 +237,10 @@ def examples() -> list[Example]:
 EXAMPLES = examples()
 
 
-def test_there_are_worked_examples_for_both_games():
+def test_there_are_worked_examples_for_every_game():
     games = [ddcards.find_game(e.doc["game"]).name for e in EXAMPLES]
     assert games.count("marias") >= 10 and games.count("klaverjas") >= 10
+    assert games.count("mariasz") >= 5 and games.count("prsi") >= 5
     assert sum(e.claim.startswith("Rejected:") for e in EXAMPLES) >= 8
 
 
@@ -286,6 +287,8 @@ def test_worked_example(example):
             assert result.optimal_moves == value.split()
         elif key == "legal":
             assert list(position.legal_moves) == value.split()
+        elif key == "distance":    # Prší: the plies to the end the value forces (§4.9)
+            assert result.distance == int(value)
         elif key in ("won", "lost"):
             assert result.won is (key == "won")
         elif key == "parts":
