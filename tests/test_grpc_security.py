@@ -296,3 +296,25 @@ def test_a_certificate_file_that_holds_none_is_a_clean_error(certs, flag, words)
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert proc.stderr == f"ddcards serve: error: {words.format(certs=certs)}\n", proc.stderr
+
+
+def test_a_method_the_server_lacks_is_unauthenticated_without_the_token():
+    """Without the token, a call of an unknown method was UNIMPLEMENTED and one of a real
+    method UNAUTHENTICATED: a caller with no token could list which method names exist. Now
+    both are UNAUTHENTICATED; with the token, the unknown method is UNIMPLEMENTED."""
+    with running_server(workers=1, token="s3cret") as srv, grpc.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+        for method in ("/a/b", "/ddcards.v1.SolverService/Nope", "/ddcards.v2.SolverService/Solve"):
+            unary, stream = channel.unary_unary(method), channel.stream_stream(method)
+            for metadata, reason in ((None, "TOKEN_MISSING"), ((("authorization", "Bearer wrong"),), "TOKEN_INVALID")):
+                with pytest.raises(grpc.RpcError) as info:
+                    unary(b"", metadata=metadata, timeout=10)
+                assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED, (method, metadata)
+                assert error_details(info.value)["reason"] == reason
+                with pytest.raises(grpc.RpcError) as info:
+                    list(stream(iter([b"x"]), metadata=metadata, timeout=10))
+                assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED, (method, metadata)
+            with pytest.raises(grpc.RpcError) as info:
+                unary(b"", metadata=(("authorization", "Bearer s3cret"),), timeout=10)
+            assert info.value.code() is grpc.StatusCode.UNIMPLEMENTED, method
+        with Client(channel=channel, token="s3cret", timeout=30) as client:     # still serving
+            assert client.solve(_doc())["value"] == _want()

@@ -46,11 +46,14 @@ class TokenInterceptor(grpc.ServerInterceptor):
             if token is not None and hmac.compare_digest(token, self._expected):
                 return continuation(handler_call_details)
         handler = continuation(handler_call_details)
-        if handler is None:
-            return None
         if error is None:
             error = (Unauthenticated("this server needs a token: send the metadata 'authorization: Bearer <token>'")
                      if given is None else TokenInvalid("the token in 'authorization' is not this server's token"))
+        if handler is None:
+            # A method the server lacks is UNAUTHENTICATED too without the token: UNIMPLEMENTED
+            # would tell a caller with none which method names exist. One stream handler
+            # refuses every kind of call (a unary client reads its status just the same).
+            return grpc.stream_stream_rpc_method_handler(_refuse(error))
 
         def reject(behavior: Behavior) -> Behavior:
             def rejected(request: Any, context: CallContext) -> Any:
@@ -66,6 +69,14 @@ class TokenInterceptor(grpc.ServerInterceptor):
             return rejected
 
         return wrap_handler(handler, reject, reject_stream)
+
+
+def _refuse(error: Unauthenticated) -> Any:
+    def refused(requests: Any, context: CallContext) -> Iterator[Any]:
+        raise error
+        yield  # a generator, as grpc expects of a response stream
+
+    return refused
 
 
 # ``Bearer <token>``: blanks before and after the scheme; the token is the rest, as it is.
