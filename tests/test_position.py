@@ -764,3 +764,12 @@ def test_json_text_given_for_a_dict_names_the_method_that_reads_it_and_back():
     with pytest.raises(ddcards.NotationTypeError) as info:      # nothing to point at for a number
         ddcards.Position(5)
     assert str(info.value) == "a position is a JSON object, not a number"
+
+
+def test_a_hand_holds_cards_and_a_move_is_text_as_the_readme_says():
+    """README: a hand holds Cards, which are no strings ("TH" in a hand is False), and a hand's
+    card meets a legal move by its text."""
+    pos = ddcards.Position.from_dict(ddcards.example("marias-hra"))
+    assert ddcards.Card.parse("TH") in pos.hands[1] and "TH" not in pos.hands[1]
+    mover = pos.hands[pos.to_move]
+    assert sorted(str(card) for card in mover if str(card) in pos.legal_moves) == sorted(pos.legal_moves)
