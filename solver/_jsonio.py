@@ -390,11 +390,31 @@ def plain_values(document: Any) -> Any:
     a dict filled from numpy or pandas carries them: a field then reads them as the JSON numbers,
     booleans and lists they stand for (as the API's arguments take numpy's integers), where
     ``playing_team=np.int64(0)`` was refused as "not one of 0, 1".  Anything else stays as it is
-    (and is checked as it is); without numpy imported, the document itself."""
+    (and is checked as it is); without numpy imported, or without a numpy value in it, the
+    document itself (every document is read through here: a copy of each cost a fifth of a
+    position's reading wherever numpy was imported)."""
     numpy = sys.modules.get("numpy")
     if numpy is None:
         return document
     generic, array = numpy.generic, numpy.ndarray
+
+    def holds(value: Any, depth: int) -> bool:
+        """Whether `value` holds a numpy value where `plain` would change it."""
+        if isinstance(value, (generic, array)):
+            return True
+        if depth >= MAX_DEPTH:
+            return False
+        if isinstance(value, Mapping):
+            for key, item in value.items():         # (loops, not any(): this runs on every document)
+                if type(item) is not str and holds(item, depth + 1):
+                    return True
+                if type(key) is not str and holds(key, depth + 1):
+                    return True
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if type(item) is not str and holds(item, depth + 1):
+                    return True
+        return False
 
     def plain(value: Any, depth: int) -> Any:
         if isinstance(value, generic):
@@ -410,7 +430,7 @@ def plain_values(document: Any) -> Any:
             return type(value)(plain(item, depth + 1) for item in value)
         return value
 
-    return plain(document, 0)
+    return plain(document, 0) if holds(document, 0) else document
 
 
 def whole_number(value: Any) -> TypeGuard[int]:
