@@ -61,17 +61,11 @@ class TokenInterceptor(grpc.ServerInterceptor):
 
             return rejected
 
-        def reject_stream(behavior: Behavior) -> Behavior:
-            def rejected(request: Any, context: CallContext) -> Iterator[Any]:
-                raise error
-                yield  # a generator, as grpc expects of a response stream
-
-            return rejected
-
-        return wrap_handler(handler, reject, reject_stream)
+        return wrap_handler(handler, reject, lambda behavior: _refuse(error))
 
 
-def _refuse(error: Unauthenticated) -> Any:
+def _refuse(error: Unauthenticated) -> Behavior:
+    """A response stream's behavior that ends its call with `error` (for a call of any kind)."""
     def refused(requests: Any, context: CallContext) -> Iterator[Any]:
         raise error
         yield  # a generator, as grpc expects of a response stream
