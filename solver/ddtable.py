@@ -46,8 +46,7 @@ from typing import Any
 
 from ddcards.api import CancelToken, Solver
 from ddcards._jsonio import argument_shown, argument_token, decode_utf8, loads_given, not_a_position, read_position
-from ddcards.errors import (InvalidArgumentTypeError, InvalidOptionError, SearchAborted, SearchCancelled,
-                            SearchTimeout)
+from ddcards.errors import InvalidArgumentTypeError, InvalidOptionError, SearchAborted, SearchTimeout
 from ddcards.games import _search_budget, get_game, klaverjas, marias_table
 from ddcards.games._document import check_fields, played_field, unset
 from ddcards.games.klaverjas import FIELDS as KLAVERJAS_FIELDS
@@ -133,7 +132,7 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str | bytes, *, sol
     """
     from ddcards.api import default_solver
     from ddcards.api.arguments import check_limits, check_threads
-    from ddcards.api.turns import told_stale_token
+    from ddcards.api.turns import stale_token_told
 
     timeout = check_limits(timeout, cancel)          # cancel="x": said here, as solve says it
     threads = check_threads(threads, "dd_table: threads")      # (an int: numpy's int64 as its value)
@@ -142,13 +141,8 @@ def dd_table(position_or_doc: Position | Mapping[str, Any] | str | bytes, *, sol
         raise InvalidArgumentTypeError(f"dd_table's solver is a ddcards.Solver or None, not {argument_shown(solver)}",
                                        token=argument_token(solver), field="solver",
                                        rule="dd_table: solver is None or a ddcards.Solver")
-    stale = cancel is not None and cancel.cancelled
-    try:
+    with stale_token_told(cancel):
         return job(solver if solver is not None else default_solver(), timeout, cancel, threads)
-    except SearchCancelled as exc:
-        if stale:
-            told_stale_token(exc)
-        raise
 
 
 # A validated table waiting for its search: (solver, timeout, cancel token, threads) -> the table.

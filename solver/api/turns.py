@@ -40,18 +40,12 @@ def one_at_a_time(method: Callable[Concatenate[Solver, _P], _R]) -> Callable[Con
     take: a misspelt keyword's TypeError), it gives up with SearchTimeout or
     SearchCancelled (``nodes`` 0) if its time runs out or its token is cancelled while another
     thread's search holds the Solver, and its search gets what is left of its time.  A call given
-    a token cancelled before it began says so in its SearchCancelled (``told_stale_token``)."""
+    a token cancelled before it began says so in its SearchCancelled (``stale_token_told``)."""
     signature = inspect.signature(method)
 
     def taking_turns(solver: Solver, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        token = kwargs.get("cancel")
-        stale = isinstance(token, CancelToken) and token.cancelled
-        try:
+        with stale_token_told(kwargs.get("cancel")):
             return in_turn(solver, *args, **kwargs)
-        except SearchCancelled as exc:
-            if stale:
-                told_stale_token(exc)
-            raise
 
     def in_turn(solver: Solver, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         if solver._turn.acquire(blocking=False):        # the Solver is free: the usual case
@@ -88,12 +82,19 @@ def one_at_a_time(method: Callable[Concatenate[Solver, _P], _R]) -> Callable[Con
     return taking_turns
 
 
-def told_stale_token(exc: SearchCancelled) -> None:
-    """Say in `exc`'s message (once) that its call was given a token already cancelled: a token
-    stays cancelled, and one reused after an earlier search's cancel stops every later call at
-    once, with a message ("the search was cancelled") that would not say why."""
-    if exc.args and STALE_TOKEN not in str(exc.args[0]):
-        exc.args = (f"{exc.args[0]} ({STALE_TOKEN})",) + exc.args[1:]
+@contextmanager
+def stale_token_told(token: Any) -> Iterator[None]:
+    """Around a call given `token`: if the token was cancelled before the call began, its
+    SearchCancelled says so (once). A token stays cancelled, and one reused after an earlier
+    search's cancel stops every later call at once, with a message ("the search was cancelled")
+    that would not say why."""
+    stale = isinstance(token, CancelToken) and token.cancelled
+    try:
+        yield
+    except SearchCancelled as exc:
+        if stale and exc.args and STALE_TOKEN not in str(exc.args[0]):
+            exc.args = (f"{exc.args[0]} ({STALE_TOKEN})",) + exc.args[1:]
+        raise
 
 
 def _given_position(args: tuple[Any, ...], given: dict[str, Any]) -> Position | None:
