@@ -437,14 +437,10 @@ class BoardApp:
                 res = every_value_or_optimal(lambda mode: solver.solve(
                     pos, mode=mode, timeout=self.timeout, cancel=token, threads=self.threads, keep_tt=True))
             session = pos.session()
-            verdict = session.verdict(res.value, res.won, res.value_kind)
             # where the line's tricks end, from the game (the page knows no rules): the page splits
             # the line there, as `ddcards solve` prints it
-            trick_ends = []
-            for move in res.pv:
-                session.play(move)
-                trick_ends.append(session.trick_done())
-            return dict(res.to_dict(), verdict=verdict, pv_trick_ends=trick_ends)
+            return dict(res.to_dict(), verdict=session.verdict(res.value, res.won, res.value_kind),
+                        pv_trick_ends=session.trick_ends(res.pv))
 
         async def watch_the_client() -> None:
             # The body is read: the next message is the client going away (a closed tab,

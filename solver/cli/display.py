@@ -45,19 +45,6 @@ def move_value(m: ddcards.MoveValue) -> str:
     return f"{m.move} {signed(m.value)}" + (f" in {m.distance}" if m.distance is not None else "")
 
 
-def format_line(moves: list[str], size: int | None, offset: int) -> str:
-    if not size:
-        return " ".join(moves)
-    out, i, first = [], 0, (size - offset) % size or size
-    chunk = moves[:first]
-    out.append(" ".join(chunk))
-    i = first
-    while i < len(moves):
-        out.append(" ".join(moves[i:i + size]))
-        i += size
-    return " | ".join(x for x in out if x)
-
-
 def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> None:
     session = pos.session()
     info = session.describe()
@@ -88,9 +75,7 @@ def print_result(res: ddcards.Result, pos: ddcards.Position, out: TextIO) -> Non
     if res.mode != "best" and res.moves:
         print("Moves       " + "  ".join(move_value(m) for m in res.moves), file=out)
     if res.pv:
-        offset = len(info.get("trick", []))
-        own = getattr(session, "format_line", None)      # a game with non-card actions groups its own line
-        line = own(res.pv) if own is not None else format_line(res.pv, session.trick_size, offset)
+        line = " | ".join(" ".join(trick) for trick in session.line_tricks(res.pv))
         print(f"Line        {line}", file=out)
     achieved = [spoken(k) for k, v in res.outcomes.items() if v]
     if res.outcomes:

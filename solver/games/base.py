@@ -255,6 +255,26 @@ class Session(ABC):
         when the table is cleared; False in a game without tricks and before any action."""
         return self.trick_size is not None and bool(self.history) and not self.describe().get("trick")
 
+    def trick_ends(self, moves: Sequence[str]) -> list[bool]:
+        """Which moves of a line played from here end a trick (the trick in progress is finished
+        first); none in a game without tricks. A game with actions that are no card of a trick
+        (Mariasz's exchange) counts its own."""
+        size = self.trick_size
+        if not size:
+            return [False] * len(moves)
+        held = len(self.describe().get("trick") or ())
+        return [(held + i + 1) % size == 0 for i in range(len(moves))]
+
+    def line_tricks(self, moves: Sequence[str]) -> list[list[str]]:
+        """A line played from here split where its tricks end (`trick_ends`), as ``ddcards solve``
+        prints it; one piece in a game without tricks."""
+        tricks: list[list[str]] = [[]]
+        for move, ends in zip(moves, self.trick_ends(moves)):
+            tricks[-1].append(move)
+            if ends:
+                tricks.append([])
+        return [trick for trick in tricks if trick]
+
     def seat_role(self, seat: int) -> str:
         """A seat's part for people: "declarer", "playing team"..."""
         return ""

@@ -596,20 +596,15 @@ class MariaszSession(Session):
             text += f"; {spoken(claimer)} claims, stake {sc['stake']}" if claimer else "; no claim"
         return text + (f"; marriages {married}" if married else "")
 
-    def format_line(self, moves: Sequence[str]) -> str:
-        """A line of play split into tricks; 'exchange' stays with the lead it precedes."""
+    def trick_ends(self, moves: Sequence[str]) -> list[bool]:
+        """As a Session's, but 'exchange' is no card of a trick: it stays with the lead it precedes."""
         cards = len(self.board.state["trick"])          # the trick in progress is finished first
-        tricks, current = [], []
+        ends = []
         for move in moves:
-            current.append(move)
             if move != EXCHANGE:
                 cards += 1
-                if cards == self.setup.nseats:
-                    tricks.append(" ".join(current))
-                    current, cards = [], 0
-        if current:
-            tricks.append(" ".join(current))
-        return " | ".join(tricks)
+            ends.append(move != EXCHANGE and cards % self.setup.nseats == 0)
+        return ends
 
     # -- play
     def play(self, token: str) -> None:

@@ -278,23 +278,14 @@ class Page:
                          for m in better)
 
     def line_tricks(self, line: Sequence[str]) -> list[list[str]]:
-        """The continuation `line` split where its tricks end, played on from the record's end (the
-        trick in progress finished first; Mariasz's exchange stays with the lead after it); one
-        piece in a game without tricks or a document without its record."""
-        if not self.deal.get("trick_size") or not self.position:
+        """The continuation `line` split where its tricks end, from the record's end, as the
+        game splits a line (``Session.line_tricks``); one piece in a document without its record."""
+        if not self.position:
             return [list(line)]
         try:
-            session = ddcards.Position.from_dict(self.position).session()
-            tricks, trick = [], []
-            for move in line:
-                session.play(move)
-                trick.append(move)
-                if session.trick_done():
-                    tricks.append(trick)
-                    trick = []
-        except DdcardsError:        # (check_analysis plays the line too: it is legal there)
+            return ddcards.Position.from_dict(self.position).session().line_tricks(line)
+        except DdcardsError:        # (check_analysis reads the record too: it is valid there)
             return [list(line)]
-        return tricks + [trick] if trick else tricks
 
     def ended_mid_trick(self) -> str:
         """Why the deal ended before its last trick was played out ("" if it did not): a race's
